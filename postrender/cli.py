@@ -1,0 +1,134 @@
+"""Command line: `postrender [render]`, `postrender graph`, `postrender gc`.
+
+Exit status: 0 done, 1 bad input or environment, 2 usage. stdout receives
+the stream only once everything succeeded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+
+from . import __version__
+from .errors import PostrenderError, UsageError
+from .inputs import gather
+from .limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH, Limits
+from .options import RenderOptions
+from .report import Reporter
+
+SUBCOMMANDS = ("render", "graph", "gc")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(message)
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="*", metavar="PATH", help="files or folders (default: standard input)")
+    parser.add_argument(
+        "-n", "--namespace",
+        help="namespace of objects without metadata.namespace (default: $HELM_NAMESPACE)",
+    )
+    parser.add_argument("--config", action="append", default=[], metavar="FILE",
+                        help="extra field specs in kustomize nameReference format (repeatable)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="print each rename and rewritten reference")
+    parser.add_argument("--log-file", metavar="PATH", help="also write diagnostics here (default: $POSTRENDER_LOG_FILE)")
+    parser.add_argument("--max-bytes", type=int, default=DEFAULT_MAX_BYTES, help="largest input accepted")
+    parser.add_argument("--max-depth", type=int, default=DEFAULT_MAX_DEPTH, help="deepest nesting accepted")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="postrender", description="Version ConfigMaps and Secrets by content and rewrite every reference.")
+    parser.add_argument("--version", action="version", version=f"postrender {__version__}")
+    sub = parser.add_subparsers(dest="command")
+    render = sub.add_parser("render", help="transform a manifest stream (the default)")
+    _common(render)
+    render.add_argument("--mutable", action="store_true", help="do not set immutable: true")
+    render.add_argument("--keep-original", action="store_true",
+                        help="also keep an unsuffixed copy, for referrers postrender cannot see (Helm 3 hooks)")
+    graph = sub.add_parser("graph", help="print the reference graph")
+    _common(graph)
+    graph.add_argument("-o", "--output", choices=("table", "json", "dot", "mermaid"), default="table")
+    return parser
+
+
+def parse(argv: Sequence[str]) -> argparse.Namespace:
+    args = list(argv)
+    if not args or args[0] not in SUBCOMMANDS and args[0] not in ("-h", "--help", "--version"):
+        args.insert(0, "render")
+    return build_parser().parse_args(args)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    reporter = Reporter()
+    try:
+        args = parse(argv)
+        reporter = Reporter(
+            verbose=getattr(args, "verbose", False),
+            log_file=getattr(args, "log_file", None) or os.environ.get("POSTRENDER_LOG_FILE") or None,
+        )
+        reporter.open_log()
+        command: Callable[[argparse.Namespace, Reporter], str] = _COMMANDS[args.command]
+        output = command(args, reporter)
+    except UsageError as exc:
+        reporter.error(str(exc))
+        return 2
+    except PostrenderError as exc:
+        reporter.error(str(exc))
+        return 1
+    except OSError as exc:
+        reporter.error(f"{exc.filename + ': ' if exc.filename else ''}{exc.strerror or type(exc).__name__}")
+        return 1
+    except Exception as exc:  # noqa: BLE001 - a deploy path must never see a traceback
+        if os.environ.get("POSTRENDER_DEBUG"):
+            traceback.print_exc()
+        # The exception text could quote input, so only its type is shown.
+        reporter.error(f"internal error ({type(exc).__name__}); please report it with POSTRENDER_DEBUG=1 output")
+        return 1
+    finally:
+        reporter.close()
+    try:
+        sys.stdout.write(output)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return 1
+    return 0
+
+
+def render_options(args: argparse.Namespace) -> RenderOptions:
+    if args.max_bytes <= 0 or args.max_depth <= 0:
+        raise UsageError("--max-bytes and --max-depth must be positive")
+    return RenderOptions(
+        namespace=args.namespace or os.environ.get("HELM_NAMESPACE") or None,
+        mutable=getattr(args, "mutable", False),
+        keep_original=getattr(args, "keep_original", False),
+        config_files=list(args.config),
+        limits=Limits(max_bytes=args.max_bytes, max_depth=args.max_depth),
+    )
+
+
+def _render(args: argparse.Namespace, reporter: Reporter) -> str:
+    from .render import render
+
+    options = render_options(args)
+    sources = gather(args.paths, sys.stdin.buffer, options.limits.max_bytes)
+    return render(sources, options, reporter).output
+
+
+def _graph(args: argparse.Namespace, reporter: Reporter) -> str:
+    from .graphview import show
+
+    options = render_options(args)
+    sources = gather(args.paths, sys.stdin.buffer, options.limits.max_bytes)
+    return show(sources, options, args.output)
+
+
+_COMMANDS: dict[str, Callable[[argparse.Namespace, Reporter], str]] = {
+    "render": _render,
+    "graph": _graph,
+}

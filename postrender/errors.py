@@ -1,0 +1,49 @@
+"""Errors that reach the user as one line: which document, which line, what."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where in the input something is. Every field is optional context."""
+
+    document: int | None = None  # 1-based position in the stream
+    source: str | None = None  # file argument, `# Source:` comment or Helm 4 annotation
+    kind: str | None = None
+    name: str | None = None
+    line: int | None = None  # 1-based line in the stream
+
+    def describe(self) -> str:
+        parts: list[str] = []
+        if self.document is not None:
+            parts.append(f"document {self.document}")
+        details: list[str] = []
+        if self.source:
+            details.append(self.source)
+        if self.kind or self.name:
+            details.append(f"{self.kind or '?'}/{self.name or '?'}")
+        if details:
+            parts.append(f"({', '.join(details)})")
+        if self.line is not None:
+            parts.append(f"line {self.line}")
+        return " ".join(parts)
+
+
+class PostrenderError(Exception):
+    """A problem with the input or the environment; exit status 1."""
+
+    def __init__(self, message: str, location: Location | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.location = location
+
+    def __str__(self) -> str:
+        where = self.location.describe() if self.location else ""
+        text = f"{where}: {self.message}" if where else self.message
+        return " ".join(text.split("\n"))
+
+
+class UsageError(Exception):
+    """Bad command line or configuration; exit status 2."""

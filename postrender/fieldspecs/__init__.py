@@ -1,0 +1,195 @@
+"""The reference table: which fields of which kinds name a ConfigMap or Secret.
+
+Loaded from data (builtin.yaml, then users' `--config` files in kustomize's
+`nameReference` format); nothing else in postrender knows field paths.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
+
+from ..errors import UsageError
+
+CONFIG_KINDS = ("ConfigMap", "Secret")
+# Sections of a kustomize configuration file that are not about name
+# references; a shared kustomizeconfig may carry them, postrender ignores them.
+_OTHER_KUSTOMIZE_SECTIONS = {
+    "namePrefix", "nameSuffix", "nameSpace", "namespace", "commonLabels", "commonAnnotations",
+    "labels", "templateLabels", "varReference", "images", "replicas", "patchesStrategicMerge",
+}
+
+
+@dataclass(frozen=True)
+class Filter:
+    field: str
+    value: str
+    or_absent: bool
+
+
+@dataclass(frozen=True)
+class Segment:
+    key: str
+    filters: tuple[Filter, ...] = ()
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    target_kind: str  # ConfigMap or Secret
+    kind: str
+    group: str | None  # None: any group
+    version: str | None
+    path: tuple[Segment, ...]
+    path_text: str
+    namespace_field: str | None = None
+    namespace_prefix: bool = False
+
+    def matches(self, group: str, version: str) -> bool:
+        return (self.group is None or self.group == group) and (self.version is None or self.version == version)
+
+
+@dataclass
+class ReferenceTable:
+    specs: list[FieldSpec] = field(default_factory=list)
+    cluster_scoped: set[str] = field(default_factory=set)
+    _by_kind: dict[str, list[FieldSpec]] = field(default_factory=dict)
+    # podSpecs × podSpecReferences, kept so either side can grow later.
+    _pod_paths: dict[str, list[str]] = field(default_factory=dict)
+    _pod_holders: list[dict[str, Any]] = field(default_factory=list)
+
+    def for_kind(self, kind: str) -> list[FieldSpec]:
+        return self._by_kind.get(kind, [])
+
+    def add(self, spec: FieldSpec) -> None:
+        if spec in self._by_kind.get(spec.kind, []):
+            return
+        self.specs.append(spec)
+        self._by_kind.setdefault(spec.kind, []).append(spec)
+
+    def extend(self, data: dict[str, Any], origin: str) -> None:
+        """Merge one configuration document (builtin or a user's)."""
+        if not isinstance(data, dict):
+            raise UsageError(f"{origin}: a field-spec configuration must be a mapping")
+        unknown = set(data) - {"nameReference", "podSpecs", "podSpecReferences", "clusterScoped"} - _OTHER_KUSTOMIZE_SECTIONS
+        if unknown:
+            raise UsageError(f"{origin}: unknown section(s) {', '.join(sorted(unknown))}")
+        for kind in data.get("clusterScoped") or []:
+            self.cluster_scoped.add(str(kind))
+        pod_paths = data.get("podSpecReferences") or {}
+        for target, paths in pod_paths.items():
+            _check_target(target, origin)
+            self._pod_paths.setdefault(target, [])
+            for path in paths:
+                if path not in self._pod_paths[target]:
+                    self._pod_paths[target].append(path)
+                    for holder in self._pod_holders:
+                        self._add_pod_path(target, holder, path, origin)
+        for holder in data.get("podSpecs") or []:
+            holder = _mapping(holder, origin, "podSpecs entry")
+            self._pod_holders.append(holder)
+            for target, paths in self._pod_paths.items():
+                for path in paths:
+                    self._add_pod_path(target, holder, path, origin)
+        for ref in data.get("nameReference") or []:
+            ref = _mapping(ref, origin, "nameReference entry")
+            target = ref.get("kind")
+            if target not in CONFIG_KINDS:
+                continue  # references to other kinds (Service, ...) are not ours
+            for spec in ref.get("fieldSpecs") or []:
+                self.add(_field_spec(target, _mapping(spec, origin, "fieldSpec"), origin))
+
+    def _add_pod_path(self, target: str, holder: dict[str, Any], path: str, origin: str) -> None:
+        spec = dict(holder)
+        spec["path"] = f"{holder['path']}/{path}" if holder.get("path") else path
+        self.add(_field_spec(target, spec, origin))
+
+
+def _check_target(target: str, origin: str) -> None:
+    if target not in CONFIG_KINDS:
+        raise UsageError(f"{origin}: podSpecReferences keys must be ConfigMap or Secret, not {target!r}")
+
+
+def _mapping(value: Any, origin: str, what: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise UsageError(f"{origin}: each {what} must be a mapping")
+    return value
+
+
+def _field_spec(target: str, raw: dict[str, Any], origin: str) -> FieldSpec:
+    kind = raw.get("kind")
+    path = raw.get("path")
+    if not kind or not path:
+        raise UsageError(f"{origin}: a fieldSpec for {target} needs kind and path (got {raw!r})")
+    group = raw.get("group")
+    version = raw.get("version")
+    return FieldSpec(
+        target_kind=target,
+        kind=str(kind),
+        group=None if group is None else str(group),
+        version=None if version is None else str(version),
+        path=parse_path(str(path), origin),
+        path_text=str(path),
+        namespace_field=raw.get("namespaceField"),
+        namespace_prefix=bool(raw.get("namespacePrefix", False)),
+    )
+
+
+_SEGMENT = re.compile(r"^(?P<key>(?:[^\[\\]|\\.)*)(?P<filters>(?:\[[^\]]*\])*)$")
+
+
+def parse_path(text: str, origin: str = "field spec") -> tuple[Segment, ...]:
+    segments: list[Segment] = []
+    for part in re.split(r"(?<!\\)/", text):
+        match = _SEGMENT.match(part)
+        if not match or not part:
+            raise UsageError(f"{origin}: bad path {text!r}")
+        key = match.group("key").replace("\\/", "/")
+        filters: list[Filter] = []
+        for raw in re.findall(r"\[([^\]]*)\]", match.group("filters")):
+            name, eq, value = raw.partition("=")
+            if not eq or not name:
+                raise UsageError(f"{origin}: bad filter [{raw}] in path {text!r}")
+            filters.append(Filter(name, value.rstrip("?"), value.endswith("?")))
+        if key == "" and filters and segments:
+            # kyaml spelling `items/[field=value]`: filter on the previous step
+            previous = segments.pop()
+            segments.append(Segment(previous.key, previous.filters + tuple(filters)))
+            continue
+        segments.append(Segment(key, tuple(filters)))
+    return tuple(segments)
+
+
+def load_config_file(path: str) -> list[dict[str, Any]]:
+    yaml = YAML(typ="safe")
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+        return [doc for doc in yaml.load_all(text) if doc is not None]
+    except OSError as exc:
+        raise UsageError(f"--config {path}: {exc.strerror}") from None
+    except YAMLError as exc:
+        raise UsageError(f"--config {path}: invalid YAML: {' '.join(str(exc).split())}") from None
+
+
+_BUILTIN: dict[str, Any] | None = None
+
+
+def builtin_config() -> dict[str, Any]:
+    global _BUILTIN
+    if _BUILTIN is None:
+        text = resources.files(__package__).joinpath("builtin.yaml").read_text(encoding="utf-8")
+        _BUILTIN = YAML(typ="safe").load(text)
+    return _BUILTIN
+
+
+def load_table(extra: list[tuple[str, dict[str, Any]]] = ()) -> ReferenceTable:
+    table = ReferenceTable()
+    table.extend(builtin_config(), "builtin field specs")
+    for origin, data in extra:
+        table.extend(data, origin)
+    return table

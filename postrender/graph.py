@@ -1,0 +1,178 @@
+"""Stage 3: the reference graph — who uses which ConfigMap and Secret, where."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from enum import Enum
+
+from .fieldspecs import CONFIG_KINDS, FieldSpec, ReferenceTable, Segment
+from .index import IMPLICIT, ObjectIndex, ObjectKey
+from .nodes import MappingNode, Node, ScalarNode, SequenceNode, format_path, get, is_string, scalar_value
+from .read import KubeObject
+
+Path = tuple[str | int, ...]
+
+
+class Resolution(Enum):
+    RESOLVED = "resolved"
+    CROSS_NAMESPACE = "cross-namespace"  # matched only between the implicit and an explicit namespace
+    DANGLING = "dangling"
+    AMBIGUOUS = "ambiguous"
+
+
+@dataclass(eq=False)
+class Reference:
+    referrer: KubeObject
+    spec: FieldSpec
+    node: ScalarNode
+    path: Path
+    name: str
+    namespace: str | None  # stated in the reference itself
+    prefix: str  # text kept before the name, e.g. "ns/" in an nginx annotation
+    optional: bool
+    target: KubeObject | None = None
+    resolution: Resolution = Resolution.DANGLING
+    candidates: list[KubeObject] = field(default_factory=list)
+
+    @property
+    def target_kind(self) -> str:
+        return self.spec.target_kind
+
+    @property
+    def field_path(self) -> str:
+        return format_path(self.path)
+
+
+@dataclass
+class Graph:
+    index: ObjectIndex
+    references: list[Reference]
+    config_objects: list[KubeObject]
+
+    def referrers_of(self, obj: KubeObject) -> list[Reference]:
+        return [r for r in self.references if r.target is obj]
+
+
+def is_config_object(obj: KubeObject) -> bool:
+    return obj.kind in CONFIG_KINDS and obj.api_version == "v1"
+
+
+def build(index: ObjectIndex, table: ReferenceTable) -> Graph:
+    references: list[Reference] = []
+    for obj in index.objects:
+        specs = table.for_kind(obj.kind)
+        if not specs:
+            continue
+        version = obj.api_version.rpartition("/")[2]
+        for spec in specs:
+            if spec.matches(obj.group, version):
+                references.extend(_find(obj, spec))
+    for ref in references:
+        _resolve(ref, index)
+    configs = [obj for obj in index.objects if is_config_object(obj)]
+    return Graph(index, references, configs)
+
+
+def _find(obj: KubeObject, spec: FieldSpec) -> Iterator[Reference]:
+    for node, parent, path in _walk(obj.node, spec.path, 0, (), None):
+        if not is_string(node) or not node.value:
+            continue
+        value = node.value
+        namespace: str | None = None
+        prefix = ""
+        if spec.namespace_prefix and "/" in value:
+            prefix, _, value = value.rpartition("/")
+            namespace = prefix
+            prefix += "/"
+        if spec.namespace_field and isinstance(parent, MappingNode):
+            ns_node = get(parent, spec.namespace_field)
+            if isinstance(ns_node, ScalarNode) and is_string(ns_node) and ns_node.value:
+                namespace = ns_node.value
+        optional_node = get(parent, "optional") if isinstance(parent, MappingNode) else None
+        optional = isinstance(optional_node, ScalarNode) and scalar_value(optional_node) is True
+        yield Reference(obj, spec, node, path, value, namespace, prefix, optional)
+
+
+def _walk(
+    node: Node, segments: tuple[Segment, ...], i: int, path: Path, parent: Node | None
+) -> Iterator[tuple[ScalarNode, Node | None, Path]]:
+    if i == len(segments):
+        if isinstance(node, ScalarNode):
+            yield node, parent, path
+        elif isinstance(node, SequenceNode):
+            for j, item in enumerate(node.value):
+                if isinstance(item, ScalarNode):
+                    yield item, parent, path + (j,)
+        return
+    if isinstance(node, SequenceNode):
+        for j, item in enumerate(node.value):
+            yield from _walk(item, segments, i, path + (j,), parent)
+        return
+    if not isinstance(node, MappingNode):
+        return
+    segment = segments[i]
+    child = get(node, segment.key)
+    if child is None:
+        return
+    if segment.filters:
+        items = child.value if isinstance(child, SequenceNode) else [child]
+        for j, item in enumerate(items):
+            if _passes(item, segment):
+                item_path = path + (segment.key, j) if isinstance(child, SequenceNode) else path + (segment.key,)
+                yield from _walk(item, segments, i + 1, item_path, item)
+        return
+    yield from _walk(child, segments, i + 1, path + (segment.key,), node)
+
+
+def _passes(item: Node, segment: Segment) -> bool:
+    for flt in segment.filters:
+        value = get(item, flt.field)
+        if value is None:
+            if not flt.or_absent:
+                return False
+        elif isinstance(value, ScalarNode):
+            if value.value != flt.value:
+                return False
+        elif isinstance(value, SequenceNode):
+            if not any(isinstance(v, ScalarNode) and v.value == flt.value for v in value.value):
+                return False
+        else:
+            return False
+    return True
+
+
+def _resolve(ref: Reference, index: ObjectIndex) -> None:
+    referrer_ns = index.namespace_of(ref.referrer)
+    if ref.namespace is not None:
+        namespace = ref.namespace
+    elif ref.referrer.kind in index.cluster_scoped:
+        namespace = None
+    else:
+        namespace = referrer_ns
+    candidates = [
+        c for c in index.named("", ref.target_kind, ref.name) if c.api_version == "v1"
+    ]
+    if namespace is None:
+        # A cluster-scoped referrer with no namespace field: any namespace.
+        ref.candidates = candidates
+        if len(candidates) == 1:
+            ref.target, ref.resolution = candidates[0], Resolution.RESOLVED
+        elif candidates:
+            ref.resolution = Resolution.AMBIGUOUS
+        return
+    exact = index.get(ObjectKey("", ref.target_kind, namespace, ref.name))
+    if exact is not None and exact.api_version == "v1":
+        ref.target, ref.resolution = exact, Resolution.RESOLVED
+        return
+    # The implicit namespace is whatever the deployer picks; it may well be
+    # the explicit one a neighbour names. Resolve, but say so.
+    if namespace == IMPLICIT:
+        across = [c for c in candidates if index.namespace_of(c) != IMPLICIT]
+    else:
+        across = [c for c in candidates if index.namespace_of(c) == IMPLICIT]
+    ref.candidates = across
+    if len(across) == 1:
+        ref.target, ref.resolution = across[0], Resolution.CROSS_NAMESPACE
+    elif across:
+        ref.resolution = Resolution.AMBIGUOUS

@@ -1,0 +1,167 @@
+"""Stage 4: decide, per ConfigMap and Secret, whether and how it is versioned.
+
+Naming rules (documented in the README):
+- the versioned name is `<base>-<hash>`, the hash being kustomize's;
+- a name stays within 253 characters: a base longer than 242 characters is
+  cut to 236, trailing `-`/`.` dropped, and `-<5 characters of the hash of
+  the full base>` appended, so distinct long names stay distinct;
+- the `postrender.io/base-name` label holds the base when it is a valid label
+  value, else its first 52 characters plus `-<10-character hash>`; the full
+  base then also goes in the `postrender.io/original-name` annotation.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from dataclasses import dataclass
+
+from .errors import PostrenderError
+from .graph import Graph
+from .hashing import content_hash, short_hash
+from .nodes import MappingNode, ScalarNode, entries, get, is_string
+from .read import KubeObject
+
+LABEL_VERSIONED = "postrender.io/versioned"
+LABEL_BASE_NAME = "postrender.io/base-name"
+LABEL_CONTENT_HASH = "postrender.io/content-hash"
+ANNOTATION_ORIGINAL_NAME = "postrender.io/original-name"
+ANNOTATION_VERSIONED = "postrender.io/versioned"
+ANNOTATION_KEEP_ORIGINAL = "postrender.io/keep-original"
+ANNOTATION_COPY_OF = "postrender.io/copy-of"
+KUSTOMIZE_NEEDS_HASH = "internal.config.kubernetes.io/needsHashSuffix"
+
+MAX_NAME = 253
+HASH_SUFFIX_LENGTH = 11  # "-" + 10 characters
+MAX_LABEL_VALUE = 63
+_LABEL_VALUE = re.compile(r"^(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?)?$")
+
+
+@dataclass(eq=False)
+class Version:
+    obj: KubeObject
+    hash: str
+    base_name: str
+    name: str  # the name it ends with
+    excluded: str | None = None  # why it keeps its name
+    unchanged: bool = False  # already versioned with this content
+    keep_original: bool = False
+
+    @property
+    def versioned(self) -> bool:
+        return self.excluded is None
+
+    @property
+    def renamed(self) -> bool:
+        return self.versioned and not self.unchanged and self.name != self.obj.name
+
+
+@dataclass
+class Options:
+    keep_original: bool = False
+
+
+class Plan:
+    def __init__(self, versions: list[Version]):
+        self.versions = versions
+        self._by_object = {id(v.obj): v for v in versions}
+
+    def of(self, obj: KubeObject) -> Version | None:
+        return self._by_object.get(id(obj))
+
+
+def plan(graph: Graph, options: Options, excluded_by_producers: dict[int, str] | None = None) -> Plan:
+    produced = excluded_by_producers or {}
+    versions: list[Version] = []
+    for obj in graph.config_objects:
+        validate(obj)
+        versions.append(_version(obj, options, produced.get(id(obj))))
+    return Plan(versions)
+
+
+def validate(obj: KubeObject) -> None:
+    if not obj.name:
+        raise PostrenderError(f"{obj.kind} has no metadata.name", obj.location())
+    data = get(obj.node, "data")
+    if data is not None and not _is_null(data):
+        if not isinstance(data, MappingNode):
+            raise PostrenderError(f"{obj.kind} data must be a mapping", obj.location(data))
+        for key, value in entries(data):
+            label = key.value if isinstance(key, ScalarNode) else "?"
+            if not isinstance(value, ScalarNode) or not is_string(value):
+                # Only the key is named: the value may be a secret.
+                what = "a string" if obj.kind == "ConfigMap" else "a base64 string"
+                raise PostrenderError(f"data.{label} must be {what}", obj.location(value))
+            if obj.kind == "Secret" and not _is_base64(value.value):
+                raise PostrenderError(f"data.{label} is not valid base64", obj.location(value))
+    for field in ("binaryData", "stringData"):
+        node = get(obj.node, field)
+        if node is not None and not _is_null(node) and not isinstance(node, MappingNode):
+            raise PostrenderError(f"{obj.kind} {field} must be a mapping", obj.location(node))
+        if isinstance(node, MappingNode):
+            for key, value in entries(node):
+                if not isinstance(value, ScalarNode):
+                    label = key.value if isinstance(key, ScalarNode) else "?"
+                    raise PostrenderError(f"{field}.{label} must be a scalar", obj.location(value))
+
+
+def _is_null(node: object) -> bool:
+    return isinstance(node, ScalarNode) and not node.style and node.value in ("", "~", "null", "Null", "NULL")
+
+
+def _is_base64(value: str) -> bool:
+    # Go's decoder, which the API server uses, skips CR and LF.
+    compact = value.replace("\r", "").replace("\n", "")
+    try:
+        base64.b64decode(compact, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return True
+
+
+def _version(obj: KubeObject, options: Options, produced_by: str | None) -> Version:
+    digest = content_hash(obj.kind, obj.node)
+    name = obj.name or ""
+    if obj.annotations.get(KUSTOMIZE_NEEDS_HASH) == "enabled":
+        return Version(obj, digest, name, name, excluded="kustomize generator output: kustomize adds its own suffix")
+    if obj.annotations.get(ANNOTATION_VERSIONED) == "false" or obj.labels.get(LABEL_VERSIONED) == "false":
+        reason = "a keep-original copy" if ANNOTATION_COPY_OF in obj.annotations else "opted out (postrender.io/versioned: \"false\")"
+        return Version(obj, digest, name, name, excluded=reason)
+    if obj.kind == "Secret" and _secret_type(obj) == "kubernetes.io/service-account-token":
+        return Version(obj, digest, name, name, excluded="service-account token Secret (filled in by the token controller)")
+    if produced_by:
+        return Version(obj, digest, name, name, excluded=produced_by)
+    keep = options.keep_original or obj.annotations.get(ANNOTATION_KEEP_ORIGINAL) == "true"
+    base = base_name_of(obj)
+    target = versioned_name(base, digest)
+    if obj.labels.get(LABEL_VERSIONED) == "true" and obj.labels.get(LABEL_CONTENT_HASH) == digest and name == target:
+        return Version(obj, digest, base, name, unchanged=True, keep_original=False)
+    return Version(obj, digest, base, target, keep_original=keep)
+
+
+def _secret_type(obj: KubeObject) -> str | None:
+    node = get(obj.node, "type")
+    return node.value if isinstance(node, ScalarNode) else None
+
+
+def base_name_of(obj: KubeObject) -> str:
+    """The unversioned name, also for an object a previous run versioned."""
+    name = obj.name or ""
+    if obj.labels.get(LABEL_VERSIONED) != "true":
+        return name
+    original = obj.annotations.get(ANNOTATION_ORIGINAL_NAME) or obj.labels.get(LABEL_BASE_NAME)
+    return original or name
+
+
+def versioned_name(base: str, digest: str) -> str:
+    if len(base) + HASH_SUFFIX_LENGTH > MAX_NAME:
+        base = base[: MAX_NAME - HASH_SUFFIX_LENGTH - 6].rstrip("-.") + "-" + short_hash(base)[:5]
+    return f"{base}-{digest}"
+
+
+def label_value(base: str) -> str:
+    if len(base) <= MAX_LABEL_VALUE and _LABEL_VALUE.match(base):
+        return base
+    head = re.sub(r"[^-A-Za-z0-9_.]", "-", base[:52]).rstrip("-_.").lstrip("-_.")
+    return f"{head}-{short_hash(base)}" if head else short_hash(base)

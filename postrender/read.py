@@ -1,0 +1,329 @@
+"""Stage 1: text → documents → Kubernetes objects.
+
+The stream is split on `---` lines at column 0. YAML forbids such a line
+inside any scalar or collection, so the split is exact, and each document can
+be composed on its own: errors carry the document, and untouched documents are
+written back byte for byte.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ruamel.yaml.cyaml import CBaseLoader
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+from .errors import Location, PostrenderError
+from .limits import Limits
+from .nodes import MappingNode, Node, ScalarNode, SequenceNode, get, get_str, is_string
+
+HELM4_FILENAME_ANNOTATION = "postrenderer.helm.sh/postrender-filename"
+
+_DOCUMENT_START = re.compile(r"^---(?=[ \t\r\n]|$)", re.M)
+_SOURCE_COMMENT = re.compile(r"^# Source: (.+?)\r?$", re.M)
+
+
+@dataclass(frozen=True)
+class Source:
+    """One input: a file, or standard input."""
+
+    name: str | None
+    text: str
+
+
+@dataclass(eq=False)
+class Document:
+    index: int  # 1-based, across all sources
+    text: str
+    first_line: int  # 0-based line of the chunk within its source
+    source: Source
+    root: Node | None
+    newline: str
+    source_comment: str | None = None
+
+    def line_of(self, node: Node) -> int:
+        return self.first_line + node.start_mark.line + 1
+
+    def location(self, node: Node | None = None, kind: str | None = None, name: str | None = None) -> Location:
+        where = self.source_comment or self.source.name
+        return Location(self.index, where, kind, name, self.line_of(node) if node is not None else self.first_line + 1)
+
+
+@dataclass(eq=False)
+class KubeObject:
+    document: Document
+    node: MappingNode
+    api_version: str
+    kind: str
+    name: str | None
+    namespace: str | None
+    item: int | None = None  # position in a `List`'s items
+    annotations: dict[str, str] = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def group(self) -> str:
+        return self.api_version.rpartition("/")[0] if "/" in self.api_version else ""
+
+    def location(self, node: Node | None = None) -> Location:
+        loc = self.document.location(node if node is not None else self.node, self.kind, self.name)
+        return loc
+
+    def describe(self) -> str:
+        ns = f"{self.namespace}/" if self.namespace else ""
+        return f"{self.kind}/{ns}{self.name}"
+
+
+@dataclass
+class Stream:
+    sources: list[Source]
+    documents: list[Document]
+    objects: list[KubeObject]
+
+
+def split(source: Source) -> list[tuple[str, int]]:
+    """Chunks of a source, each with its first line (0-based)."""
+    text = source.text
+    starts = [m.start() for m in _DOCUMENT_START.finditer(text)]
+    if not starts or starts[0] != 0:
+        starts.insert(0, 0)
+    chunks: list[tuple[str, int]] = []
+    line = 0
+    for i, start in enumerate(starts):
+        end = starts[i + 1] if i + 1 < len(starts) else len(text)
+        chunk = text[start:end]
+        chunks.append((chunk, line))
+        line += chunk.count("\n")
+    return chunks
+
+
+def read(sources: list[Source], limits: Limits) -> Stream:
+    documents: list[Document] = []
+    objects: list[KubeObject] = []
+    for source in sources:
+        for chunk, first_line in split(source):
+            doc = Document(
+                index=len(documents) + 1,
+                text=chunk,
+                first_line=first_line,
+                source=source,
+                root=None,
+                newline="\r\n" if "\r\n" in chunk else "\n",
+            )
+            documents.append(doc)
+            doc.root = _compose(doc, limits)
+            if doc.root is None:
+                continue
+            objects.extend(_objects_of(doc))
+    return Stream(sources, documents, objects)
+
+
+def _compose(doc: Document, limits: Limits) -> Node | None:
+    text = doc.text
+    if not text.strip() or _only_comments(text):
+        return None
+    location = Location(doc.index, doc.source.name, line=doc.first_line + 1)
+    if _may_nest_deeply(text, limits.max_depth):
+        _check_depth(doc, limits.max_depth)
+    loader = CBaseLoader(text)
+    try:
+        root = loader.get_single_node()
+    except MarkedYAMLError as exc:
+        raise _yaml_error(doc, exc) from None
+    except YAMLError as exc:
+        raise PostrenderError(f"invalid YAML: {_first_line(str(exc))}", location) from None
+    finally:
+        loader.dispose()
+    if root is None:
+        return None
+    match = _SOURCE_COMMENT.search(text, 0, root.start_mark.index)
+    if match:
+        doc.source_comment = match.group(1).strip()
+    if isinstance(root, ScalarNode) and root.tag.endswith(":null") or (
+        isinstance(root, ScalarNode) and not root.style and root.value in ("", "~", "null")
+    ):
+        return None
+    if not isinstance(root, MappingNode):
+        shape = "sequence" if isinstance(root, SequenceNode) else "scalar"
+        raise PostrenderError(
+            f"a document must be a mapping (a Kubernetes object), found a {shape}",
+            Location(doc.index, doc.source_comment or doc.source.name, line=doc.line_of(root)),
+        )
+    _check_structure(doc, root, limits)
+    return root
+
+
+def _only_comments(text: str) -> bool:
+    for line in text.splitlines():
+        stripped = line.strip().lstrip("\ufeff")
+        if stripped and not stripped.startswith("#") and stripped not in ("---", "..."):
+            return False
+    return True
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else "invalid YAML"
+
+
+def _yaml_error(doc: Document, exc: MarkedYAMLError) -> PostrenderError:
+    mark = exc.problem_mark or exc.context_mark
+    problem = exc.problem or exc.context or "invalid YAML"
+    context = f"{exc.context} " if exc.context and exc.problem else ""
+    line = doc.first_line + mark.line + 1 if mark is not None else doc.first_line + 1
+    where = doc.source_comment or _SOURCE_COMMENT.search(doc.text) and _SOURCE_COMMENT.search(doc.text).group(1)
+    return PostrenderError(
+        f"invalid YAML: {context}{problem}",
+        Location(doc.index, where or doc.source.name, line=line),
+    )
+
+
+def _may_nest_deeply(text: str, max_depth: int) -> bool:
+    """Cheap screen: composing deep nesting overflows libyaml's C stack.
+
+    Flow nesting needs one bracket per level; block nesting needs its
+    indentation (or a run of `- `/`? ` indicators) to grow with each level.
+    """
+    if text.count("[") + text.count("{") >= max_depth:
+        return True
+    return re.search(r"^[ \t\-?:]{%d,}" % max_depth, text, re.M) is not None
+
+
+def _check_depth(doc: Document, max_depth: int) -> None:
+    loader = CBaseLoader(doc.text)
+    depth = 0
+    try:
+        while loader.check_event():
+            event = loader.get_event()
+            name = type(event).__name__
+            if name in ("MappingStartEvent", "SequenceStartEvent"):
+                depth += 1
+                if depth > max_depth:
+                    raise PostrenderError(
+                        f"nesting deeper than {max_depth} levels (--max-depth)",
+                        Location(doc.index, doc.source.name, line=doc.first_line + event.start_mark.line + 1),
+                    )
+            elif name in ("MappingEndEvent", "SequenceEndEvent"):
+                depth -= 1
+    except MarkedYAMLError as exc:
+        raise _yaml_error(doc, exc) from None
+    finally:
+        loader.dispose()
+
+
+def _check_structure(doc: Document, root: Node, limits: Limits) -> None:
+    """Refuse duplicate keys and alias bombs before anything walks the graph."""
+    if "&" in doc.text:
+        _check_expansion(doc, root, limits.max_expanded_nodes)
+    seen_nodes: set[int] = set()
+    stack: list[Node] = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ScalarNode) or id(node) in seen_nodes:
+            continue
+        seen_nodes.add(id(node))
+        if isinstance(node, MappingNode):
+            keys: set[str] = set()
+            for k, v in node.value:
+                if isinstance(k, ScalarNode):
+                    if k.value in keys and k.value != "<<":
+                        raise PostrenderError(f"duplicate key {k.value!r} in a mapping", doc.location(k))
+                    keys.add(k.value)
+                else:
+                    stack.append(k)
+                stack.append(v)
+        else:
+            stack.extend(node.value)
+
+
+def _check_expansion(doc: Document, root: Node, limit: int) -> None:
+    """Size of the tree the aliases stand for, computed without expanding it."""
+    sizes: dict[int, int] = {}
+    on_path: set[int] = set()
+    stack: list[tuple[Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        key = id(node)
+        if children_done:
+            on_path.discard(key)
+            total = 1 + sum(sizes[id(child)] for child in _children(node))
+            sizes[key] = total
+            if total > limit:
+                raise PostrenderError(
+                    f"aliases expand to more than {limit} nodes (an alias bomb?)", doc.location(node)
+                )
+            continue
+        if key in sizes:
+            continue
+        if key in on_path:
+            raise PostrenderError("recursive alias: a node contains itself", doc.location(node))
+        if isinstance(node, ScalarNode):
+            sizes[key] = 1
+            continue
+        on_path.add(key)
+        stack.append((node, True))
+        for child in _children(node):
+            if id(child) not in sizes:
+                stack.append((child, False))
+
+
+def _children(node: Node) -> list[Node]:
+    if isinstance(node, MappingNode):
+        return [n for pair in node.value for n in pair]
+    if isinstance(node, SequenceNode):
+        return list(node.value)
+    return []
+
+
+def _objects_of(doc: Document) -> list[KubeObject]:
+    root = doc.root
+    assert isinstance(root, MappingNode)
+    kind = get_str(root, "kind")
+    items = get(root, "items")
+    if kind and kind.endswith("List") and isinstance(items, SequenceNode):
+        objects = []
+        for i, item in enumerate(items.value):
+            if not isinstance(item, MappingNode):
+                raise PostrenderError(f"{kind} item {i} is not a mapping", doc.location(item))
+            objects.append(_object(doc, item, i))
+        return objects
+    return [_object(doc, root, None)]
+
+
+def _object(doc: Document, node: MappingNode, item: int | None) -> KubeObject:
+    api_version = get_str(node, "apiVersion") or ""
+    kind = get_str(node, "kind")
+    metadata = get(node, "metadata")
+    name = get_str(metadata, "name")
+    if kind is None:
+        raise PostrenderError("object has no kind", doc.location(node, None, name))
+    if metadata is not None and not isinstance(metadata, MappingNode) and not _is_null(metadata):
+        raise PostrenderError("metadata must be a mapping", doc.location(metadata, kind, name))
+    obj = KubeObject(
+        document=doc,
+        node=node,
+        api_version=api_version,
+        kind=kind,
+        name=name,
+        namespace=get_str(metadata, "namespace") or None,
+        item=item,
+        annotations=_string_map(get(metadata, "annotations")),
+        labels=_string_map(get(metadata, "labels")),
+    )
+    if item is None and doc.source_comment is None:
+        doc.source_comment = obj.annotations.get(HELM4_FILENAME_ANNOTATION)
+    return obj
+
+
+def _is_null(node: Node) -> bool:
+    return isinstance(node, ScalarNode) and not node.style and node.value in ("", "~", "null", "Null", "NULL")
+
+
+def _string_map(node: Node | None) -> dict[str, str]:
+    if not isinstance(node, MappingNode):
+        return {}
+    out: dict[str, str] = {}
+    for k, v in node.value:
+        if isinstance(k, ScalarNode) and isinstance(v, ScalarNode):
+            out[k.value] = v.value if is_string(v) or v.style else v.value
+    return out

@@ -1,0 +1,121 @@
+"""Stage 5: turn the plan into text edits — renames, marks, rewritten references."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import edit
+from .edit import Edit, Value
+from .graph import Graph, Reference, Resolution
+from .nodes import MappingNode, SequenceNode, get
+from .plan import (
+    ANNOTATION_COPY_OF,
+    ANNOTATION_ORIGINAL_NAME,
+    ANNOTATION_VERSIONED,
+    LABEL_BASE_NAME,
+    LABEL_CONTENT_HASH,
+    LABEL_VERSIONED,
+    Plan,
+    Version,
+    label_value,
+)
+from .read import Document, KubeObject
+
+
+@dataclass
+class Options:
+    mutable: bool = False
+
+
+@dataclass
+class DocumentEdits:
+    edits: list[Edit] = field(default_factory=list)
+    # Unsuffixed copies written after the document (`--keep-original`).
+    copies: list[list[Edit]] = field(default_factory=list)
+
+
+@dataclass
+class Rewrite:
+    by_document: dict[int, DocumentEdits]
+    renamed: list[Version]
+    rewritten: list[tuple[Reference, str]]
+
+    def for_document(self, doc: Document) -> DocumentEdits | None:
+        return self.by_document.get(doc.index)
+
+
+def rewrite(graph: Graph, plan: Plan, options: Options, extra: dict[int, DocumentEdits] | None = None) -> Rewrite:
+    by_document: dict[int, DocumentEdits] = dict(extra or {})
+    renamed: list[Version] = []
+    rewritten: list[tuple[Reference, str]] = []
+
+    def edits_of(doc: Document) -> DocumentEdits:
+        return by_document.setdefault(doc.index, DocumentEdits())
+
+    for version in plan.versions:
+        if not version.renamed and not (version.versioned and not version.unchanged):
+            continue
+        doc = version.obj.document
+        edits_of(doc).edits.extend(_mark(version, options))
+        if version.renamed:
+            renamed.append(version)
+        if version.keep_original:
+            copy = _copy_edits(version)
+            if version.obj.item is None:
+                edits_of(doc).copies.append(copy)
+            else:
+                edits_of(doc).edits.append(_copy_as_item(version))
+
+    for ref in graph.references:
+        if ref.target is None or ref.resolution not in (Resolution.RESOLVED, Resolution.CROSS_NAMESPACE):
+            continue
+        version = plan.of(ref.target)
+        if version is None or not version.versioned or ref.name == version.name:
+            continue
+        new_value = ref.prefix + version.name
+        edits_of(ref.referrer.document).edits.append(
+            edit.replace_scalar(ref.referrer.document.text, ref.node, new_value)
+        )
+        rewritten.append((ref, new_value))
+    return Rewrite(by_document, renamed, rewritten)
+
+
+def _mark(version: Version, options: Options) -> list[Edit]:
+    obj = version.obj
+    doc = obj.document
+    labels: dict[str, Value] = {
+        LABEL_VERSIONED: "true",
+        LABEL_BASE_NAME: label_value(version.base_name),
+        LABEL_CONTENT_HASH: version.hash,
+    }
+    metadata_values: dict[str, Value] = {"name": version.name, "labels": labels}
+    if label_value(version.base_name) != version.base_name:
+        metadata_values["annotations"] = {ANNOTATION_ORIGINAL_NAME: version.base_name}
+    top: dict[str, Value] = {"metadata": metadata_values}
+    if not options.mutable:
+        top["immutable"] = True
+    return edit.set_entries(doc.text, obj.node, top, doc.newline)
+
+
+def _copy_edits(version: Version) -> list[Edit]:
+    obj = version.obj
+    return edit.set_entries(
+        obj.document.text,
+        obj.node,
+        {"metadata": {"annotations": {ANNOTATION_VERSIONED: "false", ANNOTATION_COPY_OF: version.name}}},
+        obj.document.newline,
+    )
+
+
+def _copy_as_item(version: Version) -> Edit:
+    """Inside a List the copy becomes a sibling item, written as one JSON line."""
+    obj = version.obj
+    doc = obj.document
+    items = get(doc.root, "items")
+    assert isinstance(items, SequenceNode)
+    copy = edit.plain(obj.node)
+    metadata = copy.setdefault("metadata", {})
+    annotations = metadata.get("annotations") or {}
+    annotations.update({ANNOTATION_VERSIONED: "false", ANNOTATION_COPY_OF: version.name})
+    metadata["annotations"] = annotations
+    return edit.insert_item_before(doc.text, items, obj.node, edit.json_line(copy), doc.newline)

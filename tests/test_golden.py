@@ -1,0 +1,33 @@
+"""Golden fixtures: fixtures/golden/<case>/{input.yaml,expected.yaml[,args]}.
+
+`UPDATE_GOLDEN=1 pytest tests/test_golden.py` rewrites expected files; review
+the diff before committing.
+"""
+
+import os
+import shlex
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, run_postrender
+
+CASES = sorted(p for p in (FIXTURES / "golden").iterdir() if (p / "input.yaml").exists())
+
+
+def _args(case: Path) -> list[str]:
+    path = case / "args"
+    return shlex.split(path.read_text()) if path.exists() else []
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_golden(case: Path):
+    result = run_postrender(_args(case), (case / "input.yaml").read_bytes())
+    expected_path = case / "expected.yaml"
+    if os.environ.get("UPDATE_GOLDEN"):
+        assert result.status == 0, result.stderr
+        expected_path.write_text(result.stdout, encoding="utf-8", newline="")
+    assert result.status == 0, result.stderr
+    assert result.stdout == expected_path.read_bytes().decode("utf-8")
+    again = run_postrender(_args(case), result.stdout)
+    assert again.stdout == result.stdout, "a second run must change nothing"
