@@ -35,7 +35,8 @@ Value = str | bool | dict[str, "Value"]
 def apply(text: str, edits: list[Edit]) -> str:
     if not edits:
         return text
-    ordered = sorted(set(edits), key=lambda e: (e.start, e.end))
+    # Duplicates arise when an alias makes two references one node.
+    ordered = sorted(dict.fromkeys(edits), key=lambda e: (e.start, e.end))
     parts: list[str] = []
     position = 0
     for edit in ordered:

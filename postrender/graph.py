@@ -54,6 +54,21 @@ class Graph:
         return [r for r in self.references if r.target is obj]
 
 
+def pod_templates(obj: KubeObject, table: ReferenceTable) -> list[tuple[MappingNode, Path]]:
+    """The pod templates of a workload, for annotations that must roll it."""
+    version = obj.api_version.rpartition("/")[2]
+    found: list[tuple[MappingNode, Path]] = []
+    for segments in table.template_paths(obj.kind, obj.group, version):
+        node: Node | None = obj.node
+        path: Path = ()
+        for segment in segments:
+            node = get(node, segment.key)
+            path += (segment.key,)
+        if isinstance(node, MappingNode):
+            found.append((node, path))
+    return found
+
+
 def is_config_object(obj: KubeObject) -> bool:
     return obj.kind in CONFIG_KINDS and obj.api_version == "v1"
 

@@ -18,15 +18,21 @@ from .write import write
 
 
 @dataclass
-class Result:
-    output: str
+class Analysis:
     stream: Stream
+    table: fieldspecs.ReferenceTable
     graph: Graph
     plan: Plan
+
+
+@dataclass
+class Result:
+    output: str
+    analysis: Analysis
     rewrite: Rewrite
 
 
-def analyse(sources: list[Source], options: RenderOptions) -> tuple[Stream, Graph, Plan]:
+def analyse(sources: list[Source], options: RenderOptions) -> Analysis:
     stream = read(sources, options.limits)
     extra = list(options.inline_configs)
     for path in options.config_files:
@@ -36,14 +42,14 @@ def analyse(sources: list[Source], options: RenderOptions) -> tuple[Stream, Grap
     index = ObjectIndex(stream.objects, options.namespace, frozenset(table.cluster_scoped))
     graph = build(index, table)
     the_plan = plan(graph, PlanOptions(keep_original=options.keep_original))
-    return stream, graph, the_plan
+    return Analysis(stream, table, graph, the_plan)
 
 
 def render(sources: list[Source], options: RenderOptions, reporter: Reporter) -> Result:
-    stream, graph, the_plan = analyse(sources, options)
-    result = rewrite(graph, the_plan, RewriteOptions(mutable=options.mutable))
-    _report(graph, result, reporter, options)
-    return Result(write(stream, result), stream, graph, the_plan, result)
+    analysis = analyse(sources, options)
+    result = rewrite(analysis.graph, analysis.plan, RewriteOptions(mutable=options.mutable))
+    _report(analysis.graph, result, reporter, options)
+    return Result(write(analysis.stream, result), analysis, result)
 
 
 def _report(graph: Graph, result: Rewrite, reporter: Reporter, options: RenderOptions) -> None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from . import edit
 from .edit import Edit, Value
 from .graph import Graph, Reference, Resolution
-from .nodes import MappingNode, SequenceNode, get
+from .nodes import MappingNode, ScalarNode, SequenceNode, get
 from .plan import (
     ANNOTATION_COPY_OF,
     ANNOTATION_ORIGINAL_NAME,
@@ -27,11 +27,40 @@ class Options:
     mutable: bool = False
 
 
-@dataclass
+@dataclass(eq=False)
 class DocumentEdits:
-    edits: list[Edit] = field(default_factory=list)
+    """Changes to one document, merged per mapping so two stages that add
+    keys under the same parent (say, pod-template annotations) never insert
+    the same key twice."""
+
+    document: Document
+    raw: list[Edit] = field(default_factory=list)
+    _entries: dict[int, tuple[MappingNode, dict[str, Value]]] = field(default_factory=dict)
     # Unsuffixed copies written after the document (`--keep-original`).
-    copies: list[list[Edit]] = field(default_factory=list)
+    copies: list["DocumentEdits"] = field(default_factory=list)
+
+    def set(self, mapping: MappingNode, values: dict[str, Value]) -> None:
+        _, current = self._entries.setdefault(id(mapping), (mapping, {}))
+        _merge(current, values)
+
+    def replace(self, node: ScalarNode, value: str) -> None:
+        self.raw.append(edit.replace_scalar(self.document.text, node, value))
+
+    def edits(self) -> list[Edit]:
+        doc = self.document
+        out = list(self.raw)
+        for mapping, values in self._entries.values():
+            out.extend(edit.set_entries(doc.text, mapping, values, doc.newline))
+        return out
+
+
+def _merge(into: dict[str, Value], values: dict[str, Value]) -> None:
+    for key, value in values.items():
+        existing = into.get(key)
+        if isinstance(existing, dict) and isinstance(value, dict):
+            _merge(existing, value)
+        else:
+            into[key] = value
 
 
 @dataclass
@@ -43,6 +72,9 @@ class Rewrite:
     def for_document(self, doc: Document) -> DocumentEdits | None:
         return self.by_document.get(doc.index)
 
+    def edits_of(self, doc: Document) -> DocumentEdits:
+        return self.by_document.setdefault(doc.index, DocumentEdits(doc))
+
 
 def rewrite(graph: Graph, plan: Plan, options: Options, extra: dict[int, DocumentEdits] | None = None) -> Rewrite:
     by_document: dict[int, DocumentEdits] = dict(extra or {})
@@ -50,21 +82,22 @@ def rewrite(graph: Graph, plan: Plan, options: Options, extra: dict[int, Documen
     rewritten: list[tuple[Reference, str]] = []
 
     def edits_of(doc: Document) -> DocumentEdits:
-        return by_document.setdefault(doc.index, DocumentEdits())
+        return by_document.setdefault(doc.index, DocumentEdits(doc))
 
     for version in plan.versions:
         if not version.renamed and not (version.versioned and not version.unchanged):
             continue
         doc = version.obj.document
-        edits_of(doc).edits.extend(_mark(version, options))
+        edits_of(doc).set(version.obj.node, _marks(version, options))
         if version.renamed:
             renamed.append(version)
         if version.keep_original:
-            copy = _copy_edits(version)
             if version.obj.item is None:
+                copy = DocumentEdits(doc)
+                copy.set(version.obj.node, _copy_marks(version))
                 edits_of(doc).copies.append(copy)
             else:
-                edits_of(doc).edits.append(_copy_as_item(version))
+                edits_of(doc).raw.append(_copy_as_item(version))
 
     for ref in graph.references:
         if ref.target is None or ref.resolution not in (Resolution.RESOLVED, Resolution.CROSS_NAMESPACE):
@@ -73,16 +106,12 @@ def rewrite(graph: Graph, plan: Plan, options: Options, extra: dict[int, Documen
         if version is None or not version.versioned or ref.name == version.name:
             continue
         new_value = ref.prefix + version.name
-        edits_of(ref.referrer.document).edits.append(
-            edit.replace_scalar(ref.referrer.document.text, ref.node, new_value)
-        )
+        edits_of(ref.referrer.document).replace(ref.node, new_value)
         rewritten.append((ref, new_value))
     return Rewrite(by_document, renamed, rewritten)
 
 
-def _mark(version: Version, options: Options) -> list[Edit]:
-    obj = version.obj
-    doc = obj.document
+def _marks(version: Version, options: Options) -> dict[str, Value]:
     labels: dict[str, Value] = {
         LABEL_VERSIONED: "true",
         LABEL_BASE_NAME: label_value(version.base_name),
@@ -94,17 +123,11 @@ def _mark(version: Version, options: Options) -> list[Edit]:
     top: dict[str, Value] = {"metadata": metadata_values}
     if not options.mutable:
         top["immutable"] = True
-    return edit.set_entries(doc.text, obj.node, top, doc.newline)
+    return top
 
 
-def _copy_edits(version: Version) -> list[Edit]:
-    obj = version.obj
-    return edit.set_entries(
-        obj.document.text,
-        obj.node,
-        {"metadata": {"annotations": {ANNOTATION_VERSIONED: "false", ANNOTATION_COPY_OF: version.name}}},
-        obj.document.newline,
-    )
+def _copy_marks(version: Version) -> dict[str, Value]:
+    return {"metadata": {"annotations": {ANNOTATION_VERSIONED: "false", ANNOTATION_COPY_OF: version.name}}}
 
 
 def _copy_as_item(version: Version) -> Edit:

@@ -22,10 +22,10 @@ def write(stream: Stream, rewrite: Rewrite) -> str:
         if edits is None:
             parts.append(doc.text)
             continue
-        parts.append(edit.apply(doc.text, edits.edits))
+        parts.append(edit.apply(doc.text, edits.edits()))
         for copy in edits.copies:
             _end_line(parts, doc.newline)
-            text = edit.apply(doc.text, copy)
+            text = edit.apply(doc.text, copy.edits())
             if not text.startswith("---"):
                 text = "---" + doc.newline + text.lstrip("\ufeff")
             parts.append(text)

@@ -66,6 +66,22 @@ class ReferenceTable:
     def for_kind(self, kind: str) -> list[FieldSpec]:
         return self._by_kind.get(kind, [])
 
+    def template_paths(self, kind: str, group: str, version: str) -> list[tuple[Segment, ...]]:
+        """Paths to the pod templates (the mapping holding `metadata` and
+        `spec`) in a kind; the empty path is the object itself (a Pod)."""
+        paths: list[tuple[Segment, ...]] = []
+        for holder in self._pod_holders:
+            if holder.get("kind") != kind:
+                continue
+            if holder.get("group") is not None and str(holder["group"]) != group:
+                continue
+            if holder.get("version") is not None and str(holder["version"]) != version:
+                continue
+            path = parse_path(str(holder["path"]))[:-1]
+            if path not in paths:
+                paths.append(path)
+        return paths
+
     def add(self, spec: FieldSpec) -> None:
         if spec in self._by_kind.get(spec.kind, []):
             return
