@@ -168,14 +168,14 @@ def _first_line(text: str) -> str:
 
 def _yaml_error(doc: Document, exc: MarkedYAMLError) -> PostrenderError:
     mark = exc.problem_mark or exc.context_mark
-    problem = exc.problem or exc.context or "invalid YAML"
-    context = f"{exc.context} " if exc.context and exc.problem else ""
     line = doc.first_line + mark.line + 1 if mark is not None else doc.first_line + 1
-    where = doc.source_comment or _SOURCE_COMMENT.search(doc.text) and _SOURCE_COMMENT.search(doc.text).group(1)
-    return PostrenderError(
-        f"invalid YAML: {context}{problem}",
-        Location(doc.index, where or doc.source.name, line=line),
-    )
+    message = exc.problem or exc.context or "invalid YAML"
+    if exc.context and exc.problem:
+        started = f" at line {doc.first_line + exc.context_mark.line + 1}" if exc.context_mark else ""
+        message += f" ({exc.context}{started})"
+    match = _SOURCE_COMMENT.search(doc.text)
+    where = doc.source_comment or (match.group(1).strip() if match else None) or doc.source.name
+    return PostrenderError(f"invalid YAML: {message}", Location(doc.index, where, line=line))
 
 
 def _may_nest_deeply(text: str, max_depth: int) -> bool:

@@ -1,0 +1,67 @@
+"""Bad input: one line naming document, source and line; exit 1; empty stdout."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import run_postrender
+
+HELM3 = "---\n# Source: chart/templates/{file}\n{body}"
+CM_OK = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ok\ndata:\n  a: b\n"
+
+CASES = {
+    "invalid-yaml": (
+        HELM3.format(file="bad.yaml", body="apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x\n"),
+        ["document 2", "chart/templates/bad.yaml", "line 14", "invalid YAML", "flow mapping at line 13"],
+    ),
+    "sequence-document": (
+        HELM3.format(file="seq.yaml", body="- a\n- b\n"),
+        ["document 2", "chart/templates/seq.yaml", "line 11", "sequence"],
+    ),
+    "duplicate-object": (
+        HELM3.format(file="one.yaml", body=CM_OK) + HELM3.format(file="two.yaml", body=CM_OK),
+        ["document 3", "chart/templates/two.yaml", "ConfigMap/ok", "line 19", "duplicate object", "document 2"],
+    ),
+    "non-string-configmap-data": (
+        HELM3.format(file="cm.yaml", body="apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  replicas: 3\n"),
+        ["document 2", "chart/templates/cm.yaml", "ConfigMap/cm", "line 16", "data.replicas must be a string"],
+    ),
+    "invalid-base64": (
+        HELM3.format(file="s.yaml", body="apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n  password: not*base64\n"),
+        ["document 2", "chart/templates/s.yaml", "Secret/s", "line 16", "data.password is not valid base64"],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_bad_input_fails_cleanly(name):
+    stream, expected = CASES[name]
+    out = run_postrender([], HELM3.format(file="first.yaml", body=CM_OK.replace("ok", "first")) + stream)
+    assert out.status == 1
+    assert out.stdout == ""
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1, out.stderr
+    for fragment in expected:
+        assert fragment in lines[0], (fragment, lines[0])
+    assert "Traceback" not in out.stderr
+
+
+def test_secret_value_is_not_in_the_error():
+    stream = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n  password: hunter2-is-secret!\n"
+    out = run_postrender([], stream)
+    assert out.status == 1 and "hunter2" not in out.stderr
+
+
+def test_helm4_filename_annotation_names_the_source():
+    stream = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n  annotations:\n"
+        "    postrenderer.helm.sh/postrender-filename: chart/templates/cm.yaml\ndata:\n  n: 1\n"
+    )
+    out = run_postrender([], stream)
+    assert out.status == 1 and "chart/templates/cm.yaml" in out.stderr and "line 8" in out.stderr
+
+
+@pytest.mark.parametrize("args", [["--no-such-flag"], ["--max-bytes", "0"], ["/no/such/path"]])
+def test_usage_errors_exit_2(args):
+    out = run_postrender(args, CM_OK)
+    assert out.status == 2 and out.stdout == ""

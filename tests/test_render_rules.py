@@ -1,0 +1,139 @@
+"""Namespace, selection, naming and diagnostics rules of the core renderer."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+from ruamel.yaml import YAML
+
+from conftest import run_postrender
+
+CM = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}{ns}\ndata:\n  k: v\n"
+DEPLOY = (
+    "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app{ns}\n"
+    "spec:\n  template:\n    spec:\n      containers:\n        - name: c\n          envFrom:\n"
+    "            - configMapRef:\n                name: {ref}\n"
+)
+
+
+def _ns(namespace: str | None) -> str:
+    return f"\n  namespace: {namespace}" if namespace else ""
+
+
+def docs(text: str) -> list[dict]:
+    return [d for d in YAML(typ="safe").load_all(text) if d]
+
+
+def ref_of(output: str) -> str:
+    deploy = next(d for d in docs(output) if d["kind"] == "Deployment")
+    return deploy["spec"]["template"]["spec"]["containers"][0]["envFrom"][0]["configMapRef"]["name"]
+
+
+def name_of(output: str) -> str:
+    return next(d for d in docs(output) if d["kind"] == "ConfigMap")["metadata"]["name"]
+
+
+def test_implicit_namespace_is_shared_by_namespaceless_objects():
+    out = run_postrender([], CM.format(name="cfg", ns="") + "---\n" + DEPLOY.format(ns="", ref="cfg"))
+    assert out.status == 0
+    assert ref_of(out.stdout) == name_of(out.stdout) != "cfg"
+    assert out.stderr == ""
+
+
+def test_explicit_namespaces_must_match():
+    stream = CM.format(name="cfg", ns=_ns("a")) + "---\n" + DEPLOY.format(ns=_ns("b"), ref="cfg")
+    out = run_postrender([], stream)
+    assert out.status == 0
+    assert ref_of(out.stdout) == "cfg"
+    assert "not in the stream" in out.stderr
+
+
+def test_match_across_implicit_and_explicit_namespace_warns_and_suggests_namespace_flag():
+    stream = CM.format(name="cfg", ns=_ns("prod")) + "---\n" + DEPLOY.format(ns="", ref="cfg")
+    out = run_postrender([], stream)
+    assert out.status == 0
+    assert ref_of(out.stdout) == name_of(out.stdout)
+    assert "--namespace" in out.stderr and "Deployment/app" in out.stderr
+
+
+def test_namespace_flag_makes_the_match_exact_and_silent():
+    stream = CM.format(name="cfg", ns=_ns("prod")) + "---\n" + DEPLOY.format(ns="", ref="cfg")
+    for args, env in ((["--namespace", "prod"], {}), ([], {"HELM_NAMESPACE": "prod"})):
+        out = run_postrender(args, stream, env=env)
+        assert out.status == 0
+        assert ref_of(out.stdout) == name_of(out.stdout)
+        assert out.stderr == "", (args, env)
+
+
+def test_namespace_flag_separates_a_different_namespace():
+    stream = CM.format(name="cfg", ns=_ns("other")) + "---\n" + DEPLOY.format(ns="", ref="cfg")
+    out = run_postrender(["-n", "prod"], stream)
+    assert ref_of(out.stdout) == "cfg"
+
+
+def test_optional_dangling_reference_is_silent_and_required_one_warns():
+    optional = DEPLOY.format(ns="", ref="gone").replace("name: gone", "name: gone\n                optional: true")
+    assert run_postrender([], optional).stderr == ""
+    warned = run_postrender([], DEPLOY.format(ns="", ref="gone"))
+    assert warned.status == 0 and "'gone' is not in the stream" in warned.stderr
+
+
+def test_long_names_are_shortened_to_253_characters_and_stay_distinct():
+    base_a = "a" * 250
+    base_b = "a" * 249 + "b"
+    out = run_postrender([], CM.format(name=base_a, ns="") + "---\n" + CM.format(name=base_b, ns=""))
+    names = [d["metadata"]["name"] for d in docs(out.stdout)]
+    assert all(len(n) <= 253 for n in names)
+    assert names[0] != names[1]
+    originals = [d["metadata"]["annotations"]["postrender.io/original-name"] for d in docs(out.stdout)]
+    assert originals == [base_a, base_b]
+    labels = [d["metadata"]["labels"]["postrender.io/base-name"] for d in docs(out.stdout)]
+    assert all(len(v) <= 63 for v in labels) and labels[0] != labels[1]
+    assert run_postrender([], out.stdout).stdout == out.stdout
+
+
+def test_mutable_flag_leaves_immutable_out():
+    out = run_postrender(["--mutable"], CM.format(name="cfg", ns=""))
+    assert "immutable" not in docs(out.stdout)[0]
+    assert docs(run_postrender([], CM.format(name="cfg", ns="")).stdout)[0]["immutable"] is True
+
+
+def test_changed_data_after_a_previous_run_gets_a_new_version_from_the_base_name():
+    first = run_postrender([], CM.format(name="cfg", ns="") + "---\n" + DEPLOY.format(ns="", ref="cfg")).stdout
+    edited = first.replace("k: v", "k: changed")
+    second = run_postrender([], edited).stdout
+    # The referrer still points at the old versioned name, which is gone now:
+    # it is no longer a reference to anything in the stream.
+    assert name_of(second).startswith("cfg-") and name_of(second) != name_of(first)
+    assert docs(second)[0]["metadata"]["labels"]["postrender.io/base-name"] == "cfg"
+
+
+def test_verbose_and_log_file_record_renames_and_rewrites(tmp_path):
+    log = tmp_path / "postrender.log"
+    stream = CM.format(name="cfg", ns="") + "---\n" + DEPLOY.format(ns="", ref="cfg")
+    out = run_postrender(["-v", "--log-file", str(log)], stream)
+    assert "renamed ConfigMap/cfg -> cfg-" in out.stderr
+    assert "rewrote Deployment/app spec.template.spec.containers[0].envFrom[0].configMapRef.name" in out.stderr
+    assert log.read_text().count("rewrote Deployment/app") == 1
+    assert stat.S_IMODE(os.stat(log).st_mode) == 0o600
+    via_env = tmp_path / "env.log"
+    run_postrender([], stream, env={"POSTRENDER_LOG_FILE": str(via_env)})
+    assert "renamed ConfigMap/cfg" in via_env.read_text()
+
+
+def test_same_input_gives_the_same_bytes():
+    stream = CM.format(name="cfg", ns="") + "---\n" + DEPLOY.format(ns="", ref="cfg")
+    outputs = {run_postrender([], stream).stdout for _ in range(3)}
+    assert len(outputs) == 1
+
+
+def test_files_and_folders_as_arguments(tmp_path):
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "a.yaml").write_text(CM.format(name="cfg", ns=""))
+    (tmp_path / "m" / "b.yml").write_text(DEPLOY.format(ns="", ref="cfg"))
+    (tmp_path / "m" / "notes.txt").write_text("ignored")
+    out = run_postrender([str(tmp_path / "m")])
+    assert out.status == 0
+    assert ref_of(out.stdout) == name_of(out.stdout)
+    assert len(docs(out.stdout)) == 2
