@@ -1,0 +1,313 @@
+"""KRM function mode: a `ResourceList` in, a `ResourceList` out.
+
+Per the KRM Functions Specification (config.kubernetes.io/v1): options come
+from `functionConfig`; warnings and errors go in `results`. Unlike plain mode,
+a failure still writes the ResourceList (items untouched, the error in
+`results`) and exits non-zero, so orchestrators such as kpt can show it.
+
+The ResourceList is edited as text like any other stream (its `items` are
+read as a List's items), so comments and `internal.config.kubernetes.io/*`
+annotations come through as they were.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from typing import TYPE_CHECKING, Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.cyaml import CBaseLoader
+from ruamel.yaml.error import YAMLError
+
+from . import edit, guard
+from .errors import Location, PostrenderError, UsageError
+from .hashing import to_json_value
+from .kustomize_plugin import PluginConfig, parse
+from .limits import Limits
+from .nodes import MappingNode, ScalarNode, SequenceNode, get, get_str
+from .options import RenderOptions
+from .plan import ANNOTATION_COPY_OF
+from .read import Document, KubeObject, Source, Stream, read, split
+from .report import Reporter
+
+if TYPE_CHECKING:
+    from .render import Analysis
+
+KIND = "ResourceList"
+GROUP = "config.kubernetes.io"
+DEFAULT_API_VERSION = f"{GROUP}/v1"
+# Cheap screen before parsing: a top-level `kind: ResourceList` (YAML or JSON).
+_SCREEN = re.compile(
+    r"^kind:[ \t]*[\"']?ResourceList[\"']?[ \t]*(?:#.*)?\r?$"  # YAML, top level
+    r'|"kind"\s*:\s*"ResourceList"',  # JSON
+    re.M,
+)
+_PATH_ANNOTATIONS = ("internal.config.kubernetes.io/path", "config.kubernetes.io/path")
+_INDEX_ANNOTATIONS = ("internal.config.kubernetes.io/index", "config.kubernetes.io/index")
+# Where an orchestrator keeps an item's identity and file. A keep-original copy
+# is a new item: inheriting these would make it claim its original's identity
+# and file position (kpt would write both to one place).
+_IDENTITY_ANNOTATIONS = (
+    *_PATH_ANNOTATIONS,
+    *_INDEX_ANNOTATIONS,
+    "internal.config.kubernetes.io/id",
+    "internal.config.kubernetes.io/annotations-migration-resource-id",
+    "config.k8s.io/id",
+    "kustomize.config.k8s.io/id",
+)
+
+
+class ResourceListError(PostrenderError):
+    """A failed KRM run: `output` (a ResourceList with the error result) still goes to stdout."""
+
+    def __init__(self, message: str, output: str, status: int, location: Location | None = None) -> None:
+        super().__init__(message, location)
+        self.output = output
+        self.status = status
+
+
+def detect(sources: list[Source], limits: Limits) -> Stream | None:
+    """The parsed stream when standard input is exactly one ResourceList."""
+    if len(sources) != 1 or sources[0].name is not None or not _SCREEN.search(sources[0].text):
+        return None
+    try:
+        stream = read(sources, limits)
+    except PostrenderError:
+        return None  # plain mode reports it, with its usual message
+    return stream if _resource_list(stream) is not None else None
+
+
+def run(sources: list[Source], options: RenderOptions, reporter: Reporter, stream: Stream | None = None) -> str:
+    from .render import render
+
+    if len(sources) != 1:
+        raise UsageError("--krm reads one ResourceList (standard input or one file)")
+    source = sources[0]
+    if stream is None:
+        try:
+            stream = read(sources, options.limits)
+        except PostrenderError as exc:
+            raise _failed(exc, 1, source, None, []) from None
+    document = _resource_list(stream)
+    if document is None:
+        error = PostrenderError(f"--krm: input is not a single {KIND} ({GROUP}/*)")
+        raise _failed(error, 1, source, None, [])
+    try:
+        config = function_config(document)
+        result = render(sources, config.apply(options) if config else options, reporter)
+    except UsageError as exc:
+        raise _failed(exc, 2, source, stream, warning_results(reporter.warnings, None)) from None
+    except PostrenderError as exc:
+        # No graph survives a failed render: its warnings go in as messages only.
+        raise _failed(exc, 1, source, stream, warning_results(reporter.warnings, None)) from None
+    warnings = warning_results(reporter.warnings, result.analysis)
+    return set_results(_detach_copies(result.output), warnings)
+
+
+def _resource_list(stream: Stream) -> Document | None:
+    documents = [d for d in stream.documents if d.root is not None]
+    if len(documents) != 1:
+        return None
+    root = documents[0].root
+    api_version = get_str(root, "apiVersion") or ""
+    if get_str(root, "kind") != KIND or not api_version.startswith(f"{GROUP}/"):
+        return None
+    return documents[0]
+
+
+def function_config(document: Document) -> PluginConfig | None:
+    node = get(document.root, "functionConfig")
+    if node is None or isinstance(node, ScalarNode) and not node.style and node.value in ("", "~", "null"):
+        return None
+    return parse(to_json_value(node), "functionConfig")
+
+
+def _detach_copies(text: str) -> str:
+    """Drop orchestrator identity annotations from keep-original copies."""
+    if ANNOTATION_COPY_OF not in text:
+        return text
+    parts: list[str] = []
+    for chunk, _ in split(Source(None, text)):
+        root = _compose(chunk)
+        items = get(root, "items") if isinstance(root, MappingNode) else None
+        if isinstance(items, SequenceNode):
+            edits = [_detached(chunk, item) for item in items.value if isinstance(item, MappingNode)]
+            chunk = edit.apply(chunk, [e for e in edits if e is not None])
+        parts.append(chunk)
+    return "".join(parts)
+
+
+def _detached(text: str, item: MappingNode) -> edit.Edit | None:
+    annotations = get(get(item, "metadata"), "annotations")
+    if get(annotations, ANNOTATION_COPY_OF) is None:
+        return None
+    copy = edit.plain(item)
+    kept = {k: v for k, v in copy["metadata"]["annotations"].items() if k not in _IDENTITY_ANNOTATIONS}
+    if len(kept) == len(copy["metadata"]["annotations"]):
+        return None
+    copy["metadata"]["annotations"] = kept
+    # Copies are written as one line of JSON, so the whole item is replaced.
+    return edit.Edit(edit.content_start(text, item), item.end_mark.index, edit.json_line(copy))
+
+
+# --- results ---------------------------------------------------------------
+
+
+def warning_results(warnings: list[str], analysis: Analysis | None) -> list[dict[str, Any]]:
+    """One result per warning; one about a field names its object and field.
+
+    render reports a reference as "<Kind/ns/name> <field path>: ..." and
+    guard words each finding itself; that is how a warning is matched back to
+    what it is about.
+    """
+    by_where: dict[str, tuple[KubeObject, str, str]] = {}
+    by_message: dict[str, tuple[KubeObject, str, str]] = {}
+    if analysis is not None:
+        for ref in analysis.graph.references:
+            subject = (ref.referrer, ref.field_path, ref.prefix + ref.name)
+            by_where.setdefault(f"{ref.referrer.describe()} {ref.field_path}", subject)
+        for finding in guard.check(analysis.graph, analysis.plan):
+            by_message[finding.message()] = (finding.referrer, finding.field_path, finding.version.base_name)
+    results: list[dict[str, Any]] = []
+    for message in warnings:
+        result: dict[str, Any] = {"message": message, "severity": "warning"}
+        subject = by_message.get(message) or by_where.get(message.partition(": ")[0])
+        if subject is not None:
+            obj, path, value = subject
+            result.update(_about(obj))
+            if "resourceRef" in result:
+                result["field"] = {"path": path, "currentValue": value}
+        results.append(result)
+    return results
+
+
+def _about(obj: KubeObject) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if obj.name:
+        ref = {"apiVersion": obj.api_version, "kind": obj.kind, "name": obj.name}
+        if obj.namespace:
+            ref["namespace"] = obj.namespace
+        out["resourceRef"] = ref
+    path = next((obj.annotations[a] for a in _PATH_ANNOTATIONS if obj.annotations.get(a)), None)
+    if path:
+        file: dict[str, Any] = {"path": path}
+        index = next((obj.annotations[a] for a in _INDEX_ANNOTATIONS if obj.annotations.get(a)), None)
+        if index is not None and index.isdigit():
+            file["index"] = int(index)
+        out["file"] = file
+    return out
+
+
+def error_result(exc: Exception, stream: Stream | None) -> dict[str, Any]:
+    result: dict[str, Any] = {"message": str(exc), "severity": "error"}
+    location = getattr(exc, "location", None)
+    if stream is not None and location is not None and location.kind and location.name:
+        for obj in stream.objects:
+            if obj.kind == location.kind and obj.name == location.name:
+                result.update(_about(obj))
+                break
+    return result
+
+
+def _failed(
+    exc: Exception, status: int, source: Source, stream: Stream | None, warnings: list[dict[str, Any]]
+) -> ResourceListError:
+    results = [*warnings, error_result(exc, stream)]
+    if stream is not None and _resource_list(stream) is not None:
+        output = set_results(source.text, results)
+    else:
+        output = _empty_list(results)
+    return ResourceListError(str(exc), output, status)
+
+
+def _empty_list(results: list[dict[str, Any]]) -> str:
+    # Nothing readable came in, so no items go out; the exit status says it failed.
+    return set_results(f"apiVersion: {DEFAULT_API_VERSION}\nkind: {KIND}\nitems: []\n", results)
+
+
+# --- writing `results` into the ResourceList text ---------------------------
+
+
+def set_results(text: str, results: list[dict[str, Any]]) -> str:
+    """The ResourceList text with its top-level `results` replaced by ours.
+
+    Only the `results` entry changes; the rest of the text is kept byte for byte.
+    """
+    parts: list[str] = []
+    done = False
+    for chunk, _ in split(Source(None, text)):
+        root = None if done else _compose(chunk)
+        if isinstance(root, MappingNode):
+            chunk = _set_in_chunk(chunk, root, results)
+            done = True
+        parts.append(chunk)
+    if not done:
+        raise AssertionError("set_results needs a ResourceList mapping")
+    return "".join(parts)
+
+
+def _compose(chunk: str) -> Any:
+    if not chunk.strip():
+        return None
+    loader = CBaseLoader(chunk)
+    try:
+        return loader.get_single_node()
+    except YAMLError:
+        return None
+    finally:
+        loader.dispose()
+
+
+def _set_in_chunk(text: str, root: MappingNode, results: list[dict[str, Any]]) -> str:
+    entry = next(((k, v) for k, v in root.value if isinstance(k, ScalarNode) and k.value == "results"), None)
+    newline = "\r\n" if "\r\n" in text else "\n"
+    if root.flow_style:
+        flow = json.dumps(results, ensure_ascii=False)
+        if entry is not None:
+            key, value = entry
+            colon = text.index(":", key.end_mark.index)
+            return text[: colon + 1] + " " + flow + text[max(value.end_mark.index, colon + 1) :]
+        brace = text.rindex("}", 0, root.end_mark.index)
+        separator = ", " if root.value else ""
+        return text[:brace] + f'{separator}"results": {flow}' + text[brace:]
+    if entry is not None:
+        text, root = _remove_entry(text, *entry)
+    if not results:
+        return text
+    column = root.value[0][0].start_mark.column if root.value else 0
+    block = _block_yaml({"results": results}, column, newline)
+    at = root.end_mark.index
+    end_marker = re.compile(r"^\.\.\.[ \t]*\r?$", re.M).search(text, at)
+    if end_marker:
+        at = end_marker.start()
+    before = text[:at]
+    if before and not before.endswith("\n"):
+        before += newline
+    return before + block + text[at:]
+
+
+def _remove_entry(text: str, key: ScalarNode, value: Any) -> tuple[str, MappingNode]:
+    start = text.rfind("\n", 0, key.start_mark.index) + 1
+    end = max(value.end_mark.index, key.end_mark.index)
+    if text[end - 1 : end] != "\n":
+        line_end = text.find("\n", end)
+        end = len(text) if line_end == -1 else line_end + 1
+    text = text[:start] + text[end:]
+    root = _compose(text)
+    assert isinstance(root, MappingNode)
+    return text, root
+
+
+def _block_yaml(data: dict[str, Any], column: int, newline: str) -> str:
+    yaml = YAML(typ="safe", pure=True)
+    yaml.default_flow_style = False
+    yaml.allow_unicode = True
+    yaml.sort_base_mapping_type_on_output = False  # message first, as the spec lists it
+    yaml.width = 1 << 16
+    yaml.indent(mapping=2, sequence=4, offset=2)
+    buffer = io.StringIO()
+    yaml.dump(data, buffer)
+    pad = " " * column
+    return "".join(pad + line + newline for line in buffer.getvalue().splitlines())

@@ -1,0 +1,102 @@
+"""Helm 3.17 runs postrender as `--post-renderer postrender`, found on PATH.
+
+Helm 3 never passes hooks to a post-renderer: they keep the names the chart
+gave them, which is what `--keep-original` is for.
+"""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from conftest import require_tool
+from manifests import (
+    CHART,
+    all_references,
+    base_name,
+    configs,
+    documents,
+    ident,
+    is_hook,
+    source_comments,
+    tool_env,
+    unresolved,
+    versioned,
+)
+
+
+@pytest.fixture(scope="module")
+def helm3(tmp_path_factory) -> tuple[str, dict[str, str]]:
+    helm = require_tool("helm3")
+    home = tmp_path_factory.mktemp("helm3")
+    env = tool_env(
+        HELM_DATA_HOME=str(home / "data"),
+        HELM_CONFIG_HOME=str(home / "config"),
+        HELM_CACHE_HOME=str(home / "cache"),
+        KUBECONFIG=str(home / "no-kubeconfig"),
+    )
+    version = subprocess.run([helm, "version", "--short"], capture_output=True, text=True, env=env)
+    assert version.stdout.startswith("v3.17.2"), version.stdout
+    return helm, env
+
+
+def template(helm3, *args: str, post_render: bool = True) -> str:
+    helm, env = helm3
+    command = [helm, "template", "app", str(CHART), *args]
+    if post_render:
+        command += ["--post-renderer", "postrender"]
+    result = subprocess.run(command, capture_output=True, text=True, env=env)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_every_reference_resolves_except_the_hooks(helm3):
+    docs = documents(template(helm3))
+    main = [d for d in docs if not is_hook(d)]
+    assert len(configs(main)) == 8
+    assert all(versioned(d) for d in configs(main).values())
+    assert {d["kind"] for d in main} >= {"Deployment", "StatefulSet", "DaemonSet", "CronJob"}
+    # The hook was not shown to postrender: it still names the unversioned ConfigMap.
+    dangling = unresolved(docs)
+    assert [(r.referrer, r.kind, r.name) for r in dangling] == [("Job/app-migrate", "ConfigMap", "app-settings")]
+    assert unresolved(main) == []
+    subchart = next(d for d in docs if ident(d) == "Deployment/app-worker")
+    assert [base_name(r.name) for r in all_references([subchart])] == ["app-shared"]
+
+
+def test_keep_original_keeps_hooks_working(helm3):
+    docs = documents(template(helm3, "--post-renderer-args=--keep-original"))
+    assert unresolved(docs) == []
+    copy = configs(docs)[("ConfigMap", "app-settings")]
+    annotations = copy["metadata"]["annotations"]
+    assert annotations["postrender.io/versioned"] == "false"
+    versioned_settings = annotations["postrender.io/copy-of"]
+    assert configs(docs)[("ConfigMap", versioned_settings)]["data"] == copy["data"]
+    web = next(d for d in docs if ident(d) == "Deployment/app-web")
+    assert "ConfigMap" in {r.kind for r in all_references([web]) if r.name == versioned_settings}
+
+
+def test_source_comments_survive(helm3):
+    before = template(helm3, post_render=False)
+    after = template(helm3)
+    # Helm prints hooks after the post-rendered stream; the multiset is the same.
+    assert sorted(source_comments(after)) == sorted(source_comments(before))
+    assert len(source_comments(after)) == len(documents(after))
+
+
+def test_changing_a_value_changes_one_hash_and_only_its_workloads(helm3):
+    first = [d for d in documents(template(helm3)) if not is_hook(d)]
+    second = [d for d in documents(template(helm3, "--set", "greeting=bonjour")) if not is_hook(d)]
+    names_before, names_after = set(configs(first)), set(configs(second))
+    assert names_before - names_after and len(names_before - names_after) == 1
+    ((_, old),) = names_before - names_after
+    ((_, new),) = names_after - names_before
+    assert base_name(old) == base_name(new) == "app-settings"
+
+    users = {r.referrer for r in all_references(first) if r.name == old}
+    assert users == {"Deployment/app-web", "CronJob/app-report"}
+    others_before = {ident(d): d for d in first if d["kind"] not in ("ConfigMap", "Secret")}
+    others_after = {ident(d): d for d in second if d["kind"] not in ("ConfigMap", "Secret")}
+    changed = {who for who in others_before if others_before[who] != others_after[who]}
+    assert changed == users

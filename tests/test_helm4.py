@@ -1,0 +1,259 @@
+"""Helm 4.1 runs postrender as the `postrender` plugin (plugin.yaml at the root).
+
+Helm 4 hands hooks to the post-renderer in the same stream, tags every
+document with the postrender-filename annotation, drops the plugin's stderr
+and passes no namespace: each is checked here against the real binary.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from ruamel.yaml import YAML
+
+from conftest import ROOT, require_tool
+from manifests import (
+    CHART,
+    HELM4_FILENAME,
+    all_references,
+    base_name,
+    configs,
+    documents,
+    ident,
+    is_hook,
+    tool_env,
+    unresolved,
+    venv_bin,
+    versioned,
+)
+
+SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$")
+# helm/helm internal/plugin/metadata_v1.go: the keys Helm 4 knows.
+PLUGIN_KEYS = {"apiVersion", "name", "type", "runtime", "version", "sourceURL", "config", "runtimeConfig"}
+
+
+@pytest.fixture(scope="module")
+def helm4(tmp_path_factory) -> tuple[str, dict[str, str]]:
+    """helm 4 with the plugin installed from this checkout, in private Helm dirs."""
+    helm = require_tool("helm4")
+    home = tmp_path_factory.mktemp("helm4")
+    env = tool_env(
+        # `helm plugin install` writes under HELM_DATA_HOME/plugins whatever
+        # HELM_PLUGINS says, while lookup reads HELM_PLUGINS: keep them equal.
+        HELM_DATA_HOME=str(home / "data"),
+        HELM_PLUGINS=str(home / "data" / "plugins"),
+        HELM_CONFIG_HOME=str(home / "config"),
+        HELM_CACHE_HOME=str(home / "cache"),
+        KUBECONFIG=str(home / "no-kubeconfig"),
+    )
+    version = subprocess.run([helm, "version", "--short"], capture_output=True, text=True, env=env)
+    assert version.stdout.startswith("v4.1.4"), version.stdout
+    installed = subprocess.run([helm, "plugin", "install", str(ROOT)], capture_output=True, text=True, env=env)
+    assert installed.returncode == 0, installed.stderr + installed.stdout
+    return helm, env
+
+
+@pytest.fixture
+def capture(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """POSTRENDER_BIN wrapper recording what Helm gives postrender and gets back."""
+    script = tmp_path / "capture.sh"
+    script.write_text(
+        "#!/bin/sh\n"
+        f'printf "%s\\n" "$@" > "{tmp_path}/args"\n'
+        f'tee "{tmp_path}/in.yaml" | "{venv_bin()}/postrender" "$@" > "{tmp_path}/out.yaml"\n'
+        "status=$?\n"
+        f'cat "{tmp_path}/out.yaml"\n'
+        "exit $status\n"
+    )
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    return tmp_path, {"POSTRENDER_BIN": str(script)}
+
+
+def helm(helm4, *args: str, env: dict[str, str] | None = None, ok: bool = True) -> subprocess.CompletedProcess[str]:
+    binary, base_env = helm4
+    result = subprocess.run([binary, *args], capture_output=True, text=True, env={**base_env, **(env or {})})
+    if ok:
+        assert result.returncode == 0, result.stderr
+    return result
+
+
+def test_plugin_yaml_is_shaped_as_helms_own():
+    data = YAML(typ="safe").load((ROOT / "plugin.yaml").read_text())
+    assert set(data) <= PLUGIN_KEYS
+    assert "config" not in data
+    assert data["apiVersion"] == "v1"
+    assert data["name"] == "postrender"
+    assert data["type"] == "postrenderer/v1"
+    assert data["runtime"] == "subprocess"
+    assert SEMVER.match(data["version"])
+    (command,) = data["runtimeConfig"]["platformCommand"]
+    assert command["command"] == "${HELM_PLUGIN_DIR}/bin/postrender"
+    assert (ROOT / "bin" / "postrender").stat().st_mode & stat.S_IXUSR
+
+
+def test_helm_lists_the_installed_plugin(helm4):
+    listed = helm(helm4, "plugin", "list").stdout
+    row = next(line.split() for line in listed.splitlines() if line.startswith("postrender"))
+    assert row[1:3] == ["0.1.0", "postrenderer/v1"]
+
+
+def test_template_rewrites_hooks_in_the_same_stream(helm4, capture):
+    folder, env = capture
+    out = helm(helm4, "template", "app", str(CHART), "--post-renderer", "postrender", env=env).stdout
+    docs = documents(out)
+    hook = next(d for d in docs if is_hook(d))
+    assert ident(hook) == "Job/app-migrate"
+    (settings_ref,) = all_references([hook])
+    assert base_name(settings_ref.name) == "app-settings" and settings_ref.name != "app-settings"
+    assert unresolved(docs) == []
+    assert all(versioned(d) for d in configs(docs).values())
+    # Helm itself handed the hook to postrender, annotated like the rest.
+    given = documents((folder / "in.yaml").read_text())
+    assert "Job/app-migrate" in {ident(d) for d in given}
+
+
+def test_filename_annotation_survives_on_every_document(helm4, capture):
+    folder, env = capture
+    helm(helm4, "template", "app", str(CHART), "--post-renderer", "postrender", env=env)
+    given = documents((folder / "in.yaml").read_text())
+    returned = documents((folder / "out.yaml").read_text())
+    assert len(given) == len(returned) == 14
+    filename_in = {base_name(ident(d)): d["metadata"]["annotations"][HELM4_FILENAME] for d in given}
+    filename_out = {base_name(ident(d)): d["metadata"]["annotations"][HELM4_FILENAME] for d in returned}
+    assert filename_out == filename_in
+    assert filename_in["Job/app-migrate"] == "app/templates/hook-migrate.yaml"
+
+
+def test_install_dry_run_uses_the_plugin(helm4):
+    out = helm(
+        helm4, "install", "app", str(CHART), "--dry-run=client", "--namespace", "prod",
+        "--post-renderer", "postrender", "--post-renderer-args=--namespace=prod",
+    ).stdout
+    manifest = out.split("HOOKS:", 1)[1].replace("MANIFEST:", "---", 1).split("NOTES:", 1)[0]
+    docs = documents(manifest)
+    assert len(docs) == 14
+    assert unresolved(docs) == []
+    assert all(versioned(d) for d in configs(docs).values())
+
+
+def test_options_pass_through_post_renderer_args(helm4, capture):
+    folder, env = capture
+    out = helm(
+        helm4, "template", "app", str(CHART), "--post-renderer", "postrender",
+        "--post-renderer-args=--mutable", "--post-renderer-args", "--keep-original", env=env,
+    ).stdout
+    assert (folder / "args").read_text().split() == ["--mutable", "--keep-original"]
+    docs = documents(out)
+    assert not any(d.get("immutable") for d in configs(docs).values())
+    copies = [d for d in configs(docs).values() if (d["metadata"].get("annotations") or {}).get("postrender.io/copy-of")]
+    assert {d["metadata"]["name"] for d in copies} >= {"app-settings", "app-db"}
+
+
+BAD_SECRET = {
+    "apiVersion": "v1",
+    "kind": "Secret",
+    "metadata": {"name": "broken"},
+    "data": {"token": "not*base64-SENSITIVE"},
+}
+
+
+def test_errors_reach_the_log_file(helm4, tmp_path):
+    values = tmp_path / "broken.yaml"
+    values.write_text(json.dumps({"extraManifests": [BAD_SECRET]}))
+    by_flag = tmp_path / "flag.log"
+    result = helm(
+        helm4, "template", "app", str(CHART), "-f", str(values), "--post-renderer", "postrender",
+        f"--post-renderer-args=--log-file={by_flag}", ok=False,
+    )
+    assert result.returncode != 0 and result.stdout == ""
+    assert "postrender: error:" in by_flag.read_text()
+    assert "Secret/broken" in by_flag.read_text() and "data.token is not valid base64" in by_flag.read_text()
+
+    by_env = tmp_path / "env.log"
+    result = helm(
+        helm4, "template", "app", str(CHART), "-f", str(values), "--post-renderer", "postrender",
+        env={"POSTRENDER_LOG_FILE": str(by_env)}, ok=False,
+    )
+    assert result.returncode != 0
+    assert "data.token is not valid base64" in by_env.read_text()
+    for log in (by_flag, by_env):
+        assert "SENSITIVE" not in log.read_text()
+
+
+def _worker_ref(out: str) -> str:
+    worker = next(d for d in documents(out) if ident(d) == "Deployment/app-worker")
+    assert worker["metadata"]["namespace"] == "prod"
+    (ref,) = all_references([worker])
+    return ref.name
+
+
+def test_namespace_comes_only_from_post_renderer_args(helm4, tmp_path):
+    # The worker subchart pins metadata.namespace to the release namespace; the
+    # parent's ConfigMap has none. Helm 4 does not tell postrender "prod".
+    log = tmp_path / "none.log"
+    out = helm(helm4, "template", "app", str(CHART), "-n", "prod", "--post-renderer", "postrender",
+               f"--post-renderer-args=--log-file={log}").stdout
+    assert base_name(_worker_ref(out)) == "app-shared" and _worker_ref(out) != "app-shared"
+    assert "matched only across namespaces" in log.read_text()
+
+    log = tmp_path / "prod.log"
+    out = helm(helm4, "template", "app", str(CHART), "-n", "prod", "--post-renderer", "postrender",
+               "--post-renderer-args=--namespace=prod", f"--post-renderer-args=--log-file={log}").stdout
+    assert base_name(_worker_ref(out)) == "app-shared" and _worker_ref(out) != "app-shared"
+    assert "warning" not in log.read_text()
+
+    # A different namespace really is used: the unnamespaced ConfigMap now lives
+    # elsewhere, so the worker's reference is left alone.
+    log = tmp_path / "elsewhere.log"
+    out = helm(helm4, "template", "app", str(CHART), "-n", "prod", "--post-renderer", "postrender",
+               "--post-renderer-args=--namespace=elsewhere", f"--post-renderer-args=--log-file={log}").stdout
+    assert _worker_ref(out) == "app-shared"
+    assert "'app-shared' is not in the stream" in log.read_text()
+
+
+# --- bin/postrender, the plugin's command --------------------------------------
+
+STREAM = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {k: v}\n"
+
+
+def _fake_bin(tmp_path: Path, **scripts: str) -> Path:
+    folder = tmp_path / "fake-bin"
+    folder.mkdir()
+    for name, body in scripts.items():
+        path = folder / name
+        path.write_text("#!/bin/sh\n" + body)
+        path.chmod(0o755)
+    return folder
+
+
+def _wrapper(env_path: str, **extra: str) -> subprocess.CompletedProcess[str]:
+    env = {"PATH": env_path, **extra}
+    return subprocess.run([str(ROOT / "bin" / "postrender")], input=STREAM, capture_output=True, text=True, env=env)
+
+
+def test_wrapper_runs_this_checkout_when_postrender_is_not_installed(tmp_path):
+    # A python3 that has ruamel.yaml, with no postrender anywhere on PATH.
+    folder = _fake_bin(tmp_path, python3=f'exec "{sys.executable}" "$@"\n')
+    result = _wrapper(f"{folder}:/usr/bin:/bin")
+    assert result.returncode == 0, result.stderr
+    assert "name: c-" in result.stdout and "immutable: true" in result.stdout
+
+
+def test_wrapper_prefers_postrender_bin(tmp_path):
+    fake = _fake_bin(tmp_path, marker='echo "kind: Marker"\n')
+    result = _wrapper("/usr/bin:/bin", POSTRENDER_BIN=str(fake / "marker"))
+    assert result.returncode == 0 and result.stdout == "kind: Marker\n"
+
+
+def test_wrapper_explains_a_missing_postrender_in_the_log(tmp_path):
+    fake = _fake_bin(tmp_path, python3="exit 1\n", python="exit 1\n")
+    log = tmp_path / "log"
+    result = _wrapper(f"{fake}:/usr/bin:/bin", POSTRENDER_LOG_FILE=str(log))
+    assert result.returncode == 127 and result.stdout == ""
+    assert "postrender is not installed" in log.read_text()

@@ -1,0 +1,235 @@
+"""KRM function protocol (KRM Functions Specification, config.kubernetes.io/v1).
+
+kubectl's kustomize has no --enable-exec, so ResourceLists are piped through
+postrender directly. Inputs follow the spec's own examples.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from ruamel.yaml import YAML
+
+from conftest import FIXTURES, run_cli, run_postrender
+
+KRM = FIXTURES / "krm"
+
+
+def load(text: str) -> dict:
+    return YAML(typ="safe").load(text)
+
+
+def item(rl: dict, kind: str, prefix: str) -> dict:
+    (found,) = [i for i in rl["items"] if i["kind"] == kind and i["metadata"]["name"].startswith(prefix)]
+    return found
+
+
+def test_spec_example_passes_through_untouched():
+    # The spec's example input (a Service), with our functionConfig.
+    text = (KRM / "spec-example.yaml").read_text()
+    result = run_postrender([], text)
+    assert result.status == 0, result.stderr
+    assert result.stdout == text  # nothing to version: the same bytes, comment included
+    assert "results" not in load(result.stdout)
+
+
+def test_unknown_function_config_is_an_error_result():
+    # The spec's example functionConfig is a FulfillmentCenter, which is not ours.
+    text = (KRM / "spec-example.yaml").read_text()
+    foreign = text.replace(
+        "  apiVersion: postrender.io/v1alpha1\n  kind: PostRender\n  metadata:\n    name: postrender\n",
+        "  apiVersion: foo-corp.com/v1\n  kind: FulfillmentCenter\n  metadata:\n    name: staging\n"
+        "  spec:\n    address: \"100 Main St.\"\n",
+    )
+    assert foreign != text
+    result = run_postrender([], foreign)
+    assert result.status == 2
+    out = load(result.stdout)
+    assert out["kind"] == "ResourceList" and out["items"] == load(text)["items"]
+    (error,) = out["results"]
+    assert error["severity"] == "error" and "FulfillmentCenter" in error["message"]
+    assert "FulfillmentCenter" in result.stderr
+
+
+def test_items_are_versioned_and_internal_annotations_kept():
+    text = (KRM / "app.yaml").read_text()
+    result = run_postrender([], text)
+    assert result.status == 0, result.stderr
+    rl = load(result.stdout)
+    assert rl["apiVersion"] == "config.kubernetes.io/v1" and rl["kind"] == "ResourceList"
+    settings = item(rl, "ConfigMap", "settings-")
+    token = item(rl, "Secret", "token-")
+    web = item(rl, "Deployment", "web")
+    assert settings["immutable"] is True and settings["metadata"]["labels"]["postrender.io/base-name"] == "settings"
+    spec = web["spec"]["template"]["spec"]
+    assert spec["volumes"][0]["configMap"]["name"] == settings["metadata"]["name"]
+    assert spec["containers"][0]["env"][0]["valueFrom"]["secretKeyRef"]["name"] == token["metadata"]["name"]
+    before = {i["metadata"]["name"].split("-")[0]: i["metadata"]["annotations"] for i in load(text)["items"]}
+    after = {i["metadata"]["name"].split("-")[0]: i["metadata"]["annotations"] for i in rl["items"]}
+    assert after == before  # internal.config.kubernetes.io/* (and every other annotation) as they were
+    assert "# the web tier" in result.stdout  # comments survive
+
+
+def test_warnings_become_results_with_resource_ref_and_field():
+    text = (KRM / "app.yaml").read_text()
+    result = run_postrender([], text)
+    (warning,) = load(result.stdout)["results"]
+    assert warning["severity"] == "warning"
+    assert warning["resourceRef"] == {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web", "namespace": "shop"}
+    assert warning["field"] == {
+        "path": "spec.template.spec.containers[0].envFrom[0].configMapRef.name",
+        "currentValue": "not-here",
+    }
+    assert warning["file"] == {"path": "web.yaml", "index": 0}
+    assert "'not-here' is not in the stream" in warning["message"]
+    assert "postrender: warning:" in result.stderr
+
+
+def test_error_keeps_items_and_exits_non_zero():
+    text = (KRM / "broken.yaml").read_text()
+    result = run_cli([], text)
+    assert result.status == 1
+    out = load(result.stdout)
+    assert out["items"] == load(text)["items"]  # nothing half-done
+    error = out["results"][-1]
+    assert error["severity"] == "error"
+    assert "data.password is not valid base64" in error["message"]
+    assert error["resourceRef"] == {"apiVersion": "v1", "kind": "Secret", "name": "db"}
+    assert error["file"] == {"path": "db.yaml", "index": 1}
+    assert "postrender: error:" in result.stderr
+    assert "SENSITIVE" not in result.stdout.split("results:")[1] and "SENSITIVE" not in result.stderr
+
+
+def test_function_config_options():
+    text = (KRM / "app.yaml").read_text()
+    configured = text.replace("namespace: shop\n  mutable: false", "namespace: shop\n  mutable: true\n  keepOriginal: true")
+    assert configured != text
+    result = run_postrender([], configured)
+    assert result.status == 0, result.stderr
+    rl = load(result.stdout)
+    assert "immutable" not in item(rl, "ConfigMap", "settings-")
+    (copy,) = [i for i in rl["items"] if i["metadata"]["name"] == "settings"]
+    annotations = copy["metadata"]["annotations"]
+    assert annotations["postrender.io/copy-of"].startswith("settings-")
+    # A copy is a new item: it must not claim its original's identity or file.
+    assert not [a for a in annotations if a.startswith("internal.config.kubernetes.io/") or a == "config.k8s.io/id"]
+    assert annotations["team"] == "shop"
+
+
+GIZMO = """  - apiVersion: example.com/v1
+    kind: Gizmo
+    metadata:
+      name: g
+      namespace: shop
+      annotations:
+        internal.config.kubernetes.io/path: "gizmo.yaml"
+    spec:
+      configMapName: settings
+"""
+
+
+def test_uncovered_fields_are_structured_warnings():
+    text = (KRM / "app.yaml").read_text() + GIZMO
+    result = run_postrender([], text)
+    assert result.status == 0, result.stderr
+    stale = [r for r in load(result.stdout)["results"] if "still names" in r["message"]]
+    assert len(stale) == 1
+    assert stale[0]["resourceRef"] == {"apiVersion": "example.com/v1", "kind": "Gizmo", "name": "g", "namespace": "shop"}
+    assert stale[0]["field"] == {"path": "spec.configMapName", "currentValue": "settings"}
+    assert stale[0]["file"] == {"path": "gizmo.yaml"}
+
+
+def test_strict_makes_uncovered_fields_an_error():
+    text = (KRM / "app.yaml").read_text().replace("mutable: false", "mutable: false\n  strict: true") + GIZMO
+    result = run_postrender([], text)
+    assert result.status == 1
+    out = load(result.stdout)
+    assert [r["severity"] for r in out["results"]] == ["warning", "warning", "error"]
+    assert "(--strict)" in out["results"][-1]["message"]
+    assert out["items"] == load(text)["items"]
+    # The same fields with a field spec for them: nothing stale, no error.
+    spec = "  nameReference:\n    - kind: ConfigMap\n      fieldSpecs: [{kind: Gizmo, path: spec/configMapName}]\n"
+    covered = text.replace("  strict: true\n", "  strict: true\n" + spec)
+    fixed = run_postrender([], covered)
+    assert fixed.status == 0, fixed.stderr
+    assert item(load(fixed.stdout), "Gizmo", "g")["spec"]["configMapName"].startswith("settings-")
+
+
+def test_namespace_from_function_config_decides_resolution():
+    text = (KRM / "app.yaml").read_text()
+    elsewhere = run_postrender([], text.replace("namespace: shop\n  mutable", "namespace: other\n  mutable"))
+    rl = load(elsewhere.stdout)
+    web = item(rl, "Deployment", "web")
+    # web is in namespace shop; with `other` as the default namespace the
+    # unnamespaced ConfigMap is no longer its neighbour.
+    assert web["spec"]["template"]["spec"]["volumes"][0]["configMap"]["name"] == "settings"
+
+
+def test_kpt_configmap_function_config():
+    text = (KRM / "app.yaml").read_text()
+    start = text.index("functionConfig:")
+    end = text.index("items:")
+    kpt = text[:start] + "functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: fn}\n" \
+        "  data:\n    namespace: shop\n    mutable: \"true\"\n" + text[end:]
+    result = run_postrender([], kpt)
+    assert result.status == 0, result.stderr
+    assert "immutable" not in item(load(result.stdout), "ConfigMap", "settings-")
+
+
+def test_json_in_json_out():
+    rl = {
+        "apiVersion": "config.kubernetes.io/v1",
+        "kind": "ResourceList",
+        "items": [
+            {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"k": "v"}},
+            {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+             "spec": {"containers": [{"name": "x", "envFrom": [{"configMapRef": {"name": "c"}}, {"configMapRef": {"name": "gone"}}]}]}},
+        ],
+    }
+    result = run_postrender([], json.dumps(rl))
+    assert result.status == 0, result.stderr
+    out = json.loads(result.stdout)
+    name = out["items"][0]["metadata"]["name"]
+    assert name.startswith("c-") and out["items"][1]["spec"]["containers"][0]["envFrom"][0]["configMapRef"]["name"] == name
+    assert [r["severity"] for r in out["results"]] == ["warning"]
+
+
+def test_existing_results_are_replaced_and_v1beta1_kept():
+    text = (
+        "apiVersion: config.kubernetes.io/v1beta1\nkind: ResourceList\n"
+        "results:\n- message: from an earlier function\n  severity: info\n"
+        "items:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: c}\n  data: {k: v}\n"
+    )
+    result = run_postrender([], text)
+    assert result.status == 0, result.stderr
+    out = load(result.stdout)
+    assert out["apiVersion"] == "config.kubernetes.io/v1beta1"
+    assert "results" not in out
+    assert out["items"][0]["metadata"]["name"].startswith("c-")
+
+
+def test_krm_flag_and_detection():
+    plain = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {k: v}\n"
+    # A plain stream stays plain.
+    result = run_postrender([], plain)
+    assert result.status == 0 and "ResourceList" not in result.stdout
+    # --krm insists on a ResourceList, and still answers with one.
+    forced = run_postrender(["--krm"], plain)
+    assert forced.status == 1
+    out = load(forced.stdout)
+    assert out["kind"] == "ResourceList" and out["items"] == []
+    assert out["results"][0]["severity"] == "error"
+    # A ResourceList among other documents is not a KRM invocation.
+    mixed = plain + "---\n" + (KRM / "spec-example.yaml").read_text()
+    result = run_postrender([], mixed)
+    assert result.status == 0 and "results" not in result.stdout
+
+
+@pytest.mark.parametrize("bad", ["apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: [\n"])
+def test_unparseable_resource_list_with_krm_flag(bad):
+    result = run_postrender(["--krm"], bad)
+    assert result.status == 1
+    out = load(result.stdout)
+    assert out["items"] == [] and out["results"][0]["severity"] == "error"
+    assert "invalid YAML" in out["results"][0]["message"]

@@ -1,0 +1,188 @@
+"""kustomize legacy exec transformer, run by the real `kubectl kustomize --enable-alpha-plugins`.
+
+The plugin is installed as a user would: the PostRender wrapper copied to
+$KUSTOMIZE_PLUGIN_HOME/postrender.io/v1alpha1/postrender/PostRender.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, ROOT, require_tool, run_postrender
+from manifests import all_references, configs, documents, ident, tool_env, unresolved, versioned
+from postrender.errors import UsageError
+from postrender.kustomize_plugin import PluginConfig, parse
+from postrender.options import RenderOptions
+
+WRAPPER = ROOT / "integrations" / "kustomize" / "postrender.io" / "v1alpha1" / "postrender" / "PostRender"
+OVERLAY = FIXTURES / "kustomize" / "overlay"
+
+
+@pytest.fixture
+def plugin_home(tmp_path: Path) -> Path:
+    home = tmp_path / "plugins"
+    target = home / "postrender.io" / "v1alpha1" / "postrender" / "PostRender"
+    target.parent.mkdir(parents=True)
+    shutil.copy2(WRAPPER, target)
+    return home
+
+
+@pytest.fixture
+def overlay(tmp_path: Path) -> Path:
+    """A writable copy of fixtures/kustomize (base and overlay)."""
+    shutil.copytree(FIXTURES / "kustomize" / "base", tmp_path / "base")
+    shutil.copytree(OVERLAY, tmp_path / "overlay")
+    return tmp_path / "overlay"
+
+
+def build(path: Path, plugin_home: Path | None, alpha: bool = True, **extra: str) -> subprocess.CompletedProcess[str]:
+    kubectl = require_tool("kubectl")
+    command = [kubectl, "kustomize", str(path)] + (["--enable-alpha-plugins"] if alpha else [])
+    env = tool_env(**({"KUSTOMIZE_PLUGIN_HOME": str(plugin_home)} if plugin_home else {}), **extra)
+    return subprocess.run(command, capture_output=True, text=True, env=env)
+
+
+def by_ident(docs):
+    return {ident(d): d for d in docs}
+
+
+def test_overlay_is_versioned_and_generators_are_hashed_once(plugin_home, overlay):
+    result = build(OVERLAY, plugin_home)
+    assert result.returncode == 0, result.stderr
+    docs = documents(result.stdout)
+    assert unresolved(docs) == []
+    assert {d["metadata"]["namespace"] for d in docs} == {"shop"}
+
+    plain = {name: d for (_, name), d in configs(docs).items() if not name.startswith("generated")}
+    assert {re.sub(r"-[a-z0-9]{10}$", "", n) for n in plain} == {"settings", "features", "credentials"}
+    assert all(versioned(d) for d in plain.values())
+
+    # kustomize's own generator output: the name kustomize gives it without
+    # postrender, and none of postrender's marks.
+    (overlay / "kustomization.yaml").write_text(
+        (overlay / "kustomization.yaml").read_text().replace("transformers:\n  - postrender.yaml\n", "")
+    )
+    without = build(overlay, None, alpha=False)
+    assert without.returncode == 0, without.stderr
+    kustomize_names = {name for (_, name) in configs(documents(without.stdout)) if name.startswith("generated")}
+    generated = {name: d for (_, name), d in configs(docs).items() if name.startswith("generated")}
+    assert set(generated) == kustomize_names
+    assert all(re.fullmatch(r"generated(-secret)?-[a-z0-9]{10}", n) for n in generated)
+    for d in generated.values():
+        assert "labels" not in d["metadata"] and "immutable" not in d
+
+    # The Deployment names postrender's versions and kustomize's generated names.
+    web = by_ident(docs)["Deployment/web"]
+    assert {r.name for r in all_references([web])} == set(plain) | set(generated)
+
+
+def test_inline_name_reference_reaches_custom_resources(plugin_home):
+    result = build(OVERLAY, plugin_home)
+    assert result.returncode == 0, result.stderr
+    docs = documents(result.stdout)
+    widget = by_ident(docs)["Widget/gadget"]
+    settings = next(name for (_, name) in configs(docs) if name.startswith("settings-"))
+    assert widget["spec"]["configMapName"] == settings
+
+
+def test_strict_fails_on_a_field_no_field_spec_covers(plugin_home, overlay):
+    # Gizmo's spec.configMapName looks like a reference, but only Widget's is
+    # declared in the config: Gizmo would keep naming a ConfigMap that is gone.
+    base = overlay.parent / "base" / "app.yaml"
+    base.write_text(
+        base.read_text() + "---\napiVersion: example.com/v1\nkind: Gizmo\nmetadata: {name: g}\n"
+        "spec: {configMapName: settings}\n"
+    )
+    result = build(overlay, plugin_home)
+    assert result.returncode != 0 and result.stdout == ""
+    assert "Gizmo/shop/g spec.configMapName: still names ConfigMap 'settings'" in result.stderr
+    assert "(--strict)" in result.stderr
+
+    config = overlay / "postrender.yaml"
+    config.write_text(config.read_text().replace("strict: true", "strict: false"))
+    log = overlay / "postrender.log"
+    relaxed = build(overlay, plugin_home, POSTRENDER_LOG_FILE=str(log))
+    assert relaxed.returncode == 0, relaxed.stderr
+    assert by_ident(documents(relaxed.stdout))["Gizmo/g"]["spec"]["configMapName"] == "settings"
+    # kustomize drops a successful plugin's stderr; the warning is in the log.
+    assert "still names ConfigMap 'settings'" not in relaxed.stderr
+    assert "still names ConfigMap 'settings'" in log.read_text()
+
+
+def test_keep_original_and_mutable_from_the_config(plugin_home, overlay):
+    config = overlay / "postrender.yaml"
+    config.write_text(config.read_text() + "keepOriginal: true\nmutable: true\n")
+    result = build(overlay, plugin_home)
+    assert result.returncode == 0, result.stderr
+    docs = documents(result.stdout)
+    names = {name for (_, name) in configs(docs)}
+    assert {"settings", "features", "credentials"} <= names
+    assert not any(d.get("immutable") for d in configs(docs).values())
+    assert unresolved(docs) == []
+
+
+def test_a_bad_config_stops_kustomize_with_a_clear_message(plugin_home, overlay):
+    config = overlay / "postrender.yaml"
+    config.write_text(config.read_text() + "keepOrignal: true\n")
+    result = build(overlay, plugin_home)
+    assert result.returncode != 0 and result.stdout == ""
+    assert "unknown field(s) keepOrignal" in result.stderr
+
+
+# --- the config object itself ------------------------------------------------
+
+
+def test_postrender_config_fields_become_render_options():
+    config = parse(
+        {
+            "apiVersion": "postrender.io/v1alpha1",
+            "kind": "PostRender",
+            "metadata": {"name": "p"},
+            "namespace": "shop",
+            "mutable": True,
+            "keepOriginal": True,
+            "strict": True,
+            "nameReference": [{"kind": "Secret", "fieldSpecs": [{"kind": "Widget", "path": "spec/secret"}]}],
+        },
+        "test",
+    )
+    options = config.apply(RenderOptions(namespace="other"))
+    assert (options.namespace, options.mutable, options.keep_original, options.strict) == ("shop", True, True, True)
+    ((origin, data),) = options.inline_configs
+    assert "PostRender/p" in origin and data["nameReference"][0]["kind"] == "Secret"
+
+
+def test_kpt_style_configmap_function_config():
+    config = parse({"apiVersion": "v1", "kind": "ConfigMap", "data": {"namespace": "a", "mutable": "true"}}, "fc")
+    assert config == PluginConfig(origin="fc", namespace="a", mutable=True)
+
+
+@pytest.mark.parametrize(
+    "data,message",
+    [
+        ({"apiVersion": "postrender.io/v1", "kind": "PostRender"}, "apiVersion must be postrender.io/v1alpha1"),
+        ({"apiVersion": "postrender.io/v1alpha1", "kind": "PostRender", "mutable": "yes"}, "mutable must be true or false"),
+        ({"apiVersion": "postrender.io/v1alpha1", "kind": "PostRender", "namespace": ""}, "namespace must be"),
+        ({"apiVersion": "example.com/v1", "kind": "Other"}, "expected kind PostRender"),
+        ({"apiVersion": "v1", "kind": "ConfigMap", "data": {"strict": "maybe"}}, 'data.strict must be "true" or "false"'),
+        ({"apiVersion": "v1", "kind": "ConfigMap", "data": {"nameReference": "x"}}, "unknown key(s) nameReference"),
+    ],
+)
+def test_bad_configs_are_usage_errors(data, message):
+    with pytest.raises(UsageError, match=re.escape(message)):
+        parse(data, "test")
+
+
+def test_plugin_config_flag_exit_status(tmp_path):
+    config = tmp_path / "config.yaml"
+    config.write_text("apiVersion: postrender.io/v1alpha1\nkind: PostRender\nmetadata: {name: p}\nmutable: true\n")
+    stream = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {k: v}\n"
+    ok = run_postrender(["--plugin-config", str(config)], stream)
+    assert ok.status == 0 and "immutable" not in ok.stdout and "name: c-" in ok.stdout
+    missing = run_postrender(["--plugin-config", str(tmp_path / "nope.yaml")], stream)
+    assert missing.status == 2 and missing.stdout == ""
