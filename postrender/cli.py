@@ -7,15 +7,18 @@ the stream only once everything succeeded.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 import traceback
 from collections.abc import Callable, Sequence
 
 from . import __version__
+from .cluster.args import add_gc_arguments, add_render_arguments, render_fields
 from .errors import PostrenderError, UsageError
 from .inputs import gather
-from .limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH, Limits
+from .krm import ResourceListError
+from .limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH, MAX_DEPTH_CEILING, Limits
 from .options import RenderOptions
 from .report import Reporter
 
@@ -35,10 +38,13 @@ def _common(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--config", action="append", default=[], metavar="FILE",
                         help="extra field specs in kustomize nameReference format (repeatable)")
+    parser.add_argument("--strategy", choices=("rename", "annotate"), default="rename",
+                        help="rename: version every ConfigMap and Secret (default); annotate: keep names, "
+                             "roll pod templates by a postrender.io/config-hash annotation")
     parser.add_argument("-v", "--verbose", action="store_true", help="print each rename and rewritten reference")
     parser.add_argument("--log-file", metavar="PATH", help="also write diagnostics here (default: $POSTRENDER_LOG_FILE)")
     parser.add_argument("--max-bytes", type=int, default=DEFAULT_MAX_BYTES, help="largest input accepted")
-    parser.add_argument("--max-depth", type=int, default=DEFAULT_MAX_DEPTH, help="deepest nesting accepted")
+    parser.add_argument("--max-depth", type=int, default=DEFAULT_MAX_DEPTH, help=f"deepest nesting accepted (at most {MAX_DEPTH_CEILING})")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -50,9 +56,18 @@ def build_parser() -> argparse.ArgumentParser:
     render.add_argument("--mutable", action="store_true", help="do not set immutable: true")
     render.add_argument("--keep-original", action="store_true",
                         help="also keep an unsuffixed copy, for referrers postrender cannot see (Helm 3 hooks)")
+    render.add_argument("--strict", action="store_true",
+                        help="fail when a field no field spec covers still names a renamed object")
+    render.add_argument("--krm", action="store_true",
+                        help="read and write a KRM ResourceList (detected on standard input without this flag)")
+    render.add_argument("--plugin-config", metavar="FILE",
+                        help="options from a kustomize PostRender config (the file kustomize passes a plugin)")
+    add_render_arguments(render)
     graph = sub.add_parser("graph", help="print the reference graph")
     _common(graph)
     graph.add_argument("-o", "--output", choices=("table", "json", "dot", "mermaid"), default="table")
+    gc = sub.add_parser("gc", help="delete versions nothing uses any more (dry run unless --yes)")
+    add_gc_arguments(gc)
     return parser
 
 
@@ -66,6 +81,7 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     reporter = Reporter()
+    status = 0
     try:
         args = parse(argv)
         reporter = Reporter(
@@ -74,13 +90,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         reporter.open_log()
         command: Callable[[argparse.Namespace, Reporter], str] = _COMMANDS[args.command]
-        output = command(args, reporter)
+        output = _without_cyclic_gc(command, args, reporter)
     except UsageError as exc:
         reporter.error(str(exc))
         return 2
     except PostrenderError as exc:
         reporter.error(str(exc))
-        return 1
+        if not isinstance(exc, ResourceListError):
+            return 1
+        # The KRM spec wants the ResourceList, with the error in `results`, even on failure.
+        output, status = exc.output, exc.status
     except OSError as exc:
         reporter.error(f"{exc.filename + ': ' if exc.filename else ''}{exc.strerror or type(exc).__name__}")
         return 1
@@ -97,18 +116,40 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()
     except BrokenPipeError:
         return 1
-    return 0
+    return status
+
+
+def _without_cyclic_gc(command: Callable[[argparse.Namespace, Reporter], str], args: argparse.Namespace, reporter: Reporter) -> str:
+    """Run a command with Python's cyclic garbage collector paused.
+
+    A stream becomes millions of small node objects, all alive until the end
+    and free of reference cycles (recursive aliases are refused). Each pass
+    of the collector walks all of them, so its cost grows with the heap and
+    made a linear render quadratic: 4.4 s instead of 1.7 s at 4,000 objects.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return command(args, reporter)
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def render_options(args: argparse.Namespace) -> RenderOptions:
     if args.max_bytes <= 0 or args.max_depth <= 0:
         raise UsageError("--max-bytes and --max-depth must be positive")
+    if args.max_depth > MAX_DEPTH_CEILING:
+        raise UsageError(f"--max-depth cannot exceed {MAX_DEPTH_CEILING}")
     return RenderOptions(
         namespace=args.namespace or os.environ.get("HELM_NAMESPACE") or None,
         mutable=getattr(args, "mutable", False),
         keep_original=getattr(args, "keep_original", False),
         config_files=list(args.config),
         limits=Limits(max_bytes=args.max_bytes, max_depth=args.max_depth),
+        strategy=args.strategy,
+        strict=getattr(args, "strict", False),
+        **render_fields(args),
     )
 
 
@@ -117,6 +158,15 @@ def _render(args: argparse.Namespace, reporter: Reporter) -> str:
 
     options = render_options(args)
     sources = gather(args.paths, sys.stdin.buffer, options.limits.max_bytes)
+    if args.plugin_config:
+        from . import kustomize_plugin
+
+        return kustomize_plugin.run(args.plugin_config, sources, options, reporter)
+    from . import krm
+
+    resource_list = None if args.krm else krm.detect(sources, options.limits)
+    if args.krm or resource_list is not None:
+        return krm.run(sources, options, reporter, resource_list)
     return render(sources, options, reporter).output
 
 
@@ -128,7 +178,15 @@ def _graph(args: argparse.Namespace, reporter: Reporter) -> str:
     return show(sources, options, args.output)
 
 
+def _gc(args: argparse.Namespace, reporter: Reporter) -> str:
+    # Imported only here: the Kubernetes client loads for gc, never for a render.
+    from .cluster.gccommand import run
+
+    return run(args, reporter)
+
+
 _COMMANDS: dict[str, Callable[[argparse.Namespace, Reporter], str]] = {
     "render": _render,
     "graph": _graph,
+    "gc": _gc,
 }

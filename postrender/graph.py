@@ -75,6 +75,9 @@ def is_config_object(obj: KubeObject) -> bool:
 
 def build(index: ObjectIndex, table: ReferenceTable) -> Graph:
     references: list[Reference] = []
+    # A user's config often restates a built-in spec (say, without the
+    # group): the same field must still be one reference, not two.
+    seen: set[tuple[int, Path]] = set()
     for obj in index.objects:
         specs = table.for_kind(obj.kind)
         if not specs:
@@ -82,11 +85,19 @@ def build(index: ObjectIndex, table: ReferenceTable) -> Graph:
         version = obj.api_version.rpartition("/")[2]
         for spec in specs:
             if spec.matches(obj.group, version):
-                references.extend(_find(obj, spec))
+                for ref in _find(obj, spec):
+                    if (id(ref.node), ref.path) not in seen:
+                        seen.add((id(ref.node), ref.path))
+                        references.append(ref)
     for ref in references:
         _resolve(ref, index)
     configs = [obj for obj in index.objects if is_config_object(obj)]
     return Graph(index, references, configs)
+
+
+def find(obj: KubeObject, spec: FieldSpec) -> Iterator[Reference]:
+    """The names at one spec's path in one object, unresolved."""
+    return _find(obj, spec)
 
 
 def _find(obj: KubeObject, spec: FieldSpec) -> Iterator[Reference]:

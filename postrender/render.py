@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from . import fieldspecs
+from . import annotate, fieldspecs, guard, keep, reloader
+from .dependencies import Dependency, find_dependencies
+from .errors import UsageError
+from .producers import Productions, find_productions
 from .graph import Graph, Resolution, build
 from .index import ObjectIndex
 from .options import RenderOptions
@@ -23,6 +26,11 @@ class Analysis:
     table: fieldspecs.ReferenceTable
     graph: Graph
     plan: Plan
+    productions: Productions = field(default_factory=Productions)
+    dependencies: list[Dependency] = field(default_factory=list)
+    policy: reloader.Policy = field(default_factory=reloader.Policy)
+    config_hashes: list[annotate.Place] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -41,18 +49,43 @@ def analyse(sources: list[Source], options: RenderOptions) -> Analysis:
     table = fieldspecs.load_table(extra)
     index = ObjectIndex(stream.objects, options.namespace, frozenset(table.cluster_scoped))
     graph = build(index, table)
-    the_plan = plan(graph, PlanOptions(keep_original=options.keep_original))
-    return Analysis(stream, table, graph, the_plan)
+    if options.strategy not in annotate.STRATEGIES:
+        raise UsageError(f"unknown strategy {options.strategy!r} (choose from {', '.join(annotate.STRATEGIES)})")
+    productions = find_productions(graph)
+    dependencies = find_dependencies(graph, table)
+    policy = reloader.policy(graph, table, hold=options.strategy != "annotate")
+    # The most specific reason wins: a produced object says so even under annotate.
+    kept = {**annotate.kept_names(graph, options.strategy), **policy.excluded, **productions.excluded}
+    the_plan = plan(graph, PlanOptions(keep_original=options.keep_original), kept)
+    warnings = reloader.keep_copies(policy, the_plan)
+    hashes = annotate.config_hashes(graph, table, the_plan, productions, dependencies, policy, options.strategy)
+    return Analysis(stream, table, graph, the_plan, productions, dependencies, policy, hashes, warnings)
 
 
 def render(sources: list[Source], options: RenderOptions, reporter: Reporter) -> Result:
     analysis = analyse(sources, options)
-    result = rewrite(analysis.graph, analysis.plan, RewriteOptions(mutable=options.mutable))
-    _report(analysis.graph, result, reporter, options)
-    return Result(write(analysis.stream, result), analysis, result)
+    result = rewrite(analysis.graph, analysis.plan, RewriteOptions(mutable=options.mutable), held=analysis.policy.held)
+    annotate.apply(analysis.config_hashes, result)
+    keep.mark(
+        analysis.graph, analysis.plan, analysis.table, result,
+        scope=options.scope, keep_previous=options.keep_previous,
+        record_refs=bool(options.keep_previous or options.retain is not None), reporter=reporter,
+    )
+    _report(analysis.graph, result, reporter, options, analysis.productions)
+    _report_analysis(analysis, reporter)
+    guard.report(guard.check(analysis.graph, analysis.plan), reporter, options.strict)
+    output = write(analysis.stream, result)
+    if options.retain is not None:
+        # Imported only here: a plain render never loads a cluster client.
+        from .cluster.retain import carry_forward
+
+        output = carry_forward(analysis, options, reporter, output)
+    return Result(output, analysis, result)
 
 
-def _report(graph: Graph, result: Rewrite, reporter: Reporter, options: RenderOptions) -> None:
+def _report(
+    graph: Graph, result: Rewrite, reporter: Reporter, options: RenderOptions, productions: Productions | None = None
+) -> None:
     for version in result.renamed:
         obj = version.obj
         reporter.info(f"renamed {obj.describe()} -> {version.name}")
@@ -74,4 +107,22 @@ def _report(graph: Graph, result: Rewrite, reporter: Reporter, options: RenderOp
                 f"({', '.join(c.describe() for c in ref.candidates)}); left as is"
             )
         elif ref.resolution is Resolution.DANGLING and not ref.optional:
-            reporter.warn(f"{where}: {ref.target_kind} {ref.name!r} is not in the stream; left as is")
+            made = productions.making(ref, graph.index) if productions is not None else None
+            if made is not None:
+                reporter.info(f"{where}: {ref.target_kind} {ref.name!r} is made by {made.describe()}")
+            else:
+                reporter.warn(f"{where}: {ref.target_kind} {ref.name!r} is not in the stream; left as is")
+
+
+def _report_analysis(analysis: Analysis, reporter: Reporter) -> None:
+    for warning in analysis.warnings:
+        reporter.warn(warning)
+    for dep in analysis.dependencies:
+        where = f"{dep.referrer.describe()} {dep.field_path}"
+        if not dep.supported:
+            reporter.info(f"{where}: {dep.kind}/{dep.name} is not a ConfigMap or Secret; not hashed")
+        elif dep.target is None:
+            reporter.warn(f"{where}: {dep.kind} {dep.name!r} is not in the stream; not hashed")
+    for place in analysis.config_hashes:
+        reporter.info(f"set {place.obj.describe()} {place.field_path} over "
+                      + ", ".join(f"{kind}/{name}" for kind, name, _ in sorted(place.items)))

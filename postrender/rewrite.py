@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from . import edit
 from .edit import Edit, Value
 from .graph import Graph, Reference, Resolution
-from .nodes import MappingNode, ScalarNode, SequenceNode, get
+from .errors import PostrenderError
+from .nodes import MappingNode, Node, ScalarNode, SequenceNode, get
 from .plan import (
     ANNOTATION_COPY_OF,
     ANNOTATION_ORIGINAL_NAME,
@@ -39,19 +41,55 @@ class DocumentEdits:
     # Unsuffixed copies written after the document (`--keep-original`).
     copies: list["DocumentEdits"] = field(default_factory=list)
 
+    # Shared (aliased) scalars being replaced: node and the values asked for.
+    _shared_replaces: dict[int, tuple[ScalarNode, list[str]]] = field(default_factory=dict)
+
     def set(self, mapping: MappingNode, values: dict[str, Value]) -> None:
+        if self.document.shared:
+            _refuse_shared(self.document, mapping, values)
         _, current = self._entries.setdefault(id(mapping), (mapping, {}))
         _merge(current, values)
 
     def replace(self, node: ScalarNode, value: str) -> None:
+        if id(node) in self.document.shared:
+            self._shared_replaces.setdefault(id(node), (node, []))[1].append(value)
         self.raw.append(edit.replace_scalar(self.document.text, node, value))
 
     def edits(self) -> list[Edit]:
         doc = self.document
+        for node, values in self._shared_replaces.values():
+            # Fine only when every path to the node is a reference getting
+            # the same new name (a container list reused with `*env`).
+            if len(set(values)) > 1 or len(values) < doc.paths_to(node):
+                raise _shared_error(doc, node)
         out = list(self.raw)
         for mapping, values in self._entries.values():
             out.extend(edit.set_entries(doc.text, mapping, values, doc.newline))
         return out
+
+
+def _refuse_shared(doc: Document, mapping: MappingNode, values: dict[str, Value]) -> None:
+    """Keys are added or replaced in place; through an alias that would
+    change every other place the node is used (or, under a merge key `<<`,
+    hide the merged entries), so such input is refused."""
+    if id(mapping) in doc.shared:
+        raise _shared_error(doc, mapping)
+    for key, value in values.items():
+        current = get(mapping, key)
+        if current is None:
+            continue
+        if isinstance(value, dict) and isinstance(current, MappingNode):
+            _refuse_shared(doc, current, value)
+        elif id(current) in doc.shared:
+            raise _shared_error(doc, current)
+
+
+def _shared_error(doc: Document, node: Node) -> PostrenderError:
+    return PostrenderError(
+        "postrender must edit a node that a YAML alias (or merge key) shares with another place; "
+        "write it out in full instead of using the alias",
+        doc.location(node),
+    )
 
 
 def _merge(into: dict[str, Value], values: dict[str, Value]) -> None:
@@ -76,7 +114,14 @@ class Rewrite:
         return self.by_document.setdefault(doc.index, DocumentEdits(doc))
 
 
-def rewrite(graph: Graph, plan: Plan, options: Options, extra: dict[int, DocumentEdits] | None = None) -> Rewrite:
+def rewrite(
+    graph: Graph,
+    plan: Plan,
+    options: Options,
+    extra: dict[int, DocumentEdits] | None = None,
+    held: Collection[int] = (),
+) -> Rewrite:
+    """`held`: ids of references to leave as written (reloader.py)."""
     by_document: dict[int, DocumentEdits] = dict(extra or {})
     renamed: list[Version] = []
     rewritten: list[tuple[Reference, str]] = []
@@ -101,6 +146,8 @@ def rewrite(graph: Graph, plan: Plan, options: Options, extra: dict[int, Documen
 
     for ref in graph.references:
         if ref.target is None or ref.resolution not in (Resolution.RESOLVED, Resolution.CROSS_NAMESPACE):
+            continue
+        if id(ref) in held:
             continue
         version = plan.of(ref.target)
         if version is None or not version.versioned or ref.name == version.name:

@@ -49,6 +49,8 @@ class FieldSpec:
     path_text: str
     namespace_field: str | None = None
     namespace_prefix: bool = False
+    # False where the referrer names the object without reading it (RBAC).
+    consumes: bool = True
 
     def matches(self, group: str, version: str) -> bool:
         return (self.group is None or self.group == group) and (self.version is None or self.version == version)
@@ -153,6 +155,7 @@ def _field_spec(target: str, raw: dict[str, Any], origin: str) -> FieldSpec:
         path_text=str(path),
         namespace_field=raw.get("namespaceField"),
         namespace_prefix=bool(raw.get("namespacePrefix", False)),
+        consumes=raw.get("consumes", True) is not False,
     )
 
 

@@ -1,0 +1,195 @@
+"""After rewriting: strings that still name a renamed object.
+
+A custom resource field no field spec covers keeps the old name, and the
+object it names no longer exists once the release is applied. The keys that
+look like references are data (fieldspecs/guard.yaml); a hit is a warning
+(an error with --strict) that says how to fix it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from ruamel.yaml import YAML
+
+from . import fieldspecs
+from .errors import PostrenderError
+from .graph import Graph, Path, is_config_object
+from .index import IMPLICIT
+from .nodes import MappingNode, Node, ScalarNode, SequenceNode, format_path, get_str, is_string
+from .plan import ANNOTATION_KEEP_ORIGINAL, ANNOTATION_VERSIONED, Plan, Version
+from .read import KubeObject
+from .report import Reporter
+
+# Identity and bookkeeping, never references to a ConfigMap or Secret.
+_SKIPPED = {("metadata", "name"), ("metadata", "generateName"), ("metadata", "namespace"),
+            ("metadata", "labels"), ("metadata", "ownerReferences"), ("metadata", "managedFields")}
+
+
+@dataclass(frozen=True)
+class Finding:
+    referrer: KubeObject
+    path: Path
+    version: Version
+    where: str  # the referrer as kind/namespace/name
+    target: str  # the renamed object, likewise
+    namespace_field: bool  # a sibling `namespace` key says where the object is
+
+    @property
+    def field_path(self) -> str:
+        return format_path(self.path)
+
+    def message(self) -> str:
+        target = self.version.obj
+        spec = f"{{kind: {self.referrer.kind}"
+        if self.referrer.group:
+            spec += f", group: {self.referrer.group}"
+        spec += f", path: {kustomize_path(self.path)}"
+        spec += ", namespaceField: namespace}" if self.namespace_field else "}"
+        return (
+            f"{self.where} {self.field_path}: still names {target.kind} {self.version.base_name!r}, "
+            f"which is renamed to {self.version.name!r}; no field spec covers this field, so it was "
+            f"not rewritten and will point at nothing. Fix it one of three ways: add a field spec "
+            f"(--config FILE with `nameReference: [{{kind: {target.kind}, fieldSpecs: [{spec}]}}]`); "
+            f"opt {self.target} out ({ANNOTATION_VERSIONED}: \"false\"); or keep the original "
+            f"name as well ({ANNOTATION_KEEP_ORIGINAL}: \"true\" on it, or --keep-original)"
+        )
+
+
+@cache
+def patterns() -> dict[str, dict[str, Any]]:
+    text = resources.files(fieldspecs).joinpath("guard.yaml").read_text(encoding="utf-8")
+    raw = YAML(typ="safe").load(text) or {}
+    return {
+        kind: {
+            "keys": {k.lower() for k in spec.get("keys") or ()},
+            "suffixes": tuple(k.lower() for k in spec.get("keySuffixes") or ()),
+            "under": tuple(k.lower() for k in spec.get("nameUnder") or ()),
+            "lists": {k.lower() for k in spec.get("lists") or ()},
+            "typed": bool(spec.get("typedName")),
+        }
+        for kind, spec in raw.items()
+    }
+
+
+def check(graph: Graph, the_plan: Plan) -> list[Finding]:
+    stale = _stale_names(graph, the_plan)
+    if not stale:
+        return []
+    by_name: dict[tuple[str, str], list[tuple[str, Version]]] = {}
+    for (kind, namespace, name), version in stale.items():
+        by_name.setdefault((kind, name), []).append((namespace, version))
+    index = graph.index
+    covered = {id(ref.node) for ref in graph.references}
+    findings: list[Finding] = []
+    for obj in index.objects:
+        if is_config_object(obj):
+            continue
+        namespace = index.namespace_of(obj)
+        for node, path, parent in _scalars(obj.node):
+            if id(node) in covered or path[:2] in _SKIPPED or not is_string(node):
+                continue
+            for kind in patterns():
+                version = _lookup(by_name, kind, namespace, node.value, obj.kind in index.cluster_scoped)
+                if version is not None and _looks_like_reference(kind, path, parent):
+                    sibling = isinstance(parent, MappingNode) and get_str(parent, "namespace") is not None
+                    findings.append(Finding(obj, path, version, index.key(obj).describe(),
+                                            index.key(version.obj).describe(), sibling))
+    return findings
+
+
+def report(findings: list[Finding], reporter: Reporter, strict: bool) -> None:
+    for finding in findings:
+        reporter.warn(finding.message())
+    if strict and findings:
+        raise PostrenderError(
+            f"{len(findings)} field(s) still name renamed objects (--strict); see the warnings above"
+        )
+
+
+def kustomize_path(path: Path) -> str:
+    return "/".join(part.replace("/", "\\/") for part in path if isinstance(part, str))
+
+
+def _stale_names(graph: Graph, the_plan: Plan) -> dict[tuple[str, str, str], Version]:
+    """(kind, namespace, old name) -> the version it became, for names that
+    no longer exist after the render."""
+    index = graph.index
+    stale: dict[tuple[str, str, str], Version] = {}
+    alive: set[tuple[str, str, str]] = set()
+    for version in the_plan.versions:
+        obj = version.obj
+        namespace = index.namespace_of(obj)
+        alive.add((obj.kind, namespace, version.name))
+        if not version.versioned:
+            alive.add((obj.kind, namespace, obj.name or ""))
+            continue
+        if version.keep_original:
+            alive.add((obj.kind, namespace, obj.name or ""))
+        for old in (version.base_name, obj.name or ""):
+            if old and old != version.name:
+                stale[(obj.kind, namespace, old)] = version
+    return {key: v for key, v in stale.items() if key not in alive}
+
+
+def _lookup(by_name: dict[tuple[str, str], list[tuple[str, Version]]], kind: str, namespace: str, name: str,
+            any_namespace: bool) -> Version | None:
+    candidates = by_name.get((kind, name), ())
+    for ns, version in candidates:
+        if ns == namespace:
+            return version
+    # Mirrors reference resolution: one side may be in the implicit namespace,
+    # and a cluster-scoped referrer may name any namespace.
+    for ns, version in candidates:
+        if any_namespace or IMPLICIT in (ns, namespace):
+            return version
+    return None
+
+
+def _looks_like_reference(kind: str, path: Path, parent: Node | None) -> bool:
+    rules = patterns()[kind]
+    if not path:
+        return False
+    last = path[-1]
+    if isinstance(last, int):
+        key = _nearest_key(path[:-1])
+        return key is not None and key.lower() in rules["lists"]
+    key = last.lower()
+    if key in rules["keys"] or key.endswith(rules["suffixes"]):
+        return True
+    if key != "name":
+        return False
+    outer = _nearest_key(path[:-1])
+    if outer is not None and any(text in outer.lower() for text in rules["under"]):
+        return True
+    return rules["typed"] and isinstance(parent, MappingNode) and get_str(parent, "kind") == kind
+
+
+def _nearest_key(path: Path) -> str | None:
+    for part in reversed(path):
+        if isinstance(part, str):
+            return part
+    return None
+
+
+def _scalars(root: Node):
+    """Every scalar under root once, with its path and the mapping holding it."""
+    seen: set[int] = set()
+    stack: list[tuple[Node, Path, Node | None]] = [(root, (), None)]
+    while stack:
+        node, path, parent = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, ScalarNode):
+            yield node, path, parent
+        elif isinstance(node, MappingNode):
+            for key, value in reversed(node.value):
+                if isinstance(key, ScalarNode):
+                    stack.append((value, path + (key.value,), node))
+        elif isinstance(node, SequenceNode):
+            for i in range(len(node.value) - 1, -1, -1):
+                stack.append((node.value[i], path + (i,), node))

@@ -1,0 +1,77 @@
+"""User field specs in kustomize's nameReference format: --config, the
+kustomize plugin config and RenderOptions.inline_configs (KRM functionConfig)."""
+
+import re
+
+from conftest import FIXTURES, run_postrender
+
+from postrender.fieldspecs import load_config_file
+from postrender.options import RenderOptions
+from postrender.read import Source
+from postrender.render import render
+from postrender.report import Reporter
+
+CONFIG = FIXTURES / "configs" / "kustomizeconfig.yaml"
+STREAM = (FIXTURES / "configs" / "stream.yaml").read_text()
+
+
+def _names(output: str) -> dict[str, str]:
+    return dict(re.findall(r"name: ([a-z-]+)-([a-z0-9]{10})\b", output))
+
+
+def _check(output: str) -> None:
+    hashes = _names(output)
+    settings, admin = f"settings-{hashes['settings']}", f"db-admin-{hashes['db-admin']}"
+    # The in-house CRD, both fields, one a bare name.
+    assert f"settingsConfigMapRef: {{name: {settings}}}" in output
+    assert f"adminSecretName: {admin}" in output
+    # An Argo Rollouts kind postrender has no built-in spec for.
+    assert f"configMap: {{name: {settings}}}" in output
+    # The Rollout field the config restates, rewritten once.
+    assert f"secret: {{secretName: {admin}}}" in output
+    # A Service reference is not postrender's to rewrite.
+    assert "stableService: web}" in output
+
+
+def test_a_users_kustomizeconfig_works_unchanged_with_config():
+    result = run_postrender(["--config", str(CONFIG), "-v"], STREAM)
+    assert result.status == 0, result.stderr
+    _check(result.stdout)
+    # Restating a built-in spec must not make the field two references.
+    rewrites = [line for line in result.stderr.splitlines() if "rewrote Rollout/web" in line]
+    assert len(rewrites) == 1, rewrites
+    assert "warning" not in result.stderr
+
+
+def test_without_the_config_the_guard_points_at_the_crd_fields():
+    result = run_postrender([], STREAM)
+    assert result.status == 0
+    assert "Database/(default)/orders spec.adminSecretName: still names Secret 'db-admin'" in result.stderr
+    assert "Database/(default)/orders spec.settingsConfigMapRef.name: still names ConfigMap 'settings'" in result.stderr
+    assert "Experiment/(default)/canary-check spec.templates[0].template.spec.volumes[0].configMap.name" in result.stderr
+
+
+def test_the_same_format_inline_as_a_krm_function_config_passes_it():
+    (data,) = load_config_file(str(CONFIG))
+    options = RenderOptions(inline_configs=[("functionConfig", data)])
+    result = render([Source(None, STREAM)], options, Reporter(stderr=open("/dev/null", "w")))
+    _check(result.output)
+
+
+def test_the_same_format_in_a_kustomize_plugin_config(tmp_path):
+    body = CONFIG.read_text()
+    # The PostRender object carries the nameReference section as is.
+    name_reference = body[body.index("nameReference:"):body.index("commonLabels:")]
+    plugin = tmp_path / "postrender.yaml"
+    plugin.write_text(f"apiVersion: postrender.io/v1alpha1\nkind: PostRender\nmetadata: {{name: pr}}\n{name_reference}")
+    result = run_postrender(["--plugin-config", str(plugin)], STREAM)
+    assert result.status == 0, result.stderr
+    _check(result.stdout)
+
+
+def test_a_bad_path_in_a_user_config_is_a_usage_error(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("nameReference:\n- kind: Secret\n  fieldSpecs:\n  - {kind: X, path: 'spec/[oops'}\n")
+    result = run_postrender(["--config", str(bad)], STREAM)
+    assert result.status == 2
+    assert "bad.yaml" in result.stderr

@@ -1,0 +1,119 @@
+"""`postrender graph`: golden output for every format, and what each marks.
+
+Fixtures: fixtures/graph/<case>/input.yaml [+ args] with one expected file
+per format (expected.txt, .json, .dot, .mmd). UPDATE_GOLDEN=1 rewrites them.
+"""
+
+import json
+import os
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, run_postrender
+
+CASES = sorted(p for p in (FIXTURES / "graph").iterdir() if (p / "input.yaml").exists())
+FORMATS = {"table": "txt", "json": "json", "dot": "dot", "mermaid": "mmd"}
+
+
+def _graph(case: Path, fmt: str):
+    args = shlex.split((case / "args").read_text()) if (case / "args").exists() else []
+    return run_postrender(["graph", "-o", fmt, *args], (case / "input.yaml").read_bytes())
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_graph_golden(case: Path, fmt: str):
+    result = _graph(case, fmt)
+    assert result.status == 0, result.stderr
+    expected = case / f"expected.{FORMATS[fmt]}"
+    if os.environ.get("UPDATE_GOLDEN"):
+        expected.write_text(result.stdout, encoding="utf-8", newline="")
+    assert result.stdout == expected.read_text(encoding="utf-8")
+
+
+def _overview() -> dict:
+    result = _graph(FIXTURES / "graph" / "overview", "json")
+    assert result.status == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def _reference(data: dict, name: str) -> dict:
+    (found,) = [r for r in data["references"] if r["name"] == name]
+    return found
+
+
+def _config(data: dict, name: str) -> dict:
+    (found,) = [c for c in data["configObjects"] if c["name"] == name]
+    return found
+
+
+def test_json_marks_dangling_and_optional_references_apart():
+    data = _overview()
+    assert _reference(data, "not-deployed")["status"] == "dangling"
+    assert _reference(data, "extras")["status"] == "optional"
+    assert _reference(data, "not-deployed")["target"] is None
+    assert _reference(data, "not-deployed")["lookupNamespace"] == "shop"
+
+
+def test_json_names_the_versioned_name_and_why_an_object_keeps_its_own():
+    data = _overview()
+    assert re.fullmatch(r"app-config-[a-z0-9]{10}", _config(data, "app-config")["finalName"])
+    assert _config(data, "ca-bundle")["versioned"] is False
+    assert "opted out" in _config(data, "ca-bundle")["excluded"]
+    tls = _config(data, "shop-tls")
+    assert tls["finalName"] == "shop-tls"
+    assert "Certificate/shop/shop" in tls["excluded"] and "spec.secretName" in tls["excluded"]
+
+
+def test_json_marks_unreferenced_config_objects():
+    data = _overview()
+    assert _config(data, "leftover")["referenced"] is False
+    assert _config(data, "app-config")["referenced"] is True
+    # Found by the Certificate's controller, so not "unreferenced" either.
+    assert _config(data, "shop-tls")["referenced"] is True
+
+
+def test_json_shows_reloader_decisions_and_the_hash_places():
+    data = _overview()
+    held = [r for r in data["references"] if r["referrer"]["name"] == "legacy"]
+    assert held and "reloader.stakater.com/auto" in held[0]["note"]
+    assert _config(data, "app-config")["unsuffixedCopy"] is True
+    assert _reference(data, "flags")["via"] == "Reloader"
+    (place,) = data["configHashes"]
+    assert place["field"] == 'spec.template.metadata.annotations["postrender.io/config-hash"]'
+    assert "ConfigMap/flags" in place["covers"] and "ConfigMap/ca-bundle" in place["covers"]
+
+
+def test_graph_never_prints_secret_data():
+    text = (FIXTURES / "graph" / "overview" / "input.yaml").read_text()
+    values = {"aHVudGVyMg==", "hunter2"}
+    assert "aHVudGVyMg==" in text
+    for fmt in FORMATS:
+        out = _graph(FIXTURES / "graph" / "overview", fmt).stdout
+        assert not any(v in out for v in values), fmt
+
+
+def test_dot_and_mermaid_have_one_node_per_object_and_one_edge_per_reference():
+    data = _overview()
+    dot = _graph(FIXTURES / "graph" / "overview", "dot").stdout
+    mermaid = _graph(FIXTURES / "graph" / "overview", "mermaid").stdout
+    assert dot.count(" -> ") == len(data["references"])
+    assert len(re.findall(r"-->|-\.->|==>", mermaid)) == len(data["references"])
+    assert dot.count("shape=note") == len(data["configObjects"])
+
+
+def test_graph_reads_the_same_options_as_render(tmp_path):
+    stream = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: b}\n"
+    renamed = json.loads(run_postrender(["graph", "-o", "json"], stream).stdout)
+    kept = json.loads(run_postrender(["graph", "-o", "json", "--strategy=annotate"], stream).stdout)
+    assert renamed["configObjects"][0]["finalName"] != "c"
+    assert kept["configObjects"][0]["finalName"] == "c"
+    assert "--strategy=annotate" in kept["configObjects"][0]["excluded"]
+
+
+def test_unknown_format_is_a_usage_error():
+    result = run_postrender(["graph", "-o", "svg"], "")
+    assert result.status == 2
