@@ -27,6 +27,8 @@ KIND = "PostRender"
 # Field-spec sections in kustomize's nameReference format (see fieldspecs).
 FIELD_SPEC_SECTIONS = ("nameReference", "podSpecs", "podSpecReferences", "clusterScoped")
 _BOOLEANS = {"mutable": "mutable", "keepOriginal": "keep_original", "strict": "strict"}
+# String options with a fixed set of values, as on the command line.
+_CHOICES = {"strategy": ("strategy", ("rename", "annotate"))}
 # kustomize reads these itself (extra exec arguments); they reach us in the file too.
 _KUSTOMIZE_OWN = ("argsOneLiner", "argsFromFile")
 _ENVELOPE = ("apiVersion", "kind", "metadata")
@@ -39,6 +41,7 @@ class PluginConfig:
     mutable: bool | None = None
     keep_original: bool | None = None
     strict: bool | None = None
+    strategy: str | None = None
     field_specs: dict[str, Any] | None = None
 
     def apply(self, options: RenderOptions) -> RenderOptions:
@@ -52,6 +55,8 @@ class PluginConfig:
             changes["keep_original"] = self.keep_original
         if self.strict is not None:
             changes["strict"] = self.strict
+        if self.strategy is not None:
+            changes["strategy"] = self.strategy
         if self.field_specs:
             changes["inline_configs"] = [*options.inline_configs, (self.origin, self.field_specs)]
         return dataclasses.replace(options, **changes)
@@ -95,7 +100,7 @@ def _name(data: dict[str, Any]) -> str | None:
 
 
 def _from_postrender(data: dict[str, Any], where: str) -> PluginConfig:
-    known = {*_ENVELOPE, "namespace", *_BOOLEANS, *FIELD_SPEC_SECTIONS, *_KUSTOMIZE_OWN}
+    known = {*_ENVELOPE, "namespace", *_BOOLEANS, *_CHOICES, *FIELD_SPEC_SECTIONS, *_KUSTOMIZE_OWN}
     unknown = sorted(str(k) for k in data if k not in known)
     if unknown:
         raise UsageError(f"{where}: unknown field(s) {', '.join(unknown)}")
@@ -112,6 +117,7 @@ def _from_postrender(data: dict[str, Any], where: str) -> PluginConfig:
         if not isinstance(value, bool):
             raise UsageError(f"{where}: {key} must be true or false, not {value!r}")
         values[attribute] = value
+    values.update(_choices(data, where))
     specs = {key: data[key] for key in FIELD_SPEC_SECTIONS if data.get(key) is not None}
     if specs:
         values["field_specs"] = specs
@@ -123,7 +129,7 @@ def _from_configmap(data: dict[str, Any], where: str) -> PluginConfig:
     entries = data.get("data") or {}
     if not isinstance(entries, dict):
         raise UsageError(f"{where}: data must be a mapping")
-    unknown = sorted(str(k) for k in entries if k != "namespace" and k not in _BOOLEANS)
+    unknown = sorted(str(k) for k in entries if k != "namespace" and k not in _BOOLEANS and k not in _CHOICES)
     if unknown:
         raise UsageError(f"{where}: unknown key(s) {', '.join(unknown)} (field specs need kind {KIND})")
     values: dict[str, Any] = {"origin": where}
@@ -136,7 +142,20 @@ def _from_configmap(data: dict[str, Any], where: str) -> PluginConfig:
         if text not in ("true", "false"):
             raise UsageError(f"{where}: data.{key} must be \"true\" or \"false\"")
         values[attribute] = text == "true"
+    values.update(_choices(entries, where))
     return PluginConfig(**values)
+
+
+def _choices(data: dict[str, Any], where: str) -> dict[str, str]:
+    values: dict[str, str] = {}
+    for key, (attribute, allowed) in _CHOICES.items():
+        value = data.get(key)
+        if value is None:
+            continue
+        if value not in allowed:
+            raise UsageError(f"{where}: {key} must be one of {', '.join(allowed)}, not {value!r}")
+        values[attribute] = value
+    return values
 
 
 def run(path: str, sources: list[Source], options: RenderOptions, reporter: Reporter) -> str:

@@ -171,11 +171,30 @@ def test_kpt_style_configmap_function_config():
         ({"apiVersion": "example.com/v1", "kind": "Other"}, "expected kind PostRender"),
         ({"apiVersion": "v1", "kind": "ConfigMap", "data": {"strict": "maybe"}}, 'data.strict must be "true" or "false"'),
         ({"apiVersion": "v1", "kind": "ConfigMap", "data": {"nameReference": "x"}}, "unknown key(s) nameReference"),
+        ({"apiVersion": "postrender.io/v1alpha1", "kind": "PostRender", "strategy": "both"}, "strategy must be one of"),
     ],
 )
 def test_bad_configs_are_usage_errors(data, message):
     with pytest.raises(UsageError, match=re.escape(message)):
         parse(data, "test")
+
+
+def test_strategy_from_either_config_shape_keeps_names_and_annotates(tmp_path):
+    stream = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {k: v}\n---\n"
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  template:\n    spec:\n"
+        "      containers: [{name: x, envFrom: [{configMapRef: {name: c}}]}]\n"
+    )
+    shapes = {
+        "postrender.yaml": "apiVersion: postrender.io/v1alpha1\nkind: PostRender\nmetadata: {name: p}\nstrategy: annotate\n",
+        "configmap.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: p}\ndata: {strategy: annotate}\n",
+    }
+    for file, text in shapes.items():
+        config = tmp_path / file
+        config.write_text(text)
+        out = run_postrender(["--plugin-config", str(config)], stream)
+        assert out.status == 0, out.stderr
+        assert "name: c}" in out.stdout and "postrender.io/config-hash" in out.stdout
 
 
 def test_plugin_config_flag_exit_status(tmp_path):
