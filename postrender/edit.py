@@ -12,9 +12,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .nodes import MappingNode, Node, ScalarNode, SequenceNode, entries, get, scalar_value
+from .nodes import EXPLICIT_STR_STYLE, MappingNode, Node, ScalarNode, SequenceNode, entries, get, scalar_value
 
-_PROPERTIES = re.compile(r"(?:[&!][^\s,\[\]{}]*\s+)+")
+# Anchors and tags before a node; a verbatim tag (`!<tag:yaml.org,2002:str>`) may hold commas.
+_PROPERTIES = re.compile(r"(?:(?:!<[^>]*>|[&!][^\s,\[\]{}]*)\s+)+")
 _SAFE_PLAIN = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._/-]*$")
 _NON_STRING_PLAIN = re.compile(
     r"^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF"
@@ -68,7 +69,8 @@ def render_scalar(value: str | bool, style: str | None = None) -> str:
 
 def replace_scalar(text: str, node: ScalarNode, value: str) -> Edit:
     start = content_start(text, node)
-    style = node.style if node.style in ("", "'", '"') else '"'
+    # After an explicit `!!str` tag a plain scalar is a string whatever it reads as.
+    style = "" if node.style == EXPLICIT_STR_STYLE else node.style if node.style in ("", "'", '"') else '"'
     return Edit(start, node.end_mark.index, render_scalar(value, style))
 
 
@@ -141,7 +143,7 @@ def _line_end_anchor(text: str, mapping: MappingNode) -> int | None:
     for key, value in reversed(mapping.value):
         if not isinstance(key, ScalarNode) or not isinstance(value, ScalarNode):
             continue
-        if value.style not in ("", "'", '"'):
+        if value.style not in ("", "'", '"', EXPLICIT_STR_STYLE):
             continue
         if value.start_mark.index < key.end_mark.index:  # an alias to an earlier node
             continue

@@ -6,6 +6,10 @@ from dataclasses import dataclass
 
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
 DEFAULT_MAX_DEPTH = 512
+# --max-depth cannot go above this: libyaml's composer uses about 330 bytes
+# of C stack per level and overflowing it is a segfault, not an error; 1000
+# levels fit in a 512 KiB stack.
+MAX_DEPTH_CEILING = 1000
 DEFAULT_MAX_EXPANDED_NODES = 1_000_000
 
 

@@ -27,6 +27,9 @@ __all__ = [
 ]
 
 STR_TAG = "tag:yaml.org,2002:str"
+# read.py sets this as the style of a plain scalar with an explicit string tag
+# (`!!str 1`): like a quoted scalar it is a string whatever it looks like.
+EXPLICIT_STR_STYLE = "!"
 MERGE_KEY = "<<"
 
 # YAML 1.1 core resolution, as Kubernetes' sigs.k8s.io/yaml (go-yaml v2) reads

@@ -26,10 +26,16 @@ from .read import KubeObject
 LABEL_VERSIONED = "postrender.io/versioned"
 LABEL_BASE_NAME = "postrender.io/base-name"
 LABEL_CONTENT_HASH = "postrender.io/content-hash"
+# Which release or app a version belongs to: versions are grouped by
+# namespace, base name and scope for retention and gc (see keep.py).
+LABEL_SCOPE = "postrender.io/scope"
 ANNOTATION_ORIGINAL_NAME = "postrender.io/original-name"
 ANNOTATION_VERSIONED = "postrender.io/versioned"
 ANNOTATION_KEEP_ORIGINAL = "postrender.io/keep-original"
 ANNOTATION_COPY_OF = "postrender.io/copy-of"
+# On a referrer's pod template (or metadata): the versions it uses, so copies
+# in ReplicaSets and ControllerRevisions keep the record for gc.
+ANNOTATION_REFS = "postrender.io/refs"
 KUSTOMIZE_NEEDS_HASH = "internal.config.kubernetes.io/needsHashSuffix"
 
 MAX_NAME = 253
@@ -83,6 +89,15 @@ def plan(graph: Graph, options: Options, excluded_by_producers: dict[int, str] |
 def validate(obj: KubeObject) -> None:
     if not obj.name:
         raise PostrenderError(f"{obj.kind} has no metadata.name", obj.location())
+    # postrender adds keys to these; anything but a mapping would be replaced.
+    metadata = get(obj.node, "metadata")
+    for field in ("labels", "annotations"):
+        node = get(metadata, field)
+        if node is not None and not _is_null(node) and not isinstance(node, MappingNode):
+            raise PostrenderError(f"metadata.{field} must be a mapping", obj.location(node))
+    secret_type = get(obj.node, "type")
+    if obj.kind == "Secret" and secret_type is not None and not isinstance(secret_type, ScalarNode):
+        raise PostrenderError("Secret type must be a string", obj.location(secret_type))
     data = get(obj.node, "data")
     if data is not None and not _is_null(data):
         if not isinstance(data, MappingNode):

@@ -12,16 +12,22 @@ import re
 from dataclasses import dataclass, field
 
 from ruamel.yaml.cyaml import CBaseLoader
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.error import MarkedYAMLError, StreamMark, YAMLError
 
 from .errors import Location, PostrenderError
 from .limits import Limits
-from .nodes import MappingNode, Node, ScalarNode, SequenceNode, get, get_str, is_string
+from .nodes import EXPLICIT_STR_STYLE, STR_TAG, MappingNode, Node, ScalarNode, SequenceNode, get, get_str, is_string
 
 HELM4_FILENAME_ANNOTATION = "postrenderer.helm.sh/postrender-filename"
 
 _DOCUMENT_START = re.compile(r"^---(?=[ \t\r\n]|$)", re.M)
 _SOURCE_COMMENT = re.compile(r"^# Source: (.+?)\r?$", re.M)
+# Line breaks to libyaml (YAML 1.1) that are not LF or CRLF. Edits are placed
+# by LF lines, so a document that libyaml reads with other breaks would be
+# edited in the wrong place: it is refused instead.
+_ODD_LINE_BREAK = re.compile("\r(?!\n)|[\x85\u2028\u2029]")
+# Anchors and tags before a node; a verbatim tag (`!<tag:yaml.org,2002:str>`) may hold commas.
+_PROPERTIES = re.compile(r"(?:(?:!<[^>]*>|[&!][^\s,\[\]{}]*)\s+)+")
 
 
 @dataclass(frozen=True)
@@ -41,9 +47,27 @@ class Document:
     root: Node | None
     newline: str
     source_comment: str | None = None
+    # Ids of nodes reachable by more than one path (through aliases): an edit
+    # to one of them shows up at every alias.
+    shared: frozenset[int] = frozenset()
 
     def line_of(self, node: Node) -> int:
         return self.first_line + node.start_mark.line + 1
+
+    def paths_to(self, target: Node) -> int:
+        """How many paths lead from the root to target (1 unless it is shared)."""
+        if id(target) not in self.shared or self.root is None:
+            return 1
+        counts: dict[int, int] = {}
+        stack: list[tuple[Node, bool]] = [(self.root, False)]
+        while stack:
+            node, children_done = stack.pop()
+            if children_done:
+                counts[id(node)] = 1 if node is target else sum(counts[id(c)] for c in _children(node))
+            elif id(node) not in counts:
+                stack.append((node, True))
+                stack.extend((c, False) for c in _children(node) if id(c) not in counts)
+        return counts[id(self.root)]
 
     def location(self, node: Node | None = None, kind: str | None = None, name: str | None = None) -> Location:
         where = self.source_comment or self.source.name
@@ -102,6 +126,7 @@ def read(sources: list[Source], limits: Limits) -> Stream:
     documents: list[Document] = []
     objects: list[KubeObject] = []
     for source in sources:
+        odd_breaks = _ODD_LINE_BREAK.search(source.text) is not None
         for chunk, first_line in split(source):
             doc = Document(
                 index=len(documents) + 1,
@@ -112,11 +137,25 @@ def read(sources: list[Source], limits: Limits) -> Stream:
                 newline="\r\n" if "\r\n" in chunk else "\n",
             )
             documents.append(doc)
+            if odd_breaks:
+                _check_line_breaks(doc)
             doc.root = _compose(doc, limits)
             if doc.root is None:
                 continue
             objects.extend(_objects_of(doc))
     return Stream(sources, documents, objects)
+
+
+def _check_line_breaks(doc: Document) -> None:
+    match = _ODD_LINE_BREAK.search(doc.text)
+    if match is None:
+        return
+    name = {"\r": "a CR without LF", "\x85": "NEL (U+0085)", "\u2028": "U+2028", "\u2029": "U+2029"}[match.group()]
+    line = doc.first_line + doc.text.count("\n", 0, match.start()) + 1
+    raise PostrenderError(
+        f"line break {name} is not supported; use LF or CRLF line endings",
+        Location(doc.index, doc.source.name, line=line),
+    )
 
 
 def _compose(doc: Document, limits: Limits) -> Node | None:
@@ -132,10 +171,21 @@ def _compose(doc: Document, limits: Limits) -> Node | None:
     except MarkedYAMLError as exc:
         raise _yaml_error(doc, exc) from None
     except YAMLError as exc:
+        position = getattr(exc, "position", None)  # a ReaderError's, in UTF-8 bytes
+        if isinstance(position, int):
+            line = doc.first_line + text.encode("utf-8")[:position].count(b"\n") + 1
+            location = Location(doc.index, location.source, line=line)
         raise PostrenderError(f"invalid YAML: {_first_line(str(exc))}", location) from None
     finally:
         loader.dispose()
     if root is None:
+        return None
+    if text.startswith("\ufeff"):
+        _shift_marks(root, 1)
+    if isinstance(root, ScalarNode) and root.style in ("|", ">"):
+        # `--- |` is text someone wrote as a document on purpose; it holds no
+        # object to version, so it passes through. Other scalars are refused
+        # below: they are what a broken template leaves behind.
         return None
     match = _SOURCE_COMMENT.search(text, 0, root.start_mark.index)
     if match:
@@ -152,6 +202,27 @@ def _compose(doc: Document, limits: Limits) -> Node | None:
         )
     _check_structure(doc, root, limits)
     return root
+
+
+def _shift_marks(root: Node, by: int) -> None:
+    """libyaml skips a leading byte-order mark and counts offsets from after
+    it; edits are placed in the text that still holds it."""
+    moved: dict[int, StreamMark] = {}
+
+    def shifted(mark: StreamMark) -> StreamMark:
+        if id(mark) not in moved:
+            moved[id(mark)] = StreamMark(mark.name, mark.index + by, mark.line, mark.column)
+        return moved[id(mark)]
+
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        node.start_mark, node.end_mark = shifted(node.start_mark), shifted(node.end_mark)
+        stack.extend(_children(node))
 
 
 def _only_comments(text: str) -> bool:
@@ -181,12 +252,16 @@ def _yaml_error(doc: Document, exc: MarkedYAMLError) -> PostrenderError:
 def _may_nest_deeply(text: str, max_depth: int) -> bool:
     """Cheap screen: composing deep nesting overflows libyaml's C stack.
 
-    Flow nesting needs one bracket per level; block nesting needs its
-    indentation (or a run of `- `/`? ` indicators) to grow with each level.
+    Flow nesting needs one bracket per level. Block nesting needs the
+    leading run of indentation and `- `/`? `/`: ` indicators to grow: by at
+    least one column for every two levels (a block sequence may sit at its
+    parent key's column). Both kinds add up in one document.
     """
-    if text.count("[") + text.count("{") >= max_depth:
+    brackets = text.count("[") + text.count("{")
+    if brackets >= max_depth:
         return True
-    return re.search(r"^[ \t\-?:]{%d,}" % max_depth, text, re.M) is not None
+    run = max(1, (max_depth - brackets) // 2 - 1)
+    return re.search(r"^[ \t\-?:]{%d,}" % run, text, re.M) is not None
 
 
 def _check_depth(doc: Document, max_depth: int) -> None:
@@ -213,13 +288,21 @@ def _check_depth(doc: Document, max_depth: int) -> None:
 
 def _check_structure(doc: Document, root: Node, limits: Limits) -> None:
     """Refuse duplicate keys and alias bombs before anything walks the graph."""
-    if "&" in doc.text:
+    text = doc.text
+    if "&" in text:
         _check_expansion(doc, root, limits.max_expanded_nodes)
+        if "*" in text:
+            doc.shared = _shared_nodes(root)
+    tags = "!" in text
     seen_nodes: set[int] = set()
     stack: list[Node] = [root]
     while stack:
         node = stack.pop()
-        if isinstance(node, ScalarNode) or id(node) in seen_nodes:
+        if isinstance(node, ScalarNode):
+            if tags and not node.style and node.tag == STR_TAG and _has_tag(text, node):
+                node.style = EXPLICIT_STR_STYLE
+            continue
+        if id(node) in seen_nodes:
             continue
         seen_nodes.add(id(node))
         if isinstance(node, MappingNode):
@@ -234,6 +317,14 @@ def _check_structure(doc: Document, root: Node, limits: Limits) -> None:
                 stack.append(v)
         else:
             stack.extend(node.value)
+
+
+def _has_tag(text: str, node: Node) -> bool:
+    start = node.start_mark.index
+    if text[start : start + 1] not in ("!", "&"):
+        return False
+    match = _PROPERTIES.match(text, start)
+    return match is not None and any(token.startswith("!") for token in match.group().split())
 
 
 def _check_expansion(doc: Document, root: Node, limit: int) -> None:
@@ -265,6 +356,27 @@ def _check_expansion(doc: Document, root: Node, limit: int) -> None:
         for child in _children(node):
             if id(child) not in sizes:
                 stack.append((child, False))
+
+
+def _shared_nodes(root: Node) -> frozenset[int]:
+    nodes: dict[int, Node] = {}
+    aliased: list[Node] = []
+    stack: list[Node] = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in nodes:
+            aliased.append(node)
+            continue
+        nodes[id(node)] = node
+        stack.extend(_children(node))
+    shared: set[int] = set()
+    stack = aliased
+    while stack:
+        node = stack.pop()
+        if id(node) not in shared:
+            shared.add(id(node))
+            stack.extend(_children(node))
+    return frozenset(shared)
 
 
 def _children(node: Node) -> list[Node]:
