@@ -1,0 +1,265 @@
+"""The one module that talks to the API server.
+
+It uses the official `kubernetes` client for what is hard to get right —
+kubeconfig merging, contexts, exec and auth-provider plugins, in-cluster
+service-account credentials, TLS — and sends plain REST requests through
+it. Objects stay JSON dicts: generated models would drop fields of newer or
+older servers and cannot represent custom resources.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from ..errors import PostrenderError
+
+INSTALL_HINT = "pip install 'postrender[cluster]'"
+_TIMEOUT = (10, 60)  # connect, read: a hung API server must not hang a deploy forever
+_PAGE = 500
+_METADATA_ONLY = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json"
+_SA_NAMESPACE = Path("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
+
+
+class ClusterError(PostrenderError):
+    """The cluster could not be read or changed as needed."""
+
+
+@dataclass(frozen=True)
+class Resource:
+    group: str
+    version: str
+    plural: str
+    kind: str
+    namespaced: bool
+    verbs: frozenset[str]
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    def path(self, namespace: str | None = None, name: str | None = None) -> str:
+        base = f"/apis/{self.group}/{self.version}" if self.group else f"/api/{self.version}"
+        if self.namespaced and namespace:
+            base += f"/namespaces/{quote(namespace, safe='')}"
+        base += f"/{self.plural}"
+        return base + (f"/{quote(name, safe='')}" if name else "")
+
+
+class DeleteOutcome:
+    DELETED = "deleted"
+    CONFLICT = "changed since planning"
+    GONE = "already gone"
+
+
+def _kubernetes():
+    try:
+        from kubernetes import client, config  # noqa: PLC0415 - the optional dependency
+    except ImportError:
+        raise PostrenderError(
+            f"reading the cluster needs the Kubernetes client, which is not installed: {INSTALL_HINT}"
+        ) from None
+    return client, config
+
+
+class Cluster:
+    def __init__(self, api_client: Any, namespace: str | None, where: str):
+        self._api = api_client
+        self.namespace = namespace  # the context's (or the pod's) namespace
+        self.where = where
+        self._resources: list[Resource] | None = None
+        self.undiscovered: dict[str, str] = {}  # group/version -> why
+
+    @classmethod
+    def connect(cls, kubeconfig: str | None = None, context: str | None = None) -> "Cluster":
+        client, config = _kubernetes()
+        from kubernetes.config.config_exception import ConfigException  # noqa: PLC0415
+
+        configuration = client.Configuration()
+        try:
+            if kubeconfig or context or not _in_cluster():
+                config.load_kube_config(
+                    config_file=kubeconfig, context=context,
+                    client_configuration=configuration, persist_config=False,
+                )
+                namespace = _context_namespace(config, kubeconfig, context)
+            else:
+                config.load_incluster_config(client_configuration=configuration)
+                namespace = _SA_NAMESPACE.read_text().strip() if _SA_NAMESPACE.exists() else None
+        except (ConfigException, OSError, ValueError, TypeError, KeyError) as exc:
+            raise ClusterError(f"cannot load cluster credentials: {_one_line(exc)}") from None
+        except Exception as exc:  # noqa: BLE001 - exec plugins fail in many ways
+            raise ClusterError(f"cannot load cluster credentials ({type(exc).__name__}): {_one_line(exc)}") from None
+        return cls(client.ApiClient(configuration), namespace, configuration.host)
+
+    # -- requests --------------------------------------------------------
+
+    def request(self, method: str, path: str, query: list[tuple[str, str]] | None = None,
+                body: Any = None, accept: str = "application/json") -> tuple[int, Any]:
+        headers = {"Accept": accept}
+        if body is not None:
+            headers["Content-Type"] = "application/json"
+        try:
+            serialized = self._api.param_serialize(
+                method, path, query_params=query or [], header_params=headers, body=body,
+                auth_settings=["BearerToken"],
+            )
+            response = self._api.call_api(*serialized, _request_timeout=_TIMEOUT)
+            raw = response.read()
+        except ClusterError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - urllib3, ssl and socket errors all mean "unreachable"
+            raise ClusterError(f"cannot reach the cluster at {self.where}: {_reason(exc)}") from None
+        try:
+            data = json.loads(raw) if raw else None
+        except ValueError:
+            data = None
+        return response.status, data
+
+    def _checked(self, method: str, path: str, what: str, **kw: Any) -> Any:
+        status, data = self.request(method, path, **kw)
+        if not 200 <= status < 300:
+            raise ClusterError(f"{what}: {_status_text(status, data)}")
+        return data
+
+    def list(self, resource: Resource, namespace: str | None = None, selector: str | None = None,
+             metadata_only: bool = False) -> list[dict]:
+        """Every object, page by page; metadata only when that is all that
+        is needed, so Secret values are never fetched without cause."""
+        where = f" in namespace {namespace}" if namespace else ""
+        what = f"cannot list {resource.plural}{'.' + resource.group if resource.group else ''}{where}"
+        items: list[dict] = []
+        token = ""
+        while True:
+            query = [("limit", str(_PAGE))]
+            if selector:
+                query.append(("labelSelector", selector))
+            if token:
+                query.append(("continue", token))
+            data = self._checked("GET", resource.path(namespace), what, query=query,
+                                 accept=_METADATA_ONLY if metadata_only else "application/json")
+            for item in (data or {}).get("items") or []:
+                # Items of a list carry no kind (or, as metadata, PartialObjectMetadata's).
+                item["kind"] = resource.kind
+                item["apiVersion"] = resource.api_version
+                items.append(item)
+            token = ((data or {}).get("metadata") or {}).get("continue") or ""
+            if not token:
+                return items
+
+    def get(self, resource: Resource, namespace: str | None, name: str) -> dict | None:
+        status, data = self.request("GET", resource.path(namespace, name))
+        if status == 404:
+            return None
+        if not 200 <= status < 300:
+            raise ClusterError(f"cannot read {resource.kind} {namespace}/{name}: {_status_text(status, data)}")
+        return data
+
+    def delete(self, resource: Resource, namespace: str, name: str, uid: str, resource_version: str) -> str:
+        """Delete only the exact object that was planned: the API server
+        refuses when uid or resourceVersion no longer match."""
+        body = {
+            "apiVersion": "v1", "kind": "DeleteOptions",
+            "preconditions": {"uid": uid, "resourceVersion": resource_version},
+            "propagationPolicy": "Background",
+        }
+        status, data = self.request("DELETE", resource.path(namespace, name), body=body)
+        if 200 <= status < 300:
+            return DeleteOutcome.DELETED
+        if status == 409:
+            return DeleteOutcome.CONFLICT
+        if status == 404:
+            return DeleteOutcome.GONE
+        raise ClusterError(f"cannot delete {resource.kind} {namespace}/{name}: {_status_text(status, data)}")
+
+    # -- discovery -------------------------------------------------------
+
+    def resources(self) -> list[Resource]:
+        """One version of every kind the server serves: the group's preferred
+        version when it has the kind, else the first that does (CronJob is
+        only in batch/v1beta1 before Kubernetes 1.21, while batch prefers v1)."""
+        if self._resources is None:
+            found: dict[tuple[str, str], Resource] = {}
+            core = self._checked("GET", "/api/v1", "cannot discover the core API")
+            for res in _resources_of("", "v1", core):
+                found.setdefault((res.group, res.kind), res)
+            groups = self._checked("GET", "/apis", "cannot discover API groups")
+            for group in (groups or {}).get("groups") or []:
+                preferred = (group.get("preferredVersion") or {}).get("version")
+                versions = [v.get("version") for v in group.get("versions") or [] if v.get("version")]
+                for version in sorted(versions, key=lambda v: v != preferred):
+                    status, listing = self.request("GET", f"/apis/{group['name']}/{version}")
+                    if not 200 <= status < 300:
+                        # An aggregated API whose server is down (metrics, often)
+                        # answers 503; callers decide whether that group matters.
+                        self.undiscovered[f"{group['name']}/{version}"] = _status_text(status, listing)
+                        continue
+                    for res in _resources_of(group["name"], version, listing):
+                        found.setdefault((res.group, res.kind), res)
+            self._resources = list(found.values())
+        return self._resources
+
+    def resource(self, kind: str, group: str) -> Resource:
+        found = self.find(kind, group)
+        if found is None:
+            raise ClusterError(f"the cluster serves no {kind} in API group {group or 'core'!r}")
+        return found
+
+    def find(self, kind: str, group: str) -> Resource | None:
+        found = next((r for r in self.resources() if r.kind == kind and r.group == group), None)
+        if found is None:
+            failed = [f"{gv} ({why})" for gv, why in self.undiscovered.items() if gv.split("/")[0] == group]
+            if failed:
+                # Not knowing whether a kind exists is not "it has no objects".
+                raise ClusterError(f"cannot discover {', '.join(failed)}")
+        return found
+
+
+def _resources_of(group: str, version: str, listing: dict | None) -> list[Resource]:
+    out: list[Resource] = []
+    for item in (listing or {}).get("resources") or []:
+        name = item.get("name", "")
+        if "/" in name:  # subresources such as pods/log
+            continue
+        out.append(Resource(group, version, name, item.get("kind", ""), bool(item.get("namespaced")),
+                            frozenset(item.get("verbs") or ())))
+    return out
+
+
+def _in_cluster() -> bool:
+    if os.environ.get("KUBECONFIG"):
+        return False
+    if (Path.home() / ".kube" / "config").exists():
+        return False
+    return bool(os.environ.get("KUBERNETES_SERVICE_HOST"))
+
+
+def _context_namespace(config: Any, kubeconfig: str | None, context: str | None) -> str | None:
+    contexts, active = config.list_kube_config_contexts(config_file=kubeconfig)
+    chosen = active
+    if context:
+        chosen = next((c for c in contexts if c.get("name") == context), None)
+    return ((chosen or {}).get("context") or {}).get("namespace") or None
+
+
+def _status_text(status: int, data: Any) -> str:
+    message = data.get("message") if isinstance(data, dict) else None
+    reason = data.get("reason") if isinstance(data, dict) else None
+    text = f"HTTP {status}"
+    if reason:
+        text += f" {reason}"
+    return f"{text}: {message}" if message else text
+
+
+def _reason(exc: BaseException) -> str:
+    reason = getattr(exc, "reason", None) or exc
+    return _one_line(reason)
+
+
+def _one_line(value: object) -> str:
+    text = " ".join(str(value).split())
+    return text[:300] if text else type(value).__name__

@@ -1,0 +1,121 @@
+"""`postrender gc`: plan (and with --yes, carry out) the deletion of
+versions nothing uses any more. Exit status 0 done, 1 error, 2 usage."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import datetime, timedelta, timezone
+
+from .. import fieldspecs
+from ..errors import PostrenderError, UsageError
+from ..keep import check_scope
+from ..plan import LABEL_SCOPE
+from ..report import Reporter
+from .args import parse_duration
+from .client import Cluster
+from .execute import Outcome, execute
+from .gc import Decision, Policy, format_age, plan_gc
+from .live import LiveState, read_users, read_versions
+
+
+def run(args: argparse.Namespace, reporter: Reporter) -> str:
+    policy, selector = _policy(args)
+    table = _table(args.config)
+    cluster = Cluster.connect(args.kubeconfig, args.context)
+    namespaces = None if args.all_namespaces else (args.namespace or [cluster.namespace or "default"])
+    reporter.info(f"collecting in {'all namespaces' if namespaces is None else ', '.join(namespaces)}")
+    state = LiveState(
+        read_versions(cluster, namespaces, selector),
+        read_users(cluster, namespaces, table, sweep=True, reporter=reporter),
+    )
+    _check_discovery(cluster, args.skip_unavailable, reporter)
+    decisions = plan_gc(state, policy)
+    outcomes = execute(cluster, decisions, reporter) if args.yes else None
+    text = _json(decisions, outcomes, policy) if args.output == "json" else _table_text(decisions, outcomes, policy)
+    _summary(decisions, outcomes, reporter)
+    failed = [o for o in outcomes or [] if o.failed]
+    if failed:
+        # The table still goes out: it says what was and was not deleted.
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        raise PostrenderError(f"{len(failed)} deletion(s) failed")
+    return text
+
+
+def _policy(args: argparse.Namespace) -> tuple[Policy, str | None]:
+    if args.all_namespaces and args.namespace:
+        raise UsageError("-A and -n exclude each other")
+    if args.keep < 0:
+        raise UsageError("--keep must not be negative")
+    selectors = [args.selector] if args.selector else []
+    if args.scope is not None:
+        selectors.append(f"{LABEL_SCOPE}={check_scope(args.scope)}")
+    seconds = parse_duration(args.min_age)
+    policy = Policy(args.keep, timedelta(seconds=seconds), datetime.now(timezone.utc))
+    return policy, ",".join(selectors) or None
+
+
+def _check_discovery(cluster: Cluster, skip: bool, reporter: Reporter) -> None:
+    if not cluster.undiscovered:
+        return
+    groups = ", ".join(f"{gv} ({why})" for gv, why in sorted(cluster.undiscovered.items()))
+    if not skip:
+        # Objects there could record a version as in use; deleting blind is not an option.
+        raise PostrenderError(f"cannot discover {groups}; fix the API service or pass --skip-unavailable")
+    reporter.warn(f"not checked for postrender.io/refs (cannot discover): {groups}")
+
+
+def _table(config_files: list[str]) -> fieldspecs.ReferenceTable:
+    extra = []
+    for path in config_files:
+        for i, data in enumerate(fieldspecs.load_config_file(path)):
+            extra.append((f"{path} (document {i + 1})", data))
+    return fieldspecs.load_table(extra)
+
+
+def _rows(decisions: list[Decision], outcomes: list[Outcome] | None) -> list[tuple[Decision, str]]:
+    if outcomes is None:
+        return [(d, "delete" if d.delete else "keep") for d in decisions]
+    return [(o.decision, o.result if o.decision.delete else "keep") for o in outcomes]
+
+
+def _table_text(decisions: list[Decision], outcomes: list[Outcome] | None, policy: Policy) -> str:
+    header = ("NAMESPACE", "NAME", "AGE", "DECISION", "REASON")
+    rows = [header]
+    for decision, result in _rows(decisions, outcomes):
+        v = decision.version
+        rows.append((v.namespace, f"{v.kind}/{v.name}", format_age(policy.now - v.created), result,
+                     decision.reason))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(header) - 1)]
+    lines = ["   ".join(c.ljust(w) for c, w in zip(r[:-1], widths)) + "   " + r[-1] for r in rows]
+    return "\n".join(line.rstrip() for line in lines) + "\n"
+
+
+def _json(decisions: list[Decision], outcomes: list[Outcome] | None, policy: Policy) -> str:
+    items = []
+    for decision, result in _rows(decisions, outcomes):
+        v = decision.version
+        items.append({
+            "namespace": v.namespace, "kind": v.kind, "name": v.name,
+            "base": v.base, "scope": v.scope,
+            "created": v.created.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "ageSeconds": max(int((policy.now - v.created).total_seconds()), 0),
+            "decision": "delete" if decision.delete else "keep",
+            "result": result if outcomes is not None else None,
+            "reason": decision.reason,
+        })
+    return json.dumps({"dryRun": outcomes is None, "items": items}, indent=2) + "\n"
+
+
+def _summary(decisions: list[Decision], outcomes: list[Outcome] | None, reporter: Reporter) -> None:
+    planned = sum(d.delete for d in decisions)
+    if outcomes is None:
+        reporter.info(f"dry run: would delete {planned} of {len(decisions)} versions; pass --yes to delete")
+        if planned:
+            print(f"postrender: dry run: {planned} version(s) would be deleted; pass --yes to delete",
+                  file=reporter.stderr)
+        return
+    deleted = sum(o.result == "deleted" for o in outcomes)
+    reporter.info(f"deleted {deleted} of {planned} planned; kept {len(decisions) - planned}")

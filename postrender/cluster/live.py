@@ -1,0 +1,177 @@
+"""Read the live state that retention and gc decide on: the versioned
+ConfigMaps and Secrets, and who still uses each of them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from ..fieldspecs import ReferenceTable
+from ..keep import INSTANCE_LABEL
+from ..plan import ANNOTATION_ORIGINAL_NAME, LABEL_BASE_NAME, LABEL_SCOPE, LABEL_VERSIONED, label_value
+from ..report import Reporter
+from .client import Cluster, Resource
+from .refs import Use, uses
+
+CONFIG_KINDS = ("ConfigMap", "Secret")
+
+# What --retain consults (and gc always): everything that holds a pod
+# template or a copy of one — rollout history included.
+REFERRER_KINDS: tuple[tuple[str, str], ...] = (
+    ("", "Pod"),
+    ("apps", "ReplicaSet"),
+    ("", "ReplicationController"),
+    ("apps", "ControllerRevision"),
+    ("apps", "Deployment"),
+    ("apps", "StatefulSet"),
+    ("apps", "DaemonSet"),
+    ("batch", "Job"),
+    ("batch", "CronJob"),
+)
+
+# Never holders of references, and large: not worth listing in a sweep.
+_SWEEP_SKIP = {("", "Event"), ("events.k8s.io", "Event"), ("", "ConfigMap"), ("", "Secret"),
+               ("", "Endpoints"), ("discovery.k8s.io", "EndpointSlice"), ("coordination.k8s.io", "Lease")}
+_EXAMPLES = 3  # referrers named per version in reasons
+
+
+@dataclass(frozen=True)
+class LiveVersion:
+    kind: str
+    namespace: str
+    name: str
+    uid: str
+    resource_version: str
+    created: datetime
+    labels: tuple[tuple[str, str], ...] = ()
+    annotations: tuple[tuple[str, str], ...] = ()
+
+    def label(self, key: str) -> str | None:
+        return dict(self.labels).get(key)
+
+    @property
+    def versioned(self) -> bool:
+        return self.label(LABEL_VERSIONED) == "true"
+
+    @property
+    def base(self) -> str:
+        return self.label(LABEL_BASE_NAME) or dict(self.annotations).get(ANNOTATION_ORIGINAL_NAME) or self.name
+
+    @property
+    def scope(self) -> str | None:
+        # Versions rendered before the scope label existed fall back to the
+        # instance label, as the render does.
+        value = self.label(LABEL_SCOPE) or self.label(INSTANCE_LABEL)
+        return label_value(value) if value else None
+
+    @property
+    def group(self) -> tuple[str, str, str, str | None]:
+        return (self.namespace, self.kind, self.base, self.scope)
+
+    def age_key(self) -> tuple:
+        """Oldest first. creationTimestamp has whole seconds; the creation
+        resourceVersion (an etcd revision in practice) breaks ties."""
+        rv = int(self.resource_version) if self.resource_version.isdigit() else 0
+        return (self.created, rv, self.name)
+
+    def describe(self) -> str:
+        return f"{self.kind}/{self.namespace}/{self.name}"
+
+
+@dataclass
+class LiveState:
+    versions: list[LiveVersion]
+    # (kind, namespace or None for "any", name) -> referrers, e.g. "ReplicaSet/web-5d9f"
+    users: dict[Use, list[str]] = field(default_factory=dict)
+
+    def used_by(self, version: LiveVersion) -> list[str]:
+        return (self.users.get((version.kind, version.namespace, version.name), [])
+                + self.users.get((version.kind, None, version.name), []))
+
+
+def parse_time(value: str | None) -> datetime:
+    if not value:
+        return datetime.fromtimestamp(0, timezone.utc)
+    return datetime.strptime(value, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
+
+
+def to_version(obj: dict) -> LiveVersion:
+    metadata = obj.get("metadata") or {}
+    return LiveVersion(
+        kind=str(obj.get("kind")),
+        namespace=str(metadata.get("namespace") or ""),
+        name=str(metadata.get("name") or ""),
+        uid=str(metadata.get("uid") or ""),
+        resource_version=str(metadata.get("resourceVersion") or ""),
+        created=parse_time(metadata.get("creationTimestamp")),
+        labels=tuple(sorted((metadata.get("labels") or {}).items())),
+        annotations=tuple(sorted((metadata.get("annotations") or {}).items())),
+    )
+
+
+def read_versions(cluster: Cluster, namespaces: list[str] | None, selector: str | None = None) -> list[LiveVersion]:
+    """Versioned ConfigMaps and Secrets; metadata only, so no Secret value is
+    ever read for a decision. `namespaces` None: all of them."""
+    wanted = f"{LABEL_VERSIONED}=true" + (f",{selector}" if selector else "")
+    found: list[LiveVersion] = []
+    for kind in CONFIG_KINDS:
+        resource = cluster.resource(kind, "")
+        for namespace in _namespaces(namespaces):
+            found.extend(to_version(o) for o in cluster.list(resource, namespace, wanted, metadata_only=True))
+    return sorted(found, key=lambda v: (v.namespace, v.kind, v.name))
+
+
+def read_users(cluster: Cluster, namespaces: list[str] | None, table: ReferenceTable, *,
+               sweep: bool, reporter: Reporter | None = None) -> dict[Use, list[str]]:
+    """Who uses which version. Without `sweep`, the kinds that hold pod
+    templates; with it, every kind the server lists (custom resources too),
+    for their `postrender.io/refs` records."""
+    users: dict[Use, list[str]] = {}
+    for resource in _referrer_resources(cluster, namespaces, sweep):
+        scopes = [None] if not resource.namespaced else _namespaces(namespaces)
+        for namespace in scopes:
+            for obj in cluster.list(resource, namespace):
+                _add_uses(users, obj, table)
+    if reporter is not None:
+        reporter.info(f"found {sum(len(v) for v in users.values())} references to {len(users)} objects")
+    return users
+
+
+def _add_uses(users: dict[Use, list[str]], obj: dict, table: ReferenceTable) -> None:
+    metadata = obj.get("metadata") or {}
+    who = f"{obj.get('kind')}/{metadata.get('name')}"
+    for use in uses(obj, table):
+        if use[0] in CONFIG_KINDS:
+            users.setdefault(use, []).append(who)
+
+
+def _referrer_resources(cluster: Cluster, namespaces: list[str] | None, sweep: bool) -> Iterable[Resource]:
+    if not sweep:
+        for group, kind in REFERRER_KINDS:
+            resource = cluster.find(kind, group)
+            if resource is None:
+                # CronJob is batch/v1beta1 before 1.21 and gone from very old
+                # servers' preferred versions; a kind the server lacks has no objects.
+                continue
+            yield resource
+        return
+    for resource in cluster.resources():
+        if "list" not in resource.verbs or (resource.group, resource.kind) in _SWEEP_SKIP:
+            continue
+        if not resource.namespaced and namespaces is not None:
+            # Cluster-scoped holders are read with -A only: a namespaced
+            # Role cannot list them.
+            continue
+        yield resource
+
+
+def _namespaces(namespaces: list[str] | None) -> list[str | None]:
+    return [None] if namespaces is None else list(namespaces)
+
+
+def describe_users(names: list[str]) -> str:
+    unique = sorted(set(names))
+    text = ", ".join(unique[:_EXAMPLES])
+    return text + (f" and {len(unique) - _EXAMPLES} more" if len(unique) > _EXAMPLES else "")
+

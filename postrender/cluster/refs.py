@@ -1,0 +1,134 @@
+"""Which ConfigMaps and Secrets a live object uses.
+
+The same reference table the render uses (builtin.yaml plus `--config`),
+walked over JSON from the API server instead of YAML nodes, plus the
+`postrender.io/refs` record anywhere in the object — which is how
+ReplicaSets, ControllerRevisions and custom resources that copy a pod
+template are honoured.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ..fieldspecs import FieldSpec, ReferenceTable, Segment
+from ..keep import parse_refs
+from ..plan import ANNOTATION_REFS
+
+# (kind, namespace, name); namespace None: "any", from a cluster-scoped
+# referrer that does not say which (kept on the safe side).
+Use = tuple[str, str | None, str]
+
+# A ControllerRevision stores its owner's template as a patch of the owner.
+_REVISION_OWNERS = ("StatefulSet", "DaemonSet")
+
+
+def uses(obj: dict, table: ReferenceTable) -> set[Use]:
+    kind = str(obj.get("kind") or "")
+    api_version = str(obj.get("apiVersion") or "")
+    group, _, version = api_version.rpartition("/")
+    namespace = (obj.get("metadata") or {}).get("namespace")
+    found: set[Use] = set()
+    if kind == "ControllerRevision" and group == "apps":
+        data = obj.get("data")
+        if isinstance(data, dict):
+            owner = _owner_kind(obj)
+            found |= _by_table(data, owner, "apps", "v1", namespace, table)
+    else:
+        found |= _by_table(obj, kind, group, version, namespace, table)
+    found |= recorded(obj, namespace)
+    return found
+
+
+def recorded(obj: Any, namespace: str | None) -> set[Use]:
+    """Entries of every `postrender.io/refs` annotation in the object, at
+    any depth (its metadata, a pod template, a template inside a template)."""
+    found: set[Use] = set()
+    stack = [obj]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            metadata = node.get("metadata")
+            if isinstance(metadata, dict):
+                annotations = metadata.get("annotations")
+                if isinstance(annotations, dict) and isinstance(annotations.get(ANNOTATION_REFS), str):
+                    found |= parse_refs(annotations[ANNOTATION_REFS], namespace)
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return found
+
+
+def _owner_kind(revision: dict) -> str:
+    for owner in (revision.get("metadata") or {}).get("ownerReferences") or []:
+        if owner.get("kind") in _REVISION_OWNERS:
+            return owner["kind"]
+    return "StatefulSet"  # the template sits at the same path in both
+
+
+def _by_table(obj: dict, kind: str, group: str, version: str, namespace: str | None,
+              table: ReferenceTable) -> set[Use]:
+    found: set[Use] = set()
+    cluster_scoped = kind in table.cluster_scoped
+    for spec in table.for_kind(kind):
+        if not spec.matches(group, version):
+            continue
+        for value, parent in _walk(obj, spec.path, 0, None):
+            found.add((spec.target_kind, _target_namespace(spec, value, parent, namespace, cluster_scoped),
+                       value.rpartition("/")[2] if spec.namespace_prefix else value))
+    return found
+
+
+def _target_namespace(spec: FieldSpec, value: str, parent: Any, namespace: str | None,
+                      cluster_scoped: bool) -> str | None:
+    if spec.namespace_prefix and "/" in value:
+        return value.rpartition("/")[0]
+    if spec.namespace_field and isinstance(parent, dict):
+        explicit = parent.get(spec.namespace_field)
+        if isinstance(explicit, str) and explicit:
+            return explicit
+    return None if cluster_scoped else namespace
+
+
+def _walk(node: Any, segments: tuple[Segment, ...], i: int, parent: Any) -> Iterator[tuple[str, Any]]:
+    if i == len(segments):
+        if isinstance(node, str) and node:
+            yield node, parent
+        elif isinstance(node, list):
+            for item in node:
+                if isinstance(item, str) and item:
+                    yield item, parent
+        return
+    if isinstance(node, list):
+        for item in node:
+            yield from _walk(item, segments, i, parent)
+        return
+    if not isinstance(node, dict):
+        return
+    segment = segments[i]
+    child = node.get(segment.key)
+    if child is None:
+        return
+    if segment.filters:
+        for item in child if isinstance(child, list) else [child]:
+            if _passes(item, segment):
+                yield from _walk(item, segments, i + 1, item)
+        return
+    yield from _walk(child, segments, i + 1, node)
+
+
+def _passes(item: Any, segment: Segment) -> bool:
+    if not isinstance(item, dict):
+        return False
+    for flt in segment.filters:
+        value = item.get(flt.field)
+        if value is None:
+            if not flt.or_absent:
+                return False
+        elif isinstance(value, list):
+            if flt.value not in value:
+                return False
+        elif str(value) != flt.value:
+            return False
+    return True

@@ -1,0 +1,152 @@
+"""`--retain N`: carry previous versions forward in the rendered stream.
+
+The deployer (Helm, `kubectl apply --prune`, Flux) then keeps exactly what
+the stream holds and prunes the rest itself: no orphans, and `helm
+uninstall` removes every version. Any failure to read the cluster fails the
+render — a silently shorter stream would make the deployer delete versions
+that running pods still mount.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from ..edit import render_scalar
+from ..errors import UsageError
+from ..index import IMPLICIT
+from ..keep import scope_of
+from ..options import RenderOptions
+from ..plan import label_value
+from ..read import HELM4_FILENAME_ANNOTATION
+from ..report import Reporter
+from .client import Cluster
+from .live import LiveState, read_users, read_versions
+from .retention import Current, plan_retention
+
+LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+RETAINED_FILE = "postrender/retained.yaml"
+# Everything else under metadata is set by the server (uid, resourceVersion,
+# creationTimestamp, managedFields, generation, selfLink, ...) or by
+# controllers, and must not be re-applied.
+_METADATA_KEPT = ("name", "namespace", "labels", "annotations")
+_BODY_ORDER = ("immutable", "type", "data", "binaryData")
+_UNSAFE_IN_QUOTES = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff]")
+
+
+def carry_forward(analysis, options: RenderOptions, reporter: Reporter, output: str) -> str:
+    currents = currents_of(analysis, options.scope)
+    if not currents:
+        return output
+    cluster = Cluster.connect(options.kubeconfig, options.context)
+    namespaces = sorted({c.namespace for c in currents})
+    state = LiveState(
+        read_versions(cluster, namespaces),
+        read_users(cluster, namespaces, analysis.table, sweep=False),
+    )
+    helm4 = any(HELM4_FILENAME_ANNOTATION in o.annotations for o in analysis.stream.objects)
+    documents: list[str] = []
+    for item in plan_retention(currents, state, options.retain or 1):
+        version = item.version
+        # Values are fetched only for what is re-emitted, never for the decision.
+        obj = cluster.get(cluster.resource(version.kind, ""), version.namespace, version.name)
+        if obj is None:
+            reporter.info(f"{version.describe()} was deleted while planning; not retained")
+            continue
+        documents.append(emit(obj, helm4))
+        reporter.info(f"retained {version.describe()}: {item.reason}")
+    return append(output, documents)
+
+
+def currents_of(analysis, explicit_scope: str | None) -> list[Current]:
+    index = analysis.graph.index
+    currents: list[Current] = []
+    for version in analysis.plan.versions:
+        if not version.versioned:
+            continue
+        obj = version.obj
+        namespace = index.namespace_of(obj)
+        if namespace == IMPLICIT:
+            raise UsageError(
+                f"--retain needs the namespace of {obj.describe()}: pass --namespace "
+                "(Helm: --post-renderer-args=--namespace=NS)"
+            )
+        scope = scope_of(obj, explicit_scope)
+        if not scope:
+            raise UsageError(
+                f"--retain needs a scope for {obj.describe()}: pass --scope NAME or label it "
+                "app.kubernetes.io/instance; without one, versions of two releases with the same "
+                f"name in namespace {namespace} would be mixed up"
+            )
+        currents.append(Current(namespace, obj.kind, label_value(version.base_name), scope, version.name))
+    return currents
+
+
+def emit(obj: dict, helm4: bool = False) -> str:
+    """A live object as a manifest: byte-stable for the same object, without
+    server-set fields, keys in a fixed order.
+
+    Helm 4 files post-rendered objects by an annotation (and strips it); with
+    it, retained versions get a stable file name in the release instead of
+    `generated-by-postrender-<position>.yaml`.
+    """
+    metadata = obj.get("metadata") or {}
+    clean: dict = {"apiVersion": obj.get("apiVersion") or "v1", "kind": obj.get("kind")}
+    meta: dict = {}
+    for key in _METADATA_KEPT:
+        value = metadata.get(key)
+        if key == "annotations":
+            value = {k: v for k, v in (value or {}).items() if k != LAST_APPLIED}
+            if helm4:
+                value[HELM4_FILENAME_ANNOTATION] = RETAINED_FILE
+        if value:
+            meta[key] = dict(sorted(value.items())) if isinstance(value, dict) else value
+    clean["metadata"] = meta
+    for key in _BODY_ORDER:
+        value = obj.get(key)
+        if value is None or value == {}:
+            continue
+        clean[key] = dict(sorted(value.items())) if isinstance(value, dict) else value
+    comment = "" if helm4 else f"# Source: {RETAINED_FILE}\n"
+    return comment + "".join(_yaml(clean, 0))
+
+
+def _yaml(mapping: dict, indent: int) -> list[str]:
+    lines: list[str] = []
+    pad = " " * indent
+    for key, value in mapping.items():
+        label = _key(str(key))
+        if isinstance(value, dict):
+            lines.append(f"{pad}{label}:\n")
+            lines.extend(_yaml(value, indent + 2))
+        elif isinstance(value, bool):
+            lines.append(f"{pad}{label}: {'true' if value else 'false'}\n")
+        else:
+            lines.append(f"{pad}{label}: {_quoted(str(value))}\n")
+    return lines
+
+
+def _key(key: str) -> str:
+    # Plain only when no YAML 1.1 reader (Helm's, kubectl's) could take it
+    # for a number, a date, a boolean or null.
+    plain = render_scalar(key, "")
+    return plain if plain == key and key[0].isalpha() else _quoted(key)
+
+
+def _quoted(value: str) -> str:
+    """Every string value double-quoted: a plain `2024-01-01` or `0777` means
+    something else to Go's YAML. Characters YAML would fold or refuse inside
+    quotes (U+2028, C1 controls, DEL, BOM, lone surrogates) are escaped, so
+    the value the deployer reads is the value the cluster holds."""
+    return _UNSAFE_IN_QUOTES.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False))
+
+
+def append(output: str, documents: list[str]) -> str:
+    if not documents:
+        return output
+    parts = [output]
+    if output and not output.endswith("\n"):
+        parts.append("\n")
+    for doc in documents:
+        parts.append("---\n" + doc)
+    return "".join(parts)

@@ -1,0 +1,244 @@
+"""`postrender gc` on a real control plane: a GitOps flow (kubectl apply
+with --keep-previous=argocd), run with nothing but the shipped RBAC, and
+the race between planning and deleting."""
+
+from __future__ import annotations
+
+import io
+import json
+from datetime import datetime, timedelta, timezone
+
+import kubernetes.config.incluster_config as incluster
+from ruamel.yaml import YAML
+
+from conftest import ROOT, run_postrender
+from postrender.cli import parse
+from postrender.cluster import client
+from postrender.cluster.client import Cluster, DeleteOutcome
+from postrender.cluster.execute import execute
+from postrender.cluster.gc import Policy, plan_gc
+from postrender.cluster.live import LiveState, read_users, read_versions
+from postrender.fieldspecs import load_table
+from postrender.report import Reporter
+
+from .controlplane import GC_TOKEN, GC_USER
+from .kit import CHART, Kube
+
+ARGOCD = {"argocd.argoproj.io/sync-options": "Prune=false",
+          "argocd.argoproj.io/compare-options": "IgnoreExtraneous"}
+
+
+def _apply_release(kube: Kube, release: str, namespace: str, greeting: str) -> None:
+    """What a GitOps tool does: render without a cluster, apply, never prune."""
+    template = kube.helm(3, "template", release, str(CHART), "--set", f"config.greeting={greeting}",
+                         "--set", "replicas=0", "--set", "revisionHistoryLimit=1", "--set", "statefulset=false")
+    rendered = kube.postrender(["--keep-previous=argocd", f"--namespace={namespace}"], template.stdout)
+    assert rendered.status == 0, rendered.stderr
+    kube.kubectl("apply", "-f", "-", namespace=namespace, input=rendered.stdout)
+    kube.settle(f"{release}-web", namespace)
+
+
+def _newest_first(kube: Kube, names: set[str], namespace: str) -> list[str]:
+    items = [i for i in kube.get("configmaps", namespace=namespace)["items"] if i["metadata"]["name"] in names]
+    items.sort(key=lambda i: (i["metadata"]["creationTimestamp"], int(i["metadata"]["resourceVersion"])),
+               reverse=True)
+    return [i["metadata"]["name"] for i in items]
+
+
+def _gc_kubeconfig(kube: Kube):
+    """A kubeconfig for a user whose only rights are integrations/gc/rbac.yaml's."""
+    kube.kubectl("apply", "-f", str(ROOT / "integrations" / "gc" / "rbac.yaml"), namespace="postrender-gc")
+    kube.kubectl("create", "clusterrolebinding", f"gc-user-{kube.namespace}", "--clusterrole=postrender-gc",
+                 f"--user={GC_USER}")
+    return kube.plane.write_kubeconfig(kube.home / "gc.kubeconfig", GC_TOKEN, user=GC_USER)
+
+
+def test_gitops_gc_deletes_only_unused_versions_beyond_keep(kube: Kube):
+    ns = kube.namespace
+    other_ns = kube.new_namespace("elsewhere")
+    for i in range(6):
+        _apply_release(kube, "rel", ns, f"g{i}")
+    for i in range(4):
+        _apply_release(kube, "other", ns, f"o{i}")  # another scope, same namespace
+        _apply_release(kube, "rel", other_ns, f"x{i}")  # same scope, another namespace
+    rel_versions = kube.names("configmaps", "postrender.io/scope=rel")
+    assert len(rel_versions) == 6
+    for item in kube.get("configmaps", selector="postrender.io/scope=rel")["items"]:
+        assert ARGOCD.items() <= item["metadata"]["annotations"].items()
+
+    # A lookalike without the versioned label, and an object of a kind no
+    # field spec knows that records a reference to an otherwise unused
+    # version. (A Service stands in for a custom resource: this apiserver
+    # build — 1.20 with Go 1.19 — crashes on custom resource writes.)
+    kube.kubectl("create", "configmap", "rel-config-lookalike0", "--from-literal=a=b")
+    kube.kubectl("label", "configmap", "rel-config-lookalike0", "postrender.io/base-name=rel-config",
+                 "postrender.io/scope=rel")
+
+    used = kube.referenced(rel_versions)
+    in_history = {name for name, users in used.items()
+                  if any(u.startswith("ReplicaSet/") for u in users)
+                  and not any(u.startswith("Deployment/") for u in users)}
+    assert in_history, "the scenario needs a version that only an old ReplicaSet uses"
+    unused_newest_first = [n for n in _newest_first(kube, rel_versions, ns) if n not in used]
+    newest_two = set(_newest_first(kube, rel_versions, ns)[:2])
+    candidates = [n for n in unused_newest_first if n not in newest_two]
+    assert len(candidates) >= 2, candidates
+    recorded = candidates[0]
+    kube.kubectl("apply", "-f", "-", input=(
+        "apiVersion: v1\nkind: Service\nmetadata:\n  name: w\n  annotations:\n"
+        f"    postrender.io/refs: ConfigMap/{recorded}\n"
+        "spec:\n  ports: [{port: 80}]\n"
+    ))
+    expected_deleted = set(candidates[1:])
+
+    kubeconfig = _gc_kubeconfig(kube)
+    args = ["gc", f"--kubeconfig={kubeconfig}", "-n", ns, "--scope", "rel", "--keep", "2", "--min-age", "0"]
+    before = {n: kube.versions(namespace=n) for n in (ns, other_ns)}
+
+    dry = kube.postrender([*args, "-o", "json"])
+    assert dry.status == 0, dry.stderr
+    plan = json.loads(dry.stdout)
+    assert plan["dryRun"] is True
+    assert {i["name"] for i in plan["items"] if i["decision"] == "delete"} == expected_deleted
+    assert {i["name"] for i in plan["items"] if i["kind"] == "ConfigMap"} == rel_versions
+    assert {i["scope"] for i in plan["items"]} == {"rel"}
+    assert {n: kube.versions(namespace=n) for n in (ns, other_ns)} == before, "a dry run deletes nothing"
+    reasons = {i["name"]: i["reason"] for i in plan["items"]}
+    assert "Service/w" in reasons[recorded]
+
+    done = kube.postrender([*args, "--yes"])
+    assert done.status == 0, done.stderr
+    assert "NAMESPACE" in done.stdout and "deleted" in done.stdout
+    after = kube.versions()
+    assert after == before[ns] - expected_deleted
+    assert in_history <= after, "a version in rollout history is never deleted"
+    assert recorded in after, "postrender.io/refs on any object keeps a version"
+    assert kube.versions(namespace=other_ns) == before[other_ns], "other namespaces are untouched"
+    assert len(kube.names("configmaps", "postrender.io/scope=other")) == 4, "other scopes are untouched"
+    assert kube.exists("configmap", "rel-config-lookalike0"), "unlabelled objects are untouched"
+
+    # Every namespace, with the same shipped rights: a plan, and nothing to fail on.
+    everywhere = kube.postrender(["gc", f"--kubeconfig={kubeconfig}", "-A", "--min-age", "0", "-o", "json"])
+    assert everywhere.status == 0, everywhere.stderr
+    namespaces = {i["namespace"] for i in json.loads(everywhere.stdout)["items"]}
+    assert {ns, other_ns} <= namespaces
+
+
+def test_a_version_changed_between_plan_and_delete_survives(kube: Kube):
+    ns = kube.namespace
+    for name in ("cfg-aaaaaaaaaa", "cfg-bbbbbbbbbb", "cfg-cccccccccc"):
+        kube.kubectl("apply", "-f", "-", input=_version_manifest(name))
+    cluster = Cluster.connect(str(kube.kubeconfig))
+    state = LiveState(read_versions(cluster, [ns]), read_users(cluster, [ns], load_table(), sweep=True))
+    decisions = plan_gc(state, Policy(keep=0, min_age=timedelta(0), now=datetime.now(timezone.utc)))
+    assert [d.delete for d in decisions] == [True, True, True]
+
+    kube.kubectl("label", "configmap", "cfg-aaaaaaaaaa", "touched=yes")  # a new resourceVersion
+    kube.kubectl("delete", "configmap", "cfg-bbbbbbbbbb")  # the same name, a new uid
+    kube.kubectl("apply", "-f", "-", input=_version_manifest("cfg-bbbbbbbbbb"))
+
+    stderr = io.StringIO()
+    outcomes = {o.decision.version.name: o.result for o in execute(cluster, decisions, Reporter(stderr=stderr))}
+    assert outcomes == {"cfg-aaaaaaaaaa": DeleteOutcome.CONFLICT, "cfg-bbbbbbbbbb": DeleteOutcome.CONFLICT,
+                        "cfg-cccccccccc": DeleteOutcome.DELETED}
+    assert kube.versions() == {"cfg-aaaaaaaaaa", "cfg-bbbbbbbbbb"}
+    assert "changed since planning" in stderr.getvalue()
+
+
+def test_gc_keeps_young_versions_and_needs_yes(kube: Kube):
+    for name in ("young-aaaaaaaaaa", "young-bbbbbbbbbb"):
+        kube.kubectl("apply", "-f", "-", input=_version_manifest(name, base="young"))
+    # Without -n, gc works in the context's namespace ("default" here), not ours.
+    result = kube.postrender(["gc", "--keep", "0", "--min-age", "0", "--yes"])
+    assert result.status == 0, result.stderr
+    assert kube.versions() == {"young-aaaaaaaaaa", "young-bbbbbbbbbb"}
+    result = kube.postrender(["gc", "-n", kube.namespace, "--keep", "0", "--yes"])
+    assert result.status == 0, result.stderr
+    assert kube.versions() == {"young-aaaaaaaaaa", "young-bbbbbbbbbb"}, "younger than --min-age 1h"
+    assert "younger than --min-age 1h" in result.stdout
+    dry = kube.postrender(["gc", "-n", kube.namespace, "--keep", "0", "--min-age", "0"])
+    assert dry.status == 0 and dry.stdout.count(" delete ") == 2, dry.stdout
+    assert kube.versions() == {"young-aaaaaaaaaa", "young-bbbbbbbbbb"}, "no --yes, no deletion"
+
+
+def _version_manifest(name: str, base: str = "cfg", scope: str = "s") -> str:
+    return (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n"
+        f"  name: {name}\n  labels:\n    postrender.io/versioned: \"true\"\n"
+        f"    postrender.io/base-name: {base}\n    postrender.io/scope: {scope}\n"
+        "immutable: true\ndata:\n  a: b\n"
+    )
+
+
+BROKEN_API = """
+apiVersion: apiregistration.k8s.io/v1
+kind: APIService
+metadata:
+  name: v1.broken.example.com
+spec:
+  group: broken.example.com
+  version: v1
+  groupPriorityMinimum: 100
+  versionPriority: 100
+  insecureSkipTLSVerify: true
+  service: {name: nothing-here, namespace: default}
+"""
+
+
+def test_an_api_group_that_cannot_be_discovered_stops_gc_but_not_retain(kube: Kube):
+    kube.kubectl("apply", "-f", "-", input=_version_manifest("cfg-aaaaaaaaaa"))
+    kube.kubectl("apply", "-f", "-", input=BROKEN_API)
+    try:
+        kube.wait(lambda: kube.plane.get("/apis/broken.example.com/v1")[0] == 503, "the broken API group")
+        stopped = kube.postrender(["gc", "-n", kube.namespace, "--min-age", "0", "--keep", "0"])
+        assert stopped.status == 1 and stopped.stdout == ""
+        assert "cannot discover broken.example.com/v1" in stopped.stderr, stopped.stderr
+        assert "--skip-unavailable" in stopped.stderr
+
+        skipped = kube.postrender(["gc", "-n", kube.namespace, "--min-age", "0", "--keep", "0",
+                                   "--skip-unavailable"])
+        assert skipped.status == 0, skipped.stderr
+        assert "warning: not checked for postrender.io/refs" in skipped.stderr
+        assert "ConfigMap/cfg-aaaaaaaaaa" in skipped.stdout and " delete " in skipped.stdout
+
+        # --retain reads only core, apps and batch: an unrelated broken group does not matter.
+        template = kube.helm(3, "template", "rel", str(CHART)).stdout
+        rendered = kube.postrender(["--retain=2", f"--namespace={kube.namespace}"], template)
+        assert rendered.status == 0, rendered.stderr
+    finally:
+        kube.kubectl("delete", "apiservice", "v1.broken.example.com")
+
+
+def test_gc_in_a_pod_uses_the_service_account(kube: Kube, tmp_path, monkeypatch):
+    """The CronJob path: no kubeconfig, the service account's token and CA
+    files, and the pod's namespace. Only the file locations are redirected."""
+    kube.kubectl("apply", "-f", "-", input=_version_manifest("cfg-aaaaaaaaaa"))
+    kube.kubectl("apply", "-f", "-", input=_version_manifest("cfg-bbbbbbbbbb"))
+    _gc_kubeconfig(kube)  # binds the shipped ClusterRole to the gc user
+    account = tmp_path / "serviceaccount"
+    account.mkdir()
+    (account / "token").write_text(GC_TOKEN)
+    (account / "ca.crt").write_bytes(kube.plane.ca.read_bytes())
+    (account / "namespace").write_text(kube.namespace)
+    monkeypatch.setattr(incluster, "SERVICE_TOKEN_FILENAME", str(account / "token"))
+    monkeypatch.setattr(incluster, "SERVICE_CERT_FILENAME", str(account / "ca.crt"))
+    monkeypatch.setattr(client, "_SA_NAMESPACE", account / "namespace")
+    monkeypatch.delenv("KUBECONFIG", raising=False)
+    host, port = kube.plane.server.removeprefix("https://").split(":")
+    result = run_postrender(["gc", "--keep", "1", "--min-age", "0", "--yes"], env={
+        "HOME": str(tmp_path), "KUBERNETES_SERVICE_HOST": host, "KUBERNETES_SERVICE_PORT": port,
+    })
+    assert result.status == 0, result.stderr
+    assert kube.versions() == {"cfg-bbbbbbbbbb"}, "the pod's namespace, the newest kept, the other deleted"
+
+
+def test_shipped_cronjob_is_valid_and_runs_a_valid_gc_command(kube: Kube):
+    path = ROOT / "integrations" / "gc" / "cronjob.yaml"
+    (cronjob,) = YAML(typ="safe").load_all(path.read_text())
+    container = cronjob["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]
+    args = parse(container["args"])
+    assert args.command == "gc" and args.yes and args.all_namespaces
+    kube.kubectl("apply", "-f", str(ROOT / "integrations" / "gc" / "rbac.yaml"), namespace="postrender-gc")
+    # The test server is 1.20, which serves CronJob as batch/v1beta1 only.
+    legacy = path.read_text().replace("apiVersion: batch/v1\n", "apiVersion: batch/v1beta1\n")
+    kube.kubectl("apply", "--dry-run=server", "-f", "-", input=legacy, namespace="postrender-gc")

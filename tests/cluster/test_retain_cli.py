@@ -1,0 +1,128 @@
+"""`--retain` outside Helm: with `kubectl apply --prune`, with exec
+credentials and the shipped read-only Role, refused loudly when the
+cluster cannot be read, and byte-stable."""
+
+from __future__ import annotations
+
+import json
+import stat
+
+from ruamel.yaml import YAML
+
+from conftest import ROOT
+
+from .controlplane import ADMIN_TOKEN, READER_TOKEN, READER_USER
+from .kit import CHART, Kube
+
+VALUES = ["--set", "replicas=0", "--set", "revisionHistoryLimit=1", "--set", "statefulset=false"]
+
+
+def _template(kube: Kube, greeting: str) -> str:
+    return kube.helm(3, "template", "rel", str(CHART), "--set", f"config.greeting={greeting}", *VALUES).stdout
+
+
+def _apply(kube: Kube, stream: str) -> None:
+    kube.kubectl("apply", "--prune", "-l", "app.kubernetes.io/instance=rel",
+                 "--prune-allowlist=core/v1/ConfigMap", "--prune-allowlist=core/v1/Secret",
+                 "--prune-allowlist=apps/v1/Deployment", "-f", "-", input=stream)
+    kube.settle("rel-web")
+
+
+def test_kubectl_apply_prune_keeps_what_the_stream_carries(kube: Kube):
+    render = ["--retain=2", f"--namespace={kube.namespace}"]
+    pruned: set[str] = set()
+    for i in range(5):
+        before = kube.versions()
+        used = set(kube.referenced(before))
+        unused = [n for n in _oldest_first(kube, before) if n not in used]
+        expected = used | set(unused[-1:])
+        result = kube.postrender(render, _template(kube, f"k{i}"))
+        assert result.status == 0, result.stderr
+        _apply(kube, result.stdout)
+        after = kube.versions()
+        assert after - before and after - (after - before) == expected, (i, sorted(after), sorted(expected))
+        pruned |= before - after
+    assert pruned, "kubectl must have pruned versions the stream no longer carried"
+
+
+def test_retained_output_is_byte_stable_and_ordered(kube: Kube):
+    render = ["--retain=3", f"--namespace={kube.namespace}"]
+    for i in range(3):
+        result = kube.postrender(render, _template(kube, f"b{i}"))
+        assert result.status == 0, result.stderr
+        _apply(kube, result.stdout)
+    stream = _template(kube, "b3")
+    first = kube.postrender(render, stream)
+    second = kube.postrender(render, stream)
+    assert first.status == 0 and first.stdout == second.stdout
+    tail = first.stdout.split("# Source: postrender/retained.yaml\n")[1:]
+    names = [_names(part)[0] for part in tail]
+    assert len(names) == 3 and names == sorted(names)
+    for part in tail:
+        for server_set in ("uid:", "resourceVersion:", "creationTimestamp:", "managedFields",
+                           "last-applied-configuration"):
+            assert server_set not in part
+
+
+def test_exec_credentials_and_the_shipped_read_only_role(kube: Kube):
+    # The reader user gets only integrations/retain/rbac.yaml's Role, and its
+    # token comes from an exec plugin, as with cloud providers' kubeconfigs.
+    kube.kubectl("apply", "-f", str(ROOT / "integrations" / "retain" / "rbac.yaml"))
+    kube.kubectl("create", "rolebinding", "reader", "--role=postrender-retain", f"--user={READER_USER}")
+    _apply(kube, kube.postrender(["--retain=2", f"--namespace={kube.namespace}"], _template(kube, "e0")).stdout)
+    (old,) = kube.versions()
+    _apply(kube, kube.postrender(["--retain=2", f"--namespace={kube.namespace}"], _template(kube, "e1")).stdout)
+
+    plugin = kube.home / "credential-plugin"
+    plugin.write_text(
+        "#!/bin/sh\n"
+        f"echo '{json.dumps({'apiVersion': 'client.authentication.k8s.io/v1beta1', 'kind': 'ExecCredential', 'status': {'token': READER_TOKEN}})}'\n"
+    )
+    plugin.chmod(plugin.stat().st_mode | stat.S_IEXEC)
+    kubeconfig = kube.home / "exec.kubeconfig"
+    kubeconfig.write_text(
+        "apiVersion: v1\nkind: Config\n"
+        f"clusters: [{{name: c, cluster: {{server: '{kube.plane.server}', certificate-authority: '{kube.plane.ca}'}}}}]\n"
+        "users:\n- name: u\n  user:\n    exec:\n      apiVersion: client.authentication.k8s.io/v1beta1\n"
+        f"      command: {plugin}\n      interactiveMode: Never\n"
+        "contexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n"
+    )
+    result = kube.postrender(["--retain=2", f"--namespace={kube.namespace}", f"--kubeconfig={kubeconfig}", "-v"],
+                             _template(kube, "e2"))
+    assert result.status == 0, result.stderr
+    assert old in _names(result.stdout), "the exec-authenticated reader must see and retain the old version"
+
+    plugin.write_text("#!/bin/sh\necho 'no credentials today' >&2\nexit 1\n")
+    failed = kube.postrender(["--retain=2", f"--namespace={kube.namespace}", f"--kubeconfig={kubeconfig}"],
+                             _template(kube, "e2"))
+    assert failed.status == 1 and failed.stdout == "", "a failing credential plugin fails the render"
+    assert "Unauthorized" in failed.stderr, failed.stderr
+
+
+def test_forbidden_reads_fail_the_render_with_no_output(kube: Kube):
+    kubeconfig = kube.plane.write_kubeconfig(kube.home / "nobody.kubeconfig", READER_TOKEN, user=READER_USER)
+    result = kube.postrender(["--retain=2", f"--namespace={kube.namespace}", f"--kubeconfig={kubeconfig}"],
+                             _template(kube, "f0"))
+    assert result.status == 1
+    assert result.stdout == ""
+    assert "forbidden" in result.stderr.lower() and "cannot list" in result.stderr, result.stderr
+
+
+def test_a_cluster_that_went_away_fails_the_render(kube: Kube):
+    kubeconfig = kube.plane.write_kubeconfig(kube.home / "wrong-context.kubeconfig", ADMIN_TOKEN)
+    text = kubeconfig.read_text().replace(kube.plane.server, "https://127.0.0.1:1")
+    kubeconfig.write_text(text)
+    result = kube.postrender(["--retain=2", f"--namespace={kube.namespace}", f"--kubeconfig={kubeconfig}"],
+                             _template(kube, "w0"))
+    assert result.status == 1 and result.stdout == ""
+    assert "cannot reach the cluster at https://127.0.0.1:1" in result.stderr, result.stderr
+
+
+def _oldest_first(kube: Kube, names: set[str]) -> list[str]:
+    items = [i for i in kube.get("configmaps")["items"] if i["metadata"]["name"] in names]
+    items.sort(key=lambda i: (i["metadata"]["creationTimestamp"], int(i["metadata"]["resourceVersion"])))
+    return [i["metadata"]["name"] for i in items]
+
+
+def _names(stream: str) -> list[str]:
+    return [d["metadata"]["name"] for d in YAML(typ="safe").load_all(stream) if d]

@@ -1,0 +1,150 @@
+"""`--retain` under Helm 3.17 and 4.1 against a real API server and
+controller-manager: old versions outlive the rollout, `kubectl rollout
+undo` and `helm rollback` work at once, and Helm prunes what is no longer
+carried forward."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from .kit import CHART, Kube
+
+HELM = [pytest.param(3, id="helm3"), pytest.param(4, id="helm4")]
+
+
+def _deploy(kube: Kube, major: int, verb: str, *values: str, retain: str = "--retain=2") -> None:
+    args = [verb, "rel", str(CHART), *kube.post_renderer(major, retain)]
+    for value in values:
+        args += ["--set", value]
+    kube.helm(major, *args)
+    if kube.exists("deployment", "rel-web"):
+        kube.settle("rel-web")
+    if kube.exists("statefulset", "rel-db"):
+        kube.settle_statefulset("rel-db")
+
+
+def _env_config(obj: dict) -> str:
+    return obj["spec"]["template"]["spec"]["containers"][0]["envFrom"][0]["configMapRef"]["name"]
+
+
+def _by_age(kube: Kube, names: set[str], resource: str = "configmaps") -> list[str]:
+    items = [i for i in kube.get(resource)["items"] if i["metadata"]["name"] in names]
+    items.sort(key=lambda i: (i["metadata"]["creationTimestamp"], int(i["metadata"]["resourceVersion"])))
+    return [i["metadata"]["name"] for i in items]
+
+
+@pytest.mark.parametrize("major", HELM)
+def test_upgrade_keeps_the_previous_version_for_rollout_undo(kube: Kube, major: int):
+    _deploy(kube, major, "install", "config.greeting=one")
+    first = kube.versions()
+    assert len(first) == 1, first
+    _deploy(kube, major, "upgrade", "config.greeting=two")
+    both = kube.versions()
+    assert len(both) == 2 and first < both, both
+    (old,), (new,) = first, both - first
+
+    by_config = {_env_config(rs): rs["metadata"]["name"] for rs in kube.get("replicasets")["items"]}
+    assert set(by_config) == {old, new}, "the old ReplicaSet must reference the old version"
+    manifest = kube.helm(major, "get", "manifest", "rel").stdout
+    assert old in manifest and new in manifest, "the previous version belongs to the release"
+
+    kube.kubectl("rollout", "undo", "deployment/rel-web")
+    kube.settle("rel-web")
+    back = _env_config(kube.get("deployment", "rel-web"))
+    assert back == old
+    assert kube.exists("configmap", back), "rollout undo must land on an existing ConfigMap"
+
+
+@pytest.mark.parametrize("major", HELM)
+def test_helm_rollback_succeeds_on_the_first_try(kube: Kube, major: int):
+    _deploy(kube, major, "install", "config.greeting=one")
+    (old,) = kube.versions()
+    _deploy(kube, major, "upgrade", "config.greeting=two")
+
+    rollback = kube.helm(major, "rollback", "rel", "1", check=False)
+    assert rollback.returncode == 0, rollback.stderr + rollback.stdout
+    kube.settle("rel-web")
+    assert _env_config(kube.get("deployment", "rel-web")) == old
+    assert kube.exists("configmap", old)
+    history = kube.helm(major, "history", "rel", "-o", "json").stdout
+    assert '"revision":3' in history.replace(" ", "") and "deployed" in history
+
+
+@pytest.mark.parametrize("major", HELM)
+def test_keep_policy_breaks_the_first_rollback(kube: Kube, major: int):
+    """Why --retain exists (and why --keep-previous=helm warns): with
+    helm.sh/resource-policy: keep, Helm forgets the kept version and the
+    first rollback fails. If Helm ever fixes this, the README's warning
+    must change with it."""
+    _deploy(kube, major, "install", "config.greeting=one", retain="--keep-previous=helm")
+    _deploy(kube, major, "upgrade", "config.greeting=two", retain="--keep-previous=helm")
+    assert len(kube.versions()) == 2
+    first = kube.helm(major, "rollback", "rel", "1", check=False)
+    assert first.returncode != 0
+    # Helm 3: `no ConfigMap with the name ... found`; Helm 4: `original object ... not found`.
+    assert re.search(r"no ConfigMap with the name .* found|not found", first.stderr), first.stderr
+    second = kube.helm(major, "rollback", "rel", "1", check=False)
+    assert second.returncode == 0, second.stderr
+
+
+@pytest.mark.parametrize("major", HELM)
+def test_five_upgrades_keep_exactly_the_referenced_and_the_newest(kube: Kube, major: int):
+    # No kubelet runs, so Pods never become ready and a rollout never
+    # finishes: with replicas > 0 every ReplicaSet keeps Pods (and uses its
+    # version) forever. With 0 replicas and revisionHistoryLimit 1, old
+    # ReplicaSets go, versions fall out of use, and Helm must prune them.
+    def values(i: int) -> list[str]:
+        return [f"config.greeting=g{i}", f"secret.token=t{i}", "replicas=0", "revisionHistoryLimit=1",
+                "statefulset=false"]
+
+    _deploy(kube, major, "install", *values(0))
+    pruned: set[str] = set()
+    for i in range(1, 6):
+        before = {r: kube.versions(r) for r in ("configmaps", "secrets")}
+        expected: dict[str, set[str]] = {}
+        for resource, names in before.items():
+            used = set(kube.referenced(names))
+            newest_unused = _by_age(kube, names - used, resource)[-1:]
+            expected[resource] = used | set(newest_unused)
+        _deploy(kube, major, "upgrade", *values(i))
+        for resource, names in before.items():
+            after = kube.versions(resource)
+            new = after - names
+            assert len(new) == 1, (resource, new)
+            assert after == expected[resource] | new, (
+                f"upgrade {i}, {resource}: kept {sorted(after)}, expected {sorted(expected[resource] | new)}"
+            )
+            pruned |= names - after
+    assert pruned, "the scenario must make Helm prune some versions"
+
+    kube.helm(major, "uninstall", "rel")
+    assert kube.versions("configmaps") == set() and kube.versions("secrets") == set(), (
+        "helm uninstall removes every version: none is orphaned"
+    )
+
+
+@pytest.mark.parametrize("major", HELM)
+def test_statefulset_history_keeps_its_versions(kube: Kube, major: int):
+    values = ["deployment=false", "cronjob=false"]
+    for i in range(4):
+        _deploy(kube, major, "install" if i == 0 else "upgrade", f"config.greeting=s{i}", *values,
+                retain="--retain=1")
+    revisions = [r for r in kube.get("controllerrevisions")["items"]
+                 if r["metadata"]["name"].startswith("rel-db-")]
+    assert len(revisions) == 4, [r["metadata"]["name"] for r in revisions]
+    in_history = {r["revision"]: r["data"]["spec"]["template"]["spec"]["volumes"][0]["configMap"]["name"]
+                  for r in revisions}
+    kept = kube.versions()
+    assert set(in_history.values()) <= kept, "every version in StatefulSet history must survive"
+
+    # Revision 2's version is used by nothing but its ControllerRevision.
+    only_history = in_history[2]
+    users = kube.referenced({only_history})[only_history]
+    assert all(u.startswith("ControllerRevision/") for u in users), users
+
+    kube.kubectl("rollout", "undo", "statefulset/rel-db", "--to-revision=2")
+    sts = kube.get("statefulset", "rel-db")
+    name = sts["spec"]["template"]["spec"]["volumes"][0]["configMap"]["name"]
+    assert name == only_history and kube.exists("configmap", name)

@@ -1,0 +1,248 @@
+"""The pure parts of retention and gc: the planners (with a property test
+over random cluster states), reference extraction from live JSON, and the
+re-emitted form of a retained version. No cluster needed."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from postrender.cluster.args import parse_duration
+from postrender.cluster.gc import Policy, format_duration, plan_gc
+from postrender.cluster.live import LiveState, LiveVersion
+from postrender.cluster.refs import uses
+from postrender.cluster.retain import emit
+from postrender.cluster.retention import Current, plan_retention
+from postrender.errors import UsageError
+from postrender.fieldspecs import load_table
+
+NOW = datetime(2026, 1, 10, 12, 0, 0, tzinfo=timezone.utc)
+TABLE = load_table()
+
+
+def version(name: str, *, ns: str = "app", kind: str = "ConfigMap", base: str = "config", scope: str | None = "rel",
+            age: timedelta = timedelta(days=1), rv: int = 1, versioned: str | None = "true") -> LiveVersion:
+    labels = {"postrender.io/base-name": base}
+    if versioned is not None:
+        labels["postrender.io/versioned"] = versioned
+    if scope is not None:
+        labels["postrender.io/scope"] = scope
+    return LiveVersion(kind, ns, name, f"uid-{name}", str(rv), NOW - age, tuple(sorted(labels.items())))
+
+
+# -- gc planner: property test -------------------------------------------
+
+NAMESPACES = ["a", "b"]
+BASES = ["config", "env"]
+SCOPES = ["rel", "other", None]
+
+
+@st.composite
+def cluster_states(draw):
+    count = draw(st.integers(0, 14))
+    versions = []
+    for i in range(count):
+        versions.append(version(
+            f"v{i}",
+            ns=draw(st.sampled_from(NAMESPACES)),
+            kind=draw(st.sampled_from(["ConfigMap", "Secret"])),
+            base=draw(st.sampled_from(BASES)),
+            scope=draw(st.sampled_from(SCOPES)),
+            age=timedelta(seconds=draw(st.integers(-120, 3 * 86400))),  # a little clock skew too
+            rv=draw(st.integers(1, 50)),
+            versioned=draw(st.sampled_from(["true", "true", "true", "false", None])),
+        ))
+    users: dict = {}
+    for v in versions:
+        how = draw(st.sampled_from(["none", "none", "same-namespace", "any-namespace", "other-namespace"]))
+        if how == "same-namespace":
+            users[(v.kind, v.namespace, v.name)] = ["ReplicaSet/x"]
+        elif how == "any-namespace":
+            users[(v.kind, None, v.name)] = ["StorageClass/y"]
+        elif how == "other-namespace":
+            other = "b" if v.namespace == "a" else "a"
+            users[(v.kind, other, v.name)] = ["Pod/z"]
+    policy = Policy(draw(st.integers(0, 4)), timedelta(seconds=draw(st.integers(0, 2 * 86400))), NOW)
+    return LiveState(versions, users), policy
+
+
+def _referenced(state: LiveState, v: LiveVersion) -> bool:
+    return (v.kind, v.namespace, v.name) in state.users or (v.kind, None, v.name) in state.users
+
+
+@settings(max_examples=400, deadline=None)
+@given(cluster_states())
+def test_gc_never_plans_to_delete_what_it_must_keep(case):
+    state, policy = case
+    decisions = plan_gc(state, policy)
+    assert sorted(d.version.name for d in decisions) == sorted(v.name for v in state.versions)
+    groups: dict = {}
+    for v in state.versions:
+        if v.versioned:
+            groups.setdefault((v.namespace, v.kind, v.base, v.scope), []).append(v)
+    newest: set[str] = set()
+    for vs in groups.values():
+        oldest_first = sorted(vs, key=lambda v: (v.created, int(v.resource_version), v.name))
+        newest |= {v.name for v in oldest_first[max(len(oldest_first) - policy.keep, 0):]} if policy.keep else set()
+    for d in decisions:
+        v = d.version
+        must_keep = (not v.versioned or _referenced(state, v) or NOW - v.created < policy.min_age
+                     or v.name in newest)
+        if d.delete:
+            assert not must_keep, (d, policy)
+            assert v.label("postrender.io/versioned") == "true"
+        else:
+            # Nothing is kept without cause either: gc must collect.
+            assert must_keep, (d, policy)
+
+
+def test_gc_reasons_name_the_cause():
+    old = timedelta(days=2)
+    state = LiveState(
+        [version("c-1", age=old, rv=1), version("c-2", age=old, rv=2), version("c-3", age=old, rv=3),
+         version("c-4", age=timedelta(minutes=5), rv=4), version("c-0", age=old, rv=0, versioned=None)],
+        {("ConfigMap", "app", "c-1"): ["ReplicaSet/web-1"]},
+    )
+    reasons = {d.version.name: (d.delete, d.reason) for d in plan_gc(state, Policy(1, timedelta(hours=1), NOW))}
+    assert reasons == {
+        "c-0": (False, "not labelled postrender.io/versioned=true"),
+        "c-1": (False, "in use by ReplicaSet/web-1"),
+        "c-2": (True, "unused, not among the newest 1"),
+        "c-3": (True, "unused, not among the newest 1"),
+        "c-4": (False, "newest 1 of 1 kept (--keep)"),
+    }
+    reasons = {d.version.name: d.reason for d in plan_gc(state, Policy(0, timedelta(hours=1), NOW))}
+    assert reasons["c-4"] == "younger than --min-age 1h"
+
+
+# -- retention planner ---------------------------------------------------
+
+def test_retention_keeps_used_versions_and_the_newest_others_of_the_group_only():
+    current = Current("app", "ConfigMap", "config", "rel", "config-new")
+    live = [
+        version("config-new", rv=9),  # the stream has it: not re-emitted
+        version("config-1", rv=1), version("config-2", rv=2), version("config-3", rv=3), version("config-4", rv=4),
+        version("config-x", scope="other", rv=8),  # another release
+        version("config-y", ns="elsewhere", rv=8),
+        version("config-z", base="env", rv=8),
+        version("config-s", kind="Secret", rv=8),
+        version("config-u", rv=8, versioned="false"),
+    ]
+    state = LiveState(live, {("ConfigMap", "app", "config-1"): ["ReplicaSet/web-1"],
+                             ("ConfigMap", "app", "config-x"): ["Pod/other"]})
+    kept = plan_retention([current], state, retain=2)
+    assert [(r.version.name, r.reason) for r in kept] == [
+        ("config-1", "in use by ReplicaSet/web-1"),
+        ("config-4", "newest 2 of --retain 2"),
+    ]
+    assert [r.version.name for r in plan_retention([current], state, retain=1)] == ["config-1"]
+    assert [r.version.name for r in plan_retention([current], state, retain=9)] == [
+        "config-1", "config-2", "config-3", "config-4"]
+
+
+# -- references in live objects -------------------------------------------
+
+def test_uses_of_live_objects():
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "app"},
+           "spec": {"containers": [{"envFrom": [{"configMapRef": {"name": "a"}}],
+                                    "env": [{"valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}}]}],
+                    "imagePullSecrets": [{"name": "pull"}],
+                    "volumes": [{"projected": {"sources": [{"configMap": {"name": "b"}}]}}]}}
+    assert uses(pod, TABLE) == {("ConfigMap", "app", "a"), ("ConfigMap", "app", "b"),
+                                ("Secret", "app", "s"), ("Secret", "app", "pull")}
+
+    revision = {"apiVersion": "apps/v1", "kind": "ControllerRevision",
+                "metadata": {"name": "db-1", "namespace": "app",
+                             "ownerReferences": [{"kind": "StatefulSet", "name": "db"}]},
+                "data": {"spec": {"template": {"$patch": "replace", "spec": {
+                    "volumes": [{"configMap": {"name": "db-config"}}]}}}}}
+    assert uses(revision, TABLE) == {("ConfigMap", "app", "db-config")}
+
+    rollout = {"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout", "metadata": {"name": "r", "namespace": "app"},
+               "spec": {"template": {"metadata": {"annotations": {
+                   "postrender.io/refs": "ConfigMap/c-1,Secret/other-ns/s-1"}}}}}
+    assert uses(rollout, TABLE) == {("ConfigMap", "app", "c-1"), ("Secret", "other-ns", "s-1")}
+
+    role = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "r", "namespace": "app"},
+            "rules": [{"resources": ["secrets"], "resourceNames": ["s-2"]},
+                      {"resources": ["pods"], "resourceNames": ["not-a-secret"]}]}
+    assert uses(role, TABLE) == {("Secret", "app", "s-2")}
+
+    storage = {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "fast"},
+               "parameters": {"csi.storage.k8s.io/node-stage-secret-name": "stage",
+                              "csi.storage.k8s.io/node-stage-secret-namespace": "kube-system",
+                              "secretRef": "anywhere"}}
+    assert uses(storage, TABLE) == {("Secret", "kube-system", "stage"), ("Secret", None, "anywhere")}
+
+
+# -- re-emission -----------------------------------------------------------
+
+def test_emit_strips_server_fields_and_is_stable():
+    live = {
+        "apiVersion": "v1", "kind": "Secret", "type": "Opaque", "immutable": True,
+        "data": {"z": "MQ==", "a": "Mg=="},
+        "metadata": {
+            "name": "creds-abc", "namespace": "app", "uid": "u", "resourceVersion": "7", "generation": 1,
+            "creationTimestamp": "2026-01-01T00:00:00Z", "selfLink": "/x",
+            "managedFields": [{"manager": "helm"}],
+            "labels": {"postrender.io/versioned": "true", "app.kubernetes.io/managed-by": "Helm"},
+            "annotations": {"kubectl.kubernetes.io/last-applied-configuration": "{}",
+                            "meta.helm.sh/release-name": "rel", "note": "two words: here"},
+        },
+    }
+    text = emit(live)
+    assert text == (
+        "# Source: postrender/retained.yaml\n"
+        "apiVersion: \"v1\"\n"
+        "kind: \"Secret\"\n"
+        "metadata:\n"
+        "  name: \"creds-abc\"\n"
+        "  namespace: \"app\"\n"
+        "  labels:\n"
+        "    app.kubernetes.io/managed-by: \"Helm\"\n"
+        "    postrender.io/versioned: \"true\"\n"
+        "  annotations:\n"
+        "    meta.helm.sh/release-name: \"rel\"\n"
+        "    note: \"two words: here\"\n"
+        "immutable: true\n"
+        "type: \"Opaque\"\n"
+        "data:\n"
+        "  a: \"Mg==\"\n"
+        "  z: \"MQ==\"\n"
+    )
+    assert emit(dict(reversed(list(live.items())))) == text
+    helm4 = emit(live, helm4=True)
+    assert "# Source" not in helm4 and "postrenderer.helm.sh/postrender-filename: \"postrender/retained.yaml\"" in helm4
+
+
+def test_durations():
+    assert [parse_duration(t) for t in ("0", "45s", "90m", "1h30m", "2d")] == [0, 45, 5400, 5400, 172800]
+    for bad in ("", "1x", "h", "1 h", "-1h"):
+        with pytest.raises(UsageError):
+            parse_duration(bad)
+    assert format_duration(timedelta(seconds=5400)) == "1h30m"
+    assert format_duration(timedelta(0)) == "0"
+
+
+KEYS = st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._", min_size=1, max_size=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(KEYS, st.text(max_size=40), max_size=6), st.sampled_from([(1, 1), (1, 2)]))
+def test_emitted_data_reads_back_exactly(data, version):
+    """Whatever a ConfigMap holds, the re-emitted manifest carries the same
+    strings, for YAML 1.1 readers (Go's, as Helm and kubectl use) and 1.2."""
+    from ruamel.yaml import YAML
+
+    obj = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c-1", "namespace": "app",
+                                                                   "labels": {"k": "2024-01-01"}},
+           "immutable": True, "data": data}
+    yaml = YAML(typ="safe", pure=True)
+    yaml.version = version
+    loaded = yaml.load(emit(obj))
+    assert loaded["data"] if data else "data" not in loaded
+    assert (loaded.get("data") or {}) == data
+    assert loaded["metadata"]["labels"] == {"k": "2024-01-01"} and loaded["immutable"] is True

@@ -1,0 +1,236 @@
+"""Render-time marks for keeping versions (scope, --keep-previous, the
+postrender.io/refs record) and the checks `--retain` makes before it ever
+talks to a cluster. No cluster needed here."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from ruamel.yaml import YAML
+
+from conftest import ROOT, run_cli, run_postrender
+
+STREAM = textwrap.dedent("""\
+    apiVersion: v1
+    kind: ConfigMap
+    metadata:
+      name: config
+      labels:
+        app.kubernetes.io/instance: shop
+    data:
+      a: "1"
+    ---
+    apiVersion: v1
+    kind: Secret
+    metadata:
+      name: creds
+    stringData:
+      password: hunter2
+    ---
+    apiVersion: v1
+    kind: ConfigMap
+    metadata:
+      name: pinned
+      annotations:
+        postrender.io/versioned: "false"
+    data:
+      b: "2"
+    ---
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata:
+      name: web
+    spec:
+      template:
+        spec:
+          containers:
+            - name: web
+              envFrom:
+                - configMapRef: {name: config}
+                - secretRef: {name: creds}
+                - configMapRef: {name: pinned}
+    ---
+    apiVersion: batch/v1beta1
+    kind: CronJob
+    metadata:
+      name: report
+    spec:
+      jobTemplate:
+        spec:
+          template:
+            metadata:
+              labels: {job: report}
+            spec:
+              containers:
+                - name: r
+                  env:
+                    - name: A
+                      valueFrom: {configMapKeyRef: {name: config, key: a}}
+    ---
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: debug
+    spec:
+      volumes:
+        - name: s
+          secret: {secretName: creds}
+    ---
+    apiVersion: networking.k8s.io/v1
+    kind: Ingress
+    metadata:
+      name: site
+    spec:
+      tls:
+        - secretName: creds
+    """)
+
+
+def _docs(text: str) -> dict[str, dict]:
+    return {f"{d['kind']}/{d['metadata']['name'].split('-')[0]}": d
+            for d in YAML(typ="safe").load_all(text) if d}
+
+
+def _annotations(node: dict) -> dict:
+    return (node.get("metadata") or {}).get("annotations") or {}
+
+
+def test_scope_label_from_the_instance_label_or_scope_flag():
+    plain = _docs(run_postrender(["-n", "ns"], STREAM).stdout)
+    assert plain["ConfigMap/config"]["metadata"]["labels"]["postrender.io/scope"] == "shop"
+    assert "postrender.io/scope" not in plain["Secret/creds"]["metadata"]["labels"], "no scope is known for it"
+    assert "postrender.io/scope" not in (plain["ConfigMap/pinned"]["metadata"].get("labels") or {})
+
+    scoped = _docs(run_postrender(["-n", "ns", "--scope", "team-a"], STREAM).stdout)
+    for key in ("ConfigMap/config", "Secret/creds"):
+        assert scoped[key]["metadata"]["labels"]["postrender.io/scope"] == "team-a"
+    # A second run over the output keeps the scope it carries.
+    again = run_postrender(["-n", "ns"], run_postrender(["-n", "ns", "--scope", "team-a"], STREAM).stdout)
+    assert _docs(again.stdout)["ConfigMap/config"]["metadata"]["labels"]["postrender.io/scope"] == "team-a"
+
+
+def test_keep_policies_mark_versioned_objects_only():
+    expected = {
+        "argocd": {"argocd.argoproj.io/sync-options": "Prune=false",
+                   "argocd.argoproj.io/compare-options": "IgnoreExtraneous"},
+        "flux": {"kustomize.toolkit.fluxcd.io/prune": "disabled"},
+        "helm": {"helm.sh/resource-policy": "keep"},
+    }
+    for policy, marks in expected.items():
+        result = run_postrender(["-n", "ns", f"--keep-previous={policy}"], STREAM)
+        assert result.status == 0, result.stderr
+        docs = _docs(result.stdout)
+        for key in ("ConfigMap/config", "Secret/creds"):
+            assert _annotations(docs[key]).items() >= marks.items(), (policy, key)
+        assert not set(marks) & set(_annotations(docs["ConfigMap/pinned"])), "opted-out objects are not versions"
+        assert not set(marks) & set(_annotations(docs["Deployment/web"]))
+        warned = "rollback" in result.stderr and "--retain" in result.stderr
+        assert warned == (policy == "helm"), (policy, result.stderr)
+
+
+def test_keep_original_copies_get_no_keep_policy():
+    result = run_postrender(["-n", "ns", "--keep-previous=flux", "--keep-original"], STREAM)
+    docs = list(YAML(typ="safe").load_all(result.stdout))
+    copies = [d for d in docs if d and d["metadata"]["name"] == "config"]
+    assert len(copies) == 1
+    assert "kustomize.toolkit.fluxcd.io/prune" not in _annotations(copies[0])
+
+
+def test_refs_record_sits_on_pod_templates_or_metadata():
+    out = run_postrender(["-n", "ns", "--keep-previous=argocd"], STREAM).stdout
+    docs = _docs(out)
+    config = docs["ConfigMap/config"]["metadata"]["name"]
+    creds = docs["Secret/creds"]["metadata"]["name"]
+    refs = "postrender.io/refs"
+    assert _annotations(docs["Deployment/web"]["spec"]["template"])[refs] == f"ConfigMap/{config},Secret/{creds}"
+    assert refs not in _annotations(docs["Deployment/web"]), "on the template, so ReplicaSets copy it"
+    cron_template = docs["CronJob/report"]["spec"]["jobTemplate"]["spec"]["template"]
+    assert _annotations(cron_template)[refs] == f"ConfigMap/{config}"
+    assert cron_template["metadata"]["labels"] == {"job": "report"}
+    assert _annotations(docs["Pod/debug"])[refs] == f"Secret/{creds}"
+    assert _annotations(docs["Ingress/site"])[refs] == f"Secret/{creds}", "kinds without a template: metadata"
+    assert "pinned" not in out.split(refs)[1].split("\n")[0], "only versioned objects are recorded"
+
+    assert refs not in run_postrender(["-n", "ns"], STREAM).stdout, "plain renders add no record"
+    again = run_postrender(["-n", "ns", "--keep-previous=argocd"], out)
+    assert again.stdout == out, "a second run changes nothing"
+
+
+def test_retain_refuses_without_namespace_or_scope_before_reading_a_cluster(tmp_path):
+    nowhere = _unreachable_kubeconfig(tmp_path)
+    no_ns = run_postrender(["--retain=2", f"--kubeconfig={nowhere}", "--scope=s"], STREAM)
+    assert no_ns.status == 2 and no_ns.stdout == ""
+    assert "--retain needs the namespace" in no_ns.stderr and "--post-renderer-args" in no_ns.stderr
+
+    no_scope = run_postrender(["--retain=2", f"--kubeconfig={nowhere}", "-n", "ns"], STREAM)
+    assert no_scope.status == 2 and no_scope.stdout == ""
+    assert "needs a scope for Secret/creds" in no_scope.stderr and "two releases" in no_scope.stderr
+
+    for bad in (["--retain=0"], ["--scope=not a label"]):
+        result = run_postrender(["-n", "ns", *bad], STREAM)
+        assert result.status == 2 and result.stdout == "", bad
+
+
+def test_unreachable_cluster_fails_the_render_with_no_output(tmp_path):
+    nowhere = _unreachable_kubeconfig(tmp_path)
+    result = run_cli(["--retain=2", "-n", "ns", "--scope=s", f"--kubeconfig={nowhere}"], STREAM, timeout=60)
+    assert result.status == 1
+    assert result.stdout == ""
+    assert "cannot reach the cluster at https://127.0.0.1:" in result.stderr, result.stderr
+    assert "hunter2" not in result.stderr
+
+
+def test_missing_client_library_says_how_to_install_it(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "kubernetes", None)  # import kubernetes -> ImportError
+    nowhere = _unreachable_kubeconfig(tmp_path)
+    for args in (["--retain=2", "-n", "ns", "--scope=s", f"--kubeconfig={nowhere}"],
+                 ["gc", f"--kubeconfig={nowhere}"]):
+        result = run_postrender(args, STREAM)
+        assert result.status == 1 and result.stdout == "", args
+        assert "pip install 'postrender[cluster]'" in result.stderr, result.stderr
+
+
+def test_plain_renders_never_import_the_cluster_client(tmp_path):
+    manifest = tmp_path / "in.yaml"
+    manifest.write_text(STREAM)
+    code = textwrap.dedent(f"""
+        import io, sys, contextlib
+        from postrender.cli import main
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            assert main(["-n", "ns", "--keep-previous=argocd", {str(manifest)!r}]) == 0
+            assert main(["graph", "-n", "ns", {str(manifest)!r}]) == 0
+        loaded = sorted(m for m in sys.modules if m.split(".")[0] == "kubernetes"
+                        or m.startswith(("postrender.cluster.client", "postrender.cluster.live")))
+        print(",".join(loaded))
+    """)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONSTARTUP"}
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-c", code], capture_output=True, text=True,
+                          env=env, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == "", f"plain render loaded: {proc.stdout}"
+    imported = [line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines() if "|" in line]
+    assert "postrender.render" in imported, "the render ran"
+    assert not [m for m in imported if m.startswith("kubernetes")]
+
+
+def _unreachable_kubeconfig(tmp_path: Path) -> Path:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    path = tmp_path / "kubeconfig"
+    path.write_text(textwrap.dedent(f"""\
+        apiVersion: v1
+        kind: Config
+        clusters: [{{name: c, cluster: {{server: "https://127.0.0.1:{port}", insecure-skip-tls-verify: true}}}}]
+        users: [{{name: u, user: {{token: t}}}}]
+        contexts: [{{name: x, context: {{cluster: c, user: u}}}}]
+        current-context: x
+        """))
+    return path
