@@ -174,15 +174,28 @@ def _insert_flow(text: str, mapping: MappingNode, values: dict[str, Value]) -> E
     start = content_start(text, mapping)
     if text[start] != "{":
         raise AssertionError("flow mapping without a brace")
-    body = _flow(values)[1:-1]
-    return Edit(start + 1, start + 1, body + (", " if mapping.value else ""))
+    if not mapping.value:
+        return Edit(start + 1, start + 1, _flow(values)[1:-1])
+    # JSON stays JSON: new entries follow the style of the first key.
+    json_style = mapping.value[0][0].style == '"'
+    body = _flow(values, json_style)[1:-1]
+    key, value = mapping.value[-1]
+    if value.end_mark.index > key.start_mark.index:  # not an alias to an earlier node
+        return Edit(value.end_mark.index, value.end_mark.index, ", " + body)
+    return Edit(start + 1, start + 1, body + ", ")
 
 
-def _flow(values: dict[str, Value]) -> str:
+def _flow(values: dict[str, Value], json_style: bool = True) -> str:
     items = []
     for key, value in values.items():
-        rendered = _flow(value) if isinstance(value, dict) else render_scalar(value, '"' if not isinstance(value, bool) else "")
-        items.append(f"{json.dumps(key, ensure_ascii=False)}: {rendered}")
+        if isinstance(value, dict):
+            rendered = _flow(value, json_style)
+        elif isinstance(value, bool):
+            rendered = render_scalar(value)
+        else:
+            rendered = render_scalar(value, '"' if json_style else "")
+        label = json.dumps(key, ensure_ascii=False) if json_style else render_scalar(key, "")
+        items.append(f"{label}: {rendered}")
     return "{" + ", ".join(items) + "}"
 
 

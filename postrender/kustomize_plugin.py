@@ -17,6 +17,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
 from .errors import UsageError
+from .keep import KEEP_POLICIES
 from .options import RenderOptions
 from .read import Source
 from .report import Reporter
@@ -28,7 +29,10 @@ KIND = "PostRender"
 FIELD_SPEC_SECTIONS = ("nameReference", "podSpecs", "podSpecReferences", "clusterScoped")
 _BOOLEANS = {"mutable": "mutable", "keepOriginal": "keep_original", "strict": "strict"}
 # String options with a fixed set of values, as on the command line.
-_CHOICES = {"strategy": ("strategy", ("rename", "annotate"))}
+_CHOICES = {
+    "strategy": ("strategy", ("rename", "annotate")),
+    "keepPrevious": ("keep_previous", tuple(sorted(KEEP_POLICIES))),
+}
 # kustomize reads these itself (extra exec arguments); they reach us in the file too.
 _KUSTOMIZE_OWN = ("argsOneLiner", "argsFromFile")
 _ENVELOPE = ("apiVersion", "kind", "metadata")
@@ -42,6 +46,8 @@ class PluginConfig:
     keep_original: bool | None = None
     strict: bool | None = None
     strategy: str | None = None
+    keep_previous: str | None = None
+    scope: str | None = None
     field_specs: dict[str, Any] | None = None
 
     def apply(self, options: RenderOptions) -> RenderOptions:
@@ -55,8 +61,9 @@ class PluginConfig:
             changes["keep_original"] = self.keep_original
         if self.strict is not None:
             changes["strict"] = self.strict
-        if self.strategy is not None:
-            changes["strategy"] = self.strategy
+        for attribute in ("strategy", "keep_previous", "scope"):
+            if getattr(self, attribute) is not None:
+                changes[attribute] = getattr(self, attribute)
         if self.field_specs:
             changes["inline_configs"] = [*options.inline_configs, (self.origin, self.field_specs)]
         return dataclasses.replace(options, **changes)
@@ -100,16 +107,17 @@ def _name(data: dict[str, Any]) -> str | None:
 
 
 def _from_postrender(data: dict[str, Any], where: str) -> PluginConfig:
-    known = {*_ENVELOPE, "namespace", *_BOOLEANS, *_CHOICES, *FIELD_SPEC_SECTIONS, *_KUSTOMIZE_OWN}
+    known = {*_ENVELOPE, "namespace", "scope", *_BOOLEANS, *_CHOICES, *FIELD_SPEC_SECTIONS, *_KUSTOMIZE_OWN}
     unknown = sorted(str(k) for k in data if k not in known)
     if unknown:
         raise UsageError(f"{where}: unknown field(s) {', '.join(unknown)}")
     values: dict[str, Any] = {"origin": where}
-    namespace = data.get("namespace")
-    if namespace is not None:
-        if not isinstance(namespace, str) or not namespace:
-            raise UsageError(f"{where}: namespace must be a non-empty string")
-        values["namespace"] = namespace
+    for key in ("namespace", "scope"):
+        value = data.get(key)
+        if value is not None:
+            if not isinstance(value, str) or not value:
+                raise UsageError(f"{where}: {key} must be a non-empty string")
+            values[key] = value
     for key, attribute in _BOOLEANS.items():
         value = data.get(key)
         if value is None:
@@ -129,12 +137,13 @@ def _from_configmap(data: dict[str, Any], where: str) -> PluginConfig:
     entries = data.get("data") or {}
     if not isinstance(entries, dict):
         raise UsageError(f"{where}: data must be a mapping")
-    unknown = sorted(str(k) for k in entries if k != "namespace" and k not in _BOOLEANS and k not in _CHOICES)
+    unknown = sorted(str(k) for k in entries if k not in ("namespace", "scope") and k not in _BOOLEANS and k not in _CHOICES)
     if unknown:
         raise UsageError(f"{where}: unknown key(s) {', '.join(unknown)} (field specs need kind {KIND})")
     values: dict[str, Any] = {"origin": where}
-    if entries.get("namespace"):
-        values["namespace"] = str(entries["namespace"])
+    for key in ("namespace", "scope"):
+        if entries.get(key):
+            values[key] = str(entries[key])
     for key, attribute in _BOOLEANS.items():
         if key not in entries:
             continue

@@ -172,6 +172,7 @@ def test_kpt_style_configmap_function_config():
         ({"apiVersion": "v1", "kind": "ConfigMap", "data": {"strict": "maybe"}}, 'data.strict must be "true" or "false"'),
         ({"apiVersion": "v1", "kind": "ConfigMap", "data": {"nameReference": "x"}}, "unknown key(s) nameReference"),
         ({"apiVersion": "postrender.io/v1alpha1", "kind": "PostRender", "strategy": "both"}, "strategy must be one of"),
+        ({"apiVersion": "postrender.io/v1alpha1", "kind": "PostRender", "keepPrevious": "kapp"}, "keepPrevious must be one of"),
     ],
 )
 def test_bad_configs_are_usage_errors(data, message):
@@ -195,6 +196,20 @@ def test_strategy_from_either_config_shape_keeps_names_and_annotates(tmp_path):
         out = run_postrender(["--plugin-config", str(config)], stream)
         assert out.status == 0, out.stderr
         assert "name: c}" in out.stdout and "postrender.io/config-hash" in out.stdout
+
+
+def test_keep_previous_and_scope_from_the_config(tmp_path):
+    config = tmp_path / "config.yaml"
+    config.write_text(
+        "apiVersion: postrender.io/v1alpha1\nkind: PostRender\nmetadata: {name: p}\n"
+        "keepPrevious: argocd\nscope: shop\n"
+    )
+    stream = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {k: v}\n"
+    out = run_postrender(["--plugin-config", str(config)], stream)
+    assert out.status == 0, out.stderr
+    (cm,) = documents(out.stdout)
+    assert cm["metadata"]["annotations"]["argocd.argoproj.io/sync-options"] == "Prune=false"
+    assert cm["metadata"]["labels"]["postrender.io/scope"] == "shop"
 
 
 def test_plugin_config_flag_exit_status(tmp_path):
