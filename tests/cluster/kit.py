@@ -15,7 +15,7 @@ from pathlib import Path
 
 from conftest import ROOT, Run, require_tool, run_cli
 
-from .controlplane import ADMIN_TOKEN, ControlPlane
+from .controlplane import ADMIN_TOKEN, GC_TOKEN, GC_USER, ControlPlane
 
 CHART = ROOT / "fixtures" / "retention" / "app"
 HELM4_PLUGIN = "postrender-retention-test"
@@ -187,3 +187,21 @@ def make_kube(plane: ControlPlane, home: Path, test_name: str) -> Kube:
     kube = Kube(plane, "", home, kubeconfig, env)
     kube.namespace = kube.new_namespace(test_name)
     return kube
+
+
+def gc_kubeconfig(kube: Kube) -> Path:
+    """A kubeconfig for a user whose only rights are integrations/gc/rbac.yaml's."""
+    kube.kubectl("apply", "-f", str(ROOT / "integrations" / "gc" / "rbac.yaml"), namespace="postrender-gc")
+    kube.kubectl("create", "clusterrolebinding", f"gc-user-{kube.namespace}", "--clusterrole=postrender-gc",
+                 f"--user={GC_USER}")
+    return kube.plane.write_kubeconfig(kube.home / "gc.kubeconfig", GC_TOKEN, user=GC_USER)
+
+
+def version_manifest(name: str, base: str = "cfg", scope: str = "s") -> str:
+    """A versioned ConfigMap as postrender renders one."""
+    return (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n"
+        f"  name: {name}\n  labels:\n    postrender.io/versioned: \"true\"\n"
+        f"    postrender.io/base-name: {base}\n    postrender.io/scope: {scope}\n"
+        "immutable: true\ndata:\n  a: b\n"
+    )

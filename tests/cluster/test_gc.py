@@ -21,8 +21,8 @@ from postrender.cluster.live import LiveState, read_users, read_versions
 from postrender.fieldspecs import load_table
 from postrender.report import Reporter
 
-from .controlplane import GC_TOKEN, GC_USER
-from .kit import CHART, Kube
+from .controlplane import GC_TOKEN
+from .kit import CHART, Kube, gc_kubeconfig, version_manifest
 
 ARGOCD = {"argocd.argoproj.io/sync-options": "Prune=false",
           "argocd.argoproj.io/compare-options": "IgnoreExtraneous"}
@@ -45,14 +45,6 @@ def _newest_first(kube: Kube, names: set[str], namespace: str) -> list[str]:
     return [i["metadata"]["name"] for i in items]
 
 
-def _gc_kubeconfig(kube: Kube):
-    """A kubeconfig for a user whose only rights are integrations/gc/rbac.yaml's."""
-    kube.kubectl("apply", "-f", str(ROOT / "integrations" / "gc" / "rbac.yaml"), namespace="postrender-gc")
-    kube.kubectl("create", "clusterrolebinding", f"gc-user-{kube.namespace}", "--clusterrole=postrender-gc",
-                 f"--user={GC_USER}")
-    return kube.plane.write_kubeconfig(kube.home / "gc.kubeconfig", GC_TOKEN, user=GC_USER)
-
-
 def test_gitops_gc_deletes_only_unused_versions_beyond_keep(kube: Kube):
     ns = kube.namespace
     other_ns = kube.new_namespace("elsewhere")
@@ -67,9 +59,9 @@ def test_gitops_gc_deletes_only_unused_versions_beyond_keep(kube: Kube):
         assert ARGOCD.items() <= item["metadata"]["annotations"].items()
 
     # A lookalike without the versioned label, and an object of a kind no
-    # field spec knows that records a reference to an otherwise unused
-    # version. (A Service stands in for a custom resource: this apiserver
-    # build — 1.20 with Go 1.19 — crashes on custom resource writes.)
+    # field spec knows (a Service) that records a reference to an otherwise
+    # unused version. test_custom_resources.py does the same with a real
+    # custom resource.
     kube.kubectl("create", "configmap", "rel-config-lookalike0", "--from-literal=a=b")
     kube.kubectl("label", "configmap", "rel-config-lookalike0", "postrender.io/base-name=rel-config",
                  "postrender.io/scope=rel")
@@ -91,7 +83,7 @@ def test_gitops_gc_deletes_only_unused_versions_beyond_keep(kube: Kube):
     ))
     expected_deleted = set(candidates[1:])
 
-    kubeconfig = _gc_kubeconfig(kube)
+    kubeconfig = gc_kubeconfig(kube)
     args = ["gc", f"--kubeconfig={kubeconfig}", "-n", ns, "--scope", "rel", "--keep", "2", "--min-age", "0"]
     before = {n: kube.versions(namespace=n) for n in (ns, other_ns)}
 
@@ -127,7 +119,7 @@ def test_gitops_gc_deletes_only_unused_versions_beyond_keep(kube: Kube):
 def test_a_version_changed_between_plan_and_delete_survives(kube: Kube):
     ns = kube.namespace
     for name in ("cfg-aaaaaaaaaa", "cfg-bbbbbbbbbb", "cfg-cccccccccc"):
-        kube.kubectl("apply", "-f", "-", input=_version_manifest(name))
+        kube.kubectl("apply", "-f", "-", input=version_manifest(name))
     cluster = Cluster.connect(str(kube.kubeconfig))
     state = LiveState(read_versions(cluster, [ns]), read_users(cluster, [ns], load_table(), sweep=True))
     decisions = plan_gc(state, Policy(keep=0, min_age=timedelta(0), now=datetime.now(timezone.utc)))
@@ -135,7 +127,7 @@ def test_a_version_changed_between_plan_and_delete_survives(kube: Kube):
 
     kube.kubectl("label", "configmap", "cfg-aaaaaaaaaa", "touched=yes")  # a new resourceVersion
     kube.kubectl("delete", "configmap", "cfg-bbbbbbbbbb")  # the same name, a new uid
-    kube.kubectl("apply", "-f", "-", input=_version_manifest("cfg-bbbbbbbbbb"))
+    kube.kubectl("apply", "-f", "-", input=version_manifest("cfg-bbbbbbbbbb"))
 
     stderr = io.StringIO()
     outcomes = {o.decision.version.name: o.result for o in execute(cluster, decisions, Reporter(stderr=stderr))}
@@ -147,7 +139,7 @@ def test_a_version_changed_between_plan_and_delete_survives(kube: Kube):
 
 def test_gc_keeps_young_versions_and_needs_yes(kube: Kube):
     for name in ("young-aaaaaaaaaa", "young-bbbbbbbbbb"):
-        kube.kubectl("apply", "-f", "-", input=_version_manifest(name, base="young"))
+        kube.kubectl("apply", "-f", "-", input=version_manifest(name, base="young"))
     # Without -n, gc works in the context's namespace ("default" here), not ours.
     result = kube.postrender(["gc", "--keep", "0", "--min-age", "0", "--yes"])
     assert result.status == 0, result.stderr
@@ -159,15 +151,6 @@ def test_gc_keeps_young_versions_and_needs_yes(kube: Kube):
     dry = kube.postrender(["gc", "-n", kube.namespace, "--keep", "0", "--min-age", "0"])
     assert dry.status == 0 and dry.stdout.count(" delete ") == 2, dry.stdout
     assert kube.versions() == {"young-aaaaaaaaaa", "young-bbbbbbbbbb"}, "no --yes, no deletion"
-
-
-def _version_manifest(name: str, base: str = "cfg", scope: str = "s") -> str:
-    return (
-        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n"
-        f"  name: {name}\n  labels:\n    postrender.io/versioned: \"true\"\n"
-        f"    postrender.io/base-name: {base}\n    postrender.io/scope: {scope}\n"
-        "immutable: true\ndata:\n  a: b\n"
-    )
 
 
 BROKEN_API = """
@@ -186,7 +169,7 @@ spec:
 
 
 def test_an_api_group_that_cannot_be_discovered_stops_gc_but_not_retain(kube: Kube):
-    kube.kubectl("apply", "-f", "-", input=_version_manifest("cfg-aaaaaaaaaa"))
+    kube.kubectl("apply", "-f", "-", input=version_manifest("cfg-aaaaaaaaaa"))
     kube.kubectl("apply", "-f", "-", input=BROKEN_API)
     try:
         kube.wait(lambda: kube.plane.get("/apis/broken.example.com/v1")[0] == 503, "the broken API group")
@@ -212,9 +195,9 @@ def test_an_api_group_that_cannot_be_discovered_stops_gc_but_not_retain(kube: Ku
 def test_gc_in_a_pod_uses_the_service_account(kube: Kube, tmp_path, monkeypatch):
     """The CronJob path: no kubeconfig, the service account's token and CA
     files, and the pod's namespace. Only the file locations are redirected."""
-    kube.kubectl("apply", "-f", "-", input=_version_manifest("cfg-aaaaaaaaaa"))
-    kube.kubectl("apply", "-f", "-", input=_version_manifest("cfg-bbbbbbbbbb"))
-    _gc_kubeconfig(kube)  # binds the shipped ClusterRole to the gc user
+    kube.kubectl("apply", "-f", "-", input=version_manifest("cfg-aaaaaaaaaa"))
+    kube.kubectl("apply", "-f", "-", input=version_manifest("cfg-bbbbbbbbbb"))
+    gc_kubeconfig(kube)  # binds the shipped ClusterRole to the gc user
     account = tmp_path / "serviceaccount"
     account.mkdir()
     (account / "token").write_text(GC_TOKEN)
