@@ -122,16 +122,26 @@ def _replace_with_mapping(text: str, parent: MappingNode, key: str, current: Nod
 def _insert(text: str, mapping: MappingNode, values: dict[str, Value], newline: str) -> Edit:
     if mapping.flow_style or not mapping.value:
         return _insert_flow(text, mapping, values)
-    first_key = mapping.value[0][0]
-    indent = first_key.start_mark.column
+    start, indent = _first_entry(text, mapping.value[0][0])
     lines = _block_lines(values, indent)
     anchor = _line_end_anchor(text, mapping)
     if anchor is not None:
         return Edit(anchor, anchor, "".join(newline + line for line in lines))
-    # No safe line end: insert ahead of the first key, which then moves down.
-    start = content_start(text, first_key)
+    # No safe line end: insert ahead of the first entry, which then moves down.
     body = lines[0][indent:] + "".join(newline + line for line in lines[1:])
     return Edit(start, start, body + newline + " " * indent)
+
+
+def _first_entry(text: str, key: Node) -> tuple[int, int]:
+    """Offset and column of a block mapping's first entry: its key's (with
+    any anchor or tag), or the `?` in front of an explicit key."""
+    start = key.start_mark.index
+    before = text[text.rfind("\n", 0, start) + 1 : start]
+    indicator = before.rstrip(" \t")
+    if indicator.endswith("?"):
+        back = len(before) - (len(indicator) - 1)
+        return start - back, key.start_mark.column - back
+    return start, key.start_mark.column
 
 
 def _line_end_anchor(text: str, mapping: MappingNode) -> int | None:

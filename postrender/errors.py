@@ -42,7 +42,9 @@ class PostrenderError(Exception):
     def __str__(self) -> str:
         where = self.location.describe() if self.location else ""
         text = f"{where}: {self.message}" if where else self.message
-        return " ".join(text.split("\n"))
+        # Any line break, not only LF: names and `# Source:` comments come from
+        # the input, which may hold a lone CR or U+2028.
+        return " ".join(text.splitlines())
 
 
 class UsageError(Exception):

@@ -70,7 +70,9 @@ class ResourceListError(PostrenderError):
 
 def detect(sources: list[Source], limits: Limits) -> Stream | None:
     """The parsed stream when standard input is exactly one ResourceList."""
-    if len(sources) != 1 or sources[0].name is not None or not _SCREEN.search(sources[0].text):
+    # The substring test first: _SCREEN alone takes 0.7 s on a 50 MB stream.
+    text = sources[0].text if len(sources) == 1 and sources[0].name is None else ""
+    if "ResourceList" not in text or not _SCREEN.search(text):
         return None
     try:
         stream = read(sources, limits)

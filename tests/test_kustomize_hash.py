@@ -13,8 +13,6 @@ import json
 import re
 import subprocess
 
-import pytest
-
 from conftest import FIXTURES, require_tool, run_postrender
 from manifests import configs, documents, tool_env
 
@@ -98,12 +96,6 @@ def test_kustomize_output_as_written_without_line_separators():
     assert postrender_names("---\n".join(chunks)) == expected
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,  # a missing kubectl still fails
-    reason="core refuses raw U+2028/U+2029 (read.py _ODD_LINE_BREAK), which kubectl kustomize emits; "
-    "libyaml keeps them in scalar values, so the hash would be right",
-)
 def test_kustomize_output_as_written_with_line_separators():
     stream, kustomize_names = unsuffixed(kustomize_build())
     assert postrender_names(stream) == kustomize_names

@@ -1,0 +1,373 @@
+"""Hostile and odd input: a clean one-line refusal, never a crash or a lost document.
+
+The inputs that must pass through are golden fixtures (fixtures/golden/odd-*);
+this file holds the ones that must be refused, and the guards behind them.
+Anything that could crash the interpreter runs in a child process.
+"""
+
+from __future__ import annotations
+
+import re
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from ruamel.yaml.cyaml import CBaseLoader
+
+from conftest import FIXTURES, run_cli, run_postrender
+from postrender.limits import DEFAULT_MAX_DEPTH, MAX_DEPTH_CEILING
+
+BAD = FIXTURES / "bad"
+CM = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\ndata:\n  a: b\n"
+DEPLOY = """apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  template:
+    spec:
+      containers:
+      - name: app
+        image: nginx
+      volumes:
+      - name: c
+        configMap:
+          name: cfg
+"""
+
+
+def assert_refused(result, document: int | None, line: int | None, message: str) -> None:
+    assert result.status == 1, (result.status, result.stderr)
+    assert result.stdout == ""
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("postrender: error: ")
+    assert message in lines[0], lines[0]
+    if document is not None:
+        assert f"document {document}" in lines[0], lines[0]
+    if line is not None:
+        assert re.search(rf"\bline {line}\b", lines[0]), lines[0]
+
+
+# (case, input, document, line, message). fixtures/bad/<case>.yaml holds the
+# same inputs for trying by hand.
+REFUSED = [
+    ("invalid-utf8", CM.encode() + b"---\n" + DEPLOY.encode().replace(b"image: nginx", b"image: ngi\xffnx"),
+     2, 17, "invalid UTF-8"),
+    ("duplicate-key", CM + "---\n" + DEPLOY.replace("  name: web\n", "  name: web\n  name: web2\n"),
+     2, 12, "duplicate key 'name'"),
+    ("scalar-document", CM + "---\njust words\n", 2, 8, "found a scalar"),
+    ("sequence-document", CM + "---\n- a\n- b\n", 2, 8, "found a sequence"),
+    ("no-kind", CM + "---\napiVersion: v1\nmetadata:\n  name: x\n", 2, 8, "object has no kind"),
+    ("configmap-no-name", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  labels: {a: b}\ndata:\n  a: b\n",
+     1, 1, "ConfigMap has no metadata.name"),
+    ("secret-no-metadata", "---\n" + CM + "---\napiVersion: v1\nkind: Secret\ndata:\n  a: YQ==\n",
+     2, 9, "Secret has no metadata.name"),
+    ("data-sequence", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n- a\n", 1, 6,
+     "ConfigMap data must be a mapping"),
+    ("data-scalar", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: x\ndata: hello\n", 1, 5,
+     "Secret data must be a mapping"),
+    ("data-number", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  port: 8080\n", 1, 6,
+     "data.port must be a string"),
+    ("labels-sequence", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  labels: [a]\n", 1, 5,
+     "metadata.labels must be a mapping"),
+    ("secret-type-mapping", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: x\ntype: {a: b}\n", 1, 5,
+     "Secret type must be a string"),
+    ("lone-cr", CM + "---\n" + DEPLOY.replace("kind: Deployment\n", "kind: Deployment\r"), 2, 9,
+     "a CR without LF"),
+    ("line-separator", CM + "---\n" + DEPLOY.replace("image: nginx", "image: nginx\u2028"), 2, 17, "U+2028"),
+    ("control-character", CM + "---\n" + DEPLOY.replace("image: nginx", 'image: "ngi\x01nx"'), 2, 17,
+     "control characters are not allowed"),
+    ("recursive-alias", "apiVersion: v1\nkind: Foo\nmetadata: {name: x}\nspec: &a [*a]\n", 1, None,
+     "recursive alias"),
+    ("undefined-alias", CM + "---\napiVersion: v1\nkind: Foo\nmetadata: {name: *x}\n", 2, 10, "undefined alias"),
+    ("unclosed-flow", CM + "---\napiVersion: v1\nkind: Foo\nmetadata: {name: x\n", 2, None, "invalid YAML"),
+    ("tab-indentation", CM + "---\napiVersion: v1\nkind: Foo\nmetadata:\n\tname: x\n", 2, 11, "invalid YAML"),
+    # Renaming the ConfigMap would also change data.a (the same node, aliased).
+    ("alias-shares-name", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: &n cfg\ndata:\n  a: *n\n", 1, 4,
+     "YAML alias"),
+    # Labels added to one item would appear on the other.
+    ("alias-shares-labels",
+     "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a, labels: &l {x: y}}\n"
+     "  data: {a: b}\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: b, labels: *l}\n  data: {a: c}\n",
+     1, 6, "YAML alias"),
+    # The reference is also the value of an annotation; rewriting it would change both.
+    ("alias-shares-reference", CM + "---\n" + DEPLOY.replace("          name: cfg\n", "          name: &c cfg\n      hostname: *c\n"),
+     2, 21, "YAML alias"),
+]
+
+
+@pytest.mark.parametrize("case,data,document,line,message", REFUSED, ids=[c[0] for c in REFUSED])
+def test_refused_with_one_line(case, data, document, line, message):
+    assert_refused(run_postrender([], data), document, line, message)
+    saved = (BAD / f"{case}.yaml").read_bytes()
+    assert saved == (data.encode() if isinstance(data, str) else data), "fixtures/bad is out of date"
+
+
+def test_stream_over_the_size_limit_is_refused_before_parsing():
+    big = CM + "---\n" + DEPLOY
+    assert_refused(run_postrender(["--max-bytes", str(len(big) - 1)], big), None, None, "larger than the limit")
+    assert run_postrender(["--max-bytes", str(len(big))], big).status == 0
+    # Unparseable bytes past the limit are never looked at.
+    assert_refused(run_postrender(["--max-bytes", "100"], CM * 10 + "\xff: [" * 10), None, None, "larger than the limit")
+
+
+def test_every_refusal_fixture_is_covered():
+    covered = {case for case, *_ in REFUSED}
+    on_disk = {p.stem for p in BAD.glob("*.yaml")}
+    assert on_disk == covered
+
+
+# --- nesting: libyaml's composer recurses in C and segfaults past its stack --
+
+
+def _nest(shape: str, depth: int) -> str:
+    if shape == "flow-sequences":
+        return "spec: " + "[" * depth + "]" * depth + "\n"
+    if shape == "flow-mappings":
+        return "spec: " + "{a: " * depth + "x" + "}" * depth + "\n"
+    if shape == "unclosed-flow":
+        return "spec: " + "[" * depth + "\n"
+    if shape == "compact-sequences":
+        return "spec:\n" + "- " * depth + "x\n"
+    if shape == "indented-mappings":
+        return "spec:\n" + "".join(" " * (i + 1) + "a:\n" for i in range(depth)) + " " * (depth + 1) + "x\n"
+    if shape == "indented-sequences":
+        return "spec:\n" + "".join(" " * (i + 1) + "-\n" for i in range(depth)) + " " * (depth + 1) + "x\n"
+    if shape == "explicit-keys":
+        return "spec:\n  " + "? " * depth + "x\n"
+    if shape == "sequences-of-mappings":
+        return "spec:\n" + "".join(" " * (2 * i) + "- a:\n" for i in range(depth // 2)) + " " * (depth + 1) + "x\n"
+    if shape == "block-then-flow":
+        # Half the levels from indentation, half from brackets: neither alone
+        # reaches the limit.
+        half = depth // 2
+        body = "".join(" " * (i + 1) + "a:\n" for i in range(half))
+        return "spec:\n" + body + " " * (half + 1) + "b: " + "[" * half + "]" * half + "\n"
+    raise AssertionError(shape)
+
+
+SHAPES = ["flow-sequences", "flow-mappings", "unclosed-flow", "compact-sequences", "indented-mappings",
+          "indented-sequences", "explicit-keys", "sequences-of-mappings", "block-then-flow"]
+HEAD = "apiVersion: example.com/v1\nkind: Deep\nmetadata:\n  name: deep\n"
+
+
+def _depth(text: str) -> int:
+    """Nesting depth as libyaml's parser sees it (events only, no recursion)."""
+    loader = CBaseLoader(text)
+    depth = deepest = 0
+    try:
+        while loader.check_event():
+            name = type(loader.get_event()).__name__
+            if name in ("MappingStartEvent", "SequenceStartEvent"):
+                depth += 1
+                deepest = max(deepest, depth)
+            elif name in ("MappingEndEvent", "SequenceEndEvent"):
+                depth -= 1
+    except Exception:  # noqa: BLE001 - an unclosed document still nests as far as it got
+        pass
+    finally:
+        loader.dispose()
+    return deepest
+
+
+# Indentation grows with depth, so the input grows with its square: 5,000
+# levels is already 12 MB.
+INDENTED = {"indented-mappings", "indented-sequences", "sequences-of-mappings", "block-then-flow"}
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_deep_nesting_is_refused_in_a_child_process(shape):
+    # 100,000 levels segfault libyaml's composer with an 8 MiB stack.
+    result = run_cli([], HEAD + _nest(shape, 5_000 if shape in INDENTED else 100_000))
+    assert_refused(result, 1, None, f"nesting deeper than {DEFAULT_MAX_DEPTH} levels")
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_nesting_just_over_the_limit_is_refused_and_under_it_accepted(shape):
+    over = HEAD + _nest(shape, DEFAULT_MAX_DEPTH + 10)
+    assert _depth(over) > DEFAULT_MAX_DEPTH
+    assert_refused(run_postrender([], over), 1, None, "nesting deeper than")
+    under = HEAD + _nest(shape, 100)
+    assert _depth(under) < DEFAULT_MAX_DEPTH
+    result = run_postrender([], under)
+    # unclosed-flow is invalid YAML at any depth; the rest pass through.
+    assert result.status == (1 if shape == "unclosed-flow" else 0), result.stderr
+    if result.status == 0:
+        assert result.stdout == under
+
+
+def test_max_depth_is_configurable_up_to_a_ceiling():
+    text = HEAD + _nest("flow-sequences", 50)
+    assert_refused(run_postrender(["--max-depth", "40"], text), 1, 5, "nesting deeper than 40 levels")
+    assert run_postrender(["--max-depth", "60"], text).status == 0
+    too_deep = run_postrender(["--max-depth", str(MAX_DEPTH_CEILING + 1)], text)
+    assert too_deep.status == 2 and "cannot exceed" in too_deep.stderr and too_deep.stdout == ""
+
+
+@pytest.mark.parametrize("shape", ["flow-sequences", "compact-sequences", "block-then-flow"])
+def test_the_depth_ceiling_fits_a_small_stack(shape):
+    """At --max-depth's ceiling, a 512 KiB C stack still composes without a crash."""
+    text = HEAD + _nest(shape, MAX_DEPTH_CEILING - 10)
+
+    def small_stack():
+        resource.setrlimit(resource.RLIMIT_STACK, (512 * 1024, resource.RLIM_INFINITY))
+
+    result = run_cli(["--max-depth", str(MAX_DEPTH_CEILING)], text, preexec_fn=small_stack)
+    assert result.status == 0, result.stderr
+    assert result.stdout == text
+
+
+# --- alias bombs -------------------------------------------------------------
+
+
+def billion_laughs(levels: int = 9, kind: str = "Secret", field: str = "stringData") -> str:
+    lines = [HEAD.replace("example.com/v1", "v1").replace("Deep", kind).rstrip("\n"), "laughs:",
+             "  l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    for i in range(1, levels):
+        lines.append(f"  l{i}: &l{i} [" + ", ".join([f"*l{i - 1}"] * 9) + "]")
+    lines.append(f"{field}: {{a: *l{levels - 1}}}")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("kind,field", [("Secret", "stringData"), ("ConfigMap", "data"), ("Deployment", "spec")])
+def test_alias_bomb_is_refused_before_it_expands(kind, field):
+    assert_refused(run_postrender([], billion_laughs(9, kind, field)), 1, None, "an alias bomb")
+
+
+def test_alias_bomb_refusal_stays_in_bounded_memory():
+    """9**9 (387 million) nodes if expanded; refused using a few MiB above the baseline."""
+    probe = (
+        "import resource, subprocess, sys\n"
+        "data = sys.stdin.buffer.read()\n"
+        "proc = subprocess.run(sys.argv[1:], input=data, capture_output=True)\n"
+        "print(proc.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+    )
+    exe = Path(sys.executable).parent / "postrender"
+
+    def peak_kib(text: str) -> tuple[int, int]:
+        out = subprocess.run([sys.executable, "-c", probe, str(exe)], input=text.encode(), capture_output=True, check=True)
+        status, rss = out.stdout.split()
+        return int(status), int(rss)
+
+    status, bomb_rss = peak_kib(billion_laughs(9))
+    assert status == 1
+    baseline_status, baseline_rss = peak_kib(CM)
+    assert baseline_status == 0
+    assert bomb_rss < baseline_rss + 20 * 1024, (bomb_rss, baseline_rss)
+
+
+def test_merge_key_chains_are_counted_like_aliases():
+    lines = [HEAD.rstrip("\n"), "x:", "  m0: &m0 {k0: v}"]
+    for i in range(1, 25):
+        lines.append(f"  m{i}: &m{i} {{<<: [*m{i - 1}, *m{i - 1}, *m{i - 1}], k{i}: v}}")
+    lines.append("spec: *m24")
+    assert_refused(run_postrender([], "\n".join(lines) + "\n"), 1, None, "an alias bomb")
+
+
+# --- odd input that passes: the guards above must not catch it -------------
+
+
+def test_aliases_shared_only_by_references_are_rewritten_once():
+    text = CM + "---\n" + DEPLOY.replace(
+        "        image: nginx\n",
+        "        image: nginx\n        env: &env\n        - name: A\n          valueFrom:\n"
+        "            configMapKeyRef: {name: cfg, key: a}\n      - name: sidecar\n        image: busybox\n"
+        "        env: *env\n",
+    )
+    result = run_postrender([], text)
+    assert result.status == 0, result.stderr
+    renamed = re.search(r"name: (cfg-\w{10})\n", result.stdout).group(1)
+    assert "configMapKeyRef: {name: " + renamed + ", key: a}" in result.stdout
+    assert result.stdout.count("env: *env") == 1
+    assert run_postrender([], result.stdout).stdout == result.stdout
+
+
+def test_byte_order_mark_does_not_shift_edits():
+    result = run_postrender([], "\ufeff" + CM)
+    assert result.status == 0, result.stderr
+    assert result.stdout.startswith("\ufeffapiVersion: v1\n")
+    assert re.search(r"^  name: cfg-\w{10}$", result.stdout, re.M), result.stdout
+
+
+def test_verbatim_tags_are_skipped_when_editing():
+    text = "apiVersion: v1\nkind: ConfigMap\nmetadata: !<tag:yaml.org,2002:map> {name: cfg}\ndata: {a: !<tag:yaml.org,2002:str> '1'}\n"
+    result = run_postrender([], text)
+    assert result.status == 0, result.stderr
+    assert "metadata: !<tag:yaml.org,2002:map> {" in result.stdout
+    assert "data: {a: !<tag:yaml.org,2002:str> '1'}" in result.stdout
+
+
+def test_explicit_string_tag_makes_a_string():
+    text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\ndata:\n  port: !!str 8080\n  on: ! yes\n"
+    result = run_postrender([], text)
+    assert result.status == 0, result.stderr
+    # Still refused without the tag: data values must be strings.
+    assert run_postrender([], text.replace("!!str ", "")).status == 1
+
+
+def test_block_scalar_documents_pass_but_plain_scalar_documents_do_not():
+    passed = run_postrender([], "--- |\n  some text\n---\n" + CM)
+    assert passed.status == 0 and passed.stdout.startswith("--- |\n  some text\n---\n")
+    assert_refused(run_postrender([], "--- some text\n---\n" + CM), 1, 1, "found a scalar")
+
+
+def test_empty_input_gives_empty_output():
+    for text in ("", "\n", "---\n", "# nothing\n", "---\n...\n"):
+        result = run_postrender([], text)
+        assert (result.status, result.stdout, result.stderr) == (0, text, "")
+
+
+def test_directives_belong_to_the_document_after_them():
+    text = "%YAML 1.1\n%TAG !k! tag:kubernetes.io,2024:\n---\n" + CM + "---\n" + DEPLOY
+    result = run_postrender([], text)
+    assert result.status == 0, result.stderr
+    assert result.stdout.startswith("%YAML 1.1\n%TAG !k! tag:kubernetes.io,2024:\n---\napiVersion: v1\n")
+    assert re.search(r"^          name: cfg-\w{10}$", result.stdout, re.M)
+    # Errors still count lines from the top of the stream.
+    assert_refused(run_postrender([], text.replace("kind: Deployment", "kind: [")), 2, 12, "invalid YAML")
+
+
+def test_unicode_line_separators_inside_quoted_strings_pass():
+    # kubectl kustomize writes U+2028/U+2029 raw inside quoted scalars.
+    text = CM.replace("  a: b\n", "  a: 'line\u2028    para\u2029    end'\n  b: \"x\u2028y\"\n") + "---\n" + DEPLOY
+    result = run_postrender([], text)
+    assert result.status == 0, result.stderr
+    assert "  a: 'line\u2028    para\u2029    end'\n  b: \"x\u2028y\"\n" in result.stdout
+    assert re.search(r"^          name: cfg-\w{10}$", result.stdout, re.M)
+
+
+def test_error_stays_on_one_line_when_the_source_comment_holds_odd_breaks():
+    # Found by the fuzz test: a lone CR inside `# Source:` split the message in two.
+    for odd in ("\r", "\u2028", "\x85"):
+        text = f"---\n# Source: chart/cm.yaml{odd}---\nkind: [\n"
+        assert_refused(run_postrender([], text), None, None, "invalid YAML")
+
+
+def test_explicit_keys_keep_inserted_entries_at_the_mapping_column():
+    # Found by the fuzz test: `? --` made the first key start at column 2 and
+    # `immutable: true` was indented under it, which no longer parsed.
+    for text in (
+        "? --\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\n",
+        # No entry ends on a line of its own: inserted ahead of the first `?`.
+        "? apiVersion\n: v1\n? kind\n: ConfigMap\nmetadata:\n  ? name\n  : cfg\n",
+    ):
+        result = run_postrender([], text)
+        assert result.status == 0, result.stderr
+        assert re.search(r"^immutable: true\r?$", result.stdout, re.M), result.stdout
+        again = run_postrender([], result.stdout)
+        assert (again.status, again.stdout) == (0, result.stdout), again.stderr
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="-\n\r \t.a#%", max_size=60))
+def test_document_starts_match_the_marker_pattern(text):
+    # split() finds `---` lines with str.find for speed; it must agree with the regex.
+    from postrender.read import _DOCUMENT_START, _document_starts
+
+    assert _document_starts(text) == [m.start() for m in _DOCUMENT_START.finditer(text)]
