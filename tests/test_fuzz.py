@@ -44,15 +44,17 @@ CORPUS = _corpus()
 # --- checking a run ---------------------------------------------------------
 
 VERSIONED = "postrender.io/versioned"
+# Workloads by (apiVersion, kind). A mutation that breaks an apiVersion makes
+# an object postrender rightly does not know (it warns about the reference).
 POD_SPEC_PATHS = {
-    "Pod": ("spec",),
-    "Deployment": ("spec", "template", "spec"),
-    "StatefulSet": ("spec", "template", "spec"),
-    "DaemonSet": ("spec", "template", "spec"),
-    "ReplicaSet": ("spec", "template", "spec"),
-    "ReplicationController": ("spec", "template", "spec"),
-    "Job": ("spec", "template", "spec"),
-    "CronJob": ("spec", "jobTemplate", "spec", "template", "spec"),
+    ("v1", "Pod"): ("spec",),
+    ("apps/v1", "Deployment"): ("spec", "template", "spec"),
+    ("apps/v1", "StatefulSet"): ("spec", "template", "spec"),
+    ("apps/v1", "DaemonSet"): ("spec", "template", "spec"),
+    ("apps/v1", "ReplicaSet"): ("spec", "template", "spec"),
+    ("v1", "ReplicationController"): ("spec", "template", "spec"),
+    ("batch/v1", "Job"): ("spec", "template", "spec"),
+    ("batch/v1", "CronJob"): ("spec", "jobTemplate", "spec", "template", "spec"),
 }
 
 
@@ -93,7 +95,7 @@ def identity(obj: dict[str, Any]) -> tuple:
 def pod_references(obj: dict[str, Any]) -> list[tuple[str, str]]:
     """(kind, name) of every ConfigMap/Secret a workload's pod spec names."""
     spec: Any = obj
-    for key in POD_SPEC_PATHS.get(obj.get("kind"), ("-",)):
+    for key in POD_SPEC_PATHS.get((obj.get("apiVersion"), obj.get("kind")), ("-",)):
         spec = spec.get(key) if isinstance(spec, dict) else None
     if not isinstance(spec, dict):
         return []
