@@ -76,8 +76,10 @@ def detect(sources: list[Source], limits: Limits) -> Stream | None:
         return None
     try:
         stream = read(sources, limits)
-    except PostrenderError:
-        return None  # plain mode reports it, with its usual message
+    except PostrenderError as exc:
+        # It says it is a ResourceList at the top level: answer as a KRM
+        # function must, with the error in `results`, not as a plain stream.
+        raise _failed(exc, 1, sources[0], None, []) from None
     return stream if _resource_list(stream) is not None else None
 
 

@@ -227,8 +227,9 @@ def test_krm_flag_and_detection():
 
 
 @pytest.mark.parametrize("bad", ["apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: [\n"])
-def test_unparseable_resource_list_with_krm_flag(bad):
-    result = run_postrender(["--krm"], bad)
+@pytest.mark.parametrize("flags", [["--krm"], []], ids=["flag", "detected"])
+def test_unparseable_resource_list_is_answered_with_an_error_result(bad, flags):
+    result = run_postrender(flags, bad)
     assert result.status == 1
     out = load(result.stdout)
     assert out["items"] == [] and out["results"][0]["severity"] == "error"
