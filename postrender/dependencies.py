@@ -20,7 +20,7 @@ from . import fieldspecs
 from .fieldspecs import CONFIG_KINDS, ReferenceTable
 from .graph import Graph, Path, is_config_object, pod_templates
 from .index import IMPLICIT
-from .nodes import MappingNode, ScalarNode, format_path, get
+from .nodes import MappingNode, format_path, get, string_map
 from .plan import base_name_of
 from .read import KubeObject
 
@@ -73,10 +73,7 @@ def find_dependencies(graph: Graph, table: ReferenceTable) -> list[Dependency]:
 
 
 def annotations_of(holder: MappingNode) -> dict[str, str]:
-    node = get(get(holder, "metadata"), "annotations")
-    if not isinstance(node, MappingNode):
-        return {}
-    return {k.value: v.value for k, v in node.value if isinstance(k, ScalarNode) and isinstance(v, ScalarNode)}
+    return string_map(get(get(holder, "metadata"), "annotations"))
 
 
 def _applies(rule: dict[str, Any], key: str) -> bool:

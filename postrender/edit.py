@@ -12,15 +12,20 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .nodes import EXPLICIT_STR_STYLE, MappingNode, Node, ScalarNode, SequenceNode, entries, get, scalar_value
-
-# Anchors and tags before a node; a verbatim tag (`!<tag:yaml.org,2002:str>`) may hold commas.
-_PROPERTIES = re.compile(r"(?:(?:!<[^>]*>|[&!][^\s,\[\]{}]*)\s+)+")
-_SAFE_PLAIN = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._/-]*$")
-_NON_STRING_PLAIN = re.compile(
-    r"^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF"
-    r"|~|null|Null|NULL|[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?|0x[0-9a-fA-F_]+|0o?[0-7_]+)$"
+from .nodes import (
+    EXPLICIT_STR_STYLE,
+    PROPERTIES,
+    MappingNode,
+    Node,
+    ScalarNode,
+    SequenceNode,
+    entries,
+    get,
+    plain_is_string,
+    scalar_value,
 )
+
+_SAFE_PLAIN = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._/-]*$")
 
 
 @dataclass(frozen=True, order=True)
@@ -53,7 +58,7 @@ def apply(text: str, edits: list[Edit]) -> str:
 def content_start(text: str, node: Node) -> int:
     """Offset of a node's content, past any anchor or tag written before it."""
     start = node.start_mark.index
-    match = _PROPERTIES.match(text, start)
+    match = PROPERTIES.match(text, start)
     return match.end() if match else start
 
 
@@ -62,7 +67,7 @@ def render_scalar(value: str | bool, style: str | None = None) -> str:
         return "true" if value else "false"
     if style == "'" and "\n" not in value:
         return "'" + value.replace("'", "''") + "'"
-    if style in ("", None) and _SAFE_PLAIN.match(value) and not _NON_STRING_PLAIN.match(value):
+    if style in ("", None) and _SAFE_PLAIN.match(value) and plain_is_string(value):
         return value
     return json.dumps(value, ensure_ascii=False)
 
@@ -101,7 +106,7 @@ def _is_merged(mapping: MappingNode, key: str) -> bool:
 def _same_scalar(node: ScalarNode, value: str | bool) -> bool:
     if isinstance(value, bool):
         return not node.style and node.value == ("true" if value else "false")
-    return node.value == value and (node.style != "" or _NON_STRING_PLAIN.match(value) is None)
+    return node.value == value and (node.style != "" or plain_is_string(value))
 
 
 def _replace_value(text: str, node: Node, value: str | bool) -> Edit:

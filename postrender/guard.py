@@ -19,7 +19,7 @@ from . import fieldspecs
 from .errors import PostrenderError
 from .graph import Graph, Path, is_config_object
 from .index import IMPLICIT
-from .nodes import MappingNode, Node, ScalarNode, SequenceNode, format_path, get_str, is_string
+from .nodes import MappingNode, Node, format_path, get_str, is_string, scalars
 from .plan import ANNOTATION_KEEP_ORIGINAL, ANNOTATION_VERSIONED, Plan, Version
 from .read import KubeObject
 from .report import Reporter
@@ -89,7 +89,7 @@ def check(graph: Graph, the_plan: Plan) -> list[Finding]:
         if is_config_object(obj):
             continue
         namespace = index.namespace_of(obj)
-        for node, path, parent in _scalars(obj.node):
+        for node, path, parent in scalars(obj.node):
             if id(node) in covered or path[:2] in _SKIPPED or not is_string(node):
                 continue
             for kind in patterns():
@@ -173,23 +173,3 @@ def _nearest_key(path: Path) -> str | None:
         if isinstance(part, str):
             return part
     return None
-
-
-def _scalars(root: Node):
-    """Every scalar under root once, with its path and the mapping holding it."""
-    seen: set[int] = set()
-    stack: list[tuple[Node, Path, Node | None]] = [(root, (), None)]
-    while stack:
-        node, path, parent = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if isinstance(node, ScalarNode):
-            yield node, path, parent
-        elif isinstance(node, MappingNode):
-            for key, value in reversed(node.value):
-                if isinstance(key, ScalarNode):
-                    stack.append((value, path + (key.value,), node))
-        elif isinstance(node, SequenceNode):
-            for i in range(len(node.value) - 1, -1, -1):
-                stack.append((node.value[i], path + (i,), node))

@@ -26,7 +26,7 @@ from .errors import Location, PostrenderError, UsageError
 from .hashing import to_json_value
 from .kustomize_plugin import PluginConfig, parse
 from .limits import Limits
-from .nodes import MappingNode, ScalarNode, SequenceNode, get, get_str
+from .nodes import MappingNode, ScalarNode, SequenceNode, get, get_str, is_null
 from .options import RenderOptions
 from .plan import ANNOTATION_COPY_OF
 from .read import Document, KubeObject, Source, Stream, read, split
@@ -123,7 +123,7 @@ def _resource_list(stream: Stream) -> Document | None:
 
 def function_config(document: Document) -> PluginConfig | None:
     node = get(document.root, "functionConfig")
-    if node is None or isinstance(node, ScalarNode) and not node.style and node.value in ("", "~", "null"):
+    if node is None or is_null(node):
         return None
     return parse(to_json_value(node), "functionConfig")
 

@@ -21,9 +21,11 @@ __all__ = [
     "entries",
     "get",
     "get_str",
-    "is_plain",
+    "is_null",
     "scalar_value",
-    "walk",
+    "scalars",
+    "string_map",
+    "unique_nodes",
 ]
 
 STR_TAG = "tag:yaml.org,2002:str"
@@ -46,8 +48,20 @@ _FLOAT = re.compile(
 )
 
 
-def is_plain(node: Node) -> bool:
-    return isinstance(node, ScalarNode) and not node.style
+# Anchors and tags written before a node (its start mark includes them); a
+# verbatim tag (`!<tag:yaml.org,2002:str>`) may hold commas.
+PROPERTIES = re.compile(r"(?:(?:!<[^>]*>|[&!][^\s,\[\]{}]*)\s+)+")
+
+
+def is_null(node: Node | None) -> bool:
+    return isinstance(node, ScalarNode) and not node.style and node.value in ("", "~", "null", "Null", "NULL")
+
+
+def string_map(node: Node | None) -> dict[str, str]:
+    """A mapping of scalars (labels, annotations) as text, as written."""
+    if not isinstance(node, MappingNode):
+        return {}
+    return {k.value: v.value for k, v in node.value if isinstance(k, ScalarNode) and isinstance(v, ScalarNode)}
 
 
 def entries(node: MappingNode) -> Iterator[tuple[Node, Node]]:
@@ -109,10 +123,12 @@ def get_str(node: Node | None, key: str) -> str | None:
 def is_string(node: ScalarNode) -> bool:
     if node.style:
         return node.tag == STR_TAG
-    if node.tag != STR_TAG:
-        return False
-    v = node.value
-    return not (_NULL.match(v) or _BOOL.match(v) or _INT.match(v) or _FLOAT.match(v))
+    return node.tag == STR_TAG and plain_is_string(node.value)
+
+
+def plain_is_string(text: str) -> bool:
+    """Whether `text`, written as a plain scalar, reads back as a string."""
+    return not (_NULL.match(text) or _BOOL.match(text) or _INT.match(text) or _FLOAT.match(text))
 
 
 def scalar_value(node: ScalarNode) -> object:
@@ -172,23 +188,44 @@ def _float(v: str) -> object:
         return v
 
 
-def walk(root: Node) -> Iterator[tuple[Node, tuple[str | int, ...]]]:
-    """Every node under root once (aliases are not revisited), with its path."""
-    seen: set[int] = set()
-    stack: list[tuple[Node, tuple[str | int, ...]]] = [(root, ())]
+def children(node: Node) -> list[Node]:
+    if isinstance(node, MappingNode):
+        return [n for pair in node.value for n in pair]
+    if isinstance(node, SequenceNode):
+        return list(node.value)
+    return []
+
+
+def unique_nodes(root: Node) -> list[Node]:
+    """Every node under root once: an alias's target is not visited again."""
+    seen: dict[int, Node] = {}
+    stack = [root]
     while stack:
-        node, path = stack.pop()
+        node = stack.pop()
+        if id(node) not in seen:
+            seen[id(node)] = node
+            stack.extend(children(node))
+    return list(seen.values())
+
+
+def scalars(root: Node) -> Iterator[tuple[ScalarNode, tuple[str | int, ...], Node | None]]:
+    """Every scalar value under root once, with its path and the collection holding it."""
+    seen: set[int] = set()
+    stack: list[tuple[Node, tuple[str | int, ...], Node | None]] = [(root, (), None)]
+    while stack:
+        node, path, parent = stack.pop()
         if id(node) in seen:
             continue
         seen.add(id(node))
-        yield node, path
-        if isinstance(node, MappingNode):
+        if isinstance(node, ScalarNode):
+            yield node, path, parent
+        elif isinstance(node, MappingNode):
             for key, value in reversed(node.value):
-                label = key.value if isinstance(key, ScalarNode) else "?"
-                stack.append((value, path + (label,)))
+                if isinstance(key, ScalarNode):
+                    stack.append((value, path + (key.value,), node))
         elif isinstance(node, SequenceNode):
             for i in range(len(node.value) - 1, -1, -1):
-                stack.append((node.value[i], path + (i,)))
+                stack.append((node.value[i], path + (i,), node))
 
 
 def format_path(path: tuple[str | int, ...]) -> str:

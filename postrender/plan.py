@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from .errors import PostrenderError
 from .graph import Graph
 from .hashing import content_hash, short_hash
-from .nodes import MappingNode, ScalarNode, entries, get, is_string
+from .nodes import MappingNode, ScalarNode, entries, get, is_null, is_string
 from .read import KubeObject
 
 LABEL_VERSIONED = "postrender.io/versioned"
@@ -93,13 +93,13 @@ def validate(obj: KubeObject) -> None:
     metadata = get(obj.node, "metadata")
     for field in ("labels", "annotations"):
         node = get(metadata, field)
-        if node is not None and not _is_null(node) and not isinstance(node, MappingNode):
+        if node is not None and not is_null(node) and not isinstance(node, MappingNode):
             raise PostrenderError(f"metadata.{field} must be a mapping", obj.location(node))
     secret_type = get(obj.node, "type")
     if obj.kind == "Secret" and secret_type is not None and not isinstance(secret_type, ScalarNode):
         raise PostrenderError("Secret type must be a string", obj.location(secret_type))
     data = get(obj.node, "data")
-    if data is not None and not _is_null(data):
+    if data is not None and not is_null(data):
         if not isinstance(data, MappingNode):
             raise PostrenderError(f"{obj.kind} data must be a mapping", obj.location(data))
         for key, value in entries(data):
@@ -112,17 +112,13 @@ def validate(obj: KubeObject) -> None:
                 raise PostrenderError(f"data.{label} is not valid base64", obj.location(value))
     for field in ("binaryData", "stringData"):
         node = get(obj.node, field)
-        if node is not None and not _is_null(node) and not isinstance(node, MappingNode):
+        if node is not None and not is_null(node) and not isinstance(node, MappingNode):
             raise PostrenderError(f"{obj.kind} {field} must be a mapping", obj.location(node))
         if isinstance(node, MappingNode):
             for key, value in entries(node):
                 if not isinstance(value, ScalarNode):
                     label = key.value if isinstance(key, ScalarNode) else "?"
                     raise PostrenderError(f"{field}.{label} must be a scalar", obj.location(value))
-
-
-def _is_null(node: object) -> bool:
-    return isinstance(node, ScalarNode) and not node.style and node.value in ("", "~", "null", "Null", "NULL")
 
 
 def _is_base64(value: str) -> bool:

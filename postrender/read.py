@@ -18,7 +18,21 @@ from ruamel.yaml.error import MarkedYAMLError, StreamMark, YAMLError
 
 from .errors import Location, PostrenderError
 from .limits import Limits
-from .nodes import EXPLICIT_STR_STYLE, STR_TAG, MappingNode, Node, ScalarNode, SequenceNode, get, get_str, is_string
+from .nodes import (
+    EXPLICIT_STR_STYLE,
+    PROPERTIES,
+    STR_TAG,
+    MappingNode,
+    Node,
+    ScalarNode,
+    SequenceNode,
+    children,
+    get,
+    get_str,
+    is_null,
+    string_map,
+    unique_nodes,
+)
 
 HELM4_FILENAME_ANNOTATION = "postrenderer.helm.sh/postrender-filename"
 
@@ -30,8 +44,6 @@ _SOURCE_COMMENT = re.compile(r"^# Source: (.+?)\r?$", re.M)
 # (kubectl kustomize writes U+2028 that way), and the scalar is edited whole.
 _ODD_LINE_BREAK = re.compile("\r(?!\n)|[\x85\u2028\u2029]")
 _LONE_CR = re.compile("\r(?!\n)")
-# Anchors and tags before a node; a verbatim tag (`!<tag:yaml.org,2002:str>`) may hold commas.
-_PROPERTIES = re.compile(r"(?:(?:!<[^>]*>|[&!][^\s,\[\]{}]*)\s+)+")
 
 
 @dataclass(frozen=True)
@@ -67,10 +79,10 @@ class Document:
         while stack:
             node, children_done = stack.pop()
             if children_done:
-                counts[id(node)] = 1 if node is target else sum(counts[id(c)] for c in _children(node))
+                counts[id(node)] = 1 if node is target else sum(counts[id(c)] for c in children(node))
             elif id(node) not in counts:
                 stack.append((node, True))
-                stack.extend((c, False) for c in _children(node) if id(c) not in counts)
+                stack.extend((c, False) for c in children(node) if id(c) not in counts)
         return counts[id(self.root)]
 
     def location(self, node: Node | None = None, kind: str | None = None, name: str | None = None) -> Location:
@@ -95,8 +107,7 @@ class KubeObject:
         return self.api_version.rpartition("/")[0] if "/" in self.api_version else ""
 
     def location(self, node: Node | None = None) -> Location:
-        loc = self.document.location(node if node is not None else self.node, self.kind, self.name)
-        return loc
+        return self.document.location(node if node is not None else self.node, self.kind, self.name)
 
     def describe(self) -> str:
         ns = f"{self.namespace}/" if self.namespace else ""
@@ -204,7 +215,7 @@ def _check_line_breaks(doc: Document) -> None:
         return
     quoted = sorted(
         (node.start_mark.index, node.end_mark.index)
-        for node in _unique_nodes(doc.root)
+        for node in unique_nodes(doc.root)
         if isinstance(node, ScalarNode) and node.style in ("'", '"')
     ) if doc.root is not None else []
     starts = [start for start, _ in quoted]
@@ -254,9 +265,7 @@ def _compose(doc: Document, limits: Limits) -> Node | None:
     match = _SOURCE_COMMENT.search(text, 0, root.start_mark.index)
     if match:
         doc.source_comment = match.group(1).strip()
-    if isinstance(root, ScalarNode) and root.tag.endswith(":null") or (
-        isinstance(root, ScalarNode) and not root.style and root.value in ("", "~", "null")
-    ):
+    if isinstance(root, ScalarNode) and root.tag.endswith(":null") or is_null(root):
         return None
     if not isinstance(root, MappingNode):
         shape = "sequence" if isinstance(root, SequenceNode) else "scalar"
@@ -266,17 +275,6 @@ def _compose(doc: Document, limits: Limits) -> Node | None:
         )
     _check_structure(doc, root, limits)
     return root
-
-
-def _unique_nodes(root: Node) -> list[Node]:
-    seen: dict[int, Node] = {}
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if id(node) not in seen:
-            seen[id(node)] = node
-            stack.extend(_children(node))
-    return list(seen.values())
 
 
 def _shift_marks(root: Node, by: int) -> None:
@@ -297,7 +295,7 @@ def _shift_marks(root: Node, by: int) -> None:
             continue
         seen.add(id(node))
         node.start_mark, node.end_mark = shifted(node.start_mark), shifted(node.end_mark)
-        stack.extend(_children(node))
+        stack.extend(children(node))
 
 
 def _release(loader: CBaseLoader) -> None:
@@ -408,7 +406,7 @@ def _has_tag(text: str, node: Node) -> bool:
     start = node.start_mark.index
     if text[start : start + 1] not in ("!", "&"):
         return False
-    match = _PROPERTIES.match(text, start)
+    match = PROPERTIES.match(text, start)
     return match is not None and any(token.startswith("!") for token in match.group().split())
 
 
@@ -422,7 +420,7 @@ def _check_expansion(doc: Document, root: Node, limit: int) -> None:
         key = id(node)
         if children_done:
             on_path.discard(key)
-            total = 1 + sum(sizes[id(child)] for child in _children(node))
+            total = 1 + sum(sizes[id(child)] for child in children(node))
             sizes[key] = total
             if total > limit:
                 raise PostrenderError(
@@ -438,7 +436,7 @@ def _check_expansion(doc: Document, root: Node, limit: int) -> None:
             continue
         on_path.add(key)
         stack.append((node, True))
-        for child in _children(node):
+        for child in children(node):
             if id(child) not in sizes:
                 stack.append((child, False))
 
@@ -453,23 +451,15 @@ def _shared_nodes(root: Node) -> frozenset[int]:
             aliased.append(node)
             continue
         nodes[id(node)] = node
-        stack.extend(_children(node))
+        stack.extend(children(node))
     shared: set[int] = set()
     stack = aliased
     while stack:
         node = stack.pop()
         if id(node) not in shared:
             shared.add(id(node))
-            stack.extend(_children(node))
+            stack.extend(children(node))
     return frozenset(shared)
-
-
-def _children(node: Node) -> list[Node]:
-    if isinstance(node, MappingNode):
-        return [n for pair in node.value for n in pair]
-    if isinstance(node, SequenceNode):
-        return list(node.value)
-    return []
 
 
 def _objects_of(doc: Document) -> list[KubeObject]:
@@ -494,7 +484,7 @@ def _object(doc: Document, node: MappingNode, item: int | None) -> KubeObject:
     name = get_str(metadata, "name")
     if kind is None:
         raise PostrenderError("object has no kind", doc.location(node, None, name))
-    if metadata is not None and not isinstance(metadata, MappingNode) and not _is_null(metadata):
+    if metadata is not None and not isinstance(metadata, MappingNode) and not is_null(metadata):
         raise PostrenderError("metadata must be a mapping", doc.location(metadata, kind, name))
     obj = KubeObject(
         document=doc,
@@ -504,23 +494,9 @@ def _object(doc: Document, node: MappingNode, item: int | None) -> KubeObject:
         name=name,
         namespace=get_str(metadata, "namespace") or None,
         item=item,
-        annotations=_string_map(get(metadata, "annotations")),
-        labels=_string_map(get(metadata, "labels")),
+        annotations=string_map(get(metadata, "annotations")),
+        labels=string_map(get(metadata, "labels")),
     )
     if item is None and doc.source_comment is None:
         doc.source_comment = obj.annotations.get(HELM4_FILENAME_ANNOTATION)
     return obj
-
-
-def _is_null(node: Node) -> bool:
-    return isinstance(node, ScalarNode) and not node.style and node.value in ("", "~", "null", "Null", "NULL")
-
-
-def _string_map(node: Node | None) -> dict[str, str]:
-    if not isinstance(node, MappingNode):
-        return {}
-    out: dict[str, str] = {}
-    for k, v in node.value:
-        if isinstance(k, ScalarNode) and isinstance(v, ScalarNode):
-            out[k.value] = v.value if is_string(v) or v.style else v.value
-    return out
