@@ -23,8 +23,8 @@ from .dependencies import Dependency
 from .fieldspecs import ReferenceTable
 from .graph import Graph, Path, Resolution, pod_templates
 from .hashing import go_json, to_json_value
-from .nodes import MappingNode, format_path, get_str
-from .plan import KUSTOMIZE_NEEDS_HASH, Plan, base_name_of
+from .nodes import MappingNode, format_path
+from .plan import KUSTOMIZE_NEEDS_HASH, Plan, base_name_of, is_service_account_token
 from .producers import Production, Productions
 from .read import KubeObject
 from .reloader import Policy
@@ -101,7 +101,7 @@ def config_hashes(
     for ref in graph.references:
         if not ref.spec.consumes:
             continue
-        target = ref.target if ref.resolution in (Resolution.RESOLVED, Resolution.CROSS_NAMESPACE) else None
+        target = ref.target
         if target is None:
             production = productions.making(ref, graph.index) if ref.resolution is Resolution.DANGLING else None
             item = _produced_item(production) if production is not None else None
@@ -148,7 +148,7 @@ def _item(config: KubeObject, the_plan: Plan, productions: Productions) -> Item 
     # is not what the stream says: hashing it would promise what it cannot.
     if id(config) in productions.excluded:
         return None
-    if config.kind == "Secret" and get_str(config.node, "type") == "kubernetes.io/service-account-token":
+    if is_service_account_token(config):
         return None
     version = the_plan.of(config)
     if version is None:

@@ -11,10 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
-from ruamel.yaml import YAML
 
 from . import fieldspecs
 from .fieldspecs import CONFIG_KINDS, ReferenceTable
@@ -47,8 +45,7 @@ class Dependency:
 
 @cache
 def rules() -> tuple[dict[str, Any], ...]:
-    text = resources.files(fieldspecs).joinpath("dependencies.yaml").read_text(encoding="utf-8")
-    return tuple((YAML(typ="safe").load(text) or {}).get("annotations") or ())
+    return tuple(fieldspecs.data("dependencies.yaml").get("annotations") or ())
 
 
 def find_dependencies(graph: Graph, table: ReferenceTable) -> list[Dependency]:

@@ -31,6 +31,7 @@ class Reference:
     namespace: str | None  # stated in the reference itself
     prefix: str  # text kept before the name, e.g. "ns/" in an nginx annotation
     optional: bool
+    # Set only when the reference resolved, exactly or across namespaces.
     target: KubeObject | None = None
     resolution: Resolution = Resolution.DANGLING
     candidates: list[KubeObject] = field(default_factory=list)
@@ -49,9 +50,6 @@ class Graph:
     index: ObjectIndex
     references: list[Reference]
     config_objects: list[KubeObject]
-
-    def referrers_of(self, obj: KubeObject) -> list[Reference]:
-        return [r for r in self.references if r.target is obj]
 
 
 def pod_templates(obj: KubeObject, table: ReferenceTable) -> list[tuple[MappingNode, Path]]:
@@ -85,7 +83,7 @@ def build(index: ObjectIndex, table: ReferenceTable) -> Graph:
         version = obj.api_version.rpartition("/")[2]
         for spec in specs:
             if spec.matches(obj.group, version):
-                for ref in _find(obj, spec):
+                for ref in find(obj, spec):
                     if (id(ref.node), ref.path) not in seen:
                         seen.add((id(ref.node), ref.path))
                         references.append(ref)
@@ -97,10 +95,6 @@ def build(index: ObjectIndex, table: ReferenceTable) -> Graph:
 
 def find(obj: KubeObject, spec: FieldSpec) -> Iterator[Reference]:
     """The names at one spec's path in one object, unresolved."""
-    return _find(obj, spec)
-
-
-def _find(obj: KubeObject, spec: FieldSpec) -> Iterator[Reference]:
     for node, parent, path in _walk(obj.node, spec.path, 0, (), None):
         if not is_string(node) or not node.value:
             continue
@@ -169,13 +163,7 @@ def _passes(item: Node, segment: Segment) -> bool:
 
 
 def _resolve(ref: Reference, index: ObjectIndex) -> None:
-    referrer_ns = index.namespace_of(ref.referrer)
-    if ref.namespace is not None:
-        namespace = ref.namespace
-    elif ref.referrer.kind in index.cluster_scoped:
-        namespace = None
-    else:
-        namespace = referrer_ns
+    namespace = index.lookup_namespace(ref.referrer, ref.namespace)
     candidates = [
         c for c in index.named("", ref.target_kind, ref.name) if c.api_version == "v1"
     ]

@@ -83,18 +83,16 @@ def build_view(analysis) -> View:  # analysis: render.Analysis
         return index.key(obj).describe()
 
     def _namespace_label(stated: str | None, referrer: KubeObject) -> str:
-        if stated is not None:
-            return stated
-        if referrer.kind in index.cluster_scoped:
+        namespace = index.lookup_namespace(referrer, stated)
+        if namespace is None:
             return "*"
-        namespace = index.namespace_of(referrer)
         return namespace if namespace != IMPLICIT else "(default)"
 
     edges: list[Edge] = []
     referenced: set[int] = set()
     for ref in graph.references:
         note, status = "", ref.resolution.value
-        target = ref.target if ref.resolution in (Resolution.RESOLVED, Resolution.CROSS_NAMESPACE) else None
+        target = ref.target
         if target is not None:
             referenced.add(id(target))
             held = analysis.policy.held.get(id(ref))

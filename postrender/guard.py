@@ -10,10 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
-from ruamel.yaml import YAML
 
 from . import fieldspecs
 from .errors import PostrenderError
@@ -61,8 +59,7 @@ class Finding:
 
 @cache
 def patterns() -> dict[str, dict[str, Any]]:
-    text = resources.files(fieldspecs).joinpath("guard.yaml").read_text(encoding="utf-8")
-    raw = YAML(typ="safe").load(text) or {}
+    raw = fieldspecs.data("guard.yaml")
     return {
         kind: {
             "keys": {k.lower() for k in spec.get("keys") or ()},

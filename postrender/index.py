@@ -53,6 +53,16 @@ class ObjectIndex:
             return IMPLICIT
         return obj.namespace or self.default_namespace
 
+    def lookup_namespace(self, referrer: KubeObject, stated: str | None) -> str | None:
+        """Where a name a referrer writes is looked up: the namespace the
+        reference states, else the referrer's; None means any namespace (a
+        cluster-scoped referrer that does not say)."""
+        if stated is not None:
+            return stated
+        if referrer.kind in self.cluster_scoped:
+            return None
+        return self.namespace_of(referrer)
+
     def key(self, obj: KubeObject) -> ObjectKey:
         return ObjectKey(obj.group, obj.kind, self.namespace_of(obj), obj.name or "")
 

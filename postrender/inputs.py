@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from typing import BinaryIO
@@ -60,7 +59,3 @@ def decode(data: bytes, name: str | None) -> Source:
         ) from None
     return Source(name, text)
 
-
-def env_path(name: str) -> str | None:
-    value = os.environ.get(name)
-    return value or None

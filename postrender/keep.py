@@ -7,13 +7,11 @@ Nothing here talks to a cluster; `--retain` (cluster/retain.py) and
 
 from __future__ import annotations
 
-import re
-
 from .errors import UsageError
 from .fieldspecs import ReferenceTable
-from .graph import Graph, Reference, Resolution, pod_templates
+from .graph import Graph, Reference, pod_templates
 from .index import IMPLICIT
-from .plan import ANNOTATION_REFS, LABEL_SCOPE, Plan, Version, label_value
+from .plan import ANNOTATION_REFS, LABEL_SCOPE, Plan, Version, is_label_value, label_value
 from .read import KubeObject
 from .report import Reporter
 from .rewrite import Rewrite
@@ -37,11 +35,8 @@ HELM_KEEP_WARNING = (
     "release; run `postrender gc` to delete kept versions"
 )
 
-_LABEL_VALUE = re.compile(r"^(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?)?$")
-
-
 def check_scope(scope: str) -> str:
-    if not scope or len(scope) > 63 or not _LABEL_VALUE.match(scope):
+    if not scope or not is_label_value(scope):
         raise UsageError(f"--scope {scope!r} is not a valid label value (63 characters of [-A-Za-z0-9_.])")
     return scope
 
@@ -105,7 +100,7 @@ def _record_refs(graph: Graph, the_plan: Plan, table: ReferenceTable, result: Re
 
 
 def _versioned_target(ref: Reference, the_plan: Plan) -> Version | None:
-    if ref.target is None or ref.resolution not in (Resolution.RESOLVED, Resolution.CROSS_NAMESPACE):
+    if ref.target is None:
         return None
     version = the_plan.of(ref.target)
     return version if version is not None and version.versioned else None

@@ -139,7 +139,7 @@ def _version(obj: KubeObject, options: Options, produced_by: str | None) -> Vers
     if obj.annotations.get(ANNOTATION_VERSIONED) == "false" or obj.labels.get(LABEL_VERSIONED) == "false":
         reason = "a keep-original copy" if ANNOTATION_COPY_OF in obj.annotations else "opted out (postrender.io/versioned: \"false\")"
         return Version(obj, digest, name, name, excluded=reason)
-    if obj.kind == "Secret" and _secret_type(obj) == "kubernetes.io/service-account-token":
+    if is_service_account_token(obj):
         return Version(obj, digest, name, name, excluded="service-account token Secret (filled in by the token controller)")
     if produced_by:
         return Version(obj, digest, name, name, excluded=produced_by)
@@ -151,9 +151,10 @@ def _version(obj: KubeObject, options: Options, produced_by: str | None) -> Vers
     return Version(obj, digest, base, target, keep_original=keep)
 
 
-def _secret_type(obj: KubeObject) -> str | None:
+def is_service_account_token(obj: KubeObject) -> bool:
+    """The token controller fills such a Secret in, under its own name."""
     node = get(obj.node, "type")
-    return node.value if isinstance(node, ScalarNode) else None
+    return obj.kind == "Secret" and isinstance(node, ScalarNode) and node.value == "kubernetes.io/service-account-token"
 
 
 def base_name_of(obj: KubeObject) -> str:
@@ -171,8 +172,12 @@ def versioned_name(base: str, digest: str) -> str:
     return f"{base}-{digest}"
 
 
+def is_label_value(text: str) -> bool:
+    return len(text) <= MAX_LABEL_VALUE and _LABEL_VALUE.match(text) is not None
+
+
 def label_value(base: str) -> str:
-    if len(base) <= MAX_LABEL_VALUE and _LABEL_VALUE.match(base):
+    if is_label_value(base):
         return base
     head = re.sub(r"[^-A-Za-z0-9_.]", "-", base[:52]).rstrip("-_.").lstrip("-_.")
     return f"{head}-{short_hash(base)}" if head else short_hash(base)

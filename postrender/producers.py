@@ -9,10 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
 from typing import Any
 
-from ruamel.yaml import YAML
 
 from . import fieldspecs
 from .fieldspecs import CONFIG_KINDS, FieldSpec, Segment, parse_path
@@ -79,20 +77,12 @@ class Productions:
 
     def making(self, ref: Reference, index: ObjectIndex) -> Production | None:
         """The producer in the stream of what a dangling reference names."""
-        if ref.namespace is not None:
-            namespace: str | None = ref.namespace
-        elif ref.referrer.kind in index.cluster_scoped:
-            namespace = None
-        else:
-            namespace = index.namespace_of(ref.referrer)
-        return self.of(ref.target_kind, namespace, ref.name)
+        return self.of(ref.target_kind, index.lookup_namespace(ref.referrer, ref.namespace), ref.name)
 
 
 @cache
 def rules() -> tuple[Rule, ...]:
-    text = resources.files(fieldspecs).joinpath("producers.yaml").read_text(encoding="utf-8")
-    data = YAML(typ="safe").load(text) or {}
-    return tuple(_rule(raw) for raw in data.get("producers") or [])
+    return tuple(_rule(raw) for raw in fieldspecs.data("producers.yaml").get("producers") or [])
 
 
 def _rule(raw: dict[str, Any]) -> Rule:

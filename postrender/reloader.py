@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .fieldspecs import ReferenceTable
-from .graph import Graph, Reference, Resolution, is_config_object, pod_templates
+from .graph import Graph, Reference, is_config_object, pod_templates
 from .dependencies import annotations_of
 from .plan import Plan
 from .read import KubeObject
@@ -82,13 +82,13 @@ def policy(graph: Graph, table: ReferenceTable, hold: bool) -> Policy:
     if not hold:
         return result
     for ref in graph.references:
-        target = _target(ref)
+        target = ref.target
         if target is None or result.ignores(target) or result.rolls_on(ref.referrer, target):
             continue
         result.held[id(ref)] = _why_held(result, ref.referrer, target)
     uses_of: dict[int, list[Reference]] = {}
     for ref in graph.references:
-        target = _target(ref)
+        target = ref.target
         if target is not None:
             uses_of.setdefault(id(target), []).append(ref)
     for config in graph.config_objects:
@@ -123,12 +123,6 @@ def keep_copies(result: Policy, the_plan: Plan) -> list[str]:
         if why is not None and version.excluded == why and why != IGNORED:
             warnings.append(f"{version.obj.describe()} keeps its name: {why}")
     return warnings
-
-
-def _target(ref: Reference) -> KubeObject | None:
-    if ref.resolution in (Resolution.RESOLVED, Resolution.CROSS_NAMESPACE):
-        return ref.target
-    return None
 
 
 def _why_held(result: Policy, workload: KubeObject, config: KubeObject) -> str:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from . import edit
 from .edit import Edit, Value
-from .graph import Graph, Reference, Resolution
+from .graph import Graph, Reference
 from .errors import PostrenderError
 from .nodes import MappingNode, Node, ScalarNode, SequenceNode, get
 from .plan import (
@@ -21,7 +21,7 @@ from .plan import (
     Version,
     label_value,
 )
-from .read import Document, KubeObject
+from .read import Document
 
 
 @dataclass
@@ -114,48 +114,34 @@ class Rewrite:
         return self.by_document.setdefault(doc.index, DocumentEdits(doc))
 
 
-def rewrite(
-    graph: Graph,
-    plan: Plan,
-    options: Options,
-    extra: dict[int, DocumentEdits] | None = None,
-    held: Collection[int] = (),
-) -> Rewrite:
+def rewrite(graph: Graph, plan: Plan, options: Options, held: Collection[int] = ()) -> Rewrite:
     """`held`: ids of references to leave as written (reloader.py)."""
-    by_document: dict[int, DocumentEdits] = dict(extra or {})
-    renamed: list[Version] = []
-    rewritten: list[tuple[Reference, str]] = []
-
-    def edits_of(doc: Document) -> DocumentEdits:
-        return by_document.setdefault(doc.index, DocumentEdits(doc))
-
+    result = Rewrite({}, [], [])
     for version in plan.versions:
-        if not version.renamed and not (version.versioned and not version.unchanged):
+        if not version.versioned or version.unchanged:
             continue
         doc = version.obj.document
-        edits_of(doc).set(version.obj.node, _marks(version, options))
+        result.edits_of(doc).set(version.obj.node, _marks(version, options))
         if version.renamed:
-            renamed.append(version)
+            result.renamed.append(version)
         if version.keep_original:
             if version.obj.item is None:
                 copy = DocumentEdits(doc)
                 copy.set(version.obj.node, _copy_marks(version))
-                edits_of(doc).copies.append(copy)
+                result.edits_of(doc).copies.append(copy)
             else:
-                edits_of(doc).raw.append(_copy_as_item(version))
+                result.edits_of(doc).raw.append(_copy_as_item(version))
 
     for ref in graph.references:
-        if ref.target is None or ref.resolution not in (Resolution.RESOLVED, Resolution.CROSS_NAMESPACE):
-            continue
-        if id(ref) in held:
+        if ref.target is None or id(ref) in held:
             continue
         version = plan.of(ref.target)
         if version is None or not version.versioned or ref.name == version.name:
             continue
         new_value = ref.prefix + version.name
-        edits_of(ref.referrer.document).replace(ref.node, new_value)
-        rewritten.append((ref, new_value))
-    return Rewrite(by_document, renamed, rewritten)
+        result.edits_of(ref.referrer.document).replace(ref.node, new_value)
+        result.rewritten.append((ref, new_value))
+    return result
 
 
 def _marks(version: Version, options: Options) -> dict[str, Value]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -195,15 +196,14 @@ def load_config_file(path: str) -> list[dict[str, Any]]:
         raise UsageError(f"--config {path}: invalid YAML: {' '.join(str(exc).split())}") from None
 
 
-_BUILTIN: dict[str, Any] | None = None
+@cache
+def data(file: str) -> Any:
+    """One of the packaged data files next to this module, parsed once."""
+    return YAML(typ="safe").load(resources.files(__package__).joinpath(file).read_text(encoding="utf-8")) or {}
 
 
 def builtin_config() -> dict[str, Any]:
-    global _BUILTIN
-    if _BUILTIN is None:
-        text = resources.files(__package__).joinpath("builtin.yaml").read_text(encoding="utf-8")
-        _BUILTIN = YAML(typ="safe").load(text)
-    return _BUILTIN
+    return data("builtin.yaml")
 
 
 def load_table(extra: list[tuple[str, dict[str, Any]]] = ()) -> ReferenceTable:
