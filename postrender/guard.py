@@ -100,7 +100,7 @@ def check(graph: Graph, the_plan: Plan) -> list[Finding]:
 
 def report(findings: list[Finding], reporter: Reporter, strict: bool) -> None:
     for finding in findings:
-        reporter.warn(finding.message())
+        reporter.warn(finding.message(), (finding.referrer, finding.field_path, finding.version.base_name))
     if strict and findings:
         raise PostrenderError(
             f"{len(findings)} field(s) still name renamed objects (--strict); see the warnings above"

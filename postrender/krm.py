@@ -15,13 +15,13 @@ from __future__ import annotations
 import io
 import json
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.cyaml import CBaseLoader
 from ruamel.yaml.error import YAMLError
 
-from . import edit, guard
+from . import edit
 from .errors import Location, PostrenderError, UsageError
 from .hashing import to_json_value
 from .kustomize_plugin import PluginConfig, parse
@@ -30,10 +30,7 @@ from .nodes import MappingNode, ScalarNode, SequenceNode, get, get_str, is_null
 from .options import RenderOptions
 from .plan import ANNOTATION_COPY_OF
 from .read import Document, KubeObject, Source, Stream, read, split
-from .report import Reporter
-
-if TYPE_CHECKING:
-    from .render import Analysis
+from .report import Diagnostic, Reporter
 
 KIND = "ResourceList"
 GROUP = "config.kubernetes.io"
@@ -102,11 +99,10 @@ def run(sources: list[Source], options: RenderOptions, reporter: Reporter, strea
         config = function_config(document)
         result = render(sources, config.apply(options) if config else options, reporter)
     except UsageError as exc:
-        raise _failed(exc, 2, source, stream, warning_results(reporter.warnings, None)) from None
+        raise _failed(exc, 2, source, stream, warning_results(reporter.warnings)) from None
     except PostrenderError as exc:
-        # No graph survives a failed render: its warnings go in as messages only.
-        raise _failed(exc, 1, source, stream, warning_results(reporter.warnings, None)) from None
-    warnings = warning_results(reporter.warnings, result.analysis)
+        raise _failed(exc, 1, source, stream, warning_results(reporter.warnings)) from None
+    warnings = warning_results(reporter.warnings)
     return set_results(_detach_copies(result.output), warnings)
 
 
@@ -159,27 +155,13 @@ def _detached(text: str, item: MappingNode) -> edit.Edit | None:
 # --- results ---------------------------------------------------------------
 
 
-def warning_results(warnings: list[str], analysis: Analysis | None) -> list[dict[str, Any]]:
-    """One result per warning; one about a field names its object and field.
-
-    render reports a reference as "<Kind/ns/name> <field path>: ..." and
-    guard words each finding itself; that is how a warning is matched back to
-    what it is about.
-    """
-    by_where: dict[str, tuple[KubeObject, str, str]] = {}
-    by_message: dict[str, tuple[KubeObject, str, str]] = {}
-    if analysis is not None:
-        for ref in analysis.graph.references:
-            subject = (ref.referrer, ref.field_path, ref.prefix + ref.name)
-            by_where.setdefault(f"{ref.referrer.describe()} {ref.field_path}", subject)
-        for finding in guard.check(analysis.graph, analysis.plan):
-            by_message[finding.message()] = (finding.referrer, finding.field_path, finding.version.base_name)
+def warning_results(warnings: list[Diagnostic]) -> list[dict[str, Any]]:
+    """One result per warning; one about a field names its object and field."""
     results: list[dict[str, Any]] = []
-    for message in warnings:
-        result: dict[str, Any] = {"message": message, "severity": "warning"}
-        subject = by_message.get(message) or by_where.get(message.partition(": ")[0])
-        if subject is not None:
-            obj, path, value = subject
+    for warning in warnings:
+        result: dict[str, Any] = {"message": warning.message, "severity": "warning"}
+        if warning.about is not None:
+            obj, path, value = warning.about
             result.update(_about(obj))
             if "resourceRef" in result:
                 result["field"] = {"path": path, "currentValue": value}

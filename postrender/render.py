@@ -95,23 +95,26 @@ def _report(
         )
     for ref in graph.references:
         where = f"{ref.referrer.describe()} {ref.field_path}"
+        about = (ref.referrer, ref.field_path, ref.prefix + ref.name)
         if ref.resolution is Resolution.CROSS_NAMESPACE and ref.target is not None:
             reporter.warn(
                 f"{where}: {ref.target_kind} {ref.name!r} matched only across namespaces "
                 f"({ref.target.describe()}, one side without metadata.namespace); "
-                "rewritten on the assumption they deploy together; pass --namespace to be exact"
+                "rewritten on the assumption they deploy together; pass --namespace to be exact",
+                about,
             )
         elif ref.resolution is Resolution.AMBIGUOUS:
             reporter.warn(
                 f"{where}: {ref.target_kind} {ref.name!r} matches several objects "
-                f"({', '.join(c.describe() for c in ref.candidates)}); left as is"
+                f"({', '.join(c.describe() for c in ref.candidates)}); left as is",
+                about,
             )
         elif ref.resolution is Resolution.DANGLING and not ref.optional:
             made = productions.making(ref, graph.index) if productions is not None else None
             if made is not None:
                 reporter.info(f"{where}: {ref.target_kind} {ref.name!r} is made by {made.describe()}")
             else:
-                reporter.warn(f"{where}: {ref.target_kind} {ref.name!r} is not in the stream; left as is")
+                reporter.warn(f"{where}: {ref.target_kind} {ref.name!r} is not in the stream; left as is", about)
 
 
 def _report_analysis(analysis: Analysis, reporter: Reporter) -> None:

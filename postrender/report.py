@@ -8,7 +8,16 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TextIO
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    message: str
+    # What it is about, when it is about one field: (object, field path,
+    # the name written there). KRM results carry it as resourceRef/field.
+    about: tuple[Any, str, str] | None = None
 
 
 class Reporter:
@@ -17,7 +26,7 @@ class Reporter:
         self.stderr = stderr if stderr is not None else sys.stderr
         self.log_path = log_file
         self._log: TextIO | None = None
-        self.warnings: list[str] = []
+        self.warnings: list[Diagnostic] = []
         self.infos: list[str] = []
 
     def open_log(self) -> None:
@@ -34,8 +43,8 @@ class Reporter:
         else:
             self._log_only(f"postrender: {message}")
 
-    def warn(self, message: str) -> None:
-        self.warnings.append(message)
+    def warn(self, message: str, about: tuple[Any, str, str] | None = None) -> None:
+        self.warnings.append(Diagnostic(message, about))
         self._emit(f"postrender: warning: {message}")
 
     def error(self, message: str) -> None:
