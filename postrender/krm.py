@@ -21,14 +21,13 @@ from ruamel.yaml import YAML
 from ruamel.yaml.cyaml import CBaseLoader
 from ruamel.yaml.error import YAMLError
 
-from . import edit
 from .errors import Location, PostrenderError, UsageError
 from .hashing import to_json_value
 from .kustomize_plugin import PluginConfig, parse
 from .limits import Limits
-from .nodes import MappingNode, ScalarNode, SequenceNode, get, get_str, is_null
+from .nodes import MappingNode, ScalarNode, get, get_str, is_null
 from .options import RenderOptions
-from .plan import ANNOTATION_COPY_OF
+from .plan import INDEX_ANNOTATIONS, PATH_ANNOTATIONS
 from .read import Document, KubeObject, Source, Stream, read, split
 from .report import Diagnostic, Reporter
 
@@ -40,19 +39,6 @@ _SCREEN = re.compile(
     r"^kind:[ \t]*[\"']?ResourceList[\"']?[ \t]*(?:#.*)?\r?$"  # YAML, top level
     r'|"kind"\s*:\s*"ResourceList"',  # JSON
     re.M,
-)
-_PATH_ANNOTATIONS = ("internal.config.kubernetes.io/path", "config.kubernetes.io/path")
-_INDEX_ANNOTATIONS = ("internal.config.kubernetes.io/index", "config.kubernetes.io/index")
-# Where an orchestrator keeps an item's identity and file. A keep-original copy
-# is a new item: inheriting these would make it claim its original's identity
-# and file position (kpt would write both to one place).
-_IDENTITY_ANNOTATIONS = (
-    *_PATH_ANNOTATIONS,
-    *_INDEX_ANNOTATIONS,
-    "internal.config.kubernetes.io/id",
-    "internal.config.kubernetes.io/annotations-migration-resource-id",
-    "config.k8s.io/id",
-    "kustomize.config.k8s.io/id",
 )
 
 
@@ -103,7 +89,7 @@ def run(sources: list[Source], options: RenderOptions, reporter: Reporter, strea
     except PostrenderError as exc:
         raise _failed(exc, 1, source, stream, warning_results(reporter.warnings)) from None
     warnings = warning_results(reporter.warnings)
-    return set_results(_detach_copies(result.output), warnings)
+    return set_results(result.output, warnings)
 
 
 def _resource_list(stream: Stream) -> Document | None:
@@ -122,34 +108,6 @@ def function_config(document: Document) -> PluginConfig | None:
     if node is None or is_null(node):
         return None
     return parse(to_json_value(node), "functionConfig")
-
-
-def _detach_copies(text: str) -> str:
-    """Drop orchestrator identity annotations from keep-original copies."""
-    if ANNOTATION_COPY_OF not in text:
-        return text
-    parts: list[str] = []
-    for chunk, _ in split(Source(None, text)):
-        root = _compose(chunk)
-        items = get(root, "items") if isinstance(root, MappingNode) else None
-        if isinstance(items, SequenceNode):
-            edits = [_detached(chunk, item) for item in items.value if isinstance(item, MappingNode)]
-            chunk = edit.apply(chunk, [e for e in edits if e is not None])
-        parts.append(chunk)
-    return "".join(parts)
-
-
-def _detached(text: str, item: MappingNode) -> edit.Edit | None:
-    annotations = get(get(item, "metadata"), "annotations")
-    if get(annotations, ANNOTATION_COPY_OF) is None:
-        return None
-    copy = edit.plain(item)
-    kept = {k: v for k, v in copy["metadata"]["annotations"].items() if k not in _IDENTITY_ANNOTATIONS}
-    if len(kept) == len(copy["metadata"]["annotations"]):
-        return None
-    copy["metadata"]["annotations"] = kept
-    # Copies are written as one line of JSON, so the whole item is replaced.
-    return edit.Edit(edit.content_start(text, item), item.end_mark.index, edit.json_line(copy))
 
 
 # --- results ---------------------------------------------------------------
@@ -176,10 +134,10 @@ def _about(obj: KubeObject) -> dict[str, Any]:
         if obj.namespace:
             ref["namespace"] = obj.namespace
         out["resourceRef"] = ref
-    path = next((obj.annotations[a] for a in _PATH_ANNOTATIONS if obj.annotations.get(a)), None)
+    path = next((obj.annotations[a] for a in PATH_ANNOTATIONS if obj.annotations.get(a)), None)
     if path:
         file: dict[str, Any] = {"path": path}
-        index = next((obj.annotations[a] for a in _INDEX_ANNOTATIONS if obj.annotations.get(a)), None)
+        index = next((obj.annotations[a] for a in INDEX_ANNOTATIONS if obj.annotations.get(a)), None)
         if index is not None and index.isdigit():
             file["index"] = int(index)
         out["file"] = file

@@ -37,6 +37,19 @@ ANNOTATION_COPY_OF = "postrender.io/copy-of"
 # in ReplicaSets and ControllerRevisions keep the record for gc.
 ANNOTATION_REFS = "postrender.io/refs"
 KUSTOMIZE_NEEDS_HASH = "internal.config.kubernetes.io/needsHashSuffix"
+PATH_ANNOTATIONS = ("internal.config.kubernetes.io/path", "config.kubernetes.io/path")
+INDEX_ANNOTATIONS = ("internal.config.kubernetes.io/index", "config.kubernetes.io/index")
+# Where an orchestrator (kustomize, kpt) keeps an item's identity and file. A keep-original copy
+# is a new item: inheriting these would make it claim its original's identity
+# and file position (kpt would write both to one place).
+IDENTITY_ANNOTATIONS = (
+    *PATH_ANNOTATIONS,
+    *INDEX_ANNOTATIONS,
+    "internal.config.kubernetes.io/id",
+    "internal.config.kubernetes.io/annotations-migration-resource-id",
+    "config.k8s.io/id",
+    "kustomize.config.k8s.io/id",
+)
 
 MAX_NAME = 253
 HASH_SUFFIX_LENGTH = 11  # "-" + 10 characters

@@ -14,6 +14,7 @@ from .plan import (
     ANNOTATION_COPY_OF,
     ANNOTATION_ORIGINAL_NAME,
     ANNOTATION_VERSIONED,
+    IDENTITY_ANNOTATIONS,
     LABEL_BASE_NAME,
     LABEL_CONTENT_HASH,
     LABEL_VERSIONED,
@@ -171,7 +172,7 @@ def _copy_as_item(version: Version) -> Edit:
     assert isinstance(items, SequenceNode)
     copy = edit.plain(obj.node)
     metadata = copy.setdefault("metadata", {})
-    annotations = metadata.get("annotations") or {}
+    annotations = {k: v for k, v in (metadata.get("annotations") or {}).items() if k not in IDENTITY_ANNOTATIONS}
     annotations.update({ANNOTATION_VERSIONED: "false", ANNOTATION_COPY_OF: version.name})
     metadata["annotations"] = annotations
     return edit.insert_item_before(doc.text, items, obj.node, edit.json_line(copy), doc.newline)
