@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from .dependencies import Dependency
 from .fieldspecs import ReferenceTable
-from .graph import Graph, Path, Resolution, pod_templates
+from .graph import Graph, Path, Resolution, pod_templates, template_holding
 from .hashing import go_json, to_json_value
 from .nodes import MappingNode, format_path
 from .plan import KUSTOMIZE_NEEDS_HASH, Plan, base_name_of, is_service_account_token
@@ -72,13 +72,6 @@ def config_hashes(
 ) -> list[Place]:
     """The places that get a hash, each with its value."""
     places: dict[tuple[int, Path | None], Place] = {}
-    templates: dict[int, list[tuple[MappingNode, Path]]] = {}
-
-    def templates_of(obj: KubeObject) -> list[tuple[MappingNode, Path]]:
-        if id(obj) not in templates:
-            templates[id(obj)] = pod_templates(obj, table)
-        return templates[id(obj)]
-
     def place(obj: KubeObject, holder: MappingNode, path: Path | None) -> Place:
         key = (id(obj), path)
         if key not in places:
@@ -88,12 +81,12 @@ def config_hashes(
     def places_at(obj: KubeObject, path: Path | None) -> list[Place]:
         """The template holding `path`; every template when `path` is None;
         the object's metadata when there is none."""
-        found = templates_of(obj)
         if path is not None:
-            for holder, template in found:
-                if path[: len(template)] == template:
-                    return [place(obj, holder, template or None)]
+            holding = template_holding(obj, path, table)
+            if holding is not None:
+                return [place(obj, holding[0], holding[1] or None)]
             return [place(obj, obj.node, None)]
+        found = pod_templates(obj, table)
         if found:
             return [place(obj, holder, template or None) for holder, template in found]
         return [place(obj, obj.node, None)]

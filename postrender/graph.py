@@ -67,6 +67,14 @@ def pod_templates(obj: KubeObject, table: ReferenceTable) -> list[tuple[MappingN
     return found
 
 
+def template_holding(obj: KubeObject, path: Path, table: ReferenceTable) -> tuple[MappingNode, Path] | None:
+    """The pod template a field sits in (a Pod is its own, at the empty path)."""
+    for holder, template in pod_templates(obj, table):
+        if path[: len(template)] == template:
+            return holder, template
+    return None
+
+
 def is_config_object(obj: KubeObject) -> bool:
     return obj.kind in CONFIG_KINDS and obj.api_version == "v1"
 
@@ -146,20 +154,17 @@ def _walk(
 
 
 def _passes(item: Node, segment: Segment) -> bool:
-    for flt in segment.filters:
-        value = get(item, flt.field)
-        if value is None:
-            if not flt.or_absent:
-                return False
-        elif isinstance(value, ScalarNode):
-            if value.value != flt.value:
-                return False
-        elif isinstance(value, SequenceNode):
-            if not any(isinstance(v, ScalarNode) and v.value == flt.value for v in value.value):
-                return False
-        else:
-            return False
-    return True
+    return all(flt.accepts(_filter_value(get(item, flt.field))) for flt in segment.filters)
+
+
+def _filter_value(node: Node | None) -> str | list[str] | None:
+    if node is None:
+        return None
+    if isinstance(node, ScalarNode):
+        return node.value
+    if isinstance(node, SequenceNode):
+        return [v.value for v in node.value if isinstance(v, ScalarNode)]
+    return []  # a mapping matches no filter value
 
 
 def _resolve(ref: Reference, index: ObjectIndex) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .errors import UsageError
 from .fieldspecs import ReferenceTable
-from .graph import Graph, Reference, pod_templates
+from .graph import Graph, Reference, template_holding
 from .index import IMPLICIT
 from .plan import ANNOTATION_REFS, LABEL_SCOPE, Plan, Version, is_label_value, label_value
 from .read import KubeObject
@@ -109,10 +109,8 @@ def _versioned_target(ref: Reference, the_plan: Plan) -> Version | None:
 def _holder(ref: Reference, table: ReferenceTable):
     """The pod template a reference sits in, so ReplicaSets and
     ControllerRevisions copy the record; the object itself otherwise."""
-    for template, path in pod_templates(ref.referrer, table):
-        if ref.path[: len(path)] == path:
-            return template
-    return ref.referrer.node
+    found = template_holding(ref.referrer, ref.path, table)
+    return found[0] if found is not None else ref.referrer.node
 
 
 def _ref_entry(graph: Graph, ref: Reference, version: Version) -> str:

@@ -71,7 +71,7 @@ def render(sources: list[Source], options: RenderOptions, reporter: Reporter) ->
         scope=options.scope, keep_previous=options.keep_previous,
         record_refs=bool(options.keep_previous or options.retain is not None), reporter=reporter,
     )
-    _report(analysis.graph, result, reporter, options, analysis.productions)
+    _report(analysis.graph, result, reporter, analysis.productions)
     _report_analysis(analysis, reporter)
     guard.report(guard.check(analysis.graph, analysis.plan), reporter, options.strict)
     output = write(analysis.stream, result)
@@ -83,9 +83,7 @@ def render(sources: list[Source], options: RenderOptions, reporter: Reporter) ->
     return Result(output, analysis, result)
 
 
-def _report(
-    graph: Graph, result: Rewrite, reporter: Reporter, options: RenderOptions, productions: Productions | None = None
-) -> None:
+def _report(graph: Graph, result: Rewrite, reporter: Reporter, productions: Productions) -> None:
     for version in result.renamed:
         obj = version.obj
         reporter.info(f"renamed {obj.describe()} -> {version.name}")
@@ -110,7 +108,7 @@ def _report(
                 about,
             )
         elif ref.resolution is Resolution.DANGLING and not ref.optional:
-            made = productions.making(ref, graph.index) if productions is not None else None
+            made = productions.making(ref, graph.index)
             if made is not None:
                 reporter.info(f"{where}: {ref.target_kind} {ref.name!r} is made by {made.describe()}")
             else:

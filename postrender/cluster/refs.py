@@ -121,14 +121,10 @@ def _walk(node: Any, segments: tuple[Segment, ...], i: int, parent: Any) -> Iter
 def _passes(item: Any, segment: Segment) -> bool:
     if not isinstance(item, dict):
         return False
-    for flt in segment.filters:
-        value = item.get(flt.field)
-        if value is None:
-            if not flt.or_absent:
-                return False
-        elif isinstance(value, list):
-            if flt.value not in value:
-                return False
-        elif str(value) != flt.value:
-            return False
-    return True
+    return all(flt.accepts(_filter_value(item.get(flt.field))) for flt in segment.filters)
+
+
+def _filter_value(value: Any) -> str | list[str] | None:
+    if value is None or isinstance(value, list):
+        return value
+    return str(value)

@@ -33,6 +33,14 @@ class Filter:
     value: str
     or_absent: bool
 
+    def accepts(self, found: str | list[str] | None) -> bool:
+        """`found`: the item's field as text, as a list of texts, or None when absent."""
+        if found is None:
+            return self.or_absent
+        if isinstance(found, list):
+            return self.value in found
+        return found == self.value
+
 
 @dataclass(frozen=True)
 class Segment:
