@@ -86,6 +86,9 @@ class Document:
         return counts[id(self.root)]
 
     def location(self, node: Node | None = None, kind: str | None = None, name: str | None = None) -> Location:
+        if kind is None and name is None and isinstance(self.root, MappingNode):
+            # Structural errors come before objects exist; the root still says what it is.
+            kind, name = get_str(self.root, "kind"), get_str(get(self.root, "metadata"), "name")
         where = self.source_comment or self.source.name
         return Location(self.index, where, kind, name, self.line_of(node) if node is not None else self.first_line + 1)
 
@@ -273,6 +276,7 @@ def _compose(doc: Document, limits: Limits) -> Node | None:
             f"a document must be a mapping (a Kubernetes object), found a {shape}",
             Location(doc.index, doc.source_comment or doc.source.name, line=doc.line_of(root)),
         )
+    doc.root = root
     _check_structure(doc, root, limits)
     return root
 
