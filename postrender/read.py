@@ -12,6 +12,7 @@ import bisect
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import NoReturn
 
 from ruamel.yaml.cyaml import CBaseLoader
 from ruamel.yaml.error import MarkedYAMLError, StreamMark, YAMLError
@@ -26,10 +27,17 @@ from .nodes import (
     Node,
     ScalarNode,
     SequenceNode,
+    NONFINITE_WORDS,
+    NotReadable,
     children,
+    entries_by_go_key,
     get,
     get_str,
+    go_key,
+    is_merge_key,
     is_null,
+    json_key,
+    json_value,
     string_map,
     unique_nodes,
 )
@@ -374,7 +382,8 @@ def _check_depth(doc: Document, max_depth: int) -> None:
 
 
 def _check_structure(doc: Document, root: Node, limits: Limits) -> None:
-    """Refuse duplicate keys and alias bombs before anything walks the graph."""
+    """Refuse duplicate keys, alias bombs and what kubectl cannot read
+    before anything walks the graph."""
     text = doc.text
     if "&" in text:
         _check_expansion(doc, root, limits.max_expanded_nodes)
@@ -386,24 +395,94 @@ def _check_structure(doc: Document, root: Node, limits: Limits) -> None:
     while stack:
         node = stack.pop()
         if isinstance(node, ScalarNode):
-            if tags and not node.style and node.tag == STR_TAG and _has_tag(text, node):
-                node.style = EXPLICIT_STR_STYLE
+            _check_scalar(doc, node, tags)
             continue
         if id(node) in seen_nodes:
             continue
         seen_nodes.add(id(node))
         if isinstance(node, MappingNode):
-            keys: set[str] = set()
-            for k, v in node.value:
-                if isinstance(k, ScalarNode):
-                    if k.value in keys and k.value != "<<":
-                        raise PostrenderError(f"duplicate key {k.value!r} in a mapping", doc.location(k))
-                    keys.add(k.value)
-                else:
-                    stack.append(k)
-                stack.append(v)
+            _check_mapping(doc, node, tags)
+            stack.extend(v for _, v in node.value)
         else:
             stack.extend(node.value)
+
+
+def _check_scalar(doc: Document, node: ScalarNode, tags: bool) -> None:
+    if node.tag == STR_TAG:
+        if tags and not node.style and _has_tag(doc.text, node):
+            node.style = EXPLICIT_STR_STYLE
+        elif not node.style and node.value in NONFINITE_WORDS:
+            _unreadable(doc, node, "an infinite or NaN number (.inf, .nan), which JSON cannot hold")
+        return
+    try:
+        json_value(node)
+    except NotReadable as exc:
+        _unreadable(doc, node, str(exc))
+
+
+def _check_mapping(doc: Document, node: MappingNode, tags: bool) -> None:
+    """Keys as Kubernetes gets them (go-yaml v2 through sigs.k8s.io/yaml):
+    `y` and `yes` are both "true", `1` and `0x1` both "1". Two keys that
+    reach it alike are a duplicate; go-yaml would keep one, or pick one at
+    random when they differ in type (`1` and `'1'`)."""
+    keys: dict[str, ScalarNode] = {}
+    merges = False
+    for key, value in node.value:
+        if not isinstance(key, ScalarNode):
+            _unreadable(doc, key, "a mapping or sequence used as a key")
+        if tags and key.tag == STR_TAG and not key.style and _has_tag(doc.text, key):
+            key.style = EXPLICIT_STR_STYLE
+        if is_merge_key(key):
+            merges = True
+            _check_merge(doc, key, value)
+            continue
+        try:
+            label = json_key(key)
+        except NotReadable as exc:
+            _unreadable(doc, key, str(exc))
+        first = keys.get(label)
+        if first is not None:
+            if first.value == key.value:
+                raise PostrenderError(f"duplicate key {key.value!r} in a mapping", doc.location(key))
+            raise PostrenderError(
+                f"duplicate key {key.value!r} in a mapping: Kubernetes reads it as {label!r}, like {first.value!r}"
+                " (YAML 1.1); quote one of them or remove it",
+                doc.location(key),
+            )
+        keys[label] = key
+    if merges:
+        _check_merged_keys(doc, node)
+
+
+def _check_merge(doc: Document, key: ScalarNode, value: Node) -> None:
+    """go-yaml v2 merges a mapping, an alias of one, or a sequence of those."""
+    # An alias is the node it names, which the text defines before the key.
+    aliased = value.start_mark.index < key.start_mark.index
+    if isinstance(value, MappingNode):
+        return
+    if isinstance(value, SequenceNode) and not aliased and all(isinstance(v, MappingNode) for v in value.value):
+        return
+    _unreadable(doc, value, "a merge key (<<) needs a mapping, an alias of one, or a list of them")
+
+
+def _check_merged_keys(doc: Document, node: MappingNode) -> None:
+    """Merged keys of different types that Kubernetes gets as one key (`1` and
+    `'1'`): go-yaml keeps both and sigs.k8s.io/yaml picks one at random."""
+    seen: dict[str, tuple[object, Node]] = {}
+    for key, _ in entries_by_go_key(node):
+        label = json_key(key)
+        identity = go_key(key)
+        if label in seen and seen[label][0] != identity:
+            raise PostrenderError(
+                f"keys {seen[label][1].value!r} and {key.value!r} (one merged with <<) both reach Kubernetes as"  # type: ignore[attr-defined]
+                f" {label!r}, and which value wins is random; quote one of them or remove it",
+                doc.location(key),
+            )
+        seen[label] = (identity, key)
+
+
+def _unreadable(doc: Document, node: Node, what: str) -> NoReturn:
+    raise PostrenderError(f"{what}: kubectl and Helm cannot read this document", doc.location(node))
 
 
 def _has_tag(text: str, node: Node) -> bool:
