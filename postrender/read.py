@@ -249,9 +249,10 @@ def _compose(doc: Document, limits: Limits) -> Node | None:
     if not text.strip() or _only_comments(text):
         return None
     location = Location(doc.index, doc.source.name, line=doc.first_line + 1)
+    masked = _mask_surrogate_escapes(text) if _is_json_first(doc) else None
     if _may_nest_deeply(text, limits.max_depth):
-        _check_depth(doc, limits.max_depth)
-    loader = CBaseLoader(text)
+        _check_depth(doc, limits.max_depth, masked)
+    loader = CBaseLoader(masked or text)
     try:
         root = loader.get_single_node()
     except MarkedYAMLError as exc:
@@ -266,6 +267,8 @@ def _compose(doc: Document, limits: Limits) -> Node | None:
         _release(loader)
     if root is None:
         return None
+    if masked is not None:
+        _unmask_surrogates(root)
     if text.startswith("\ufeff"):
         _shift_marks(root, 1)
     if isinstance(root, ScalarNode) and root.style in ("|", ">"):
@@ -336,9 +339,71 @@ def _yaml_error(doc: Document, exc: MarkedYAMLError) -> PostrenderError:
     if exc.context and exc.problem:
         started = f" at line {doc.first_line + exc.context_mark.line + 1}" if exc.context_mark else ""
         message += f" ({exc.context}{started})"
+    if exc.problem == "found invalid Unicode character escape code":
+        message += f"; {_SURROGATE_HINT}"
     match = _SOURCE_COMMENT.search(doc.text)
     where = doc.source_comment or (match.group(1).strip() if match else None) or doc.source.name
     return PostrenderError(f"invalid YAML: {message}", Location(doc.index, where, line=line))
+
+
+# kubectl reads a stream that starts with "{" as JSON up to the end of that
+# first value (apimachinery's YAMLOrJSONDecoder), and everything else with
+# go-yaml v2. JSON strings allow two escapes YAML's double-quoted scalars do
+# not: a surrogate pair for a character beyond U+FFFF (\ud83d\ude00), which
+# libyaml refuses, and \/, which libyaml reads and go-yaml v2 refuses. Helm
+# puts `---` before every document, so it reads neither.
+_SURROGATE_HINT = (
+    "a \\uD800-\\uDFFF escape (a JSON surrogate pair) is read by kubectl only in a JSON document that starts"
+    " the stream, and never by Helm; write the character itself or a \\U0001F600-style escape"
+)
+_SLASH_HINT = (
+    "a \\/ escape in a double-quoted string: go-yaml v2 (kubectl, Helm) reads it only in a JSON document that"
+    " starts the stream; write / instead"
+)
+_GO_SPACE = " \t\n\v\f\r\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|.)", re.S)
+# Surrogates are parsed as stand-ins from this private-use range, one for one
+# (same escape length, so every position stays put), then joined back.
+_STAND_INS = re.compile("[\ue000-\ue7ff]")
+_STAND_IN_ESCAPE = re.compile(r"\\u[eE][0-7]|\\U0000[eE][0-7]")
+_HIGH, _LOW, _STAND_IN = 0xD800, 0xDC00, 0xE000
+
+
+def _is_json_first(doc: Document) -> bool:
+    return doc.index == 1 and doc.text.lstrip(_GO_SPACE).startswith("{")
+
+
+def _mask_surrogate_escapes(text: str) -> str | None:
+    if not re.search(r"\\u[dD][89a-fA-F]", text) or _STAND_INS.search(text) or _STAND_IN_ESCAPE.search(text):
+        return None
+
+    def stand_in(match: re.Match[str]) -> str:
+        code = int(match.group(1), 16) if match.group(1) else 0
+        if _HIGH <= code <= 0xDFFF:
+            return f"\\u{code - _HIGH + _STAND_IN:04X}"
+        return match.group()
+
+    return _ESCAPE.sub(stand_in, text)
+
+
+def _unmask_surrogates(root: Node) -> None:
+    """Join stand-ins back as Go's JSON decoder joins surrogates: a high one
+    followed by a low one is one character, any other is U+FFFD."""
+    for node in unique_nodes(root):
+        if not isinstance(node, ScalarNode) or not _STAND_INS.search(node.value):
+            continue
+        out: list[str] = []
+        value, i = node.value, 0
+        while i < len(value):
+            code = ord(value[i]) - _STAND_IN + _HIGH
+            following = ord(value[i + 1]) - _STAND_IN + _HIGH if i + 1 < len(value) else 0
+            if _HIGH <= code < _LOW and _LOW <= following <= 0xDFFF:
+                out.append(chr(0x10000 + ((code - _HIGH) << 10) + (following - _LOW)))
+                i += 2
+                continue
+            out.append("\ufffd" if _HIGH <= code <= 0xDFFF else value[i])
+            i += 1
+        node.value = "".join(out)
 
 
 def _may_nest_deeply(text: str, max_depth: int) -> bool:
@@ -359,8 +424,8 @@ def _may_nest_deeply(text: str, max_depth: int) -> bool:
     return re.match(indicators, text) is not None or re.search("\n" + indicators, text) is not None
 
 
-def _check_depth(doc: Document, max_depth: int) -> None:
-    loader = CBaseLoader(doc.text)
+def _check_depth(doc: Document, max_depth: int, masked: str | None = None) -> None:
+    loader = CBaseLoader(masked or doc.text)
     depth = 0
     try:
         while loader.check_event():
@@ -390,18 +455,25 @@ def _check_structure(doc: Document, root: Node, limits: Limits) -> None:
         if "*" in text:
             doc.shared = _shared_nodes(root)
     tags = "!" in text
+    slashes = "\\/" in text and not _is_json_first(doc)
     seen_nodes: set[int] = set()
     stack: list[Node] = [root]
     while stack:
         node = stack.pop()
         if isinstance(node, ScalarNode):
             _check_scalar(doc, node, tags)
+            if slashes and node.style == '"':
+                _check_escapes(doc, node)
             continue
         if id(node) in seen_nodes:
             continue
         seen_nodes.add(id(node))
         if isinstance(node, MappingNode):
             _check_mapping(doc, node, tags)
+            if slashes:
+                for key, _ in node.value:
+                    if key.style == '"':
+                        _check_escapes(doc, key)
             stack.extend(v for _, v in node.value)
         else:
             stack.extend(node.value)
@@ -418,6 +490,12 @@ def _check_scalar(doc: Document, node: ScalarNode, tags: bool) -> None:
         json_value(node)
     except NotReadable as exc:
         _unreadable(doc, node, str(exc))
+
+
+def _check_escapes(doc: Document, node: ScalarNode) -> None:
+    start = doc.text.index('"', node.start_mark.index)
+    if any(m.group() == "\\/" for m in _ESCAPE.finditer(doc.text, start, node.end_mark.index)):
+        raise PostrenderError(_SLASH_HINT, doc.location(node))
 
 
 def _check_mapping(doc: Document, node: MappingNode, tags: bool) -> None:

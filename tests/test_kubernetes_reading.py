@@ -363,3 +363,40 @@ def test_number_keys_are_the_json_keys_kubectl_sends(texts):
             chosen.append(text)
     body = "data:\n" + "".join(f"  {text}: {text!r}\n" for text in chosen)
     assert check_against_kubectl({"f": configmap("f", body)}) == []
+
+
+# JSON escapes YAML does not have. kubectl reads a stream that starts with
+# "{" as JSON up to the end of that value, and everything else with go-yaml
+# v2; Helm puts `---` before every document, so it always reads YAML.
+JSON_FIRST = (
+    '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "%s"}, "data": {"k": "x\\ud83d\\ude00y",'
+    ' "lone": "\\ud83d", "low": "\\ude00z", "two": "\\ud83d\\ud83d\\ude00", "s\\ud83d\\ude00": "http:\\/\\/x",'
+    ' "escaped": "\\\\ud83d\\\\/"}}\n'
+)
+
+
+def test_json_escapes_in_a_document_that_starts_the_stream_are_read_as_kubectl_reads_json():
+    cases = {"first": JSON_FIRST % "first", "spaced": "\n  " + JSON_FIRST % "spaced"}
+    assert check_against_kubectl(cases) == []
+    _, _, fields = postrender_reading(cases["first"])
+    assert fields["data"]["k"] == "x\U0001F600y" and fields["data"]["two"] == "\ufffd\U0001F600"
+    # Written back as it came, the rename aside: kubectl reads the output as the input.
+    result = run_postrender([], cases["first"])
+    assert result.status == 0, result.stderr
+    sent, errors = kubectl_read({"out": result.stdout, "in": cases["first"]})
+    assert not errors
+    (out,) = [o for n, o in sent.items() if n != "first"]
+    assert out["data"] == sent["first"]["data"]
+
+
+@pytest.mark.parametrize("before", ["---\n", "# Source: chart/templates/cm.yaml\n",
+                                    "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: y}\n---\n"])
+def test_json_escapes_elsewhere_are_refused_as_kubectl_and_helm_refuse_them(before):
+    for text, message in ((JSON_FIRST % "j", "a \\uD800-\\uDFFF escape (a JSON surrogate pair)"),
+                          ('{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "j"},'
+                           ' "data": {"u": "http:\\/\\/x"}}\n', "a \\/ escape in a double-quoted string")):
+        _, errors = kubectl_read({"j": before + text})
+        assert "j" in errors, "kubectl reads it after all"
+        result = run_postrender([], before + text)
+        assert result.status == 1 and result.stdout == "", result.stderr
+        assert message in result.stderr, result.stderr
