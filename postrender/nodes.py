@@ -57,12 +57,14 @@ class NotReadable(ValueError):
 
 # --- go-yaml v2's plain-scalar resolution ------------------------------------
 #
-# What follows is go-yaml v2's resolve() (go.yaml.in/yaml/v2, as vendored by
-# sigs.k8s.io/yaml, which kubectl and Helm read manifests with), rule for rule.
-# The first character of a plain scalar hints at what it may be; everything
-# else is a string. Notably NOT supported, unlike the YAML 1.1 spec: base-60
-# numbers (`23:59` is a string), `.5`-style floats with a sign but no digit
-# before the exponent... only what the code below accepts.
+# go-yaml v2's resolve() (go.yaml.in/yaml/v2, which sigs.k8s.io/yaml, and so
+# kubectl and Helm, read manifests with), rule for rule, checked value by
+# value against kubectl (tests/test_kubernetes_reading.py). The first
+# character of a plain scalar hints at what it may be; anything else is a
+# string. It is not the YAML 1.1 spec: no base-60 numbers (`23:59` is a
+# string), leading zeros are octal when they can be and else a float (`08`
+# is 8.0), underscores go anywhere in a number (`1__0`), and a float may
+# start with its point (`.5`, `-.5e3`).
 
 _HINT_SIGN, _HINT_DIGIT, _HINT_WORD, _HINT_DOT = "S", "D", "M", "."
 _HINTS = {"+": _HINT_SIGN, "-": _HINT_SIGN, ".": _HINT_DOT}
@@ -90,7 +92,7 @@ _YAML_STYLE_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+
 _DOT_FLOAT = re.compile(r"\.[0-9_]*(?:[eE][-+]?[0-9][0-9_]*)?")
 _INT64 = 1 << 63
 _UINT64 = 1 << 64
-_DIGITS = {c: i for i, c in enumerate("0123456789abcdefghijklmnopqrstuvwxyz")}
+_DIGITS = {c: int(c, 16) for c in "0123456789abcdefABCDEF"}
 
 
 def resolve_plain(text: str) -> tuple[str, object]:
@@ -156,7 +158,7 @@ def _go_parse_uint(text: str, base: int) -> int | None:
                 base, text = 8, text[1:]
     value = 0
     for char in text:
-        digit = _DIGITS.get(char.lower(), 99)
+        digit = _DIGITS.get(char, 99)
         if digit >= base:
             return None
         value = value * base + digit
@@ -179,7 +181,7 @@ def _go_parse_dot_float(text: str) -> float | None:
     if not _DOT_FLOAT.fullmatch(text):
         return None
     mantissa = re.split("[eE]", text, maxsplit=1)[0]
-    if not any(c.isdigit() for c in mantissa):
+    if not any("0" <= c <= "9" for c in mantissa):
         return None
     if "_" in text and not _underscores_ok(text):
         return None
@@ -191,7 +193,7 @@ def _underscores_ok(text: str) -> bool:
     """Go's strconv underscoreOK for a decimal number: each `_` between digits."""
     saw = "^"
     for char in text.lstrip("+-"):
-        if char.isdigit():
+        if "0" <= char <= "9":
             saw = "0"
         elif char == "_":
             if saw != "0":
