@@ -6,10 +6,11 @@ not reach a CI log.
 
 from __future__ import annotations
 
-import os
 import sys
 from dataclasses import dataclass
 from typing import Any, TextIO
+
+from .diagnostics import escape_controls, open_private_log
 
 
 @dataclass(frozen=True)
@@ -31,10 +32,7 @@ class Reporter:
 
     def open_log(self) -> None:
         if self.log_path and self._log is None:
-            # 0600 from the first byte: the log may describe Secrets by name.
-            fd = os.open(self.log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-            os.fchmod(fd, 0o600)
-            self._log = os.fdopen(fd, "a", encoding="utf-8")
+            self._log = open_private_log(self.log_path, "--log-file")
 
     def info(self, message: str) -> None:
         self.infos.append(message)
@@ -51,6 +49,7 @@ class Reporter:
         self._emit(f"postrender: error: {message}")
 
     def _emit(self, line: str) -> None:
+        line = escape_controls(line)
         try:
             print(line, file=self.stderr, flush=True)
         except (BrokenPipeError, ValueError):
@@ -59,7 +58,7 @@ class Reporter:
 
     def _log_only(self, line: str) -> None:
         if self._log is not None:
-            self._log.write(line + "\n")
+            self._log.write(escape_controls(line) + "\n")
             self._log.flush()
 
     def close(self) -> None:
