@@ -13,7 +13,7 @@ import sys
 import traceback
 from collections.abc import Callable, Sequence
 
-from . import __version__
+from . import __version__, helmcontext
 from .cluster.args import add_gc_arguments, add_render_arguments, render_fields
 from .errors import PostrenderError, UsageError
 from .inputs import gather
@@ -141,7 +141,7 @@ def render_options(args: argparse.Namespace) -> RenderOptions:
         raise UsageError("--max-bytes and --max-depth must be positive")
     if args.max_depth > MAX_DEPTH_CEILING:
         raise UsageError(f"--max-depth cannot exceed {MAX_DEPTH_CEILING}")
-    return RenderOptions(
+    options = RenderOptions(
         namespace=args.namespace or os.environ.get("HELM_NAMESPACE") or None,
         mutable=getattr(args, "mutable", False),
         keep_original=getattr(args, "keep_original", False),
@@ -151,6 +151,8 @@ def render_options(args: argparse.Namespace) -> RenderOptions:
         strict=getattr(args, "strict", False),
         **render_fields(args),
     )
+    # Under Helm: Helm's namespace, release (the default scope) and cluster.
+    return helmcontext.fill(options, explicit_namespace=args.namespace)
 
 
 def _render(args: argparse.Namespace, reporter: Reporter) -> str:

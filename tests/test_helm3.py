@@ -100,3 +100,16 @@ def test_changing_a_value_changes_one_hash_and_only_its_workloads(helm3):
     others_after = {ident(d): d for d in second if d["kind"] not in ("ConfigMap", "Secret")}
     changed = {who for who in others_before if others_before[who] != others_after[who]}
     assert changed == users
+
+
+def test_namespace_and_release_come_from_helm(helm3, tmp_path):
+    # The worker subchart pins metadata.namespace to the release namespace, the
+    # parent's ConfigMap has none: only Helm's -n makes the match exact.
+    log = tmp_path / "postrender.log"
+    docs = documents(template(helm3, "-n", "prod", f"--post-renderer-args=--log-file={log}"))
+    worker = next(d for d in docs if ident(d) == "Deployment/app-worker")
+    assert worker["metadata"]["namespace"] == "prod"
+    (ref,) = all_references([worker])
+    assert base_name(ref.name) == "app-shared" and ref.name != "app-shared"
+    assert "warning" not in log.read_text()
+    assert {d["metadata"]["labels"]["postrender.io/scope"] for d in configs(docs).values()} == {"app"}

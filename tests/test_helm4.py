@@ -2,7 +2,8 @@
 
 Helm 4 hands hooks to the post-renderer in the same stream, tags every
 document with the postrender-filename annotation, drops the plugin's stderr
-and passes no namespace: each is checked here against the real binary.
+and passes no namespace (postrender reads it from Helm's command line): each
+is checked here against the real binary.
 """
 
 from __future__ import annotations
@@ -193,22 +194,19 @@ def _worker_ref(out: str) -> str:
     return ref.name
 
 
-def test_namespace_comes_only_from_post_renderer_args(helm4, tmp_path):
+def test_namespace_and_release_come_from_helm(helm4, tmp_path):
     # The worker subchart pins metadata.namespace to the release namespace; the
-    # parent's ConfigMap has none. Helm 4 does not tell postrender "prod".
-    log = tmp_path / "none.log"
+    # parent's ConfigMap has none. Helm 4 does not tell postrender "prod":
+    # postrender reads it from Helm's command line.
+    log = tmp_path / "learned.log"
     out = helm(helm4, "template", "app", str(CHART), "-n", "prod", "--post-renderer", "postrender",
                f"--post-renderer-args=--log-file={log}").stdout
     assert base_name(_worker_ref(out)) == "app-shared" and _worker_ref(out) != "app-shared"
-    assert "matched only across namespaces" in log.read_text()
-
-    log = tmp_path / "prod.log"
-    out = helm(helm4, "template", "app", str(CHART), "-n", "prod", "--post-renderer", "postrender",
-               "--post-renderer-args=--namespace=prod", f"--post-renderer-args=--log-file={log}").stdout
-    assert base_name(_worker_ref(out)) == "app-shared" and _worker_ref(out) != "app-shared"
     assert "warning" not in log.read_text()
+    # The release name is the scope of every versioned object.
+    assert {d["metadata"]["labels"]["postrender.io/scope"] for d in configs(documents(out)).values()} == {"app"}
 
-    # A different namespace really is used: the unnamespaced ConfigMap now lives
+    # An explicit --namespace wins: the unnamespaced ConfigMap now lives
     # elsewhere, so the worker's reference is left alone.
     log = tmp_path / "elsewhere.log"
     out = helm(helm4, "template", "app", str(CHART), "-n", "prod", "--post-renderer", "postrender",
