@@ -104,16 +104,11 @@ class HelmContext:
         return self.major == 3
 
     def describe(self) -> str:
-        parts = [f"helm {self.major}"]
-        if self.command:
-            parts.append(self.command)
-        if self.release:
-            parts.append(f"release {self.release}")
-        if self.namespace:
-            parts.append(f"namespace {self.namespace}")
-        if self.context:
-            parts.append(f"context {self.context}")
-        return ", ".join(parts)
+        """`helm 4 upgrade: release web, namespace shop, context live` (names only)."""
+        details = [f"{what} {value}" for what, value in
+                   (("release", self.release), ("namespace", self.namespace), ("context", self.context)) if value]
+        head = f"helm {self.major}" + (f" {self.command}" if self.command else "")
+        return head + (": " + ", ".join(details) if details else "")
 
 
 @dataclass(frozen=True)
