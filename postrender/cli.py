@@ -80,6 +80,10 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_STRING") is not None:
+        from .kustomize_plugin import exec_plugin_argv  # linked as the plugin: `PostRender <config file> [args]`
+
+        argv = exec_plugin_argv(argv)
     reporter = Reporter()
     status = 0
     try:
@@ -163,7 +167,7 @@ def _render(args: argparse.Namespace, reporter: Reporter) -> str:
     if args.plugin_config:
         from . import kustomize_plugin
 
-        return kustomize_plugin.run(args.plugin_config, sources, options, reporter)
+        return kustomize_plugin.run(args.plugin_config, args.paths, sources, options, reporter)
     from . import krm
 
     resource_list = None if args.krm else krm.detect(sources, options.limits)
