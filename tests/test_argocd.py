@@ -17,7 +17,7 @@ from ruamel.yaml import YAML
 from conftest import ROOT, require_tool
 from manifests import CHART, all_references, configs, documents, ident, tool_env, unresolved, versioned
 
-PLUGIN = ROOT / "integrations" / "argocd" / "plugin.yaml"
+PLUGIN = ROOT / "integrations" / "argocd" / "cmp-plugin.yaml"
 
 
 def plugin() -> dict:
