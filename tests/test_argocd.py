@@ -256,6 +256,13 @@ def test_refused_postrender_args_yield_no_manifest(app, env, args, message):
     assert message in result.stderr
 
 
+def test_messages_escape_control_characters_from_the_application(app, env):
+    result = run("generate", app, env, **plugin_env(POSTRENDER_ARGS="evil\x1b[2J\u202e.yaml"))
+    assert result.returncode != 0 and result.stdout == ""
+    assert "evil\\x1b[2J\\u202e.yaml: not a flag" in result.stderr
+    assert "\x1b" not in result.stderr and "\u202e" not in result.stderr
+
+
 def test_postrender_args_are_never_evaluated_by_a_shell(app, env, tmp_path):
     marker = tmp_path / "evaluated"
     for text in (f"--scope $(touch {marker})", f"--scope `touch {marker}`", f"--strict; touch {marker}",
