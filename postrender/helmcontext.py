@@ -19,7 +19,6 @@ import dataclasses
 import functools
 import os
 import re
-import subprocess
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -283,6 +282,8 @@ class PsTable:
 
     @staticmethod
     def _ps(pid: int, field: str) -> str | None:
+        import subprocess
+
         try:
             done = subprocess.run(["ps", "-ww", "-o", field, "-p", str(pid)], capture_output=True, text=True,
                                   timeout=5, check=False)

@@ -47,7 +47,7 @@ def template(helm3, *args: str, post_render: bool = True) -> str:
     command = [helm, "template", "app", str(CHART), *args]
     if post_render:
         command += ["--post-renderer", "postrender"]
-    result = subprocess.run(command, capture_output=True, text=True, env=env)
+    result = subprocess.run(command, capture_output=True, text=True, env=env, start_new_session=True)
     assert result.returncode == 0, result.stderr
     return result.stdout
 

@@ -82,7 +82,8 @@ def capture(tmp_path: Path) -> tuple[Path, dict[str, str]]:
 
 def helm(helm4, *args: str, env: dict[str, str] | None = None, ok: bool = True) -> subprocess.CompletedProcess[str]:
     binary, base_env = helm4
-    result = subprocess.run([binary, *args], capture_output=True, text=True, env={**base_env, **(env or {})})
+    result = subprocess.run([binary, *args], capture_output=True, text=True, env={**base_env, **(env or {})},
+                            start_new_session=True)
     if ok:
         assert result.returncode == 0, result.stderr
     return result

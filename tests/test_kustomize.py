@@ -48,8 +48,11 @@ def overlay(tmp_path: Path) -> Path:
 def build(path: Path, plugin_home: Path | None, alpha: bool = True, **extra: str) -> subprocess.CompletedProcess[str]:
     kubectl = require_tool("kubectl")
     command = [kubectl, "kustomize", str(path)] + (["--enable-alpha-plugins"] if alpha else [])
-    env = tool_env(**({"KUSTOMIZE_PLUGIN_HOME": str(plugin_home)} if plugin_home else {}), **extra)
-    return subprocess.run(command, capture_output=True, text=True, env=env)
+    plugin = {"KUSTOMIZE_PLUGIN_HOME": str(plugin_home), "XDG_CACHE_HOME": str(plugin_home.parent / "cache")} \
+        if plugin_home else {}
+    env = tool_env(**plugin, **extra)
+    # No controlling terminal: postrender's diagnostics stay out of the developer's.
+    return subprocess.run(command, capture_output=True, text=True, env=env, start_new_session=True)
 
 
 def by_ident(docs):
