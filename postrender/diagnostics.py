@@ -101,7 +101,10 @@ class Host:
 def host() -> Host | None:
     from . import helmcontext  # reading Helm's command line costs a few /proc reads, once
 
-    helm = helmcontext.current()
+    try:
+        helm = helmcontext.current()
+    except Exception:  # noqa: BLE001 - finding where to report must never fail a run
+        helm = None
     if helm is not None:
         cache = helm.cache_home or os.path.join(_user_cache(), "helm")
         return Host(helm.describe(), helm.major == 3, os.path.join(cache, LOG_NAME))

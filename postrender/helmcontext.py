@@ -486,7 +486,8 @@ def kubeconfig_namespace(explicit: str | None, context: str | None,
         try:
             data = _load_yaml(path)
         except (OSError, ValueError) as exc:
-            return None, f"the kubeconfig {path} cannot be read ({type(exc).__name__})"
+            reason = exc.strerror if isinstance(exc, OSError) else str(exc)
+            return None, f"the kubeconfig {path} cannot be read ({reason})"
         if not isinstance(data, dict):
             continue
         if not current and isinstance(data.get("current-context"), str):
@@ -514,13 +515,14 @@ def kubeconfig_namespace(explicit: str | None, context: str | None,
 
 def _load_yaml(path: str):
     from ruamel.yaml import YAML
-    from ruamel.yaml.error import YAMLError
 
     try:
         with open(path, encoding="utf-8") as handle:
             return YAML(typ="safe").load(handle)
-    except (YAMLError, UnicodeDecodeError) as exc:
-        raise ValueError(str(exc)) from None
+    except OSError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - whatever makes it unreadable (YAML, UTF-8, depth) is a doubt
+        raise ValueError(type(exc).__name__) from None
 
 
 # --- render options ----------------------------------------------------------------

@@ -14,6 +14,7 @@ import re
 import stat
 import subprocess
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -246,6 +247,9 @@ def test_process_readers_on_this_machine(tmp_path):
     child = subprocess.Popen(["sleep", "30"], cwd=tmp_path)
     try:
         proc = ProcFS()
+        deadline = time.monotonic() + 10
+        while proc.argv(child.pid) != ["sleep", "30"] and time.monotonic() < deadline:
+            time.sleep(0.05)  # until the child has exec'd
         assert proc.parent(child.pid) == os.getpid()
         assert proc.argv(child.pid) == ["sleep", "30"]
         assert proc.cwd(child.pid) == str(tmp_path)
