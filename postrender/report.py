@@ -50,11 +50,18 @@ class Reporter:
     def error(self, message: str) -> None:
         self._emit(f"postrender: error: {message}")
 
+    def notice(self, message: str) -> None:
+        """Said whatever the verbosity: what postrender is waiting for."""
+        self._emit(f"postrender: {message}")
+
     def _emit(self, line: str) -> None:
-        try:
-            print(line, file=self.stderr, flush=True)
-        except (BrokenPipeError, ValueError):
-            pass
+        # stderr may be closed (`2>&-`): then sys.stderr is None, and
+        # print(file=None) would write to stdout, into the stream.
+        if self.stderr is not None:
+            try:
+                print(line, file=self.stderr, flush=True)
+            except (OSError, ValueError):
+                pass
         self._log_only(line)
 
     def _log_only(self, line: str) -> None:
