@@ -99,10 +99,17 @@ def _read_limited(handle: BinaryIO, max_bytes: int, what: str, limit: int | None
         chunks.append(chunk)
         size += len(chunk)
     if size > max_bytes:
+        limit = limit if limit is not None else max_bytes
         raise PostrenderError(
-            f"{what}: input larger than the limit of {limit if limit is not None else max_bytes} bytes (--max-bytes)"
+            f"{what}: input larger than the limit of {limit} bytes (raise it with --max-bytes, "
+            f"say --max-bytes {_suggested(limit)})"
         )
     return b"".join(chunks)
+
+
+def _suggested(limit: int) -> str:
+    mebibytes = -(-limit * 2 // (1 << 20))  # twice the limit, rounded up to MiB
+    return f"{mebibytes}Mi"
 
 
 def decode(data: bytes, name: str | None) -> Source:

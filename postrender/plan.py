@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import re
 from dataclasses import dataclass
 
 from .errors import PostrenderError
 from .graph import Graph
 from .hashing import content_hash, short_hash
-from .nodes import MappingNode, ScalarNode, entries, get, is_null, is_string
+from .nodes import MappingNode, Node, ScalarNode, entries, get, is_null, is_string
 from .read import KubeObject
 
 LABEL_VERSIONED = "postrender.io/versioned"
@@ -118,11 +119,13 @@ def validate(obj: KubeObject) -> None:
         for key, value in entries(data):
             label = key.value if isinstance(key, ScalarNode) else "?"
             if not isinstance(value, ScalarNode) or not is_string(value):
-                # Only the key is named: the value may be a secret.
                 what = "a string" if obj.kind == "ConfigMap" else "a base64 string"
-                raise PostrenderError(f"data.{label} must be {what}", obj.location(value))
+                raise PostrenderError(f"data.{label} must be {what}{_string_hint(obj, label, value)}", obj.location(value))
             if obj.kind == "Secret" and not _is_base64(value.value):
-                raise PostrenderError(f"data.{label} is not valid base64", obj.location(value))
+                raise PostrenderError(
+                    f"data.{label} is not valid base64 (encode it, or move it to stringData as plain text)",
+                    obj.location(value),
+                )
     for field in ("binaryData", "stringData"):
         node = get(obj.node, field)
         if node is not None and not is_null(node) and not isinstance(node, MappingNode):
@@ -132,6 +135,19 @@ def validate(obj: KubeObject) -> None:
                 if not isinstance(value, ScalarNode):
                     label = key.value if isinstance(key, ScalarNode) else "?"
                     raise PostrenderError(f"{field}.{label} must be a scalar", obj.location(value))
+
+
+def _string_hint(obj: KubeObject, label: str, value: Node) -> str:
+    """The mechanical fix, where there is one. A Secret's value is never
+    shown: the hint says what to do without it."""
+    if isinstance(value, ScalarNode) and is_null(value):
+        return ' (write "" for an empty value)'
+    if not isinstance(value, ScalarNode):
+        return f" (write the text as a block scalar: `{label}: |`)"
+    if obj.kind != "ConfigMap":
+        return " (quote it)"
+    text = value.value
+    return f" (quote it: {json.dumps(text, ensure_ascii=False)})" if len(text) <= 40 else " (quote it)"
 
 
 def _is_base64(value: str) -> bool:
