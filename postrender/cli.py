@@ -28,14 +28,28 @@ from .errors import PostrenderError, UsageError
 from .report import Reporter
 
 PROG = "postrender"
-# Until the package is on PyPI, this is how to install it.
-REPOSITORY = "https://github.com/postrender/postrender"
-INSTALL_HINT = f"pipx install git+{REPOSITORY}"
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         raise UsageError(f"{message} (see {self.prog} --help)")
+
+
+class _ShowHelp(Exception):
+    """--help: the text goes out the way any output does (a closed pipe included)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+
+class _HelpAction(argparse.Action):
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         help="show this help and exit")
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:  # type: ignore[override]
+        raise _ShowHelp(parser.format_help())
 
 
 class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -104,7 +118,7 @@ def _diagnostic_arguments(group: argparse._ArgumentGroup) -> None:
     group.add_argument("--verbosity", type=lambda t: _count(t, "-v", 0, 99), help=argparse.SUPPRESS)
     group.add_argument("--log-file", metavar="PATH",
                        help="also write diagnostics here, mode 0600 (default: $POSTRENDER_LOG_FILE)")
-    group.add_argument("-h", "--help", action="help", help="show this help and exit")
+    group.add_argument("-h", "--help", action=_HelpAction)
 
 
 def _count(text: str, name: str, low: int, high: int) -> int:
@@ -152,16 +166,18 @@ def _gc_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _version_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("-o", "--output", choices=("text", "json"), default="text", dest="format",
-                        help="text or json (default: text)")
-    parser.add_argument("-h", "--help", action="help", help="show this help and exit")
+    group = parser.add_argument_group("Output")
+    group.add_argument("-o", "--output", choices=("text", "json"), default="text", dest="format",
+                       help="text or json (default: text)")
+    group.add_argument("-h", "--help", action=_HelpAction)
 
 
 def _completion_arguments(parser: argparse.ArgumentParser) -> None:
     from .completion import SHELLS
 
-    parser.add_argument("shell", choices=SHELLS, help="the shell to complete in")
-    parser.add_argument("-h", "--help", action="help", help="show this help and exit")
+    group = parser.add_argument_group("Shell")
+    group.add_argument("shell", choices=SHELLS, help="the shell to complete in")
+    group.add_argument("-h", "--help", action=_HelpAction)
 
 
 def _render(args: argparse.Namespace, reporter: Reporter) -> str:
@@ -407,6 +423,8 @@ def _main(argv: list[str], current: list[Reporter]) -> int:
         if output_file in (None, "-"):
             _check_stdout()
         output = _without_cyclic_gc(_BY_NAME[args.command].run, args, reporter)
+    except _ShowHelp as shown:
+        output, output_file = shown.text, None
     except UsageError as exc:
         reporter.error(str(exc))
         return 2
@@ -497,15 +515,16 @@ def write_stdout(text: str) -> None:
 def write_file(path: str, data: bytes) -> None:
     """Write all of data to path or nothing: a temporary file beside it, then
     renamed over it. A FIFO or device (/dev/stdout) is written directly."""
-    target = os.path.realpath(path)
     try:
-        existing = os.stat(target)
+        existing = os.stat(path)
     except FileNotFoundError:
         existing = None
     if existing is not None and not stat.S_ISREG(existing.st_mode):
-        with open(target, "wb") as handle:
+        with open(path, "wb") as handle:
             handle.write(data)
         return
+    # Through a symlink, the file it points to is replaced, not the link.
+    target = os.path.realpath(path)
     directory, name = os.path.split(target)
     fd, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
     try:

@@ -25,24 +25,28 @@ def _connection(group: argparse._ArgumentGroup) -> None:
 
 
 def add_gc_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("-n", "--namespace", action="append", default=[], metavar="NS",
+    select = parser.add_argument_group("What to look at")
+    select.add_argument("-n", "--namespace", action="append", default=[], metavar="NS",
                         help="namespace to collect in (repeatable; default: the context's)")
-    parser.add_argument("-A", "--all-namespaces", action="store_true", help="collect in every namespace")
-    parser.add_argument("-l", "--selector", metavar="SELECTOR", help="only versions matching this label selector")
-    parser.add_argument("--scope", metavar="NAME", help="only versions with this postrender.io/scope label")
-    parser.add_argument("--keep", type=lambda text: parse_count(text, "--keep", 0, MAX_KEEP), default=DEFAULT_KEEP, metavar="N",
-                        help=f"keep the newest N versions of each group, in use or not (default {DEFAULT_KEEP})")
-    parser.add_argument("--min-age", default=DEFAULT_MIN_AGE, metavar="DURATION",
-                        help=f"keep versions younger than this, e.g. 90m, 1h, 2d, 0 (default {DEFAULT_MIN_AGE})")
-    parser.add_argument("--yes", action="store_true", help="delete; without it, only show the plan")
-    parser.add_argument("--skip-unavailable", action="store_true",
-                        help="go on when an API group cannot be discovered (an aggregated API server "
-                             "that is down); its objects are then not checked for postrender.io/refs")
-    parser.add_argument("-o", "--output", choices=("table", "json"), default="table",
-                        help="the plan (and with --yes, what was done) as a table or JSON")
-    parser.add_argument("--config", action="append", default=[], metavar="FILE",
+    select.add_argument("-A", "--all-namespaces", action="store_true", help="collect in every namespace")
+    select.add_argument("-l", "--selector", metavar="SELECTOR", help="only versions matching this label selector")
+    select.add_argument("--scope", metavar="NAME", help="only versions with this postrender.io/scope label")
+    select.add_argument("--config", action="append", default=[], metavar="FILE",
                         help="extra field specs in kustomize nameReference format (repeatable)")
-    _connection(parser.add_argument_group("cluster"))
+    keep = parser.add_argument_group("What to keep")
+    keep.add_argument("--keep", type=lambda text: parse_count(text, "--keep", 0, MAX_KEEP), default=DEFAULT_KEEP,
+                      metavar="N", help=f"keep the newest N versions of each group, in use or not (default {DEFAULT_KEEP})")
+    keep.add_argument("--min-age", default=DEFAULT_MIN_AGE, metavar="DURATION",
+                      help=f"keep versions younger than this, e.g. 90m, 1h, 2d, 0 (default {DEFAULT_MIN_AGE})")
+    act = parser.add_argument_group("Acting")
+    act.add_argument("--yes", action="store_true", help="delete; without it, only show the plan")
+    act.add_argument("--skip-unavailable", action="store_true",
+                     help="go on when an API group cannot be discovered (an aggregated API server "
+                          "that is down); its objects are then not checked for postrender.io/refs")
+    parser.add_argument_group("Output").add_argument(
+        "-o", "--output", choices=("table", "json"), default="table",
+        help="the plan (and with --yes, what was done) as a table or JSON")
+    _connection(parser.add_argument_group("Cluster"))
 
 
 def parse_duration(text: str) -> int:
