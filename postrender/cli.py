@@ -496,7 +496,11 @@ def write_stdout(text: str) -> None:
     try:
         if buffer is not None:
             stdout.flush()
-            buffer.write(text.encode("utf-8"))
+            # A pipe may take part of a large write (its reader stopped after
+            # 64 KiB); BufferedWriter then reports the count instead of an error.
+            data = memoryview(text.encode("utf-8"))
+            while data:
+                data = data[buffer.write(data):]
             buffer.flush()
         else:
             stdout.write(text)

@@ -90,10 +90,13 @@ def _read_stdin(stdin: TextIO | BinaryIO | None, max_bytes: int, explicit: bool,
 
 def _read_limited(handle: BinaryIO, max_bytes: int, what: str, limit: int | None = None) -> bytes:
     # In chunks: read(n) would allocate n bytes up front, whatever arrives.
+    # read1 returns after one read of the device, so Ctrl-D on a terminal
+    # (a single empty read, not a lasting end) ends the input as for cat.
+    read = getattr(handle, "read1", handle.read)
     chunks: list[bytes] = []
     size = 0
     while size <= max_bytes:
-        chunk = handle.read(min(_CHUNK, max_bytes + 1 - size))
+        chunk = read(min(_CHUNK, max_bytes + 1 - size))
         if not chunk:
             break
         chunks.append(chunk)
