@@ -228,7 +228,7 @@ def as_table(view: View) -> str:
     out: list[str] = []
     rows = [("REFERRER", "FIELD", "CONFIG", "NOTE")]
     for edge in view.edges:
-        note = edge.note if edge.via in ("field spec", "producer") else f"{edge.via}: {edge.note}"
+        note = edge.note if edge.via in ("field spec", "producer", "guard") else f"{edge.via}: {edge.note}"
         if edge.status in ("dangling", "optional", "ambiguous", "produced", "produces", "unsupported", "unrewritten"):
             note = f"{edge.status}: {note}"
         rows.append((view.describe(edge.referrer), edge.field, _target_label(view, edge), note))
