@@ -14,8 +14,8 @@ class Location:
     kind: str | None = None
     name: str | None = None
     line: int | None = None  # 1-based line in the stream
-    # The line in that file's own output (`helm template --show-only FILE`),
-    # when `source` is a chart file named by Helm.
+    # The line in that chart file's rendered text (read.Rendered), when
+    # `source` is a chart file named by Helm.
     rendered_line: int | None = None
 
     def describe(self) -> str:

@@ -68,7 +68,7 @@ class Document:
     # Ids of nodes reachable by more than one path (through aliases): an edit
     # to one of them shows up at every alias.
     shared: frozenset[int] = frozenset()
-    # Where it sits in its chart file's own output, once Helm named the file.
+    # Where it sits in its chart file's rendered text, once Helm named the file.
     rendered: Rendered | None = None
     # A `# Source:` comment heading the chunk, known before it is composed.
     header_source: str | None = None
@@ -112,26 +112,24 @@ class Document:
 
 @dataclass(frozen=True)
 class Rendered:
-    """Maps a document's lines to lines of `helm template --show-only FILE`
-    output, which is where a user can look: each of the file's documents
-    there is `---`, `# Source: FILE`, then its text.
-
-    Helm 3 hands a post-renderer exactly that text. Helm 4 hands it without
-    the two header lines and with its filename annotation added, which it
-    removes again afterwards: those lines are not counted.
+    """Maps a document's lines to lines of its chart file's rendered text:
+    the file's documents, in the order Helm handed them over, joined by
+    `---` lines, without what Helm adds for the post-renderer (Helm 3's
+    `---` and `# Source:` header, Helm 4's filename annotation). Where a
+    template does not add or drop lines, that is the line in the template.
     """
 
-    before: int  # lines of the same file's earlier documents
-    origin: int  # the chunk line shown as the document's first line after `# Source:`
+    before: int  # lines of the same file's earlier documents, and their `---`
+    origin: int  # the chunk line that is the document's first
     removed: tuple[int, ...] = ()  # chunk lines Helm 4 adds and later removes
 
     def line(self, chunk_line: int) -> int:
         dropped = sum(1 for r in self.removed if r < chunk_line)
-        return self.before + 3 + chunk_line - self.origin - dropped
+        return self.before + chunk_line - self.origin - dropped + 1
 
-    def length(self, lines: int) -> int:
-        """This document's lines in that output, given its chunk's."""
-        return 2 + lines - self.origin - len(self.removed)
+    def next_before(self, lines: int) -> int:
+        """`before` for the file's next document, given this chunk's lines."""
+        return self.before + (lines - self.origin - len(self.removed)) + 1
 
 
 @dataclass(eq=False)
@@ -232,7 +230,7 @@ def _has_odd_line_breaks(text: str) -> bool:
 def read(sources: list[Source], limits: Limits) -> Stream:
     documents: list[Document] = []
     objects: list[KubeObject] = []
-    rendered_so_far: dict[str, int] = {}  # chart file -> its lines in `helm template -s` output
+    rendered_so_far: dict[str, int] = {}  # chart file -> lines of its rendered text so far
     for source in sources:
         odd_breaks = _has_odd_line_breaks(source.text)
         for chunk, first_line in split(source):
@@ -265,7 +263,7 @@ def _helm3_header(doc: Document, so_far: dict[str, int]) -> None:
         if match:
             doc.header_source = match.group(1).strip()
             doc.rendered = Rendered(so_far.get(doc.header_source, 0), number + 1)
-            so_far[doc.header_source] = so_far.get(doc.header_source, 0) + doc.rendered.length(_line_count(doc.text))
+            so_far[doc.header_source] = doc.rendered.next_before(_line_count(doc.text))
             return
         if stripped and not stripped.startswith(("#", "---", "%")):
             return
@@ -290,7 +288,7 @@ def _helm4_header(doc: Document, so_far: dict[str, int]) -> None:
         return
     lead = 1 if doc.text.startswith("---") else 0
     doc.rendered = Rendered(so_far.get(doc.source_comment, 0), lead, tuple(sorted(removed)))
-    so_far[doc.source_comment] = so_far.get(doc.source_comment, 0) + doc.rendered.length(_line_count(doc.text))
+    so_far[doc.source_comment] = doc.rendered.next_before(_line_count(doc.text))
 
 
 def _line_count(text: str) -> int:

@@ -6,6 +6,7 @@ gave them, which is what `--keep-original` is for.
 
 from __future__ import annotations
 
+import re
 import subprocess
 
 import pytest
@@ -100,3 +101,24 @@ def test_changing_a_value_changes_one_hash_and_only_its_workloads(helm3):
     others_after = {ident(d): d for d in second if d["kind"] not in ("ConfigMap", "Secret")}
     changed = {who for who in others_before if others_before[who] != others_after[who]}
     assert changed == users
+
+
+# --- errors name the line in the chart file's own output --------------------------
+
+LINES_CHART = CHART.parent / "lines"
+
+
+def test_error_names_the_line_in_the_files_own_output(helm3):
+    helm, env = helm3
+    failed = subprocess.run([helm, "template", "r", str(LINES_CHART), "--post-renderer", "postrender"],
+                            capture_output=True, text=True, env=env)
+    assert failed.returncode != 0
+    (line,) = [l for l in failed.stderr.splitlines() if l.startswith("postrender: error:")]
+    found = re.search(r"\(lines/templates/settings\.yaml, rendered line (\d+), ConfigMap/r-second\) line (\d+): "
+                      r'data\.replicas must be a string \(quote it: "3"\)$', line)
+    assert found, line
+    rendered, stream = int(found.group(1)), int(found.group(2))
+    # The line in the template the user edits (this template adds and drops no lines).
+    source = (LINES_CHART / "templates" / "settings.yaml").read_text().splitlines()
+    assert source[rendered - 1] == "  replicas: {{ .Values.replicas }}"
+    assert stream != rendered, "the chart is laid out so the stream line differs"
