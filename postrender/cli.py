@@ -23,7 +23,6 @@ import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from . import __version__
 from .errors import PostrenderError, UsageError
 from .report import Reporter
 
