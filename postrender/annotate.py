@@ -9,22 +9,26 @@ template gets it in its own metadata.
 With --strategy=annotate every name is kept and this annotation is what
 rolls workloads. With the default strategy a renamed object already rolls
 its referrers; the annotation is added only where something a template
-depends on keeps its name (`postrender.io/versioned: "false"`, a Reloader
+depends on keeps its name (`postrender.io/versioned: "false"`, an object a
+program reads by name, a flag or environment value naming one, a Reloader
 reload list naming an object the template does not mount, a Secret a
-controller unseals from a producer in the stream).
+controller unseals from a producer in the stream). Objects without data
+are placeholders a controller fills in: they feed no hash.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from .byname import Reader
 from .dependencies import Dependency
 from .fieldspecs import ReferenceTable
 from .graph import Graph, Path, Resolution, pod_templates, template_holding
 from .hashing import go_json, to_json_value
 from .nodes import MappingNode, format_path
-from .plan import KUSTOMIZE_NEEDS_HASH, Plan, base_name_of, is_service_account_token
+from .plan import KUSTOMIZE_NEEDS_HASH, Plan, base_name_of, is_empty, is_service_account_token
 from .producers import Production, Productions
 from .read import KubeObject
 from .reloader import Policy
@@ -69,8 +73,11 @@ def config_hashes(
     dependencies: list[Dependency],
     policy: Policy,
     strategy: str,
+    readers: Sequence[Reader] = (),
 ) -> list[Place]:
-    """The places that get a hash, each with its value."""
+    """The places that get a hash, each with its value. `readers`: flags and
+    environment values naming an object a program reads by name (byname.py);
+    the name stays as written, so only the hash can roll the workload."""
     places: dict[tuple[int, Path | None], Place] = {}
     def place(obj: KubeObject, holder: MappingNode, path: Path | None) -> Place:
         key = (id(obj), path)
@@ -117,6 +124,14 @@ def config_hashes(
             for p in places_at(dep.referrer, dep.template):
                 p.add(item, carried=False)
 
+    for reader in readers:
+        if not reader.rolls or not policy.rolls_on(reader.referrer, reader.target):
+            continue
+        item = _item(reader.target, the_plan, productions)
+        if item is not None:
+            for p in places_at(reader.referrer, reader.path):
+                p.add(item, carried=False)
+
     chosen: list[Place] = []
     for p in places.values():
         if not p.items:
@@ -141,7 +156,7 @@ def _item(config: KubeObject, the_plan: Plan, productions: Productions) -> Item 
     # is not what the stream says: hashing it would promise what it cannot.
     if id(config) in productions.excluded:
         return None
-    if is_service_account_token(config):
+    if is_service_account_token(config) or is_empty(config):
         return None
     version = the_plan.of(config)
     if version is None:

@@ -41,6 +41,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strategy", choices=("rename", "annotate"), default="rename",
                         help="rename: version every ConfigMap and Secret (default); annotate: keep names, "
                              "roll pod templates by a postrender.io/config-hash annotation")
+    parser.add_argument("--version-all", action="store_true",
+                        help="version every ConfigMap and Secret, not only those a known field references")
     parser.add_argument("-v", "--verbose", action="store_true", help="print each rename and rewritten reference")
     parser.add_argument("--log-file", metavar="PATH", help="also write diagnostics here (default: $POSTRENDER_LOG_FILE)")
     parser.add_argument("--max-bytes", type=int, default=DEFAULT_MAX_BYTES, help="largest input accepted")
@@ -57,7 +59,10 @@ def build_parser() -> argparse.ArgumentParser:
     render.add_argument("--keep-original", action="store_true",
                         help="also keep an unsuffixed copy, for referrers postrender cannot see (Helm 3 hooks)")
     render.add_argument("--strict", action="store_true",
-                        help="fail when a field no field spec covers still names a renamed object")
+                        help="fail when a field no field spec covers still names a renamed object, "
+                             "even with --allow-broken-references")
+    render.add_argument("--allow-broken-references", dest="allow_broken", action="store_true",
+                        help="warn, instead of failing, when a name is left on an object the render renames")
     render.add_argument("--krm", action="store_true",
                         help="read and write a KRM ResourceList (detected on standard input without this flag)")
     render.add_argument("--plugin-config", metavar="FILE",
@@ -95,7 +100,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         reporter.error(str(exc))
         return 2
     except PostrenderError as exc:
-        reporter.error(str(exc))
+        for problem in exc.problems():
+            reporter.error(str(problem))
         if not isinstance(exc, ResourceListError):
             return 1
         # The KRM spec wants the ResourceList, with the error in `results`, even on failure.
@@ -149,6 +155,8 @@ def render_options(args: argparse.Namespace) -> RenderOptions:
         limits=Limits(max_bytes=args.max_bytes, max_depth=args.max_depth),
         strategy=args.strategy,
         strict=getattr(args, "strict", False),
+        version_all=args.version_all,
+        allow_broken=getattr(args, "allow_broken", False),
         **render_fields(args),
     )
 

@@ -28,6 +28,8 @@ KIND = "PostRender"
 # Field-spec sections in kustomize's nameReference format (see fieldspecs).
 FIELD_SPEC_SECTIONS = ("nameReference", "podSpecs", "podSpecReferences", "clusterScoped")
 _BOOLEANS = {"mutable": "mutable", "keepOriginal": "keep_original", "strict": "strict"}
+# Which objects are versioned, and whether a name left on a vanished object fails.
+_BOOLEANS |= {"versionAll": "version_all", "allowBrokenReferences": "allow_broken"}
 # String options with a fixed set of values, as on the command line.
 _CHOICES = {
     "strategy": ("strategy", ("rename", "annotate")),
@@ -45,6 +47,8 @@ class PluginConfig:
     mutable: bool | None = None
     keep_original: bool | None = None
     strict: bool | None = None
+    version_all: bool | None = None
+    allow_broken: bool | None = None
     strategy: str | None = None
     keep_previous: str | None = None
     scope: str | None = None
@@ -62,6 +66,9 @@ class PluginConfig:
         if self.strict is not None:
             changes["strict"] = self.strict
         for attribute in ("strategy", "keep_previous", "scope"):
+            if getattr(self, attribute) is not None:
+                changes[attribute] = getattr(self, attribute)
+        for attribute in ("version_all", "allow_broken"):
             if getattr(self, attribute) is not None:
                 changes[attribute] = getattr(self, attribute)
         if self.field_specs:

@@ -26,5 +26,9 @@ class RenderOptions:
     # "rename" versions names; "annotate" keeps them and rolls workloads by
     # postrender.io/config-hash alone (annotate.py).
     strategy: str = "rename"
-    # Fields still naming a renamed object are an error, not a warning (guard.py).
+    # Fields still naming a renamed object stay an error even with allow_broken (guard.py).
     strict: bool = False
+    # Version every ConfigMap and Secret, referenced or not (plan.py).
+    version_all: bool = False
+    # Names left on an object that no longer exists are warnings, not errors (broken.py).
+    allow_broken: bool = False
