@@ -12,8 +12,7 @@ its referrers; the annotation is added only where something a template
 depends on keeps its name (`postrender.io/versioned: "false"`, an object a
 program reads by name, a flag or environment value naming one, a Reloader
 reload list naming an object the template does not mount, a Secret a
-controller unseals from a producer in the stream). Objects without data
-are placeholders a controller fills in: they feed no hash.
+controller unseals from a producer in the stream).
 """
 
 from __future__ import annotations
@@ -28,7 +27,7 @@ from .fieldspecs import ReferenceTable
 from .graph import Graph, Path, Resolution, pod_templates, template_holding
 from .hashing import go_json, to_json_value
 from .nodes import MappingNode, format_path
-from .plan import KUSTOMIZE_NEEDS_HASH, Plan, base_name_of, is_empty, is_service_account_token
+from .plan import KUSTOMIZE_NEEDS_HASH, Plan, base_name_of, is_service_account_token
 from .producers import Production, Productions
 from .read import KubeObject
 from .reloader import Policy
@@ -156,7 +155,7 @@ def _item(config: KubeObject, the_plan: Plan, productions: Productions) -> Item 
     # is not what the stream says: hashing it would promise what it cannot.
     if id(config) in productions.excluded:
         return None
-    if is_service_account_token(config) or is_empty(config):
+    if is_service_account_token(config):
         return None
     version = the_plan.of(config)
     if version is None:

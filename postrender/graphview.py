@@ -11,10 +11,13 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from . import broken, guard
 from .errors import UsageError
 from .graph import Resolution
 from .index import IMPLICIT
+from .nodes import node_at
 from .options import RenderOptions
+from .plan import UNREFERENCED
 from .read import KubeObject, Source
 
 FORMATS = ("table", "json", "dot", "mermaid")
@@ -29,7 +32,7 @@ class Edge:
     name: str  # as written
     namespace: str  # where the name is looked up ("(default)": the implicit one, "*": any)
     target: KubeObject | None
-    status: str  # resolved, cross-namespace, ambiguous, dangling, optional, produced, produces, unsupported
+    status: str  # resolved, cross-namespace, ambiguous, dangling, optional, produced, produces, unsupported, broken
     note: str
     via: str  # "field spec", or the annotation's origin
 
@@ -123,6 +126,32 @@ def build_view(analysis) -> View:  # analysis: render.Analysis
         edges.append(Edge(dep.referrer, dep.field_path, dep.holder.start_mark.index, dep.kind, dep.name,
                           _namespace_label(None, dep.referrer), dep.target, status, note, dep.origin))
 
+    for reader in analysis.by_name.readers:
+        if any(e.referrer is reader.referrer and e.field == reader.field_path and e.target is reader.target
+               for e in edges):
+            continue  # a field-spec edge (RBAC) says it already
+        referenced.add(id(reader.target))
+        note = "a program reads it by this name"
+        if reader.rolls:
+            note += "; the pod template gets postrender.io/config-hash"
+        edges.append(Edge(reader.referrer, reader.field_path, reader.node.start_mark.index, reader.target.kind,
+                          reader.name, _namespace_label(None, reader.referrer), reader.target, "resolved", note,
+                          "read by name"))
+    findings = guard.check(graph, the_plan)
+    for finding in findings:
+        node = node_at(finding.referrer.node, finding.path)
+        edges.append(Edge(finding.referrer, finding.field_path, node.start_mark.index if node is not None else 0,
+                          finding.version.obj.kind, finding.version.base_name,
+                          _namespace_label(None, finding.referrer), finding.version.obj, "resolved",
+                          "a field no field spec covers", "guard"))
+    problems = broken.find(graph, the_plan, analysis.policy.held, analysis.by_name.readers, findings)
+    broken_at = {(id(p.referrer), p.field_path) for p in problems}
+    for edge in edges:
+        if (id(edge.referrer), edge.field) in broken_at:
+            edge.status = "broken"
+            edge.note = ("left on a name the render removes, so the render fails "
+                         "(--allow-broken-references: a warning)" + (f"; {edge.note}" if edge.note else ""))
+
     made_by = {id(item): obj for obj in graph.config_objects
                if (item := analysis.productions.by_object.get(id(obj))) is not None}
     for item in analysis.productions.items:
@@ -170,7 +199,7 @@ def _config_note(config: ConfigNode) -> str:
         notes.append(f"not versioned: {config.excluded}")
     if config.copy:
         notes.append(f"also keeps an unsuffixed copy named {config.obj.name}")
-    if not config.referenced:
+    if not config.referenced and config.excluded != UNREFERENCED:
         notes.append("unreferenced")
     return "; ".join(notes)
 
@@ -180,7 +209,7 @@ def as_table(view: View) -> str:
     rows = [("REFERRER", "FIELD", "CONFIG", "NOTE")]
     for edge in view.edges:
         note = edge.note if edge.via in ("field spec", "producer") else f"{edge.via}: {edge.note}"
-        if edge.status in ("dangling", "optional", "ambiguous", "produced", "produces", "unsupported"):
+        if edge.status in ("dangling", "optional", "ambiguous", "produced", "produces", "unsupported", "broken"):
             note = f"{edge.status}: {note}"
         rows.append((view.describe(edge.referrer), edge.field, _target_label(view, edge), note))
     out.extend(_columns(rows))
@@ -281,9 +310,10 @@ def _graph_nodes(view: View):
             target = ids.of(("missing", edge.kind, edge.namespace, edge.name, edge.status))
             nodes.setdefault(target, ([_target_label(view, edge), f"{edge.status}: {edge.note}"], "missing"))
         label = edge.field if edge.via == "field spec" else f"{edge.field} ({edge.via})"
-        held = edge.note.startswith("left as written")
+        held = edge.note.startswith("left as written") or edge.status == "broken"
         style = "solid" if edge.target is not None and not held else "dashed"
-        edges.append((source, target, label + (" [left as written]" if held else ""),
+        mark = " [broken]" if edge.status == "broken" else " [left as written]" if held else ""
+        edges.append((source, target, label + mark,
                       "dotted" if edge.status == "produces" else style))
     return [(i, *nodes[i]) for i in (ids.ids[k] for k in ids.order)], edges
 
