@@ -40,6 +40,8 @@ _DNS_LABEL = re.compile(r"^[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?$")
 # `$(POD_NAMESPACE)` (Kubernetes' own expansion) or `${NAMESPACE}` (a shell's):
 # a namespace the pod learns at run time, taken to be its own.
 _VARIABLE = re.compile(r"^\$[({][A-Za-z_][A-Za-z0-9_]*[)}]$")
+# Words in a flag or variable name that say which kind it names.
+_KIND_HINTS = {"ConfigMap": ("configmap", "config"), "Secret": ("secret", "cert", "tls", "key")}
 # `key: value` in YAML, block or flow, or `"key": "value"` in JSON.
 _DATA_ENTRY = re.compile(
     r"""(?P<key>[A-Za-z_][A-Za-z0-9_.-]*)["']?[ \t]*:[ \t]*["']?(?P<name>[a-z0-9][-a-z0-9.]*)(?=["']?[ \t]*(?:[,}\]#\r\n]|$))"""
@@ -80,6 +82,7 @@ class Reader:
     name: str  # as written
     why: str
     rolls: bool  # the referrer's pod template gets a config hash over the target
+    via: str = ""  # the flag or variable that carries the name, if any
 
     @property
     def field_path(self) -> str:
@@ -92,11 +95,16 @@ class ByName:
     readers: list[Reader] = field(default_factory=list)
 
     def read(self) -> dict[int, str]:
-        """id(config object) -> why, for objects a reader names (the first one says)."""
-        found: dict[int, str] = {}
+        """id(config object) -> why, for objects a reader names. The reason
+        shown is the reader most likely meant: a flag or variable whose name
+        says the kind (`--configmap=`, `--secret-name`) over one that just
+        happens to hold the same word (`--publish-service`)."""
+        found: dict[int, tuple[bool, str]] = {}
         for reader in self.readers:
-            found.setdefault(id(reader.target), reader.why)
-        return found
+            likely = any(hint in reader.via.lower() for hint in _KIND_HINTS[reader.target.kind])
+            if id(reader.target) not in found or (likely and not found[id(reader.target)][0]):
+                found[id(reader.target)] = (likely, reader.why)
+        return {key: why for key, (_, why) in found.items()}
 
 
 @cache
@@ -152,7 +160,7 @@ def _rbac_readers(graph: Graph) -> Iterator[Reader]:
         why = (f"{graph.index.key(referrer).describe()} grants {'/'.join(granted)} on it by name "
                f"({ref.field_path}): a program reads it by that name")
         for target in [ref.target] if ref.target is not None else ref.candidates:
-            yield Reader(target, referrer, ref.path, ref.node, ref.name, why, rolls=False)
+            yield Reader(target, referrer, ref.path, ref.node, ref.name, why, rolls=False, via=ref.target_kind)
 
 
 def _strings(node: Node | None) -> list[str]:
@@ -192,28 +200,45 @@ def _pod_readers(graph: Graph, table: ReferenceTable) -> Iterator[Reader]:
             for found in find(obj, spec):
                 if id(found.node) in covered:
                     continue
-                # A command's first word is the program, not a name it reads.
-                program = found.path[-2:-1] == ("command",) and found.path[-1] == 0
-                for namespace, name in names_in(found.node.value, skip_first=program):
+                for via, namespace, name in names_in(found.node.value, _context(obj, found.path)):
                     for target in _targets(index, obj, namespace, name):
-                        why = (f"{index.key(obj).describe()} {found.field_path} names it: "
-                               "the program reads it by that name")
-                        yield Reader(target, obj, found.path, found.node, name, why, rolls=True)
+                        where = f"{found.field_path} ({via})" if via else found.field_path
+                        why = f"{index.key(obj).describe()} {where} names it: the program reads it by that name"
+                        yield Reader(target, obj, found.path, found.node, name, why, rolls=True, via=via)
 
 
-def names_in(text: str, skip_first: bool = False) -> Iterator[tuple[str | None, str]]:
-    """(stated namespace or None, name) for each word of a flag or value that
-    could name an object: `--flag=name`, `--flag=ns/name`, `$(VAR)/name`, a
-    bare word (also the value of a `--flag value` pair), comma-separated lists."""
+def _context(obj: KubeObject, path: Path) -> str | None:
+    """What comes before a string: the flag of a `--flag value` pair, the
+    variable an env value sets, or "" for a command's first word (the program)."""
+    if path[-1] == "value":
+        return get_str(node_at(obj.node, path[:-1]), "name") or None
+    index = path[-1]
+    if not isinstance(index, int):
+        return None
+    if index == 0:
+        return "" if path[-2] == "command" else None
+    previous = node_at(obj.node, path[:-1] + (index - 1,))
+    if isinstance(previous, ScalarNode) and previous.value.startswith("-") and "=" not in previous.value:
+        return previous.value.split()[-1] if previous.value.split() else None
+    return None
+
+
+def names_in(text: str, context: str | None = None) -> Iterator[tuple[str, str | None, str]]:
+    """(flag or variable, stated namespace or None, name) for each word of a
+    flag or value that could name an object: `--flag=name`, `--flag=ns/name`,
+    `$(VAR)/name`, a bare word, comma-separated lists. `context`: the flag
+    before this string (`--flag value` as two args) or the variable it sets;
+    "" when the string starts with a program's name, which is skipped."""
     words = text.split()
+    flag = context or ""
     for i, word in enumerate(words):
-        if skip_first and i == 0:
+        if context == "" and i == 0:
             continue
         word = word.strip("'\"")
         if word.startswith("-"):
-            _, equals, word = word.partition("=")
+            flag, equals, word = word.partition("=")
             if not equals:
-                continue
+                continue  # its value, if any, is the next word
         for part in word.split(","):
             part = part.strip("'\"")
             namespace, slash, name = part.rpartition("/")
@@ -223,7 +248,7 @@ def names_in(text: str, skip_first: bool = False) -> Iterator[tuple[str | None, 
                 elif not _DNS_LABEL.match(namespace):
                     continue  # a path or a URL
             if _DNS_NAME.match(name):
-                yield namespace or None, name
+                yield flag, namespace or None, name
 
 
 def _targets(index: ObjectIndex, referrer: KubeObject, namespace: str | None, name: str) -> list[KubeObject]:
@@ -269,4 +294,4 @@ def _data_readers(graph: Graph) -> Iterator[Reader]:
                 for target in _targets(index, holder, None, name):
                     why = (f"{index.key(holder).describe()} {format_path(path)} names it "
                            f"({match.group('key')}: {name}): the program configured there reads it by name")
-                    yield Reader(target, holder, path, value, name, why, rolls=False)
+                    yield Reader(target, holder, path, value, name, why, rolls=False, via=match.group("key"))
