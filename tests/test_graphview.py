@@ -120,3 +120,21 @@ def test_graph_reads_the_same_options_as_render(tmp_path):
 def test_unknown_format_is_a_usage_error():
     result = run_postrender(["graph", "-o", "svg"], "")
     assert result.status == 2
+
+
+def test_json_shows_names_read_by_programs_and_broken_references():
+    result = _graph(FIXTURES / "graph" / "by-name", "json")
+    assert result.status == 0, result.stderr
+    data = json.loads(result.stdout)
+    read = {(r["referrer"]["name"], r["field"]): r for r in data["references"] if r["via"] == "read by name"}
+    flag = read[("edge", "spec.template.spec.containers[0].args[0]")]
+    assert flag["target"]["name"] == "edge-controller" and flag["target"]["finalName"] == "edge-controller"
+    assert "postrender.io/config-hash" in flag["note"]
+    assert read[("operator-config", 'data["config.yaml"]')]["target"]["name"] == "bucket-creds"
+    (broken,) = [r for r in data["references"] if r["status"] == "broken"]
+    assert broken["referrer"] == {"kind": "Job", "namespace": None, "name": "migrate"} and broken["target"] is None
+    reasons = {c["name"]: c["excluded"] for c in data["configObjects"] if not c["versioned"]}
+    assert reasons["argocd-cm"].startswith("read by a fixed name: Argo CD")
+    assert "(--configmap)" in reasons["edge-controller"] and "(INIT_CONFIG)" in reasons["policy-config"]
+    assert reasons["leader-config"].startswith("Role/ops/edge grants get/update on it by name")
+    assert reasons["webhook-cert"].startswith("no data")
