@@ -9,7 +9,8 @@ template gets it in its own metadata.
 With --strategy=annotate every name is kept and this annotation is what
 rolls workloads. With the default strategy a renamed object already rolls
 its referrers; the annotation is added only where something a template
-depends on keeps its name (`postrender.io/versioned: "false"`, a Reloader
+depends on keeps its name (`postrender.io/versioned: "false"`, an object a
+program reads by name, a flag or environment value naming one, a Reloader
 reload list naming an object the template does not mount, a Secret a
 controller unseals from a producer in the stream).
 """
@@ -17,8 +18,10 @@ controller unseals from a producer in the stream).
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from .byname import Reader
 from .dependencies import Dependency
 from .fieldspecs import ReferenceTable
 from .graph import Graph, Path, Resolution, pod_templates, template_holding
@@ -69,8 +72,11 @@ def config_hashes(
     dependencies: list[Dependency],
     policy: Policy,
     strategy: str,
+    readers: Sequence[Reader] = (),
 ) -> list[Place]:
-    """The places that get a hash, each with its value."""
+    """The places that get a hash, each with its value. `readers`: flags and
+    environment values naming an object a program reads by name (byname.py);
+    the name stays as written, so only the hash can roll the workload."""
     places: dict[tuple[int, Path | None], Place] = {}
     def place(obj: KubeObject, holder: MappingNode, path: Path | None) -> Place:
         key = (id(obj), path)
@@ -115,6 +121,14 @@ def config_hashes(
         item = _item(dep.target, the_plan, productions)
         if item is not None:
             for p in places_at(dep.referrer, dep.template):
+                p.add(item, carried=False)
+
+    for reader in readers:
+        if not reader.rolls or not policy.rolls_on(reader.referrer, reader.target):
+            continue
+        item = _item(reader.target, the_plan, productions)
+        if item is not None:
+            for p in places_at(reader.referrer, reader.path):
                 p.add(item, carried=False)
 
     chosen: list[Place] = []

@@ -438,7 +438,8 @@ def _main(argv: list[str], current: list[Reporter]) -> int:
     except PostrenderError as exc:
         from .krm import ResourceListError
 
-        reporter.error(str(exc))
+        for problem in exc.problems():
+            reporter.error(str(problem))
         if not isinstance(exc, ResourceListError):
             return 1
         # The KRM spec wants the ResourceList, with the error in `results`, even on failure.

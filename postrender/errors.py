@@ -51,6 +51,21 @@ class PostrenderError(Exception):
         # the input, which may hold a lone CR or U+2028.
         return " ".join(text.splitlines())
 
+    def problems(self) -> list["PostrenderError"]:
+        """Each problem, reported on a line of its own."""
+        return [self]
+
+
+class Problems(PostrenderError):
+    """Several problems found at once: the render fails naming every one."""
+
+    def __init__(self, problems: list[PostrenderError]) -> None:
+        super().__init__(problems[0].message, problems[0].location)
+        self._problems = problems
+
+    def problems(self) -> list[PostrenderError]:
+        return list(self._problems)
+
 
 class UsageError(Exception):
     """Bad command line or configuration; exit status 2."""

@@ -168,30 +168,32 @@ def _filter_value(node: Node | None) -> str | list[str] | None:
 
 
 def _resolve(ref: Reference, index: ObjectIndex) -> None:
-    namespace = index.lookup_namespace(ref.referrer, ref.namespace)
-    candidates = [
-        c for c in index.named("", ref.target_kind, ref.name) if c.api_version == "v1"
-    ]
+    ref.target, ref.resolution, ref.candidates = lookup(index, ref.referrer, ref.target_kind, ref.name, ref.namespace)
+
+
+def lookup(
+    index: ObjectIndex, referrer: KubeObject, kind: str, name: str, namespace: str | None
+) -> tuple[KubeObject | None, Resolution, list[KubeObject]]:
+    """Where a name a referrer writes leads: (target, resolution, candidates).
+
+    `namespace` is the one the referrer states, if any. The target is set only
+    when the name resolved, exactly or across namespaces."""
+    namespace = index.lookup_namespace(referrer, namespace)
+    candidates = [c for c in index.named("", kind, name) if c.api_version == "v1"]
     if namespace is None:
         # A cluster-scoped referrer with no namespace field: any namespace.
-        ref.candidates = candidates
         if len(candidates) == 1:
-            ref.target, ref.resolution = candidates[0], Resolution.RESOLVED
-        elif candidates:
-            ref.resolution = Resolution.AMBIGUOUS
-        return
-    exact = index.get(ObjectKey("", ref.target_kind, namespace, ref.name))
+            return candidates[0], Resolution.RESOLVED, candidates
+        return None, Resolution.AMBIGUOUS if candidates else Resolution.DANGLING, candidates
+    exact = index.get(ObjectKey("", kind, namespace, name))
     if exact is not None and exact.api_version == "v1":
-        ref.target, ref.resolution = exact, Resolution.RESOLVED
-        return
+        return exact, Resolution.RESOLVED, []
     # The implicit namespace is whatever the deployer picks; it may well be
     # the explicit one a neighbour names. Resolve, but say so.
     if namespace == IMPLICIT:
         across = [c for c in candidates if index.namespace_of(c) != IMPLICIT]
     else:
         across = [c for c in candidates if index.namespace_of(c) == IMPLICIT]
-    ref.candidates = across
     if len(across) == 1:
-        ref.target, ref.resolution = across[0], Resolution.CROSS_NAMESPACE
-    elif across:
-        ref.resolution = Resolution.AMBIGUOUS
+        return across[0], Resolution.CROSS_NAMESPACE, across
+    return None, Resolution.AMBIGUOUS if across else Resolution.DANGLING, across

@@ -7,15 +7,18 @@ Only names are printed, never data.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from . import broken, guard
 from .errors import UsageError
 from .graph import Resolution
 from .index import IMPLICIT
-from .nodes import scalars
+from .nodes import node_at
 from .options import RenderOptions
+from .plan import UNREFERENCED
 from .read import KubeObject, Source
 from .report import Reporter
 
@@ -32,7 +35,8 @@ class Edge:
     namespace: str  # where the name is looked up ("(default)": the implicit one, "*": any)
     target: KubeObject | None
     # resolved, cross-namespace, ambiguous, dangling, optional, produced, produces, unsupported,
-    # unrewritten (a field no field spec covers still names a renamed object: the guard's finding)
+    # unrewritten (a field no field spec covers still names a renamed object: the guard's finding),
+    # broken (a name left on an object the render removes: the render fails unless allowed)
     status: str
     note: str
     via: str  # "field spec", "producer", "guard", or the annotation's origin
@@ -76,13 +80,17 @@ class View:
 def show(sources: list[Source], options: RenderOptions, fmt: str, reporter: Reporter | None = None) -> str:
     """The graph of the render these options make. The render runs in full,
     so every option counts and its warnings (on stderr, as a render prints
-    them) are the same; where the render fails, graph fails the same way."""
+    them) are the same; where the render fails on its input, graph fails the
+    same way. A name the render would leave on a removed object is the one
+    exception: graph is where one goes to see those, so it shows them (status
+    `broken`, and as warnings) instead of failing, as with
+    --allow-broken-references; --strict still fails."""
     if fmt not in FORMATS:
         raise UsageError(f"unknown graph format {fmt!r} (choose from {', '.join(FORMATS)})")
     from .render import render
 
     reporter = reporter if reporter is not None else Reporter()
-    result = render(sources, options, reporter)
+    result = render(sources, dataclasses.replace(options, allow_broken=True), reporter)
     view = build_view(result.analysis, result, [w.message for w in reporter.warnings])
     return {"table": as_table, "json": as_json, "dot": as_dot, "mermaid": as_mermaid}[fmt](view)
 
@@ -137,15 +145,34 @@ def build_view(analysis, result=None, warnings: list[str] | None = None) -> View
         edges.append(Edge(dep.referrer, dep.field_path, dep.holder.start_mark.index, dep.kind, dep.name,
                           _namespace_label(None, dep.referrer), dep.target, status, note, dep.origin))
 
-    for finding in result.findings if result is not None else ():
+    for reader in analysis.by_name.readers:
+        if any(e.referrer is reader.referrer and e.field == reader.field_path and e.target is reader.target
+               for e in edges):
+            continue  # a field-spec edge (RBAC) says it already
+        referenced.add(id(reader.target))
+        note = "a program reads it by this name"
+        if reader.rolls:
+            note += "; the pod template gets postrender.io/config-hash"
+        edges.append(Edge(reader.referrer, reader.field_path, reader.node.start_mark.index, reader.target.kind,
+                          reader.name, _namespace_label(None, reader.referrer), reader.target, "resolved", note,
+                          "read by name"))
+    # The render's own findings when there is a render: the same texts it warns with.
+    findings = result.findings if result is not None else guard.check(graph, the_plan)
+    for finding in findings:
         target = finding.version.obj
         referenced.add(id(target))
-        position = next((node.start_mark.index for node, path, _ in scalars(finding.referrer.node)
-                         if path == finding.path), finding.referrer.node.end_mark.index)
+        node = node_at(finding.referrer.node, finding.path)
+        position = node.start_mark.index if node is not None else finding.referrer.node.end_mark.index
         edges.append(Edge(finding.referrer, finding.field_path, position, target.kind, finding.version.base_name,
                           _namespace_label(None, finding.referrer), target, "unrewritten",
-                          "no field spec covers this field, so it still names the old name "
-                          "(a warning; an error with --strict)", "guard"))
+                          "no field spec covers this field, so it still names the old name", "guard"))
+    problems = broken.find(graph, the_plan, analysis.policy.held, analysis.by_name.readers, findings)
+    broken_at = {(id(p.referrer), p.field_path) for p in problems}
+    for edge in edges:
+        if (id(edge.referrer), edge.field) in broken_at:
+            edge.status = "broken"
+            edge.note = ("left on a name the render removes, so the render fails "
+                         "(--allow-broken-references: a warning)" + (f"; {edge.note}" if edge.note else ""))
 
     made_by = {id(item): obj for obj in graph.config_objects
                if (item := analysis.productions.by_object.get(id(obj))) is not None}
@@ -214,7 +241,7 @@ def _config_note(config: ConfigNode) -> str:
         notes.append("sets " + ", ".join(option_marks))
     if config.copy:
         notes.append(f"also keeps an unsuffixed copy named {config.obj.name}")
-    if not config.referenced:
+    if not config.referenced and config.excluded != UNREFERENCED:
         notes.append("unreferenced")
     return "; ".join(notes)
 
@@ -229,7 +256,8 @@ def as_table(view: View) -> str:
     rows = [("REFERRER", "FIELD", "CONFIG", "NOTE")]
     for edge in view.edges:
         note = edge.note if edge.via in ("field spec", "producer", "guard") else f"{edge.via}: {edge.note}"
-        if edge.status in ("dangling", "optional", "ambiguous", "produced", "produces", "unsupported", "unrewritten"):
+        if edge.status in ("dangling", "optional", "ambiguous", "produced", "produces", "unsupported", "unrewritten",
+                           "broken"):
             note = f"{edge.status}: {note}"
         rows.append((view.describe(edge.referrer), edge.field, _target_label(view, edge), note))
     out.extend(_columns(rows))
@@ -332,9 +360,9 @@ def _graph_nodes(view: View):
             nodes.setdefault(target, ([_target_label(view, edge), f"{edge.status}: {edge.note}"], "missing"))
         label = edge.field if edge.via == "field spec" else f"{edge.field} ({edge.via})"
         held = edge.note.startswith("left as written")
-        unrewritten = edge.status == "unrewritten"
-        style = "solid" if edge.target is not None and not held and not unrewritten else "dashed"
-        suffix = " [left as written]" if held else " [not rewritten]" if unrewritten else ""
+        dashed = held or edge.status in ("unrewritten", "broken")
+        style = "solid" if edge.target is not None and not dashed else "dashed"
+        suffix = {"broken": " [broken]", "unrewritten": " [not rewritten]"}.get(edge.status, " [left as written]" if held else "")
         edges.append((source, target, label + suffix,
                       "dotted" if edge.status == "produces" else style))
     return [(i, *nodes[i]) for i in (ids.ids[k] for k in ids.order)], edges

@@ -2,8 +2,9 @@
 
 A custom resource field no field spec covers keeps the old name, and the
 object it names no longer exists once the release is applied. The keys that
-look like references are data (fieldspecs/guard.yaml); a hit is a warning
-(an error with --strict) that says how to fix it.
+look like references are data (fieldspecs/guard.yaml); a hit names a
+vanished object, so it fails the render (broken.py) unless
+--allow-broken-references, and says how to fix it.
 """
 
 from __future__ import annotations
@@ -14,13 +15,11 @@ from typing import Any
 
 
 from . import fieldspecs
-from .errors import PostrenderError
 from .graph import Graph, Path, is_config_object
 from .index import IMPLICIT
 from .nodes import MappingNode, Node, format_path, get_str, is_string, scalars
 from .plan import ANNOTATION_KEEP_ORIGINAL, ANNOTATION_VERSIONED, Plan, Version
 from .read import KubeObject
-from .report import Reporter
 
 # Identity and bookkeeping, never references to a ConfigMap or Secret.
 _SKIPPED = {("metadata", "name"), ("metadata", "generateName"), ("metadata", "namespace"),
@@ -98,17 +97,22 @@ def check(graph: Graph, the_plan: Plan) -> list[Finding]:
     return findings
 
 
-def report(findings: list[Finding], reporter: Reporter, strict: bool) -> None:
-    for finding in findings:
-        reporter.warn(finding.message(), (finding.referrer, finding.field_path, finding.version.base_name))
-    if strict and findings:
-        raise PostrenderError(
-            f"{len(findings)} field(s) still name renamed objects (--strict); see the warnings above"
-        )
-
-
 def kustomize_path(path: Path) -> str:
     return "/".join(part.replace("/", "\\/") for part in path if isinstance(part, str))
+
+
+def alive_names(graph: Graph, the_plan: Plan) -> set[tuple[str, str, str]]:
+    """(kind, namespace, name) of every ConfigMap and Secret the output holds:
+    final names, and original names an object keeps or a copy carries on."""
+    index = graph.index
+    alive: set[tuple[str, str, str]] = set()
+    for version in the_plan.versions:
+        obj = version.obj
+        namespace = index.namespace_of(obj)
+        alive.add((obj.kind, namespace, version.name))
+        if not version.versioned or version.keep_original:
+            alive.add((obj.kind, namespace, obj.name or ""))
+    return alive
 
 
 def _stale_names(graph: Graph, the_plan: Plan) -> dict[tuple[str, str, str], Version]:
@@ -116,19 +120,15 @@ def _stale_names(graph: Graph, the_plan: Plan) -> dict[tuple[str, str, str], Ver
     no longer exist after the render."""
     index = graph.index
     stale: dict[tuple[str, str, str], Version] = {}
-    alive: set[tuple[str, str, str]] = set()
     for version in the_plan.versions:
+        if not version.versioned:
+            continue
         obj = version.obj
         namespace = index.namespace_of(obj)
-        alive.add((obj.kind, namespace, version.name))
-        if not version.versioned:
-            alive.add((obj.kind, namespace, obj.name or ""))
-            continue
-        if version.keep_original:
-            alive.add((obj.kind, namespace, obj.name or ""))
         for old in (version.base_name, obj.name or ""):
             if old and old != version.name:
                 stale[(obj.kind, namespace, old)] = version
+    alive = alive_names(graph, the_plan)
     return {key: v for key, v in stale.items() if key not in alive}
 
 

@@ -45,10 +45,15 @@ _SCREEN = re.compile(
 class ResourceListError(PostrenderError):
     """A failed KRM run: `output` (a ResourceList with the error result) still goes to stdout."""
 
-    def __init__(self, message: str, output: str, status: int, location: Location | None = None) -> None:
+    def __init__(self, message: str, output: str, status: int, location: Location | None = None,
+                 problems: list[PostrenderError] | None = None) -> None:
         super().__init__(message, location)
         self.output = output
         self.status = status
+        self._problems = problems
+
+    def problems(self) -> list[PostrenderError]:
+        return list(self._problems) if self._problems else [self]
 
 
 def detect(sources: list[Source], limits: Limits) -> Stream | None:
@@ -158,12 +163,13 @@ def error_result(exc: Exception, stream: Stream | None) -> dict[str, Any]:
 def _failed(
     exc: Exception, status: int, source: Source, stream: Stream | None, warnings: list[dict[str, Any]]
 ) -> ResourceListError:
-    results = [*warnings, error_result(exc, stream)]
+    problems = exc.problems() if isinstance(exc, PostrenderError) else [exc]
+    results = [*warnings, *(error_result(problem, stream) for problem in problems)]
     if stream is not None and _resource_list(stream) is not None:
         output = set_results(source.text, results)
     else:
         output = _empty_list(results)
-    return ResourceListError(str(exc), output, status)
+    return ResourceListError(str(exc), output, status, problems=[p for p in problems if isinstance(p, PostrenderError)])
 
 
 def _empty_list(results: list[dict[str, Any]]) -> str:

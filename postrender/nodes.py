@@ -629,6 +629,17 @@ def scalars(root: Node) -> Iterator[tuple[ScalarNode, tuple[str | int, ...], Nod
                 stack.append((node.value[i], path + (i,), node))
 
 
+def node_at(root: Node | None, path: tuple[str | int, ...]) -> Node | None:
+    """The node at a path of keys and sequence indexes, or None."""
+    node = root
+    for part in path:
+        if isinstance(part, int):
+            node = node.value[part] if isinstance(node, SequenceNode) and 0 <= part < len(node.value) else None
+        else:
+            node = get(node, part)
+    return node
+
+
 def format_path(path: tuple[str | int, ...]) -> str:
     out: list[str] = []
     for part in path:

@@ -41,8 +41,12 @@ class RenderOptions:
     # "rename" versions names; "annotate" keeps them and rolls workloads by
     # postrender.io/config-hash alone (annotate.py).
     strategy: str = "rename"
-    # Fields still naming a renamed object are an error, not a warning (guard.py).
+    # Fields still naming a renamed object stay an error even with allow_broken (guard.py).
     strict: bool = False
+    # Version every ConfigMap and Secret, referenced or not (plan.py).
+    version_all: bool = False
+    # Names left on an object that no longer exists are warnings, not errors (broken.py).
+    allow_broken: bool = False
     # Helm 3 is the parent: it renders hooks apart and never shows them to a
     # post-renderer (set by helmcontext.py; no flag of its own).
     hooks_hidden: bool = False
@@ -179,8 +183,15 @@ OPTIONS: tuple[Option, ...] = (
     Option("keep_original", ("--keep-original",),
            "also keep an unsuffixed copy, for referrers postrender cannot see (Helm 3 hooks)",
            VERSIONING, config="keepOriginal"),
-    Option("strict", ("--strict",), "fail when a field no field spec covers still names a renamed object",
+    Option("version_all", ("--version-all",),
+           "version every ConfigMap and Secret, not only those a known field references",
+           VERSIONING, config="versionAll"),
+    Option("strict", ("--strict",),
+           "fail when a field no field spec covers still names a renamed object, even with --allow-broken-references",
            REFERENCES, config="strict"),
+    Option("allow_broken", ("--allow-broken-references",),
+           "warn, instead of failing, when a name is left on an object the render renames",
+           REFERENCES, config="allowBrokenReferences"),
     Option("scope", ("--scope",),
            "postrender.io/scope label of versioned objects (default: their app.kubernetes.io/instance label)",
            PREVIOUS, "text", config="scope", metavar="NAME", check=check_scope),

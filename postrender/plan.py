@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from .errors import PostrenderError
@@ -78,6 +79,15 @@ class Version:
 @dataclass
 class Options:
     keep_original: bool = False
+    # Version every object, referenced or not (--version-all).
+    version_all: bool = False
+
+
+UNREFERENCED = (
+    "no field postrender rewrites references it, so a new name would roll nothing "
+    f'(opt in: {LABEL_VERSIONED}: "true" or --version-all)'
+)
+EMPTY = "no data: a placeholder a controller fills in; kept mutable"
 
 
 class Plan:
@@ -89,13 +99,50 @@ class Plan:
         return self._by_object.get(id(obj))
 
 
-def plan(graph: Graph, options: Options, excluded_by_producers: dict[int, str] | None = None) -> Plan:
+def plan(
+    graph: Graph,
+    options: Options,
+    excluded_by_producers: dict[int, str] | None = None,
+    held: Collection[int] = (),
+    fixed: dict[int, str] | None = None,
+    read_by_name: dict[int, str] | None = None,
+) -> Plan:
+    """`excluded_by_producers`: objects that keep their names whatever happens
+    (produced, Reloader, --strategy=annotate), with why; `held`: ids of
+    references left as written; `fixed` and `read_by_name`: objects a program
+    reads by name (byname.py) — the fixed-name table wins over an opt-in, the
+    other signals do not."""
     produced = excluded_by_producers or {}
+    consumed = consumed_objects(graph, held)
     versions: list[Version] = []
     for obj in graph.config_objects:
         validate(obj)
-        versions.append(_version(obj, options, produced.get(id(obj))))
+        key = id(obj)
+        versions.append(_version(obj, options, produced.get(key), (fixed or {}).get(key),
+                                 (read_by_name or {}).get(key), key in consumed))
     return Plan(versions)
+
+
+def consumed_objects(graph: Graph, held: Collection[int] = ()) -> set[int]:
+    """Objects a rewritable reference that reads their content resolves to:
+    the ones a new name rolls something for."""
+    return {
+        id(ref.target) for ref in graph.references
+        if ref.target is not None and ref.spec.consumes and id(ref) not in held
+    }
+
+
+def opted_in(obj: KubeObject) -> bool:
+    return obj.annotations.get(ANNOTATION_VERSIONED) == "true" or obj.labels.get(LABEL_VERSIONED) == "true"
+
+
+def is_empty(obj: KubeObject) -> bool:
+    """No data at all: no or empty data, binaryData and stringData."""
+    for field in ("data", "binaryData", "stringData"):
+        node = get(obj.node, field)
+        if isinstance(node, MappingNode) and node.value:
+            return False
+    return True
 
 
 def validate(obj: KubeObject) -> None:
@@ -158,7 +205,14 @@ def _not_a_string(node: Node, label: str = "", show_value: bool = False) -> str:
     return f" ({fix}; its tag makes it {what})"
 
 
-def _version(obj: KubeObject, options: Options, produced_by: str | None) -> Version:
+def _version(
+    obj: KubeObject,
+    options: Options,
+    produced_by: str | None,
+    fixed: str | None = None,
+    read_by_name: str | None = None,
+    consumed: bool = True,
+) -> Version:
     digest = content_hash(obj.kind, obj.node)
     name = obj.name or ""
     if obj.annotations.get(KUSTOMIZE_NEEDS_HASH) == "enabled":
@@ -170,6 +224,17 @@ def _version(obj: KubeObject, options: Options, produced_by: str | None) -> Vers
         return Version(obj, digest, name, name, excluded="service-account token Secret (filled in by the token controller)")
     if produced_by:
         return Version(obj, digest, name, name, excluded=produced_by)
+    # A controller writes into an empty object under its name; an immutable,
+    # renamed copy would stay empty while the controller writes elsewhere.
+    if is_empty(obj):
+        return Version(obj, digest, name, name, excluded=EMPTY)
+    if fixed:
+        return Version(obj, digest, name, name, excluded=fixed)
+    if not (opted_in(obj) or options.version_all):
+        if read_by_name:
+            return Version(obj, digest, name, name, excluded=read_by_name)
+        if not consumed:
+            return Version(obj, digest, name, name, excluded=UNREFERENCED)
     keep = options.keep_original or obj.annotations.get(ANNOTATION_KEEP_ORIGINAL) == "true"
     base = base_name_of(obj)
     target = versioned_name(base, digest)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import annotate, fieldspecs, guard, keep, reloader
+from . import annotate, broken, fieldspecs, guard, keep, reloader
+from .byname import ByName, find_readers
 from .dependencies import Dependency, find_dependencies
 from .errors import UsageError
 from .producers import Productions, find_productions
@@ -31,6 +32,7 @@ class Analysis:
     policy: reloader.Policy = field(default_factory=reloader.Policy)
     config_hashes: list[annotate.Place] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    by_name: ByName = field(default_factory=ByName)
 
 
 @dataclass
@@ -58,10 +60,15 @@ def analyse(sources: list[Source], options: RenderOptions) -> Analysis:
     policy = reloader.policy(graph, table, hold=options.strategy != "annotate")
     # The most specific reason wins: a produced object says so even under annotate.
     kept = {**annotate.kept_names(graph, options.strategy), **policy.excluded, **productions.excluded}
-    the_plan = plan(graph, PlanOptions(keep_original=options.keep_original), kept)
+    by_name = find_readers(graph, table)
+    the_plan = plan(
+        graph, PlanOptions(keep_original=options.keep_original, version_all=options.version_all), kept,
+        held=policy.held, fixed=by_name.fixed, read_by_name=by_name.read(),
+    )
     warnings = reloader.keep_copies(policy, the_plan)
-    hashes = annotate.config_hashes(graph, table, the_plan, productions, dependencies, policy, options.strategy)
-    return Analysis(stream, table, graph, the_plan, productions, dependencies, policy, hashes, warnings)
+    hashes = annotate.config_hashes(graph, table, the_plan, productions, dependencies, policy, options.strategy,
+                                    by_name.readers)
+    return Analysis(stream, table, graph, the_plan, productions, dependencies, policy, hashes, warnings, by_name)
 
 
 def render(sources: list[Source], options: RenderOptions, reporter: Reporter) -> Result:
@@ -73,10 +80,11 @@ def render(sources: list[Source], options: RenderOptions, reporter: Reporter) ->
         scope=options.scope, keep_previous=options.keep_previous,
         record_refs=bool(options.keep_previous or options.retain is not None), reporter=reporter,
     )
-    _report(analysis.graph, result, reporter, analysis.productions)
-    _report_analysis(analysis, reporter)
     findings = guard.check(analysis.graph, analysis.plan)
-    guard.report(findings, reporter, options.strict)
+    problems = broken.find(analysis.graph, analysis.plan, analysis.policy.held, analysis.by_name.readers, findings)
+    _report(analysis.graph, result, reporter, analysis.productions, {id(p.node) for p in problems})
+    _report_analysis(analysis, reporter)
+    broken.report(problems, reporter, options.allow_broken, options.strict)
     output = write(analysis.stream, result)
     if options.retain is not None:
         # Imported only here: a plain render never loads a cluster client.
@@ -86,7 +94,9 @@ def render(sources: list[Source], options: RenderOptions, reporter: Reporter) ->
     return Result(output, analysis, result, findings)
 
 
-def _report(graph: Graph, result: Rewrite, reporter: Reporter, productions: Productions) -> None:
+def _report(graph: Graph, result: Rewrite, reporter: Reporter, productions: Productions,
+            broken_nodes: set[int]) -> None:
+    """`broken_nodes`: names broken.py reports; they are not warned about twice."""
     for version in result.renamed:
         obj = version.obj
         reporter.info(f"renamed {obj.describe()} -> {version.name}")
@@ -104,7 +114,7 @@ def _report(graph: Graph, result: Rewrite, reporter: Reporter, productions: Prod
                 "rewritten on the assumption they deploy together; pass --namespace to be exact",
                 about,
             )
-        elif ref.resolution is Resolution.AMBIGUOUS:
+        elif ref.resolution is Resolution.AMBIGUOUS and not ref.spec.grants and id(ref.node) not in broken_nodes:
             reporter.warn(
                 f"{where}: {ref.target_kind} {ref.name!r} matches several objects "
                 f"({', '.join(c.describe() for c in ref.candidates)}); left as is",
@@ -121,6 +131,11 @@ def _report(graph: Graph, result: Rewrite, reporter: Reporter, productions: Prod
 def _report_analysis(analysis: Analysis, reporter: Reporter) -> None:
     for warning in analysis.warnings:
         reporter.warn(warning)
+    warned = set(analysis.policy.excluded.values())
+    for version in analysis.plan.versions:
+        # Reloader's reasons are warnings already (above).
+        if version.excluded is not None and version.excluded not in warned:
+            reporter.info(f"{version.obj.describe()} keeps its name: {version.excluded}")
     for dep in analysis.dependencies:
         where = f"{dep.referrer.describe()} {dep.field_path}"
         if not dep.supported:

@@ -9,7 +9,8 @@ from . import edit
 from .edit import Edit, Value
 from .graph import Graph, Reference
 from .errors import PostrenderError
-from .nodes import MappingNode, Node, ScalarNode, SequenceNode, get
+from .guard import alive_names
+from .nodes import MappingNode, Node, ScalarNode, SequenceNode, get, node_at
 from .plan import (
     ANNOTATION_COPY_OF,
     ANNOTATION_ORIGINAL_NAME,
@@ -138,8 +139,16 @@ def rewrite(graph: Graph, plan: Plan, options: Options, held: Collection[int] = 
             else:
                 result.edits_of(doc).raw.append(_copy_as_item(version))
 
+    alive: set[tuple[str, str, str]] | None = None
     for ref in graph.references:
-        if ref.target is None or id(ref) in held:
+        if id(ref) in held:
+            continue
+        if ref.spec.grants:
+            if alive is None:
+                alive = alive_names(graph, plan)
+            _grant(graph, plan, ref, alive, result)
+            continue
+        if ref.target is None:
             continue
         version = plan.of(ref.target)
         if version is None or not version.versioned or ref.name == version.name:
@@ -148,6 +157,33 @@ def rewrite(graph: Graph, plan: Plan, options: Options, held: Collection[int] = 
         result.edits_of(ref.referrer.document).replace(ref.node, new_value)
         result.rewritten.append((ref, new_value))
     return result
+
+
+def _grant(graph: Graph, plan: Plan, ref: Reference, alive: set[tuple[str, str, str]], result: Rewrite) -> None:
+    """A grant by name (RBAC resourceNames) gains each versioned name; the
+    original stays where it still names an object: a kept copy, another
+    namespace's object, or any namespace's for a cluster-wide grant."""
+    targets = [ref.target] if ref.target is not None else ref.candidates
+    names = sorted({v.name for t in targets if (v := plan.of(t)) is not None and v.versioned and v.name != ref.name})
+    if not names:
+        return
+    namespace = graph.index.lookup_namespace(ref.referrer, ref.namespace)
+    keep = namespace is None or (ref.target_kind, namespace, ref.name) in alive
+    edits = result.edits_of(ref.referrer.document)
+    doc = ref.referrer.document
+    sequence = node_at(ref.referrer.node, ref.path[:-1]) if isinstance(ref.path[-1], int) else None
+    if not isinstance(sequence, SequenceNode):
+        edits.replace(ref.node, names[0])  # a lone name, not a list: nothing to add to
+        result.rewritten.append((ref, names[0]))
+        return
+    added = names if keep else names[1:]
+    if not keep:
+        edits.replace(ref.node, names[0])
+    style = ref.node.style if ref.node.style in ("", "'", '"') else '"'
+    for name in added:
+        edits.raw.append(edit.insert_item_before(doc.text, sequence, ref.node, edit.render_scalar(name, style),
+                                                 doc.newline))
+    result.rewritten.append((ref, ", ".join(([ref.name] if keep else []) + names)))
 
 
 def _marks(version: Version, options: Options) -> dict[str, Value]:

@@ -107,11 +107,14 @@ def test_dot_and_mermaid_have_one_node_per_object_and_one_edge_per_reference():
 
 def test_graph_reads_the_same_options_as_render(tmp_path):
     stream = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: b}\n"
-    renamed = json.loads(run_postrender(["graph", "-o", "json"], stream).stdout)
-    kept = json.loads(run_postrender(["graph", "-o", "json", "--strategy=annotate"], stream).stdout)
+    renamed = json.loads(run_postrender(["graph", "-o", "json", "--version-all"], stream).stdout)
+    kept = json.loads(run_postrender(["graph", "-o", "json", "--version-all", "--strategy=annotate"], stream).stdout)
+    unreferenced = json.loads(run_postrender(["graph", "-o", "json"], stream).stdout)
     assert renamed["configObjects"][0]["finalName"] != "c"
     assert kept["configObjects"][0]["finalName"] == "c"
     assert "--strategy=annotate" in kept["configObjects"][0]["excluded"]
+    assert unreferenced["configObjects"][0]["finalName"] == "c"
+    assert "no field postrender rewrites references it" in unreferenced["configObjects"][0]["excluded"]
 
 
 def test_unknown_format_is_a_usage_error():
@@ -132,20 +135,28 @@ apiVersion: example.com/v1
 kind: Widget
 metadata: {name: gadget}
 spec: {configMapName: widget-settings}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: user}
+spec: {containers: [{name: c, image: x, envFrom: [{configMapRef: {name: widget-settings}}]}]}
 """
 
 
 def test_guard_findings_are_references_too():
     data = json.loads(run_postrender(["graph", "-o", "json"], WIDGET_ONLY).stdout)
     (edge,) = [r for r in data["references"] if r["referrer"]["kind"] == "Widget"]
-    assert (edge["status"], edge["via"], edge["field"]) == ("unrewritten", "guard", "spec.configMapName")
+    # The Pod's reference versions it, so the Widget's name would vanish: graph
+    # shows that instead of failing as the render does.
+    assert (edge["status"], edge["via"], edge["field"]) == ("broken", "guard", "spec.configMapName")
     assert _config(data, "widget-settings")["referenced"] is True
     table = run_postrender(["graph"], WIDGET_ONLY).stdout
-    assert "unreferenced" not in table and "unrewritten" in table
+    assert "unreferenced" not in table and "broken:" in table
 
 
 def test_json_warnings_are_the_renders_word_for_word():
-    render = run_postrender([], GUARD.read_bytes())
+    # graph shows broken references as --allow-broken-references renders them.
+    render = run_postrender(["--allow-broken-references"], GUARD.read_bytes())
     warnings = [line.removeprefix("postrender: warning: ") for line in render.stderr.splitlines()]
     assert warnings and all("still names" in w for w in warnings)
     graph = run_postrender(["graph", "-o", "json"], GUARD.read_bytes())
@@ -197,3 +208,21 @@ def test_graph_parses_every_render_option_as_render_does():
         value = option.choices[0] if option.kind == "choice" else samples[option.kind]
         argv += [option.flag] + ([value] if value is not None else [])
     assert render_options(parse(["graph", *argv])) == render_options(parse(argv))
+
+
+def test_json_shows_names_read_by_programs_and_broken_references():
+    result = _graph(FIXTURES / "graph" / "by-name", "json")
+    assert result.status == 0, result.stderr
+    data = json.loads(result.stdout)
+    read = {(r["referrer"]["name"], r["field"]): r for r in data["references"] if r["via"] == "read by name"}
+    flag = read[("edge", "spec.template.spec.containers[0].args[0]")]
+    assert flag["target"]["name"] == "edge-controller" and flag["target"]["finalName"] == "edge-controller"
+    assert "postrender.io/config-hash" in flag["note"]
+    assert read[("operator-config", 'data["config.yaml"]')]["target"]["name"] == "bucket-creds"
+    (broken,) = [r for r in data["references"] if r["status"] == "broken"]
+    assert broken["referrer"] == {"kind": "Job", "namespace": None, "name": "migrate"} and broken["target"] is None
+    reasons = {c["name"]: c["excluded"] for c in data["configObjects"] if not c["versioned"]}
+    assert reasons["argocd-cm"].startswith("read by a fixed name: Argo CD")
+    assert "(--configmap)" in reasons["edge-controller"] and "(INIT_CONFIG)" in reasons["policy-config"]
+    assert reasons["leader-config"].startswith("Role/ops/edge grants get/update on it by name")
+    assert reasons["webhook-cert"].startswith("no data")

@@ -85,31 +85,61 @@ def _stream(*docs: str) -> str:
     return "---\n".join(docs)
 
 
+# The Secrets and ConfigMaps above are only named by fields no field spec
+# covers, so by themselves they keep their names; --version-all (or any
+# rewritable reference) renames them, and the guard must then catch the field.
+VERSION_ALL = ["--version-all"]
+
+
 @pytest.mark.parametrize("case", CASES)
-def test_a_field_no_spec_covers_is_reported_with_the_three_fixes(case):
+def test_a_field_no_spec_covers_fails_the_render_with_the_three_fixes(case):
     config, custom, where, field, name = CASES[case]
-    result = run_postrender([], _stream(config, custom))
-    assert result.status == 0
-    warnings = [line for line in result.stderr.splitlines() if field in line]
-    assert len(warnings) == 1, result.stderr
-    warning = warnings[0]
-    assert warning.startswith(f"postrender: warning: {where} {field}: still names")
-    assert repr(name) in warning
+    result = run_postrender(VERSION_ALL, _stream(config, custom))
+    assert result.status == 1 and result.stdout == ""
+    errors = [line for line in result.stderr.splitlines() if field in line]
+    assert len(errors) == 1, result.stderr
+    error = errors[0]
+    kind, _, obj = where.partition("/")
+    assert error.startswith(f"postrender: error: document 2 ({kind}/{obj.rpartition('/')[2]}) line ")
+    assert f": {field}: still names" in error
+    assert repr(name) in error
     kind = "ConfigMap" if case == "flux" else "Secret"
-    assert "add a field spec" in warning and f"opt {kind}/db/{name} out" in warning and "keep the original" in warning
-    assert "postrender.io/versioned" in warning and "postrender.io/keep-original" in warning
+    assert "add a field spec" in error and f"opt {kind}/db/{name} out" in error and "keep the original" in error
+    assert "postrender.io/versioned" in error and "postrender.io/keep-original" in error
+    assert "--allow-broken-references" in error
     # The suggested field spec is one the user can paste.
     path = "/".join(part.split("[")[0] for part in field.split("."))
-    assert f"path: {path}" in warning
+    assert f"path: {path}" in error
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_allow_broken_references_turns_the_error_into_a_warning(case):
+    config, custom, _, field, name = CASES[case]
+    result = run_postrender([*VERSION_ALL, "--allow-broken-references"], _stream(config, custom))
+    assert result.status == 0, result.stderr
+    warnings = [line for line in result.stderr.splitlines() if field in line]
+    assert len(warnings) == 1 and warnings[0].startswith("postrender: warning: document 2 ")
+    assert "still names" in warnings[0] and "--allow-broken-references" not in warnings[0]
+
+
+def test_a_consuming_reference_elsewhere_versions_the_object_and_the_guard_fails_the_render():
+    config, custom, _, field, _ = CASES["cnpg-superuser"]
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: db}\nspec:\n  containers:\n"
+           "    - name: c\n      envFrom: [{secretRef: {name: pg-superuser}}]\n")
+    result = run_postrender([], _stream(config, custom, pod))
+    assert result.status == 1 and result.stdout == ""
+    assert field in result.stderr and "still names" in result.stderr
+    # Unreferenced, the same Secret keeps its name and nothing is broken.
+    assert run_postrender([], _stream(config, custom)).status == 0
 
 
 @pytest.mark.parametrize("case", ["cnpg-superuser", "traefik", "flux"])
-def test_strict_turns_the_warning_into_an_error_with_nothing_on_stdout(case):
+def test_strict_keeps_the_guard_fatal_even_with_allow_broken_references(case):
     config, custom, _, field, _ = CASES[case]
-    result = run_postrender(["--strict"], _stream(config, custom))
+    result = run_postrender([*VERSION_ALL, "--strict", "--allow-broken-references"], _stream(config, custom))
     assert result.status == 1
     assert result.stdout == ""
-    assert field in result.stderr and "--strict" in result.stderr
+    assert field in result.stderr and "still names" in result.stderr
 
 
 def test_the_suggested_field_spec_silences_the_guard(tmp_path):
@@ -118,7 +148,7 @@ def test_the_suggested_field_spec_silences_the_guard(tmp_path):
     spec.write_text(
         "nameReference:\n- kind: Secret\n  fieldSpecs:\n  - {kind: Middleware, group: traefik.io, path: spec/basicAuth/secret}\n"
     )
-    result = run_postrender(["--strict", "--config", str(spec)], _stream(config, custom))
+    result = run_postrender([*VERSION_ALL, "--config", str(spec)], _stream(config, custom))
     assert result.status == 0, result.stderr
     assert "secret: admin-users-" in result.stdout
     assert field not in result.stderr
@@ -129,7 +159,7 @@ def test_opting_out_or_keeping_the_original_silences_the_guard(mark):
     custom = CASES["traefik"][1]
     secret = SECRET.replace("metadata: {name: %s, namespace: db}", "metadata:\n  name: admin-users\n  namespace: db\n"
                             f"  annotations:\n    {mark}")
-    result = run_postrender(["--strict"], _stream(secret, custom))
+    result = run_postrender(VERSION_ALL, _stream(secret, custom))
     assert result.status == 0, result.stderr
     assert "still names" not in result.stderr
 
@@ -155,17 +185,18 @@ spec:
 """
     # A second Secret whose data mentions the first by name is data, not a reference.
     other = "apiVersion: v1\nkind: Secret\nmetadata: {name: other, namespace: db}\nstringData: {secretName: pg-app}\n"
-    result = run_postrender(["--strict"], _stream(SECRET % "pg-app", deployment, other))
+    result = run_postrender(VERSION_ALL, _stream(SECRET % "pg-app", deployment, other))
     assert result.status == 0, result.stderr
     assert "still names" not in result.stderr
 
 
 def test_a_second_run_still_catches_the_stale_name():
     config, custom, _, field, _ = CASES["cnpg-superuser"]
-    first = run_postrender([], _stream(config, custom))
-    second = run_postrender([], first.stdout)
+    first = run_postrender([*VERSION_ALL, "--allow-broken-references"], _stream(config, custom))
+    second = run_postrender(["--allow-broken-references"], first.stdout)
     assert second.stdout == first.stdout
     assert field in second.stderr and "still names" in second.stderr
+    assert run_postrender([], first.stdout).status == 1
 
 
 def test_other_namespaces_and_unrelated_keys_are_not_flagged():
@@ -181,5 +212,5 @@ metadata:
 spec:
   selector: {app: pg-superuser}
 """
-    result = run_postrender(["--strict"], _stream(secret, elsewhere, labels))
+    result = run_postrender(VERSION_ALL, _stream(secret, elsewhere, labels))
     assert result.status == 0, result.stderr

@@ -131,31 +131,36 @@ GIZMO = """  - apiVersion: example.com/v1
 """
 
 
-def test_uncovered_fields_are_structured_warnings():
+def test_uncovered_fields_fail_with_a_structured_error_result():
     text = (KRM / "app.yaml").read_text() + GIZMO
-    result = run_postrender([], text)
-    assert result.status == 0, result.stderr
-    stale = [r for r in load(result.stdout)["results"] if "still names" in r["message"]]
-    assert len(stale) == 1
-    assert stale[0]["resourceRef"] == {"apiVersion": "example.com/v1", "kind": "Gizmo", "name": "g", "namespace": "shop"}
-    assert stale[0]["field"] == {"path": "spec.configMapName", "currentValue": "settings"}
-    assert stale[0]["file"] == {"path": "gizmo.yaml"}
-
-
-def test_strict_makes_uncovered_fields_an_error():
-    text = (KRM / "app.yaml").read_text().replace("mutable: false", "mutable: false\n  strict: true") + GIZMO
     result = run_postrender([], text)
     assert result.status == 1
     out = load(result.stdout)
-    assert [r["severity"] for r in out["results"]] == ["warning", "warning", "error"]
-    assert "(--strict)" in out["results"][-1]["message"]
     assert out["items"] == load(text)["items"]
+    (stale,) = [r for r in out["results"] if "still names" in r["message"]]
+    assert stale["severity"] == "error" and "--allow-broken-references" in stale["message"]
+    assert stale["resourceRef"] == {"apiVersion": "example.com/v1", "kind": "Gizmo", "name": "g", "namespace": "shop"}
     # The same fields with a field spec for them: nothing stale, no error.
     spec = "  nameReference:\n    - kind: ConfigMap\n      fieldSpecs: [{kind: Gizmo, path: spec/configMapName}]\n"
-    covered = text.replace("  strict: true\n", "  strict: true\n" + spec)
+    covered = text.replace("  mutable: false\n", "  mutable: false\n" + spec)
     fixed = run_postrender([], covered)
     assert fixed.status == 0, fixed.stderr
     assert item(load(fixed.stdout), "Gizmo", "g")["spec"]["configMapName"].startswith("settings-")
+
+
+def test_allow_broken_references_makes_uncovered_fields_structured_warnings():
+    text = (KRM / "app.yaml").read_text().replace("mutable: false", "mutable: false\n  allowBrokenReferences: true")
+    result = run_postrender([], text + GIZMO)
+    assert result.status == 0, result.stderr
+    stale = [r for r in load(result.stdout)["results"] if "still names" in r["message"]]
+    assert len(stale) == 1 and stale[0]["severity"] == "warning"
+    assert stale[0]["resourceRef"] == {"apiVersion": "example.com/v1", "kind": "Gizmo", "name": "g", "namespace": "shop"}
+    assert stale[0]["field"] == {"path": "spec.configMapName", "currentValue": "settings"}
+    assert stale[0]["file"] == {"path": "gizmo.yaml"}
+    # strict keeps the guard's findings fatal all the same.
+    strict = run_postrender([], text.replace("mutable: false", "mutable: false\n  strict: true") + GIZMO)
+    assert strict.status == 1
+    assert [r["severity"] for r in load(strict.stdout)["results"]][-1] == "error"
 
 
 def test_namespace_from_function_config_decides_resolution():
@@ -203,7 +208,7 @@ def test_existing_results_are_replaced_and_v1beta1_kept():
         "results:\n- message: from an earlier function\n  severity: info\n"
         "items:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: c}\n  data: {k: v}\n"
     )
-    result = run_postrender([], text)
+    result = run_postrender(["--version-all"], text)
     assert result.status == 0, result.stderr
     out = load(result.stdout)
     assert out["apiVersion"] == "config.kubernetes.io/v1beta1"

@@ -98,7 +98,7 @@ def test_inline_name_reference_reaches_custom_resources(plugin_home):
     assert widget["spec"]["configMapName"] == settings
 
 
-def test_strict_fails_on_a_field_no_field_spec_covers(plugin_home, overlay):
+def test_a_field_no_field_spec_covers_fails_the_build(plugin_home, overlay):
     # Gizmo's spec.configMapName looks like a reference, but only Widget's is
     # declared in the config: Gizmo would keep naming a ConfigMap that is gone.
     base = overlay.parent / "base" / "app.yaml"
@@ -108,11 +108,15 @@ def test_strict_fails_on_a_field_no_field_spec_covers(plugin_home, overlay):
     )
     result = build(overlay, plugin_home)
     assert result.returncode != 0 and result.stdout == ""
-    assert "Gizmo/shop/g spec.configMapName: still names ConfigMap 'settings'" in result.stderr
-    assert "(--strict)" in result.stderr
+    assert "(Gizmo/g) line" in result.stderr
+    assert "spec.configMapName: still names ConfigMap 'settings'" in result.stderr
 
+    # strict: false changes nothing (a vanished name fails anyway);
+    # allowBrokenReferences: true renders, and the warning goes to the log.
     config = overlay / "postrender.yaml"
     config.write_text(config.read_text().replace("strict: true", "strict: false"))
+    assert build(overlay, plugin_home).returncode != 0
+    config.write_text(config.read_text().replace("strict: false", "allowBrokenReferences: true"))
     log = overlay / "postrender.log"
     relaxed = build(overlay, plugin_home, POSTRENDER_LOG_FILE=str(log))
     assert relaxed.returncode == 0, relaxed.stderr
@@ -230,7 +234,7 @@ def test_keep_previous_and_scope_from_the_config(tmp_path):
     config = tmp_path / "config.yaml"
     config.write_text(
         "apiVersion: postrender.io/v1alpha1\nkind: PostRender\nmetadata: {name: p}\n"
-        "keepPrevious: argocd\nscope: shop\n"
+        "keepPrevious: argocd\nscope: shop\nversionAll: true\n"
     )
     stream = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {k: v}\n"
     out = run_postrender(["--plugin-config", str(config)], stream)
@@ -242,9 +246,13 @@ def test_keep_previous_and_scope_from_the_config(tmp_path):
 
 def test_plugin_config_flag_exit_status(tmp_path):
     config = tmp_path / "config.yaml"
-    config.write_text("apiVersion: postrender.io/v1alpha1\nkind: PostRender\nmetadata: {name: p}\nmutable: true\n")
+    config.write_text("apiVersion: postrender.io/v1alpha1\nkind: PostRender\nmetadata: {name: p}\nmutable: true\n"
+                      "versionAll: true\n")
     stream = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {k: v}\n"
     ok = run_postrender(["--plugin-config", str(config)], stream)
     assert ok.status == 0 and "immutable" not in ok.stdout and "name: c-" in ok.stdout
+    # Without versionAll nothing references c: it keeps its name.
+    config.write_text(config.read_text().replace("versionAll: true", "versionAll: false"))
+    assert "name: c}" in run_postrender(["--plugin-config", str(config)], stream).stdout
     missing = run_postrender(["--plugin-config", str(tmp_path / "nope.yaml")], stream)
     assert missing.status == 2 and missing.stdout == ""

@@ -63,7 +63,8 @@ def as_json(text: str) -> tuple[str, dict[tuple[str, str], str]]:
 
 
 def postrender_names(stream: str) -> dict[tuple[str, str], str]:
-    result = run_postrender([], stream)
+    # Nothing references these objects: --version-all names them all.
+    result = run_postrender(["--version-all"], stream)
     assert result.status == 0, result.stderr
     return {
         (d["kind"], d["metadata"]["labels"]["postrender.io/base-name"]): d["metadata"]["name"]

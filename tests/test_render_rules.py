@@ -82,7 +82,7 @@ def test_optional_dangling_reference_is_silent_and_required_one_warns():
 def test_long_names_are_shortened_to_253_characters_and_stay_distinct():
     base_a = "a" * 250
     base_b = "a" * 249 + "b"
-    out = run_postrender([], CM.format(name=base_a, ns="") + "---\n" + CM.format(name=base_b, ns=""))
+    out = run_postrender(["--version-all"], CM.format(name=base_a, ns="") + "---\n" + CM.format(name=base_b, ns=""))
     names = [d["metadata"]["name"] for d in docs(out.stdout)]
     assert all(len(n) <= 253 for n in names)
     assert names[0] != names[1]
@@ -94,9 +94,10 @@ def test_long_names_are_shortened_to_253_characters_and_stay_distinct():
 
 
 def test_mutable_flag_leaves_immutable_out():
-    out = run_postrender(["--mutable"], CM.format(name="cfg", ns=""))
-    assert "immutable" not in docs(out.stdout)[0]
-    assert docs(run_postrender([], CM.format(name="cfg", ns="")).stdout)[0]["immutable"] is True
+    stream = CM.format(name="cfg", ns="") + "---\n" + DEPLOY.format(ns="", ref="cfg")
+    out = run_postrender(["--mutable"], stream)
+    assert name_of(out.stdout) != "cfg" and "immutable" not in docs(out.stdout)[0]
+    assert docs(run_postrender([], stream).stdout)[0]["immutable"] is True
 
 
 def test_changed_data_after_a_previous_run_gets_a_new_version_from_the_base_name():

@@ -60,6 +60,9 @@ class FieldSpec:
     namespace_prefix: bool = False
     # False where the referrer names the object without reading it (RBAC).
     consumes: bool = True
+    # The referrer grants access to the name (RBAC resourceNames): a versioned
+    # name is added next to the original, which stays where it still names an object.
+    grants: bool = False
 
     def matches(self, group: str, version: str) -> bool:
         return (self.group is None or self.group == group) and (self.version is None or self.version == version)
@@ -92,6 +95,10 @@ class ReferenceTable:
             if path not in paths:
                 paths.append(path)
         return paths
+
+    def pod_holders(self) -> list[dict[str, Any]]:
+        """The podSpecs entries: where a PodSpec sits in a kind that embeds one."""
+        return list(self._pod_holders)
 
     def add(self, spec: FieldSpec) -> None:
         if spec in self._by_kind.get(spec.kind, []):
@@ -165,6 +172,7 @@ def _field_spec(target: str, raw: dict[str, Any], origin: str) -> FieldSpec:
         namespace_field=raw.get("namespaceField"),
         namespace_prefix=bool(raw.get("namespacePrefix", False)),
         consumes=raw.get("consumes", True) is not False,
+        grants=raw.get("grants", False) is True,
     )
 
 
