@@ -31,6 +31,7 @@ __all__ = [
     "json_key",
     "json_value",
     "plain_is_string",
+    "plain_json_key",
     "scalar_value",
     "scalars",
     "string_map",
@@ -504,9 +505,19 @@ def json_key(node: Node) -> str:
     """
     if not isinstance(node, ScalarNode):
         raise NotReadable("a mapping or sequence used as a key")
-    if node.tag == STR_TAG and (node.style or not _hint(node.value)):
-        return node.value
-    value = scalar_value(node)
+    if node.tag == STR_TAG:
+        return node.value if node.style else plain_json_key(node.value)
+    return _key_text(scalar_value(node))
+
+
+def plain_json_key(text: str) -> str:
+    """json_key of an untagged plain scalar: most keys need one dict lookup."""
+    if text and text[0] not in _HINTS:
+        return text
+    return _key_text(resolve_plain(text)[1])
+
+
+def _key_text(value: object) -> str:
     if isinstance(value, str):
         return value
     if value is None:

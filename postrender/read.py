@@ -21,6 +21,7 @@ from .errors import Location, PostrenderError
 from .limits import Limits
 from .nodes import (
     EXPLICIT_STR_STYLE,
+    MERGE_KEY,
     PROPERTIES,
     STR_TAG,
     MappingNode,
@@ -38,6 +39,7 @@ from .nodes import (
     is_null,
     json_key,
     json_value,
+    plain_json_key,
     string_map,
     unique_nodes,
 )
@@ -563,11 +565,15 @@ def _check_structure(doc: Document, root: Node, limits: Limits) -> None:
 
 
 def _check_scalar(doc: Document, node: ScalarNode, tags: bool) -> None:
+    # Without a "!" in the document every scalar is untagged: no tag to read
+    # (ruamel builds node.tag anew on each access).
+    if not node.style and node.value in NONFINITE_WORDS and (not tags or node.tag == STR_TAG):
+        _unreadable(doc, node, "an infinite or NaN number (.inf, .nan), which JSON cannot hold")
+    if not tags:
+        return
     if node.tag == STR_TAG:
-        if tags and not node.style and _has_tag(doc.text, node):
+        if not node.style and _has_tag(doc.text, node):
             node.style = EXPLICIT_STR_STYLE
-        elif not node.style and node.value in NONFINITE_WORDS:
-            _unreadable(doc, node, "an infinite or NaN number (.inf, .nan), which JSON cannot hold")
         return
     try:
         json_value(node)
@@ -593,12 +599,12 @@ def _check_mapping(doc: Document, node: MappingNode, tags: bool) -> None:
             _unreadable(doc, key, "a mapping or sequence used as a key")
         if tags and key.tag == STR_TAG and not key.style and _has_tag(doc.text, key):
             key.style = EXPLICIT_STR_STYLE
-        if is_merge_key(key):
+        if key.value == MERGE_KEY and is_merge_key(key):
             merges = True
             _check_merge(doc, key, value)
             continue
         try:
-            label = json_key(key)
+            label = json_key(key) if tags else key.value if key.style else plain_json_key(key.value)
         except NotReadable as exc:
             _unreadable(doc, key, str(exc))
         first = keys.get(label)
