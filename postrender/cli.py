@@ -19,7 +19,7 @@ from .errors import PostrenderError, UsageError
 from .inputs import gather
 from .krm import ResourceListError
 from .limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH, MAX_DEPTH_CEILING, Limits
-from .options import RenderOptions
+from .options import RenderOptions, keep_original_mode
 from .report import Reporter
 
 SUBCOMMANDS = ("render", "graph", "gc")
@@ -54,8 +54,10 @@ def build_parser() -> argparse.ArgumentParser:
     render = sub.add_parser("render", help="transform a manifest stream (the default)")
     _common(render)
     render.add_argument("--mutable", action="store_true", help="do not set immutable: true")
-    render.add_argument("--keep-original", action="store_true",
-                        help="also keep an unsuffixed copy, for referrers postrender cannot see (Helm 3 hooks)")
+    render.add_argument("--keep-original", metavar="MODE", type=_keep_original,
+                        help="(--keep-original[=MODE]) which versioned objects also keep an unsuffixed, mutable copy, for readers "
+                             "postrender cannot see: auto (default: Secrets, for Helm `lookup`; everything "
+                             "under Helm 3, for its hooks), all (the bare flag), secrets, none")
     render.add_argument("--strict", action="store_true",
                         help="fail when a field no field spec covers still names a renamed object")
     render.add_argument("--krm", action="store_true",
@@ -72,10 +74,25 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def parse(argv: Sequence[str]) -> argparse.Namespace:
-    args = list(argv)
+    args = _bare_keep_original(list(argv))
     if not args or args[0] not in SUBCOMMANDS and args[0] not in ("-h", "--help", "--version"):
         args.insert(0, "render")
     return build_parser().parse_args(args)
+
+
+def _bare_keep_original(args: list[str]) -> list[str]:
+    """A bare `--keep-original` means all. Its value is only ever taken
+    as `--keep-original=MODE`, so `--keep-original dir/` keeps reading dir/."""
+    out: list[str] = []
+    for i, arg in enumerate(args):
+        if arg == "--":
+            return out + args[i:]
+        out.append("--keep-original=all" if arg == "--keep-original" else arg)
+    return out
+
+
+def _keep_original(value: str) -> str:
+    return keep_original_mode(value)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -144,7 +161,7 @@ def render_options(args: argparse.Namespace) -> RenderOptions:
     return RenderOptions(
         namespace=args.namespace or os.environ.get("HELM_NAMESPACE") or None,
         mutable=getattr(args, "mutable", False),
-        keep_original=getattr(args, "keep_original", False),
+        keep_original=getattr(args, "keep_original", None) or "auto",
         config_files=list(args.config),
         limits=Limits(max_bytes=args.max_bytes, max_depth=args.max_depth),
         strategy=args.strategy,

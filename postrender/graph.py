@@ -75,6 +75,21 @@ def template_holding(obj: KubeObject, path: Path, table: ReferenceTable) -> tupl
     return None
 
 
+def in_immutable_template(obj: KubeObject, path: Path, table: ReferenceTable) -> bool:
+    """Whether a field sits in a pod template the API server never lets
+    change (a Job's, a bare Pod's; podSpecs rows marked `immutable`) of an
+    object the deployer updates in place. A hook is deleted and re-created
+    instead (recreatedWhenAnnotated), so its template may change."""
+    if any(annotation in obj.annotations for annotation in table.recreated_annotations):
+        return False
+    version = obj.api_version.rpartition("/")[2]
+    for segments in table.template_paths(obj.kind, obj.group, version, immutable=True):
+        template = tuple(segment.key for segment in segments)
+        if path[: len(template)] == template:
+            return True
+    return False
+
+
 def is_config_object(obj: KubeObject) -> bool:
     return obj.kind in CONFIG_KINDS and obj.api_version == "v1"
 

@@ -17,8 +17,9 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
 from .errors import UsageError
+from .fieldspecs import SECTIONS
 from .keep import KEEP_POLICIES
-from .options import RenderOptions
+from .options import RenderOptions, keep_original_mode
 from .read import Source
 from .report import Reporter
 
@@ -26,8 +27,10 @@ API_VERSION = "postrender.io/v1alpha1"
 KIND = "PostRender"
 
 # Field-spec sections in kustomize's nameReference format (see fieldspecs).
-FIELD_SPEC_SECTIONS = ("nameReference", "podSpecs", "podSpecReferences", "clusterScoped")
-_BOOLEANS = {"mutable": "mutable", "keepOriginal": "keep_original", "strict": "strict"}
+FIELD_SPEC_SECTIONS = SECTIONS
+_BOOLEANS = {"mutable": "mutable", "strict": "strict"}
+# true (all), false (none), or a mode name, as `--keep-original[=MODE]`.
+_KEEP_ORIGINAL = "keepOriginal"
 # String options with a fixed set of values, as on the command line.
 _CHOICES = {
     "strategy": ("strategy", ("rename", "annotate")),
@@ -43,7 +46,7 @@ class PluginConfig:
     origin: str
     namespace: str | None = None
     mutable: bool | None = None
-    keep_original: bool | None = None
+    keep_original: str | None = None
     strict: bool | None = None
     strategy: str | None = None
     keep_previous: str | None = None
@@ -107,7 +110,8 @@ def _name(data: dict[str, Any]) -> str | None:
 
 
 def _from_postrender(data: dict[str, Any], where: str) -> PluginConfig:
-    known = {*_ENVELOPE, "namespace", "scope", *_BOOLEANS, *_CHOICES, *FIELD_SPEC_SECTIONS, *_KUSTOMIZE_OWN}
+    known = {*_ENVELOPE, "namespace", "scope", _KEEP_ORIGINAL, *_BOOLEANS, *_CHOICES, *FIELD_SPEC_SECTIONS,
+             *_KUSTOMIZE_OWN}
     unknown = sorted(str(k) for k in data if k not in known)
     if unknown:
         raise UsageError(f"{where}: unknown field(s) {', '.join(unknown)}")
@@ -125,6 +129,8 @@ def _from_postrender(data: dict[str, Any], where: str) -> PluginConfig:
         if not isinstance(value, bool):
             raise UsageError(f"{where}: {key} must be true or false, not {value!r}")
         values[attribute] = value
+    if data.get(_KEEP_ORIGINAL) is not None:
+        values["keep_original"] = keep_original_mode(data[_KEEP_ORIGINAL], f"{where}: {_KEEP_ORIGINAL}")
     values.update(_choices(data, where))
     specs = {key: data[key] for key in FIELD_SPEC_SECTIONS if data.get(key) is not None}
     if specs:
@@ -137,7 +143,7 @@ def _from_configmap(data: dict[str, Any], where: str) -> PluginConfig:
     entries = data.get("data") or {}
     if not isinstance(entries, dict):
         raise UsageError(f"{where}: data must be a mapping")
-    unknown = sorted(str(k) for k in entries if k not in ("namespace", "scope") and k not in _BOOLEANS and k not in _CHOICES)
+    unknown = sorted(str(k) for k in entries if k not in ("namespace", "scope", _KEEP_ORIGINAL) and k not in _BOOLEANS and k not in _CHOICES)
     if unknown:
         raise UsageError(f"{where}: unknown key(s) {', '.join(unknown)} (field specs need kind {KIND})")
     values: dict[str, Any] = {"origin": where}
@@ -151,6 +157,8 @@ def _from_configmap(data: dict[str, Any], where: str) -> PluginConfig:
         if text not in ("true", "false"):
             raise UsageError(f"{where}: data.{key} must be \"true\" or \"false\"")
         values[attribute] = text == "true"
+    if entries.get(_KEEP_ORIGINAL) is not None:
+        values["keep_original"] = keep_original_mode(str(entries[_KEEP_ORIGINAL]), f"{where}: data.{_KEEP_ORIGINAL}")
     values.update(_choices(entries, where))
     return PluginConfig(**values)
 

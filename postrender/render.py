@@ -8,9 +8,9 @@ from . import annotate, fieldspecs, guard, keep, reloader
 from .dependencies import Dependency, find_dependencies
 from .errors import UsageError
 from .producers import Productions, find_productions
-from .graph import Graph, Resolution, build
+from .graph import Graph, Resolution, build, in_immutable_template
 from .index import ObjectIndex
-from .options import RenderOptions
+from .options import RenderOptions, keep_original_mode
 from .plan import Options as PlanOptions
 from .plan import Plan, plan
 from .read import Source, Stream, read
@@ -31,6 +31,7 @@ class Analysis:
     policy: reloader.Policy = field(default_factory=reloader.Policy)
     config_hashes: list[annotate.Place] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # shown with -v
 
 
 @dataclass
@@ -53,13 +54,26 @@ def analyse(sources: list[Source], options: RenderOptions) -> Analysis:
         raise UsageError(f"unknown strategy {options.strategy!r} (choose from {', '.join(annotate.STRATEGIES)})")
     productions = find_productions(graph)
     dependencies = find_dependencies(graph, table)
-    policy = reloader.policy(graph, table, hold=options.strategy != "annotate")
+    renames = options.strategy != "annotate"
+    policy = reloader.policy(graph, table, hold=renames, also_held=_immutable_holds(graph, table) if renames else None)
     # The most specific reason wins: a produced object says so even under annotate.
     kept = {**annotate.kept_names(graph, options.strategy), **policy.excluded, **productions.excluded}
-    the_plan = plan(graph, PlanOptions(keep_original=options.keep_original), kept)
-    warnings = reloader.keep_copies(policy, the_plan)
+    the_plan = plan(graph, PlanOptions(keep_original_mode(options.keep_original), options.hooks_hidden), kept)
+    warnings, notes = reloader.keep_copies(policy, the_plan)
     hashes = annotate.config_hashes(graph, table, the_plan, productions, dependencies, policy, options.strategy)
-    return Analysis(stream, table, graph, the_plan, productions, dependencies, policy, hashes, warnings)
+    return Analysis(stream, table, graph, the_plan, productions, dependencies, policy, hashes, warnings, notes)
+
+
+def _immutable_holds(graph: Graph, table: fieldspecs.ReferenceTable) -> dict[int, str]:
+    """References in pod templates that can never change (a Job's, a bare
+    Pod's): rewriting them to a new version would make the next upgrade fail
+    with `field is immutable`. They stay as written, and what they name keeps
+    its name or an unsuffixed copy (reloader.policy does that for any hold)."""
+    return {
+        id(ref): f"{ref.referrer.describe()} has an immutable pod template"
+        for ref in graph.references
+        if ref.target is not None and in_immutable_template(ref.referrer, ref.path, table)
+    }
 
 
 def render(sources: list[Source], options: RenderOptions, reporter: Reporter) -> Result:
@@ -70,6 +84,7 @@ def render(sources: list[Source], options: RenderOptions, reporter: Reporter) ->
         analysis.graph, analysis.plan, analysis.table, result,
         scope=options.scope, keep_previous=options.keep_previous,
         record_refs=bool(options.keep_previous or options.retain is not None), reporter=reporter,
+        held=analysis.policy.held,
     )
     _report(analysis.graph, result, reporter, analysis.productions)
     _report_analysis(analysis, reporter)
@@ -118,6 +133,8 @@ def _report(graph: Graph, result: Rewrite, reporter: Reporter, productions: Prod
 def _report_analysis(analysis: Analysis, reporter: Reporter) -> None:
     for warning in analysis.warnings:
         reporter.warn(warning)
+    for note in analysis.notes:
+        reporter.info(note)
     for dep in analysis.dependencies:
         where = f"{dep.referrer.describe()} {dep.field_path}"
         if not dep.supported:

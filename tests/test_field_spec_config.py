@@ -44,7 +44,8 @@ def test_a_users_kustomizeconfig_works_unchanged_with_config():
 
 
 def test_without_the_config_the_guard_points_at_the_crd_fields():
-    result = run_postrender([], STREAM)
+    # Without copies: the Secret's unsuffixed copy (the default) would still answer to the old name.
+    result = run_postrender(["--keep-original=none"], STREAM)
     assert result.status == 0
     assert "Database/(default)/orders spec.adminSecretName: still names Secret 'db-admin'" in result.stderr
     assert "Database/(default)/orders spec.settingsConfigMapRef.name: still names ConfigMap 'settings'" in result.stderr

@@ -19,6 +19,8 @@ from ruamel.yaml.error import YAMLError
 from ..errors import UsageError
 
 CONFIG_KINDS = ("ConfigMap", "Secret")
+# The sections of a field-spec configuration postrender reads.
+SECTIONS = ("nameReference", "podSpecs", "podSpecReferences", "podSpecArgs", "clusterScoped", "recreatedWhenAnnotated")
 # Sections of a kustomize configuration file that are not about name
 # references; a shared kustomizeconfig may carry them, postrender ignores them.
 _OTHER_KUSTOMIZE_SECTIONS = {
@@ -73,13 +75,17 @@ class ReferenceTable:
     # podSpecs × podSpecReferences, kept so either side can grow later.
     _pod_paths: dict[str, list[str]] = field(default_factory=dict)
     _pod_holders: list[dict[str, Any]] = field(default_factory=list)
+    # Annotations on which a deployer deletes and re-creates an object
+    # (hooks) instead of updating it: its immutable fields may then change.
+    recreated_annotations: set[str] = field(default_factory=set)
 
     def for_kind(self, kind: str) -> list[FieldSpec]:
         return self._by_kind.get(kind, [])
 
-    def template_paths(self, kind: str, group: str, version: str) -> list[tuple[Segment, ...]]:
+    def template_paths(self, kind: str, group: str, version: str, immutable: bool = False) -> list[tuple[Segment, ...]]:
         """Paths to the pod templates (the mapping holding `metadata` and
-        `spec`) in a kind; the empty path is the object itself (a Pod)."""
+        `spec`) in a kind; the empty path is the object itself (a Pod).
+        `immutable`: only those the API server never lets change (a Job's)."""
         paths: list[tuple[Segment, ...]] = []
         for holder in self._pod_holders:
             if holder.get("kind") != kind:
@@ -87,6 +93,8 @@ class ReferenceTable:
             if holder.get("group") is not None and str(holder["group"]) != group:
                 continue
             if holder.get("version") is not None and str(holder["version"]) != version:
+                continue
+            if immutable and holder.get("immutable") is not True:
                 continue
             path = parse_path(str(holder["path"]))[:-1]
             if path not in paths:
@@ -103,11 +111,13 @@ class ReferenceTable:
         """Merge one configuration document (builtin or a user's)."""
         if not isinstance(data, dict):
             raise UsageError(f"{origin}: a field-spec configuration must be a mapping")
-        unknown = set(data) - {"nameReference", "podSpecs", "podSpecReferences", "clusterScoped"} - _OTHER_KUSTOMIZE_SECTIONS
+        unknown = set(data) - set(SECTIONS) - _OTHER_KUSTOMIZE_SECTIONS
         if unknown:
             raise UsageError(f"{origin}: unknown section(s) {', '.join(sorted(unknown))}")
         for kind in data.get("clusterScoped") or []:
             self.cluster_scoped.add(str(kind))
+        for annotation in data.get("recreatedWhenAnnotated") or []:
+            self.recreated_annotations.add(str(annotation))
         pod_paths = data.get("podSpecReferences") or {}
         for target, paths in pod_paths.items():
             _check_target(target, origin)
