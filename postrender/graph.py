@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import Enum
@@ -112,6 +113,8 @@ def build(index: ObjectIndex, table: ReferenceTable) -> Graph:
                         references.append(ref)
     for ref in references:
         _resolve(ref, index)
+    # A flag's or variable's value that names nothing in the stream is just a value.
+    references = [ref for ref in references if not (ref.spec.stream_only and ref.resolution is Resolution.DANGLING)]
     configs = [obj for obj in index.objects if is_config_object(obj)]
     return Graph(index, references, configs)
 
@@ -124,10 +127,16 @@ def find(obj: KubeObject, spec: FieldSpec) -> Iterator[Reference]:
         value = node.value
         namespace: str | None = None
         prefix = ""
-        if spec.namespace_prefix and "/" in value:
-            prefix, _, value = value.rpartition("/")
-            namespace = prefix
-            prefix += "/"
+        if spec.flags:
+            flagged = _flag_value(node, parent, path, spec.flags)
+            if flagged is None:
+                continue
+            prefix, value = flagged
+        if (spec.namespace_prefix or spec.flags) and "/" in value:
+            written, _, value = value.rpartition("/")
+            prefix += written + "/"
+            # `$(POD_NAMESPACE)/name`: the variable holds the pod's own namespace.
+            namespace = None if _VARIABLE.fullmatch(written) else written
         if spec.namespace_field and isinstance(parent, MappingNode):
             ns_node = get(parent, spec.namespace_field)
             if isinstance(ns_node, ScalarNode) and is_string(ns_node) and ns_node.value:
@@ -135,6 +144,26 @@ def find(obj: KubeObject, spec: FieldSpec) -> Iterator[Reference]:
         optional_node = get(parent, "optional") if isinstance(parent, MappingNode) else None
         optional = isinstance(optional_node, ScalarNode) and scalar_value(optional_node) is True
         yield Reference(obj, spec, node, path, value, namespace, prefix, optional)
+
+
+_VARIABLE = re.compile(r"\$\([A-Za-z_][A-Za-z0-9_]*\)")
+
+
+def _flag_value(node: ScalarNode, container: Node | None, path: Path, flags: tuple[str, ...]) -> tuple[str, str] | None:
+    """(text kept before the name, the value) when an argument gives one of
+    `flags` a value: `--flag=value`, or `value` right after a bare `--flag`.
+    `-flag` counts the same (Go's flag package takes either)."""
+    spellings = {dashes + flag.lstrip("-") for flag in flags for dashes in ("-", "--")}
+    flag, eq, value = node.value.partition("=")
+    if eq and flag in spellings:
+        return flag + "=", value
+    index = path[-1]
+    items = get(container, str(path[-2])) if isinstance(container, MappingNode) and isinstance(index, int) else None
+    if isinstance(items, SequenceNode) and isinstance(index, int) and index > 0 and not node.value.startswith("-"):
+        previous = items.value[index - 1]
+        if isinstance(previous, ScalarNode) and is_string(previous) and previous.value in spellings:
+            return "", node.value
+    return None
 
 
 def _walk(

@@ -36,7 +36,9 @@ def _build(segments, leaf):
     segment, rest = segments[0], segments[1:]
     value = _build(rest, leaf) if rest else leaf
     if segment.filters and isinstance(value, dict):
-        value.update({f.field: ([f.value] if f.field == "resources" else f.value) for f in segment.filters})
+        # The first of a filter's alternatives (`[name=A|B]`).
+        value.update({f.field: ([f.value] if f.field == "resources" else f.value.split("|")[0])
+                      for f in segment.filters})
     if segment.key in LIST_KEYS and not (not rest and isinstance(leaf, list)):
         value = [value]
     return {segment.key: value}
@@ -47,6 +49,8 @@ def _referrer(spec: fieldspecs.FieldSpec, name: str) -> dict:
     leaf = [name] if last == "resourceNames" else name
     if spec.namespace_prefix:
         leaf = f"apps/{name}"
+    if spec.flags:
+        leaf = ["/controller", f"{spec.flags[0]}=apps/{name}"]
     body = _build(spec.path, leaf)
     if spec.namespace_field:
         parent = body

@@ -32,16 +32,17 @@ _OTHER_KUSTOMIZE_SECTIONS = {
 @dataclass(frozen=True)
 class Filter:
     field: str
-    value: str
+    value: str  # alternatives separated by `|`
     or_absent: bool
 
     def accepts(self, found: str | list[str] | None) -> bool:
         """`found`: the item's field as text, as a list of texts, or None when absent."""
         if found is None:
             return self.or_absent
+        values = self.value.split("|")
         if isinstance(found, list):
-            return self.value in found
-        return found == self.value
+            return any(value in found for value in values)
+        return found in values
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,12 @@ class FieldSpec:
     namespace_prefix: bool = False
     # False where the referrer names the object without reading it (RBAC).
     consumes: bool = True
+    # A container argument: `--flag=[namespace/]name`, or the item after
+    # `--flag` (podSpecArgs).
+    flags: tuple[str, ...] = ()
+    # A name that matches no object in the stream is no reference at all
+    # (podSpecArgs: a flag or variable may name anything, anywhere).
+    stream_only: bool = False
 
     def matches(self, group: str, version: str) -> bool:
         return (self.group is None or self.group == group) and (self.version is None or self.version == version)
@@ -72,8 +79,10 @@ class ReferenceTable:
     specs: list[FieldSpec] = field(default_factory=list)
     cluster_scoped: set[str] = field(default_factory=set)
     _by_kind: dict[str, list[FieldSpec]] = field(default_factory=dict)
-    # podSpecs × podSpecReferences, kept so either side can grow later.
-    _pod_paths: dict[str, list[str]] = field(default_factory=dict)
+    # podSpecs × (podSpecReferences and podSpecArgs), kept so either side
+    # can grow later: per target, the paths under a PodSpec, each with the
+    # field-spec keys it adds (flags, namespacePrefix).
+    _pod_paths: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     _pod_holders: list[dict[str, Any]] = field(default_factory=list)
     # Annotations on which a deployer deletes and re-creates an object
     # (hooks) instead of updating it: its immutable fields may then change.
@@ -121,18 +130,17 @@ class ReferenceTable:
         pod_paths = data.get("podSpecReferences") or {}
         for target, paths in pod_paths.items():
             _check_target(target, origin)
-            self._pod_paths.setdefault(target, [])
             for path in paths:
-                if path not in self._pod_paths[target]:
-                    self._pod_paths[target].append(path)
-                    for holder in self._pod_holders:
-                        self._add_pod_path(target, holder, path, origin)
+                self._add_pod_entry(target, {"path": path}, origin)
+        for target, entries in _argument_entries(data.get("podSpecArgs") or [], origin).items():
+            for entry in entries:
+                self._add_pod_entry(target, entry, origin)
         for holder in data.get("podSpecs") or []:
             holder = _mapping(holder, origin, "podSpecs entry")
             self._pod_holders.append(holder)
-            for target, paths in self._pod_paths.items():
-                for path in paths:
-                    self._add_pod_path(target, holder, path, origin)
+            for target, entries in self._pod_paths.items():
+                for entry in entries:
+                    self._add_pod_path(target, holder, entry, origin)
         for ref in data.get("nameReference") or []:
             ref = _mapping(ref, origin, "nameReference entry")
             target = ref.get("kind")
@@ -141,10 +149,64 @@ class ReferenceTable:
             for spec in ref.get("fieldSpecs") or []:
                 self.add(_field_spec(target, _mapping(spec, origin, "fieldSpec"), origin))
 
-    def _add_pod_path(self, target: str, holder: dict[str, Any], path: str, origin: str) -> None:
-        spec = dict(holder)
-        spec["path"] = f"{holder['path']}/{path}" if holder.get("path") else path
+    def _add_pod_entry(self, target: str, entry: dict[str, Any], origin: str) -> None:
+        entries = self._pod_paths.setdefault(target, [])
+        if entry not in entries:
+            entries.append(entry)
+            for holder in self._pod_holders:
+                self._add_pod_path(target, holder, entry, origin)
+
+    def _add_pod_path(self, target: str, holder: dict[str, Any], entry: dict[str, Any], origin: str) -> None:
+        spec = {**holder, **entry}
+        spec["path"] = f"{holder['path']}/{entry['path']}" if holder.get("path") else entry["path"]
         self.add(_field_spec(target, spec, origin))
+
+
+# Where a PodSpec keeps containers, and where a container keeps its arguments
+# (the Kubernetes API's shape, not a list of programs).
+CONTAINER_LISTS = ("containers", "initContainers", "ephemeralContainers")
+ARGUMENT_FIELDS = ("args", "command")
+_ENV_NAME = re.compile(r"[-._A-Za-z][-._A-Za-z0-9]*")
+
+
+def _argument_entries(rows: list[Any], origin: str) -> dict[str, list[dict[str, Any]]]:
+    """podSpecArgs rows as pod paths, per target: the flags of all rows in
+    every container's args and command, and the variables named in `env`."""
+    flags: dict[str, list[str]] = {}
+    env: dict[str, list[str]] = {}
+    for row in rows:
+        row = _mapping(row, origin, "podSpecArgs row")
+        target = row.get("target")
+        if target not in CONFIG_KINDS:
+            raise UsageError(f"{origin}: a podSpecArgs row needs target: ConfigMap or Secret (got {row!r})")
+        row_flags, row_env = _strings(row, "flags", origin), _strings(row, "env", origin)
+        if set(row) - {"target", "flags", "env"} or bool(row_flags) == bool(row_env):
+            raise UsageError(f"{origin}: a podSpecArgs row has target and one of flags or env (got {row!r})")
+        if any(not flag.startswith("-") or flag.strip("-") == "" or "=" in flag for flag in row_flags):
+            raise UsageError(f"{origin}: podSpecArgs flags are written -name or --name (got {row_flags!r})")
+        if any(not _ENV_NAME.fullmatch(name) for name in row_env):
+            raise UsageError(f"{origin}: podSpecArgs env holds variable names (got {row_env!r})")
+        flags.setdefault(target, []).extend(f for f in row_flags if f not in flags[target])
+        env.setdefault(target, []).extend(n for n in row_env if n not in env[target])
+    entries: dict[str, list[dict[str, Any]]] = {}
+    for target in CONFIG_KINDS:
+        if flags.get(target):
+            entries.setdefault(target, []).extend(
+                {"path": f"{containers}/{field}", "flags": flags[target], "streamOnly": True}
+                for containers in CONTAINER_LISTS for field in ARGUMENT_FIELDS)
+        if env.get(target):
+            entries.setdefault(target, []).extend(
+                {"path": f"{containers}/env[name={'|'.join(env[target])}]/value", "namespacePrefix": True,
+                 "streamOnly": True}
+                for containers in CONTAINER_LISTS)
+    return entries
+
+
+def _strings(row: dict[str, Any], key: str, origin: str) -> list[str]:
+    value = row.get(key) or []
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise UsageError(f"{origin}: podSpecArgs {key} must be a list of strings (got {value!r})")
+    return value
 
 
 def _check_target(target: str, origin: str) -> None:
@@ -175,6 +237,8 @@ def _field_spec(target: str, raw: dict[str, Any], origin: str) -> FieldSpec:
         namespace_field=raw.get("namespaceField"),
         namespace_prefix=bool(raw.get("namespacePrefix", False)),
         consumes=raw.get("consumes", True) is not False,
+        flags=tuple(raw.get("flags") or ()),
+        stream_only=raw.get("streamOnly", False) is True,
     )
 
 
