@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import Enum
 
-from .fieldspecs import CONFIG_KINDS, FieldSpec, ReferenceTable, Segment
+from .fieldspecs import CONFIG_KINDS, WILDCARD, FieldSpec, ReferenceTable, Segment
 from .index import IMPLICIT, ObjectIndex, ObjectKey
-from .nodes import MappingNode, Node, ScalarNode, SequenceNode, format_path, get, is_string, scalar_value
+from .nodes import MappingNode, Node, ScalarNode, SequenceNode, entries, format_path, get, is_string, scalar_value
 from .read import KubeObject
 
 Path = tuple[str | int, ...]
@@ -53,19 +53,28 @@ class Graph:
     config_objects: list[KubeObject]
 
 
-def pod_templates(obj: KubeObject, table: ReferenceTable) -> list[tuple[MappingNode, Path]]:
-    """The pod templates of a workload, for annotations that must roll it."""
+def pod_templates(obj: KubeObject, table: ReferenceTable, immutable: bool = False) -> list[tuple[MappingNode, Path]]:
+    """The pod templates of a workload, for annotations that must roll it
+    (one per item where the path crosses a list, as an Experiment's
+    templates). `immutable`: only those the API server never lets change."""
     version = obj.api_version.rpartition("/")[2]
     found: list[tuple[MappingNode, Path]] = []
-    for segments in table.template_paths(obj.kind, obj.group, version):
-        node: Node | None = obj.node
-        path: Path = ()
-        for segment in segments:
-            node = get(node, segment.key)
-            path += (segment.key,)
-        if isinstance(node, MappingNode):
-            found.append((node, path))
+    for segments in table.template_paths(obj.kind, obj.group, version, immutable):
+        for node, path in _templates_at(obj.node, segments, ()):
+            if (node, path) not in found:
+                found.append((node, path))
     return found
+
+
+def _templates_at(node: Node | None, segments: tuple[Segment, ...], path: Path) -> Iterator[tuple[MappingNode, Path]]:
+    if isinstance(node, SequenceNode) and segments:
+        for j, item in enumerate(node.value):
+            yield from _templates_at(item, segments, path + (j,))
+    elif not segments:
+        if isinstance(node, MappingNode):
+            yield node, path
+    else:
+        yield from _templates_at(get(node, segments[0].key), segments[1:], path + (segments[0].key,))
 
 
 def template_holding(obj: KubeObject, path: Path, table: ReferenceTable) -> tuple[MappingNode, Path] | None:
@@ -83,12 +92,7 @@ def in_immutable_template(obj: KubeObject, path: Path, table: ReferenceTable) ->
     instead (recreatedWhenAnnotated), so its template may change."""
     if any(annotation in obj.annotations for annotation in table.recreated_annotations):
         return False
-    version = obj.api_version.rpartition("/")[2]
-    for segments in table.template_paths(obj.kind, obj.group, version, immutable=True):
-        template = tuple(segment.key for segment in segments)
-        if path[: len(template)] == template:
-            return True
-    return False
+    return any(path[: len(template)] == template for _, template in pod_templates(obj, table, immutable=True))
 
 
 def is_config_object(obj: KubeObject) -> bool:
@@ -106,7 +110,7 @@ def build(index: ObjectIndex, table: ReferenceTable) -> Graph:
             continue
         version = obj.api_version.rpartition("/")[2]
         for spec in specs:
-            if spec.matches(obj.group, version):
+            if spec.matches(obj.group, version) and _kind_applies(obj, spec, index):
                 for ref in find(obj, spec):
                     if (id(ref.node), ref.path) not in seen:
                         seen.add((id(ref.node), ref.path))
@@ -117,6 +121,33 @@ def build(index: ObjectIndex, table: ReferenceTable) -> Graph:
     references = [ref for ref in references if not (ref.spec.stream_only and ref.resolution is Resolution.DANGLING)]
     configs = [obj for obj in index.objects if is_config_object(obj)]
     return Graph(index, references, configs)
+
+
+def _kind_applies(obj: KubeObject, spec: FieldSpec, index: ObjectIndex) -> bool:
+    """For a kindFrom spec: whether the object it names (in the referrer's
+    group) is in the stream and says the name is a v1 object of the spec's
+    target kind. Without that object the kind is unknown, so nothing counts."""
+    if spec.kind_from is None:
+        return True
+    kind, name_path, kind_path = spec.kind_from
+    name = _scalar_at(obj.node, name_path)
+    for other in index.named(obj.group, kind, name) if name else ():
+        holder = other.node
+        for segment in kind_path:
+            holder = get(holder, segment.key)
+        if _scalar_at(holder, _API_VERSION) == "v1" and _scalar_at(holder, _KIND) == spec.target_kind:
+            return True
+    return False
+
+
+_API_VERSION = (Segment("apiVersion"),)
+_KIND = (Segment("kind"),)
+
+
+def _scalar_at(node: Node | None, path: tuple[Segment, ...]) -> str | None:
+    for segment in path:
+        node = get(node, segment.key)
+    return node.value if isinstance(node, ScalarNode) and is_string(node) else None
 
 
 def find(obj: KubeObject, spec: FieldSpec) -> Iterator[Reference]:
@@ -184,6 +215,11 @@ def _walk(
     if not isinstance(node, MappingNode):
         return
     segment = segments[i]
+    if segment.key == WILDCARD:
+        for key, value in entries(node):
+            if isinstance(key, ScalarNode):
+                yield from _walk(value, segments, i + 1, path + (key.value,), node)
+        return
     child = get(node, segment.key)
     if child is None:
         return

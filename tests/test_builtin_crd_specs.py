@@ -13,7 +13,7 @@ from postrender.read import Source
 from postrender.render import analyse
 
 CORE_GROUPS = {None, "", "apps", "batch", "rbac.authorization.k8s.io", "storage.k8s.io", "networking.k8s.io",
-               "extensions"}
+               "extensions", "admissionregistration.k8s.io", "apiextensions.k8s.io", "apiregistration.k8s.io"}
 
 
 def _analyses():

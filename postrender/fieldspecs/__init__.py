@@ -69,6 +69,11 @@ class FieldSpec:
     # A name that matches no object in the stream is no reference at all
     # (podSpecArgs: a flag or variable may name anything, anywhere).
     stream_only: bool = False
+    # kindFrom: the kind the name refers to is what another object says:
+    # (that object's kind, the referrer's field naming it, its field holding
+    # {apiVersion, kind}). An admission policy binding's paramRef names an
+    # object of its policy's spec.paramKind.
+    kind_from: tuple[str, tuple[Segment, ...], tuple[Segment, ...]] | None = None
 
     def matches(self, group: str, version: str) -> bool:
         return (self.group is None or self.group == group) and (self.version is None or self.version == version)
@@ -239,8 +244,20 @@ def _field_spec(target: str, raw: dict[str, Any], origin: str) -> FieldSpec:
         consumes=raw.get("consumes", True) is not False,
         flags=tuple(raw.get("flags") or ()),
         stream_only=raw.get("streamOnly", False) is True,
+        kind_from=_kind_from(raw.get("kindFrom"), origin),
     )
 
+
+def _kind_from(raw: Any, origin: str) -> tuple[str, tuple[Segment, ...], tuple[Segment, ...]] | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or set(raw) != {"kind", "name", "path"} or not all(raw.values()):
+        raise UsageError(f"{origin}: kindFrom needs kind, name and path (got {raw!r})")
+    return str(raw["kind"]), parse_path(str(raw["name"]), origin), parse_path(str(raw["path"]), origin)
+
+
+# A path segment that steps into every key of a mapping (`spec/receivers/*/apiURL/name`).
+WILDCARD = "*"
 
 _SEGMENT = re.compile(r"^(?P<key>(?:[^\[\\]|\\.)*)(?P<filters>(?:\[[^\]]*\])*)$")
 
@@ -258,6 +275,8 @@ def parse_path(text: str, origin: str = "field spec") -> tuple[Segment, ...]:
             if not eq or not name:
                 raise UsageError(f"{origin}: bad filter [{raw}] in path {text!r}")
             filters.append(Filter(name, value.rstrip("?"), value.endswith("?")))
+        if key == WILDCARD and filters:
+            raise UsageError(f"{origin}: {WILDCARD} takes no filter, in path {text!r}")
         if key == "" and filters and segments:
             # kyaml spelling `items/[field=value]`: filter on the previous step
             previous = segments.pop()
