@@ -84,6 +84,7 @@ class ReferenceTable:
     specs: list[FieldSpec] = field(default_factory=list)
     cluster_scoped: set[str] = field(default_factory=set)
     _by_kind: dict[str, list[FieldSpec]] = field(default_factory=dict)
+    _known: set[FieldSpec] = field(default_factory=set)
     # podSpecs × (podSpecReferences and podSpecArgs), kept so either side
     # can grow later: per target, the paths under a PodSpec, each with the
     # field-spec keys it adds (flags, namespacePrefix).
@@ -116,8 +117,9 @@ class ReferenceTable:
         return paths
 
     def add(self, spec: FieldSpec) -> None:
-        if spec in self._by_kind.get(spec.kind, []):
+        if spec in self._known:
             return
+        self._known.add(spec)
         self.specs.append(spec)
         self._by_kind.setdefault(spec.kind, []).append(spec)
 
@@ -152,7 +154,8 @@ class ReferenceTable:
             if target not in CONFIG_KINDS:
                 continue  # references to other kinds (Service, ...) are not ours
             for spec in ref.get("fieldSpecs") or []:
-                self.add(_field_spec(target, _mapping(spec, origin, "fieldSpec"), origin))
+                for one in _each_path(_mapping(spec, origin, "fieldSpec"), origin):
+                    self.add(_field_spec(target, one, origin))
 
     def _add_pod_entry(self, target: str, entry: dict[str, Any], origin: str) -> None:
         entries = self._pod_paths.setdefault(target, [])
@@ -225,6 +228,22 @@ def _mapping(value: Any, origin: str, what: str) -> dict[str, Any]:
     return value
 
 
+def _each_path(raw: dict[str, Any], origin: str) -> list[dict[str, Any]]:
+    """`paths: [a, b]` is shorthand for one field spec per path, the other keys alike."""
+    if "paths" not in raw:
+        return [raw]
+    paths = raw["paths"]
+    if "path" in raw or not isinstance(paths, list) or not paths or not all(isinstance(p, str) for p in paths):
+        raise UsageError(f"{origin}: a fieldSpec has path, or paths as a list of strings (got {raw!r})")
+    rest = {k: v for k, v in raw.items() if k != "paths"}
+    return [{**rest, "path": path} for path in paths]
+
+
+def expanded(raw: dict[str, Any]) -> list[dict[str, Any]]:
+    """A configuration's fieldSpec entry as one mapping per path."""
+    return _each_path(raw, "field spec")
+
+
 def _field_spec(target: str, raw: dict[str, Any], origin: str) -> FieldSpec:
     kind = raw.get("kind")
     path = raw.get("path")
@@ -263,20 +282,29 @@ _SEGMENT = re.compile(r"^(?P<key>(?:[^\[\\]|\\.)*)(?P<filters>(?:\[[^\]]*\])*)$"
 
 
 def parse_path(text: str, origin: str = "field spec") -> tuple[Segment, ...]:
+    try:
+        return _parsed_path(text)
+    except ValueError as exc:
+        raise UsageError(f"{origin}: {exc}") from None
+
+
+@cache
+def _parsed_path(text: str) -> tuple[Segment, ...]:
+    """Paths repeat (podSpecs × their references): each is parsed once."""
     segments: list[Segment] = []
     for part in re.split(r"(?<!\\)/", text):
         match = _SEGMENT.match(part)
         if not match or not part:
-            raise UsageError(f"{origin}: bad path {text!r}")
+            raise ValueError(f"bad path {text!r}")
         key = match.group("key").replace("\\/", "/")
         filters: list[Filter] = []
         for raw in re.findall(r"\[([^\]]*)\]", match.group("filters")):
             name, eq, value = raw.partition("=")
             if not eq or not name:
-                raise UsageError(f"{origin}: bad filter [{raw}] in path {text!r}")
+                raise ValueError(f"bad filter [{raw}] in path {text!r}")
             filters.append(Filter(name, value.rstrip("?"), value.endswith("?")))
         if key == WILDCARD and filters:
-            raise UsageError(f"{origin}: {WILDCARD} takes no filter, in path {text!r}")
+            raise ValueError(f"{WILDCARD} takes no filter, in path {text!r}")
         if key == "" and filters and segments:
             # kyaml spelling `items/[field=value]`: filter on the previous step
             previous = segments.pop()
