@@ -116,19 +116,19 @@ def test_the_namespace_in_a_flag_decides_which_object():
     assert container(out)["args"] == [f"--configmap=$(POD_NAMESPACE)/{own}"]
 
 
-@pytest.mark.parametrize("args", [
-    ["--configmap-extra=settings"],          # another flag that starts the same
-    ["--configmaps=settings"],
-    ["--configmap"],                         # no value at all
-    ["--configmap", "--v=2", "settings"],    # the next item is a flag
-    ["settings"],                            # a bare word without a flag before it
-    ["--log=settings"],
+@pytest.mark.parametrize("args,guarded", [
+    (["--configmap-extra=settings"], True),          # another flag that starts the same...
+    (["--configmaps=settings"], True),               # ...which the guard still points at
+    (["--configmap"], False),                        # no value at all
+    (["--configmap", "--v=2", "settings"], False),   # the next item is a flag
+    (["settings"], False),                           # a bare word without a flag before it
+    (["--log=settings"], False),
 ])
-def test_only_the_listed_flags_count(args):
+def test_only_the_listed_flags_count(args, guarded):
     out, result = render(CONFIG % ("settings", "ingress"),
-                         deployment(f"        - name: c\n          args: {json.dumps(args)}\n"))
+                         deployment(f"        - name: c\n          args: {json.dumps(args)}\n"), args=["--keep-original=none"])
     assert container(out)["args"] == args
-    assert "warning" not in result.stderr
+    assert ("still names ConfigMap 'settings'" in result.stderr) == guarded, result.stderr
 
 
 def test_a_flag_naming_nothing_in_the_stream_is_no_reference():
