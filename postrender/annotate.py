@@ -108,7 +108,8 @@ def config_hashes(
                 for p in places_at(ref.referrer, ref.path):
                     p.add(item, carried=False)
             continue
-        if not policy.rolls_on(ref.referrer, target):
+        if not policy.rolls_on(ref.referrer, target) or id(ref) in policy.held:
+            # A reference left as written rolls nothing (render._holds, Reloader).
             continue
         item = _item(target, the_plan, productions)
         if item is not None:

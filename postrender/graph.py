@@ -90,9 +90,24 @@ def in_immutable_template(obj: KubeObject, path: Path, table: ReferenceTable) ->
     change (a Job's, a bare Pod's; podSpecs rows marked `immutable`) of an
     object the deployer updates in place. A hook is deleted and re-created
     instead (recreatedWhenAnnotated), so its template may change."""
-    if any(annotation in obj.annotations for annotation in table.recreated_annotations):
+    if is_hook(obj, table):
         return False
     return any(path[: len(template)] == template for _, template in pod_templates(obj, table, immutable=True))
+
+
+def is_hook(obj: KubeObject, table: ReferenceTable) -> bool:
+    """A deployer's hook (helm.sh/hook, argocd.argoproj.io/hook)."""
+    return any(annotation in obj.annotations for annotation in table.recreated_annotations)
+
+
+def runs_before_apply(obj: KubeObject, table: ReferenceTable) -> bool:
+    """A hook that runs before the release's other objects are applied
+    (pre-install, pre-upgrade, PreSync): what it names must exist already."""
+    for annotation, values in table.before_apply.items():
+        phases = {phase.strip() for phase in obj.annotations.get(annotation, "").split(",")}
+        if phases & values:
+            return True
+    return False
 
 
 def is_config_object(obj: KubeObject) -> bool:

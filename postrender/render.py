@@ -8,7 +8,7 @@ from . import annotate, fieldspecs, guard, keep, reloader
 from .dependencies import Dependency, find_dependencies
 from .errors import UsageError
 from .producers import Productions, find_productions
-from .graph import Graph, Resolution, build, in_immutable_template
+from .graph import Graph, Resolution, build, in_immutable_template, is_hook, runs_before_apply
 from .index import ObjectIndex
 from .options import RenderOptions, keep_original_mode
 from .plan import Options as PlanOptions
@@ -55,7 +55,7 @@ def analyse(sources: list[Source], options: RenderOptions) -> Analysis:
     productions = find_productions(graph)
     dependencies = find_dependencies(graph, table)
     renames = options.strategy != "annotate"
-    policy = reloader.policy(graph, table, hold=renames, also_held=_immutable_holds(graph, table) if renames else None)
+    policy = reloader.policy(graph, table, hold=renames, also_held=_holds(graph, table) if renames else None)
     # The most specific reason wins: a produced object says so even under annotate.
     kept = {**annotate.kept_names(graph, options.strategy), **policy.excluded, **productions.excluded}
     the_plan = plan(graph, PlanOptions(keep_original_mode(options.keep_original), options.hooks_hidden), kept)
@@ -64,16 +64,26 @@ def analyse(sources: list[Source], options: RenderOptions) -> Analysis:
     return Analysis(stream, table, graph, the_plan, productions, dependencies, policy, hashes, warnings, notes)
 
 
-def _immutable_holds(graph: Graph, table: fieldspecs.ReferenceTable) -> dict[int, str]:
-    """References in pod templates that can never change (a Job's, a bare
-    Pod's): rewriting them to a new version would make the next upgrade fail
-    with `field is immutable`. They stay as written, and what they name keeps
-    its name or an unsuffixed copy (reloader.policy does that for any hold)."""
-    return {
-        id(ref): f"{ref.referrer.describe()} has an immutable pod template"
-        for ref in graph.references
-        if ref.target is not None and in_immutable_template(ref.referrer, ref.path, table)
-    }
+def _holds(graph: Graph, table: fieldspecs.ReferenceTable) -> dict[int, str]:
+    """References that must keep naming what they name now, so the deployer
+    never trips over them; reloader.policy then keeps their targets' names or
+    unsuffixed copies, as for any hold:
+
+    - in a pod template that can never change (a Job's, a bare Pod's):
+      rewriting it to a new version would fail the next upgrade with
+      `field is immutable`;
+    - in a hook that runs before the release is applied (pre-upgrade), to an
+      object that is no hook: the new version does not exist yet when it runs.
+    """
+    holds: dict[int, str] = {}
+    for ref in graph.references:
+        if ref.target is None:
+            continue
+        if in_immutable_template(ref.referrer, ref.path, table):
+            holds[id(ref)] = f"{ref.referrer.describe()} has an immutable pod template"
+        elif runs_before_apply(ref.referrer, table) and not is_hook(ref.target, table):
+            holds[id(ref)] = f"{ref.referrer.describe()} is a hook that runs before the release is applied"
+    return holds
 
 
 def render(sources: list[Source], options: RenderOptions, reporter: Reporter) -> Result:

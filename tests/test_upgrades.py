@@ -7,6 +7,8 @@ against a real API server.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from ruamel.yaml import YAML
 
@@ -159,10 +161,16 @@ def test_a_jobs_references_stay_and_still_find_their_objects():
     # used by the Job alone: it keeps its name, mutable.
     assert out["ConfigMap/shared"]["metadata"]["annotations"]["postrender.io/copy-of"].startswith("shared-")
     assert "immutable" not in out["ConfigMap/migrate-only"] and "labels" not in out["ConfigMap/migrate-only"]["metadata"]
-    # A hook is re-created, a CronJob's jobTemplate may change: both are rewritten.
-    assert _env_from(out["Job/seed"]["spec"]["template"]["spec"])[0].startswith("hook-config-")
+    # A post-upgrade hook is re-created once the new versions exist, a
+    # CronJob's jobTemplate may change: both are rewritten.
+    assert _env_from(out["Job/report"]["spec"]["template"]["spec"])[0].startswith("shared-")
     nightly = out["CronJob/nightly"]["spec"]["jobTemplate"]["spec"]["template"]["spec"]
     assert _env_from(nightly)[0].startswith("shared-")
+    # A pre-upgrade hook runs before they exist: it keeps the names that do,
+    # except for a ConfigMap that is itself a hook (created just before it).
+    seed = _env_from(out["Job/seed"]["spec"]["template"]["spec"])
+    assert seed[:2] == ["hook-config", "shared"] and seed[2].startswith("seed-data-")
+    assert "labels" not in out["ConfigMap/hook-config"]["metadata"]
 
 
 def test_a_changed_config_leaves_the_job_byte_for_byte_the_same():
@@ -189,7 +197,27 @@ def test_verbose_says_why_and_the_graph_shows_it():
             "(Job/migrate has an immutable pod template)") in result.stderr
     graph = run_postrender(["graph"], IMMUTABLE)
     assert "left as written: Job/migrate has an immutable pod template" in graph.stdout
-    assert "left as written: Job/seed" not in graph.stdout
+    assert "left as written: Job/seed is a hook that runs before the release is applied" in graph.stdout
+    assert "left as written: Job/report" not in graph.stdout
+
+
+@pytest.mark.parametrize("annotations,held", [
+    ({"helm.sh/hook": "pre-upgrade"}, True),
+    ({"helm.sh/hook": "pre-install, post-install"}, True),
+    ({"helm.sh/hook": "post-install,post-upgrade"}, False),
+    ({"helm.sh/hook": "test"}, False),
+    ({"argocd.argoproj.io/hook": "PreSync"}, True),
+    ({"argocd.argoproj.io/hook": "Sync"}, False),
+])
+def test_which_hooks_run_before_the_release_is_applied(annotations, held):
+    hook = ("---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: h\n  annotations: "
+            + json.dumps(annotations) + "\nspec:\n  template:\n    spec:\n      containers:\n"
+            "        - name: c\n          envFrom: [{configMapRef: {name: settings}}]\n")
+    out = _by_name(run_postrender([], STREAM + hook).stdout)
+    name = _env_from(out["Deployment/h"]["spec"]["template"]["spec"])[0]
+    assert (name == "settings") == held
+    if held:
+        assert out["ConfigMap/settings"]["data"] == {"MODE": "fast"}, "still there, under its name"
 
 
 def test_the_immutable_mark_is_data(tmp_path):

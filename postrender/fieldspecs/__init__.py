@@ -20,7 +20,8 @@ from ..errors import UsageError
 
 CONFIG_KINDS = ("ConfigMap", "Secret")
 # The sections of a field-spec configuration postrender reads.
-SECTIONS = ("nameReference", "podSpecs", "podSpecReferences", "podSpecArgs", "clusterScoped", "recreatedWhenAnnotated")
+SECTIONS = ("nameReference", "podSpecs", "podSpecReferences", "podSpecArgs", "clusterScoped", "recreatedWhenAnnotated",
+            "runsBeforeApply")
 # Sections of a kustomize configuration file that are not about name
 # references; a shared kustomizeconfig may carry them, postrender ignores them.
 _OTHER_KUSTOMIZE_SECTIONS = {
@@ -93,6 +94,9 @@ class ReferenceTable:
     # Annotations on which a deployer deletes and re-creates an object
     # (hooks) instead of updating it: its immutable fields may then change.
     recreated_annotations: set[str] = field(default_factory=set)
+    # Annotation -> values (comma-separated in it) marking a hook that runs
+    # before the release's other objects are applied.
+    before_apply: dict[str, set[str]] = field(default_factory=dict)
 
     def for_kind(self, kind: str) -> list[FieldSpec]:
         return self._by_kind.get(kind, [])
@@ -134,6 +138,11 @@ class ReferenceTable:
             self.cluster_scoped.add(str(kind))
         for annotation in data.get("recreatedWhenAnnotated") or []:
             self.recreated_annotations.add(str(annotation))
+        before = data.get("runsBeforeApply") or {}
+        if not isinstance(before, dict) or not all(isinstance(v, list) for v in before.values()):
+            raise UsageError(f"{origin}: runsBeforeApply maps an annotation to a list of its values")
+        for annotation, values in before.items():
+            self.before_apply.setdefault(str(annotation), set()).update(str(v) for v in values)
         pod_paths = data.get("podSpecReferences") or {}
         for target, paths in pod_paths.items():
             _check_target(target, origin)
