@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from .byname import Reader
 from .dependencies import Dependency
 from .fieldspecs import ReferenceTable
-from .graph import Graph, Path, Resolution, pod_templates, template_holding
+from .graph import Graph, Path, Resolution, in_immutable_template, pod_templates, template_holding
 from .hashing import go_json, to_json_value
 from .nodes import MappingNode, format_path
 from .plan import KUSTOMIZE_NEEDS_HASH, Plan, base_name_of, is_service_account_token
@@ -86,15 +86,21 @@ def config_hashes(
 
     def places_at(obj: KubeObject, path: Path | None) -> list[Place]:
         """The template holding `path`; every template when `path` is None;
-        the object's metadata when there is none."""
+        the object's metadata when there is none. Never an immutable
+        template (a Job's): a changed hash there fails the next upgrade."""
         if path is not None:
             holding = template_holding(obj, path, table)
             if holding is not None:
+                if in_immutable_template(obj, holding[1], table):
+                    return []
                 return [place(obj, holding[0], holding[1] or None)]
             return [place(obj, obj.node, None)]
-        found = pod_templates(obj, table)
+        found = [(holder, template) for holder, template in pod_templates(obj, table)
+                 if not in_immutable_template(obj, template, table)]
         if found:
             return [place(obj, holder, template or None) for holder, template in found]
+        if pod_templates(obj, table):
+            return []
         return [place(obj, obj.node, None)]
 
     for ref in graph.references:
@@ -108,7 +114,8 @@ def config_hashes(
                 for p in places_at(ref.referrer, ref.path):
                     p.add(item, carried=False)
             continue
-        if not policy.rolls_on(ref.referrer, target):
+        if not policy.rolls_on(ref.referrer, target) or id(ref) in policy.held:
+            # A reference left as written rolls nothing (render._holds, Reloader).
             continue
         item = _item(target, the_plan, productions)
         if item is not None:

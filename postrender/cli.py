@@ -324,7 +324,7 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     if args and args[0] == name:
         args = args[1:]
     parser = build_parser(name)
-    args = _kubectl_spellings(args)
+    args = _bare_keep_original(_kubectl_spellings(args))
     # Flags and paths in any order, as kubectl and helm take them.
     namespace = parser.parse_intermixed_args(args) if name in ("render", "graph") else parser.parse_args(args)
     namespace.command = name
@@ -371,6 +371,17 @@ def _on_signal(signum: int, frame: object) -> None:
 
 # Ended by a signal, a process exits 128 + its number, as a shell reports it.
 _HANDLED_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
+def _bare_keep_original(args: list[str]) -> list[str]:
+    """A bare `--keep-original` means all. Its value is only ever taken
+    as `--keep-original=MODE`, so `--keep-original dir/` keeps reading dir/."""
+    out: list[str] = []
+    for i, arg in enumerate(args):
+        if arg == "--":
+            return out + args[i:]
+        out.append("--keep-original=all" if arg == "--keep-original" else arg)
+    return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import Enum
 
-from .fieldspecs import CONFIG_KINDS, FieldSpec, ReferenceTable, Segment
+from .fieldspecs import CONFIG_KINDS, WILDCARD, FieldSpec, ReferenceTable, Segment
 from .index import IMPLICIT, ObjectIndex, ObjectKey
-from .nodes import MappingNode, Node, ScalarNode, SequenceNode, format_path, get, is_string, scalar_value
+from .nodes import MappingNode, Node, ScalarNode, SequenceNode, entries, format_path, get, is_string, scalar_value
 from .read import KubeObject
 
 Path = tuple[str | int, ...]
@@ -52,19 +53,28 @@ class Graph:
     config_objects: list[KubeObject]
 
 
-def pod_templates(obj: KubeObject, table: ReferenceTable) -> list[tuple[MappingNode, Path]]:
-    """The pod templates of a workload, for annotations that must roll it."""
+def pod_templates(obj: KubeObject, table: ReferenceTable, immutable: bool = False) -> list[tuple[MappingNode, Path]]:
+    """The pod templates of a workload, for annotations that must roll it
+    (one per item where the path crosses a list, as an Experiment's
+    templates). `immutable`: only those the API server never lets change."""
     version = obj.api_version.rpartition("/")[2]
     found: list[tuple[MappingNode, Path]] = []
-    for segments in table.template_paths(obj.kind, obj.group, version):
-        node: Node | None = obj.node
-        path: Path = ()
-        for segment in segments:
-            node = get(node, segment.key)
-            path += (segment.key,)
-        if isinstance(node, MappingNode):
-            found.append((node, path))
+    for segments in table.template_paths(obj.kind, obj.group, version, immutable):
+        for node, path in _templates_at(obj.node, segments, ()):
+            if (node, path) not in found:
+                found.append((node, path))
     return found
+
+
+def _templates_at(node: Node | None, segments: tuple[Segment, ...], path: Path) -> Iterator[tuple[MappingNode, Path]]:
+    if isinstance(node, SequenceNode) and segments:
+        for j, item in enumerate(node.value):
+            yield from _templates_at(item, segments, path + (j,))
+    elif not segments:
+        if isinstance(node, MappingNode):
+            yield node, path
+    else:
+        yield from _templates_at(get(node, segments[0].key), segments[1:], path + (segments[0].key,))
 
 
 def template_holding(obj: KubeObject, path: Path, table: ReferenceTable) -> tuple[MappingNode, Path] | None:
@@ -73,6 +83,31 @@ def template_holding(obj: KubeObject, path: Path, table: ReferenceTable) -> tupl
         if path[: len(template)] == template:
             return holder, template
     return None
+
+
+def in_immutable_template(obj: KubeObject, path: Path, table: ReferenceTable) -> bool:
+    """Whether a field sits in a pod template the API server never lets
+    change (a Job's, a bare Pod's; podSpecs rows marked `immutable`) of an
+    object the deployer updates in place. A hook is deleted and re-created
+    instead (recreatedWhenAnnotated), so its template may change."""
+    if is_hook(obj, table):
+        return False
+    return any(path[: len(template)] == template for _, template in pod_templates(obj, table, immutable=True))
+
+
+def is_hook(obj: KubeObject, table: ReferenceTable) -> bool:
+    """A deployer's hook (helm.sh/hook, argocd.argoproj.io/hook)."""
+    return any(annotation in obj.annotations for annotation in table.recreated_annotations)
+
+
+def runs_before_apply(obj: KubeObject, table: ReferenceTable) -> bool:
+    """A hook that runs before the release's other objects are applied
+    (pre-install, pre-upgrade, PreSync): what it names must exist already."""
+    for annotation, values in table.before_apply.items():
+        phases = {phase.strip() for phase in obj.annotations.get(annotation, "").split(",")}
+        if phases & values:
+            return True
+    return False
 
 
 def is_config_object(obj: KubeObject) -> bool:
@@ -90,15 +125,44 @@ def build(index: ObjectIndex, table: ReferenceTable) -> Graph:
             continue
         version = obj.api_version.rpartition("/")[2]
         for spec in specs:
-            if spec.matches(obj.group, version):
+            if spec.matches(obj.group, version) and _kind_applies(obj, spec, index):
                 for ref in find(obj, spec):
                     if (id(ref.node), ref.path) not in seen:
                         seen.add((id(ref.node), ref.path))
                         references.append(ref)
     for ref in references:
         _resolve(ref, index)
+    # A flag's or variable's value that names nothing in the stream is just a value.
+    references = [ref for ref in references if not (ref.spec.stream_only and ref.resolution is Resolution.DANGLING)]
     configs = [obj for obj in index.objects if is_config_object(obj)]
     return Graph(index, references, configs)
+
+
+def _kind_applies(obj: KubeObject, spec: FieldSpec, index: ObjectIndex) -> bool:
+    """For a kindFrom spec: whether the object it names (in the referrer's
+    group) is in the stream and says the name is a v1 object of the spec's
+    target kind. Without that object the kind is unknown, so nothing counts."""
+    if spec.kind_from is None:
+        return True
+    kind, name_path, kind_path = spec.kind_from
+    name = _scalar_at(obj.node, name_path)
+    for other in index.named(obj.group, kind, name) if name else ():
+        holder = other.node
+        for segment in kind_path:
+            holder = get(holder, segment.key)
+        if _scalar_at(holder, _API_VERSION) == "v1" and _scalar_at(holder, _KIND) == spec.target_kind:
+            return True
+    return False
+
+
+_API_VERSION = (Segment("apiVersion"),)
+_KIND = (Segment("kind"),)
+
+
+def _scalar_at(node: Node | None, path: tuple[Segment, ...]) -> str | None:
+    for segment in path:
+        node = get(node, segment.key)
+    return node.value if isinstance(node, ScalarNode) and is_string(node) else None
 
 
 def find(obj: KubeObject, spec: FieldSpec) -> Iterator[Reference]:
@@ -109,10 +173,16 @@ def find(obj: KubeObject, spec: FieldSpec) -> Iterator[Reference]:
         value = node.value
         namespace: str | None = None
         prefix = ""
-        if spec.namespace_prefix and "/" in value:
-            prefix, _, value = value.rpartition("/")
-            namespace = prefix
-            prefix += "/"
+        if spec.flags:
+            flagged = _flag_value(node, parent, path, spec.flags)
+            if flagged is None:
+                continue
+            prefix, value = flagged
+        if (spec.namespace_prefix or spec.flags) and "/" in value:
+            written, _, value = value.rpartition("/")
+            prefix += written + "/"
+            # `$(POD_NAMESPACE)/name`: the variable holds the pod's own namespace.
+            namespace = None if _VARIABLE.fullmatch(written) else written
         if spec.namespace_field and isinstance(parent, MappingNode):
             ns_node = get(parent, spec.namespace_field)
             if isinstance(ns_node, ScalarNode) and is_string(ns_node) and ns_node.value:
@@ -120,6 +190,26 @@ def find(obj: KubeObject, spec: FieldSpec) -> Iterator[Reference]:
         optional_node = get(parent, "optional") if isinstance(parent, MappingNode) else None
         optional = isinstance(optional_node, ScalarNode) and scalar_value(optional_node) is True
         yield Reference(obj, spec, node, path, value, namespace, prefix, optional)
+
+
+_VARIABLE = re.compile(r"\$\([A-Za-z_][A-Za-z0-9_]*\)")
+
+
+def _flag_value(node: ScalarNode, container: Node | None, path: Path, flags: tuple[str, ...]) -> tuple[str, str] | None:
+    """(text kept before the name, the value) when an argument gives one of
+    `flags` a value: `--flag=value`, or `value` right after a bare `--flag`.
+    `-flag` counts the same (Go's flag package takes either)."""
+    spellings = {dashes + flag.lstrip("-") for flag in flags for dashes in ("-", "--")}
+    flag, eq, value = node.value.partition("=")
+    if eq and flag in spellings:
+        return flag + "=", value
+    index = path[-1]
+    items = get(container, str(path[-2])) if isinstance(container, MappingNode) and isinstance(index, int) else None
+    if isinstance(items, SequenceNode) and isinstance(index, int) and index > 0 and not node.value.startswith("-"):
+        previous = items.value[index - 1]
+        if isinstance(previous, ScalarNode) and is_string(previous) and previous.value in spellings:
+            return "", node.value
+    return None
 
 
 def _walk(
@@ -140,6 +230,11 @@ def _walk(
     if not isinstance(node, MappingNode):
         return
     segment = segments[i]
+    if segment.key == WILDCARD:
+        for key, value in entries(node):
+            if isinstance(key, ScalarNode):
+                yield from _walk(value, segments, i + 1, path + (key.value,), node)
+        return
     child = get(node, segment.key)
     if child is None:
         return

@@ -9,6 +9,7 @@ vanished object, so it fails the render (broken.py) unless
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -17,7 +18,7 @@ from typing import Any
 from . import fieldspecs
 from .graph import Graph, Path, is_config_object
 from .index import IMPLICIT
-from .nodes import MappingNode, Node, format_path, get_str, is_string, scalars
+from .nodes import MappingNode, Node, ScalarNode, SequenceNode, format_path, get_str, is_string, scalars
 from .plan import ANNOTATION_KEEP_ORIGINAL, ANNOTATION_VERSIONED, Plan, Version
 from .read import KubeObject
 
@@ -34,6 +35,8 @@ class Finding:
     where: str  # the referrer as kind/namespace/name
     target: str  # the renamed object, likewise
     namespace_field: bool  # a sibling `namespace` key says where the object is
+    # A container argument or variable: the podSpecArgs row that would cover it.
+    argument: str | None = None
 
     @property
     def field_path(self) -> str:
@@ -46,11 +49,14 @@ class Finding:
             spec += f", group: {self.referrer.group}"
         spec += f", path: {kustomize_path(self.path)}"
         spec += ", namespaceField: namespace}" if self.namespace_field else "}"
+        config = f"nameReference: [{{kind: {target.kind}, fieldSpecs: [{spec}]}}]"
+        if self.argument is not None:
+            config = f"podSpecArgs: [{{target: {target.kind}, {self.argument}}}]"
         return (
             f"{self.where} {self.field_path}: still names {target.kind} {self.version.base_name!r}, "
             f"which is renamed to {self.version.name!r}; no field spec covers this field, so it was "
             f"not rewritten and will point at nothing. Fix it one of three ways: add a field spec "
-            f"(--config FILE with `nameReference: [{{kind: {target.kind}, fieldSpecs: [{spec}]}}]`); "
+            f"(--config FILE with `{config}`); "
             f"opt {self.target} out ({ANNOTATION_VERSIONED}: \"false\"); or keep the original "
             f"name as well ({ANNOTATION_KEEP_ORIGINAL}: \"true\" on it, or --keep-original)"
         )
@@ -66,6 +72,8 @@ def patterns() -> dict[str, dict[str, Any]]:
             "under": tuple(k.lower() for k in spec.get("nameUnder") or ()),
             "lists": {k.lower() for k in spec.get("lists") or ()},
             "typed": bool(spec.get("typedName")),
+            "selector": {k: frozenset(v) for k, v in (spec.get("keySelector") or {}).items()},
+            "words": tuple(_squeezed(w) for w in spec.get("argumentWords") or ()),
         }
         for kind, spec in raw.items()
     }
@@ -89,6 +97,15 @@ def check(graph: Graph, the_plan: Plan) -> list[Finding]:
             if id(node) in covered or path[:2] in _SKIPPED or not is_string(node):
                 continue
             for kind in patterns():
+                argument = _argument(kind, node, path, parent)
+                if argument is not None:
+                    stated, name, row = argument
+                    version = _lookup(by_name, kind, stated or namespace, name,
+                                      obj.kind in index.cluster_scoped and stated is None)
+                    if version is not None:
+                        findings.append(Finding(obj, path, version, index.key(obj).describe(),
+                                                index.key(version.obj).describe(), False, row))
+                    continue
                 version = _lookup(by_name, kind, namespace, node.value, obj.kind in index.cluster_scoped)
                 if version is not None and _looks_like_reference(kind, path, parent):
                     sibling = isinstance(parent, MappingNode) and get_str(parent, "namespace") is not None
@@ -146,6 +163,44 @@ def _lookup(by_name: dict[tuple[str, str], list[tuple[str, Version]]], kind: str
     return None
 
 
+# `[namespace/]name`; a `$(VAR)/` prefix is the pod's own namespace (POD_NAMESPACE).
+_NAMED = re.compile(
+    r"(?:(?:(?P<namespace>[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)|\$\([A-Za-z_][A-Za-z0-9_]*\))/)?(?P<name>[^/\s=$]+)"
+)
+
+
+def _squeezed(text: str) -> str:
+    return re.sub(r"[-_.]", "", text.lower())
+
+
+def _argument(kind: str, node: ScalarNode, path: Path, parent: Node | None) -> tuple[str | None, str, str] | None:
+    """(the namespace it states, the name, the podSpecArgs row that would cover it) when the scalar is
+    a container argument `--flag=[namespace/]name` (or the item after a bare
+    `--flag`), or an `env` value, whose flag or variable name has one of the
+    kind's argumentWords; None when it is no such thing."""
+    words = patterns()[kind]["words"]
+    if not words or len(path) < 2:
+        return None
+    key, last = path[-2], path[-1]
+    if key in ("args", "command") and isinstance(last, int) and isinstance(parent, SequenceNode):
+        flag, eq, value = node.value.partition("=")
+        if not eq:
+            previous = parent.value[last - 1] if last > 0 else None
+            flag, value = (previous.value if isinstance(previous, ScalarNode) else ""), node.value
+        if not flag.startswith("-") or value.startswith("-") or not any(w in _squeezed(flag) for w in words):
+            return None
+        row = f"flags: [{flag}]"
+    elif last == "value" and isinstance(key, int) and len(path) >= 3 and path[-3] == "env":
+        variable = get_str(parent, "name") or ""
+        if not any(w in _squeezed(variable) for w in words):
+            return None
+        value, row = node.value, f"env: [{variable}]"
+    else:
+        return None
+    match = _NAMED.fullmatch(value)
+    return (match.group("namespace"), match.group("name"), row) if match else None
+
+
 def _looks_like_reference(kind: str, path: Path, parent: Node | None) -> bool:
     rules = patterns()[kind]
     if not path:
@@ -162,6 +217,12 @@ def _looks_like_reference(kind: str, path: Path, parent: Node | None) -> bool:
     outer = _nearest_key(path[:-1])
     if outer is not None and any(text in outer.lower() for text in rules["under"]):
         return True
+    selector = rules["selector"]
+    if selector and isinstance(parent, MappingNode):
+        # A key selector under any key: objectStorageConfig: {name: x, key: y}.
+        keys = {k.value for k, _ in parent.value if isinstance(k, ScalarNode)}
+        if selector["required"] <= keys <= selector["required"] | selector.get("optional", frozenset()):
+            return True
     return rules["typed"] and isinstance(parent, MappingNode) and get_str(parent, "kind") == kind
 
 

@@ -7,6 +7,8 @@ Nothing here talks to a cluster; `--retain` (cluster/retain.py) and
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from .errors import UsageError
 from .fieldspecs import ReferenceTable
 from .graph import Graph, Reference, template_holding
@@ -63,7 +65,9 @@ def mark(
     keep_previous: str | None,
     record_refs: bool,
     reporter: Reporter,
+    held: Collection[int] = (),
 ) -> None:
+    """`held`: ids of references left as written; they use no version."""
     if keep_previous is not None and keep_previous not in KEEP_POLICIES:
         # Flags are checked by argparse; plugin and KRM configs arrive here unchecked.
         raise UsageError(f"keep-previous {keep_previous!r}: choose from {', '.join(sorted(KEEP_POLICIES))}")
@@ -80,15 +84,15 @@ def mark(
     if keep_previous == "helm":
         reporter.warn(HELM_KEEP_WARNING)
     if record_refs:
-        _record_refs(graph, the_plan, table, result)
+        _record_refs(graph, the_plan, table, result, held)
 
 
-def _record_refs(graph: Graph, the_plan: Plan, table: ReferenceTable, result: Rewrite) -> None:
+def _record_refs(graph: Graph, the_plan: Plan, table: ReferenceTable, result: Rewrite, held: Collection[int]) -> None:
     # Per referrer, then per place (a pod template, else the metadata).
     places: dict[int, tuple[KubeObject, object, set[str]]] = {}
     for ref in graph.references:
         version = _versioned_target(ref, the_plan)
-        if version is None:
+        if version is None or id(ref) in held:
             continue
         referrer = ref.referrer
         holder = _holder(ref, table)

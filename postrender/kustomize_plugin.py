@@ -18,6 +18,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
 from .errors import UsageError
+from .fieldspecs import SECTIONS
 from .options import RenderOptions, by_config_key, with_values
 from .read import Source
 from .report import Reporter
@@ -26,7 +27,7 @@ API_VERSION = "postrender.io/v1alpha1"
 KIND = "PostRender"
 
 # Field-spec sections in kustomize's nameReference format (see fieldspecs).
-FIELD_SPEC_SECTIONS = ("nameReference", "podSpecs", "podSpecReferences", "clusterScoped")
+FIELD_SPEC_SECTIONS = SECTIONS
 # kustomize reads these itself (extra exec arguments); they reach us in the file too.
 _KUSTOMIZE_OWN = ("argsOneLiner", "argsFromFile")
 _ENVELOPE = ("apiVersion", "kind", "metadata")

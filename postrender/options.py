@@ -21,12 +21,21 @@ from .errors import UsageError
 from .keep import KEEP_POLICIES, check_scope
 from .limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH, MAX_BYTES_CEILING, MAX_DEPTH_CEILING, Limits
 
+# Which versioned objects also keep an unsuffixed, mutable copy (plan.py).
+KEEP_ORIGINAL_MODES = ("auto", "all", "secrets", "none")
+
 
 @dataclass
 class RenderOptions:
     namespace: str | None = None
     mutable: bool = False
-    keep_original: bool = False
+    # auto: every versioned Secret (Helm `lookup` finds it), and every
+    # versioned object when hooks_hidden; all; secrets; none.
+    keep_original: str = "auto"
+    # Helm 3 is the parent: it never shows hooks to a post-renderer, so a
+    # hook can only find what keeps its original name. Set by the Helm
+    # integration; no flag of its own.
+    hooks_hidden: bool = False
     config_files: list[str] = field(default_factory=list)
     # Field-spec configuration given inline (kustomize plugin, KRM functionConfig).
     inline_configs: list[tuple[str, dict]] = field(default_factory=list)
@@ -47,9 +56,6 @@ class RenderOptions:
     version_all: bool = False
     # Names left on an object that no longer exists are warnings, not errors (broken.py).
     allow_broken: bool = False
-    # Helm 3 is the parent: it renders hooks apart and never shows them to a
-    # post-renderer (set by helmcontext.py; no flag of its own).
-    hooks_hidden: bool = False
 
 
 # --- numbers as people write them ---------------------------------------------
@@ -154,7 +160,9 @@ class Option:
 
     def convert_config(self, value: Any, name: str) -> Any:
         """A value from a PostRender config or functionConfig (typed YAML)."""
-        value = self.aliases.get(value, value) if isinstance(value, (str, bool, int)) else value
+        # 1 == True in Python: only a real bool may match a bool alias.
+        if isinstance(value, (str, bool)) and (isinstance(value, bool) or value not in (True, False)):
+            value = self.aliases.get(value, value)
         if self.kind == "bool":
             if not isinstance(value, bool):
                 raise UsageError(f"{name} must be true or false, not {value!r}")
@@ -181,8 +189,11 @@ OPTIONS: tuple[Option, ...] = (
            VERSIONING, "choice", config="strategy", choices=STRATEGIES, default="rename"),
     Option("mutable", ("--mutable",), "do not set immutable: true on versions", VERSIONING, config="mutable"),
     Option("keep_original", ("--keep-original",),
-           "also keep an unsuffixed copy, for referrers postrender cannot see (Helm 3 hooks)",
-           VERSIONING, config="keepOriginal"),
+           "which versioned objects also keep an unsuffixed, mutable copy, for readers postrender cannot see: "
+           "auto (Secrets, for Helm `lookup`; everything under Helm 3, whose hooks never reach postrender), "
+           "all (also the bare flag: write a mode as --keep-original=MODE), secrets, none",
+           VERSIONING, "choice", config="keepOriginal", choices=KEEP_ORIGINAL_MODES, metavar="MODE",
+           default="auto", aliases={True: "all", False: "none", "true": "all", "false": "none"}),
     Option("version_all", ("--version-all",),
            "version every ConfigMap and Secret, not only those a known field references",
            VERSIONING, config="versionAll"),

@@ -78,9 +78,27 @@ class Version:
 
 @dataclass
 class Options:
-    keep_original: bool = False
+    keep_original: str = "auto"  # options.KEEP_ORIGINAL_MODES
+    hooks_hidden: bool = False
     # Version every object, referenced or not (--version-all).
     version_all: bool = False
+
+    def keeps_original(self, obj: KubeObject) -> bool:
+        """Whether a versioned object also keeps an unsuffixed, mutable copy.
+
+        `auto` copies every Secret, so a chart's `lookup` of its own Secret
+        (the generated-password idiom) finds last release's value and a
+        no-change upgrade keeps it; under Helm 3 (hooks_hidden) every object,
+        since hooks, which Helm 3 never shows a post-renderer, name originals.
+        The object's own annotation wins either way.
+        """
+        marked = obj.annotations.get(ANNOTATION_KEEP_ORIGINAL)
+        if marked in ("true", "false"):
+            return marked == "true"
+        mode = self.keep_original
+        if mode == "auto":
+            return obj.kind == "Secret" or self.hooks_hidden
+        return mode == "all" or (mode == "secrets" and obj.kind == "Secret")
 
 
 UNREFERENCED = (
@@ -235,7 +253,7 @@ def _version(
             return Version(obj, digest, name, name, excluded=read_by_name)
         if not consumed:
             return Version(obj, digest, name, name, excluded=UNREFERENCED)
-    keep = options.keep_original or obj.annotations.get(ANNOTATION_KEEP_ORIGINAL) == "true"
+    keep = options.keeps_original(obj)
     base = base_name_of(obj)
     target = versioned_name(base, digest)
     if obj.labels.get(LABEL_VERSIONED) == "true" and obj.labels.get(LABEL_CONTENT_HASH) == digest and name == target:

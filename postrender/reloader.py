@@ -16,6 +16,10 @@ A reference left as written still has to find its object. When nothing else
 uses the object it simply keeps its name; when other referrers do, it is
 versioned for them and also keeps an unsuffixed copy (as --keep-original
 would) for the workload that must not roll. Either way postrender warns.
+
+The same holds for references other rules leave as written (`also_held`:
+those in an immutable pod template, render.py), only without the warning:
+nothing unexpected happens to them.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ IGNORED = f'{IGNORE}: "true" (Reloader never rolls anything for it)'
 @dataclass
 class Policy:
     held: dict[int, str] = field(default_factory=dict)  # id(reference) -> why it is left as written
+    quiet: set[int] = field(default_factory=set)  # ids of held references not worth a warning
     excluded: dict[int, str] = field(default_factory=dict)  # id(config object) -> why it keeps its name
     copies: dict[int, str] = field(default_factory=dict)  # id(config object) -> why it keeps a copy
     _workloads: dict[int, dict[str, str]] = field(default_factory=dict)
@@ -62,9 +67,10 @@ class Policy:
         return self._workloads.get(id(workload), workload.annotations)
 
 
-def policy(graph: Graph, table: ReferenceTable, hold: bool) -> Policy:
+def policy(graph: Graph, table: ReferenceTable, hold: bool, also_held: dict[int, str] | None = None) -> Policy:
     """`hold` is False when nothing is renamed (--strategy=annotate): then
-    no reference needs to be left as written."""
+    no reference needs to be left as written. `also_held`: id(reference) ->
+    why, for references other rules leave as written, quietly."""
     result = Policy()
     for obj in graph.index.objects:
         if is_config_object(obj):
@@ -86,6 +92,10 @@ def policy(graph: Graph, table: ReferenceTable, hold: bool) -> Policy:
         if target is None or result.ignores(target) or result.rolls_on(ref.referrer, target):
             continue
         result.held[id(ref)] = _why_held(result, ref.referrer, target)
+    for ref_id, why in (also_held or {}).items():
+        if ref_id not in result.held:
+            result.held[ref_id] = why
+            result.quiet.add(ref_id)
     uses_of: dict[int, list[Reference]] = {}
     for ref in graph.references:
         target = ref.target
@@ -98,31 +108,39 @@ def policy(graph: Graph, table: ReferenceTable, hold: bool) -> Policy:
         held = [ref for ref in uses if id(ref) in result.held]
         if not held:
             continue
-        why = result.held[id(held[0])]
+        loud = [ref for ref in held if id(ref) not in result.quiet]
+        why = result.held[id((loud or held)[0])]
         if len(held) == len(uses):
-            result.excluded[id(config)] = f"only referenced where Reloader annotations forbid a roll ({why})"
+            result.excluded[id(config)] = (
+                f"only referenced where Reloader annotations forbid a roll ({why})" if loud
+                else f"only referenced where it is left as written ({why})"
+            )
         else:
             result.copies[id(config)] = why
+        if not loud:
+            result.quiet.add(id(config))
     return result
 
 
-def keep_copies(result: Policy, the_plan: Plan) -> list[str]:
+def keep_copies(result: Policy, the_plan: Plan) -> tuple[list[str], list[str]]:
     """Give each object a held reference still needs an unsuffixed copy;
-    returns the warnings to show."""
+    returns the warnings to show, and the notes for -v."""
     warnings: list[str] = []
+    notes: list[str] = []
     for version in the_plan.versions:
         why = result.copies.get(id(version.obj))
+        said = notes if id(version.obj) in result.quiet else warnings
         if why is not None and version.renamed:
             version.keep_original = True
-            warnings.append(
+            said.append(
                 f"{why}: its reference to {version.obj.describe()} is left as written, so "
                 f"{version.obj.describe()} is versioned for its other referrers and also keeps an "
-                "unsuffixed copy; a change to it does not roll that workload"
+                "unsuffixed copy" + ("" if said is notes else "; a change to it does not roll that workload")
             )
         why = result.excluded.get(id(version.obj))
         if why is not None and version.excluded == why and why != IGNORED:
-            warnings.append(f"{version.obj.describe()} keeps its name: {why}")
-    return warnings
+            said.append(f"{version.obj.describe()} keeps its name: {why}")
+    return warnings, notes
 
 
 def _why_held(result: Policy, workload: KubeObject, config: KubeObject) -> str:

@@ -9,7 +9,7 @@ from .byname import ByName, find_readers
 from .dependencies import Dependency, find_dependencies
 from .errors import UsageError
 from .producers import Productions, find_productions
-from .graph import Graph, Resolution, build
+from .graph import Graph, Resolution, build, in_immutable_template, is_hook, runs_before_apply
 from .index import ObjectIndex
 from .options import RenderOptions
 from .plan import Options as PlanOptions
@@ -33,6 +33,7 @@ class Analysis:
     config_hashes: list[annotate.Place] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     by_name: ByName = field(default_factory=ByName)
+    notes: list[str] = field(default_factory=list)  # shown with -v
 
 
 @dataclass
@@ -57,18 +58,41 @@ def analyse(sources: list[Source], options: RenderOptions) -> Analysis:
         raise UsageError(f"unknown strategy {options.strategy!r} (choose from {', '.join(annotate.STRATEGIES)})")
     productions = find_productions(graph)
     dependencies = find_dependencies(graph, table)
-    policy = reloader.policy(graph, table, hold=options.strategy != "annotate")
+    renames = options.strategy != "annotate"
+    policy = reloader.policy(graph, table, hold=renames, also_held=_holds(graph, table) if renames else None)
     # The most specific reason wins: a produced object says so even under annotate.
     kept = {**annotate.kept_names(graph, options.strategy), **policy.excluded, **productions.excluded}
     by_name = find_readers(graph, table)
-    the_plan = plan(
-        graph, PlanOptions(keep_original=options.keep_original, version_all=options.version_all), kept,
-        held=policy.held, fixed=by_name.fixed, read_by_name=by_name.read(),
-    )
-    warnings = reloader.keep_copies(policy, the_plan)
+    plan_options = PlanOptions(keep_original=options.keep_original, hooks_hidden=options.hooks_hidden,
+                               version_all=options.version_all)
+    the_plan = plan(graph, plan_options, kept, held=policy.held, fixed=by_name.fixed, read_by_name=by_name.read())
+    warnings, notes = reloader.keep_copies(policy, the_plan)
     hashes = annotate.config_hashes(graph, table, the_plan, productions, dependencies, policy, options.strategy,
                                     by_name.readers)
-    return Analysis(stream, table, graph, the_plan, productions, dependencies, policy, hashes, warnings, by_name)
+    return Analysis(stream, table, graph, the_plan, productions, dependencies, policy, hashes, warnings, by_name,
+                    notes)
+
+
+def _holds(graph: Graph, table: fieldspecs.ReferenceTable) -> dict[int, str]:
+    """References that must keep naming what they name now, so the deployer
+    never trips over them; reloader.policy then keeps their targets' names or
+    unsuffixed copies, as for any hold:
+
+    - in a pod template that can never change (a Job's, a bare Pod's):
+      rewriting it to a new version would fail the next upgrade with
+      `field is immutable`;
+    - in a hook that runs before the release is applied (pre-upgrade), to an
+      object that is no hook: the new version does not exist yet when it runs.
+    """
+    holds: dict[int, str] = {}
+    for ref in graph.references:
+        if ref.target is None:
+            continue
+        if in_immutable_template(ref.referrer, ref.path, table):
+            holds[id(ref)] = f"{ref.referrer.describe()} has an immutable pod template"
+        elif runs_before_apply(ref.referrer, table) and not is_hook(ref.target, table):
+            holds[id(ref)] = f"{ref.referrer.describe()} is a hook that runs before the release is applied"
+    return holds
 
 
 def render(sources: list[Source], options: RenderOptions, reporter: Reporter) -> Result:
@@ -79,6 +103,7 @@ def render(sources: list[Source], options: RenderOptions, reporter: Reporter) ->
         analysis.graph, analysis.plan, analysis.table, result,
         scope=options.scope, keep_previous=options.keep_previous,
         record_refs=bool(options.keep_previous or options.retain is not None), reporter=reporter,
+        held=analysis.policy.held,
     )
     findings = guard.check(analysis.graph, analysis.plan)
     problems = broken.find(analysis.graph, analysis.plan, analysis.policy.held, analysis.by_name.readers, findings)
@@ -131,6 +156,8 @@ def _report(graph: Graph, result: Rewrite, reporter: Reporter, productions: Prod
 def _report_analysis(analysis: Analysis, reporter: Reporter) -> None:
     for warning in analysis.warnings:
         reporter.warn(warning)
+    for note in analysis.notes:
+        reporter.info(note)
     warned = set(analysis.policy.excluded.values())
     for version in analysis.plan.versions:
         # Reloader's reasons are warnings already (above).

@@ -45,6 +45,11 @@ def documents(text: str) -> list[dict[str, Any]]:
     return [d for d in YAML(typ="safe").load_all(text) if isinstance(d, dict)]
 
 
+def without_copies(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The documents less postrender's unsuffixed keep-original copies."""
+    return [d for d in docs if "postrender.io/copy-of" not in (d.get("metadata", {}).get("annotations") or {})]
+
+
 def ident(doc: dict[str, Any]) -> str:
     return f"{doc['kind']}/{doc['metadata']['name']}"
 

@@ -136,10 +136,10 @@ kind: Widget
 metadata: {name: gadget}
 spec: {configMapName: widget-settings}
 ---
-apiVersion: v1
-kind: Pod
+apiVersion: apps/v1
+kind: Deployment
 metadata: {name: user}
-spec: {containers: [{name: c, image: x, envFrom: [{configMapRef: {name: widget-settings}}]}]}
+spec: {template: {spec: {containers: [{name: c, image: x, envFrom: [{configMapRef: {name: widget-settings}}]}]}}}
 """
 
 
@@ -223,6 +223,6 @@ def test_json_shows_names_read_by_programs_and_broken_references():
     assert broken["referrer"] == {"kind": "Job", "namespace": None, "name": "migrate"} and broken["target"] is None
     reasons = {c["name"]: c["excluded"] for c in data["configObjects"] if not c["versioned"]}
     assert reasons["argocd-cm"].startswith("read by a fixed name: Argo CD")
-    assert "(--configmap)" in reasons["edge-controller"] and "(INIT_CONFIG)" in reasons["policy-config"]
+    assert "(--settings)" in reasons["edge-controller"] and "(SETTINGS_NAME)" in reasons["policy-config"]
     assert reasons["leader-config"].startswith("Role/ops/edge grants get/update on it by name")
     assert reasons["webhook-cert"].startswith("no data")

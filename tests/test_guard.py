@@ -88,7 +88,9 @@ def _stream(*docs: str) -> str:
 # The Secrets and ConfigMaps above are only named by fields no field spec
 # covers, so by themselves they keep their names; --version-all (or any
 # rewritable reference) renames them, and the guard must then catch the field.
-VERSION_ALL = ["--version-all"]
+# Without copies too: with one (the default for Secrets) the old name still exists.
+NO_COPIES = ["--keep-original=none"]
+VERSION_ALL = ["--version-all", *NO_COPIES]
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -124,9 +126,10 @@ def test_allow_broken_references_turns_the_error_into_a_warning(case):
 
 def test_a_consuming_reference_elsewhere_versions_the_object_and_the_guard_fails_the_render():
     config, custom, _, field, _ = CASES["cnpg-superuser"]
-    pod = ("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: db}\nspec:\n  containers:\n"
-           "    - name: c\n      envFrom: [{secretRef: {name: pg-superuser}}]\n")
-    result = run_postrender([], _stream(config, custom, pod))
+    # A Deployment: a bare Pod's template is immutable, so its reference is held and versions nothing.
+    pod = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: p, namespace: db}\nspec:\n  template:\n"
+           "    spec:\n      containers:\n        - name: c\n          envFrom: [{secretRef: {name: pg-superuser}}]\n")
+    result = run_postrender(NO_COPIES, _stream(config, custom, pod))
     assert result.status == 1 and result.stdout == ""
     assert field in result.stderr and "still names" in result.stderr
     # Unreferenced, the same Secret keeps its name and nothing is broken.
@@ -193,10 +196,10 @@ spec:
 def test_a_second_run_still_catches_the_stale_name():
     config, custom, _, field, _ = CASES["cnpg-superuser"]
     first = run_postrender([*VERSION_ALL, "--allow-broken-references"], _stream(config, custom))
-    second = run_postrender(["--allow-broken-references"], first.stdout)
+    second = run_postrender(["--allow-broken-references", *NO_COPIES], first.stdout)
     assert second.stdout == first.stdout
     assert field in second.stderr and "still names" in second.stderr
-    assert run_postrender([], first.stdout).status == 1
+    assert run_postrender(NO_COPIES, first.stdout).status == 1
 
 
 def test_other_namespaces_and_unrelated_keys_are_not_flagged():

@@ -190,15 +190,17 @@ def test_json_in_json_out():
         "kind": "ResourceList",
         "items": [
             {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"k": "v"}},
-            {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
-             "spec": {"containers": [{"name": "x", "envFrom": [{"configMapRef": {"name": "c"}}, {"configMapRef": {"name": "gone"}}]}]}},
+            {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "p"},
+             "spec": {"template": {"spec": {"containers": [
+                 {"name": "x", "envFrom": [{"configMapRef": {"name": "c"}}, {"configMapRef": {"name": "gone"}}]}]}}}},
         ],
     }
     result = run_postrender([], json.dumps(rl))
     assert result.status == 0, result.stderr
     out = json.loads(result.stdout)
     name = out["items"][0]["metadata"]["name"]
-    assert name.startswith("c-") and out["items"][1]["spec"]["containers"][0]["envFrom"][0]["configMapRef"]["name"] == name
+    pod = out["items"][1]["spec"]["template"]["spec"]
+    assert name.startswith("c-") and pod["containers"][0]["envFrom"][0]["configMapRef"]["name"] == name
     assert [r["severity"] for r in out["results"]] == ["warning"]
 
 

@@ -67,6 +67,10 @@ def test_overlay_is_versioned_and_generators_are_hashed_once(plugin_home, overla
     assert {d["metadata"]["namespace"] for d in docs} == {"shop"}
 
     plain = {name: d for (_, name), d in configs(docs).items() if not name.startswith("generated")}
+    # The Secret also keeps an unsuffixed copy (--keep-original=auto).
+    copies = {name for name, d in plain.items() if "postrender.io/copy-of" in d["metadata"].get("annotations", {})}
+    assert copies == {"credentials"}
+    plain = {name: d for name, d in plain.items() if name not in copies}
     assert {re.sub(r"-[a-z0-9]{10}$", "", n) for n in plain} == {"settings", "features", "credentials"}
     assert all(versioned(d) for d in plain.values())
 
@@ -184,7 +188,7 @@ def test_postrender_config_fields_become_render_options():
         "test",
     )
     options = config.apply(RenderOptions(namespace="other"))
-    assert (options.namespace, options.mutable, options.keep_original, options.strict) == ("shop", True, True, True)
+    assert (options.namespace, options.mutable, options.keep_original, options.strict) == ("shop", True, "all", True)
     ((origin, data),) = options.inline_configs
     assert "PostRender/p" in origin and data["nameReference"][0]["kind"] == "Secret"
 

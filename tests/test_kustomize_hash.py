@@ -69,6 +69,7 @@ def postrender_names(stream: str) -> dict[tuple[str, str], str]:
     return {
         (d["kind"], d["metadata"]["labels"]["postrender.io/base-name"]): d["metadata"]["name"]
         for d in configs(documents(result.stdout)).values()
+        if "postrender.io/copy-of" not in (d["metadata"].get("annotations") or {})
     }
 
 

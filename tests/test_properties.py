@@ -120,6 +120,15 @@ def load(text):
     return [d for d in YAML(typ="safe").load_all(text) if d is not None]
 
 
+def without_copies(docs):
+    """The output less the unsuffixed copies postrender adds (keep-original)."""
+    return [d for d in docs if "postrender.io/copy-of" not in (d["metadata"].get("annotations") or {})]
+
+
+def versioned(obj):
+    return (obj["metadata"].get("labels") or {}).get("postrender.io/versioned") == "true"
+
+
 def refs(obj):
     """Every name a generated workload references: (kind, name, path-getter)."""
     found = []
@@ -164,20 +173,18 @@ def test_no_object_lost_and_nothing_else_changes(case):
     stream, configs, workloads = case
     out = run_postrender(LENIENT, stream)
     assert out.status == 0, out.stderr
-    before, after = load(stream), load(out.stdout)
+    before, after = load(stream), without_copies(load(out.stdout))
     assert len(before) == len(after)
     # Map every versioned name back to its base: then everything but the added
     # marks must equal the input, object by object.
     base_of = {
         (o["kind"], o["metadata"]["name"]): o["metadata"]["labels"]["postrender.io/base-name"]
-        for o in after if o["kind"] in ("ConfigMap", "Secret") and "labels" in o["metadata"]
+        for o in after if o["kind"] in ("ConfigMap", "Secret") and versioned(o)
     }
     for original, rendered in zip(before, after):
-        if original["kind"] in ("ConfigMap", "Secret"):
-            if rendered["metadata"]["name"] == original["metadata"]["name"]:
-                assert rendered == original  # kept: untouched, never immutable
-                continue
-            assert original["data"], "an object without data keeps its name"
+        if original["kind"] in ("ConfigMap", "Secret") and not versioned(rendered):
+            assert rendered == original
+        elif original["kind"] in ("ConfigMap", "Secret"):
             assert rendered["data"] == original["data"]
             assert rendered["immutable"] is True
             assert base_of[(rendered["kind"], rendered["metadata"]["name"])] == original["metadata"]["name"]
@@ -213,11 +220,12 @@ def test_running_twice_equals_running_once(case):
 @given(streams())
 def test_every_rewritten_reference_names_an_object_in_the_output(case):
     stream, configs, _ = case
-    out = run_postrender(LENIENT, stream)
-    before, after = load(stream), load(out.stdout)
+    out = run_postrender([], stream)
+    every = load(out.stdout)
+    before, after = load(stream), without_copies(every)
     objects = {
         (o["kind"], o["metadata"].get("namespace"), o["metadata"]["name"]): o
-        for o in after if o["kind"] in ("ConfigMap", "Secret")
+        for o in every if o["kind"] in ("ConfigMap", "Secret")
     }
     for original, rendered in zip(before, after):
         if rendered["kind"] in ("ConfigMap", "Secret"):
@@ -228,6 +236,11 @@ def test_every_rewritten_reference_names_an_object_in_the_output(case):
                 targets = [o for (k, _, n), o in objects.items() if k == kind and n == new]
                 assert targets, f"{kind} {new} is not in the output"
                 assert targets[0]["metadata"]["labels"]["postrender.io/base-name"] == old
+            elif rendered["kind"] == "Pod":
+                # A Pod can never change: its reference stays, and so does
+                # the name it holds (the object itself or an unsuffixed copy).
+                if any(o["kind"] == kind and o["metadata"]["name"] == old for o in configs):
+                    assert any(k == kind and n == old for (k, _, n) in objects), f"{kind} {old} vanished"
             else:
                 # Left alone only when the object it names keeps its name
                 # (no data, or ambiguous and left for the render to refuse).

@@ -2,7 +2,9 @@
 
 For each spec a minimal referrer is built along the spec's path; postrender
 must rewrite exactly that reference. A spec whose path the walker cannot
-follow fails here, so the table cannot silently rot.
+follow fails here, so the table cannot silently rot. All referrers go
+through one render (each with its own ConfigMap or Secret): the table has
+well over a thousand specs.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ from __future__ import annotations
 import json
 
 import pytest
+
+from ruamel.yaml import YAML
 
 from conftest import run_postrender
 from postrender import fieldspecs
@@ -34,51 +38,192 @@ def _api_version(spec: fieldspecs.FieldSpec) -> str:
 
 def _build(segments, leaf):
     segment, rest = segments[0], segments[1:]
+    key = "anyKey" if segment.key == fieldspecs.WILDCARD else segment.key
     value = _build(rest, leaf) if rest else leaf
     if segment.filters and isinstance(value, dict):
-        value.update({f.field: ([f.value] if f.field == "resources" else f.value) for f in segment.filters})
-    if segment.key in LIST_KEYS and not (not rest and isinstance(leaf, list)):
+        # The first of a filter's alternatives (`[name=A|B]`).
+        value.update({f.field: ([f.value] if f.field == "resources" else f.value.split("|")[0])
+                      for f in segment.filters})
+    if key in LIST_KEYS and not (not rest and isinstance(leaf, list)):
         value = [value]
-    return {segment.key: value}
+    return {key: value}
 
 
-def _referrer(spec: fieldspecs.FieldSpec, name: str) -> dict:
+def _referrer(spec: fieldspecs.FieldSpec, name: str, index: int) -> list[dict]:
     last = spec.path[-1].key
     leaf = [name] if last == "resourceNames" else name
     if spec.namespace_prefix:
         leaf = f"apps/{name}"
+    if spec.flags:
+        leaf = ["/controller", f"{spec.flags[0]}=apps/{name}"]
     body = _build(spec.path, leaf)
     if spec.namespace_field:
         parent = body
         for segment in spec.path[:-1]:
-            parent = parent[segment.key]
+            parent = parent["anyKey" if segment.key == fieldspecs.WILDCARD else segment.key]
             parent = parent[0] if isinstance(parent, list) else parent
         parent[spec.namespace_field] = "apps"
     body.setdefault("metadata", {})
-    body["metadata"] = {**body["metadata"], "name": "referrer"}
+    body["metadata"] = {**body["metadata"], "name": f"referrer-{index}"}
     if spec.kind not in TABLE.cluster_scoped:
         body["metadata"]["namespace"] = "apps"
-    return {"apiVersion": _api_version(spec), "kind": spec.kind, **body}
+    referrer = {"apiVersion": _api_version(spec), "kind": spec.kind, **body}
+    if spec.kind_from:
+        # The object that says which kind the name is (an admission policy's paramKind).
+        kind, name_path, kind_path = spec.kind_from
+        _set(referrer, name_path, f"policy-{index}")
+        holder = _set({"apiVersion": referrer["apiVersion"], "kind": kind, "metadata": {"name": f"policy-{index}"}},
+                      kind_path, {"apiVersion": "v1", "kind": spec.target_kind})
+        return [holder, referrer]
+    return [referrer]
+
+
+def _set(obj: dict, path, value) -> dict:
+    node = obj
+    for segment in path[:-1]:
+        node = node.setdefault(segment.key, {})
+    node[path[-1].key] = value
+    return obj
 
 
 SPECS = [s for s in TABLE.specs]
+DATA = {"ConfigMap": {"data": {"k": "v"}}, "Secret": {"data": {"k": "dg=="}}}
 
 
-@pytest.mark.parametrize("spec", SPECS, ids=[f"{s.kind}:{s.target_kind}:{s.path_text}" for s in SPECS])
-def test_each_builtin_field_spec_is_rewritten(spec):
-    config = {"apiVersion": "v1", "kind": spec.target_kind, "metadata": {"name": "cfg", "namespace": "apps"},
-              "data": {"k": "dg==" if spec.target_kind == "Secret" else "v"}}
-    stream = json.dumps(config) + "\n---\n" + json.dumps(_referrer(spec, "cfg")) + "\n"
-    # A reference that does not read the object (RBAC) does not version it by itself.
-    result = run_postrender([] if spec.consumes else ["--version-all"], stream)
+def _immutable(spec: fieldspecs.FieldSpec) -> bool:
+    group, _, version = _api_version(spec).rpartition("/")
+    templates = TABLE.template_paths(spec.kind, group, version, immutable=True)
+    return any(spec.path[: len(t)] == t for t in templates)
+
+
+@pytest.fixture(scope="module")
+def rendered() -> tuple[dict[str, dict], dict[str, dict]]:
+    """Every spec's referrer, and its ConfigMap or Secret, rendered at once:
+    the referrers by name, the config objects by name."""
+    docs: list[dict] = []
+    for i, spec in enumerate(SPECS):
+        docs.append({"apiVersion": "v1", "kind": spec.target_kind,
+                     "metadata": {"name": f"cfg{i}", "namespace": "apps"}, **DATA[spec.target_kind]})
+        docs.extend(_referrer(spec, f"cfg{i}", i))
+    # --version-all: a reference that does not read its object (RBAC) versions
+    # nothing by itself. No copies: with one, the old name would rightly stay.
+    result = run_postrender(["--version-all", "--keep-original=none"],
+                            "\n---\n".join(json.dumps(d) for d in docs) + "\n")
     assert result.status == 0, result.stderr
-    config_out, referrer_out = result.stdout.split("\n---\n")
-    new_name = json.loads(config_out)["metadata"]["name"]
-    assert new_name.startswith("cfg-") and len(new_name) == len("cfg-") + 10
+    out = [json.loads(d) for d in result.stdout.split("\n---\n")]
+    referrers = {d["metadata"]["name"]: d for d in out if d["metadata"]["name"].startswith("referrer-")}
+    configs = {d["metadata"]["name"]: d for d in out if d["kind"] in ("ConfigMap", "Secret")}
+    return referrers, configs
+
+
+@pytest.mark.parametrize("index", range(len(SPECS)), ids=[f"{s.kind}:{s.target_kind}:{s.path_text}" for s in SPECS])
+def test_each_builtin_field_spec_is_rewritten(index, rendered):
+    spec, (referrers, configs) = SPECS[index], rendered
+    out = referrers[f"referrer-{index}"]
+    (referrer,) = [d for d in _referrer(spec, f"cfg{index}", index) if d["kind"] == spec.kind]
+    referrer_out = json.dumps(out)
+    versions = [name for name, c in configs.items()
+                if (c["metadata"].get("labels") or {}).get("postrender.io/base-name") == f"cfg{index}"]
+    if _immutable(spec):
+        # A Job's or bare Pod's template can never change: the reference
+        # stays, and the name it holds stays in the output.
+        assert out == referrer and f"cfg{index}" in configs
+        return
+    (new_name,) = versions
+    assert len(new_name) == len(f"cfg{index}-") + 10
     assert f'"{new_name}"' in referrer_out or f"apps/{new_name}" in referrer_out
     if spec.grants and spec.kind in TABLE.cluster_scoped:
-        # A cluster-wide grant still covers `cfg` in every other namespace: it is kept.
-        assert json.loads(referrer_out)["rules"][0]["resourceNames"] == [new_name, "cfg"]
+        # A cluster-wide grant still covers the name in every other namespace: it is kept.
+        assert out["rules"][0]["resourceNames"] == [new_name, f"cfg{index}"]
     else:
-        assert '"cfg"' not in referrer_out and "apps/cfg\"" not in referrer_out
+        assert f'"cfg{index}"' not in referrer_out and f"apps/cfg{index}\"" not in referrer_out
 
+
+# --- kindFrom: an admission policy binding's paramRef ------------------------
+
+POLICY = """\
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: replica-limit}
+spec:
+  paramKind: {apiVersion: %s, kind: %s}
+  validations: [{expression: "object.spec.replicas <= int(params.data.max)"}]
+"""
+BINDING = """\
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: replica-limit-prod}
+spec:
+  policyName: replica-limit
+  validationActions: [Deny]
+  paramRef: {name: limits, %sparameterNotFoundAction: Deny}
+"""
+LIMITS = """\
+apiVersion: v1
+kind: %s
+metadata: {name: limits, namespace: prod}
+data: {max: %s}
+"""
+
+
+def _binding_param(*docs: str) -> str:
+    result = run_postrender([], "---\n".join(docs))
+    assert result.status == 0, result.stderr
+    (binding,) = [d for d in YAML(typ="safe").load_all(result.stdout)
+                  if d and d["kind"] == "ValidatingAdmissionPolicyBinding"]
+    return binding["spec"]["paramRef"]["name"]
+
+
+@pytest.mark.parametrize("kind,data", [("ConfigMap", '"3"'), ("Secret", "Mw==")])
+def test_a_binding_names_the_kind_its_policy_says(kind, data):
+    other, other_data = ("Secret", "Mw==") if kind == "ConfigMap" else ("ConfigMap", '"3"')
+    docs = [POLICY % ("v1", kind), BINDING % "namespace: prod, ", LIMITS % (kind, data), LIMITS % (other, other_data)]
+    assert _binding_param(*docs).startswith("limits-")
+    # Without its namespace it is looked up where the one `limits` of that kind is.
+    assert _binding_param(*[POLICY % ("v1", kind), BINDING % "", LIMITS % (kind, data)]).startswith("limits-")
+
+
+@pytest.mark.parametrize("policy", [
+    POLICY % ("example.com/v1", "ReplicaLimit"),  # a custom parameter kind
+    POLICY % ("v2", "ConfigMap"),
+    "",                                           # the policy is not in the stream: the kind is unknown
+])
+def test_a_binding_whose_policy_says_otherwise_names_no_config_object(policy):
+    docs = [d for d in (policy, BINDING % "namespace: prod, ", LIMITS % ("ConfigMap", '"3"')) if d]
+    assert _binding_param(*docs) == "limits"
+
+
+@pytest.mark.parametrize("bad", [
+    "kindFrom: {kind: P, name: spec/policyName}",
+    "kindFrom: {kind: P, name: spec/policyName, path: spec/paramKind, extra: 1}",
+    "kindFrom: [P]",
+])
+def test_kind_from_must_be_complete(tmp_path, bad):
+    config = tmp_path / "c.yaml"
+    config.write_text(f"nameReference:\n- kind: ConfigMap\n  fieldSpecs:\n  - {{kind: B, path: spec/p, {bad}}}\n")
+    result = run_postrender(["--config", str(config)], "")
+    assert result.status == 2 and "kindFrom needs kind, name and path" in result.stderr
+
+
+# --- `*`: any key ---------------------------------------------------------
+
+def test_a_wildcard_steps_into_every_key_and_only_one_level(tmp_path):
+    config = tmp_path / "c.yaml"
+    config.write_text("nameReference:\n- kind: Secret\n  fieldSpecs:\n  - {kind: Store, path: spec/*/token/name}\n")
+    store = {"apiVersion": "example.com/v1", "kind": "Store", "metadata": {"name": "s", "namespace": "apps"},
+             "spec": {"github": {"token": {"name": "tok"}}, "gitlab": [{"token": {"name": "tok"}}],
+                      "deep": {"more": {"token": {"name": "tok"}}}, "token": {"name": "tok"}}}
+    secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "tok", "namespace": "apps"}, "data": {"k": "dg=="}}
+    result = run_postrender(["--config", str(config), "--keep-original=none"],
+                            json.dumps(secret) + "\n---\n" + json.dumps(store) + "\n")
+    assert result.status == 0, result.stderr
+    out = json.loads(result.stdout.split("\n---\n")[1])["spec"]
+    assert out["github"]["token"]["name"].startswith("tok-") and out["gitlab"][0]["token"]["name"].startswith("tok-")
+    assert out["deep"]["more"]["token"]["name"] == "tok" and out["token"]["name"] == "tok"
+
+
+def test_a_wildcard_takes_no_filter(tmp_path):
+    config = tmp_path / "c.yaml"
+    config.write_text("nameReference:\n- kind: Secret\n  fieldSpecs:\n  - {kind: Store, path: 'spec/*[type=x]/name'}\n")
+    result = run_postrender(["--config", str(config)], "")
+    assert result.status == 2 and "takes no filter" in result.stderr

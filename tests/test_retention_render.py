@@ -91,8 +91,9 @@ STREAM = textwrap.dedent("""\
 
 
 def _docs(text: str) -> dict[str, dict]:
+    """By kind and base name; unsuffixed keep-original copies left out."""
     return {f"{d['kind']}/{d['metadata']['name'].split('-')[0]}": d
-            for d in YAML(typ="safe").load_all(text) if d}
+            for d in YAML(typ="safe").load_all(text) if d and "postrender.io/copy-of" not in _annotations(d)}
 
 
 def _annotations(node: dict) -> dict:
@@ -151,7 +152,10 @@ def test_refs_record_sits_on_pod_templates_or_metadata():
     cron_template = docs["CronJob/report"]["spec"]["jobTemplate"]["spec"]["template"]
     assert _annotations(cron_template)[refs] == f"ConfigMap/{config}"
     assert cron_template["metadata"]["labels"] == {"job": "report"}
-    assert _annotations(docs["Pod/debug"])[refs] == f"Secret/{creds}"
+    # A bare Pod can never change: it keeps naming `creds` (an unsuffixed
+    # copy, never a version gc could delete), so there is nothing to record.
+    assert docs["Pod/debug"]["spec"]["volumes"][0]["secret"]["secretName"] == "creds"
+    assert refs not in _annotations(docs["Pod/debug"])
     assert _annotations(docs["Ingress/site"])[refs] == f"Secret/{creds}", "kinds without a template: metadata"
     assert "pinned" not in out.split(refs)[1].split("\n")[0], "only versioned objects are recorded"
 

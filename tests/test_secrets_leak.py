@@ -158,13 +158,14 @@ def test_verbose_output_names_but_never_shows_values(tmp_path):
     marker = "ZQVERBOSEMARKER"
     text = (
         "apiVersion: v1\nkind: Secret\nmetadata:\n  name: creds\nstringData:\n  token: " + marker + "\n---\n"
-        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: x\n"
-        "    envFrom:\n    - secretRef:\n        name: creds\n"
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: p\nspec:\n  template:\n    spec:\n"
+        "      containers:\n      - name: c\n        image: x\n"
+        "        envFrom:\n        - secretRef:\n            name: creds\n"
     )
     log = tmp_path / "log"
     result = run_postrender(["-v", "--log-file", str(log)], text)
     assert result.status == 0
-    assert "renamed Secret/creds" in result.stderr and "rewrote Pod/p" in result.stderr
+    assert "renamed Secret/creds" in result.stderr and "rewrote Deployment/p" in result.stderr
     for form in forms(marker):
         assert form not in result.stderr and form not in log.read_text()
 

@@ -19,6 +19,9 @@ from ruamel.yaml.error import YAMLError
 from ..errors import UsageError
 
 CONFIG_KINDS = ("ConfigMap", "Secret")
+# The sections of a field-spec configuration postrender reads.
+SECTIONS = ("nameReference", "podSpecs", "podSpecReferences", "podSpecArgs", "clusterScoped", "recreatedWhenAnnotated",
+            "runsBeforeApply")
 # Sections of a kustomize configuration file that are not about name
 # references; a shared kustomizeconfig may carry them, postrender ignores them.
 _OTHER_KUSTOMIZE_SECTIONS = {
@@ -30,16 +33,17 @@ _OTHER_KUSTOMIZE_SECTIONS = {
 @dataclass(frozen=True)
 class Filter:
     field: str
-    value: str
+    value: str  # alternatives separated by `|`
     or_absent: bool
 
     def accepts(self, found: str | list[str] | None) -> bool:
         """`found`: the item's field as text, as a list of texts, or None when absent."""
         if found is None:
             return self.or_absent
+        values = self.value.split("|")
         if isinstance(found, list):
-            return self.value in found
-        return found == self.value
+            return any(value in found for value in values)
+        return found in values
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,17 @@ class FieldSpec:
     # The referrer grants access to the name (RBAC resourceNames): a versioned
     # name is added next to the original, which stays where it still names an object.
     grants: bool = False
+    # A container argument: `--flag=[namespace/]name`, or the item after
+    # `--flag` (podSpecArgs).
+    flags: tuple[str, ...] = ()
+    # A name that matches no object in the stream is no reference at all
+    # (podSpecArgs: a flag or variable may name anything, anywhere).
+    stream_only: bool = False
+    # kindFrom: the kind the name refers to is what another object says:
+    # (that object's kind, the referrer's field naming it, its field holding
+    # {apiVersion, kind}). An admission policy binding's paramRef names an
+    # object of its policy's spec.paramKind.
+    kind_from: tuple[str, tuple[Segment, ...], tuple[Segment, ...]] | None = None
 
     def matches(self, group: str, version: str) -> bool:
         return (self.group is None or self.group == group) and (self.version is None or self.version == version)
@@ -73,16 +88,26 @@ class ReferenceTable:
     specs: list[FieldSpec] = field(default_factory=list)
     cluster_scoped: set[str] = field(default_factory=set)
     _by_kind: dict[str, list[FieldSpec]] = field(default_factory=dict)
-    # podSpecs × podSpecReferences, kept so either side can grow later.
-    _pod_paths: dict[str, list[str]] = field(default_factory=dict)
+    _known: set[FieldSpec] = field(default_factory=set)
+    # podSpecs × (podSpecReferences and podSpecArgs), kept so either side
+    # can grow later: per target, the paths under a PodSpec, each with the
+    # field-spec keys it adds (flags, namespacePrefix).
+    _pod_paths: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     _pod_holders: list[dict[str, Any]] = field(default_factory=list)
+    # Annotations on which a deployer deletes and re-creates an object
+    # (hooks) instead of updating it: its immutable fields may then change.
+    recreated_annotations: set[str] = field(default_factory=set)
+    # Annotation -> values (comma-separated in it) marking a hook that runs
+    # before the release's other objects are applied.
+    before_apply: dict[str, set[str]] = field(default_factory=dict)
 
     def for_kind(self, kind: str) -> list[FieldSpec]:
         return self._by_kind.get(kind, [])
 
-    def template_paths(self, kind: str, group: str, version: str) -> list[tuple[Segment, ...]]:
+    def template_paths(self, kind: str, group: str, version: str, immutable: bool = False) -> list[tuple[Segment, ...]]:
         """Paths to the pod templates (the mapping holding `metadata` and
-        `spec`) in a kind; the empty path is the object itself (a Pod)."""
+        `spec`) in a kind; the empty path is the object itself (a Pod).
+        `immutable`: only those the API server never lets change (a Job's)."""
         paths: list[tuple[Segment, ...]] = []
         for holder in self._pod_holders:
             if holder.get("kind") != kind:
@@ -90,6 +115,8 @@ class ReferenceTable:
             if holder.get("group") is not None and str(holder["group"]) != group:
                 continue
             if holder.get("version") is not None and str(holder["version"]) != version:
+                continue
+            if immutable and holder.get("immutable") is not True:
                 continue
             path = parse_path(str(holder["path"]))[:-1]
             if path not in paths:
@@ -101,8 +128,9 @@ class ReferenceTable:
         return list(self._pod_holders)
 
     def add(self, spec: FieldSpec) -> None:
-        if spec in self._by_kind.get(spec.kind, []):
+        if spec in self._known:
             return
+        self._known.add(spec)
         self.specs.append(spec)
         self._by_kind.setdefault(spec.kind, []).append(spec)
 
@@ -110,38 +138,99 @@ class ReferenceTable:
         """Merge one configuration document (builtin or a user's)."""
         if not isinstance(data, dict):
             raise UsageError(f"{origin}: a field-spec configuration must be a mapping")
-        unknown = set(data) - {"nameReference", "podSpecs", "podSpecReferences", "clusterScoped"} - _OTHER_KUSTOMIZE_SECTIONS
+        unknown = set(data) - set(SECTIONS) - _OTHER_KUSTOMIZE_SECTIONS
         if unknown:
             raise UsageError(f"{origin}: unknown section(s) {', '.join(sorted(unknown))}")
         for kind in data.get("clusterScoped") or []:
             self.cluster_scoped.add(str(kind))
+        for annotation in data.get("recreatedWhenAnnotated") or []:
+            self.recreated_annotations.add(str(annotation))
+        before = data.get("runsBeforeApply") or {}
+        if not isinstance(before, dict) or not all(isinstance(v, list) for v in before.values()):
+            raise UsageError(f"{origin}: runsBeforeApply maps an annotation to a list of its values")
+        for annotation, values in before.items():
+            self.before_apply.setdefault(str(annotation), set()).update(str(v) for v in values)
         pod_paths = data.get("podSpecReferences") or {}
         for target, paths in pod_paths.items():
             _check_target(target, origin)
-            self._pod_paths.setdefault(target, [])
             for path in paths:
-                if path not in self._pod_paths[target]:
-                    self._pod_paths[target].append(path)
-                    for holder in self._pod_holders:
-                        self._add_pod_path(target, holder, path, origin)
+                self._add_pod_entry(target, {"path": path}, origin)
+        for target, entries in _argument_entries(data.get("podSpecArgs") or [], origin).items():
+            for entry in entries:
+                self._add_pod_entry(target, entry, origin)
         for holder in data.get("podSpecs") or []:
             holder = _mapping(holder, origin, "podSpecs entry")
             self._pod_holders.append(holder)
-            for target, paths in self._pod_paths.items():
-                for path in paths:
-                    self._add_pod_path(target, holder, path, origin)
+            for target, entries in self._pod_paths.items():
+                for entry in entries:
+                    self._add_pod_path(target, holder, entry, origin)
         for ref in data.get("nameReference") or []:
             ref = _mapping(ref, origin, "nameReference entry")
             target = ref.get("kind")
             if target not in CONFIG_KINDS:
                 continue  # references to other kinds (Service, ...) are not ours
             for spec in ref.get("fieldSpecs") or []:
-                self.add(_field_spec(target, _mapping(spec, origin, "fieldSpec"), origin))
+                for one in _each_path(_mapping(spec, origin, "fieldSpec"), origin):
+                    self.add(_field_spec(target, one, origin))
 
-    def _add_pod_path(self, target: str, holder: dict[str, Any], path: str, origin: str) -> None:
-        spec = dict(holder)
-        spec["path"] = f"{holder['path']}/{path}" if holder.get("path") else path
+    def _add_pod_entry(self, target: str, entry: dict[str, Any], origin: str) -> None:
+        entries = self._pod_paths.setdefault(target, [])
+        if entry not in entries:
+            entries.append(entry)
+            for holder in self._pod_holders:
+                self._add_pod_path(target, holder, entry, origin)
+
+    def _add_pod_path(self, target: str, holder: dict[str, Any], entry: dict[str, Any], origin: str) -> None:
+        spec = {**holder, **entry}
+        spec["path"] = f"{holder['path']}/{entry['path']}" if holder.get("path") else entry["path"]
         self.add(_field_spec(target, spec, origin))
+
+
+# Where a PodSpec keeps containers, and where a container keeps its arguments
+# (the Kubernetes API's shape, not a list of programs).
+CONTAINER_LISTS = ("containers", "initContainers", "ephemeralContainers")
+ARGUMENT_FIELDS = ("args", "command")
+_ENV_NAME = re.compile(r"[-._A-Za-z][-._A-Za-z0-9]*")
+
+
+def _argument_entries(rows: list[Any], origin: str) -> dict[str, list[dict[str, Any]]]:
+    """podSpecArgs rows as pod paths, per target: the flags of all rows in
+    every container's args and command, and the variables named in `env`."""
+    flags: dict[str, list[str]] = {}
+    env: dict[str, list[str]] = {}
+    for row in rows:
+        row = _mapping(row, origin, "podSpecArgs row")
+        target = row.get("target")
+        if target not in CONFIG_KINDS:
+            raise UsageError(f"{origin}: a podSpecArgs row needs target: ConfigMap or Secret (got {row!r})")
+        row_flags, row_env = _strings(row, "flags", origin), _strings(row, "env", origin)
+        if set(row) - {"target", "flags", "env"} or bool(row_flags) == bool(row_env):
+            raise UsageError(f"{origin}: a podSpecArgs row has target and one of flags or env (got {row!r})")
+        if any(not flag.startswith("-") or flag.strip("-") == "" or "=" in flag for flag in row_flags):
+            raise UsageError(f"{origin}: podSpecArgs flags are written -name or --name (got {row_flags!r})")
+        if any(not _ENV_NAME.fullmatch(name) for name in row_env):
+            raise UsageError(f"{origin}: podSpecArgs env holds variable names (got {row_env!r})")
+        flags.setdefault(target, []).extend(f for f in row_flags if f not in flags[target])
+        env.setdefault(target, []).extend(n for n in row_env if n not in env[target])
+    entries: dict[str, list[dict[str, Any]]] = {}
+    for target in CONFIG_KINDS:
+        if flags.get(target):
+            entries.setdefault(target, []).extend(
+                {"path": f"{containers}/{field}", "flags": flags[target], "streamOnly": True}
+                for containers in CONTAINER_LISTS for field in ARGUMENT_FIELDS)
+        if env.get(target):
+            entries.setdefault(target, []).extend(
+                {"path": f"{containers}/env[name={'|'.join(env[target])}]/value", "namespacePrefix": True,
+                 "streamOnly": True}
+                for containers in CONTAINER_LISTS)
+    return entries
+
+
+def _strings(row: dict[str, Any], key: str, origin: str) -> list[str]:
+    value = row.get(key) or []
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise UsageError(f"{origin}: podSpecArgs {key} must be a list of strings (got {value!r})")
+    return value
 
 
 def _check_target(target: str, origin: str) -> None:
@@ -153,6 +242,22 @@ def _mapping(value: Any, origin: str, what: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise UsageError(f"{origin}: each {what} must be a mapping")
     return value
+
+
+def _each_path(raw: dict[str, Any], origin: str) -> list[dict[str, Any]]:
+    """`paths: [a, b]` is shorthand for one field spec per path, the other keys alike."""
+    if "paths" not in raw:
+        return [raw]
+    paths = raw["paths"]
+    if "path" in raw or not isinstance(paths, list) or not paths or not all(isinstance(p, str) for p in paths):
+        raise UsageError(f"{origin}: a fieldSpec has path, or paths as a list of strings (got {raw!r})")
+    rest = {k: v for k, v in raw.items() if k != "paths"}
+    return [{**rest, "path": path} for path in paths]
+
+
+def expanded(raw: dict[str, Any]) -> list[dict[str, Any]]:
+    """A configuration's fieldSpec entry as one mapping per path."""
+    return _each_path(raw, "field spec")
 
 
 def _field_spec(target: str, raw: dict[str, Any], origin: str) -> FieldSpec:
@@ -173,25 +278,50 @@ def _field_spec(target: str, raw: dict[str, Any], origin: str) -> FieldSpec:
         namespace_prefix=bool(raw.get("namespacePrefix", False)),
         consumes=raw.get("consumes", True) is not False,
         grants=raw.get("grants", False) is True,
+        flags=tuple(raw.get("flags") or ()),
+        stream_only=raw.get("streamOnly", False) is True,
+        kind_from=_kind_from(raw.get("kindFrom"), origin),
     )
 
+
+def _kind_from(raw: Any, origin: str) -> tuple[str, tuple[Segment, ...], tuple[Segment, ...]] | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or set(raw) != {"kind", "name", "path"} or not all(raw.values()):
+        raise UsageError(f"{origin}: kindFrom needs kind, name and path (got {raw!r})")
+    return str(raw["kind"]), parse_path(str(raw["name"]), origin), parse_path(str(raw["path"]), origin)
+
+
+# A path segment that steps into every key of a mapping (`spec/receivers/*/apiURL/name`).
+WILDCARD = "*"
 
 _SEGMENT = re.compile(r"^(?P<key>(?:[^\[\\]|\\.)*)(?P<filters>(?:\[[^\]]*\])*)$")
 
 
 def parse_path(text: str, origin: str = "field spec") -> tuple[Segment, ...]:
+    try:
+        return _parsed_path(text)
+    except ValueError as exc:
+        raise UsageError(f"{origin}: {exc}") from None
+
+
+@cache
+def _parsed_path(text: str) -> tuple[Segment, ...]:
+    """Paths repeat (podSpecs × their references): each is parsed once."""
     segments: list[Segment] = []
     for part in re.split(r"(?<!\\)/", text):
         match = _SEGMENT.match(part)
         if not match or not part:
-            raise UsageError(f"{origin}: bad path {text!r}")
+            raise ValueError(f"bad path {text!r}")
         key = match.group("key").replace("\\/", "/")
         filters: list[Filter] = []
         for raw in re.findall(r"\[([^\]]*)\]", match.group("filters")):
             name, eq, value = raw.partition("=")
             if not eq or not name:
-                raise UsageError(f"{origin}: bad filter [{raw}] in path {text!r}")
+                raise ValueError(f"bad filter [{raw}] in path {text!r}")
             filters.append(Filter(name, value.rstrip("?"), value.endswith("?")))
+        if key == WILDCARD and filters:
+            raise ValueError(f"{WILDCARD} takes no filter, in path {text!r}")
         if key == "" and filters and segments:
             # kyaml spelling `items/[field=value]`: filter on the previous step
             previous = segments.pop()
