@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 
 from . import __version__
 from .cluster.args import add_gc_arguments, add_render_arguments, render_fields
+from .diff.formats import names as diff_formats
 from .errors import PostrenderError, UsageError
 from .inputs import gather
 from .krm import ResourceListError
@@ -22,7 +23,7 @@ from .limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH, MAX_DEPTH_CEILING, Lim
 from .options import RenderOptions
 from .report import Reporter
 
-SUBCOMMANDS = ("render", "graph", "gc")
+SUBCOMMANDS = ("render", "graph", "diff", "gc")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -53,22 +54,35 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command")
     render = sub.add_parser("render", help="transform a manifest stream (the default)")
     _common(render)
-    render.add_argument("--mutable", action="store_true", help="do not set immutable: true")
-    render.add_argument("--keep-original", action="store_true",
-                        help="also keep an unsuffixed copy, for referrers postrender cannot see (Helm 3 hooks)")
-    render.add_argument("--strict", action="store_true",
-                        help="fail when a field no field spec covers still names a renamed object")
+    _render_flags(render)
     render.add_argument("--krm", action="store_true",
                         help="read and write a KRM ResourceList (detected on standard input without this flag)")
     render.add_argument("--plugin-config", metavar="FILE",
                         help="options from a kustomize PostRender config (the file kustomize passes a plugin)")
-    add_render_arguments(render)
     graph = sub.add_parser("graph", help="print the reference graph")
     _common(graph)
     graph.add_argument("-o", "--output", choices=("table", "json", "dot", "mermaid"), default="table")
+    diff = sub.add_parser("diff", help="say which workloads a change rolls, and why",
+                          usage="postrender diff [options] OLD NEW")
+    _common(diff)  # its PATHs are OLD and NEW: a file, a folder or -
+    _render_flags(diff)
+    diff.add_argument("-o", "--output", choices=diff_formats(), default=diff_formats()[0])
+    diff.add_argument("--show-values", action="store_true",
+                      help="show changed ConfigMap values (Secret values are never shown)")
+    diff.add_argument("--exit-code", action="store_true", help="exit 1 when something rolls, as git diff does")
     gc = sub.add_parser("gc", help="delete versions nothing uses any more (dry run unless --yes)")
     add_gc_arguments(gc)
     return parser
+
+
+def _render_flags(parser: argparse.ArgumentParser) -> None:
+    """Flags that shape a render's output (render and diff take them)."""
+    parser.add_argument("--mutable", action="store_true", help="do not set immutable: true")
+    parser.add_argument("--keep-original", action="store_true",
+                        help="also keep an unsuffixed copy, for referrers postrender cannot see (Helm 3 hooks)")
+    parser.add_argument("--strict", action="store_true",
+                        help="fail when a field no field spec covers still names a renamed object")
+    add_render_arguments(parser)
 
 
 def parse(argv: Sequence[str]) -> argparse.Namespace:
@@ -89,8 +103,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             log_file=getattr(args, "log_file", None) or os.environ.get("POSTRENDER_LOG_FILE") or None,
         )
         reporter.open_log()
-        command: Callable[[argparse.Namespace, Reporter], str] = _COMMANDS[args.command]
+        command: Callable[[argparse.Namespace, Reporter], str | tuple[str, int]] = _COMMANDS[args.command]
         output = _without_cyclic_gc(command, args, reporter)
+        if isinstance(output, tuple):  # a command with its own exit status (diff --exit-code)
+            output, status = output
     except UsageError as exc:
         reporter.error(str(exc))
         return 2
@@ -119,7 +135,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     return status
 
 
-def _without_cyclic_gc(command: Callable[[argparse.Namespace, Reporter], str], args: argparse.Namespace, reporter: Reporter) -> str:
+def _without_cyclic_gc(command: Callable[[argparse.Namespace, Reporter], str | tuple[str, int]], args: argparse.Namespace,
+                       reporter: Reporter) -> str | tuple[str, int]:
     """Run a command with Python's cyclic garbage collector paused.
 
     A stream becomes millions of small node objects, all alive until the end
@@ -178,6 +195,15 @@ def _graph(args: argparse.Namespace, reporter: Reporter) -> str:
     return show(sources, options, args.output)
 
 
+def _diff(args: argparse.Namespace, reporter: Reporter) -> tuple[str, int]:
+    from .diff.command import run
+
+    if len(args.paths) != 2:
+        raise UsageError("diff takes two inputs, OLD and NEW: each a file, a folder or - (standard input)")
+    report, output = run(*args.paths, render_options(args), args.output, args.show_values, reporter)
+    return output, 1 if args.exit_code and report.rolls else 0
+
+
 def _gc(args: argparse.Namespace, reporter: Reporter) -> str:
     # Imported only here: the Kubernetes client loads for gc, never for a render.
     from .cluster.gccommand import run
@@ -185,8 +211,9 @@ def _gc(args: argparse.Namespace, reporter: Reporter) -> str:
     return run(args, reporter)
 
 
-_COMMANDS: dict[str, Callable[[argparse.Namespace, Reporter], str]] = {
+_COMMANDS: dict[str, Callable[[argparse.Namespace, Reporter], str | tuple[str, int]]] = {
     "render": _render,
     "graph": _graph,
+    "diff": _diff,
     "gc": _gc,
 }
