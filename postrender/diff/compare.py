@@ -15,6 +15,7 @@ from .model import (
     RENAMED,
     VIA_HASH,
     VIA_NAME,
+    VIA_REFS,
     Cause,
     ConfigChange,
     Held,
@@ -141,8 +142,8 @@ def _text(entry) -> str | None:
 
 
 def _causes(before: Referrer, after: Referrer, changes: dict[ConfigId, ConfigChange]) -> list[Cause]:
-    used_before = {link.config for link in before.links if link.active} | before.hashed
-    used_after = {link.config for link in after.links if link.active} | after.hashed
+    used_before = {link.config for link in before.links if link.active} | before.hashed | before.recorded
+    used_after = {link.config for link in after.links if link.active} | after.hashed | after.recorded
     named_after = {link.config for link in after.links if link.active and not link.declared}
     causes: list[Cause] = []
     for cid in sorted(used_before | used_after):
@@ -154,6 +155,8 @@ def _causes(before: Referrer, after: Referrer, changes: dict[ConfigId, ConfigCha
                 via = VIA_NAME
             elif cid in after.hashed:
                 via = VIA_HASH
+            elif change.old_name != change.new_name and cid in after.recorded:
+                via = VIA_REFS
             else:
                 continue  # nothing carries this change into the template
             causes.append(Cause(change, change.status, via))
@@ -231,8 +234,8 @@ def _names(items: list) -> dict[str, int] | None:
 
 def _unused(change: ConfigChange) -> str:
     if change.kept:
-        return f"nothing in the stream uses it, and it keeps its name ({change.kept})"
-    return "nothing in the stream uses it"
+        return f"no reference postrender knows of uses it, and it keeps its name ({change.kept})"
+    return "no reference postrender knows of uses it"
 
 
 def _why_not(user: Referrer, cid: ConfigId, change: ConfigChange) -> str:

@@ -51,6 +51,7 @@ NO_LONGER_USED = "no longer used"  # in both, used by this workload only in OLD
 
 VIA_NAME = "name"  # a rewritten reference: the new name is in the pod template
 VIA_HASH = "postrender.io/config-hash"  # the object keeps its name; a hash over it changes
+VIA_REFS = "postrender.io/refs"  # only the record of versions in use (--keep-previous, --retain) names it
 
 
 @dataclass
@@ -79,7 +80,7 @@ class Cause:
 
     config: ConfigChange
     change: str  # CHANGED, RENAMED, ADDED, REMOVED, NOW_USED, NO_LONGER_USED
-    via: str | None  # how the change reaches the pod template: VIA_NAME, VIA_HASH; None: the reference itself changed
+    via: str | None  # how the change reaches the pod template: VIA_NAME, VIA_HASH, VIA_REFS; None: the use itself changed
 
 
 @dataclass

@@ -84,6 +84,7 @@ class Shape:
     value: object  # its JSON value
     exact: str  # canonical JSON of value
     normalized: object  # references replaced by the object they resolve to; computed annotations dropped
+    refs: str | None = None  # its postrender.io/refs annotation
 
 
 @dataclass
@@ -94,6 +95,7 @@ class Referrer:
     whole: Shape | None  # objects without a pod template: the object itself
     links: list[Link] = field(default_factory=list)
     hashed: set[ConfigId] = field(default_factory=set)  # covered by a postrender.io/config-hash
+    recorded: set[ConfigId] = field(default_factory=set)  # named in postrender.io/refs
 
 
 @dataclass
@@ -117,7 +119,7 @@ def build(label: str, sources: list[Source], options: RenderOptions) -> Side:
         raise PostrenderError(f"{label}: {exc}") from None
     out_index = ObjectIndex(output.objects, options.namespace, frozenset(analysis.table.cluster_scoped))
     ids, configs, versions = _configs(analysis, out_index)
-    referrers = _referrers(analysis, out_index, ids, configs)
+    referrers = _referrers(analysis, out_index, ids, configs, versions)
     return Side(label, configs, referrers, versions, quiet.warnings, quiet.infos)
 
 
@@ -185,7 +187,7 @@ def _digest(data: bytes) -> str:
 
 
 def _referrers(analysis: Analysis, out_index: ObjectIndex, ids: dict[int, ConfigId],
-               configs: dict[ConfigId, Config]) -> dict[ObjectKey, Referrer]:
+               configs: dict[ConfigId, Config], versions: dict[tuple[str, str, str], str]) -> dict[ObjectKey, Referrer]:
     graph, table = analysis.graph, analysis.table
     index = graph.index
     links: dict[int, list[Link]] = {}
@@ -234,15 +236,35 @@ def _referrers(analysis: Analysis, out_index: ObjectIndex, ids: dict[int, Config
             _set(tokenized, path, prefix + token)
         shapes = {path: _shape(path, exact, tokenized) for _, path in templates}
         namespace = index.namespace_of(obj)
+        whole = None if shapes else _shape((), exact, tokenized)
+        recorded = {
+            ConfigId(kind, ns, versions[(kind, ns, name)])
+            for shape in ([whole] if whole else shapes.values())
+            for kind, ns, name in _recorded(shape.refs, namespace)
+            if (kind, ns, name) in versions
+        }
         referrers[key] = Referrer(
             key,
             ObjectRef(obj.kind, None if namespace == IMPLICIT else namespace, obj.name, obj.document.source_comment),
             shapes,
-            None if shapes else _shape((), exact, tokenized),
+            whole,
             links.get(id(obj), []),
             hashed.get(id(obj), set()),
+            recorded,
         )
     return referrers
+
+
+def _recorded(refs: str | None, namespace: str) -> list[tuple[str, str, str]]:
+    """The versions a postrender.io/refs value lists: `Kind/name` or `Kind/namespace/name`."""
+    found = []
+    for item in (refs or "").split(","):
+        parts = item.strip().split("/")
+        if len(parts) == 2:
+            found.append((parts[0], namespace, parts[1]))
+        elif len(parts) == 3:
+            found.append((parts[0], parts[1], parts[2]))
+    return found
 
 
 def _token(cid: ConfigId) -> str:
@@ -273,10 +295,12 @@ def _set(value: object, path: Path, new: str) -> None:
 def _shape(path: Path, exact: object, tokenized: object) -> Shape:
     value = _at(exact, path)
     normalized = copy.deepcopy(_at(tokenized, path))
+    refs = None
     if isinstance(normalized, dict):
         metadata = normalized.get("metadata")
         annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
         if isinstance(annotations, dict):
+            refs = annotations.get(ANNOTATION_REFS) if isinstance(annotations.get(ANNOTATION_REFS), str) else None
             for name in COMPUTED_ANNOTATIONS:
                 annotations.pop(name, None)
             # An annotations mapping postrender alone filled is no change either.
@@ -284,4 +308,4 @@ def _shape(path: Path, exact: object, tokenized: object) -> Shape:
                 del metadata["annotations"]
             if not metadata:
                 del normalized["metadata"]
-    return Shape(path, value, go_json(value), normalized)
+    return Shape(path, value, go_json(value), normalized, refs)

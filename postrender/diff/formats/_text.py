@@ -13,6 +13,7 @@ from ..model import (
     REMOVED,
     RENAMED,
     VIA_HASH,
+    VIA_REFS,
     Cause,
     ConfigChange,
     KeyChanges,
@@ -41,11 +42,14 @@ def summary(report: Report) -> str:
     else:
         parts.append("nothing rolls")
     if report.does_not_roll:
-        parts.append(f"{plural(len(report.does_not_roll), 'config change')} "
-                     f"{'rolls' if len(report.does_not_roll) == 1 else 'roll'} nothing somewhere")
+        parts.append(f"{len(report.does_not_roll)} "
+                     f"{'does' if len(report.does_not_roll) == 1 else 'do'} not roll, though config changed (listed first)")
     changed = len(report.config_changes)
-    parts.append(f"{plural(changed, 'ConfigMap or Secret', 'ConfigMaps and Secrets')} "
-                 f"{'differs' if changed == 1 else 'differ'}")
+    if changed:
+        parts.append(f"{plural(changed, 'ConfigMap or Secret', 'ConfigMaps and Secrets')} "
+                     f"{'differs' if changed == 1 else 'differ'}")
+    else:
+        parts.append("no ConfigMap or Secret differs")
     return "; ".join(parts)
 
 
@@ -71,6 +75,9 @@ def cause(c: Cause) -> str:
     config = c.config
     if c.change == CHANGED and c.via == VIA_HASH:
         return f"{config.describe()}: {config.new_name} keeps its name; its postrender.io/config-hash changes"
+    if c.change == CHANGED and c.via == VIA_REFS:
+        return (f"{config.describe()}: {config.old_name} -> {config.new_name}, "
+                "named only in postrender.io/refs (the reference itself is left as written)")
     if c.change == CHANGED:
         return f"{config.describe()}: {config.old_name} -> {config.new_name}"
     if c.change == RENAMED:
