@@ -128,17 +128,17 @@ def _config_change(cid: ConfigId, old: Config | None, new: Config | None, show_v
         change.notes.append("no key's value differs; only how the data is written (data, stringData, binaryData)")
     if show_values and cid.kind == "ConfigMap" and change.status in (CHANGED, ADDED, REMOVED):
         # ConfigMaps only: a Secret's Entry holds no text to show.
+        # binaryData is not text; its keys say "changed" and that is all.
         change.values = [
             ValueChange(key, _text(before.get(key)), _text(after.get(key)))
             for key in sorted(change.keys.changed + change.keys.added + change.keys.removed)
+            if _text(before.get(key)) is not None or _text(after.get(key)) is not None
         ]
     return change
 
 
 def _text(entry) -> str | None:
-    if entry is None:
-        return None
-    return entry.text if entry.text is not None else "(binaryData)"
+    return None if entry is None else entry.text
 
 
 def _causes(before: Referrer, after: Referrer, changes: dict[ConfigId, ConfigChange]) -> list[Cause]:

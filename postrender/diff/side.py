@@ -234,7 +234,7 @@ def _referrers(analysis: Analysis, out_index: ObjectIndex, ids: dict[int, Config
         tokenized = copy.deepcopy(exact)
         for path, prefix, token in tokens.get(id(obj), []):
             _set(tokenized, path, prefix + token)
-        shapes = {path: _shape(path, exact, tokenized) for _, path in templates}
+        shapes = {path: _shape(path, exact, tokenized, template=True) for _, path in templates}
         namespace = index.namespace_of(obj)
         whole = None if shapes else _shape((), exact, tokenized)
         recorded = {
@@ -253,6 +253,18 @@ def _referrers(analysis: Analysis, out_index: ObjectIndex, ids: dict[int, Config
             recorded,
         )
     return referrers
+
+
+def _own_template(obj: object) -> object:
+    if not isinstance(obj, dict):
+        return obj
+    out: dict = {}
+    metadata = obj.get("metadata")
+    if isinstance(metadata, dict) and "annotations" in metadata:
+        out["metadata"] = {"annotations": metadata["annotations"]}
+    if "spec" in obj:
+        out["spec"] = obj["spec"]
+    return out
 
 
 def _recorded(refs: str | None, namespace: str) -> list[tuple[str, str, str]]:
@@ -292,9 +304,14 @@ def _set(value: object, path: Path, new: str) -> None:
         parent[last] = new
 
 
-def _shape(path: Path, exact: object, tokenized: object) -> Shape:
+def _shape(path: Path, exact: object, tokenized: object, template: bool = False) -> Shape:
     value = _at(exact, path)
     normalized = copy.deepcopy(_at(tokenized, path))
+    if template and not path:
+        # An object that is its own pod template (a Pod, a Knative Revision, a
+        # Prometheus): its spec and annotations are the template; its name,
+        # labels and status are not.
+        value, normalized = _own_template(value), _own_template(normalized)
     refs = None
     if isinstance(normalized, dict):
         metadata = normalized.get("metadata")

@@ -35,9 +35,9 @@ def summary(report: Report) -> str:
     if rolls:
         detail = []
         if report.rolls_config:
-            detail.append(f"{len(report.rolls_config)} for config")
+            detail.append(f"{len(report.rolls_config)} because config changed")
         if report.rolls_direct:
-            detail.append(f"{len(report.rolls_direct)} for a direct pod-template change")
+            detail.append(f"{len(report.rolls_direct)} because the pod template changed directly")
         parts.append(f"{plural(rolls, 'workload')} {'rolls' if rolls == 1 else 'roll'} ({', '.join(detail)})")
     else:
         parts.append("nothing rolls")
@@ -67,14 +67,14 @@ def config_keys(change: ConfigChange) -> str:
 
 def config_names(change: ConfigChange) -> str:
     if change.old_name == change.new_name:
-        return f"{change.new_name} (keeps its name)"
+        return f"{change.new_name} (keeps its name{': ' + change.kept if change.kept else ''})"
     return f"{change.old_name or '(none)'} -> {change.new_name or '(none)'}"
 
 
 def cause(c: Cause) -> str:
     config = c.config
     if c.change == CHANGED and c.via == VIA_HASH:
-        return f"{config.describe()}: {config.new_name} keeps its name; its postrender.io/config-hash changes"
+        return f"{config.describe()}: {config_names(config)}; carried by postrender.io/config-hash"
     if c.change == CHANGED and c.via == VIA_REFS:
         return (f"{config.describe()}: {config.old_name} -> {config.new_name}, "
                 "named only in postrender.io/refs (the reference itself is left as written)")
