@@ -25,6 +25,10 @@ def run(old: str, new: str, options: RenderOptions, fmt: str, show_values: bool,
     for label, path in (("old", old), ("new", new)):
         sources = gather([path], sys.stdin.buffer, options.limits.max_bytes)
         sides.append(build(f"{label} ({path})", sources, options))
+    for side in sides:
+        if not side.configs and not side.referrers:
+            # Usually a render that failed upstream of a pipe without pipefail.
+            reporter.warn(f"{side.label}: no ConfigMap, Secret or workload in this input")
     _report_warnings(sides[0], sides[1], reporter)
     report = compare(sides[0], sides[1], show_values)
     return report, formats.write(report, fmt)
