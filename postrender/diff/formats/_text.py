@@ -44,6 +44,9 @@ def summary(report: Report) -> str:
     if report.does_not_roll:
         parts.append(f"{len(report.does_not_roll)} "
                      f"{'does' if len(report.does_not_roll) == 1 else 'do'} not roll, though config changed (listed first)")
+    if report.updated:
+        parts.append(f"{plural(len(report.updated), 'object')} without a pod template "
+                     f"{'changes with its' if len(report.updated) == 1 else 'change with their'} config")
     changed = len(report.config_changes)
     if changed:
         parts.append(f"{plural(changed, 'ConfigMap or Secret', 'ConfigMaps and Secrets')} "

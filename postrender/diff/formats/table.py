@@ -83,4 +83,4 @@ def _section(out: list[str], title: str, rows: list[tuple[str, ...]]) -> None:
     # A column nobody filled in (no `# Source:` anywhere, say) is left out.
     keep = [i for i in range(len(rows[0])) if any(row[i] for row in rows[1:])]
     out += ["", title]
-    out.extend(_columns([tuple(row[i] for i in keep) for row in rows]))
+    out.extend(_columns([tuple(_text.printable(row[i]) for i in keep) for row in rows]))
