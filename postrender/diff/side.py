@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import copy
 import hashlib
 import io
 from dataclasses import dataclass, field
@@ -231,9 +230,9 @@ def _referrers(analysis: Analysis, out_index: ObjectIndex, ids: dict[int, Config
         if written is None:
             continue
         exact = to_json_value(written.node)
-        tokenized = copy.deepcopy(exact)
+        tokenized = exact
         for path, prefix, token in tokens.get(id(obj), []):
-            _set(tokenized, path, prefix + token)
+            tokenized = _replaced(tokenized, path, prefix + token)
         shapes = {path: _shape(path, exact, tokenized, template=True) for _, path in templates}
         namespace = index.namespace_of(obj)
         whole = None if shapes else _shape((), exact, tokenized)
@@ -295,34 +294,41 @@ def _at(value: object, path: Path) -> object:
     return value
 
 
-def _set(value: object, path: Path, new: str) -> None:
-    parent = _at(value, path[:-1])
-    last = path[-1] if path else None
-    if isinstance(last, int) and isinstance(parent, list) and 0 <= last < len(parent):
-        parent[last] = new
-    elif isinstance(last, str) and isinstance(parent, dict) and last in parent:
-        parent[last] = new
+def _replaced(value: object, path: Path, new: str) -> object:
+    """`value` with the string at `path` replaced; only the containers on the
+    path are copied, so the original stays as the render wrote it."""
+    if not path:
+        return new
+    head, rest = path[0], path[1:]
+    if isinstance(head, int) and isinstance(value, list) and 0 <= head < len(value):
+        copied = list(value)
+        copied[head] = _replaced(value[head], rest, new)
+        return copied
+    if isinstance(head, str) and isinstance(value, dict) and head in value:
+        return {**value, head: _replaced(value[head], rest, new)}
+    return value
 
 
 def _shape(path: Path, exact: object, tokenized: object, template: bool = False) -> Shape:
     value = _at(exact, path)
-    normalized = copy.deepcopy(_at(tokenized, path))
+    normalized = _at(tokenized, path)
     if template and not path:
         # An object that is its own pod template (a Pod, a Knative Revision, a
         # Prometheus): its spec and annotations are the template; its name,
         # labels and status are not.
         value, normalized = _own_template(value), _own_template(normalized)
     refs = None
-    if isinstance(normalized, dict):
-        metadata = normalized.get("metadata")
-        annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
-        if isinstance(annotations, dict):
-            refs = annotations.get(ANNOTATION_REFS) if isinstance(annotations.get(ANNOTATION_REFS), str) else None
-            for name in COMPUTED_ANNOTATIONS:
-                annotations.pop(name, None)
-            # An annotations mapping postrender alone filled is no change either.
-            if not annotations:
-                del metadata["annotations"]
-            if not metadata:
-                del normalized["metadata"]
+    metadata = normalized.get("metadata") if isinstance(normalized, dict) else None
+    annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
+    if isinstance(annotations, dict):
+        refs = annotations.get(ANNOTATION_REFS) if isinstance(annotations.get(ANNOTATION_REFS), str) else None
+        # Copies, not edits: `normalized` shares its containers with `value`.
+        annotations = {k: v for k, v in annotations.items() if k not in COMPUTED_ANNOTATIONS}
+        metadata = {k: v for k, v in metadata.items() if k != "annotations"}
+        if annotations:
+            metadata["annotations"] = annotations
+        # An annotations mapping postrender alone filled is no change either.
+        normalized = {k: v for k, v in normalized.items() if k != "metadata"}
+        if metadata:
+            normalized["metadata"] = metadata
     return Shape(path, value, go_json(value), normalized, refs)
