@@ -13,7 +13,7 @@ import sys
 import traceback
 from collections.abc import Callable, Sequence
 
-from . import __version__
+from . import __version__, helmcontext
 from .cluster.args import add_gc_arguments, add_render_arguments, render_fields
 from .diff.formats import names as diff_formats
 from .errors import PostrenderError, UsageError
@@ -94,6 +94,10 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_STRING") is not None:
+        from .kustomize_plugin import exec_plugin_argv  # linked as the plugin: `PostRender <config file> [args]`
+
+        argv = exec_plugin_argv(argv)
     reporter = Reporter()
     status = 0
     try:
@@ -158,7 +162,7 @@ def render_options(args: argparse.Namespace) -> RenderOptions:
         raise UsageError("--max-bytes and --max-depth must be positive")
     if args.max_depth > MAX_DEPTH_CEILING:
         raise UsageError(f"--max-depth cannot exceed {MAX_DEPTH_CEILING}")
-    return RenderOptions(
+    options = RenderOptions(
         namespace=args.namespace or os.environ.get("HELM_NAMESPACE") or None,
         mutable=getattr(args, "mutable", False),
         keep_original=getattr(args, "keep_original", False),
@@ -168,6 +172,8 @@ def render_options(args: argparse.Namespace) -> RenderOptions:
         strict=getattr(args, "strict", False),
         **render_fields(args),
     )
+    # Under Helm: Helm's namespace, release (the default scope) and cluster.
+    return helmcontext.fill(options, explicit_namespace=args.namespace)
 
 
 def _render(args: argparse.Namespace, reporter: Reporter) -> str:
@@ -178,7 +184,7 @@ def _render(args: argparse.Namespace, reporter: Reporter) -> str:
     if args.plugin_config:
         from . import kustomize_plugin
 
-        return kustomize_plugin.run(args.plugin_config, sources, options, reporter)
+        return kustomize_plugin.run(args.plugin_config, args.paths, sources, options, reporter)
     from . import krm
 
     resource_list = None if args.krm else krm.detect(sources, options.limits)

@@ -1,20 +1,39 @@
-"""kustomize's content hash (api/hasher, v3.8.2 and later), bit for bit.
+"""kustomize's content hash (api/hasher, v3.8.2 and later), over what
+Kubernetes stores.
 
-The hash covers a ConfigMap's data/binaryData or a Secret's type/data/
-stringData; kustomize always hashes an empty name, so the hash is a pure
-function of content and renaming never changes it.
+kustomize hashes a ConfigMap's kind, data and binaryData, a Secret's kind,
+type, data and stringData, and an empty name, so the hash is a pure function
+of content and renaming never changes it. postrender feeds it the object as
+Kubernetes reads it (go-yaml v2 through sigs.k8s.io/yaml: YAML 1.1 keys,
+merge keys applied), and a Secret in the form the API server stores:
+stringData merged into data as base64, a missing or empty type as Opaque.
+A ConfigMap, or a Secret with only data and an explicit type (what
+kustomize's generators write), gets exactly kustomize's name.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 
-from .nodes import MappingNode, Node, ScalarNode, SequenceNode, entries, get, scalar_value
+from .nodes import (
+    MappingNode,
+    Node,
+    ScalarNode,
+    SequenceNode,
+    entries,
+    get,
+    is_null,
+    json_key,
+    json_value,
+    string_value,
+)
 
 _ENCODE = str.maketrans({"0": "g", "1": "h", "3": "k", "a": "m", "e": "t"})
 # Go's encoding/json escapes these even inside strings; Python's does not.
 _GO_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+DEFAULT_SECRET_TYPE = "Opaque"
 
 
 def content_hash(kind: str, node: MappingNode) -> str:
@@ -33,14 +52,35 @@ def canonical_json(kind: str, node: MappingNode) -> str:
     if kind == "ConfigMap":
         fields: dict[str, object] = {"kind": "ConfigMap", "name": "", "data": _field(node, "data")}
         binary = get(node, "binaryData")
-        if isinstance(binary, MappingNode):
-            fields["binaryData"] = to_json_value(binary)
+        if isinstance(binary, MappingNode):  # kustomize leaves out a missing or null one
+            fields["binaryData"] = string_entries(binary)
     else:
-        fields = {"kind": "Secret", "name": "", "type": _field(node, "type"), "data": _field(node, "data")}
-        string_data = get(node, "stringData")
-        if isinstance(string_data, MappingNode):
-            fields["stringData"] = to_json_value(string_data)
+        fields = {"kind": "Secret", "name": "", "type": secret_type(node), "data": stored_secret_data(node)}
     return go_json(fields)
+
+
+def secret_type(node: MappingNode) -> str:
+    """The API server defaults a missing, null or empty type to Opaque."""
+    value = get(node, "type")
+    if value is None or is_null(value):
+        return DEFAULT_SECRET_TYPE
+    return string_value(value) or DEFAULT_SECRET_TYPE
+
+
+def stored_secret_data(node: MappingNode) -> object:
+    """A Secret's data as the API server stores it: stringData, when it holds
+    anything, overwrites data's keys, base64-encoded. data values stay as
+    written (kustomize hashes their text)."""
+    string_data = get(node, "stringData")
+    strings = string_entries(string_data) if isinstance(string_data, MappingNode) else {}
+    if not strings:
+        return _field(node, "data")
+    data = get(node, "data")
+    merged = string_entries(data) if isinstance(data, MappingNode) else {}
+    for key, value in strings.items():
+        text = value if isinstance(value, str) else go_json(value)  # validate refuses non-strings
+        merged[key] = base64.b64encode(text.encode("utf-8")).decode("ascii")
+    return merged
 
 
 def go_json(value: object) -> str:
@@ -52,22 +92,38 @@ def go_json(value: object) -> str:
 
 
 def _field(node: MappingNode, key: str) -> object:
+    """A top-level field as kustomize's hasher reads it: "" when missing, a
+    scalar's text as written (`data: null` hashes "null", `data:` ""), a
+    mapping's entries."""
     value = get(node, key)
-    return "" if value is None else to_json_value(value)
+    if value is None:
+        return ""
+    if isinstance(value, ScalarNode):
+        return value.value
+    if isinstance(value, MappingNode):
+        return string_entries(value)
+    return to_json_value(value)
+
+
+def string_entries(node: MappingNode) -> dict[str, object]:
+    """data, binaryData or stringData: JSON keys to the strings Kubernetes
+    gets (plan.validate has refused anything else)."""
+    out: dict[str, object] = {}
+    for key, value in entries(node):
+        text = string_value(value)
+        out[json_key(key)] = text if text is not None else to_json_value(value)
+    return out
 
 
 def to_json_value(node: Node) -> object:
-    """What Go gets decoding the node into interface{}.
+    """The JSON kubectl sends for a node.
 
-    Callers bound the input first (read.py refuses alias bombs), and aliases
-    resolve to shared nodes, so this stays linear in the expanded size.
+    Callers bound the input first (read.py refuses alias bombs and what
+    kubectl cannot read), and aliases resolve to shared nodes, so this stays
+    linear in the expanded size.
     """
     if isinstance(node, ScalarNode):
-        return scalar_value(node)
+        return json_value(node)
     if isinstance(node, SequenceNode):
         return [to_json_value(item) for item in node.value]
-    out: dict[str, object] = {}
-    for key, value in entries(node):
-        label = key.value if isinstance(key, ScalarNode) else str(to_json_value(key))
-        out.setdefault(label, to_json_value(value))
-    return out
+    return {json_key(key): to_json_value(value) for key, value in entries(node)}

@@ -1,9 +1,10 @@
 """Options carried by a config object: kustomize's `PostRender` plugin config
 or a KRM `functionConfig` (a `PostRender`, or a kpt-style ConfigMap).
 
-kustomize runs a legacy exec transformer as `<plugin> <config file>` with the
-resources on stdin; the `PostRender` wrapper under integrations/kustomize
-passes that file as `--plugin-config`.
+kustomize runs a legacy exec transformer as `<plugin> <config file> [args]`
+with the resources on stdin and KUSTOMIZE_PLUGIN_CONFIG_STRING set; the
+`PostRender` wrapper under integrations/kustomize passes that file as
+`--plugin-config`, and so does postrender itself when linked as the plugin.
 """
 
 from __future__ import annotations
@@ -167,8 +168,24 @@ def _choices(data: dict[str, Any], where: str) -> dict[str, str]:
     return values
 
 
-def run(path: str, sources: list[Source], options: RenderOptions, reporter: Reporter) -> str:
+def run(path: str, paths: list[str], sources: list[Source], options: RenderOptions, reporter: Reporter) -> str:
     """The legacy exec transformer: plain stream in and out, options from the file."""
     from .render import render
 
+    if paths:
+        # Read as input, a file would replace the resources kustomize sends.
+        raise UsageError(
+            f"--plugin-config reads the resources from standard input, not from {', '.join(paths)} "
+            "(a word in argsOneLiner/argsFromFile that is not a postrender flag?)"
+        )
     return render(sources, load_file(path).apply(options), reporter).output
+
+
+def exec_plugin_argv(argv: list[str]) -> list[str]:
+    """kustomize's arguments for an exec plugin as postrender's: the config
+    file first, then argsOneLiner/argsFromFile, which are postrender flags.
+    Called only when KUSTOMIZE_PLUGIN_CONFIG_STRING says kustomize runs us.
+    Reading the config file as input would replace the whole stream with it."""
+    if not argv or argv[0].startswith("-") or argv[0] in ("render", "graph", "gc"):
+        return list(argv)
+    return ["--plugin-config", argv[0], *argv[1:]]

@@ -8,8 +8,13 @@ cycle-safe and never expands an alias twice.
 
 from __future__ import annotations
 
+import base64
+import binascii
+import math
 import re
-from collections.abc import Iterator
+import struct
+from collections.abc import Callable, Iterator
+from fractions import Fraction
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
@@ -18,35 +23,267 @@ __all__ = [
     "Node",
     "ScalarNode",
     "SequenceNode",
+    "NotReadable",
     "entries",
     "get",
     "get_str",
     "is_null",
+    "json_key",
+    "json_value",
+    "plain_is_string",
     "scalar_value",
     "scalars",
     "string_map",
+    "string_value",
     "unique_nodes",
 ]
 
-STR_TAG = "tag:yaml.org,2002:str"
+YAML_TAG_PREFIX = "tag:yaml.org,2002:"
+STR_TAG = YAML_TAG_PREFIX + "str"
+MERGE_TAG = YAML_TAG_PREFIX + "merge"
 # read.py sets this as the style of a plain scalar with an explicit string tag
 # (`!!str 1`): like a quoted scalar it is a string whatever it looks like.
 EXPLICIT_STR_STYLE = "!"
 MERGE_KEY = "<<"
 
-# YAML 1.1 core resolution, as Kubernetes' sigs.k8s.io/yaml (go-yaml v2) reads
-# plain scalars. Only used to tell strings from non-strings.
-_BOOL = re.compile(r"^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$")
-_TRUE = re.compile(r"^(?:y|Y|yes|Yes|YES|true|True|TRUE|on|On|ON)$")
-_NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
-_INT = re.compile(r"^[-+]?(?:0b[0-1_]+|0o?[0-7_]+|0x[0-9a-fA-F_]+|[1-9][0-9_]*|0|[1-9][0-9_]*(?::[0-5]?[0-9])+)$")
-_FLOAT = re.compile(
-    r"^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?"
-    r"|[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)"
-    r"|\.[0-9_]+(?:[eE][-+][0-9]+)?"
-    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+
+class NotReadable(ValueError):
+    """kubectl (sigs.k8s.io/yaml over go-yaml v2) cannot read this node.
+
+    The message describes the problem without quoting the value, which may
+    be a secret.
+    """
+
+
+# --- go-yaml v2's plain-scalar resolution ------------------------------------
+#
+# go-yaml v2's resolve() (go.yaml.in/yaml/v2, which sigs.k8s.io/yaml, and so
+# kubectl and Helm, read manifests with), rule for rule, checked value by
+# value against kubectl (tests/test_kubernetes_reading.py). The first
+# character of a plain scalar hints at what it may be; anything else is a
+# string. It is not the YAML 1.1 spec: no base-60 numbers (`23:59` is a
+# string), leading zeros are octal when they can be and else a float (`08`
+# is 8.0), underscores go anywhere in a number (`1__0`), and a float may
+# start with its point (`.5`, `-.5e3`).
+
+_HINT_SIGN, _HINT_DIGIT, _HINT_WORD, _HINT_DOT = "S", "D", "M", "."
+_HINTS = {"+": _HINT_SIGN, "-": _HINT_SIGN, ".": _HINT_DOT}
+_HINTS.update(dict.fromkeys("0123456789", _HINT_DIGIT))
+_HINTS.update(dict.fromkeys("yYnNtTfFoO~", _HINT_WORD))
+
+_WORDS: dict[str, tuple[str, object]] = {}
+for _kind, _value, _words in (
+    ("bool", True, "y Y yes Yes YES true True TRUE on On ON"),
+    ("bool", False, "n N no No NO false False FALSE off Off OFF"),
+    ("null", None, "~ null Null NULL"),
+    ("float", math.nan, ".nan .NaN .NAN"),
+    ("float", math.inf, ".inf .Inf .INF +.inf +.Inf +.INF"),
+    ("float", -math.inf, "-.inf -.Inf -.INF"),
+):
+    _WORDS.update(dict.fromkeys(_words.split(), (_kind, _value)))
+_WORDS[""] = ("null", None)
+NULL_WORDS = frozenset(w for w, (kind, _) in _WORDS.items() if kind == "null")
+NONFINITE_WORDS = frozenset(w for w, (kind, value) in _WORDS.items() if kind == "float")
+
+# go-yaml's yamlStyleFloat, applied after underscores are removed.
+_YAML_STYLE_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
+# Go's strconv.ParseFloat syntax for a decimal starting with ".": digits and
+# underscores (checked by _underscores_ok), an optional exponent.
+_DOT_FLOAT = re.compile(r"\.[0-9_]*(?:[eE][-+]?[0-9][0-9_]*)?")
+_INT64 = 1 << 63
+_UINT64 = 1 << 64
+_DIGITS = {c: int(c, 16) for c in "0123456789abcdefABCDEF"}
+
+
+def resolve_plain(text: str) -> tuple[str, object]:
+    """What go-yaml v2 reads an untagged plain scalar as: (kind, value).
+
+    kind is "str", "null", "bool", "int" (value may exceed int64: a uint64)
+    or "float" (value may be inf or nan). go-yaml also recognises
+    timestamps, but gives them back as the text itself, and no timestamp
+    (`2001-12-14...`) parses as a number: they are strings here.
+    """
+    hint = _hint(text)
+    if not hint:
+        return "str", text
+    word = _WORDS.get(text)
+    if word is not None:
+        return word
+    if hint == _HINT_DOT:
+        value = _go_parse_dot_float(text)
+        return ("float", value) if value is not None else ("str", text)
+    if hint not in (_HINT_DIGIT, _HINT_SIGN):
+        return "str", text
+    return _resolve_number(text)
+
+
+def _hint(text: str) -> str:
+    return _HINTS.get(text[0], "") if text else "N"
+
+
+def _resolve_number(text: str) -> tuple[str, object]:
+    plain = text.replace("_", "")
+    number = _go_parse_int(plain, 0)
+    if number is None:
+        number = _go_parse_uint(plain, 0)
+    if number is not None:
+        return "int", number
+    if _YAML_STYLE_FLOAT.fullmatch(plain):
+        value = float(plain)
+        if not math.isinf(value):  # Go: out of range is an error
+            return "float", value
+    # Leftovers of go-yaml's own binary parsing: `0b-101` is -5.
+    if plain.startswith("0b"):
+        number = _go_parse_int(plain[2:], 2)
+        if number is None:
+            number = _go_parse_uint(plain[2:], 2)
+    elif plain.startswith("-0b"):
+        number = _go_parse_int("-" + plain[3:], 2)
+    if number is not None:
+        return "int", number
+    return "str", text
+
+
+def _go_parse_uint(text: str, base: int) -> int | None:
+    """strconv.ParseUint(text, base, 64), without underscores (callers strip them)."""
+    if not text:
+        return None
+    if base == 0:
+        base = 10
+        if text[0] == "0":
+            prefix = text[1:2].lower()
+            if len(text) >= 3 and prefix in ("b", "o", "x"):
+                base, text = {"b": 2, "o": 8, "x": 16}[prefix], text[2:]
+            else:
+                base, text = 8, text[1:]
+    value = 0
+    for char in text:
+        digit = _DIGITS.get(char, 99)
+        if digit >= base:
+            return None
+        value = value * base + digit
+    return value if value < _UINT64 else None
+
+
+def _go_parse_int(text: str, base: int) -> int | None:
+    """strconv.ParseInt(text, base, 64)."""
+    negative = text[:1] == "-"
+    unsigned = _go_parse_uint(text[1:] if text[:1] in ("+", "-") else text, base)
+    if unsigned is None:
+        return None
+    if negative:
+        return -unsigned if unsigned <= _INT64 else None
+    return unsigned if unsigned < _INT64 else None
+
+
+def _go_parse_dot_float(text: str) -> float | None:
+    """strconv.ParseFloat(text, 64) for a text starting with "."."""
+    if not _DOT_FLOAT.fullmatch(text):
+        return None
+    mantissa = re.split("[eE]", text, maxsplit=1)[0]
+    if not any("0" <= c <= "9" for c in mantissa):
+        return None
+    if "_" in text and not _underscores_ok(text):
+        return None
+    value = float(text.replace("_", ""))
+    return None if math.isinf(value) else value
+
+
+def _underscores_ok(text: str) -> bool:
+    """Go's strconv underscoreOK for a decimal number: each `_` between digits."""
+    saw = "^"
+    for char in text.lstrip("+-"):
+        if "0" <= char <= "9":
+            saw = "0"
+        elif char == "_":
+            if saw != "0":
+                return False
+            saw = "_"
+        elif saw == "_":
+            return False
+        else:
+            saw = "!"
+    return saw != "_"
+
+
+def _resolve_tagged(short: str, text: str) -> object:
+    """go-yaml v2's resolve() with an explicit !!bool/!!int/!!float/!!null/!!timestamp tag."""
+    if short == "timestamp" and is_go_timestamp(text):
+        return text  # decoded into an interface{}, a timestamp stays its text
+    kind, value = resolve_plain(text)
+    if kind == short:
+        return value
+    if short == "float" and kind == "int" and -_INT64 <= value < _INT64:  # type: ignore[operator]
+        return float(value)  # type: ignore[arg-type]
+    raise NotReadable(f"a !!{short} value that is not one")
+
+
+def go_string(data: bytes) -> str:
+    """Bytes as Go's encoding/json writes a string: each invalid byte becomes U+FFFD."""
+    text = data.decode("utf-8", "surrogateescape")
+    return re.sub("[\udc80-\udcff]", "\ufffd", text)
+
+
+def go_base64(text: str) -> bytes | None:
+    """Go's base64.StdEncoding.DecodeString, which skips CR and LF: what
+    go-yaml v2 uses for !!binary and the API server for []byte fields."""
+    compact = text.replace("\r", "").replace("\n", "")
+    try:
+        return base64.b64decode(compact, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def decode_binary(text: str) -> str:
+    """A !!binary scalar as go-yaml v2 decodes it and kubectl sends it."""
+    data = go_base64(text)
+    if data is None:
+        raise NotReadable("a !!binary value that is not valid base64")
+    return go_string(data)
+
+
+# go-yaml v2 tries these time.Parse layouts for a !!timestamp: RFC 3339 with
+# 1-2 digit fields and T or t; date and time with no zone (Go lets a layout's
+# space match a run of spaces); date only. A fraction may follow the seconds
+# after "." or ",". Ranges as time.Parse checks them, zone offsets included.
+_TS_DATE = r"(?P<y>[0-9]{4})-(?P<mo>[0-9]{1,2})-(?P<d>[0-9]{1,2})"
+_TS_TIME = r"(?P<h>[0-9]{1,2}):(?P<mi>[0-9]{1,2}):(?P<s>[0-9]{1,2})(?:[.,][0-9]+)?"
+_TS_ZONE = r"(?:Z|[-+](?P<zh>[0-9]{2}):(?P<zm>[0-9]{2}))"
+_TS_LAYOUTS = (
+    re.compile(_TS_DATE + "T" + _TS_TIME + _TS_ZONE),
+    re.compile(_TS_DATE + "t" + _TS_TIME + _TS_ZONE),
+    re.compile(_TS_DATE + " +" + _TS_TIME),
+    re.compile(_TS_DATE),
 )
 
+
+def is_go_timestamp(text: str) -> bool:
+    """go-yaml v2's parseTimestamp: Go's time.Parse with its layouts."""
+    for layout in _TS_LAYOUTS:
+        match = layout.fullmatch(text)
+        if match is not None and _timestamp_in_range(match.groupdict()):
+            return True
+    return False
+
+
+def _timestamp_in_range(fields: dict[str, str | None]) -> bool:
+    year, month, day = int(fields["y"] or 0), int(fields["mo"] or 0), int(fields["d"] or 0)
+    if not 1 <= month <= 12 or not 1 <= day <= _days_in(month, year):
+        return False
+    if fields.get("h") is not None and (int(fields["h"] or 0) >= 24 or int(fields["mi"] or 0) >= 60 or int(fields["s"] or 0) >= 60):
+        return False
+    if fields.get("zh") is not None and (int(fields["zh"] or 0) > 24 or int(fields["zm"] or 0) > 60):
+        return False
+    return True
+
+
+def _days_in(month: int, year: int) -> int:
+    if month == 2:
+        return 29 if year % 4 == 0 and (year % 100 != 0 or year % 400 == 0) else 28
+    return 30 if month in (4, 6, 9, 11) else 31
+
+
+# --- node readers ------------------------------------------------------------
 
 # Anchors and tags written before a node (its start mark includes them); a
 # verbatim tag (`!<tag:yaml.org,2002:str>`) may hold commas.
@@ -54,7 +291,14 @@ PROPERTIES = re.compile(r"(?:(?:!<[^>]*>|[&!][^\s,\[\]{}]*)\s+)+")
 
 
 def is_null(node: Node | None) -> bool:
-    return isinstance(node, ScalarNode) and not node.style and node.value in ("", "~", "null", "Null", "NULL")
+    if not isinstance(node, ScalarNode):
+        return False
+    if node.tag == STR_TAG:
+        return not node.style and node.value in NULL_WORDS
+    try:
+        return scalar_value(node) is None
+    except NotReadable:
+        return False
 
 
 def string_map(node: Node | None) -> dict[str, str]:
@@ -64,38 +308,88 @@ def string_map(node: Node | None) -> dict[str, str]:
     return {k.value: v.value for k, v in node.value if isinstance(k, ScalarNode) and isinstance(v, ScalarNode)}
 
 
-def entries(node: MappingNode) -> Iterator[tuple[Node, Node]]:
-    """Key/value pairs of a mapping with YAML merge keys applied.
+def is_merge_key(node: Node) -> bool:
+    """go-yaml v2's isMerge: a plain untagged `<<`, or `!!merge <<`."""
+    if not isinstance(node, ScalarNode) or node.value != MERGE_KEY:
+        return False
+    return node.tag == MERGE_TAG or (node.tag == STR_TAG and not node.style)
 
-    Explicit keys win over merged ones, as in every YAML loader.
+
+def merge_sources(value: Node) -> list[Node]:
+    """The mappings a merge key's value applies, in the order they apply.
+
+    go-yaml v2 applies a sequence of mappings from the last to the first, so
+    the first wins. Anything else is refused by read.py before this runs.
     """
-    seen: set[str] = set()
-    merges: list[Node] = []
-    for key, value in node.value:
-        if isinstance(key, ScalarNode) and key.value == MERGE_KEY and not key.style:
-            merges.append(value)
-            continue
-        if isinstance(key, ScalarNode):
-            seen.add(key.value)
-        yield key, value
-    stack = [m for merge in merges for m in (merge.value if isinstance(merge, SequenceNode) else [merge])]
-    visited: set[int] = {id(node)}
+    if isinstance(value, MappingNode):
+        return [value]
+    if isinstance(value, SequenceNode):
+        return [item for item in reversed(value.value) if isinstance(item, MappingNode)]
+    return []
+
+
+def entries(node: MappingNode) -> Iterator[tuple[Node, Node]]:
+    """Key/value pairs of a mapping as go-yaml v2 reads it, merge keys applied.
+
+    Entries apply in order, each overwriting an equal key set before it, and
+    a merge key (`<<`) applies its mappings at its own place. So in
+    `{a: 1, <<: {a: 2}}` a is 2, and in `{<<: {a: 2}, a: 1}` it is 1.
+    Keys are equal when Kubernetes gets the same JSON key for them (read.py
+    refuses keys of different types that would meet).
+    """
+    if not any(is_merge_key(k) for k, _ in node.value):
+        yield from node.value
+        return
+    yield from _merged(node, _json_identity)
+
+
+def entries_by_go_key(node: MappingNode) -> Iterator[tuple[Node, Node]]:
+    """As entries, with keys equal only when go-yaml v2 holds them equal
+    (`1` and `0x1` are, `1` and `'1'` are not)."""
+    yield from _merged(node, go_key)
+
+
+def _merged(node: MappingNode, identity: Callable[[Node], object]) -> Iterator[tuple[Node, Node]]:
+    result: dict[object, tuple[Node, Node]] = {}
+    # Iterative: merged mappings may chain through any number of aliases.
+    # A frame walks a mapping's entries, or a merge key's mappings in turn.
+    stack: list[tuple[Node | None, Iterator]] = [(node, iter(node.value))]
     while stack:
-        source = stack.pop(0)
-        if not isinstance(source, MappingNode) or id(source) in visited:
-            continue
-        visited.add(id(source))
-        for key, value in entries_direct(source):
-            if isinstance(key, ScalarNode) and key.value in seen:
-                continue
-            if isinstance(key, ScalarNode):
-                seen.add(key.value)
-            yield key, value
+        owner, items = stack[-1]
+        item = next(items, None)
+        if item is None:
+            stack.pop()
+        elif owner is None:  # the next mapping of a merge
+            if all(item is not frame_owner for frame_owner, _ in stack):  # read.py refuses recursion
+                stack.append((item, iter(item.value)))
+        elif is_merge_key(item[0]):
+            stack.append((None, iter(merge_sources(item[1]))))
+        else:
+            result[identity(item[0])] = item
+    yield from result.values()
+
+
+def _json_identity(key: Node) -> object:
+    try:
+        return json_key(key)
+    except NotReadable:
+        return ("node", id(key))
+
+
+def go_key(key: Node) -> object:
+    """A key as a value in go-yaml v2's map[interface{}]interface{}."""
+    try:
+        value = scalar_value(key) if isinstance(key, ScalarNode) else None
+    except NotReadable:
+        value = None
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ("node", id(key))  # NaN equals nothing; unreadable keys are refused anyway
+    return (type(value).__name__, value)
 
 
 def entries_direct(node: MappingNode) -> Iterator[tuple[Node, Node]]:
     for key, value in node.value:
-        if isinstance(key, ScalarNode) and key.value == MERGE_KEY and not key.style:
+        if is_merge_key(key):
             continue
         yield key, value
 
@@ -103,14 +397,30 @@ def entries_direct(node: MappingNode) -> Iterator[tuple[Node, Node]]:
 def get(node: Node | None, key: str) -> Node | None:
     if not isinstance(node, MappingNode):
         return None
+    found = None
+    merged = False
     for k, v in node.value:
-        if isinstance(k, ScalarNode) and k.value == key:
+        if isinstance(k, ScalarNode):
+            if k.value == key and found is None and _reads_as(k, key):
+                found = v
+            elif k.value == MERGE_KEY and is_merge_key(k):
+                merged = True
+    if not merged:
+        return found
+    for k, v in entries(node):
+        if isinstance(k, ScalarNode) and k.value == key and _reads_as(k, key):
             return v
-    if any(isinstance(k, ScalarNode) and k.value == MERGE_KEY for k, _ in node.value):
-        for k, v in entries(node):
-            if isinstance(k, ScalarNode) and k.value == key:
-                return v
     return None
+
+
+def _reads_as(key: ScalarNode, text: str) -> bool:
+    """Whether Kubernetes reads `key` (whose text is `text`) as that very key."""
+    if key.tag == STR_TAG and (key.style or not _hint(text)):
+        return True
+    try:
+        return json_key(key) == text
+    except NotReadable:
+        return False
 
 
 def get_str(node: Node | None, key: str) -> str | None:
@@ -121,71 +431,162 @@ def get_str(node: Node | None, key: str) -> str | None:
 
 
 def is_string(node: ScalarNode) -> bool:
-    if node.style:
-        return node.tag == STR_TAG
-    return node.tag == STR_TAG and plain_is_string(node.value)
+    """Whether Kubernetes reads the scalar as a string, and that string is its text.
+
+    A `!!binary` scalar reads as its decoded bytes: see string_value.
+    """
+    if node.tag == STR_TAG:
+        return bool(node.style) or plain_is_string(node.value)
+    if node.tag == YAML_TAG_PREFIX + "binary":
+        return False
+    try:
+        return isinstance(scalar_value(node), str)
+    except NotReadable:
+        return False
+
+
+def string_value(node: Node) -> str | None:
+    """The string Kubernetes reads for a node, or None when it reads no string."""
+    if not isinstance(node, ScalarNode):
+        return None
+    try:
+        value = scalar_value(node)
+    except NotReadable:
+        return None
+    return value if isinstance(value, str) else None
 
 
 def plain_is_string(text: str) -> bool:
     """Whether `text`, written as a plain scalar, reads back as a string."""
-    return not (_NULL.match(text) or _BOOL.match(text) or _INT.match(text) or _FLOAT.match(text))
+    return resolve_plain(text)[0] == "str"
 
 
 def scalar_value(node: ScalarNode) -> object:
-    """The JSON value a Go YAML decoder would give a scalar."""
-    v = node.value
+    """The value go-yaml v2 decodes a scalar to in an interface{}: str,
+    None, bool, int (possibly beyond int64, a uint64), or float (possibly
+    inf or nan, which kubectl then fails to write as JSON).
+
+    Raises NotReadable where go-yaml v2 fails (`!!int abc`, bad `!!binary`).
+    """
     tag = node.tag
-    if node.style or tag not in (STR_TAG,):
-        if tag == STR_TAG or tag.endswith(":binary"):
-            return v
-        if tag.endswith(":int"):
-            return _int(v)
-        if tag.endswith(":float"):
-            return _float(v)
-        if tag.endswith(":bool"):
-            return bool(_TRUE.match(v))
-        if tag.endswith(":null"):
-            return None
-        return v
-    if _NULL.match(v):
-        return None
-    if _BOOL.match(v):
-        return bool(_TRUE.match(v))
-    if _INT.match(v):
-        return _int(v)
-    if _FLOAT.match(v):
-        return _float(v)
-    return v
+    if tag == STR_TAG:
+        return node.value if node.style else resolve_plain(node.value)[1]
+    return tagged_value(tag, node.value)
 
 
-def _int(v: str) -> object:
+def tagged_value(tag: str, text: str) -> object:
+    """A scalar with an explicit tag other than !!str, quoted or not."""
+    short = tag[len(YAML_TAG_PREFIX) :] if tag.startswith(YAML_TAG_PREFIX) else None
+    if short == "binary":
+        return decode_binary(text)
+    if short in ("bool", "int", "float", "null", "timestamp"):
+        return _resolve_tagged(short, text)
+    # Any other tag (`!foo`, `!`, `!!map` on a scalar): go-yaml leaves it unresolved, a string.
+    return text
+
+
+def json_value(node: ScalarNode) -> object:
+    """The JSON value kubectl sends for a scalar: scalar_value, finite."""
+    value = scalar_value(node)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise NotReadable("an infinite or NaN number, which JSON cannot hold")
+    return value
+
+
+def json_key(node: Node) -> str:
+    """The JSON key Kubernetes gets for a mapping key.
+
+    sigs.k8s.io/yaml turns go-yaml's non-string keys into strings: an int in
+    decimal, a bool as true/false, a float as Go formats a float32 (%g,
+    shortest: `1e3` is "1000", `0.1234567890123` "0.12345679", `1e300`
+    ".inf"). It cannot convert a null key, an integer beyond int64, or a
+    mapping or sequence used as a key: kubectl refuses those.
+    """
+    if not isinstance(node, ScalarNode):
+        raise NotReadable("a mapping or sequence used as a key")
+    if node.tag == STR_TAG and (node.style or not _hint(node.value)):
+        return node.value
+    value = scalar_value(node)
+    if isinstance(value, str):
+        return value
+    if value is None:
+        raise NotReadable("a null key (empty, ~ or null)")
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        if not -_INT64 <= value < _INT64:
+            raise NotReadable("an integer key beyond 64-bit range")
+        return str(value)
+    return go_float32_key(float(value))  # type: ignore[arg-type]
+
+
+def go_float32_key(value: float) -> str:
+    """strconv.FormatFloat(value, 'g', -1, 32), with Inf and NaN as YAML spells them."""
+    if math.isnan(value):
+        return ".nan"
     try:
-        text = v.replace("_", "")
-        if ":" in text:
-            sign = -1 if text.startswith("-") else 1
-            total = 0
-            for part in text.lstrip("+-").split(":"):
-                total = total * 60 + int(part)
-            return sign * total
-        if text.lstrip("+-").startswith(("0b", "0x", "0o")):
-            return int(text, 0)
-        if len(text.lstrip("+-")) > 1 and text.lstrip("+-").startswith("0"):
-            return int(text, 8)
-        return int(text)
-    except ValueError:
-        return v
+        single = struct.unpack("<f", struct.pack("<f", value))[0]
+    except OverflowError:
+        single = math.copysign(math.inf, value)
+    if math.isinf(single):
+        return ".inf" if single > 0 else "-.inf"
+    sign = "-" if math.copysign(1.0, single) < 0 else ""
+    if single == 0:
+        return sign + "0"
+    digits, point = _shortest_float32(abs(single))
+    exponent = point - 1
+    if exponent < -4 or exponent >= 6:  # Go's shortest %g: exponent form outside [1e-4, 1e6)
+        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+        return f"{sign}{mantissa}e{'-' if exponent < 0 else '+'}{abs(exponent):02d}"
+    if point <= 0:
+        return f"{sign}0.{'0' * -point}{digits}"
+    if point >= len(digits):
+        return sign + digits + "0" * (point - len(digits))
+    return f"{sign}{digits[:point]}.{digits[point:]}"
 
 
-def _float(v: str) -> object:
-    text = v.replace("_", "").lower()
-    if text in (".nan",):
-        return v
-    if text.endswith(".inf"):
-        return v
-    try:
-        return float(text)
-    except ValueError:
-        return v
+def _shortest_float32(value: float) -> tuple[str, int]:
+    """Shortest decimal digits that read back as this float32, and the
+    position of the decimal point (value = 0.DIGITS * 10**point); of several
+    equally short, the closest. Exact arithmetic, as Go's Ryu."""
+    bits = struct.unpack("<I", struct.pack("<f", value))[0]
+    exponent_field, fraction = (bits >> 23) & 0xFF, bits & 0x7FFFFF
+    if exponent_field:
+        mantissa, exponent = fraction | (1 << 23), exponent_field - 150
+    else:
+        mantissa, exponent = fraction, -149
+    exact = Fraction(mantissa) * Fraction(2) ** exponent
+    step = Fraction(2) ** exponent
+    upper = exact + step / 2
+    lower = exact - (step / 4 if fraction == 0 and exponent_field > 1 else step / 2)
+    inclusive = mantissa % 2 == 0
+
+    def inside(candidate: Fraction) -> bool:
+        if inclusive:
+            return lower <= candidate <= upper
+        return lower < candidate < upper
+
+    # exact = 0.d1d2... * 10**point
+    point = len(str(exact.numerator // exact.denominator)) if exact >= 1 else 0
+    if exact < 1:
+        while exact * Fraction(10) ** (-point) < Fraction(1, 10):
+            point -= 1
+    for count in range(1, 18):
+        scale = Fraction(10) ** (point - count)
+        low = exact / scale
+        floor = low.numerator // low.denominator
+        best = None
+        for digits in (floor, floor + 1):
+            candidate = digits * scale
+            if inside(candidate):
+                distance = abs(candidate - exact)
+                if best is None or distance < best[0] or (distance == best[0] and digits % 2 == 0):
+                    best = (distance, digits)
+        if best is not None:
+            text = str(best[1])
+            shift = len(text) - count  # rounding up may add a digit (9.99 -> 10.0)
+            return text.rstrip("0") or "0", point + shift
+    raise AssertionError("a float32 always has a 9-digit representation")
 
 
 def children(node: Node) -> list[Node]:

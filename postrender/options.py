@@ -28,3 +28,6 @@ class RenderOptions:
     strategy: str = "rename"
     # Fields still naming a renamed object are an error, not a warning (guard.py).
     strict: bool = False
+    # Helm 3 is the parent: it renders hooks apart and never shows them to a
+    # post-renderer (set by helmcontext.py; no flag of its own).
+    hooks_hidden: bool = False

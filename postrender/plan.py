@@ -12,15 +12,13 @@ Naming rules (documented in the README):
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 from dataclasses import dataclass
 
 from .errors import PostrenderError
 from .graph import Graph
 from .hashing import content_hash, short_hash
-from .nodes import MappingNode, ScalarNode, entries, get, is_null, is_string
+from .nodes import STR_TAG, MappingNode, Node, ScalarNode, entries, get, go_base64, is_null, json_key, scalar_value, string_value
 from .read import KubeObject
 
 LABEL_VERSIONED = "postrender.io/versioned"
@@ -109,39 +107,49 @@ def validate(obj: KubeObject) -> None:
         if node is not None and not is_null(node) and not isinstance(node, MappingNode):
             raise PostrenderError(f"metadata.{field} must be a mapping", obj.location(node))
     secret_type = get(obj.node, "type")
-    if obj.kind == "Secret" and secret_type is not None and not isinstance(secret_type, ScalarNode):
-        raise PostrenderError("Secret type must be a string", obj.location(secret_type))
-    data = get(obj.node, "data")
-    if data is not None and not is_null(data):
-        if not isinstance(data, MappingNode):
-            raise PostrenderError(f"{obj.kind} data must be a mapping", obj.location(data))
-        for key, value in entries(data):
-            label = key.value if isinstance(key, ScalarNode) else "?"
-            if not isinstance(value, ScalarNode) or not is_string(value):
-                # Only the key is named: the value may be a secret.
-                what = "a string" if obj.kind == "ConfigMap" else "a base64 string"
-                raise PostrenderError(f"data.{label} must be {what}", obj.location(value))
-            if obj.kind == "Secret" and not _is_base64(value.value):
-                raise PostrenderError(f"data.{label} is not valid base64", obj.location(value))
-    for field in ("binaryData", "stringData"):
+    if obj.kind == "Secret" and secret_type is not None and not is_null(secret_type) and string_value(secret_type) is None:
+        raise PostrenderError("Secret type must be a string" + _not_a_string(secret_type), obj.location(secret_type))
+    for field in ("data", "binaryData", "stringData"):
         node = get(obj.node, field)
-        if node is not None and not is_null(node) and not isinstance(node, MappingNode):
+        if node is None or is_null(node):
+            continue
+        if not isinstance(node, MappingNode):
             raise PostrenderError(f"{obj.kind} {field} must be a mapping", obj.location(node))
-        if isinstance(node, MappingNode):
-            for key, value in entries(node):
-                if not isinstance(value, ScalarNode):
-                    label = key.value if isinstance(key, ScalarNode) else "?"
-                    raise PostrenderError(f"{field}.{label} must be a scalar", obj.location(value))
+        if field not in _STRING_FIELDS[obj.kind]:
+            continue  # not a field of this kind: the API server drops it
+        encoded = field == "binaryData" or (obj.kind == "Secret" and field == "data")
+        for key, value in entries(node):
+            # Only the key is named: the value may be a secret.
+            label = json_key(key)
+            text = string_value(value)
+            if text is None:
+                what = "a base64 string" if encoded else "a string"
+                raise PostrenderError(f"{field}.{label} must be {what}{_not_a_string(value)}", obj.location(value))
+            if encoded and go_base64(text) is None:
+                raise PostrenderError(f"{field}.{label} is not valid base64", obj.location(value))
 
 
-def _is_base64(value: str) -> bool:
-    # Go's decoder, which the API server uses, skips CR and LF.
-    compact = value.replace("\r", "").replace("\n", "")
-    try:
-        base64.b64decode(compact, validate=True)
-    except (binascii.Error, ValueError):
-        return False
-    return True
+# The fields whose values the API server takes as strings (base64 for
+# binaryData and a Secret's data); a ConfigMap's stringData or a Secret's
+# binaryData is no field of theirs.
+_STRING_FIELDS = {"ConfigMap": ("data", "binaryData"), "Secret": ("data", "stringData")}
+
+
+def _not_a_string(node: Node) -> str:
+    """Why Kubernetes reads a node as something other than a string, and
+    the fix; never the value itself."""
+    if not isinstance(node, ScalarNode):
+        return ""
+    value = scalar_value(node)  # read.py has refused what kubectl cannot read
+    if value is None:
+        what = "null"
+        fix = "write '' for an empty string" if not node.style else "drop the !!null tag"
+    else:
+        what = "a boolean" if isinstance(value, bool) else "a number"
+        fix = "quote it" if node.tag == STR_TAG else "drop its tag or make it !!str"
+    if node.tag == STR_TAG:
+        return f": Kubernetes reads this unquoted value as {what} (YAML 1.1); {fix}"
+    return f": its tag makes it {what}; {fix}"
 
 
 def _version(obj: KubeObject, options: Options, produced_by: str | None) -> Version:

@@ -12,6 +12,7 @@ import bisect
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import NoReturn
 
 from ruamel.yaml.cyaml import CBaseLoader
 from ruamel.yaml.error import MarkedYAMLError, StreamMark, YAMLError
@@ -26,10 +27,17 @@ from .nodes import (
     Node,
     ScalarNode,
     SequenceNode,
+    NONFINITE_WORDS,
+    NotReadable,
     children,
+    entries_by_go_key,
     get,
     get_str,
+    go_key,
+    is_merge_key,
     is_null,
+    json_key,
+    json_value,
     string_map,
     unique_nodes,
 )
@@ -241,9 +249,10 @@ def _compose(doc: Document, limits: Limits) -> Node | None:
     if not text.strip() or _only_comments(text):
         return None
     location = Location(doc.index, doc.source.name, line=doc.first_line + 1)
+    masked = _mask_surrogate_escapes(text) if _is_json_first(doc) else None
     if _may_nest_deeply(text, limits.max_depth):
-        _check_depth(doc, limits.max_depth)
-    loader = CBaseLoader(text)
+        _check_depth(doc, limits.max_depth, masked)
+    loader = CBaseLoader(masked or text)
     try:
         root = loader.get_single_node()
     except MarkedYAMLError as exc:
@@ -258,6 +267,8 @@ def _compose(doc: Document, limits: Limits) -> Node | None:
         _release(loader)
     if root is None:
         return None
+    if masked is not None:
+        _unmask_surrogates(root)
     if text.startswith("\ufeff"):
         _shift_marks(root, 1)
     if isinstance(root, ScalarNode) and root.style in ("|", ">"):
@@ -328,9 +339,71 @@ def _yaml_error(doc: Document, exc: MarkedYAMLError) -> PostrenderError:
     if exc.context and exc.problem:
         started = f" at line {doc.first_line + exc.context_mark.line + 1}" if exc.context_mark else ""
         message += f" ({exc.context}{started})"
+    if exc.problem == "found invalid Unicode character escape code":
+        message += f"; {_SURROGATE_HINT}"
     match = _SOURCE_COMMENT.search(doc.text)
     where = doc.source_comment or (match.group(1).strip() if match else None) or doc.source.name
     return PostrenderError(f"invalid YAML: {message}", Location(doc.index, where, line=line))
+
+
+# kubectl reads a stream that starts with "{" as JSON up to the end of that
+# first value (apimachinery's YAMLOrJSONDecoder), and everything else with
+# go-yaml v2. JSON strings allow two escapes YAML's double-quoted scalars do
+# not: a surrogate pair for a character beyond U+FFFF (\ud83d\ude00), which
+# libyaml refuses, and \/, which libyaml reads and go-yaml v2 refuses. Helm
+# puts `---` before every document, so it reads neither.
+_SURROGATE_HINT = (
+    "a \\uD800-\\uDFFF escape (a JSON surrogate pair) is read by kubectl only in a JSON document that starts"
+    " the stream, and never by Helm; write the character itself or a \\U0001F600-style escape"
+)
+_SLASH_HINT = (
+    "a \\/ escape in a double-quoted string: go-yaml v2 (kubectl, Helm) reads it only in a JSON document that"
+    " starts the stream; write / instead"
+)
+_GO_SPACE = " \t\n\v\f\r\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|.)", re.S)
+# Surrogates are parsed as stand-ins from this private-use range, one for one
+# (same escape length, so every position stays put), then joined back.
+_STAND_INS = re.compile("[\ue000-\ue7ff]")
+_STAND_IN_ESCAPE = re.compile(r"\\u[eE][0-7]|\\U0000[eE][0-7]")
+_HIGH, _LOW, _STAND_IN = 0xD800, 0xDC00, 0xE000
+
+
+def _is_json_first(doc: Document) -> bool:
+    return doc.index == 1 and doc.text.lstrip(_GO_SPACE).startswith("{")
+
+
+def _mask_surrogate_escapes(text: str) -> str | None:
+    if not re.search(r"\\u[dD][89a-fA-F]", text) or _STAND_INS.search(text) or _STAND_IN_ESCAPE.search(text):
+        return None
+
+    def stand_in(match: re.Match[str]) -> str:
+        code = int(match.group(1), 16) if match.group(1) else 0
+        if _HIGH <= code <= 0xDFFF:
+            return f"\\u{code - _HIGH + _STAND_IN:04X}"
+        return match.group()
+
+    return _ESCAPE.sub(stand_in, text)
+
+
+def _unmask_surrogates(root: Node) -> None:
+    """Join stand-ins back as Go's JSON decoder joins surrogates: a high one
+    followed by a low one is one character, any other is U+FFFD."""
+    for node in unique_nodes(root):
+        if not isinstance(node, ScalarNode) or not _STAND_INS.search(node.value):
+            continue
+        out: list[str] = []
+        value, i = node.value, 0
+        while i < len(value):
+            code = ord(value[i]) - _STAND_IN + _HIGH
+            following = ord(value[i + 1]) - _STAND_IN + _HIGH if i + 1 < len(value) else 0
+            if _HIGH <= code < _LOW and _LOW <= following <= 0xDFFF:
+                out.append(chr(0x10000 + ((code - _HIGH) << 10) + (following - _LOW)))
+                i += 2
+                continue
+            out.append("\ufffd" if _HIGH <= code <= 0xDFFF else value[i])
+            i += 1
+        node.value = "".join(out)
 
 
 def _may_nest_deeply(text: str, max_depth: int) -> bool:
@@ -351,8 +424,8 @@ def _may_nest_deeply(text: str, max_depth: int) -> bool:
     return re.match(indicators, text) is not None or re.search("\n" + indicators, text) is not None
 
 
-def _check_depth(doc: Document, max_depth: int) -> None:
-    loader = CBaseLoader(doc.text)
+def _check_depth(doc: Document, max_depth: int, masked: str | None = None) -> None:
+    loader = CBaseLoader(masked or doc.text)
     depth = 0
     try:
         while loader.check_event():
@@ -374,36 +447,120 @@ def _check_depth(doc: Document, max_depth: int) -> None:
 
 
 def _check_structure(doc: Document, root: Node, limits: Limits) -> None:
-    """Refuse duplicate keys and alias bombs before anything walks the graph."""
+    """Refuse duplicate keys, alias bombs and what kubectl cannot read
+    before anything walks the graph."""
     text = doc.text
     if "&" in text:
         _check_expansion(doc, root, limits.max_expanded_nodes)
         if "*" in text:
             doc.shared = _shared_nodes(root)
     tags = "!" in text
+    slashes = "\\/" in text and not _is_json_first(doc)
     seen_nodes: set[int] = set()
     stack: list[Node] = [root]
     while stack:
         node = stack.pop()
         if isinstance(node, ScalarNode):
-            if tags and not node.style and node.tag == STR_TAG and _has_tag(text, node):
-                node.style = EXPLICIT_STR_STYLE
+            _check_scalar(doc, node, tags)
+            if slashes and node.style == '"':
+                _check_escapes(doc, node)
             continue
         if id(node) in seen_nodes:
             continue
         seen_nodes.add(id(node))
         if isinstance(node, MappingNode):
-            keys: set[str] = set()
-            for k, v in node.value:
-                if isinstance(k, ScalarNode):
-                    if k.value in keys and k.value != "<<":
-                        raise PostrenderError(f"duplicate key {k.value!r} in a mapping", doc.location(k))
-                    keys.add(k.value)
-                else:
-                    stack.append(k)
-                stack.append(v)
+            _check_mapping(doc, node, tags)
+            if slashes:
+                for key, _ in node.value:
+                    if key.style == '"':
+                        _check_escapes(doc, key)
+            stack.extend(v for _, v in node.value)
         else:
             stack.extend(node.value)
+
+
+def _check_scalar(doc: Document, node: ScalarNode, tags: bool) -> None:
+    if node.tag == STR_TAG:
+        if tags and not node.style and _has_tag(doc.text, node):
+            node.style = EXPLICIT_STR_STYLE
+        elif not node.style and node.value in NONFINITE_WORDS:
+            _unreadable(doc, node, "an infinite or NaN number (.inf, .nan), which JSON cannot hold")
+        return
+    try:
+        json_value(node)
+    except NotReadable as exc:
+        _unreadable(doc, node, str(exc))
+
+
+def _check_escapes(doc: Document, node: ScalarNode) -> None:
+    start = doc.text.index('"', node.start_mark.index)
+    if any(m.group() == "\\/" for m in _ESCAPE.finditer(doc.text, start, node.end_mark.index)):
+        raise PostrenderError(_SLASH_HINT, doc.location(node))
+
+
+def _check_mapping(doc: Document, node: MappingNode, tags: bool) -> None:
+    """Keys as Kubernetes gets them (go-yaml v2 through sigs.k8s.io/yaml):
+    `y` and `yes` are both "true", `1` and `0x1` both "1". Two keys that
+    reach it alike are a duplicate; go-yaml would keep one, or pick one at
+    random when they differ in type (`1` and `'1'`)."""
+    keys: dict[str, ScalarNode] = {}
+    merges = False
+    for key, value in node.value:
+        if not isinstance(key, ScalarNode):
+            _unreadable(doc, key, "a mapping or sequence used as a key")
+        if tags and key.tag == STR_TAG and not key.style and _has_tag(doc.text, key):
+            key.style = EXPLICIT_STR_STYLE
+        if is_merge_key(key):
+            merges = True
+            _check_merge(doc, key, value)
+            continue
+        try:
+            label = json_key(key)
+        except NotReadable as exc:
+            _unreadable(doc, key, str(exc))
+        first = keys.get(label)
+        if first is not None:
+            if first.value == key.value:
+                raise PostrenderError(f"duplicate key {key.value!r} in a mapping", doc.location(key))
+            raise PostrenderError(
+                f"duplicate key {key.value!r} in a mapping: Kubernetes reads it as {label!r}, like {first.value!r}"
+                " (YAML 1.1); quote one of them or remove it",
+                doc.location(key),
+            )
+        keys[label] = key
+    if merges:
+        _check_merged_keys(doc, node)
+
+
+def _check_merge(doc: Document, key: ScalarNode, value: Node) -> None:
+    """go-yaml v2 merges a mapping, an alias of one, or a sequence of those."""
+    # An alias is the node it names, which the text defines before the key.
+    aliased = value.start_mark.index < key.start_mark.index
+    if isinstance(value, MappingNode):
+        return
+    if isinstance(value, SequenceNode) and not aliased and all(isinstance(v, MappingNode) for v in value.value):
+        return
+    _unreadable(doc, value, "a merge key (<<) needs a mapping, an alias of one, or a list of them")
+
+
+def _check_merged_keys(doc: Document, node: MappingNode) -> None:
+    """Merged keys of different types that Kubernetes gets as one key (`1` and
+    `'1'`): go-yaml keeps both and sigs.k8s.io/yaml picks one at random."""
+    seen: dict[str, tuple[object, Node]] = {}
+    for key, _ in entries_by_go_key(node):
+        label = json_key(key)
+        identity = go_key(key)
+        if label in seen and seen[label][0] != identity:
+            raise PostrenderError(
+                f"keys {seen[label][1].value!r} and {key.value!r} (one merged with <<) both reach Kubernetes as"  # type: ignore[attr-defined]
+                f" {label!r}, and which value wins is random; quote one of them or remove it",
+                doc.location(key),
+            )
+        seen[label] = (identity, key)
+
+
+def _unreadable(doc: Document, node: Node, what: str) -> NoReturn:
+    raise PostrenderError(f"{what}: kubectl and Helm cannot read this document", doc.location(node))
 
 
 def _has_tag(text: str, node: Node) -> bool:

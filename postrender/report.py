@@ -1,4 +1,5 @@
-"""Diagnostics: stderr, and a log file because Helm 4 discards stderr.
+"""Diagnostics: stderr, a log file, and (diagnostics.py) the terminal or a
+default log when the program running postrender hides stderr.
 
 Messages name objects, fields and names, never values: a Secret's data must
 not reach a CI log.
@@ -6,10 +7,11 @@ not reach a CI log.
 
 from __future__ import annotations
 
-import os
 import sys
 from dataclasses import dataclass
 from typing import Any, TextIO
+
+from .diagnostics import deliver, escape_controls, host, open_private_log, run_header
 
 
 @dataclass(frozen=True)
@@ -28,13 +30,14 @@ class Reporter:
         self._log: TextIO | None = None
         self.warnings: list[Diagnostic] = []
         self.infos: list[str] = []
+        # What went to stderr, for a host that hides it (diagnostics.deliver).
+        self._shown: list[str] = []
+        self.failed = False
 
     def open_log(self) -> None:
         if self.log_path and self._log is None:
-            # 0600 from the first byte: the log may describe Secrets by name.
-            fd = os.open(self.log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-            os.fchmod(fd, 0o600)
-            self._log = os.fdopen(fd, "a", encoding="utf-8")
+            self._log = open_private_log(self.log_path, "--log-file")
+            self._log.write(run_header(host()))
 
     def info(self, message: str) -> None:
         self.infos.append(message)
@@ -48,21 +51,26 @@ class Reporter:
         self._emit(f"postrender: warning: {message}")
 
     def error(self, message: str) -> None:
+        self.failed = True
         self._emit(f"postrender: error: {message}")
 
     def _emit(self, line: str) -> None:
+        line = escape_controls(line)
         try:
             print(line, file=self.stderr, flush=True)
         except (BrokenPipeError, ValueError):
             pass
+        self._shown.append(line)
         self._log_only(line)
 
     def _log_only(self, line: str) -> None:
         if self._log is not None:
-            self._log.write(line + "\n")
+            self._log.write(escape_controls(line) + "\n")
             self._log.flush()
 
     def close(self) -> None:
+        shown, self._shown = self._shown, []
+        deliver(shown, failed=self.failed, stderr=self.stderr, log_given=self._log is not None)
         if self._log is not None:
             self._log.close()
             self._log = None

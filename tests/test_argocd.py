@@ -1,12 +1,16 @@
-"""The Argo CD Config Management Plugin's commands, run as Argo CD runs them.
+"""The Argo CD Config Management Plugin, run as Argo CD runs it.
 
-Each test takes the command straight from integrations/argocd/plugin.yaml and
-runs it in a copy of the fixture chart with the environment the CMP server
-provides (ARGOCD_APP_*, ARGOCD_ENV_*, PARAM_*, KUBE_*).
+Each test takes the command straight from integrations/argocd/cmp-plugin.yaml
+and runs it in a copy of an application directory (a Helm chart, a
+kustomization, a folder of manifests) with the environment the CMP server
+provides: ARGOCD_APP_*, ARGOCD_ENV_* for the Application's plugin env,
+ARGOCD_APP_PARAMETERS and PARAM_* for its parameters, KUBE_*.
 """
 
 from __future__ import annotations
 
+import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -14,10 +18,11 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
-from conftest import ROOT, require_tool
+from conftest import FIXTURES, ROOT, require_tool
 from manifests import CHART, all_references, configs, documents, ident, tool_env, unresolved, versioned
 
-PLUGIN = ROOT / "integrations" / "argocd" / "plugin.yaml"
+PLUGIN = ROOT / "integrations" / "argocd" / "cmp-plugin.yaml"
+ARGOCD_KEEP = "argocd.argoproj.io/sync-options"
 
 
 def plugin() -> dict:
@@ -29,12 +34,38 @@ def command(phase: str) -> list[str]:
     return [*spec["command"], *spec.get("args", [])]
 
 
+def argocd_parameters(parameters: list[dict]) -> dict[str, str]:
+    """The variables Argo CD derives from an Application's plugin parameters:
+    the JSON list, and PARAM_<NAME>[_<i>|_<KEY>] with every character other
+    than a letter or digit made `_` and letters upper-cased."""
+    def name(text: str) -> str:
+        return re.sub(r"[^A-Za-z0-9]", "_", text).upper()
+
+    env = {"ARGOCD_APP_PARAMETERS": json.dumps(parameters)}
+    for parameter in parameters:
+        base = "PARAM_" + name(parameter["name"])
+        if "string" in parameter:
+            env[base] = parameter["string"]
+        for i, item in enumerate(parameter.get("array", [])):
+            env[f"{base}_{i}"] = item
+        for key, value in parameter.get("map", {}).items():
+            env[f"{base}_{name(key)}"] = value
+    return env
+
+
+def plugin_env(**entries: str) -> dict[str, str]:
+    """An Application's `plugin.env` entries, as Argo CD prefixes them."""
+    return {f"ARGOCD_ENV_{key}": value for key, value in entries.items()}
+
+
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
-    """The sidecar: `helm` (Helm 3, as in the Dockerfile) and postrender on PATH."""
+    """The sidecar: `helm` (Helm 3, as in the Dockerfile), kubectl, postrender
+    and postrender-cmp on PATH."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     (bin_dir / "helm").symlink_to(require_tool("helm3"))
+    require_tool("kubectl")
     base = tool_env(
         HELM_DATA_HOME=str(tmp_path / "helm" / "data"),
         HELM_CONFIG_HOME=str(tmp_path / "helm" / "config"),
@@ -45,15 +76,49 @@ def env(tmp_path: Path) -> dict[str, str]:
         ARGOCD_APP_SOURCE_PATH="fixtures/charts/app",
         ARGOCD_APP_SOURCE_REPO_URL="https://example.com/repo.git",
     )
-    base["PATH"] = f"{bin_dir}:{base['PATH']}"
+    base["PATH"] = f"{bin_dir}:{ROOT / 'integrations' / 'argocd'}:{base['PATH']}"
     return base
 
 
 @pytest.fixture
 def app(tmp_path: Path) -> Path:
-    """The application source directory Argo CD hands the plugin."""
+    """The application source directory Argo CD hands the plugin: the chart."""
     target = tmp_path / "app"
     shutil.copytree(CHART, target)
+    return target
+
+
+@pytest.fixture
+def kustomize_app(tmp_path: Path) -> Path:
+    """A kustomization (base and overlay) without the exec plugin: the CMP runs postrender."""
+    shutil.copytree(FIXTURES / "kustomize" / "base", tmp_path / "repo" / "base")
+    overlay = tmp_path / "repo" / "overlay"
+    shutil.copytree(FIXTURES / "kustomize" / "overlay", overlay)
+    (overlay / "postrender.yaml").unlink()
+    kustomization = overlay / "kustomization.yaml"
+    kustomization.write_text(kustomization.read_text().replace("transformers:\n  - postrender.yaml\n", ""))
+    assert "transformers" not in kustomization.read_text()
+    return overlay
+
+
+@pytest.fixture
+def plain_app(tmp_path: Path) -> Path:
+    """A folder of manifests, with files and folders the plugin must not read."""
+    target = tmp_path / "manifests"
+    target.mkdir()
+    (target / "config.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {mode: fast}\n"
+    )
+    (target / "web.json").write_text(json.dumps({
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+        "spec": {"template": {"spec": {"containers": [
+            {"name": "web", "image": "x", "envFrom": [{"configMapRef": {"name": "settings"}}]}]}}},
+    }))
+    (target / "README.md").write_text("not a manifest\n")
+    (target / ".github").mkdir()
+    (target / ".github" / "ci.yaml").write_text("on: push\njobs: {}\n")
+    (target / "docs").mkdir()
+    (target / "docs" / "example.yaml").write_text("kind: NotDeployed\n")
     return target
 
 
@@ -65,13 +130,19 @@ def test_plugin_definition():
     data = plugin()
     assert data["apiVersion"] == "argoproj.io/v1alpha1" and data["kind"] == "ConfigManagementPlugin"
     assert data["metadata"]["name"] == "postrender"
-    script = command("generate")[-1]
-    assert command("generate")[:2] == ["bash", "-c"]
-    assert "set -euo pipefail" in script
-    assert 'helm template "$ARGOCD_APP_NAME" . --namespace "$ARGOCD_APP_NAMESPACE"' in script
-    assert 'postrender --namespace "$ARGOCD_APP_NAMESPACE"' in script
-    (param,) = data["spec"]["parameters"]["static"]
-    assert param["name"] == "values-files" and param["collectionType"] == "array"
+    assert command("init") == ["postrender-cmp", "init"]
+    assert command("generate") == ["postrender-cmp", "generate"]
+    assert "discover" not in data["spec"]
+    parameters = {p["name"]: p["collectionType"] for p in data["spec"]["parameters"]["static"]}
+    assert parameters == {"values-files": "array", "helm-parameters": "map", "postrender-args": "array"}
+    dockerfile = (ROOT / "integrations" / "argocd" / "Dockerfile").read_text()
+    assert "COPY --chown=999:999 integrations/argocd/cmp-plugin.yaml /home/argocd/cmp-server/config/plugin.yaml" \
+        in dockerfile
+    assert "COPY integrations/argocd/postrender-cmp /usr/local/bin/postrender-cmp" in dockerfile
+    assert "/usr/local/bin/kustomize" in dockerfile
+
+
+# --- a Helm chart --------------------------------------------------------------------
 
 
 def test_generate_renders_the_chart_with_argo_cds_environment(app, env):
@@ -102,12 +173,15 @@ def _settings(out: str) -> dict:
     return settings
 
 
-@pytest.mark.parametrize("how", ["parameter", "plugin-env"])
+@pytest.mark.parametrize("how", ["parameter", "parameter-variables-only", "plugin-env"])
 def test_values_files(app, env, how):
     default = _settings(run("generate", app, env).stdout)
-    extra = {"PARAM_VALUES_FILES_0": "values-prod.yaml"} if how == "parameter" else {
-        "ARGOCD_ENV_VALUES_FILES": "values.yaml, values-prod.yaml"
-    }
+    if how == "parameter":
+        extra = argocd_parameters([{"name": "values-files", "array": ["values-prod.yaml"]}])
+    elif how == "parameter-variables-only":
+        extra = {"PARAM_VALUES_FILES_0": "values-prod.yaml"}
+    else:
+        extra = plugin_env(VALUES_FILES="values.yaml, values-prod.yaml")
     result = run("generate", app, env, **extra)
     assert result.returncode == 0, result.stderr
     prod = _settings(result.stdout)
@@ -117,24 +191,111 @@ def test_values_files(app, env, how):
     assert users == {"Deployment/shop-web", "CronJob/shop-report", "Job/shop-migrate"}
 
 
+def test_helm_parameters_are_set_values(app, env):
+    extra = argocd_parameters([{"name": "helm-parameters", "map": {"greeting": "hallo", "worker.replicas": "3"}}])
+    result = run("generate", app, env, **extra)
+    assert result.returncode == 0, result.stderr
+    assert _settings(result.stdout)["data"]["greeting"] == "hallo"
+    worker = next(d for d in documents(result.stdout) if ident(d) == "Deployment/shop-worker")
+    assert worker["spec"]["replicas"] == 3
+
+
+def test_postrender_args_from_the_plugin_env_and_the_parameter(app, env):
+    by_env = run("generate", app, env, **plugin_env(POSTRENDER_ARGS="--keep-previous=argocd --scope 'shop-v1'"))
+    assert by_env.returncode == 0, by_env.stderr
+    settings = _settings(by_env.stdout)
+    assert settings["metadata"]["annotations"][ARGOCD_KEEP] == "Prune=false"
+    assert settings["metadata"]["labels"]["postrender.io/scope"] == "shop-v1"
+
+    by_parameter = run("generate", app, env, **argocd_parameters(
+        [{"name": "postrender-args", "array": ["--keep-previous=argocd", "--mutable"]}]))
+    assert by_parameter.returncode == 0, by_parameter.stderr
+    settings = _settings(by_parameter.stdout)
+    assert settings["metadata"]["annotations"][ARGOCD_KEEP] == "Prune=false" and "immutable" not in settings
+
+    # The Application's flags come after the plugin's own: --namespace is theirs to change.
+    moved = run("generate", app, env, **plugin_env(POSTRENDER_ARGS="--namespace=elsewhere -v"))
+    assert moved.returncode == 0 and "'shop-shared' is not in the stream" in moved.stderr
+
+
+def test_config_file_inside_the_application_is_read(app, env):
+    (app / "postrender-specs.yaml").write_text(
+        "nameReference:\n- kind: ConfigMap\n  fieldSpecs:\n  - {kind: Widget, path: spec/settings}\n"
+    )
+    (app / "widget.yaml").write_text(
+        "extraManifests:\n- apiVersion: example.com/v1\n  kind: Widget\n  metadata: {name: w}\n"
+        "  spec: {settings: shop-settings}\n"
+    )
+    extra = {**argocd_parameters([{"name": "values-files", "array": ["widget.yaml"]}]),
+             **plugin_env(POSTRENDER_ARGS="--config postrender-specs.yaml --strict")}
+    result = run("generate", app, env, **extra)
+    assert result.returncode == 0, result.stderr
+    widget = next(d for d in documents(result.stdout) if d["kind"] == "Widget")
+    assert widget["spec"]["settings"] == _settings(result.stdout)["metadata"]["name"]
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        ("--log-file=/tmp/elsewhere.log", "--log-file is not available"),
+        ("--retain=2", "--retain is not available"),
+        ("--context prod", "--context is not available"),
+        ("--plugin-config x.yaml", "--plugin-config is not available"),
+        ("/etc/passwd", "/etc/passwd: not a flag"),
+        ("gc", "gc: not a flag"),
+        ("--config=/etc/hostname", "--config file must be a relative path inside the application"),
+        ("--config ../outside.yaml", "--config file must be a relative path inside the application"),
+        ("--keep-previous=argocd 'unclosed", "POSTRENDER_ARGS: No closing quotation"),
+        ("--no-such-flag", "unrecognized arguments"),
+        ("--help", "--help and --version print no manifests"),
+    ],
+)
+def test_refused_postrender_args_yield_no_manifest(app, env, args, message):
+    result = run("generate", app, env, **plugin_env(POSTRENDER_ARGS=args))
+    assert result.returncode != 0 and result.stdout == ""
+    assert message in result.stderr
+
+
+def test_messages_escape_control_characters_from_the_application(app, env):
+    result = run("generate", app, env, **plugin_env(POSTRENDER_ARGS="evil\x1b[2J\u202e.yaml"))
+    assert result.returncode != 0 and result.stdout == ""
+    assert "evil\\x1b[2J\\u202e.yaml: not a flag" in result.stderr
+    assert "\x1b" not in result.stderr and "\u202e" not in result.stderr
+
+
+def test_postrender_args_are_never_evaluated_by_a_shell(app, env, tmp_path):
+    marker = tmp_path / "evaluated"
+    for text in (f"--scope $(touch {marker})", f"--scope `touch {marker}`", f"--strict; touch {marker}",
+                 f"--strict && touch {marker}", f"--scope=$HOME --strict | touch {marker}"):
+        result = run("generate", app, env, **plugin_env(POSTRENDER_ARGS=text))
+        assert result.returncode != 0 and result.stdout == ""
+        assert not marker.exists(), text
+    # Quoted words stay words: the literal text reaches postrender, which refuses it as a label.
+    literal = run("generate", app, env, **plugin_env(POSTRENDER_ARGS="--scope '$HOME'"))
+    assert literal.returncode != 0 and "'$HOME' is not a valid label value" in literal.stderr
+
+
 def test_a_postrender_failure_yields_no_manifest(app, env):
     (app / "broken.yaml").write_text(
         "extraManifests:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: bad}\n  data: {count: 3}\n"
     )
-    result = run("generate", app, env, PARAM_VALUES_FILES_0="broken.yaml")
+    result = run("generate", app, env, **argocd_parameters([{"name": "values-files", "array": ["broken.yaml"]}]))
     assert result.returncode != 0
     assert result.stdout == ""
     assert "data.count must be a string" in result.stderr
 
 
 def test_a_helm_failure_yields_no_manifest(app, env):
-    result = run("generate", app, env, PARAM_VALUES_FILES_0="missing.yaml")
+    result = run("generate", app, env, **argocd_parameters([{"name": "values-files", "array": ["missing.yaml"]}]))
     assert result.returncode != 0 and result.stdout == ""
+    assert "helm template failed" in result.stderr
 
 
-@pytest.mark.parametrize("path", ["../outside.yaml", "/etc/passwd", "values/../../x.yaml"])
-def test_values_files_must_stay_inside_the_application(app, env, path):
-    result = run("generate", app, env, ARGOCD_ENV_VALUES_FILES=path)
+@pytest.mark.parametrize("path", ["../outside.yaml", "/etc/passwd", "values/../../x.yaml", "link.yaml"])
+def test_values_files_must_stay_inside_the_application(app, env, path, tmp_path):
+    (tmp_path / "outside.yaml").write_text("greeting: outside\n")
+    (app / "link.yaml").symlink_to(tmp_path / "outside.yaml")
+    result = run("generate", app, env, **plugin_env(VALUES_FILES=path))
     assert result.returncode != 0 and result.stdout == ""
     assert "relative path inside the application" in result.stderr
 
@@ -159,3 +320,68 @@ def test_init_builds_dependencies_only_when_missing(app, env, tmp_path):
     result = run("generate", app, env)
     assert result.returncode == 0, result.stderr
     assert "Deployment/shop-worker" in {ident(d) for d in documents(result.stdout)}
+
+
+# --- a kustomization ----------------------------------------------------------------
+
+
+@pytest.fixture(params=["kustomize", "kubectl"])
+def kustomize_env(env, tmp_path, request) -> dict[str, str]:
+    """With a `kustomize` binary (as in the image; here kubectl's kustomize
+    behind that name), or with only kubectl."""
+    if request.param == "kustomize":
+        shim = tmp_path / "bin" / "kustomize"
+        shim.write_text(f'#!/bin/sh\n[ "$1" = build ] || exit 2\nshift\nexec "{require_tool("kubectl")}" kustomize "$@"\n')
+        shim.chmod(0o755)
+    return env
+
+
+def test_generate_builds_a_kustomization_through_postrender(kustomize_app, kustomize_env):
+    result = run("generate", kustomize_app, kustomize_env,
+                 **plugin_env(POSTRENDER_ARGS="--keep-previous=argocd"))
+    assert result.returncode == 0, result.stderr
+    docs = documents(result.stdout)
+    assert unresolved(docs) == []
+    plain = {name: d for (_, name), d in configs(docs).items() if not name.startswith("generated")}
+    assert {re.sub(r"-[a-z0-9]{10}$", "", n) for n in plain} == {"settings", "features", "credentials"}
+    assert all(versioned(d) and d["metadata"]["annotations"][ARGOCD_KEEP] == "Prune=false" for d in plain.values())
+    # kustomize's generator output is there, and every reference to it resolves (above).
+    assert {name.split("-")[0] for (_, name) in configs(docs)} == {"settings", "features", "credentials", "generated"}
+
+
+def test_a_kustomize_failure_yields_no_manifest(kustomize_app, kustomize_env):
+    (kustomize_app / "kustomization.yaml").write_text("resources:\n  - missing.yaml\n")
+    result = run("generate", kustomize_app, kustomize_env)
+    assert result.returncode != 0 and result.stdout == ""
+    assert re.search(r"postrender-cmp: error: (kustomize build|kubectl kustomize) failed", result.stderr)
+
+
+# --- a folder of manifests ------------------------------------------------------------
+
+
+def test_generate_renders_a_folder_of_manifests(plain_app, env):
+    result = run("generate", plain_app, env, **argocd_parameters(
+        [{"name": "postrender-args", "array": ["--keep-previous=argocd"]}]))
+    assert result.returncode == 0, result.stderr
+    docs = documents(result.stdout)
+    assert {d["kind"] for d in docs} == {"ConfigMap", "Deployment"}  # no docs/, no .github/
+    (settings,) = configs(docs).values()
+    assert versioned(settings) and settings["metadata"]["annotations"][ARGOCD_KEEP] == "Prune=false"
+    web = next(d for d in docs if d["kind"] == "Deployment")
+    assert [r.name for r in all_references([web])] == [settings["metadata"]["name"]]
+
+
+def test_an_empty_folder_is_an_error_not_an_empty_manifest(tmp_path, env):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "README.md").write_text("nothing to deploy\n")
+    result = run("generate", empty, env)
+    assert result.returncode != 0 and result.stdout == ""
+    assert "no Chart.yaml, kustomization or" in result.stderr
+
+
+def test_a_broken_manifest_yields_no_manifest(plain_app, env):
+    (plain_app / "zz-broken.yaml").write_text("apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata: {k: '*'}\n")
+    result = run("generate", plain_app, env)
+    assert result.returncode != 0 and result.stdout == ""
+    assert "data.k is not valid base64" in result.stderr

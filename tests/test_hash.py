@@ -13,7 +13,17 @@ VECTORS = [
     ("kind: ConfigMap\ndata: {foo: bar}", "798k5k7g9f"),
     ("kind: Secret\ntype: my-type", "5gmgkf8578"),
     ("kind: Secret\ntype: my-type\ndata: {one: ''}", "74bd68bm66"),
-    ("kind: Secret\ntype: my-type\ndata: {one: ''}\nstringData: {two: 2}", "c4h4264gdb"),
+    # The stored form (DECISIONS 5): stringData merged into data as base64, no type = Opaque.
+    # Each expected name is kustomize's for the stored form, written out with data and type.
+    ("kind: Secret\ntype: my-type\ndata: {one: ''}\nstringData: {two: '2'}", "8ktbbb5h9g"),
+    ("kind: Secret\ntype: my-type\ndata: {one: '', two: Mg==}", "8ktbbb5h9g"),
+    ("kind: Secret\nstringData: {password: s3cr3t}", "25k92892fb"),
+    ("kind: Secret\ntype: Opaque\ndata: {password: czNjcjN0}", "25k92892fb"),
+    ("kind: Secret\ntype: Opaque\ndata: {password: czNjcjN0}\nstringData: {}", "25k92892fb"),
+    ("kind: Secret", "8226t8dd99"),
+    ("kind: Secret\ntype:", "8226t8dd99"),
+    ("kind: Secret\ntype: ''", "8226t8dd99"),
+    ("kind: Secret\ntype: Opaque", "8226t8dd99"),
 ]
 
 

@@ -7,10 +7,11 @@ gave them, which is what `--keep-original` is for.
 from __future__ import annotations
 
 import subprocess
+from pathlib import Path
 
 import pytest
 
-from conftest import require_tool
+from conftest import ROOT, require_tool
 from manifests import (
     CHART,
     all_references,
@@ -46,7 +47,7 @@ def template(helm3, *args: str, post_render: bool = True) -> str:
     command = [helm, "template", "app", str(CHART), *args]
     if post_render:
         command += ["--post-renderer", "postrender"]
-    result = subprocess.run(command, capture_output=True, text=True, env=env)
+    result = subprocess.run(command, capture_output=True, text=True, env=env, start_new_session=True)
     assert result.returncode == 0, result.stderr
     return result.stdout
 
@@ -100,3 +101,35 @@ def test_changing_a_value_changes_one_hash_and_only_its_workloads(helm3):
     others_after = {ident(d): d for d in second if d["kind"] not in ("ConfigMap", "Secret")}
     changed = {who for who in others_before if others_before[who] != others_after[who]}
     assert changed == users
+
+
+def test_namespace_and_release_come_from_helm(helm3, tmp_path):
+    # The worker subchart pins metadata.namespace to the release namespace, the
+    # parent's ConfigMap has none: only Helm's -n makes the match exact.
+    log = tmp_path / "postrender.log"
+    docs = documents(template(helm3, "-n", "prod", f"--post-renderer-args=--log-file={log}"))
+    worker = next(d for d in docs if ident(d) == "Deployment/app-worker")
+    assert worker["metadata"]["namespace"] == "prod"
+    (ref,) = all_references([worker])
+    assert base_name(ref.name) == "app-shared" and ref.name != "app-shared"
+    assert "warning" not in log.read_text()
+    assert {d["metadata"]["labels"]["postrender.io/scope"] for d in configs(docs).values()} == {"app"}
+
+
+def test_installing_the_helm_4_plugin_breaks_helm_3(helm3, tmp_path):
+    """Why the README tells Helm 3 users not to `helm plugin install` this
+    repository: Helm 3 rejects plugin.yaml's apiVersion, after installing it,
+    and then neither lists nor uninstalls any plugin until the folder goes."""
+    helm, env = helm3
+    env = {**env, "HELM_DATA_HOME": str(tmp_path / "data")}
+    plugins = subprocess.run([helm, "env", "HELM_PLUGINS"], capture_output=True, text=True, env=env).stdout.strip()
+    assert plugins == str(tmp_path / "data" / "plugins")
+    installed = subprocess.run([helm, "plugin", "install", str(ROOT)], capture_output=True, text=True, env=env)
+    assert installed.returncode != 0 and 'unknown field "apiVersion"' in installed.stderr
+    left = Path(plugins) / ROOT.name
+    assert left.exists()
+    for command in (["plugin", "list"], ["plugin", "uninstall", "postrender"], ["plugin", "uninstall", ROOT.name]):
+        assert subprocess.run([helm, *command], capture_output=True, env=env).returncode != 0
+    # The README's way out.
+    subprocess.run(["rm", "-rf", str(left)], check=True)
+    assert subprocess.run([helm, "plugin", "list"], capture_output=True, env=env).returncode == 0

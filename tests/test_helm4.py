@@ -2,16 +2,21 @@
 
 Helm 4 hands hooks to the post-renderer in the same stream, tags every
 document with the postrender-filename annotation, drops the plugin's stderr
-and passes no namespace: each is checked here against the real binary.
+and passes no namespace (postrender reads it from Helm's command line): each
+is checked here against the real binary.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import shutil
+import socket
 import stat
 import subprocess
 import sys
+import tarfile
+import time
 from pathlib import Path
 
 import pytest
@@ -77,7 +82,8 @@ def capture(tmp_path: Path) -> tuple[Path, dict[str, str]]:
 
 def helm(helm4, *args: str, env: dict[str, str] | None = None, ok: bool = True) -> subprocess.CompletedProcess[str]:
     binary, base_env = helm4
-    result = subprocess.run([binary, *args], capture_output=True, text=True, env={**base_env, **(env or {})})
+    result = subprocess.run([binary, *args], capture_output=True, text=True, env={**base_env, **(env or {})},
+                            start_new_session=True)
     if ok:
         assert result.returncode == 0, result.stderr
     return result
@@ -193,22 +199,19 @@ def _worker_ref(out: str) -> str:
     return ref.name
 
 
-def test_namespace_comes_only_from_post_renderer_args(helm4, tmp_path):
+def test_namespace_and_release_come_from_helm(helm4, tmp_path):
     # The worker subchart pins metadata.namespace to the release namespace; the
-    # parent's ConfigMap has none. Helm 4 does not tell postrender "prod".
-    log = tmp_path / "none.log"
+    # parent's ConfigMap has none. Helm 4 does not tell postrender "prod":
+    # postrender reads it from Helm's command line.
+    log = tmp_path / "learned.log"
     out = helm(helm4, "template", "app", str(CHART), "-n", "prod", "--post-renderer", "postrender",
                f"--post-renderer-args=--log-file={log}").stdout
     assert base_name(_worker_ref(out)) == "app-shared" and _worker_ref(out) != "app-shared"
-    assert "matched only across namespaces" in log.read_text()
-
-    log = tmp_path / "prod.log"
-    out = helm(helm4, "template", "app", str(CHART), "-n", "prod", "--post-renderer", "postrender",
-               "--post-renderer-args=--namespace=prod", f"--post-renderer-args=--log-file={log}").stdout
-    assert base_name(_worker_ref(out)) == "app-shared" and _worker_ref(out) != "app-shared"
     assert "warning" not in log.read_text()
+    # The release name is the scope of every versioned object.
+    assert {d["metadata"]["labels"]["postrender.io/scope"] for d in configs(documents(out)).values()} == {"app"}
 
-    # A different namespace really is used: the unnamespaced ConfigMap now lives
+    # An explicit --namespace wins: the unnamespaced ConfigMap now lives
     # elsewhere, so the worker's reference is left alone.
     log = tmp_path / "elsewhere.log"
     out = helm(helm4, "template", "app", str(CHART), "-n", "prod", "--post-renderer", "postrender",
@@ -251,9 +254,156 @@ def test_wrapper_prefers_postrender_bin(tmp_path):
     assert result.returncode == 0 and result.stdout == "kind: Marker\n"
 
 
-def test_wrapper_explains_a_missing_postrender_in_the_log(tmp_path):
+def test_wrapper_says_what_to_run_when_python_lacks_ruamel_yaml(tmp_path):
+    # A Python 3.11+ without site-packages: postrender's source imports, ruamel.yaml does not.
+    fake = _fake_bin(tmp_path, python3=f'exec "{sys.executable}" -S "$@"\n')
+    result = _wrapper(f"{fake}:/usr/bin:/bin")
+    assert result.returncode == 127 and result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"postrender: error: {fake / 'python3'} has no ruamel.yaml; run: ")
+    command = line.split("run: ", 1)[1].split("  (or:", 1)[0]
+    assert command == f"{fake / 'python3'} -m pip install --user 'ruamel.yaml>=0.18,<0.20' 'ruamel.yaml.clib>=0.2.8'"
+    assert f"pipx install '{ROOT}'" in line
+
+
+def test_wrapper_explains_a_missing_python_in_the_log_and_helms_cache(tmp_path):
     fake = _fake_bin(tmp_path, python3="exit 1\n", python="exit 1\n")
     log = tmp_path / "log"
     result = _wrapper(f"{fake}:/usr/bin:/bin", POSTRENDER_LOG_FILE=str(log))
     assert result.returncode == 127 and result.stdout == ""
-    assert "postrender is not installed" in log.read_text()
+    assert "no Python 3.11 or newer found" in log.read_text()
+    # As a Helm 4 plugin, with no log named: Helm's cache directory, 0600.
+    cache = tmp_path / "helm-cache"
+    result = _wrapper(f"{fake}:/usr/bin:/bin", HELM_PLUGIN_NAME="postrender", HELM_CACHE_HOME=str(cache),
+                      HOME=str(tmp_path))
+    default = cache / "postrender" / "postrender.log"
+    text = default.read_text()
+    assert text.startswith("--- ") and "no Python 3.11 or newer found" in text
+    assert stat.S_IMODE(default.stat().st_mode) == 0o600
+
+
+# --- installing the plugin ------------------------------------------------------
+
+
+def _work_tree_files() -> list[str]:
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+                            capture_output=True, check=True).stdout.decode()
+    return [f for f in listed.split("\0") if f and (ROOT / f).exists()]
+
+
+def _clone(target: Path) -> Path:
+    """This work tree's files, as a fresh clone has them."""
+    for file in _work_tree_files():
+        (target / file).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / file, target / file)
+    return target
+
+
+def _private_helm4(tmp_path: Path) -> tuple[str, dict[str, str]]:
+    home = tmp_path / "helm-home"
+    return require_tool("helm4"), tool_env(
+        HELM_DATA_HOME=str(home / "data"), HELM_PLUGINS=str(home / "data" / "plugins"),
+        HELM_CONFIG_HOME=str(home / "config"), HELM_CACHE_HOME=str(home / "cache"),
+        KUBECONFIG=str(home / "no-kubeconfig"),
+    )
+
+
+def _renders_with_the_installed_source(helm4_binary: str, env: dict[str, str], tmp_path: Path) -> None:
+    """The installed plugin's own source renders: no postrender on PATH, only
+    a python3 that has ruamel.yaml."""
+    fake = tmp_path / "python-only"
+    fake.mkdir()
+    (fake / "python3").write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    (fake / "python3").chmod(0o755)
+    bare = {**env, "PATH": f"{fake}:/usr/bin:/bin"}
+    result = subprocess.run([helm4_binary, "template", "app", str(CHART), "--post-renderer", "postrender"],
+                            capture_output=True, text=True, env=bare)
+    assert result.returncode == 0, result.stderr
+    docs = documents(result.stdout)
+    assert unresolved(docs) == [] and all(versioned(d) for d in configs(docs).values())
+
+
+def test_only_the_plugin_root_holds_a_plugin_yaml():
+    # Helm 4 reads the first plugin.yaml it meets in an archive.
+    assert [f for f in _work_tree_files() if Path(f).name == "plugin.yaml"] == ["plugin.yaml"]
+
+
+def test_a_package_of_a_clean_clone_installs(tmp_path):
+    helm4_binary, env = _private_helm4(tmp_path)
+    clone = _clone(tmp_path / "postrender")
+    subprocess.run(["git", "init", "-q", str(clone)], check=True)
+    out = tmp_path / "out"
+    packaged = subprocess.run([helm4_binary, "plugin", "package", str(clone), "--sign=false", "-d", str(out)],
+                              capture_output=True, text=True, env=env)
+    assert packaged.returncode == 0, packaged.stderr
+    archive = out / "postrender-0.1.0.tgz"
+    unverified = subprocess.run([helm4_binary, "plugin", "install", str(archive)], capture_output=True, text=True,
+                                env=env)
+    assert unverified.returncode != 0  # no .prov: Helm 4.1 insists on verification by default
+    installed = subprocess.run([helm4_binary, "plugin", "install", str(archive), "--verify=false"],
+                               capture_output=True, text=True, env=env)
+    assert installed.returncode == 0, installed.stderr
+    _renders_with_the_installed_source(helm4_binary, env, tmp_path)
+
+
+def test_the_release_package_holds_only_what_the_plugin_runs(tmp_path):
+    helm4_binary, env = _private_helm4(tmp_path)
+    tree = _clone(tmp_path / "checkout")
+    subprocess.run(["git", "init", "-q", str(tree)], check=True)
+    # What a checkout where the demo and tests ran also holds.
+    for junk in (".venv/lib/site.py", "build/lib/postrender/cli.py", "dist/old.tgz",
+                 "postrender/__pycache__/cli.cpython-311.pyc", ".pytest_cache/v/x"):
+        (tree / junk).parent.mkdir(parents=True, exist_ok=True)
+        (tree / junk).write_text("junk\n")
+    out = tmp_path / "release"
+    built = subprocess.run([str(tree / "scripts" / "package-plugin"), str(out)], capture_output=True, text=True,
+                           env={**env, "HELM": helm4_binary}, cwd=tmp_path)
+    assert built.returncode == 0, built.stderr
+    archive = Path(built.stdout.strip())
+    assert archive == out / "postrender-0.1.0.tgz"
+    with tarfile.open(archive) as tar:
+        members = [m.name for m in tar.getmembers() if m.isfile()]
+    assert set(members) >= {"postrender/plugin.yaml", "postrender/bin/postrender", "postrender/pyproject.toml",
+                            "postrender/README.md", "postrender/postrender/cli.py",
+                            "postrender/postrender/fieldspecs/builtin.yaml"}
+    assert all(m.startswith(("postrender/postrender/", "postrender/bin/")) or m in (
+        "postrender/plugin.yaml", "postrender/pyproject.toml", "postrender/README.md") for m in members), members
+    assert not any("__pycache__" in m for m in members)
+    assert archive.stat().st_size < 300_000
+    installed = subprocess.run([helm4_binary, "plugin", "install", str(archive), "--verify=false"],
+                               capture_output=True, text=True, env=env)
+    assert installed.returncode == 0, installed.stderr
+    _renders_with_the_installed_source(helm4_binary, env, tmp_path)
+
+
+def test_a_git_url_installs_with_verify_false(tmp_path):
+    helm4_binary, env = _private_helm4(tmp_path)
+    work = _clone(tmp_path / "work")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-C", str(work)]
+    subprocess.run(["git", "init", "-q", str(work)], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "snapshot"], check=True)
+    served = tmp_path / "served"
+    served.mkdir()
+    subprocess.run(["git", "clone", "-q", "--bare", str(work), str(served / "postrender.git")], check=True)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    daemon = subprocess.Popen(["git", "daemon", f"--base-path={served}", "--export-all", "--reuseaddr",
+                               "--listen=127.0.0.1", f"--port={port}", str(served)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        url = f"git://127.0.0.1:{port}/postrender.git"
+        for _ in range(50):
+            if subprocess.run(["git", "ls-remote", url], capture_output=True).returncode == 0:
+                break
+            time.sleep(0.1)
+        refused = subprocess.run([helm4_binary, "plugin", "install", url], capture_output=True, text=True, env=env)
+        assert refused.returncode != 0 and "--verify=false" in refused.stderr
+        installed = subprocess.run([helm4_binary, "plugin", "install", url, "--verify=false"], capture_output=True,
+                                   text=True, env=env)
+        assert installed.returncode == 0, installed.stderr
+    finally:
+        daemon.terminate()
+        daemon.wait()
+    _renders_with_the_installed_source(helm4_binary, env, tmp_path)

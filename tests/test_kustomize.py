@@ -1,7 +1,9 @@
 """kustomize legacy exec transformer, run by the real `kubectl kustomize --enable-alpha-plugins`.
 
-The plugin is installed as a user would: the PostRender wrapper copied to
-$KUSTOMIZE_PLUGIN_HOME/postrender.io/v1alpha1/postrender/PostRender.
+The plugin is installed as a user would, both ways the README gives: the
+PostRender wrapper copied to
+$KUSTOMIZE_PLUGIN_HOME/postrender.io/v1alpha1/postrender/PostRender, or the
+postrender binary itself linked there.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, ROOT, require_tool, run_postrender
-from manifests import all_references, configs, documents, ident, tool_env, unresolved, versioned
+from manifests import all_references, configs, documents, ident, tool_env, unresolved, venv_bin, versioned
 from postrender.errors import UsageError
 from postrender.kustomize_plugin import PluginConfig, parse
 from postrender.options import RenderOptions
@@ -23,12 +25,15 @@ WRAPPER = ROOT / "integrations" / "kustomize" / "postrender.io" / "v1alpha1" / "
 OVERLAY = FIXTURES / "kustomize" / "overlay"
 
 
-@pytest.fixture
-def plugin_home(tmp_path: Path) -> Path:
+@pytest.fixture(params=["wrapper", "binary"])
+def plugin_home(tmp_path: Path, request) -> Path:
     home = tmp_path / "plugins"
     target = home / "postrender.io" / "v1alpha1" / "postrender" / "PostRender"
     target.parent.mkdir(parents=True)
-    shutil.copy2(WRAPPER, target)
+    if request.param == "wrapper":
+        shutil.copy2(WRAPPER, target)
+    else:
+        target.symlink_to(Path(venv_bin()) / "postrender")
     return home
 
 
@@ -43,8 +48,11 @@ def overlay(tmp_path: Path) -> Path:
 def build(path: Path, plugin_home: Path | None, alpha: bool = True, **extra: str) -> subprocess.CompletedProcess[str]:
     kubectl = require_tool("kubectl")
     command = [kubectl, "kustomize", str(path)] + (["--enable-alpha-plugins"] if alpha else [])
-    env = tool_env(**({"KUSTOMIZE_PLUGIN_HOME": str(plugin_home)} if plugin_home else {}), **extra)
-    return subprocess.run(command, capture_output=True, text=True, env=env)
+    plugin = {"KUSTOMIZE_PLUGIN_HOME": str(plugin_home), "XDG_CACHE_HOME": str(plugin_home.parent / "cache")} \
+        if plugin_home else {}
+    env = tool_env(**plugin, **extra)
+    # No controlling terminal: postrender's diagnostics stay out of the developer's.
+    return subprocess.run(command, capture_output=True, text=True, env=env, start_new_session=True)
 
 
 def by_ident(docs):
@@ -124,6 +132,26 @@ def test_keep_original_and_mutable_from_the_config(plugin_home, overlay):
     assert {"settings", "features", "credentials"} <= names
     assert not any(d.get("immutable") for d in configs(docs).values())
     assert unresolved(docs) == []
+
+
+def test_args_one_liner_carries_flags_and_never_replaces_the_stream(plugin_home, overlay):
+    config = overlay / "postrender.yaml"
+    original = config.read_text()
+    config.write_text(original + "argsOneLiner: --mutable -v\n")
+    result = build(overlay, plugin_home)
+    assert result.returncode == 0, result.stderr
+    docs = documents(result.stdout)
+    assert "Deployment/web" in {ident(d) for d in docs} and "PostRender" not in {d["kind"] for d in docs}
+    plain = [d for (_, name), d in configs(docs).items() if not name.startswith("generated")]
+    assert plain and not any(d.get("immutable") for d in plain)
+
+    # A word that is no flag would be read as input: refused, never a silent
+    # replacement of the whole stream by that file.
+    (overlay / "other.yaml").write_text(original)
+    config.write_text(original + f"argsOneLiner: {overlay / 'other.yaml'}\n")
+    result = build(overlay, plugin_home)
+    assert result.returncode != 0 and result.stdout == ""
+    assert "reads the resources from standard input" in result.stderr
 
 
 def test_a_bad_config_stops_kustomize_with_a_clear_message(plugin_home, overlay):

@@ -1,0 +1,112 @@
+"""What postrender prints about the input is safe to show: terminal controls
+in names, paths and `# Source:` comments are escaped on stderr and in the
+log, and the log never follows a symbolic link."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import pytest
+
+from conftest import run_postrender
+from postrender.diagnostics import escape_controls
+
+# Each one would act on a terminal if written raw: clear screen, set the
+# window title, ring the bell, a C1 CSI, line and paragraph separators, a
+# bidirectional override that reverses what follows, and a raw tab.
+CONTROLS = ["\x1b[2J", "\x1b]0;owned\x07", "\x9b31m", "\u2028", "\u2029", "\u202e", "\u2066", "\x7f", "\t"]
+
+
+def _yaml_quoted(text: str) -> str:
+    """`text` as a YAML double-quoted scalar, every non-ASCII or control
+    character written as an escape so the stream itself stays valid."""
+    out = []
+    for ch in text:
+        code = ord(ch)
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif 0x20 <= code < 0x7F:
+            out.append(ch)
+        elif code < 0x100:
+            out.append(f"\\x{code:02x}")
+        else:
+            out.append(f"\\u{code:04x}")
+    return '"' + "".join(out) + '"'
+
+
+def _stream(name: str, ref: str) -> str:
+    return (
+        f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {_yaml_quoted(name)}\ndata:\n  k: v\n---\n"
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n"
+        "      containers:\n        - name: c\n          envFrom:\n"
+        f"            - configMapRef:\n                name: {_yaml_quoted(name)}\n"
+        f"            - configMapRef:\n                name: {_yaml_quoted(ref)}\n"
+    )
+
+
+def _assert_clean(text: str) -> None:
+    bad = [ch for ch in text if not ch.isprintable() and ch != "\n"]
+    assert not bad, f"raw control characters reached the output: {bad!r}"
+
+
+@pytest.mark.parametrize("control", CONTROLS, ids=[repr(c) for c in CONTROLS])
+def test_verbose_lines_and_warnings_escape_controls_in_names(tmp_path, control):
+    name = f"cfg{control}x"
+    dangling = f"gone{control}"
+    log = tmp_path / "log"
+    result = run_postrender(["-v", "--log-file", str(log)], _stream(name, dangling))
+    assert result.status == 0, result.stderr
+    for text in (result.stderr, log.read_text()):
+        _assert_clean(text)
+        assert f"renamed ConfigMap/{escape_controls(name)} -> " in text
+        assert "is not in the stream" in text
+
+
+@pytest.mark.parametrize("control", ["\u202e", "\u2066", "\u200b"], ids=repr)
+def test_error_lines_escape_source_comments_and_names(tmp_path, control):
+    # Raw in a comment: YAML allows these characters there.
+    text = (
+        f"# Source: chart/templates/{control}evil.yaml\n"
+        f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {_yaml_quoted('cm' + control)}\ndata:\n  n: 3\n"
+    )
+    log = tmp_path / "log"
+    result = run_postrender(["--log-file", str(log)], text)
+    assert result.status == 1 and result.stdout == ""
+    for out in (result.stderr, log.read_text()):
+        _assert_clean(out)
+        assert "data.n must be a string" in out
+        assert escape_controls(f"templates/{control}evil.yaml") in out
+
+
+def test_escape_is_idempotent_and_keeps_printable_text():
+    assert escape_controls("données/ConfigMap é ✓") == "données/ConfigMap é ✓"
+    once = escape_controls("a\x1b[2Jb\u202e")
+    assert once == "a\\x1b[2Jb\\u202e"
+    assert escape_controls(once) == once
+
+
+def test_log_file_refuses_a_symbolic_link(tmp_path):
+    target = tmp_path / "target"
+    target.write_text("precious\n")
+    target.chmod(0o644)
+    link = tmp_path / "log"
+    link.symlink_to(target)
+    for args, env in ((["--log-file", str(link)], None), ([], {"POSTRENDER_LOG_FILE": str(link)})):
+        result = run_postrender(args, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {k: v}\n", env=env)
+        assert result.status == 2 and result.stdout == ""
+        assert "symbolic link" in result.stderr
+    assert target.read_text() == "precious\n"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o644
+
+
+def test_log_file_refuses_what_is_not_a_regular_file(tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    result = run_postrender(["--log-file", str(fifo)], "")
+    assert result.status == 2 and "not a regular file" in result.stderr
+    # A dangling link is still a link: nothing is created at its target.
+    dangling = tmp_path / "dangling"
+    dangling.symlink_to(tmp_path / "nowhere")
+    result = run_postrender(["--log-file", str(dangling)], "")
+    assert result.status == 2 and not (tmp_path / "nowhere").exists()

@@ -1,0 +1,340 @@
+"""postrender's hash is kustomize's, over what Kubernetes stores.
+
+For each ConfigMap and Secret, generated in every shape (no data, null
+fields, empty mappings, odd plain scalars, quoted and block styles, flow
+mappings, plain and quoted keys, YAML 1.1 keys, merge keys, anchors, tags,
+binaryData, every Secret type, stringData):
+
+1. kubectl reads it (tests/oracles.py): the JSON Kubernetes gets.
+2. The stored form is written out as JSON-quoted YAML, which every reader
+   reads alike: for a Secret stringData merged into data as base64 and a
+   missing or empty type as Opaque (the API server's own conversion); a
+   field that is null keeps its text (kustomize hashes that text).
+3. kustomize names the stored form (annotation needsHashSuffix), and that
+   hash must be postrender's hash of the object as written.
+4. Where kustomize's own reader (YAML 1.2, go-yaml v3) reads the object as
+   Kubernetes does, and the object is in generator shape (a ConfigMap; a
+   Secret with an explicit type and no stringData), kustomize's name for the
+   object as written is postrender's too.
+5. A render (opted in, so policy keeps versioning it) names the object
+   `<name>-<that hash>` when it has data.
+
+Every kind of object in a batch goes through one kubectl and one kustomize run.
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass, field
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import run_postrender
+from oracles import NEEDS_HASH, kubectl_read, kustomize_hashes, postrender_reading, yaml_quoted
+from test_kubernetes_reading import kubernetes_verdict, stored_data
+
+SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
+SECRET_TYPES = [
+    "Opaque", "kubernetes.io/tls", "kubernetes.io/dockerconfigjson", "kubernetes.io/dockercfg",
+    "kubernetes.io/basic-auth", "kubernetes.io/ssh-auth", "bootstrap.kubernetes.io/token",
+    "kubernetes.io/service-account-token", "example.com/custom",
+]
+# Kept by name whatever they hold: no rendered name to compare.
+KEPT_TYPES = ("kubernetes.io/service-account-token", "bootstrap.kubernetes.io/token")
+NULL_TEXTS = ["", "~", "null", "Null", "NULL", "!!null"]
+CONTAINERS = {"ConfigMap": ("data", "binaryData"), "Secret": ("data", "stringData")}
+
+
+@dataclass
+class Generated:
+    """One object as written, and what the test knows about how it was written."""
+
+    name: str
+    kind: str
+    fields: list[str]  # top-level lines after metadata (type, data, ...), written out
+    null_fields: dict[str, str] = field(default_factory=dict)  # field -> its null text
+    divergent: bool = False  # uses what kustomize's YAML 1.2 reader reads differently
+    explicit_type: bool = False  # a Secret with a non-empty string type written out
+
+    def text(self, annotation: tuple[str, str]) -> str:
+        head = (f"apiVersion: v1\nkind: {self.kind}\nmetadata:\n  name: {self.name}\n"
+                f"  annotations:\n    {annotation[0]}: {yaml_quoted(annotation[1])}\n")
+        return head + "".join(line + "\n" for line in self.fields)
+
+
+OPT_IN = ("postrender.io/versioned", "true")
+HASH_ME = (NEEDS_HASH, "enabled")
+
+
+# --- generating objects -------------------------------------------------------
+
+SAFE_KEYS = ["a", "KEY", "app.conf", "x_y", "tls.crt", "tls.key", ".dockerconfigjson", "on-call", "B", "z9"]
+QUOTED_KEYS = ["'yes'", '"on"', "'0x10'", '"017"', "'1_0'", '"with space"', "'ü'"]
+# Plain keys YAML 1.1 reads as something else (at most one per mapping: none meet another).
+YAML11_KEYS = ["yes", "on", "y", "N", "1", "0x10", "017", "1_0", "1.5", "1e3", "-2", "true", "08"]
+# Plain values Kubernetes reads as strings; the second set kustomize reads otherwise.
+PLAIN_STRINGS = ["v", "hello world", "debug", "23:59", "1:20:30", "v1.2.3", "0.0.0.0", "10Gi", "a-b_c", "-x"]
+PLAIN_DIVERGENT = ["2001-12-14"]
+# Plain values Kubernetes does not read as strings: refused.
+PLAIN_NOT_STRINGS = ["08", "0128", "-.5", ".5e3", "yes", "~", "1", "0x1F", "true", "1e3"]
+# Any text kustomize can write back out (its YAML writer refuses control characters).
+text_values = st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc"), exclude_characters="\ufeff\ufffe\uffff")
+                      | st.sampled_from(["\n", "\t"]), max_size=20)
+block_lines = st.lists(st.text(st.characters(codec="ascii", min_codepoint=33, max_codepoint=126), min_size=1,
+                               max_size=12), min_size=1, max_size=3)
+
+
+@st.composite
+def text_value(draw, flow: bool) -> tuple[str, bool]:
+    """A value for ConfigMap data or stringData, written out, and whether kustomize reads it otherwise."""
+    how = draw(st.sampled_from(["double", "single", "plain", "plain-odd", "block", "str-tag", "binary-tag",
+                                "custom-tag", "not-a-string"]))
+    if how == "double":
+        return yaml_quoted(draw(text_values)), False
+    if how == "single":
+        value = draw(st.text(st.characters(codec="ascii", min_codepoint=32, max_codepoint=126), max_size=20))
+        return "'" + value.replace("'", "''") + "'", False
+    if how == "plain":
+        return draw(st.sampled_from([s for s in PLAIN_STRINGS if not (flow and ":" in s)])), False
+    if how == "plain-odd":
+        return draw(st.sampled_from(PLAIN_DIVERGENT)), True
+    if how == "block" and not flow:
+        indicator = draw(st.sampled_from(["|", "|-", "|+", ">", ">-"]))
+        lines = draw(block_lines)
+        return indicator + "".join("\n    " + line for line in lines), False
+    if how == "str-tag":
+        return "!!str " + draw(st.sampled_from(PLAIN_NOT_STRINGS[:4] + ["x"])), True
+    if how == "binary-tag":
+        return "!!binary " + base64.b64encode(draw(text_values).encode()).decode(), True
+    if how == "custom-tag":
+        return "!custom " + draw(st.sampled_from(["x", "0755", "yes"])), True
+    return draw(st.sampled_from(PLAIN_NOT_STRINGS)), False
+
+
+@st.composite
+def base64_value(draw, flow: bool) -> tuple[str, bool]:
+    """A value for a Secret's data or binaryData."""
+    encoded = base64.b64encode(draw(st.binary(max_size=40))).decode()
+    how = draw(st.sampled_from(["plain", "double", "single", "block", "binary-tag", "invalid"]))
+    if how == "plain" and encoded:
+        return encoded, False  # may read as a number (`1234`): then refused
+    if how == "block" and not flow and len(encoded) > 8:
+        return "|\n" + "".join("    " + encoded[i:i + 8] + "\n" for i in range(0, len(encoded), 8)).rstrip("\n"), False
+    if how == "binary-tag":
+        return "!!binary " + base64.b64encode(encoded.encode()).decode(), True
+    if how == "invalid":
+        return draw(st.sampled_from(["'not base64'", "YQ", "'YQ=='"])), False
+    return (yaml_quoted(encoded), False) if how != "single" else ("'" + encoded + "'", False)
+
+
+@st.composite
+def mapping_entries(draw, encoded: bool, flow: bool) -> tuple[list[tuple[str, str]], bool]:
+    keys = draw(st.lists(st.sampled_from(SAFE_KEYS + QUOTED_KEYS), unique=True, max_size=4))
+    divergent = False
+    if draw(st.booleans()):
+        keys.append(draw(st.sampled_from(YAML11_KEYS)))
+        divergent = True
+    keys = draw(st.permutations(keys))
+    entries = []
+    for key in keys:
+        value, odd = draw(base64_value(flow) if encoded else text_value(flow))
+        divergent |= odd
+        entries.append((key, value))
+    return entries, divergent
+
+
+def _render_mapping(entries: list[tuple[str, str]], flow: bool, indent: str = "  ") -> str:
+    if flow:
+        return " {" + ", ".join(f"{k}: {v}" for k, v in entries) + "}"
+    if not entries:
+        return " {}"
+    return "".join(f"\n{indent}{k}: {v}" for k, v in entries)
+
+
+@st.composite
+def generated(draw, index: int) -> Generated:
+    kind = draw(st.sampled_from(["ConfigMap", "Secret"]))
+    obj = Generated(name=f"o{index:02d}", kind=kind, fields=[])
+    anchors: list[str] = []
+    if kind == "Secret":
+        how = draw(st.sampled_from(["absent", "null", "empty", "plain", "quoted", "number", "tagged"]))
+        chosen = draw(st.sampled_from(SECRET_TYPES))
+        if how == "null":
+            obj.fields.append(f"type: {draw(st.sampled_from(NULL_TEXTS))}".rstrip())
+        elif how == "empty":
+            obj.fields.append("type: ''")
+        elif how == "plain":
+            obj.fields.append(f"type: {chosen}")
+            obj.explicit_type = True
+        elif how == "quoted":
+            obj.fields.append(f"type: {yaml_quoted(chosen)}")
+            obj.explicit_type = True
+        elif how == "number":
+            obj.fields.append("type: 123")  # refused: Kubernetes reads a number
+        elif how == "tagged":
+            obj.fields.append(f"type: !!str {chosen}")
+            obj.explicit_type = obj.divergent = True
+    for container in CONTAINERS[kind]:
+        encoded = container == "binaryData" or (kind == "Secret" and container == "data")
+        how = draw(st.sampled_from(["absent", "null", "empty", "entries", "entries", "merged"]))
+        flow = draw(st.booleans())
+        if how == "absent":
+            continue
+        if how == "null":
+            text = draw(st.sampled_from(NULL_TEXTS))
+            obj.null_fields[container] = text
+            obj.fields.append(f"{container}: {text}".rstrip())
+            continue
+        if how == "empty":
+            obj.fields.append(f"{container}: {{}}")
+            continue
+        entries, divergent = draw(mapping_entries(encoded, flow))
+        obj.divergent |= divergent
+        if how == "merged":
+            # go-yaml v2 applies merges in order; kustomize's reader does not.
+            obj.divergent = True
+            sources = []
+            for _ in range(draw(st.integers(1, 2))):
+                merged, _ = draw(mapping_entries(encoded, True))
+                anchors.append(f"&m{len(anchors)}" + _render_mapping(merged, True))
+                sources.append(f"*m{len(anchors) - 1}")
+            merge = ("<<", sources[0] if len(sources) == 1 else "[" + ", ".join(sources) + "]")
+            entries.insert(draw(st.integers(0, len(entries))), merge)
+        obj.fields.append(f"{container}:" + _render_mapping(entries, flow))
+    if anchors:
+        # Top-level fields the API server drops; here only to hold the anchors.
+        obj.fields.insert(0, "x-anchors: [" + ", ".join(anchors) + "]")
+    return obj
+
+
+# --- checking -----------------------------------------------------------------
+
+def _json_flow(mapping: dict[str, str]) -> str:
+    return "{" + ", ".join(f"{yaml_quoted(k)}: {yaml_quoted(v)}" for k, v in sorted(mapping.items())) + "}"
+
+
+def stored_form(obj: Generated, sent: dict[str, Any]) -> str:
+    """What Kubernetes stores for the object, written so kustomize reads it exactly."""
+    lines = [f"apiVersion: v1\nkind: {obj.kind}\nmetadata:\n  name: {obj.name}\n  annotations:\n"
+             f"    {NEEDS_HASH}: enabled"]
+    null_fields = dict(obj.null_fields)
+    if obj.kind == "ConfigMap":
+        fields = {"data": sent.get("data"), "binaryData": sent.get("binaryData")}
+    else:
+        lines.append("type: " + yaml_quoted(sent.get("type") or "Opaque"))
+        fields = {"data": stored_data(sent)}
+        if sent.get("stringData"):
+            null_fields.pop("data", None)  # the merged data replaces a null one
+    for name, value in fields.items():
+        if name in null_fields:
+            lines.append(f"{name}: {null_fields[name]}".rstrip())
+        elif isinstance(value, dict):
+            lines.append(f"{name}: {_json_flow(value)}")
+    return "\n".join(lines) + "\n"
+
+
+def generator_shaped(obj: Generated, sent: dict[str, Any]) -> bool:
+    return not obj.divergent and (obj.kind == "ConfigMap" or (obj.explicit_type and not isinstance(sent.get("stringData"), dict)))
+
+
+def check(objects: list[Generated]) -> dict[str, int]:
+    """Every step of the module docstring; returns counts of what was checked."""
+    as_written = {obj.name: obj.text(OPT_IN) for obj in objects}
+    sent, errors = kubectl_read(as_written)
+    verdicts = {obj.name: postrender_reading(as_written[obj.name]) for obj in objects}
+    accepted = []
+    for obj in objects:
+        kubernetes_accepts, why = kubernetes_verdict(sent.get(obj.name), errors.get(obj.name))
+        digest, error, _ = verdicts[obj.name]
+        assert kubernetes_accepts == (error is None), f"Kubernetes: {why}; postrender: {error}\n{as_written[obj.name]}"
+        if error is None:
+            accepted.append(obj)
+    if not accepted:
+        return {"accepted": 0}
+    stored = {obj.name: stored_form(obj, sent[obj.name]) for obj in accepted}
+    shaped = [obj for obj in accepted if generator_shaped(obj, sent[obj.name])]
+    hashes = kustomize_hashes(list(stored.values()) + [
+        obj.text(HASH_ME).replace(f"name: {obj.name}\n", f"name: {obj.name}-as-written\n", 1) for obj in shaped
+    ])
+    for obj in accepted:
+        digest = verdicts[obj.name][0]
+        assert digest == hashes[obj.name], (
+            f"postrender {digest}, kustomize {hashes[obj.name]} for the stored form\n"
+            f"{as_written[obj.name]}---\n{stored[obj.name]}")
+    for obj in shaped:
+        assert verdicts[obj.name][0] == hashes[f"{obj.name}-as-written"], as_written[obj.name]
+    rendered = _rendered_names([obj for obj in accepted if _renamed_by_a_render(sent[obj.name])], as_written)
+    for name, final in rendered.items():
+        assert final == f"{name}-{verdicts[name][0]}", (final, as_written[name])
+    return {"accepted": len(accepted), "as-written": len(shaped), "rendered": len(rendered)}
+
+
+def _renamed_by_a_render(sent: dict[str, Any]) -> bool:
+    has_data = any(sent.get(f) for f in ("data", "binaryData", "stringData"))
+    return has_data and sent.get("type") not in KEPT_TYPES
+
+
+def _rendered_names(objects: list[Generated], as_written: dict[str, str]) -> dict[str, str]:
+    if not objects:
+        return {}
+    result = run_postrender([], "---\n".join(as_written[obj.name] for obj in objects))
+    assert result.status == 0, result.stderr
+    # Read back by kubectl, which also checks that the output is what it reads.
+    sent, errors = kubectl_read({"rendered": result.stdout})
+    assert not errors, errors
+    return {d["metadata"]["labels"]["postrender.io/base-name"]: d["metadata"]["name"] for d in sent.values()}
+
+
+@SETTINGS
+@given(st.integers(1, 8).flatmap(lambda n: st.tuples(*(generated(i) for i in range(n)))))
+def test_generated_objects_hash_as_kustomize_names_their_stored_form(objects):
+    check(list(objects))
+
+
+def test_every_shape_at_least_once():
+    # The shapes a small random sample could miss, written out once each.
+    shapes = [
+        Generated("no-data", "ConfigMap", []),
+        *(Generated(f"null-data-{i}", "ConfigMap", [f"data: {t}".rstrip()], {"data": t}) for i, t in enumerate(NULL_TEXTS)),
+        Generated("empty-data", "ConfigMap", ["data: {}"]),
+        Generated("empty-binary", "ConfigMap", ["binaryData: {}"]),
+        Generated("null-binary", "ConfigMap", ["binaryData:", "data: {a: b}"], {"binaryData": ""}),
+        Generated("both", "ConfigMap", ["data: {a: b}", "binaryData: {c: aGk=}"]),
+        Generated("block", "ConfigMap", ["data:", "  a: |", "    x", "    y", "  b: >-", "    folded", "    text"]),
+        Generated("both-empty", "ConfigMap", ["data: {}", "binaryData: {}"]),
+        Generated("time", "ConfigMap", ["data:", "  BACKUP_TIME: 23:59"]),
+        Generated("keys11", "ConfigMap", ["data:", "  yes: a", "  0x10: b", "  1e3: c", "  08: d"], divergent=True),
+        Generated("merge", "ConfigMap", ["x-anchors: [&d {LOG_LEVEL: info}]", "data: {LOG_LEVEL: debug, <<: *d}"],
+                  divergent=True),
+        Generated("no-type", "Secret", ["data: {a: YQ==}"]),
+        *(Generated(f"null-type-{i}", "Secret", [f"type: {t}".rstrip(), "data: {a: YQ==}"]) for i, t in enumerate(NULL_TEXTS)),
+        Generated("string-data", "Secret", ["type: Opaque", "stringData: {password: s3cr3t, b: ü}"], explicit_type=True),
+        Generated("string-over-data", "Secret", ["data: {a: YQ==, b: Yg==}", "stringData: {a: z}"]),
+        Generated("empty-string-data", "Secret", ["type: Opaque", "data: {a: YQ==}", "stringData: {}"],
+                  explicit_type=True),
+        Generated("null-data-string-data", "Secret", ["type: Opaque", "data:", "stringData: {a: x}"], {"data": ""},
+                  explicit_type=True),
+        *(Generated(f"type-{i}", "Secret", [f"type: {t}", "data: {a: YQ==}"], explicit_type=True)
+          for i, t in enumerate(SECRET_TYPES)),
+    ]
+    counts = check(shapes)
+    assert counts["accepted"] == len(shapes)
+    assert counts["as-written"] >= 15 and counts["rendered"] >= 15, counts
+
+
+def test_a_secret_written_with_string_data_is_named_as_its_stored_form():
+    # DECISIONS 5: the same stored Secret gets one name however it is written.
+    forms = [
+        Generated("f1", "Secret", ["stringData: {password: s3cr3t}"]),
+        Generated("f2", "Secret", ["type: Opaque", "stringData: {password: s3cr3t}"]),
+        Generated("f3", "Secret", ["data: {password: czNjcjN0}"]),
+        Generated("f4", "Secret", ["type: ''", "data: {password: czNjcjN0}"]),
+        Generated("f5", "Secret", ["type: Opaque", "data: {password: czNjcjN0}"]),
+        Generated("f6", "Secret", ["type: Opaque", "data: {password: b2xk}", "stringData: {password: s3cr3t}"]),
+    ]
+    hashes = {postrender_reading(obj.text(OPT_IN))[0] for obj in forms}
+    assert len(hashes) == 1
+    # ...the name kustomize gives the generator-shaped one (f5).
+    assert hashes == {kustomize_hashes([forms[4].text(HASH_ME)])["f5"]}

@@ -1,0 +1,402 @@
+"""postrender reads ConfigMap and Secret content exactly as Kubernetes does.
+
+The oracle is kubectl (`kubectl label --local -o json`, tests/oracles.py):
+it shows the JSON kubectl and Helm send, read by sigs.k8s.io/yaml over
+go-yaml v2 (YAML 1.1). For every value, key, duplicate and merge below:
+
+- postrender accepts a document exactly when kubectl can read it and sends
+  a string for every data value (base64 where the API server decodes it);
+- when it accepts, the data it hashes is exactly the data kubectl sends.
+
+Tables first (tricky scalars found by reading go-yaml v2's resolve.go and
+sigs.k8s.io/yaml's key conversion), then generated tokens.
+"""
+
+from __future__ import annotations
+
+import base64
+import struct
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import run_postrender
+from oracles import kubectl_read, postrender_reading
+
+SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+
+# Values written as `k: <token>` in a ConfigMap's data.
+VALUES = [
+    # base 60 is not supported by go-yaml v2: strings
+    "23:59", "1:20:30", "190:20:30.15", "-1:30",
+    # leading zeros: octal when valid, else a float (08, 0128), never a string
+    "08", "0128", "09.5", "017", "00", "0_8",
+    # floats go-yaml reads, and look-alikes it does not
+    "-.5", ".5e3", ".5", "-.5e3", "+.5", ".5_5", "._5", ".5_", ".e5", "1.", "0.", "1e3", "1E3", "1.5e+3",
+    "1e", "1.5e+", "1e-400", "1e400", "1e5_0", "1_0.5",
+    # infinities and NaN: kubectl cannot write them as JSON
+    "+.inf", "-.inf", ".inf", ".Inf", ".nan", ".NaN", "+.nan", "inf", "nan",
+    # YAML 1.1 booleans and nulls, exact spellings only
+    "yes", "Yes", "yES", "y", "Y", "n", "on", "OFF", "oFF", "true", "tRUE", "~", "null", "NULL", "nULL", "",
+    "#comment",
+    # integers: bases, signs, underscores, 64-bit edges
+    "0", "-0", "+0", "1", "-1", "+12", "0x1F", "0X1f", "0x", "0o17", "0O17", "0o", "0b101", "0B11", "0b",
+    "0b-101", "0b+1", "-0b-1", "-0x10", "+0x10", "0x-1", "+-1", "1_000", "_1", "1_", "0_x1", "1__0", "00x1",
+    "9223372036854775807", "9223372036854775808", "-9223372036854775809", "18446744073709551615",
+    "18446744073709551616", "0xFFFFFFFFFFFFFFFF", "0x1FFFFFFFFFFFFFFFF", "123456789012345678901234567890",
+    # timestamps stay strings
+    "2001-12-14", "2001-12-14t21:59:43.10-05:00", "2001-12-14 21:59:43.10 -5",
+    # strings that merely look technical
+    "v1.2.3", "1.2.3", "0.0.0.0", "1,000", "$1", "0x1p-2", "1e3s", "10Gi", "-", "--1",
+    # quoted
+    "'08'", '"yes"', "''", '""', "'~'", '"\\U0001F600"', '"<a&b>\\u2028"',
+    # tags: !!str and unknown tags give strings; !!binary its decoded bytes
+    "!!str 08", "!!str", "!!str ~", "! 5", "!custom 0755", "!custom", "!<!x> 5", "!<tag:yaml.org,2002:str> 5",
+    "!!map x", "!!merge x", "!!binary aGk=", "!!binary aGk", "!!binary /w==", "!!binary 7aCA", "!!binary ''",
+    "!!binary 'aG k='",
+    "!!timestamp 2001-12-14", "!!timestamp '2001-12-14  1:2:3'", "!!timestamp 2001-12-14T21:59:43,5Z",
+    "!!timestamp 2001-02-29", "!!timestamp 2000-02-29", "!!timestamp 2001-12-14T24:00:00Z",
+    "!!timestamp 2001-12-14T21:59:43+24:00", "!!timestamp 2001-12-14T21:59:43+25:00", "!!timestamp x",
+    "!!int 5", "!!int x", "!!int '5'", "!!int 08", "!!float 5", "!!float 08", "!!float 1e400",
+    "!!float 12345678901234567890", "!!bool yes", "!!bool 1", "!!null", "!!null x", "!!float .inf",
+    # block scalars
+    "|-\n    08", ">-\n    yes", "|\n    a\n    b", "!!binary |\n    aGVs\n    bG8=",
+    "!!binary \"aGVs\\r\\nbG8=\"", "!!binary \"aGVs\\tbG8=\"",
+]
+
+# Keys written as `<token>: v` in a ConfigMap's data.
+KEYS = [
+    "yes", "on", "y", "Y", "n", "off", "true", "False", "1", "-1", "+1", "0x10", "017", "0o17", "08", "0b11",
+    "1_000", "1.5", "1e3", "1e-7", "1e20", "1e300", "1e400", "-.inf", ".inf", ".nan", ".5", "0.1234567890123",
+    "16777217.0", "1234567.0", "3.0", "-0.0", "0.0001", "0.00001", "123456789012345678901234567890",
+    "12345678901234567890", "9223372036854775807", "-9223372036854775808", "~", "null", '""', "''",
+    "2001-12-14", "23:59", "!!binary aGk=", "!!binary /w==", "!!float 5", "!!int 1", "!!bool yes", "!!null",
+    "!!str yes", "'yes'", "!custom 1", "!!timestamp 2001-12-14", "!!int x", "[a]", "{a: b}", "<<<", "'<<'",
+]
+
+
+def configmap(name: str, body: str) -> str:
+    return f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n{body}"
+
+
+def secret(name: str, body: str) -> str:
+    return f"apiVersion: v1\nkind: Secret\nmetadata:\n  name: {name}\n{body}"
+
+
+def _decodes(text: str) -> bool:
+    """Base64 as Go's decoder reads it (CR and LF skipped), independently of postrender."""
+    try:
+        base64.b64decode(text.replace("\r", "").replace("\n", ""), validate=True)
+    except ValueError:
+        return False
+    return True
+
+
+def kubernetes_verdict(sent: dict[str, Any] | None, kubectl_error: str | None) -> tuple[bool, str]:
+    """Whether the API server would take what kubectl sends for a ConfigMap or Secret."""
+    if kubectl_error is not None:
+        return False, f"kubectl cannot read it: {kubectl_error}"
+    assert sent is not None
+    kind = sent["kind"]
+    if kind == "Secret" and not isinstance(sent.get("type", ""), (str, type(None))):
+        return False, "type is not a string"
+    for field in ("data", "binaryData") if kind == "ConfigMap" else ("data", "stringData"):
+        content = sent.get(field)
+        if content is None:
+            continue
+        if not isinstance(content, dict):
+            return False, f"{field} is not a mapping"
+        for key, value in content.items():
+            if not isinstance(value, str):
+                return False, f"{field}.{key} is {value!r}, not a string"
+            if (field == "binaryData" or (kind == "Secret" and field == "data")) and not _decodes(value):
+                return False, f"{field}.{key} is not base64"
+    return True, "accepted"
+
+
+# libyaml 0.1.7, postrender's parser, refuses `x:y` inside a flow collection
+# (`{t: 23:59}`, `{url: http://x}`), which go-yaml v2's scanner reads. A
+# refusal, never a misreading: such input is refused with this message.
+FLOW_COLON = "invalid YAML: found unexpected ':'"
+
+
+def check_against_kubectl(cases: dict[str, str]) -> list[str]:
+    """Each case (name -> one-object document) read by kubectl and by postrender; the disagreements."""
+    sent, errors = kubectl_read(cases)
+    problems = []
+    for name, text in cases.items():
+        accepted, why = kubernetes_verdict(sent.get(name), errors.get(name))
+        digest, error, fields = postrender_reading(text)
+        if accepted and error is not None and FLOW_COLON in error:
+            continue
+        if accepted != (error is None):
+            problems.append(f"{name}: Kubernetes {why!r}, postrender {error or 'accepts'!r}\n{text}")
+            continue
+        if fields is None:
+            continue
+        obj = sent[name]
+        want = stored_data(obj) if obj["kind"] == "Secret" else obj.get("data")
+        got = fields["data"]
+        if isinstance(want, dict) and got != want:
+            problems.append(f"{name}: postrender hashes {got!r}, kubectl sends {want!r}\n{text}")
+        if obj["kind"] == "ConfigMap" and "binaryData" in obj and fields.get("binaryData") != obj["binaryData"]:
+            problems.append(f"{name}: binaryData {fields.get('binaryData')!r} != {obj['binaryData']!r}")
+    return problems
+
+
+def stored_data(sent: dict[str, Any]) -> Any:
+    """A Secret's data as the API server stores it: stringData, when not empty, overwrites data, base64."""
+    string_data = sent.get("stringData") or {}
+    if not string_data:
+        return sent.get("data")
+    data = dict(sent.get("data") or {})
+    data.update({k: base64.b64encode(v.encode()).decode() for k, v in string_data.items()})
+    return data
+
+
+def _case(i: int) -> str:
+    return f"c{i:03d}"
+
+
+def test_values_as_kubectl_reads_them():
+    cases = {_case(i): configmap(_case(i), f"data:\n  k: {token}\n") for i, token in enumerate(VALUES)}
+    assert check_against_kubectl(cases) == []
+
+
+def test_the_issue_values_are_judged_as_kubernetes_does():
+    # The examples of issue 11: sexagesimal accepted, numbers kubectl sends refused with a hint.
+    digest, error, fields = postrender_reading(configmap("c", "data:\n  BACKUP_TIME: 23:59\n"))
+    assert error is None and fields["data"] == {"BACKUP_TIME": "23:59"}
+    for token in ("08", "0128", "-.5", ".5e3"):
+        _, error, _ = postrender_reading(configmap("c", f"data:\n  X: {token}\n"))
+        assert error is not None and "data.X must be a string" in error, token
+        assert "reads this unquoted value as a number (YAML 1.1); quote it" in error, error
+    _, error, _ = postrender_reading(configmap("c", "data:\n  X: yes\n"))
+    assert "as a boolean" in error and "quote it" in error
+    _, error, _ = postrender_reading(configmap("c", "data:\n  X:\n"))
+    assert "as null" in error and "write '' for an empty string" in error
+    _, error, _ = postrender_reading(configmap("c", "data:\n  X: !!int 5\n"))
+    assert "its tag makes it a number" in error
+
+
+def test_keys_as_kubectl_reads_them():
+    cases = {_case(i): configmap(_case(i), f"data:\n  {token}: v\n") for i, token in enumerate(KEYS)}
+    cases.update({_case(100 + i): configmap(_case(100 + i), f"data: {{{token}: v}}\n") for i, token in enumerate(KEYS)})
+    assert check_against_kubectl(cases) == []
+
+
+def test_a_colon_inside_a_flow_collection_is_refused_never_misread():
+    # The one place postrender's parser (libyaml 0.1.7) is stricter than go-yaml v2's.
+    for body in ("data: {t: 23:59}", "data: {url: http://example.com}", "data: {23:59: v}"):
+        text = configmap("flow", body + "\n")
+        sent, errors = kubectl_read({"flow": text})
+        assert not errors, errors
+        _, error, _ = postrender_reading(text)
+        assert error is not None and FLOW_COLON in error, error
+
+
+# Pairs of keys one mapping cannot hold: go-yaml v2 reads them as one key
+# (the later wins), or as two keys sigs.k8s.io/yaml turns into the same JSON
+# key, one of them winning at random.
+DUPLICATES = [
+    ("y", "yes"), ("yes", "on"), ("no", "off"), ("1", "0x1"), ("1", "01"), ("8", "08.0"), ("1", "'1'"),
+    ("true", "'true'"), ("on", "'true'"), ("1.0", "1"), ("1e3", "1000"), ("0.1234567890123", "0.12345679"),
+    (".nan", ".NaN"), ("'a'", '"a"'), ("a", "!!str a"), ("!!binary aGk=", "hi"), ("!custom x", "x"),
+]
+
+
+@pytest.mark.parametrize("first,second", DUPLICATES)
+def test_keys_that_reach_kubernetes_alike_are_refused(first, second):
+    text = configmap("dup", f"data:\n  {first}: one\n  {second}: two\n")
+    sent, errors = kubectl_read({"dup": text})
+    assert not errors, errors
+    # What makes them a duplicate: Kubernetes gets a single key.
+    assert len(sent["dup"]["data"]) == 1, sent["dup"]["data"]
+    _, error, _ = postrender_reading(text)
+    assert error is not None and "duplicate key" in error, error
+    assert "line 7" in error
+
+
+def test_resolved_duplicates_are_refused_anywhere_in_a_document():
+    text = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  labels:\n    y: a\n    yes: b\n"
+    result = run_postrender([], text)
+    assert result.status == 1 and result.stdout == ""
+    assert result.stderr == (
+        "postrender: error: document 1 (Deployment/web) line 7: duplicate key 'yes' in a mapping: Kubernetes reads"
+        " it as 'true', like 'y' (YAML 1.1); quote one of them or remove it\n"
+    )
+
+
+def test_keys_of_different_types_meeting_through_a_merge_are_refused():
+    # go-yaml keeps int 1 and string "1" apart; sigs.k8s.io/yaml then picks either value.
+    text = configmap("m", "x-anchors: [&a {1: merged}]\ndata:\n  '1': own\n  <<: *a\n")
+    sent, errors = kubectl_read({"m": text})
+    assert not errors and list(sent["m"]["data"]) == ["1"]
+    _, error, _ = postrender_reading(text)
+    assert error is not None and "which value wins is random" in error
+
+
+# data bodies with merge keys (anchors defined under x-anchors, which the
+# API server drops): go-yaml v2 applies entries in order, a later one
+# overwriting an earlier one, and a merged list from its last item to its first.
+MERGES = {
+    "explicit-then-merge": "x-anchors: [&d {L: info}]\ndata: {L: debug, <<: *d}",
+    "merge-then-explicit": "x-anchors: [&d {L: info}]\ndata: {<<: *d, L: debug}",
+    "list": "x-anchors: [&a {L: a, A: a}, &b {L: b, B: b}]\ndata: {<<: [*a, *b]}",
+    "list-after-explicit": "x-anchors: [&a {L: a}, &b {L: b}]\ndata: {L: x, <<: [*a, *b]}",
+    "two-merges": "x-anchors: [&a {L: a}, &b {L: b}]\ndata:\n  <<: *a\n  L: x\n  <<: *b",
+    "nested": "x-anchors: [&a {L: a, M: a}, &b {<<: *a, L: b}]\ndata: {<<: *b}",
+    "nested-overridden": "x-anchors: [&a {L: a, M: a}, &b {L: b, <<: *a}]\ndata: {<<: *b, M: z}",
+    "sibling-inside-sibling": "x-anchors: [&b {L: b}, &a {<<: *b, M: a}]\ndata: {<<: [*a, *b]}",
+    "inline-mapping": "data: {<<: {L: a}, L: b}",
+    "inline-mapping-last": "data: {L: b, <<: {L: a}}",
+    "inline-list": "data: {<<: [{L: a}, {L: b, M: b}]}",
+    "quoted-is-a-key": "data: {'<<': x}",
+    "tagged-merge": "data: {!!merge <<: {L: a}}",
+    "str-tagged-is-a-key": "data: {!!str <<: x}",
+    "resolved-keys": "x-anchors: [&a {yes: a, 0x10: b}]\ndata: {<<: *a, y: c, 16: d}",
+    "merge-in-binaryData": "x-anchors: [&a {b: aGk=}]\nbinaryData: {b: eA==, <<: *a}",
+    "scalar": "data: {<<: x}",
+    "null": "data: {<<: }",
+    "list-of-scalar": "data: {<<: [x]}",
+    "list-of-list": "data: {<<: [[{a: b}]]}",
+    "alias-of-list": "x-anchors: [&s [{a: b}]]\ndata: {<<: *s}",
+    "list-of-alias-of-scalar": "x-anchors: [&n x]\ndata: {<<: [*n]}",
+}
+
+
+def test_merge_keys_as_go_yaml_v2_applies_them():
+    cases = {name: configmap(name, body + "\n") for name, body in MERGES.items()}
+    assert check_against_kubectl(cases) == []
+
+
+def test_merge_keys_in_secret_data_and_string_data():
+    cases = {
+        "sd-merge": secret("sd-merge", "x-anchors: [&d {L: info}]\nstringData: {L: debug, <<: *d}\n"),
+        "d-merge": secret("d-merge", "x-anchors: [&d {L: aW5mbw==}]\ntype: Opaque\ndata: {<<: *d, L: ZGVidWc=}\n"),
+    }
+    assert check_against_kubectl(cases) == []
+
+
+SECRETS = {
+    "type-number": "type: 123\ndata: {a: YQ==}",
+    "type-quoted-number": "type: '123'\ndata: {a: YQ==}",
+    "type-bool": "type: yes",
+    "type-null": "type: ~\ndata: {a: YQ==}",
+    "type-empty": "type: ''",
+    "type-binary": "type: !!binary T3BhcXVl",
+    "string-data": "stringData: {a: x, b: 'ü'}",
+    "string-data-over-data": "data: {a: YQ==, b: Yg==}\nstringData: {a: z}",
+    "string-data-number": "stringData: {a: 08}",
+    "string-data-binary": "stringData: {a: !!binary /w==}",
+    "string-data-empty": "data: {a: YQ==}\nstringData: {}",
+    "string-data-null": "data: {a: YQ==}\nstringData:",
+    "data-not-base64": "data: {a: not base64}",
+    "data-unpadded": "data: {a: YQ}",
+    "data-line-broken": "data:\n  a: |\n    YWJj\n    ZGVm",
+    "data-binary-tag": "data: {a: !!binary YUdrPQ==}",
+    "data-binary-tag-not-base64": "data: {a: !!binary aGk=}",
+    "binary-data-ignored": "binaryData: {a: 1}",
+}
+
+
+def test_secrets_as_kubectl_reads_them():
+    cases = {name: secret(name, body + "\n") for name, body in SECRETS.items()}
+    assert check_against_kubectl(cases) == []
+
+
+def test_binary_data_as_kubectl_reads_it():
+    cases = {
+        "bin-plain": configmap("bin-plain", "binaryData: {a: aGk=}\n"),
+        "bin-not-base64": configmap("bin-not-base64", "binaryData: {a: hello}\n"),
+        "bin-number": configmap("bin-number", "binaryData: {a: 1234}\n"),
+        "bin-tagged": configmap("bin-tagged", "binaryData: {a: !!binary aGk=}\n"),
+        "bin-tagged-twice": configmap("bin-tagged-twice", "binaryData: {a: !!binary YUdrPQ==}\n"),
+        "string-data-ignored": configmap("string-data-ignored", "stringData: {a: 1}\n"),
+    }
+    assert check_against_kubectl(cases) == []
+
+
+# --- generated tokens ---------------------------------------------------------
+
+numeric_tokens = st.text(alphabet="0123456789.+-_eExXoObB:", min_size=1, max_size=9)
+word_tokens = st.sampled_from(["y", "n", "yes", "no", "on", "off", "true", "false", "null", "~"]).map(
+    lambda w: "".join(c.upper() if i % 2 else c for i, c in enumerate(w))
+) | st.sampled_from(["Y", "N", "Yes", "No", "On", "Off", "True", "False", "Null", "YES", "NO", "ON", "OFF",
+                     "TRUE", "FALSE", "NULL", ".inf", ".Inf", ".INF", ".nan", ".NaN", ".NAN", "+.inf", "-.INF"])
+
+
+@SETTINGS
+@given(st.lists(numeric_tokens | word_tokens, min_size=1, max_size=40, unique=True))
+def test_generated_plain_values_and_keys_as_kubectl_reads_them(tokens):
+    cases = {}
+    for i, token in enumerate(tokens):
+        cases[f"v{i:02d}"] = configmap(f"v{i:02d}", f"data:\n  k: {token}\n")
+        cases[f"k{i:02d}"] = configmap(f"k{i:02d}", f"data:\n  {token}: v\n")
+    assert check_against_kubectl(cases) == []
+
+
+def _float32(value: float) -> float | None:
+    try:
+        return struct.unpack("<f", struct.pack("<f", value))[0]
+    except OverflowError:
+        return None
+
+
+float_texts = st.floats(allow_nan=False).flatmap(
+    lambda f: st.sampled_from([repr(f), f"{f:.3e}", f"{f:.9g}", f"{f:f}", f"{f:.1f}", f"{f:e}"])
+)
+
+
+@SETTINGS
+@given(st.lists(float_texts | st.integers(-(2**63), 2**63 - 1).map(str), min_size=1, max_size=60))
+def test_number_keys_are_the_json_keys_kubectl_sends(texts):
+    # Keys whose float32 values meet would be one JSON key: keep the first of each.
+    chosen, seen = [], set()
+    for text in texts:
+        single = _float32(float(text))
+        bucket = ("overflow", float(text) > 0) if single is None else single
+        if bucket not in seen:
+            seen.add(bucket)
+            chosen.append(text)
+    body = "data:\n" + "".join(f"  {text}: {text!r}\n" for text in chosen)
+    assert check_against_kubectl({"f": configmap("f", body)}) == []
+
+
+# JSON escapes YAML does not have. kubectl reads a stream that starts with
+# "{" as JSON up to the end of that value, and everything else with go-yaml
+# v2; Helm puts `---` before every document, so it always reads YAML.
+JSON_FIRST = (
+    '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "%s"}, "data": {"k": "x\\ud83d\\ude00y",'
+    ' "lone": "\\ud83d", "low": "\\ude00z", "two": "\\ud83d\\ud83d\\ude00", "s\\ud83d\\ude00": "http:\\/\\/x",'
+    ' "escaped": "\\\\ud83d\\\\/"}}\n'
+)
+
+
+def test_json_escapes_in_a_document_that_starts_the_stream_are_read_as_kubectl_reads_json():
+    cases = {"first": JSON_FIRST % "first", "spaced": "\n  " + JSON_FIRST % "spaced"}
+    assert check_against_kubectl(cases) == []
+    _, _, fields = postrender_reading(cases["first"])
+    assert fields["data"]["k"] == "x\U0001F600y" and fields["data"]["two"] == "\ufffd\U0001F600"
+    # Written back as it came, the rename aside: kubectl reads the output as the input.
+    result = run_postrender([], cases["first"])
+    assert result.status == 0, result.stderr
+    sent, errors = kubectl_read({"out": result.stdout, "in": cases["first"]})
+    assert not errors
+    (out,) = [o for n, o in sent.items() if n != "first"]
+    assert out["data"] == sent["first"]["data"]
+
+
+@pytest.mark.parametrize("before", ["---\n", "# Source: chart/templates/cm.yaml\n",
+                                    "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: y}\n---\n"])
+def test_json_escapes_elsewhere_are_refused_as_kubectl_and_helm_refuse_them(before):
+    for text, message in ((JSON_FIRST % "j", "a \\uD800-\\uDFFF escape (a JSON surrogate pair)"),
+                          ('{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "j"},'
+                           ' "data": {"u": "http:\\/\\/x"}}\n', "a \\/ escape in a double-quoted string")):
+        _, errors = kubectl_read({"j": before + text})
+        assert "j" in errors, "kubectl reads it after all"
+        result = run_postrender([], before + text)
+        assert result.status == 1 and result.stdout == "", result.stderr
+        assert message in result.stderr, result.stderr
