@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import difflib
-import re
 
+from ...diagnostics import escape_controls
 from ..model import (
     ADDED,
     CHANGED,
@@ -22,7 +22,6 @@ from ..model import (
 )
 
 MAX_FIELDS = 10
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def plural(n: int, one: str, many: str | None = None) -> str:
@@ -108,8 +107,9 @@ def fields(paths: list[str]) -> str:
 
 
 def printable(text: str) -> str:
-    """A value as text: control characters (a terminal escape, say) spelled out."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    """A value as text: control characters (a terminal escape, say) spelled
+    out as diagnostics spell them; tabs, common in config files, kept."""
+    return "\t".join(escape_controls(part) for part in text.split("\t"))
 
 
 def value_lines(value: ValueChange) -> list[str]:
