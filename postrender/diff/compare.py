@@ -61,8 +61,10 @@ def compare(old: Side, new: Side, show_values: bool = False) -> Report:
     for cid, change in changes.items():
         if change.status != CHANGED:
             continue
+        # A use is a reference, a declared dependency, a field the guard saw, or
+        # a config hash over it (a name read from a container flag, say).
         users = [r for key, r in sorted(new.referrers.items(), key=lambda kv: _order(kv[0]))
-                 if any(link.config == cid for link in r.links)]
+                 if cid in r.hashed or any(link.config == cid for link in r.links)]
         if not users:
             report.does_not_roll.append(Held(None, change, _unused(change)))
         for user in users:
