@@ -114,7 +114,7 @@ def build(label: str, sources: list[Source], options: RenderOptions) -> Side:
         analysis = result.analysis
         output = read([Source(f"{label} (rendered)", result.output)], options.limits)
     except PostrenderError as exc:
-        # One line still, saying which side: both may come from standard input's neighbours.
+        # Still one line; it says which side, which the render's own message cannot.
         raise PostrenderError(f"{label}: {exc}") from None
     out_index = ObjectIndex(output.objects, options.namespace, frozenset(analysis.table.cluster_scoped))
     ids, configs, versions = _configs(analysis, out_index)
@@ -223,7 +223,7 @@ def _referrers(analysis: Analysis, out_index: ObjectIndex, ids: dict[int, Config
         if obj.name is None or is_config_object(obj):
             continue
         templates = pod_templates(obj, table)
-        if not templates and id(obj) not in links:
+        if not templates and id(obj) not in links and id(obj) not in hashed:
             continue
         key = index.key(obj)
         written = out_index.get(key)
