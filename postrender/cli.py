@@ -1,7 +1,12 @@
-"""Command line: `postrender [render]`, `postrender graph`, `postrender gc`.
+"""Command line: `postrender [render]`, `graph`, `diff`, `gc`, `version`, `completion`.
 
-Exit status: 0 done, 1 bad input or environment, 2 usage. stdout receives
+Exit status: 0 done, 1 bad input or environment, 2 usage, 128+N when ended
+by signal N (130 Ctrl-C, 143 SIGTERM, 141 a closed pipe). stdout receives
 the stream only once everything succeeded.
+
+Commands are rows of `COMMANDS`; render options are rows of
+`options.OPTIONS` (shared with the kustomize and KRM configs). Adding either
+is one row.
 """
 
 from __future__ import annotations
@@ -9,87 +14,398 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import re
+import signal
+import stat
 import sys
+import tempfile
 import traceback
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
-from . import __version__, helmcontext
-from .cluster.args import add_gc_arguments, add_render_arguments, render_fields
-from .diff.formats import names as diff_formats
 from .errors import PostrenderError, UsageError
-from .inputs import gather
-from .krm import ResourceListError
-from .limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH, MAX_DEPTH_CEILING, Limits
-from .options import RenderOptions
 from .report import Reporter
 
-SUBCOMMANDS = ("render", "graph", "diff", "gc")
+PROG = "postrender"
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(message)
+        raise UsageError(f"{message} (see {self.prog} --help)")
 
 
-def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("paths", nargs="*", metavar="PATH", help="files or folders (default: standard input)")
-    parser.add_argument(
-        "-n", "--namespace",
-        help="namespace of objects without metadata.namespace (default: $HELM_NAMESPACE)",
+class _ShowHelp(Exception):
+    """--help: the text goes out the way any output does (a closed pipe included)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+
+class _HelpAction(argparse.Action):
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         help="show this help and exit")
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:  # type: ignore[override]
+        raise _ShowHelp(parser.format_help())
+
+
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, max_help_position=30, width=min(100, _terminal_width()))
+
+
+def _terminal_width() -> int:
+    try:
+        return os.get_terminal_size(2).columns - 2
+    except OSError:
+        return 98
+
+
+# --- commands ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    summary: str
+    examples: str  # shown under "Examples:" in the command's --help
+    arguments: Callable[[argparse.ArgumentParser], None]
+    # The output, or the output and an exit status (diff --exit-code).
+    run: Callable[[argparse.Namespace, Reporter], str | tuple[str, int]]
+    usage: str = ""
+
+
+def _add_render_options(parser: argparse.ArgumentParser, groups: dict[str, argparse._ArgumentGroup]) -> None:
+    from .options import OPTIONS, dest
+
+    for option in OPTIONS:
+        group = groups[option.group]
+        help_text = option.help
+        if option.env:
+            help_text += f" (default: ${option.env})"
+        elif option.default is not None:
+            help_text += f" (default: {option.default})"
+        common = {"dest": dest(option), "help": help_text}
+        if option.kind == "bool":
+            group.add_argument(*option.flags, action="store_true", default=None, **common)
+        elif option.kind == "files":
+            group.add_argument(*option.flags, action="append", metavar=option.metavar, **common)
+        elif option.kind == "choice":
+            extra = {"nargs": "?", "const": option.bare} if option.bare is not None else {}
+            group.add_argument(*option.flags, choices=option.choices, **extra, **common)
+        else:
+            group.add_argument(*option.flags, metavar=option.metavar,
+                               type=lambda text, option=option: option.convert_text(text), **common)
+
+
+def _groups(parser: argparse.ArgumentParser, names: Sequence[str]) -> dict[str, argparse._ArgumentGroup]:
+    return {name: parser.add_argument_group(name) for name in names}
+
+
+def _input_arguments(group: argparse._ArgumentGroup) -> None:
+    group.add_argument("paths", nargs="*", metavar="PATH",
+                       help="files, folders (their *.yaml, *.yml, *.json) or - for standard input; "
+                            "process substitution <(...) and FIFOs work (default: standard input)")
+    group.add_argument("-f", "--filename", action="append", default=[], metavar="PATH", dest="filenames",
+                       help="as PATH, kubectl's spelling (repeatable; read before PATH arguments)")
+
+
+def _diagnostic_arguments(group: argparse._ArgumentGroup) -> None:
+    group.add_argument("-v", "--verbose", action="count", default=0,
+                       help="print each rename and rewritten reference; -v=N as kubectl (N>=1 is -v)")
+    group.add_argument("--verbosity", type=lambda t: _count(t, "-v", 0, 99), help=argparse.SUPPRESS)
+    group.add_argument("--log-file", metavar="PATH",
+                       help="also write diagnostics here, mode 0600 (default: $POSTRENDER_LOG_FILE)")
+    group.add_argument("-h", "--help", action=_HelpAction)
+
+
+def _count(text: str, name: str, low: int, high: int) -> int:
+    from .options import parse_count
+
+    return parse_count(text, name, low, high)
+
+
+def _render_arguments(parser: argparse.ArgumentParser) -> None:
+    from .options import DIAGNOSTICS, HELP_GROUPS, INPUT, INTEGRATIONS, OUTPUT
+
+    groups = _groups(parser, HELP_GROUPS)
+    _input_arguments(groups[INPUT])
+    groups[OUTPUT].add_argument("-o", "--output", metavar="FILE", dest="output_file",
+                                help="write here instead of standard output: whole or not at all "
+                                     "(a temporary file, then renamed)")
+    _add_render_options(parser, groups)
+    _diagnostic_arguments(groups[DIAGNOSTICS])
+    groups[INTEGRATIONS].add_argument(
+        "--krm", action="store_true",
+        help="read and write a KRM ResourceList (detected on standard input without this flag)")
+    groups[INTEGRATIONS].add_argument(
+        "--plugin-config", metavar="FILE",
+        help="options from a kustomize PostRender config (the file kustomize passes an exec plugin)")
+
+
+def _graph_arguments(parser: argparse.ArgumentParser) -> None:
+    from .graphview import FORMATS
+    from .options import DIAGNOSTICS, HELP_GROUPS, INPUT, OUTPUT
+
+    groups = _groups(parser, HELP_GROUPS)
+    _input_arguments(groups[INPUT])
+    groups[OUTPUT].add_argument("-o", "--output", choices=FORMATS, default="table", dest="format",
+                                help="table, json (with the render's warnings), dot (Graphviz) or mermaid "
+                                     "(default: table)")
+    _add_render_options(parser, groups)
+    _diagnostic_arguments(groups[DIAGNOSTICS])
+
+
+def _diff_arguments(parser: argparse.ArgumentParser) -> None:
+    from .diff.formats import names
+    from .options import DIAGNOSTICS, HELP_GROUPS, INPUT, OUTPUT
+
+    groups = _groups(parser, HELP_GROUPS)
+    groups[INPUT].add_argument("old", metavar="OLD", help="the render before: a file, a folder or - (standard input)")
+    groups[INPUT].add_argument("new", metavar="NEW", help="the render after, likewise; raw or already post-rendered")
+    groups[OUTPUT].add_argument("-o", "--output", choices=names(), default=names()[0], dest="format",
+                                help=f"{', '.join(names())} (default: {names()[0]})")
+    groups[OUTPUT].add_argument("--show-values", action="store_true",
+                                help="show changed ConfigMap values (Secret values are never shown)")
+    groups[OUTPUT].add_argument("--exit-code", action="store_true",
+                                help="exit 1 when something rolls, as git diff does")
+    _add_render_options(parser, groups)
+    _diagnostic_arguments(groups[DIAGNOSTICS])
+
+
+def _gc_arguments(parser: argparse.ArgumentParser) -> None:
+    from .cluster.args import add_gc_arguments
+
+    add_gc_arguments(parser)
+    _diagnostic_arguments(parser.add_argument_group("Diagnostics"))
+
+
+def _version_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("Output")
+    group.add_argument("-o", "--output", choices=("text", "json"), default="text", dest="format",
+                       help="text or json (default: text)")
+    group.add_argument("-h", "--help", action=_HelpAction)
+
+
+def _completion_arguments(parser: argparse.ArgumentParser) -> None:
+    from .completion import SHELLS
+
+    group = parser.add_argument_group("Shell")
+    group.add_argument("shell", choices=SHELLS, help="the shell to complete in")
+    group.add_argument("-h", "--help", action=_HelpAction)
+
+
+def _render(args: argparse.Namespace, reporter: Reporter) -> str:
+    from . import krm
+    from .render import render
+
+    options = render_options(args)
+    sources = _sources(args, options, reporter)
+    if args.plugin_config:
+        from . import kustomize_plugin
+
+        return kustomize_plugin.run(args.plugin_config, [*args.filenames, *args.paths], sources, options, reporter)
+    resource_list = None if args.krm else krm.detect(sources, options.limits)
+    if args.krm or resource_list is not None:
+        return krm.run(sources, options, reporter, resource_list)
+    return render(sources, options, reporter).output
+
+
+def _graph(args: argparse.Namespace, reporter: Reporter) -> str:
+    from .graphview import show
+
+    options = render_options(args)
+    return show(_sources(args, options, reporter), options, args.format, reporter)
+
+
+def _diff(args: argparse.Namespace, reporter: Reporter) -> tuple[str, int]:
+    from .diff.command import run
+
+    report, output = run(args.old, args.new, render_options(args), args.format, args.show_values, reporter)
+    return output, 1 if args.exit_code and report.rolls else 0
+
+
+def _gc(args: argparse.Namespace, reporter: Reporter) -> str:
+    # Imported only here: the Kubernetes client loads for gc, never for a render.
+    from .cluster.gccommand import run
+
+    return run(args, reporter)
+
+
+def _version(args: argparse.Namespace, reporter: Reporter) -> str:
+    from .version import describe
+
+    return describe(args.format)
+
+
+def _completion(args: argparse.Namespace, reporter: Reporter) -> str:
+    from .completion import script
+
+    return script(args.shell, build_parsers())
+
+
+COMMANDS: tuple[Command, ...] = (
+    Command(
+        "render", "version ConfigMaps and Secrets in a manifest stream (the default command)",
+        """\
+  helm template my-app ./chart | postrender -n prod > manifests.yaml
+  postrender -f base.yaml -f overlay/ -o out.yaml       # files and folders; out.yaml whole or untouched
+  postrender <(helm template my-app ./chart) extra.yaml # process substitution, FIFOs, - for stdin
+  helm upgrade --install my-app ./chart --post-renderer postrender   # Helm 3 (Helm 4: the plugin)
+  kustomize build overlay/ | postrender --strategy annotate | kubectl apply -f -
+  postrender --retain 2 -n shop -f rendered.yaml          # carry previous versions forward (cluster)""",
+        _render_arguments, _render,
+        usage="postrender [render] [flags] [PATH | -f PATH | -]...",
+    ),
+    Command(
+        "graph", "show the reference graph: what a render would do, and why",
+        """\
+  helm template my-app ./chart | postrender graph
+  postrender graph -o json manifests/ | jq '.warnings'
+  postrender graph -o dot manifests/ | dot -Tsvg > refs.svg
+  postrender graph --strategy annotate --keep-original -f app.yaml""",
+        _graph_arguments, _graph,
+        usage="postrender graph [flags] [PATH | -f PATH | -]...",
+    ),
+    Command(
+        "diff", "say which workloads a change rolls, and why",
+        """\
+  postrender diff base.yaml head.yaml                    # a table; dangerous cases first
+  helm template my-app ./chart -f prod.yaml | postrender diff base.yaml -
+  postrender diff -o json --exit-code base/ head/        # exit 1 when something rolls
+  postrender diff -o markdown --show-values base.yaml head.yaml > comment.md""",
+        _diff_arguments, _diff,
+        usage="postrender diff [flags] OLD NEW",
+    ),
+    Command(
+        "gc", "delete versions nothing uses any more (dry run unless --yes)",
+        """\
+  postrender gc -n shop                                  # dry run: what would go, and why
+  postrender gc -n shop --scope web --keep 3 --min-age 1h --yes
+  postrender gc -A -o json""",
+        _gc_arguments, _gc,
+    ),
+    Command(
+        "version", "print the version of postrender, ruamel.yaml and its C parser",
+        """\
+  postrender version
+  postrender version -o json""",
+        _version_arguments, _version,
+    ),
+    Command(
+        "completion", "print a shell completion script (bash, zsh, fish)",
+        """\
+  source <(postrender completion bash)                   # in ~/.bashrc
+  postrender completion zsh > "${fpath[1]}/_postrender"  # then restart zsh
+  postrender completion fish > ~/.config/fish/completions/postrender.fish""",
+        _completion_arguments, _completion,
+    ),
+)
+_BY_NAME = {command.name: command for command in COMMANDS}
+
+
+def _commands_text() -> str:
+    width = max(len(c.name) for c in COMMANDS)
+    return "Commands:\n" + "\n".join(f"  {c.name.ljust(width)}  {c.summary}" for c in COMMANDS)
+
+
+DESCRIPTION = (
+    "postrender reads a rendered manifest stream (Helm, kustomize, any) and writes it with every "
+    "ConfigMap and Secret renamed <name>-<content hash>, made immutable, and every reference to it "
+    "rewritten, so pods roll when their configuration changes."
+)
+
+
+def build_parser(name: str) -> argparse.ArgumentParser:
+    command = _BY_NAME[name]
+    prog = PROG if name == "render" else f"{PROG} {name}"
+    description = f"{command.summary}." if name != "render" else f"{DESCRIPTION}\n\n{_commands_text()}"
+    parser = _Parser(
+        prog=prog, usage=command.usage or None, description=description, add_help=False,
+        epilog=f"Examples:\n{command.examples}\n\n"
+               f"Exit status: 0 done, 1 bad input or environment (nothing on stdout), 2 usage error, "
+               f"130/143 interrupted.",
+        formatter_class=_HelpFormatter,
     )
-    parser.add_argument("--config", action="append", default=[], metavar="FILE",
-                        help="extra field specs in kustomize nameReference format (repeatable)")
-    parser.add_argument("--strategy", choices=("rename", "annotate"), default="rename",
-                        help="rename: version every ConfigMap and Secret (default); annotate: keep names, "
-                             "roll pod templates by a postrender.io/config-hash annotation")
-    parser.add_argument("-v", "--verbose", action="store_true", help="print each rename and rewritten reference")
-    parser.add_argument("--log-file", metavar="PATH", help="also write diagnostics here (default: $POSTRENDER_LOG_FILE)")
-    parser.add_argument("--max-bytes", type=int, default=DEFAULT_MAX_BYTES, help="largest input accepted")
-    parser.add_argument("--max-depth", type=int, default=DEFAULT_MAX_DEPTH, help=f"deepest nesting accepted (at most {MAX_DEPTH_CEILING})")
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="postrender", description="Version ConfigMaps and Secrets by content and rewrite every reference.")
-    parser.add_argument("--version", action="version", version=f"postrender {__version__}")
-    sub = parser.add_subparsers(dest="command")
-    render = sub.add_parser("render", help="transform a manifest stream (the default)")
-    _common(render)
-    _render_flags(render)
-    render.add_argument("--krm", action="store_true",
-                        help="read and write a KRM ResourceList (detected on standard input without this flag)")
-    render.add_argument("--plugin-config", metavar="FILE",
-                        help="options from a kustomize PostRender config (the file kustomize passes a plugin)")
-    graph = sub.add_parser("graph", help="print the reference graph")
-    _common(graph)
-    graph.add_argument("-o", "--output", choices=("table", "json", "dot", "mermaid"), default="table")
-    diff = sub.add_parser("diff", help="say which workloads a change rolls, and why",
-                          usage="postrender diff [options] OLD NEW")
-    _common(diff)  # its PATHs are OLD and NEW: a file, a folder or -
-    _render_flags(diff)
-    diff.add_argument("-o", "--output", choices=diff_formats(), default=diff_formats()[0])
-    diff.add_argument("--show-values", action="store_true",
-                      help="show changed ConfigMap values (Secret values are never shown)")
-    diff.add_argument("--exit-code", action="store_true", help="exit 1 when something rolls, as git diff does")
-    gc = sub.add_parser("gc", help="delete versions nothing uses any more (dry run unless --yes)")
-    add_gc_arguments(gc)
+    command.arguments(parser)
     return parser
 
 
-def _render_flags(parser: argparse.ArgumentParser) -> None:
-    """Flags that shape a render's output (render and diff take them)."""
-    parser.add_argument("--mutable", action="store_true", help="do not set immutable: true")
-    parser.add_argument("--keep-original", action="store_true",
-                        help="also keep an unsuffixed copy, for referrers postrender cannot see (Helm 3 hooks)")
-    parser.add_argument("--strict", action="store_true",
-                        help="fail when a field no field spec covers still names a renamed object")
-    add_render_arguments(parser)
+def build_parsers() -> dict[str, argparse.ArgumentParser]:
+    return {command.name: build_parser(command.name) for command in COMMANDS}
+
+
+_VERBOSITY = re.compile(r"-v=?(?!v*$)(.*)|--v=(.*)|--verbose=(.*)")
+
+
+def _kubectl_spellings(argv: list[str]) -> list[str]:
+    """`-v=N`, `-vN`, `--v=N`, `--verbose=N` (kubectl's) become --verbosity=N."""
+    out: list[str] = []
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            return out + argv[i:]
+        match = _VERBOSITY.fullmatch(arg)
+        out.append(f"--verbosity={next(g for g in match.groups() if g is not None)}" if match else arg)
+    return out
 
 
 def parse(argv: Sequence[str]) -> argparse.Namespace:
     args = list(argv)
-    if not args or args[0] not in SUBCOMMANDS and args[0] not in ("-h", "--help", "--version"):
-        args.insert(0, "render")
-    return build_parser().parse_args(args)
+    if args[:1] == ["--version"]:
+        args = ["version", *args[1:]]
+    name = args[0] if args and args[0] in _BY_NAME else "render"
+    if args and args[0] == name:
+        args = args[1:]
+    parser = build_parser(name)
+    args = _kubectl_spellings(args)
+    # Flags and paths in any order, as kubectl and helm take them.
+    namespace = parser.parse_intermixed_args(args) if name in ("render", "graph") else parser.parse_args(args)
+    namespace.command = name
+    return namespace
+
+
+def render_options(args: argparse.Namespace):
+    from .options import OPTIONS, RenderOptions, dest, with_values
+
+    values = {}
+    for option in OPTIONS:
+        value = getattr(args, dest(option), None)
+        if value is None and option.env:
+            value = os.environ.get(option.env) or None
+        if value is not None:
+            values[option.field] = value
+    options = with_values(RenderOptions(), values)
+    # Under Helm: Helm's namespace, release (the default scope) and cluster.
+    from . import helmcontext
+
+    return helmcontext.fill(options, explicit_namespace=getattr(args, "namespace", None))
+
+
+def _sources(args: argparse.Namespace, options, reporter: Reporter):
+    from .inputs import gather
+
+    return gather([*args.filenames, *args.paths], sys.stdin, options.limits.max_bytes, reporter.notice)
+
+
+# --- running, and ending well --------------------------------------------------
+
+
+class Interrupted(BaseException):
+    """A signal asked us to stop (raised from the handler, like KeyboardInterrupt)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _on_signal(signum: int, frame: object) -> None:
+    raise Interrupted(signum)
+
+
+# Ended by a signal, a process exits 128 + its number, as a shell reports it.
+_HANDLED_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -98,30 +414,74 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .kustomize_plugin import exec_plugin_argv  # linked as the plugin: `PostRender <config file> [args]`
 
         argv = exec_plugin_argv(argv)
-    reporter = Reporter()
+    previous = _install_signal_handlers()
+    # The reporter of this run, once there is one: an interrupt may come at any point.
+    current: list[Reporter] = [Reporter()]
+    try:
+        return _main(list(argv), current)
+    except KeyboardInterrupt:
+        return _interrupted(signal.SIGINT, current[0])
+    except Interrupted as exc:
+        return _interrupted(exc.signum, current[0])
+    finally:
+        current[0].close()
+        _restore_signal_handlers(previous)
+
+
+def _interrupted(signum: int, reporter: Reporter) -> int:
+    # One line: Helm 4 discards stderr, so the log file says why it stopped too.
+    reporter.error(f"interrupted by {signal.Signals(signum).name}")
+    return 128 + signum
+
+
+def _install_signal_handlers() -> dict[int, object]:
+    previous: dict[int, object] = {}
+    try:
+        for signum in _HANDLED_SIGNALS:
+            previous[signum] = signal.signal(signum, _on_signal)
+    except ValueError:  # not the main thread: leave signals alone
+        pass
+    return previous
+
+
+def _restore_signal_handlers(previous: dict[int, object]) -> None:
+    for signum, handler in previous.items():
+        signal.signal(signum, handler)  # type: ignore[arg-type]
+
+
+def _main(argv: list[str], current: list[Reporter]) -> int:
+    reporter = current[0]
     status = 0
+    output_file = None
     try:
         args = parse(argv)
-        reporter = Reporter(
-            verbose=getattr(args, "verbose", False),
+        verbosity = args.verbosity if getattr(args, "verbosity", None) is not None else getattr(args, "verbose", 0)
+        reporter = current[0] = Reporter(
+            verbose=verbosity >= 1,
             log_file=getattr(args, "log_file", None) or os.environ.get("POSTRENDER_LOG_FILE") or None,
         )
         reporter.open_log()
-        command: Callable[[argparse.Namespace, Reporter], str | tuple[str, int]] = _COMMANDS[args.command]
-        output = _without_cyclic_gc(command, args, reporter)
-        if isinstance(output, tuple):  # a command with its own exit status (diff --exit-code)
+        output_file = getattr(args, "output_file", None)
+        if output_file in (None, "-"):
+            _check_stdout()
+        output = _without_cyclic_gc(_BY_NAME[args.command].run, args, reporter)
+        if isinstance(output, tuple):
             output, status = output
+    except _ShowHelp as shown:
+        output, output_file = shown.text, None
     except UsageError as exc:
         reporter.error(str(exc))
         return 2
     except PostrenderError as exc:
+        from .krm import ResourceListError
+
         reporter.error(str(exc))
         if not isinstance(exc, ResourceListError):
             return 1
         # The KRM spec wants the ResourceList, with the error in `results`, even on failure.
         output, status = exc.output, exc.status
     except OSError as exc:
-        reporter.error(f"{exc.filename + ': ' if exc.filename else ''}{exc.strerror or type(exc).__name__}")
+        reporter.error(_os_error(exc))
         return 1
     except Exception as exc:  # noqa: BLE001 - a deploy path must never see a traceback
         if os.environ.get("POSTRENDER_DEBUG"):
@@ -129,18 +489,116 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The exception text could quote input, so only its type is shown.
         reporter.error(f"internal error ({type(exc).__name__}); please report it with POSTRENDER_DEBUG=1 output")
         return 1
-    finally:
-        reporter.close()
     try:
-        sys.stdout.write(output)
-        sys.stdout.flush()
+        if output_file not in (None, "-"):
+            write_file(output_file, output.encode("utf-8"))
+        else:
+            write_stdout(output)
     except BrokenPipeError:
+        # The reader stopped reading (`| head`): nothing to say, as for cat.
+        return 128 + signal.SIGPIPE
+    except OSError as exc:
+        what = "standard output" if output_file in (None, "-") else None
+        reporter.error(_os_error(exc, what))
         return 1
     return status
 
 
-def _without_cyclic_gc(command: Callable[[argparse.Namespace, Reporter], str | tuple[str, int]], args: argparse.Namespace,
-                       reporter: Reporter) -> str | tuple[str, int]:
+def _os_error(exc: OSError, what: str | None = None) -> str:
+    where = what or exc.filename
+    return f"{where + ': ' if where else ''}{exc.strerror or type(exc).__name__}"
+
+
+def _check_stdout() -> None:
+    """Refuse before any work when standard output cannot take the stream."""
+    if sys.stdout is None:
+        raise UsageError("standard output is closed; pass -o FILE")
+    fd = _fileno(sys.stdout)
+    if fd is None:
+        return
+    try:
+        import fcntl
+
+        mode = fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE
+    except OSError:
+        raise UsageError("standard output is closed; pass -o FILE") from None
+    if mode == os.O_RDONLY:
+        raise UsageError("standard output is not open for writing; pass -o FILE")
+
+
+def _fileno(stream: object) -> int | None:
+    try:
+        return stream.fileno()  # type: ignore[attr-defined]
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def write_stdout(text: str) -> None:
+    """The stream as UTF-8 bytes, whatever the locale says about stdout."""
+    stdout = sys.stdout
+    buffer = getattr(stdout, "buffer", None)
+    try:
+        if buffer is not None:
+            stdout.flush()
+            # A pipe may take part of a large write (its reader stopped after
+            # 64 KiB); BufferedWriter then reports the count instead of an error.
+            data = memoryview(text.encode("utf-8"))
+            while data:
+                data = data[buffer.write(data):]
+            buffer.flush()
+        else:
+            stdout.write(text)
+            stdout.flush()
+    except OSError:
+        # Python flushes stdout again at exit and would print a second,
+        # unhandled error: point the descriptor at /dev/null first.
+        fd = _fileno(stdout)
+        if fd is not None:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, fd)
+            os.close(devnull)
+        raise
+
+
+def write_file(path: str, data: bytes) -> None:
+    """Write all of data to path or nothing: a temporary file beside it, then
+    renamed over it. A FIFO or device (/dev/stdout) is written directly."""
+    try:
+        existing = os.stat(path)
+    except FileNotFoundError:
+        existing = None
+    if existing is not None and not stat.S_ISREG(existing.st_mode):
+        with open(path, "wb") as handle:
+            handle.write(data)
+        return
+    # Through a symlink, the file it points to is replaced, not the link.
+    target = os.path.realpath(path)
+    directory, name = os.path.split(target)
+    fd, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        # What `> FILE` would give: the old file's mode, else the umask's.
+        os.chmod(temporary, stat.S_IMODE(existing.st_mode) if existing else 0o666 & ~_umask())
+        os.replace(temporary, target)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _without_cyclic_gc(command: Callable[[argparse.Namespace, Reporter], str | tuple[str, int]],
+                       args: argparse.Namespace, reporter: Reporter) -> str | tuple[str, int]:
     """Run a command with Python's cyclic garbage collector paused.
 
     A stream becomes millions of small node objects, all alive until the end
@@ -155,71 +613,3 @@ def _without_cyclic_gc(command: Callable[[argparse.Namespace, Reporter], str | t
     finally:
         if enabled:
             gc.enable()
-
-
-def render_options(args: argparse.Namespace) -> RenderOptions:
-    if args.max_bytes <= 0 or args.max_depth <= 0:
-        raise UsageError("--max-bytes and --max-depth must be positive")
-    if args.max_depth > MAX_DEPTH_CEILING:
-        raise UsageError(f"--max-depth cannot exceed {MAX_DEPTH_CEILING}")
-    options = RenderOptions(
-        namespace=args.namespace or os.environ.get("HELM_NAMESPACE") or None,
-        mutable=getattr(args, "mutable", False),
-        keep_original=getattr(args, "keep_original", False),
-        config_files=list(args.config),
-        limits=Limits(max_bytes=args.max_bytes, max_depth=args.max_depth),
-        strategy=args.strategy,
-        strict=getattr(args, "strict", False),
-        **render_fields(args),
-    )
-    # Under Helm: Helm's namespace, release (the default scope) and cluster.
-    return helmcontext.fill(options, explicit_namespace=args.namespace)
-
-
-def _render(args: argparse.Namespace, reporter: Reporter) -> str:
-    from .render import render
-
-    options = render_options(args)
-    sources = gather(args.paths, sys.stdin.buffer, options.limits.max_bytes)
-    if args.plugin_config:
-        from . import kustomize_plugin
-
-        return kustomize_plugin.run(args.plugin_config, args.paths, sources, options, reporter)
-    from . import krm
-
-    resource_list = None if args.krm else krm.detect(sources, options.limits)
-    if args.krm or resource_list is not None:
-        return krm.run(sources, options, reporter, resource_list)
-    return render(sources, options, reporter).output
-
-
-def _graph(args: argparse.Namespace, reporter: Reporter) -> str:
-    from .graphview import show
-
-    options = render_options(args)
-    sources = gather(args.paths, sys.stdin.buffer, options.limits.max_bytes)
-    return show(sources, options, args.output)
-
-
-def _diff(args: argparse.Namespace, reporter: Reporter) -> tuple[str, int]:
-    from .diff.command import run
-
-    if len(args.paths) != 2:
-        raise UsageError("diff takes two inputs, OLD and NEW: each a file, a folder or - (standard input)")
-    report, output = run(*args.paths, render_options(args), args.output, args.show_values, reporter)
-    return output, 1 if args.exit_code and report.rolls else 0
-
-
-def _gc(args: argparse.Namespace, reporter: Reporter) -> str:
-    # Imported only here: the Kubernetes client loads for gc, never for a render.
-    from .cluster.gccommand import run
-
-    return run(args, reporter)
-
-
-_COMMANDS: dict[str, Callable[[argparse.Namespace, Reporter], str | tuple[str, int]]] = {
-    "render": _render,
-    "graph": _graph,
-    "diff": _diff,
-    "gc": _gc,
-}

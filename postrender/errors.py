@@ -14,6 +14,9 @@ class Location:
     kind: str | None = None
     name: str | None = None
     line: int | None = None  # 1-based line in the stream
+    # The line in that chart file's rendered text (read.Rendered), when
+    # `source` is a chart file named by Helm.
+    rendered_line: int | None = None
 
     def describe(self) -> str:
         parts: list[str] = []
@@ -22,6 +25,8 @@ class Location:
         details: list[str] = []
         if self.source:
             details.append(self.source)
+            if self.rendered_line is not None:
+                details.append(f"rendered line {self.rendered_line}")
         if self.kind or self.name:
             details.append(f"{self.kind or '?'}/{self.name or '?'}")
         if details:

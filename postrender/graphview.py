@@ -14,8 +14,10 @@ from dataclasses import dataclass, field
 from .errors import UsageError
 from .graph import Resolution
 from .index import IMPLICIT
+from .nodes import scalars
 from .options import RenderOptions
 from .read import KubeObject, Source
+from .report import Reporter
 
 FORMATS = ("table", "json", "dot", "mermaid")
 
@@ -29,9 +31,11 @@ class Edge:
     name: str  # as written
     namespace: str  # where the name is looked up ("(default)": the implicit one, "*": any)
     target: KubeObject | None
-    status: str  # resolved, cross-namespace, ambiguous, dangling, optional, produced, produces, unsupported
+    # resolved, cross-namespace, ambiguous, dangling, optional, produced, produces, unsupported,
+    # unrewritten (a field no field spec covers still names a renamed object: the guard's finding)
+    status: str
     note: str
-    via: str  # "field spec", or the annotation's origin
+    via: str  # "field spec", "producer", "guard", or the annotation's origin
 
 
 @dataclass
@@ -41,6 +45,8 @@ class ConfigNode:
     excluded: str | None
     referenced: bool
     copy: bool  # also written unsuffixed
+    # What the render sets on it besides its name: immutable, labels, annotations.
+    marks: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -57,6 +63,7 @@ class View:
     hashes: list[HashNode]
     describe: Callable[[KubeObject], str]  # "Kind/namespace/name"
     namespace: Callable[[KubeObject], str | None]  # None: the implicit one
+    warnings: list[str] = field(default_factory=list)  # the render's, word for word
     by_object: dict[int, ConfigNode] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -66,16 +73,23 @@ class View:
         return self.by_object.get(id(obj))
 
 
-def show(sources: list[Source], options: RenderOptions, fmt: str) -> str:
+def show(sources: list[Source], options: RenderOptions, fmt: str, reporter: Reporter | None = None) -> str:
+    """The graph of the render these options make. The render runs in full,
+    so every option counts and its warnings (on stderr, as a render prints
+    them) are the same; where the render fails, graph fails the same way."""
     if fmt not in FORMATS:
         raise UsageError(f"unknown graph format {fmt!r} (choose from {', '.join(FORMATS)})")
-    from .render import analyse
+    from .render import render
 
-    view = build_view(analyse(sources, options))
+    reporter = reporter if reporter is not None else Reporter()
+    result = render(sources, options, reporter)
+    view = build_view(result.analysis, result, [w.message for w in reporter.warnings])
     return {"table": as_table, "json": as_json, "dot": as_dot, "mermaid": as_mermaid}[fmt](view)
 
 
-def build_view(analysis) -> View:  # analysis: render.Analysis
+def build_view(analysis, result=None, warnings: list[str] | None = None) -> View:
+    """analysis: render.Analysis; result: the render.Result, for what the
+    rewrite set and what the guard found."""
     graph, the_plan = analysis.graph, analysis.plan
     index = graph.index
 
@@ -123,6 +137,16 @@ def build_view(analysis) -> View:  # analysis: render.Analysis
         edges.append(Edge(dep.referrer, dep.field_path, dep.holder.start_mark.index, dep.kind, dep.name,
                           _namespace_label(None, dep.referrer), dep.target, status, note, dep.origin))
 
+    for finding in result.findings if result is not None else ():
+        target = finding.version.obj
+        referenced.add(id(target))
+        position = next((node.start_mark.index for node, path, _ in scalars(finding.referrer.node)
+                         if path == finding.path), finding.referrer.node.end_mark.index)
+        edges.append(Edge(finding.referrer, finding.field_path, position, target.kind, finding.version.base_name,
+                          _namespace_label(None, finding.referrer), target, "unrewritten",
+                          "no field spec covers this field, so it still names the old name "
+                          "(a warning; an error with --strict)", "guard"))
+
     made_by = {id(item): obj for obj in graph.config_objects
                if (item := analysis.productions.by_object.get(id(obj))) is not None}
     for item in analysis.productions.items:
@@ -137,7 +161,7 @@ def build_view(analysis) -> View:  # analysis: render.Analysis
     configs = []
     for version in the_plan.versions:
         configs.append(ConfigNode(version.obj, version.name, version.excluded, id(version.obj) in referenced,
-                                  version.keep_original and version.renamed))
+                                  version.keep_original and version.renamed, _marks(version.obj, result)))
     hashes = [
         HashNode(p.obj, p.field_path, [f"{kind}/{name}" for kind, name, _ in sorted(p.items)])
         for p in analysis.config_hashes
@@ -146,7 +170,21 @@ def build_view(analysis) -> View:  # analysis: render.Analysis
         ns = index.namespace_of(obj)
         return None if ns == IMPLICIT else ns
 
-    return View(edges, configs, hashes, describe, namespace)
+    return View(edges, configs, hashes, describe, namespace, list(warnings or ()))
+
+
+def _marks(obj: KubeObject, result) -> dict:
+    """immutable, and the labels and annotations the render adds (not the name)."""
+    if result is None:
+        return {}
+    edits = result.rewrite.for_document(obj.document)
+    values = edits.values_at(obj.node) if edits is not None else {}
+    metadata = values.get("metadata") if isinstance(values.get("metadata"), dict) else {}
+    marks: dict = {"immutable": values.get("immutable") is True}
+    for key in ("labels", "annotations"):
+        if isinstance(metadata.get(key), dict) and metadata[key]:
+            marks[key] = dict(sorted(metadata[key].items()))
+    return marks
 
 
 def _position(edge: Edge) -> tuple[int, int, int]:
@@ -168,6 +206,12 @@ def _config_note(config: ConfigNode) -> str:
     notes = []
     if config.excluded:
         notes.append(f"not versioned: {config.excluded}")
+    elif config.marks and not config.marks.get("immutable") and config.final_name != config.obj.name:
+        notes.append("mutable")
+    added = {**config.marks.get("labels", {}), **config.marks.get("annotations", {})}
+    option_marks = [f"{key}={value}" for key, value in added.items() if not key.startswith(_OWN_MARKS)]
+    if option_marks:
+        notes.append("sets " + ", ".join(option_marks))
     if config.copy:
         notes.append(f"also keeps an unsuffixed copy named {config.obj.name}")
     if not config.referenced:
@@ -175,12 +219,17 @@ def _config_note(config: ConfigNode) -> str:
     return "; ".join(notes)
 
 
+# Set on every version whatever the options; the table leaves them out.
+_OWN_MARKS = ("postrender.io/versioned", "postrender.io/base-name", "postrender.io/content-hash",
+              "postrender.io/original-name")
+
+
 def as_table(view: View) -> str:
     out: list[str] = []
     rows = [("REFERRER", "FIELD", "CONFIG", "NOTE")]
     for edge in view.edges:
-        note = edge.note if edge.via in ("field spec", "producer") else f"{edge.via}: {edge.note}"
-        if edge.status in ("dangling", "optional", "ambiguous", "produced", "produces", "unsupported"):
+        note = edge.note if edge.via in ("field spec", "producer", "guard") else f"{edge.via}: {edge.note}"
+        if edge.status in ("dangling", "optional", "ambiguous", "produced", "produces", "unsupported", "unrewritten"):
             note = f"{edge.status}: {note}"
         rows.append((view.describe(edge.referrer), edge.field, _target_label(view, edge), note))
     out.extend(_columns(rows))
@@ -229,12 +278,13 @@ def as_json(view: View) -> str:
         ],
         "configObjects": [
             {**_ref(c.obj, view), "finalName": c.final_name, "versioned": c.excluded is None,
-             "excluded": c.excluded, "unsuffixedCopy": c.copy, "referenced": c.referenced}
+             "excluded": c.excluded, "unsuffixedCopy": c.copy, "referenced": c.referenced, "marks": c.marks}
             for c in view.configs
         ],
         "configHashes": [
             {"referrer": _ref(h.referrer, view), "field": h.field, "covers": h.covers} for h in view.hashes
         ],
+        "warnings": view.warnings,
     }
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
@@ -282,8 +332,10 @@ def _graph_nodes(view: View):
             nodes.setdefault(target, ([_target_label(view, edge), f"{edge.status}: {edge.note}"], "missing"))
         label = edge.field if edge.via == "field spec" else f"{edge.field} ({edge.via})"
         held = edge.note.startswith("left as written")
-        style = "solid" if edge.target is not None and not held else "dashed"
-        edges.append((source, target, label + (" [left as written]" if held else ""),
+        unrewritten = edge.status == "unrewritten"
+        style = "solid" if edge.target is not None and not held and not unrewritten else "dashed"
+        suffix = " [left as written]" if held else " [not rewritten]" if unrewritten else ""
+        edges.append((source, target, label + suffix,
                       "dotted" if edge.status == "produces" else style))
     return [(i, *nodes[i]) for i in (ids.ids[k] for k in ids.order)], edges
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import re
+import stat
+from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, TextIO
 
 from .errors import Location, PostrenderError, UsageError
 from .read import Source
@@ -13,36 +16,103 @@ MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 _DOCUMENT_START = re.compile(rb"^---(?=[ \t\r\n]|$)", re.M)
 
 
-def gather(paths: list[str], stdin: BinaryIO, max_bytes: int) -> list[Source]:
+NO_INPUT = (
+    "no input: standard input is a terminal. Pipe a rendered stream in "
+    "(helm template my-app ./chart | postrender), name files or folders (postrender -f app.yaml manifests/), "
+    "or pass - to type one; see postrender --help"
+)
+_CHUNK = 1 << 20
+
+
+def gather(paths: list[str], stdin: TextIO | BinaryIO | None, max_bytes: int,
+           notice: Callable[[str], None] = lambda message: None) -> list[Source]:
+    """Sources in the order given; `-` (or no path at all) is standard input."""
     if not paths or paths == ["-"]:
-        return [decode(_read_limited(stdin, max_bytes, "standard input"), None)]
-    files: list[Path] = []
+        return [decode(_read_stdin(stdin, max_bytes, explicit=bool(paths), notice=notice), None)]
+    if paths.count("-") > 1:
+        raise UsageError("- (standard input) can be given only once")
+    files: list[str] = []
     for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            files.extend(sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in MANIFEST_SUFFIXES))
-        elif path.is_file() or raw == "-":
-            files.append(path)
+        if raw == "-":
+            files.append(raw)
+            continue
+        try:
+            mode = os.stat(raw).st_mode
+        except FileNotFoundError:
+            raise UsageError(f"{raw}: no such file or folder") from None
+        except OSError as exc:
+            raise PostrenderError(f"{raw}: {exc.strerror}") from None
+        if stat.S_ISDIR(mode):
+            files.extend(str(p) for p in sorted(Path(raw).rglob("*")) if p.is_file() and p.suffix in MANIFEST_SUFFIXES)
         else:
-            raise UsageError(f"{raw}: no such file or folder")
+            # Not only regular files: <(helm template ...) is a pipe, /dev/stdin a device.
+            files.append(raw)
     sources: list[Source] = []
     total = 0
     for file in files:
-        try:
-            with open(file, "rb") as handle:
-                data = _read_limited(handle, max_bytes - total, str(file))
-        except OSError as exc:
-            raise PostrenderError(f"{file}: {exc.strerror}") from None
+        if file == "-":
+            data = _read_stdin(stdin, max_bytes - total, explicit=True, notice=notice, limit=max_bytes)
+            name = STANDARD_INPUT
+        else:
+            try:
+                with open(file, "rb") as handle:
+                    data = _read_limited(handle, max_bytes - total, file, max_bytes)
+            except OSError as exc:
+                raise PostrenderError(f"{file}: {exc.strerror}") from None
+            name = file
         total += len(data)
-        sources.append(decode(data, str(file)))
+        sources.append(decode(data, name))
     return sources
 
 
-def _read_limited(handle: BinaryIO, max_bytes: int, what: str) -> bytes:
-    data = handle.read(max_bytes + 1) if max_bytes >= 0 else b""
-    if len(data) > max_bytes:
-        raise PostrenderError(f"{what}: input larger than the limit of {max_bytes} bytes (--max-bytes)")
-    return data
+STANDARD_INPUT = "standard input"
+
+
+def _read_stdin(stdin: TextIO | BinaryIO | None, max_bytes: int, explicit: bool,
+                notice: Callable[[str], None], limit: int | None = None) -> bytes:
+    if stdin is None:
+        raise UsageError("standard input is closed: name files or folders, or pipe a stream in")
+    try:
+        terminal = stdin.isatty()
+    except (OSError, ValueError):
+        terminal = False
+    if terminal:
+        if not explicit:
+            raise UsageError(NO_INPUT)
+        notice("reading manifests from the terminal; end with Ctrl-D")
+    handle = getattr(stdin, "buffer", stdin)
+    try:
+        return _read_limited(handle, max_bytes, STANDARD_INPUT, limit)
+    except OSError as exc:
+        # A directory (`< /`), a descriptor open only for writing (`0>file`)...
+        raise UsageError(f"standard input: {exc.strerror or type(exc).__name__}") from None
+
+
+def _read_limited(handle: BinaryIO, max_bytes: int, what: str, limit: int | None = None) -> bytes:
+    # In chunks: read(n) would allocate n bytes up front, whatever arrives.
+    # read1 returns after one read of the device, so Ctrl-D on a terminal
+    # (a single empty read, not a lasting end) ends the input as for cat.
+    read = getattr(handle, "read1", handle.read)
+    chunks: list[bytes] = []
+    size = 0
+    while size <= max_bytes:
+        chunk = read(min(_CHUNK, max_bytes + 1 - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    if size > max_bytes:
+        limit = limit if limit is not None else max_bytes
+        raise PostrenderError(
+            f"{what}: input larger than the limit of {limit} bytes (raise it with --max-bytes, "
+            f"say --max-bytes {_suggested(limit)})"
+        )
+    return b"".join(chunks)
+
+
+def _suggested(limit: int) -> str:
+    mebibytes = -(-limit * 2 // (1 << 20))  # twice the limit, rounded up to MiB
+    return f"{mebibytes}Mi"
 
 
 def decode(data: bytes, name: str | None) -> Source:

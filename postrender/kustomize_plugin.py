@@ -10,7 +10,7 @@ with the resources on stdin and KUSTOMIZE_PLUGIN_CONFIG_STRING set; the
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +18,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
 from .errors import UsageError
-from .keep import KEEP_POLICIES
-from .options import RenderOptions
+from .options import RenderOptions, by_config_key, with_values
 from .read import Source
 from .report import Reporter
 
@@ -28,12 +27,6 @@ KIND = "PostRender"
 
 # Field-spec sections in kustomize's nameReference format (see fieldspecs).
 FIELD_SPEC_SECTIONS = ("nameReference", "podSpecs", "podSpecReferences", "clusterScoped")
-_BOOLEANS = {"mutable": "mutable", "keepOriginal": "keep_original", "strict": "strict"}
-# String options with a fixed set of values, as on the command line.
-_CHOICES = {
-    "strategy": ("strategy", ("rename", "annotate")),
-    "keepPrevious": ("keep_previous", tuple(sorted(KEEP_POLICIES))),
-}
 # kustomize reads these itself (extra exec arguments); they reach us in the file too.
 _KUSTOMIZE_OWN = ("argsOneLiner", "argsFromFile")
 _ENVELOPE = ("apiVersion", "kind", "metadata")
@@ -42,32 +35,18 @@ _ENVELOPE = ("apiVersion", "kind", "metadata")
 @dataclass(frozen=True)
 class PluginConfig:
     origin: str
-    namespace: str | None = None
-    mutable: bool | None = None
-    keep_original: bool | None = None
-    strict: bool | None = None
-    strategy: str | None = None
-    keep_previous: str | None = None
-    scope: str | None = None
+    # RenderOptions fields (options.OPTIONS rows with a config key) set by the config.
+    values: dict[str, Any] = field(default_factory=dict)
     field_specs: dict[str, Any] | None = None
 
     def apply(self, options: RenderOptions) -> RenderOptions:
         """The config is the more specific instruction: its fields win."""
-        changes: dict[str, Any] = {}
-        if self.namespace is not None:
-            changes["namespace"] = self.namespace
-        if self.mutable is not None:
-            changes["mutable"] = self.mutable
-        if self.keep_original is not None:
-            changes["keep_original"] = self.keep_original
-        if self.strict is not None:
-            changes["strict"] = self.strict
-        for attribute in ("strategy", "keep_previous", "scope"):
-            if getattr(self, attribute) is not None:
-                changes[attribute] = getattr(self, attribute)
+        changed = with_values(options, self.values)
         if self.field_specs:
-            changes["inline_configs"] = [*options.inline_configs, (self.origin, self.field_specs)]
-        return dataclasses.replace(options, **changes)
+            changed = dataclasses.replace(
+                changed, inline_configs=[*options.inline_configs, (self.origin, self.field_specs)]
+            )
+        return changed
 
 
 def load_file(path: str) -> PluginConfig:
@@ -108,29 +87,18 @@ def _name(data: dict[str, Any]) -> str | None:
 
 
 def _from_postrender(data: dict[str, Any], where: str) -> PluginConfig:
-    known = {*_ENVELOPE, "namespace", "scope", *_BOOLEANS, *_CHOICES, *FIELD_SPEC_SECTIONS, *_KUSTOMIZE_OWN}
+    keys = by_config_key()
+    known = {*_ENVELOPE, *keys, *FIELD_SPEC_SECTIONS, *_KUSTOMIZE_OWN}
     unknown = sorted(str(k) for k in data if k not in known)
     if unknown:
         raise UsageError(f"{where}: unknown field(s) {', '.join(unknown)}")
-    values: dict[str, Any] = {"origin": where}
-    for key in ("namespace", "scope"):
-        value = data.get(key)
-        if value is not None:
-            if not isinstance(value, str) or not value:
-                raise UsageError(f"{where}: {key} must be a non-empty string")
-            values[key] = value
-    for key, attribute in _BOOLEANS.items():
-        value = data.get(key)
-        if value is None:
-            continue
-        if not isinstance(value, bool):
-            raise UsageError(f"{where}: {key} must be true or false, not {value!r}")
-        values[attribute] = value
-    values.update(_choices(data, where))
+    values = {
+        option.field: option.convert_config(data[key], f"{where}: {key}")
+        for key, option in keys.items()
+        if data.get(key) is not None
+    }
     specs = {key: data[key] for key in FIELD_SPEC_SECTIONS if data.get(key) is not None}
-    if specs:
-        values["field_specs"] = specs
-    return PluginConfig(**values)
+    return PluginConfig(where, values, specs or None)
 
 
 def _from_configmap(data: dict[str, Any], where: str) -> PluginConfig:
@@ -138,34 +106,17 @@ def _from_configmap(data: dict[str, Any], where: str) -> PluginConfig:
     entries = data.get("data") or {}
     if not isinstance(entries, dict):
         raise UsageError(f"{where}: data must be a mapping")
-    unknown = sorted(str(k) for k in entries if k not in ("namespace", "scope") and k not in _BOOLEANS and k not in _CHOICES)
+    keys = by_config_key()
+    unknown = sorted(str(k) for k in entries if k not in keys)
     if unknown:
         raise UsageError(f"{where}: unknown key(s) {', '.join(unknown)} (field specs need kind {KIND})")
-    values: dict[str, Any] = {"origin": where}
-    for key in ("namespace", "scope"):
-        if entries.get(key):
-            values[key] = str(entries[key])
-    for key, attribute in _BOOLEANS.items():
-        if key not in entries:
-            continue
-        text = str(entries[key]).lower()
-        if text not in ("true", "false"):
-            raise UsageError(f"{where}: data.{key} must be \"true\" or \"false\"")
-        values[attribute] = text == "true"
-    values.update(_choices(entries, where))
-    return PluginConfig(**values)
-
-
-def _choices(data: dict[str, Any], where: str) -> dict[str, str]:
-    values: dict[str, str] = {}
-    for key, (attribute, allowed) in _CHOICES.items():
-        value = data.get(key)
-        if value is None:
-            continue
-        if value not in allowed:
-            raise UsageError(f"{where}: {key} must be one of {', '.join(allowed)}, not {value!r}")
-        values[attribute] = value
-    return values
+    # An empty string is "not set", as kpt writes an option left blank.
+    values = {
+        option.field: option.convert_text(str(entries[key]), f"{where}: data.{key}")
+        for key, option in keys.items()
+        if entries.get(key) not in (None, "")
+    }
+    return PluginConfig(where, values)
 
 
 def run(path: str, paths: list[str], sources: list[Source], options: RenderOptions, reporter: Reporter) -> str:

@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
+# --max-bytes cannot go above this. A stream takes about 30 times its size in
+# memory, so a larger limit would be a limit in name only.
+MAX_BYTES_CEILING = 1024**4
 DEFAULT_MAX_DEPTH = 512
 # --max-depth cannot go above this: libyaml's composer uses about 330 bytes
 # of C stack per level and overflowing it is a segfault, not an error; 1000

@@ -1,10 +1,25 @@
-"""Everything a render can be told, from flags, plugin config or functionConfig."""
+"""Everything a render can be told, from flags, plugin config or functionConfig.
+
+`OPTIONS` is the one table of render options. Each row is a `RenderOptions`
+field and says how it is spelled on the command line (cli.py builds argparse
+from it, for `render` and `graph` alike), under which key a kustomize
+`PostRender` config or a KRM `functionConfig` sets it (kustomize_plugin.py
+reads it from there), what values it takes, and where `--help` lists it.
+A new option is one `RenderOptions` field and one row.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
-from .limits import Limits
+from .annotate import STRATEGIES
+from .errors import UsageError
+from .keep import KEEP_POLICIES, check_scope
+from .limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH, MAX_BYTES_CEILING, MAX_DEPTH_CEILING, Limits
 
 
 @dataclass
@@ -31,3 +46,181 @@ class RenderOptions:
     # Helm 3 is the parent: it renders hooks apart and never shows them to a
     # post-renderer (set by helmcontext.py; no flag of its own).
     hooks_hidden: bool = False
+
+
+# --- numbers as people write them ---------------------------------------------
+
+_COUNT = re.compile(r"[0-9]+")
+# Kubernetes quantity suffixes: decimal k/M/G/T, binary Ki/Mi/Gi/Ti.
+_SIZE = re.compile(r"([0-9]+)(k|K|M|G|T|Ki|Mi|Gi|Ti)?")
+_SIZE_UNITS = {
+    "": 1, "k": 1000, "K": 1000, "M": 1000**2, "G": 1000**3, "T": 1000**4,
+    "Ki": 1024, "Mi": 1024**2, "Gi": 1024**3, "Ti": 1024**4,
+}
+
+
+def parse_count(text: str, name: str, minimum: int, maximum: int) -> int:
+    """A whole number in [minimum, maximum], written in ASCII digits."""
+    value = text.strip()
+    # int() also takes "1_000", " +3" and non-ASCII digits; a flag should not.
+    if not _COUNT.fullmatch(value):
+        raise UsageError(f"{name} {text!r}: expected a whole number from {minimum} to {maximum}")
+    number = int(value)
+    if not minimum <= number <= maximum:
+        raise UsageError(f"{name} {text!r}: expected a whole number from {minimum} to {maximum}")
+    return number
+
+
+def parse_size(text: str, name: str, maximum: int = MAX_BYTES_CEILING) -> int:
+    """Bytes in `1048576`, `10M` (10^7) or `256Mi` (2^28), as kubectl writes quantities."""
+    match = _SIZE.fullmatch(text.strip())
+    number = int(match.group(1)) * _SIZE_UNITS[match.group(2) or ""] if match else None
+    if number is None or not 1 <= number <= maximum:
+        raise UsageError(
+            f"{name} {text!r}: expected a size from 1 byte to {format_size(maximum)}, "
+            "such as 1048576, 10M or 256Mi"
+        )
+    return number
+
+
+def format_size(number: int) -> str:
+    for unit in ("Ti", "Gi", "Mi", "Ki"):
+        if number >= _SIZE_UNITS[unit] and number % _SIZE_UNITS[unit] == 0:
+            return f"{number // _SIZE_UNITS[unit]}{unit}"
+    return str(number)
+
+
+# --- the table -----------------------------------------------------------------
+
+# Sections of `--help`, in order; cli.py adds its own rows to the same names.
+INPUT, OUTPUT, VERSIONING, REFERENCES, PREVIOUS, CLUSTER, LIMITS, DIAGNOSTICS, INTEGRATIONS = (
+    "Input", "Output", "Versioning", "References", "Keeping previous versions", "Cluster (--retain)",
+    "Limits", "Diagnostics", "Integrations",
+)
+HELP_GROUPS = (INPUT, OUTPUT, VERSIONING, REFERENCES, PREVIOUS, CLUSTER, LIMITS, DIAGNOSTICS, INTEGRATIONS)
+
+
+@dataclass(frozen=True)
+class Option:
+    """One render option: a `RenderOptions` field, its flag and its config key.
+
+    kind: "bool" (a flag without value; config true/false), "text", "choice",
+    "count" (a whole number), "size" (bytes, 10M/256Mi), "files" (repeatable).
+    """
+
+    field: str  # RenderOptions attribute; "limits.max_bytes" reaches into Limits
+    flags: tuple[str, ...]
+    help: str
+    group: str
+    kind: str = "bool"
+    config: str | None = None  # key in a PostRender config / KRM functionConfig; None: flag only
+    choices: tuple[str, ...] = ()
+    bounds: tuple[int, int] = (1, 1 << 62)  # for count and size
+    metavar: str | None = None
+    default: Any = None  # shown in --help; the RenderOptions default is what applies
+    env: str | None = None  # the default comes from this variable when set
+    # A choice flag given without `=VALUE` means this (--keep-original alone = all).
+    bare: Any = None
+    # Config values that stand for a choice (keepOriginal: true -> "all").
+    aliases: dict[Any, Any] = field(default_factory=dict)
+    check: Callable[[Any], Any] | None = None  # last word on a value; raises UsageError
+
+    @property
+    def flag(self) -> str:
+        return self.flags[-1]
+
+    def convert_text(self, text: str, name: str | None = None) -> Any:
+        """A value written as text: a flag's argument or a kpt ConfigMap entry."""
+        name = name or self.flag
+        if self.kind == "count":
+            return self._checked(parse_count(text, name, *self.bounds))
+        if self.kind == "size":
+            return self._checked(parse_size(text, name, self.bounds[1]))
+        if self.kind == "bool":
+            lowered = text.lower()
+            if lowered not in ("true", "false"):
+                raise UsageError(f'{name} must be "true" or "false"')
+            return lowered == "true"
+        value = self.aliases.get(text, text)
+        if self.kind == "choice" and value not in self.choices:
+            raise UsageError(f"{name} must be one of {', '.join(self.choices)}, not {text!r}")
+        if self.kind == "text" and not value:
+            raise UsageError(f"{name} must be a non-empty string")
+        return self._checked(value)
+
+    def convert_config(self, value: Any, name: str) -> Any:
+        """A value from a PostRender config or functionConfig (typed YAML)."""
+        value = self.aliases.get(value, value) if isinstance(value, (str, bool, int)) else value
+        if self.kind == "bool":
+            if not isinstance(value, bool):
+                raise UsageError(f"{name} must be true or false, not {value!r}")
+            return value
+        if self.kind in ("count", "size") and isinstance(value, int) and not isinstance(value, bool):
+            value = str(value)
+        if not isinstance(value, str):
+            what = {"text": "a non-empty string", "choice": f"one of {', '.join(self.choices)}"}.get(self.kind, "a number")
+            raise UsageError(f"{name} must be {what}, not {value!r}")
+        return self.convert_text(value, name)
+
+    def _checked(self, value: Any) -> Any:
+        return self.check(value) if self.check is not None else value
+
+
+OPTIONS: tuple[Option, ...] = (
+    Option("namespace", ("-n", "--namespace"), "namespace of objects without metadata.namespace",
+           INPUT, "text", config="namespace", metavar="NS", env="HELM_NAMESPACE"),
+    Option("config_files", ("--config",), "extra field specs in kustomize nameReference format (repeatable)",
+           REFERENCES, "files", metavar="FILE"),
+    Option("strategy", ("--strategy",),
+           "rename: version ConfigMaps and Secrets by content; annotate: keep names, roll pod templates "
+           "by a postrender.io/config-hash annotation",
+           VERSIONING, "choice", config="strategy", choices=STRATEGIES, default="rename"),
+    Option("mutable", ("--mutable",), "do not set immutable: true on versions", VERSIONING, config="mutable"),
+    Option("keep_original", ("--keep-original",),
+           "also keep an unsuffixed copy, for referrers postrender cannot see (Helm 3 hooks)",
+           VERSIONING, config="keepOriginal"),
+    Option("strict", ("--strict",), "fail when a field no field spec covers still names a renamed object",
+           REFERENCES, config="strict"),
+    Option("scope", ("--scope",),
+           "postrender.io/scope label of versioned objects (default: their app.kubernetes.io/instance label)",
+           PREVIOUS, "text", config="scope", metavar="NAME", check=check_scope),
+    Option("keep_previous", ("--keep-previous",),
+           "mark versions so this deployer never prunes them (then run `postrender gc`)",
+           PREVIOUS, "choice", config="keepPrevious", choices=tuple(sorted(KEEP_POLICIES))),
+    Option("retain", ("--retain",),
+           "read the cluster and carry forward the previous versions still in use, plus the newest N-1 "
+           "others, so the deployer keeps exactly those",
+           PREVIOUS, "count", metavar="N", bounds=(1, 1000)),
+    Option("kubeconfig", ("--kubeconfig",), "kubeconfig file (default: $KUBECONFIG, ~/.kube/config)",
+           CLUSTER, "text", metavar="PATH"),
+    Option("context", ("--context",), "kubeconfig context (default: the current one)", CLUSTER, "text",
+           metavar="NAME"),
+    Option("limits.max_bytes", ("--max-bytes",), "largest input accepted, all inputs together",
+           LIMITS, "size", metavar="SIZE", default=format_size(DEFAULT_MAX_BYTES), bounds=(1, MAX_BYTES_CEILING)),
+    Option("limits.max_depth", ("--max-depth",), f"deepest nesting accepted (at most {MAX_DEPTH_CEILING})",
+           LIMITS, "count", metavar="N", default=DEFAULT_MAX_DEPTH, bounds=(1, MAX_DEPTH_CEILING)),
+)
+
+
+def dest(option: Option) -> str:
+    """The argparse attribute of an option."""
+    return option.field.replace(".", "_")
+
+
+def with_values(options: RenderOptions, values: dict[str, Any]) -> RenderOptions:
+    """options with fields (dotted for Limits) replaced."""
+    top: dict[str, Any] = {}
+    nested: dict[str, dict[str, Any]] = {}
+    for name, value in values.items():
+        outer, _, inner = name.partition(".")
+        if inner:
+            nested.setdefault(outer, {})[inner] = value
+        else:
+            top[name] = value
+    for outer, changes in nested.items():
+        top[outer] = dataclasses.replace(getattr(options, outer), **changes)
+    return dataclasses.replace(options, **top)
+
+
+def by_config_key() -> dict[str, Option]:
+    return {option.config: option for option in OPTIONS if option.config}

@@ -12,6 +12,7 @@ Naming rules (documented in the README):
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 
@@ -124,9 +125,10 @@ def validate(obj: KubeObject) -> None:
             text = string_value(value)
             if text is None:
                 what = "a base64 string" if encoded else "a string"
-                raise PostrenderError(f"{field}.{label} must be {what}{_not_a_string(value)}", obj.location(value))
+                hint = _not_a_string(value, label, show_value=obj.kind == "ConfigMap")
+                raise PostrenderError(f"{field}.{label} must be {what}{hint}", obj.location(value))
             if encoded and go_base64(text) is None:
-                raise PostrenderError(f"{field}.{label} is not valid base64", obj.location(value))
+                raise PostrenderError(f"{field}.{label} is not valid base64 (encode it, or move it to stringData as plain text)", obj.location(value))
 
 
 # The fields whose values the API server takes as strings (base64 for
@@ -135,21 +137,25 @@ def validate(obj: KubeObject) -> None:
 _STRING_FIELDS = {"ConfigMap": ("data", "binaryData"), "Secret": ("data", "stringData")}
 
 
-def _not_a_string(node: Node) -> str:
-    """Why Kubernetes reads a node as something other than a string, and
-    the fix; never the value itself."""
+def _not_a_string(node: Node, label: str = "", show_value: bool = False) -> str:
+    """Why Kubernetes reads a node as something other than a string, and the
+    mechanical fix. The value itself is quoted back only when `show_value`
+    (a short ConfigMap value): a Secret's never is."""
     if not isinstance(node, ScalarNode):
-        return ""
+        return f" (write the text as a block scalar: `{label or 'key'}: |`)"
     value = scalar_value(node)  # read.py has refused what kubectl cannot read
     if value is None:
         what = "null"
-        fix = "write '' for an empty string" if not node.style else "drop the !!null tag"
+        fix = 'write "" for an empty string' if not node.style else "drop the !!null tag"
     else:
         what = "a boolean" if isinstance(value, bool) else "a number"
-        fix = "quote it" if node.tag == STR_TAG else "drop its tag or make it !!str"
+        fix = "drop its tag or make it !!str"
+        if node.tag == STR_TAG:
+            shown = show_value and len(node.value) <= 40
+            fix = f"quote it: {json.dumps(node.value, ensure_ascii=False)}" if shown else "quote it"
     if node.tag == STR_TAG:
-        return f": Kubernetes reads this unquoted value as {what} (YAML 1.1); {fix}"
-    return f": its tag makes it {what}; {fix}"
+        return f" ({fix}; unquoted, Kubernetes reads it as {what} under YAML 1.1)"
+    return f" ({fix}; its tag makes it {what})"
 
 
 def _version(obj: KubeObject, options: Options, produced_by: str | None) -> Version:

@@ -43,6 +43,8 @@ from .nodes import (
 )
 
 HELM4_FILENAME_ANNOTATION = "postrenderer.helm.sh/postrender-filename"
+# Helm 4 adds annotations under this prefix for the post-renderer and removes them after.
+HELM4_ANNOTATION_PREFIX = "postrenderer.helm.sh/"
 
 _DOCUMENT_START = re.compile(r"^---(?=[ \t\r\n]|$)", re.M)
 _SOURCE_COMMENT = re.compile(r"^# Source: (.+?)\r?$", re.M)
@@ -74,9 +76,23 @@ class Document:
     # Ids of nodes reachable by more than one path (through aliases): an edit
     # to one of them shows up at every alias.
     shared: frozenset[int] = frozenset()
+    # Where it sits in its chart file's rendered text, once Helm named the file.
+    rendered: Rendered | None = None
+    # A `# Source:` comment heading the chunk, known before it is composed.
+    header_source: str | None = None
 
     def line_of(self, node: Node) -> int:
         return self.first_line + node.start_mark.line + 1
+
+    def at(self, line: int) -> Location:
+        """The document at a 1-based stream line, before objects are known."""
+        where = self.source_comment or self.header_source or self.source.name
+        return Location(self.index, where, line=line, rendered_line=self.rendered_line(line))
+
+    def rendered_line(self, line: int) -> int | None:
+        if self.rendered is None:
+            return None
+        return self.rendered.line(line - self.first_line - 1)
 
     def paths_to(self, target: Node) -> int:
         """How many paths lead from the root to target (1 unless it is shared)."""
@@ -97,8 +113,31 @@ class Document:
         if kind is None and name is None and isinstance(self.root, MappingNode):
             # Structural errors come before objects exist; the root still says what it is.
             kind, name = get_str(self.root, "kind"), get_str(get(self.root, "metadata"), "name")
-        where = self.source_comment or self.source.name
-        return Location(self.index, where, kind, name, self.line_of(node) if node is not None else self.first_line + 1)
+        where = self.source_comment or self.header_source or self.source.name
+        line = self.line_of(node) if node is not None else self.first_line + 1
+        return Location(self.index, where, kind, name, line, self.rendered_line(line))
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """Maps a document's lines to lines of its chart file's rendered text:
+    the file's documents, in the order Helm handed them over, joined by
+    `---` lines, without what Helm adds for the post-renderer (Helm 3's
+    `---` and `# Source:` header, Helm 4's filename annotation). Where a
+    template does not add or drop lines, that is the line in the template.
+    """
+
+    before: int  # lines of the same file's earlier documents, and their `---`
+    origin: int  # the chunk line that is the document's first
+    removed: tuple[int, ...] = ()  # chunk lines Helm 4 adds and later removes
+
+    def line(self, chunk_line: int) -> int:
+        dropped = sum(1 for r in self.removed if r < chunk_line)
+        return self.before + chunk_line - self.origin - dropped + 1
+
+    def next_before(self, lines: int) -> int:
+        """`before` for the file's next document, given this chunk's lines."""
+        return self.before + (lines - self.origin - len(self.removed)) + 1
 
 
 @dataclass(eq=False)
@@ -199,6 +238,7 @@ def _has_odd_line_breaks(text: str) -> bool:
 def read(sources: list[Source], limits: Limits) -> Stream:
     documents: list[Document] = []
     objects: list[KubeObject] = []
+    rendered_so_far: dict[str, int] = {}  # chart file -> lines of its rendered text so far
     for source in sources:
         odd_breaks = _has_odd_line_breaks(source.text)
         for chunk, first_line in split(source):
@@ -211,13 +251,56 @@ def read(sources: list[Source], limits: Limits) -> Stream:
                 newline="\r\n" if "\r\n" in chunk else "\n",
             )
             documents.append(doc)
+            _helm3_header(doc, rendered_so_far)
             doc.root = _compose(doc, limits)
             if odd_breaks:
                 _check_line_breaks(doc)
             if doc.root is None:
                 continue
-            objects.extend(_objects_of(doc))
+            found = _objects_of(doc)
+            _helm4_header(doc, rendered_so_far)
+            objects.extend(found)
     return Stream(sources, documents, objects)
+
+
+def _helm3_header(doc: Document, so_far: dict[str, int]) -> None:
+    """A chunk Helm 3 wrote starts `---`, `# Source: FILE`."""
+    for number, line in enumerate(_lines(doc.text)):
+        stripped = line.strip().lstrip("\ufeff")
+        match = _SOURCE_COMMENT.match(stripped)
+        if match:
+            doc.header_source = match.group(1).strip()
+            doc.rendered = Rendered(so_far.get(doc.header_source, 0), number + 1)
+            so_far[doc.header_source] = doc.rendered.next_before(_line_count(doc.text))
+            return
+        if stripped and not stripped.startswith(("#", "---", "%")):
+            return
+
+
+def _helm4_header(doc: Document, so_far: dict[str, int]) -> None:
+    """Helm 4 names the file in an annotation it adds to each document."""
+    if doc.rendered is not None or doc.source_comment is None or not isinstance(doc.root, MappingNode):
+        return
+    metadata = get(doc.root, "metadata")
+    if not isinstance(metadata, MappingNode):
+        return
+    removed: list[int] = []
+    for key, value in metadata.value:
+        if isinstance(key, ScalarNode) and key.value == "annotations" and isinstance(value, MappingNode):
+            helm = [k.start_mark.line for k, _ in value.value
+                    if isinstance(k, ScalarNode) and k.value.startswith(HELM4_ANNOTATION_PREFIX)]
+            if helm and len(helm) == len(value.value):
+                removed.append(key.start_mark.line)
+            removed.extend(helm)
+    if not removed:
+        return
+    lead = 1 if doc.text.startswith("---") else 0
+    doc.rendered = Rendered(so_far.get(doc.source_comment, 0), lead, tuple(sorted(removed)))
+    so_far[doc.source_comment] = doc.rendered.next_before(_line_count(doc.text))
+
+
+def _line_count(text: str) -> int:
+    return text.count("\n") + (0 if text.endswith("\n") or not text else 1)
 
 
 def _check_line_breaks(doc: Document) -> None:
@@ -240,7 +323,7 @@ def _check_line_breaks(doc: Document) -> None:
     line = doc.first_line + doc.text.count("\n", 0, match.start()) + 1
     raise PostrenderError(
         f"line break {name} outside a quoted string is not supported; use LF or CRLF line endings",
-        Location(doc.index, doc.source.name, line=line),
+        doc.at(line),
     )
 
 
@@ -248,7 +331,7 @@ def _compose(doc: Document, limits: Limits) -> Node | None:
     text = doc.text
     if not text.strip() or _only_comments(text):
         return None
-    location = Location(doc.index, doc.source.name, line=doc.first_line + 1)
+    location = doc.at(doc.first_line + 1)
     masked = _mask_surrogate_escapes(text) if _is_json_first(doc) else None
     if _may_nest_deeply(text, limits.max_depth):
         _check_depth(doc, limits.max_depth, masked)
@@ -261,7 +344,7 @@ def _compose(doc: Document, limits: Limits) -> Node | None:
         position = getattr(exc, "position", None)  # a ReaderError's, in UTF-8 bytes
         if isinstance(position, int):
             line = doc.first_line + text.encode("utf-8")[:position].count(b"\n") + 1
-            location = Location(doc.index, location.source, line=line)
+            location = doc.at(line)
         raise PostrenderError(f"invalid YAML: {_first_line(str(exc))}", location) from None
     finally:
         _release(loader)
@@ -285,7 +368,7 @@ def _compose(doc: Document, limits: Limits) -> Node | None:
         shape = "sequence" if isinstance(root, SequenceNode) else "scalar"
         raise PostrenderError(
             f"a document must be a mapping (a Kubernetes object), found a {shape}",
-            Location(doc.index, doc.source_comment or doc.source.name, line=doc.line_of(root)),
+            doc.at(doc.line_of(root)),
         )
     doc.root = root
     _check_structure(doc, root, limits)
@@ -341,9 +424,9 @@ def _yaml_error(doc: Document, exc: MarkedYAMLError) -> PostrenderError:
         message += f" ({exc.context}{started})"
     if exc.problem == "found invalid Unicode character escape code":
         message += f"; {_SURROGATE_HINT}"
-    match = _SOURCE_COMMENT.search(doc.text)
-    where = doc.source_comment or (match.group(1).strip() if match else None) or doc.source.name
-    return PostrenderError(f"invalid YAML: {message}", Location(doc.index, where, line=line))
+    # Only a `# Source:` heading the document names it: one further down may
+    # sit inside a quoted value, a Secret's perhaps.
+    return PostrenderError(f"invalid YAML: {message}", doc.at(line))
 
 
 # kubectl reads a stream that starts with "{" as JSON up to the end of that
@@ -436,7 +519,7 @@ def _check_depth(doc: Document, max_depth: int, masked: str | None = None) -> No
                 if depth > max_depth:
                     raise PostrenderError(
                         f"nesting deeper than {max_depth} levels (--max-depth)",
-                        Location(doc.index, doc.source.name, line=doc.first_line + event.start_mark.line + 1),
+                        doc.at(doc.first_line + event.start_mark.line + 1),
                     )
             elif name in ("MappingEndEvent", "SequenceEndEvent"):
                 depth -= 1

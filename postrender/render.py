@@ -38,6 +38,8 @@ class Result:
     output: str
     analysis: Analysis
     rewrite: Rewrite
+    # Fields that still name a renamed object (guard.py); `graph` shows them.
+    findings: list[guard.Finding] = field(default_factory=list)
 
 
 def analyse(sources: list[Source], options: RenderOptions) -> Analysis:
@@ -73,14 +75,15 @@ def render(sources: list[Source], options: RenderOptions, reporter: Reporter) ->
     )
     _report(analysis.graph, result, reporter, analysis.productions)
     _report_analysis(analysis, reporter)
-    guard.report(guard.check(analysis.graph, analysis.plan), reporter, options.strict)
+    findings = guard.check(analysis.graph, analysis.plan)
+    guard.report(findings, reporter, options.strict)
     output = write(analysis.stream, result)
     if options.retain is not None:
         # Imported only here: a plain render never loads a cluster client.
         from .cluster.retain import carry_forward
 
         output = carry_forward(analysis, options, reporter, output)
-    return Result(output, analysis, result)
+    return Result(output, analysis, result, findings)
 
 
 def _report(graph: Graph, result: Rewrite, reporter: Reporter, productions: Productions) -> None:

@@ -54,12 +54,19 @@ class Reporter:
         self.failed = True
         self._emit(f"postrender: error: {message}")
 
+    def notice(self, message: str) -> None:
+        """Said whatever the verbosity: what postrender is waiting for."""
+        self._emit(f"postrender: {message}")
+
     def _emit(self, line: str) -> None:
         line = escape_controls(line)
-        try:
-            print(line, file=self.stderr, flush=True)
-        except (BrokenPipeError, ValueError):
-            pass
+        # stderr may be closed (`2>&-`): then sys.stderr is None, and
+        # print(file=None) would write to stdout, into the stream.
+        if self.stderr is not None:
+            try:
+                print(line, file=self.stderr, flush=True)
+            except (OSError, ValueError):
+                pass
         self._shown.append(line)
         self._log_only(line)
 

@@ -51,6 +51,11 @@ class DocumentEdits:
         _, current = self._entries.setdefault(id(mapping), (mapping, {}))
         _merge(current, values)
 
+    def values_at(self, mapping: MappingNode) -> dict[str, Value]:
+        """What has been asked to be set in mapping so far (for `graph`)."""
+        entry = self._entries.get(id(mapping))
+        return entry[1] if entry is not None else {}
+
     def replace(self, node: ScalarNode, value: str) -> None:
         if id(node) in self.document.shared:
             self._shared_replaces.setdefault(id(node), (node, []))[1].append(value)

@@ -69,3 +69,63 @@ def test_helm4_filename_annotation_names_the_source():
 def test_usage_errors_exit_2(args):
     out = run_postrender(args, CM_OK)
     assert out.status == 2 and out.stdout == ""
+
+
+# --- the line in the chart file, and hints where the fix is mechanical -------------
+
+
+def _error(stream: str) -> str:
+    out = run_postrender([], stream)
+    assert out.status == 1 and out.stdout == "" and out.stderr.count("\n") == 1, out
+    return out.stderr
+
+
+def test_rendered_line_counts_the_files_own_documents_only():
+    # Helm 3: other files' documents and the `---`/`# Source:` headers do not count.
+    stream = (HELM3.format(file="other.yaml", body=CM_OK.replace("ok", "o1"))
+              + HELM3.format(file="cm.yaml", body=CM_OK.replace("ok", "first"))
+              + HELM3.format(file="other.yaml", body=CM_OK.replace("ok", "o2"))
+              + HELM3.format(file="cm.yaml", body=CM_OK.replace("ok", "cm").replace("a: b", "n: 1")))
+    # cm.yaml's text: 6 lines, `---`, then the second document, whose line 6 is `n: 1`.
+    assert "(chart/templates/cm.yaml, rendered line 13, ConfigMap/cm) line 32:" in _error(stream)
+
+
+def test_rendered_line_leaves_out_helm4s_annotation():
+    def doc(name: str, extra: str, value: str) -> str:
+        return (f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  annotations:\n{extra}"
+                f"    postrenderer.helm.sh/postrender-filename: 'c/templates/cm.yaml'\ndata:\n  n: {value}\n")
+    # The first document keeps an annotation of its own: only Helm's line goes.
+    stream = doc("a", "    team: blue\n", '"1"') + "---\n" + doc("b", "", "1")
+    # cm.yaml's text: a (8 lines), `---`, b: apiVersion, kind, metadata, name, data, n -> 9 + 6.
+    assert "(c/templates/cm.yaml, rendered line 15, ConfigMap/b) line 18:" in _error(stream)
+
+
+def test_no_rendered_line_without_helm():
+    message = _error(CM_OK.replace("a: b", "n: 1"))
+    assert "rendered line" not in message and "line 6" in message
+
+
+@pytest.mark.parametrize(
+    "value,hint",
+    [
+        ("3", '(quote it: "3"; unquoted, Kubernetes reads it as a number under YAML 1.1)'),
+        ("true", '(quote it: "true"; unquoted, Kubernetes reads it as a boolean under YAML 1.1)'),
+        ("1.5e3", '(quote it: "1.5e3"; unquoted, Kubernetes reads it as a number under YAML 1.1)'),
+        ("", '(write "" for an empty string; unquoted, Kubernetes reads it as null under YAML 1.1)'),
+        ("~", '(write "" for an empty string; unquoted, Kubernetes reads it as null under YAML 1.1)'),
+        ("[a, b]", "(write the text as a block scalar: `k: |`)"),
+        ("{a: b}", "(write the text as a block scalar: `k: |`)"),
+    ],
+)
+def test_configmap_values_get_the_fix(value, hint):
+    message = _error(CM_OK.replace("a: b", f"k: {value}"))
+    assert message.rstrip("\n").endswith(f"data.k must be a string {hint}")
+
+
+def test_secret_hints_never_show_the_value():
+    secret = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n  password: {value}\n"
+    message = _error(secret.format(value="123456789"))
+    assert message.rstrip("\n").endswith("data.password must be a base64 string (quote it; unquoted, Kubernetes reads it as a number under YAML 1.1)")
+    assert "123456789" not in message
+    message = _error(secret.format(value="not*base64"))
+    assert "(encode it, or move it to stringData as plain text)" in message and "not*base64" not in message

@@ -117,3 +117,83 @@ def test_graph_reads_the_same_options_as_render(tmp_path):
 def test_unknown_format_is_a_usage_error():
     result = run_postrender(["graph", "-o", "svg"], "")
     assert result.status == 2
+
+
+# --- graph says what the render would say ------------------------------------------
+
+GUARD = FIXTURES / "graph" / "guard" / "input.yaml"
+WIDGET_ONLY = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: widget-settings}
+data: {color: blue}
+---
+apiVersion: example.com/v1
+kind: Widget
+metadata: {name: gadget}
+spec: {configMapName: widget-settings}
+"""
+
+
+def test_guard_findings_are_references_too():
+    data = json.loads(run_postrender(["graph", "-o", "json"], WIDGET_ONLY).stdout)
+    (edge,) = [r for r in data["references"] if r["referrer"]["kind"] == "Widget"]
+    assert (edge["status"], edge["via"], edge["field"]) == ("unrewritten", "guard", "spec.configMapName")
+    assert _config(data, "widget-settings")["referenced"] is True
+    table = run_postrender(["graph"], WIDGET_ONLY).stdout
+    assert "unreferenced" not in table and "unrewritten" in table
+
+
+def test_json_warnings_are_the_renders_word_for_word():
+    render = run_postrender([], GUARD.read_bytes())
+    warnings = [line.removeprefix("postrender: warning: ") for line in render.stderr.splitlines()]
+    assert warnings and all("still names" in w for w in warnings)
+    graph = run_postrender(["graph", "-o", "json"], GUARD.read_bytes())
+    assert json.loads(graph.stdout)["warnings"] == warnings
+    # And on stderr, as the render prints them.
+    assert graph.stderr == render.stderr
+
+
+def test_graph_fails_where_the_render_fails():
+    render = run_postrender(["--strict"], GUARD.read_bytes())
+    graph = run_postrender(["graph", "--strict"], GUARD.read_bytes())
+    assert render.status == graph.status == 1 and graph.stdout == ""
+    assert graph.stderr.splitlines()[-1] == render.stderr.splitlines()[-1]
+
+
+def _configs(args: list[str]) -> dict:
+    result = run_postrender(["graph", "-o", "json", *args], GUARD.read_bytes())
+    assert result.status == 0, result.stderr
+    return _config(json.loads(result.stdout), "widget-settings")
+
+
+def test_graph_reflects_each_render_option():
+    plain = _configs([])
+    assert plain["marks"]["immutable"] is True and plain["unsuffixedCopy"] is False
+    assert _configs(["--mutable"])["marks"]["immutable"] is False
+    assert _configs(["--keep-original"])["unsuffixedCopy"] is True
+    assert _configs(["--scope", "web"])["marks"]["labels"]["postrender.io/scope"] == "web"
+    kept = _configs(["--keep-previous", "argocd"])["marks"]["annotations"]
+    assert kept["argocd.argoproj.io/sync-options"] == "Prune=false"
+    annotate = _configs(["--strategy", "annotate"])
+    assert annotate["versioned"] is False and annotate["finalName"] == "widget-settings"
+    assert "namespace" in _configs(["-n", "other"])  # accepted; objects here name their own
+
+
+def test_graph_table_shows_what_options_set():
+    table = run_postrender(["graph", "--mutable", "--scope", "web", "--keep-previous", "flux"],
+                           GUARD.read_bytes()).stdout
+    assert "mutable" in table and "postrender.io/scope=web" in table
+    assert "kustomize.toolkit.fluxcd.io/prune=disabled" in table
+
+
+def test_graph_parses_every_render_option_as_render_does():
+    from postrender.cli import parse, render_options
+    from postrender.options import OPTIONS
+
+    samples = {"count": "2", "size": "1Mi", "text": "web", "files": str(GUARD), "bool": None}
+    argv: list[str] = []
+    for option in OPTIONS:
+        value = option.choices[0] if option.kind == "choice" else samples[option.kind]
+        argv += [option.flag] + ([value] if value is not None else [])
+    assert render_options(parse(["graph", *argv])) == render_options(parse(argv))

@@ -6,6 +6,7 @@ gave them, which is what `--keep-original` is for.
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -133,3 +134,24 @@ def test_installing_the_helm_4_plugin_breaks_helm_3(helm3, tmp_path):
     # The README's way out.
     subprocess.run(["rm", "-rf", str(left)], check=True)
     assert subprocess.run([helm, "plugin", "list"], capture_output=True, env=env).returncode == 0
+
+
+# --- errors name the line in the chart file's own output --------------------------
+
+LINES_CHART = CHART.parent / "lines"
+
+
+def test_error_names_the_line_in_the_files_own_output(helm3):
+    helm, env = helm3
+    failed = subprocess.run([helm, "template", "r", str(LINES_CHART), "--post-renderer", "postrender"],
+                            capture_output=True, text=True, env=env)
+    assert failed.returncode != 0
+    (line,) = [l for l in failed.stderr.splitlines() if l.startswith("postrender: error:")]
+    found = re.search(r"\(lines/templates/settings\.yaml, rendered line (\d+), ConfigMap/r-second\) line (\d+): "
+                      r'data\.replicas must be a string \(quote it: "3"; unquoted, Kubernetes reads it as a number under YAML 1\.1\)$', line)
+    assert found, line
+    rendered, stream = int(found.group(1)), int(found.group(2))
+    # The line in the template the user edits (this template adds and drops no lines).
+    source = (LINES_CHART / "templates" / "settings.yaml").read_text().splitlines()
+    assert source[rendered - 1] == "  replicas: {{ .Values.replicas }}"
+    assert stream != rendered, "the chart is laid out so the stream line differs"

@@ -407,3 +407,24 @@ def test_a_git_url_installs_with_verify_false(tmp_path):
         daemon.terminate()
         daemon.wait()
     _renders_with_the_installed_source(helm4_binary, env, tmp_path)
+
+
+# --- errors name the line in the chart file's own output --------------------------
+
+
+def test_error_names_the_line_in_the_files_own_output(helm4, tmp_path):
+    """Helm 4 hands the post-renderer each document with its filename
+    annotation and no `# Source:` header; the line counted leaves the
+    annotation out, so it is the line in the template."""
+    chart = CHART.parent / "lines"
+    log = tmp_path / "log"
+    result = helm(helm4, "template", "r", str(chart), "--post-renderer", "postrender",
+                  f"--post-renderer-args=--log-file={log}", ok=False)
+    assert result.returncode != 0
+    found = re.search(r"\(lines/templates/settings\.yaml, rendered line (\d+), ConfigMap/r-second\) line (\d+): "
+                      r'data\.replicas must be a string \(quote it: "3"; unquoted, Kubernetes reads it as a number', log.read_text())
+    assert found, log.read_text()
+    rendered, stream = int(found.group(1)), int(found.group(2))
+    source = (chart / "templates" / "settings.yaml").read_text().splitlines()
+    assert source[rendered - 1] == "  replicas: {{ .Values.replicas }}"
+    assert stream != rendered

@@ -172,11 +172,11 @@ def test_the_issue_values_are_judged_as_kubernetes_does():
     for token in ("08", "0128", "-.5", ".5e3"):
         _, error, _ = postrender_reading(configmap("c", f"data:\n  X: {token}\n"))
         assert error is not None and "data.X must be a string" in error, token
-        assert "reads this unquoted value as a number (YAML 1.1); quote it" in error, error
+        assert "quote it" in error and "unquoted, Kubernetes reads it as a number under YAML 1.1" in error, error
     _, error, _ = postrender_reading(configmap("c", "data:\n  X: yes\n"))
     assert "as a boolean" in error and "quote it" in error
     _, error, _ = postrender_reading(configmap("c", "data:\n  X:\n"))
-    assert "as null" in error and "write '' for an empty string" in error
+    assert "as null" in error and 'write "" for an empty string' in error
     _, error, _ = postrender_reading(configmap("c", "data:\n  X: !!int 5\n"))
     assert "its tag makes it a number" in error
 

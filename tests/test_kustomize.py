@@ -187,7 +187,7 @@ def test_postrender_config_fields_become_render_options():
 
 def test_kpt_style_configmap_function_config():
     config = parse({"apiVersion": "v1", "kind": "ConfigMap", "data": {"namespace": "a", "mutable": "true"}}, "fc")
-    assert config == PluginConfig(origin="fc", namespace="a", mutable=True)
+    assert config == PluginConfig(origin="fc", values={"namespace": "a", "mutable": True})
 
 
 @pytest.mark.parametrize(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+import re
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -17,6 +18,25 @@ NAMESPACES = [None, "a", "b"]
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 text_values = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), max_size=12)
+
+# ruamel writes YAML 1.2, where `Y`, `on` or `0755` are strings; Kubernetes
+# reads YAML 1.1 (go-yaml v2), where they are not. Quote every string that
+# could be read otherwise: a bool/null word, or anything starting like a number.
+_YAML11_MAY_NOT_BE_STRING = re.compile(
+    r"^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF"
+    r"|~|null|Null|NULL|[-+.0-9].*)$", re.S
+)
+
+
+def _yaml11_writer() -> YAML:
+    yaml = YAML()
+
+    def represent_str(representer, value):
+        style = '"' if _YAML11_MAY_NOT_BE_STRING.match(value) else None
+        return representer.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+    yaml.representer.add_representer(str, represent_str)
+    return yaml
 
 
 @st.composite
@@ -90,7 +110,7 @@ def streams(draw):
             parts.append("---\n" + json.dumps(obj, ensure_ascii=False) + "\n")
         else:
             buf = io.StringIO()
-            YAML().dump(obj, buf)
+            _yaml11_writer().dump(obj, buf)
             prefix = "---\n# Source: chart/templates/x.yaml\n" if style == "helm" else "---\n"
             parts.append(prefix + buf.getvalue())
     return "".join(parts), unique, workloads

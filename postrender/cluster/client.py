@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,12 @@ from urllib.parse import quote
 
 from ..errors import PostrenderError
 
-INSTALL_HINT = "pip install 'postrender[cluster]'"
+# True wherever postrender came from (a checkout, pipx, a wheel): the client
+# goes into the interpreter postrender runs on. (Same bound as the `cluster` extra.)
+INSTALL_HINT = (
+    f"{sys.executable} -m pip install 'kubernetes>=37' "
+    "(what the postrender[cluster] extra adds; under pipx: pipx inject postrender 'kubernetes>=37')"
+)
 _TIMEOUT = (10, 60)  # connect, read: a hung API server must not hang a deploy forever
 _PAGE = 500
 _METADATA_ONLY = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json"

@@ -23,7 +23,7 @@ def run(old: str, new: str, options: RenderOptions, fmt: str, show_values: bool,
         raise UsageError(f"unknown diff format {fmt!r} (choose from {', '.join(formats.names())})")
     sides = []
     for label, path in (("old", old), ("new", new)):
-        sources = gather([path], sys.stdin.buffer, options.limits.max_bytes)
+        sources = gather([path], sys.stdin, options.limits.max_bytes, reporter.notice)
         sides.append(build(f"{label} ({path})", sources, options))
     for side in sides:
         if not side.configs and not side.referrers:

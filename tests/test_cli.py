@@ -1,0 +1,299 @@
+"""The command line as a Unix tool: inputs, outputs, numbers, help, version.
+
+Shell and terminal cases (FIFOs, closed descriptors, pipes, signals, a
+terminal on stdin, completion) run in real shells in tests/test_shell.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+from importlib import metadata
+
+import pytest
+from ruamel.yaml import YAML
+
+from conftest import ROOT, run_cli, run_postrender
+
+from postrender import __version__
+from postrender.cli import COMMANDS, build_parser
+from postrender.options import OPTIONS, RenderOptions, parse_size
+
+CM = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\ndata:\n  a: b\n"
+DEPLOY = (
+    "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n"
+    "      containers:\n        - name: web\n          envFrom:\n            - configMapRef:\n"
+    "                name: {name}\n"
+)
+
+
+def names(stream: str) -> list[str]:
+    return [d["metadata"]["name"] for d in YAML(typ="safe").load_all(stream) if d]
+
+
+# --- inputs --------------------------------------------------------------------
+
+
+def test_dash_among_files_reads_standard_input_in_its_place(tmp_path):
+    first, last = tmp_path / "first.yaml", tmp_path / "last.yaml"
+    first.write_text(CM.format(name="first"))
+    last.write_text(CM.format(name="last"))
+    out = run_postrender([str(first), "-", str(last)], CM.format(name="piped"))
+    assert out.status == 0, out.stderr
+    assert [n.rsplit("-", 1)[0] for n in names(out.stdout)] == ["first", "piped", "last"]
+
+
+def test_errors_in_standard_input_among_files_name_it(tmp_path):
+    good = tmp_path / "good.yaml"
+    good.write_text(CM.format(name="good"))
+    out = run_postrender([str(good), "-"], "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x\n")
+    assert out.status == 1 and out.stdout == ""
+    assert "document 2 (standard input)" in out.stderr
+
+
+def test_dash_twice_is_a_usage_error(tmp_path):
+    out = run_postrender(["-", "-"], CM.format(name="a"))
+    assert out.status == 2 and "only once" in out.stderr and out.stdout == ""
+
+
+def test_filename_flag_is_repeatable_and_takes_folders(tmp_path):
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "dir" / "b.yaml").write_text(CM.format(name="b"))
+    (tmp_path / "a.yaml").write_text(CM.format(name="a"))
+    (tmp_path / "c.yaml").write_text(CM.format(name="c"))
+    out = run_postrender(["-f", str(tmp_path / "a.yaml"), str(tmp_path / "c.yaml"), "--filename",
+                          str(tmp_path / "dir"), "-v"])
+    assert out.status == 0, out.stderr
+    # -f paths first, in order; then the PATH arguments.
+    assert [n.rsplit("-", 1)[0] for n in names(out.stdout)] == ["a", "b", "c"]
+
+
+def test_flags_after_paths(tmp_path):
+    (tmp_path / "a.yaml").write_text(CM.format(name="a"))
+    out = run_postrender([str(tmp_path / "a.yaml"), "--mutable", "-n", "shop"])
+    assert out.status == 0 and "immutable" not in out.stdout
+
+
+def test_missing_path_is_a_usage_error(tmp_path):
+    out = run_postrender([str(tmp_path / "nope.yaml")])
+    assert out.status == 2 and "no such file or folder" in out.stderr
+
+
+# --- -o FILE -----------------------------------------------------------------------
+
+
+def test_output_file_is_written_whole(tmp_path):
+    target = tmp_path / "out.yaml"
+    out = run_postrender(["-o", str(target)], CM.format(name="a"))
+    assert out.status == 0 and out.stdout == ""
+    assert names(target.read_text())[0].startswith("a-")
+    assert os.listdir(tmp_path) == ["out.yaml"]
+
+
+def test_output_file_keeps_its_mode_and_is_untouched_on_failure(tmp_path):
+    target = tmp_path / "out.yaml"
+    target.write_text("previous\n")
+    target.chmod(0o640)
+    failed = run_postrender(["--output", str(target)], "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {n: 1}\n")
+    assert failed.status == 1 and target.read_text() == "previous\n"
+    assert sorted(os.listdir(tmp_path)) == ["out.yaml"], "no temporary file left behind"
+    assert run_postrender(["--output", str(target)], CM.format(name="a")).status == 0
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640
+    assert "previous" not in target.read_text()
+
+
+def test_output_file_through_a_symlink_replaces_the_target(tmp_path):
+    (tmp_path / "real.yaml").write_text("old\n")
+    (tmp_path / "link.yaml").symlink_to("real.yaml")
+    assert run_postrender(["-o", str(tmp_path / "link.yaml")], CM.format(name="a")).status == 0
+    assert (tmp_path / "link.yaml").is_symlink()
+    assert "ConfigMap" in (tmp_path / "real.yaml").read_text()
+
+
+def test_output_to_a_missing_folder_fails_in_one_line(tmp_path):
+    out = run_postrender(["-o", str(tmp_path / "no" / "out.yaml")], CM.format(name="a"))
+    assert out.status == 1 and out.stderr.count("\n") == 1 and "No such file or directory" in out.stderr
+
+
+def test_output_dash_is_standard_output():
+    out = run_postrender(["-o", "-"], CM.format(name="a"))
+    assert out.status == 0 and "ConfigMap" in out.stdout
+
+
+def test_output_to_a_device_is_written_directly(tmp_path):
+    proc = run_cli(["-o", "/dev/stdout"], CM.format(name="a"))
+    assert proc.status == 0 and names(proc.stdout)[0].startswith("a-")
+
+
+def test_krm_failure_still_writes_the_resource_list_to_the_output_file(tmp_path):
+    target = tmp_path / "out.yaml"
+    stream = ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+              "- {apiVersion: v1, kind: ConfigMap, metadata: {name: x}, data: {n: 1}}\n")
+    out = run_postrender(["-o", str(target)], stream)
+    assert out.status == 1 and "results" in target.read_text()
+
+
+# --- numbers -------------------------------------------------------------------------
+
+
+def test_sizes_as_kubectl_writes_them():
+    assert parse_size("256Mi", "--max-bytes") == 256 * 2**20
+    assert parse_size("10M", "--max-bytes") == 10**7
+    assert parse_size("1Ki", "--max-bytes") == 1024 and parse_size("2k", "--max-bytes") == 2000
+    assert parse_size("1048576", "--max-bytes") == 1048576
+
+
+def test_max_bytes_takes_a_quantity():
+    big = CM.format(name="a") * 1
+    assert run_postrender(["--max-bytes", "1Ki"], big).status == 0
+    refused = run_postrender(["--max-bytes", "10"], big)
+    assert refused.status == 1 and "raise it with --max-bytes" in refused.stderr
+
+
+# Every numeric flag, with every odd way to write a number: usage error, exit 2, one line.
+ODD_NUMBERS = ["10**30", str(10**30), "-1", "0", "1.5", "1e3", "", " ", "0x10", "١٢", "1_000", "nan", "9" * 400]
+
+
+@pytest.mark.parametrize(
+    "flag,value",
+    [(flag, value) for flag in ("--max-bytes", "--max-depth", "--retain", "-v") for value in ODD_NUMBERS
+     if (flag, value) != ("-v", "0")],  # -v=0 is valid: no extra output
+)
+@pytest.mark.parametrize("command", [[], ["graph"]])
+def test_odd_numbers_are_usage_errors(command, flag, value):
+    args = [*command, f"{flag}={value}"]
+    out = run_postrender(args, CM.format(name="a"))
+    assert out.status == 2 and out.stdout == "", (args, out)
+    assert out.stderr.count("\n") == 1 and "internal error" not in out.stderr and flag in out.stderr
+
+
+@pytest.mark.parametrize("value", ["-1", "10**30", str(10**30), "١", "1.5"])
+@pytest.mark.parametrize("flag", ["--keep", "--min-age"])
+def test_gc_numbers_are_usage_errors_before_any_cluster(flag, value):
+    if flag == "--min-age" and value == str(10**30):
+        value += "d"
+    out = run_postrender(["gc", f"{flag}={value}", "--kubeconfig", "/nonexistent"])
+    assert out.status == 2 and "internal error" not in out.stderr and flag in out.stderr, out
+
+
+def test_max_bytes_ceiling_is_a_usage_error():
+    out = run_postrender(["--max-bytes", "2Ti"], CM.format(name="a"))
+    assert out.status == 2 and "1Ti" in out.stderr
+
+
+def test_verbosity_as_kubectl_spells_it():
+    stream = CM.format(name="a")
+    quiet = run_postrender([], stream)
+    assert quiet.status == 0 and quiet.stderr == ""
+    for spelling in (["-v"], ["-v=2"], ["-v3"], ["--v=4"], ["--verbose=1"], ["-vv"], ["--verbose"]):
+        out = run_postrender(spelling, stream)
+        assert out.status == 0 and "renamed ConfigMap/a" in out.stderr, spelling
+    silent = run_postrender(["-v=0"], stream)
+    assert silent.status == 0 and silent.stderr == ""
+
+
+def test_verbosity_applies_to_graph_and_gc_parsing():
+    assert run_postrender(["graph", "-v=2"], CM.format(name="a")).status == 0
+    gc = build_parser("gc").parse_args(["--verbosity=3"])
+    assert gc.verbosity == 3
+
+
+# --- help ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["render", "graph"])
+def test_help_lists_every_render_option(command):
+    out = run_postrender([command, "--help"] if command != "render" else ["--help"])
+    assert out.status == 0
+    for option in OPTIONS:
+        for flag in option.flags:
+            assert re.search(rf"(^|[ ,]){re.escape(flag)}\b", out.stdout), (command, flag)
+
+
+def test_top_level_help_is_the_render_help_with_every_command():
+    top = run_postrender(["--help"]).stdout
+    assert top == run_postrender(["render", "--help"]).stdout
+    for command in COMMANDS:
+        assert re.search(rf"^  {command.name} ", top, re.M), command.name
+
+
+@pytest.mark.parametrize("command", [c.name for c in COMMANDS])
+def test_every_command_has_examples_and_grouped_flags(command):
+    text = run_postrender([command, "--help"]).stdout
+    assert "\nExamples:\n" in text and f"postrender {'' if command == 'render' else command}" in text
+    assert "\noptions:\n" not in text and "positional arguments" not in text, "flags sit in named groups"
+
+
+def test_defaults_are_shown():
+    text = run_postrender(["--help"]).stdout
+    assert "(default: 256Mi)" in text and "(default: 512)" in text and "(default: rename)" in text
+    assert "$HELM_NAMESPACE" in text
+
+
+def test_usage_error_points_to_help():
+    out = run_postrender(["--no-such-flag"])
+    assert out.status == 2 and "postrender --help" in out.stderr
+
+
+# --- version ----------------------------------------------------------------------------
+
+
+def test_version_names_the_yaml_parser():
+    text = run_postrender(["version"]).stdout
+    assert text.startswith(f"postrender {__version__}\n")
+    assert f"ruamel.yaml {metadata.version('ruamel.yaml')}" in text
+    assert f"ruamel.yaml.clib {metadata.version('ruamel.yaml.clib')}" in text
+    assert run_postrender(["--version"]).stdout == text
+
+
+def test_version_as_json():
+    data = json.loads(run_postrender(["version", "-o", "json"]).stdout)
+    assert data["postrender"] == __version__ and data["cParser"] is True
+    assert data["ruamel.yaml"] == metadata.version("ruamel.yaml")
+    assert data["ruamel.yaml.clib"] == metadata.version("ruamel.yaml.clib")
+    assert re.fullmatch(r"\d+\.\d+\.\d+", data["libyaml"])
+
+
+def test_one_version_everywhere():
+    """The package, the Helm plugin and the changelog's latest release agree."""
+    assert metadata.version("postrender") == __version__
+    plugin = YAML(typ="safe").load((ROOT / "plugin.yaml").read_text())
+    assert plugin["version"] == __version__
+    changelog = (ROOT / "CHANGELOG.md").read_text()
+    released = re.findall(r"^## \[(\d[^\]]*)\] - \d{4}-\d{2}-\d{2}$", changelog, re.M)
+    assert released and released[0] == __version__
+
+
+def test_package_metadata_has_license_and_urls():
+    meta = metadata.metadata("postrender")
+    assert meta["License-Expression"] == "Apache-2.0"
+    urls = dict(u.split(", ", 1) for u in meta.get_all("Project-URL"))
+    assert {"Homepage", "Issues", "Changelog"} <= set(urls)
+    assert "Apache License" in (ROOT / "LICENSE").read_text() and "Version 2.0" in (ROOT / "LICENSE").read_text()
+
+
+# --- the option table -------------------------------------------------------------------------
+
+
+def test_every_option_is_a_render_options_field():
+    fields = set(RenderOptions.__dataclass_fields__)
+    for option in OPTIONS:
+        assert option.field.split(".")[0] in fields, option.field
+
+
+def test_config_keys_and_flags_set_the_same_field():
+    """A PostRender key and its flag give the same RenderOptions."""
+    from postrender.cli import parse, render_options
+    from postrender.kustomize_plugin import parse as parse_config
+
+    cases = {"namespace": "shop", "strategy": "annotate", "mutable": True, "keepOriginal": True,
+             "strict": True, "scope": "web", "keepPrevious": "argocd"}
+    config = parse_config({"apiVersion": "postrender.io/v1alpha1", "kind": "PostRender", **cases}, "t")
+    argv: list[str] = []
+    for option in OPTIONS:
+        if option.config in cases:
+            value = cases[option.config]
+            argv += [option.flag] if value is True else [option.flag, value]
+    assert config.apply(RenderOptions()) == render_options(parse(argv))
