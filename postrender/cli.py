@@ -1,4 +1,4 @@
-"""Command line: `postrender [render]`, `graph`, `gc`, `version`, `completion`.
+"""Command line: `postrender [render]`, `graph`, `diff`, `gc`, `version`, `completion`.
 
 Exit status: 0 done, 1 bad input or environment, 2 usage, 128+N when ended
 by signal N (130 Ctrl-C, 143 SIGTERM, 141 a closed pipe). stdout receives
@@ -72,7 +72,8 @@ class Command:
     summary: str
     examples: str  # shown under "Examples:" in the command's --help
     arguments: Callable[[argparse.ArgumentParser], None]
-    run: Callable[[argparse.Namespace, Reporter], str]
+    # The output, or the output and an exit status (diff --exit-code).
+    run: Callable[[argparse.Namespace, Reporter], str | tuple[str, int]]
     usage: str = ""
 
 
@@ -157,6 +158,23 @@ def _graph_arguments(parser: argparse.ArgumentParser) -> None:
     _diagnostic_arguments(groups[DIAGNOSTICS])
 
 
+def _diff_arguments(parser: argparse.ArgumentParser) -> None:
+    from .diff.formats import names
+    from .options import DIAGNOSTICS, HELP_GROUPS, INPUT, OUTPUT
+
+    groups = _groups(parser, HELP_GROUPS)
+    groups[INPUT].add_argument("old", metavar="OLD", help="the render before: a file, a folder or - (standard input)")
+    groups[INPUT].add_argument("new", metavar="NEW", help="the render after, likewise; raw or already post-rendered")
+    groups[OUTPUT].add_argument("-o", "--output", choices=names(), default=names()[0], dest="format",
+                                help=f"{', '.join(names())} (default: {names()[0]})")
+    groups[OUTPUT].add_argument("--show-values", action="store_true",
+                                help="show changed ConfigMap values (Secret values are never shown)")
+    groups[OUTPUT].add_argument("--exit-code", action="store_true",
+                                help="exit 1 when something rolls, as git diff does")
+    _add_render_options(parser, groups)
+    _diagnostic_arguments(groups[DIAGNOSTICS])
+
+
 def _gc_arguments(parser: argparse.ArgumentParser) -> None:
     from .cluster.args import add_gc_arguments
 
@@ -202,6 +220,13 @@ def _graph(args: argparse.Namespace, reporter: Reporter) -> str:
     return show(_sources(args, options, reporter), options, args.format, reporter)
 
 
+def _diff(args: argparse.Namespace, reporter: Reporter) -> tuple[str, int]:
+    from .diff.command import run
+
+    report, output = run(args.old, args.new, render_options(args), args.format, args.show_values, reporter)
+    return output, 1 if args.exit_code and report.rolls else 0
+
+
 def _gc(args: argparse.Namespace, reporter: Reporter) -> str:
     # Imported only here: the Kubernetes client loads for gc, never for a render.
     from .cluster.gccommand import run
@@ -243,6 +268,16 @@ COMMANDS: tuple[Command, ...] = (
   postrender graph --strategy annotate --keep-original -f app.yaml""",
         _graph_arguments, _graph,
         usage="postrender graph [flags] [PATH | -f PATH | -]...",
+    ),
+    Command(
+        "diff", "say which workloads a change rolls, and why",
+        """\
+  postrender diff base.yaml head.yaml                    # a table; dangerous cases first
+  helm template my-app ./chart -f prod.yaml | postrender diff base.yaml -
+  postrender diff -o json --exit-code base/ head/        # exit 1 when something rolls
+  postrender diff -o markdown --show-values base.yaml head.yaml > comment.md""",
+        _diff_arguments, _diff,
+        usage="postrender diff [flags] OLD NEW",
     ),
     Command(
         "gc", "delete versions nothing uses any more (dry run unless --yes)",
@@ -441,6 +476,8 @@ def _main(argv: list[str], current: list[Reporter]) -> int:
         if output_file in (None, "-"):
             _check_stdout()
         output = _without_cyclic_gc(_BY_NAME[args.command].run, args, reporter)
+        if isinstance(output, tuple):
+            output, status = output
     except _ShowHelp as shown:
         output, output_file = shown.text, None
     except UsageError as exc:
@@ -572,7 +609,8 @@ def _umask() -> int:
     return mask
 
 
-def _without_cyclic_gc(command: Callable[[argparse.Namespace, Reporter], str], args: argparse.Namespace, reporter: Reporter) -> str:
+def _without_cyclic_gc(command: Callable[[argparse.Namespace, Reporter], str | tuple[str, int]],
+                       args: argparse.Namespace, reporter: Reporter) -> str | tuple[str, int]:
     """Run a command with Python's cyclic garbage collector paused.
 
     A stream becomes millions of small node objects, all alive until the end

@@ -19,7 +19,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 NAME_CHARS = string.ascii_lowercase + string.digits
-_PLAIN_SAFE = re.compile(r"^[A-Za-z_/][A-Za-z0-9_./-]*$")
+_PLAIN_SAFE = re.compile(r"^[A-Za-z_/][A-Za-z0-9_./-]*\Z")  # \Z: `$` would let "A\n" through as plain
 _NOT_STRING = re.compile(
     r"^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|~|null|Null|NULL)$"
 )

@@ -1,0 +1,94 @@
+"""`-o markdown`: a pull-request comment (GitHub and GitLab flavoured Markdown)."""
+
+from __future__ import annotations
+
+import re
+
+from ..model import Report, Roll
+from . import _text
+
+# CI finds the comment it posted before by this line, and updates it.
+MARKER = "<!-- postrender-diff -->"
+
+
+def write(report: Report) -> str:
+    out = [MARKER, "### postrender diff", "", f"**{_cell(_text.summary(report))}**"]
+
+    if report.does_not_roll:
+        rows = []
+        for held in report.does_not_roll:
+            who = _code(held.workload.describe()) if held.workload else "*nothing uses it*"
+            rows.append((who, _code(held.config.describe()), _cell(_text.config_names(held.config)),
+                         _cell(_text.config_keys(held.config)), _cell(held.reason)))
+        _table(out, "Does not roll, though its config changed (check these first)",
+               ("Workload", "Config", "Names", "Keys", "Why"), rows)
+
+    if report.rolls_config:
+        _table(out, "Rolls because its config changed", ("Workload", "Because", "Keys"),
+               _cause_rows(report.rolls_config))
+
+    if report.rolls_direct:
+        rows = [(_code(r.workload.describe()), _cell(_text.fields(r.direct))) for r in report.rolls_direct]
+        _table(out, "Rolls because its pod template changed directly", ("Workload", "Pod template fields"), rows)
+
+    if report.updated:
+        _table(out, "Updated with its config (no pod template to roll)", ("Object", "Because", "Keys"),
+               _cause_rows(report.updated))
+
+    if report.config_changes:
+        rows = [(_code(c.describe()), c.status, _cell(_text.config_names(c)), _cell(_text.config_keys(c)))
+                for c in report.config_changes]
+        _table(out, "Config changes", ("Object", "Status", "Names", "Keys"), rows)
+
+    valued = [c for c in report.config_changes if c.values]
+    if report.show_values and valued:
+        out += ["", "<details><summary>Values (ConfigMaps only; Secret values are never shown)</summary>", ""]
+        for change in valued:
+            for value in change.values or []:
+                lines = _text.value_lines(value)
+                fence = _fence(lines)
+                out += [f"{_code(change.describe())} {_code(value.key)} ({_text.value_status(value)})", "",
+                        f"{fence}diff", *lines, fence, ""]
+        out.append("</details>")
+
+    if report.versions_created or report.versions_unreferenced:
+        out += ["", "#### Versions", ""]
+        for v in report.versions_created:
+            out.append(f"- created {_code(_version(v))}")
+        for v in report.versions_unreferenced:
+            out.append(f"- no longer referenced {_code(_version(v))} (`postrender gc` collects it later)")
+    return "\n".join(out) + "\n"
+
+
+def _cause_rows(rolls: list[Roll]) -> list[tuple[str, ...]]:
+    rows = []
+    for roll in rolls:
+        for i, cause in enumerate(roll.because):
+            rows.append((_code(roll.workload.describe()) if i == 0 else "", _cell(_text.cause(cause)),
+                         _cell(_text.cause_keys(cause))))
+    return rows
+
+
+def _version(v) -> str:
+    ns = f"{v.namespace}/" if v.namespace else ""
+    return f"{v.kind}/{ns}{v.name}"
+
+
+def _table(out: list[str], title: str, header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
+    out += ["", f"#### {title}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out.extend("| " + " | ".join(row) + " |" for row in rows)
+
+
+def _cell(text: str) -> str:
+    # Inside a table cell `|` ends the cell and `<` may start HTML.
+    text = _text.printable(text).replace(" -> ", " \u2192 ")
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _code(text: str) -> str:
+    return f"`{_text.printable(text)}`"
+
+
+def _fence(lines: list[str]) -> str:
+    longest = max((len(m) for line in lines for m in re.findall(r"`+", line)), default=0)
+    return "`" * max(3, longest + 1)

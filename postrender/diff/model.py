@@ -1,0 +1,129 @@
+"""What `postrender diff` reports, independent of how it is written.
+
+Secret values never enter this model: a Secret contributes key names and
+"changed" only. ConfigMap values are kept only when asked for
+(--show-values).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class ObjectRef:
+    kind: str
+    namespace: str | None  # None: no namespace was given (the deployer's default)
+    name: str
+    source: str | None = None  # the chart file (`# Source:` or Helm 4's filename annotation)
+
+    def describe(self) -> str:
+        ns = f"{self.namespace}/" if self.namespace else ""
+        return f"{self.kind}/{ns}{self.name}"
+
+
+@dataclass(frozen=True)
+class ValueChange:
+    """One ConfigMap key's values (--show-values). None: absent on that side."""
+
+    key: str
+    old: str | None
+    new: str | None
+
+
+@dataclass
+class KeyChanges:
+    changed: list[str] = field(default_factory=list)
+    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.changed or self.added or self.removed)
+
+
+# ConfigChange.status and Cause.change values.
+CHANGED = "changed"  # content differs
+RENAMED = "renamed"  # same content, another name (the two renders chose differently)
+ADDED = "added"  # only in NEW
+REMOVED = "removed"  # only in OLD
+NOW_USED = "now used"  # in both, used by this workload only in NEW
+NO_LONGER_USED = "no longer used"  # in both, used by this workload only in OLD
+
+VIA_NAME = "name"  # a rewritten reference: the new name is in the pod template
+VIA_HASH = "postrender.io/config-hash"  # the object keeps its name; a hash over it changes
+VIA_REFS = "postrender.io/refs"  # only the record of versions in use (--keep-previous, --retain) names it
+
+
+@dataclass
+class ConfigChange:
+    """A ConfigMap or Secret, matched across the sides by kind, namespace and base name."""
+
+    kind: str
+    namespace: str | None
+    name: str  # the base (unversioned) name
+    old_name: str | None  # the name it ends with in OLD; None: not in OLD
+    new_name: str | None
+    status: str
+    keys: KeyChanges = field(default_factory=KeyChanges)
+    notes: list[str] = field(default_factory=list)  # e.g. a Secret's type change
+    kept: str | None = None  # why it keeps its name in NEW (the plan's reason)
+    values: list[ValueChange] | None = None  # ConfigMaps with --show-values only
+
+    def describe(self) -> str:
+        ns = f"{self.namespace}/" if self.namespace else ""
+        return f"{self.kind}/{ns}{self.name}"
+
+
+@dataclass
+class Cause:
+    """One entry of a roll's `because`: a config object and what happened to it."""
+
+    config: ConfigChange
+    change: str  # CHANGED, RENAMED, ADDED, REMOVED, NOW_USED, NO_LONGER_USED
+    via: str | None  # how the change reaches the pod template: VIA_NAME, VIA_HASH, VIA_REFS; None: the use itself changed
+
+
+@dataclass
+class Roll:
+    """A workload whose pod template changes (or, in `updated`, an object
+    without one that changes with its config)."""
+
+    workload: ObjectRef
+    because: list[Cause] = field(default_factory=list)
+    direct: list[str] = field(default_factory=list)  # fields changed in the pod template itself
+
+
+@dataclass
+class Held:
+    """Config changed, but this workload does not roll (or nothing uses it)."""
+
+    workload: ObjectRef | None  # None: nothing in the stream uses the object
+    config: ConfigChange
+    reason: str
+
+
+@dataclass(frozen=True)
+class VersionRef:
+    kind: str
+    namespace: str | None
+    name: str  # the versioned name
+    base: str
+
+
+@dataclass
+class Report:
+    does_not_roll: list[Held] = field(default_factory=list)
+    rolls: list[Roll] = field(default_factory=list)
+    updated: list[Roll] = field(default_factory=list)
+    config_changes: list[ConfigChange] = field(default_factory=list)
+    versions_created: list[VersionRef] = field(default_factory=list)
+    versions_unreferenced: list[VersionRef] = field(default_factory=list)
+    show_values: bool = False
+
+    @property
+    def rolls_config(self) -> list[Roll]:
+        return [r for r in self.rolls if r.because]
+
+    @property
+    def rolls_direct(self) -> list[Roll]:
+        return [r for r in self.rolls if r.direct]

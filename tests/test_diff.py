@@ -1,0 +1,355 @@
+"""`postrender diff OLD NEW`: golden reports, what each reason looks like, exit
+status, errors, and the class tests (every pod-spec kind in the field-spec
+table rolls; raw and already post-rendered inputs give the same report).
+
+Fixtures: fixtures/diff/<case>/{old.yaml,new.yaml[,args]} with one expected
+file per format (expected.txt, expected.json, expected.md). UPDATE_GOLDEN=1
+rewrites them; review the diff before committing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+from pathlib import Path
+
+import pytest
+from ruamel.yaml import YAML
+
+from conftest import FIXTURES, ROOT, run_postrender
+
+CASES = sorted(p for p in (FIXTURES / "diff").iterdir() if (p / "old.yaml").exists())
+FORMATS = {"table": "txt", "json": "json", "markdown": "md"}
+# Flags of diff alone; the rest are render options, which a render takes too.
+DIFF_ONLY = {"--show-values", "--exit-code"}
+
+
+def _args(case: Path) -> list[str]:
+    path = case / "args"
+    return shlex.split(path.read_text()) if path.exists() else []
+
+
+def _diff(case: Path, fmt: str = "json", old: str | None = None, new: str | None = None, stdin: str = "",
+          extra: tuple[str, ...] = ()):
+    return run_postrender(
+        ["diff", "-o", fmt, *_args(case), *extra, old or str(case / "old.yaml"), new or str(case / "new.yaml")],
+        stdin,
+    )
+
+
+def _report(case: Path, **kw) -> dict:
+    result = _diff(case, "json", **kw)
+    assert result.status == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+@pytest.fixture(autouse=True)
+def _repo_root(monkeypatch):
+    # Fixture args name files relative to the repository.
+    monkeypatch.chdir(ROOT)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_diff_golden(case: Path, fmt: str):
+    result = _diff(case, fmt)
+    assert result.status == 0, result.stderr
+    expected = case / f"expected.{FORMATS[fmt]}"
+    if os.environ.get("UPDATE_GOLDEN"):
+        expected.write_text(result.stdout, encoding="utf-8", newline="")
+    assert result.stdout == expected.read_text(encoding="utf-8")
+    assert _diff(case, fmt).stdout == result.stdout, "the same input must give the same bytes"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_standard_input_on_either_side_gives_the_same_bytes(case: Path):
+    expected = _diff(case, "table").stdout
+    assert _diff(case, "table", new="-", stdin=(case / "new.yaml").read_text()).stdout == expected
+    assert _diff(case, "table", old="-", stdin=(case / "old.yaml").read_text()).stdout == expected
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_already_post_rendered_sides_give_the_same_report(case: Path, tmp_path: Path):
+    """postrender's own output compares by base name and content, so a side
+    rendered before gives the report its raw form gives."""
+    render_args = [a for a in _args(case) if a not in DIFF_ONLY]
+    rendered = {}
+    for side in ("old", "new"):
+        result = run_postrender([*render_args, str(case / f"{side}.yaml")])
+        assert result.status == 0, result.stderr
+        rendered[side] = tmp_path / f"{side}.yaml"
+        rendered[side].write_text(result.stdout)
+    expected = _diff(case, "json").stdout
+    assert _diff(case, "json", old=str(rendered["old"])).stdout == expected
+    assert _diff(case, "json", new=str(rendered["new"])).stdout == expected
+    assert _diff(case, "json", old=str(rendered["old"]), new=str(rendered["new"])).stdout == expected
+
+
+# --- each reason, as a script reads it -------------------------------------------------------------
+
+
+def _rolls(report: dict) -> dict[str, dict]:
+    return {f"{r['kind']}/{r['name']}": r for r in report["rolls"]}
+
+
+def _because(roll: dict) -> dict[str, dict]:
+    return {f"{b['kind']}/{b['name']}": b for b in roll["because"]}
+
+
+def test_data_change_rolls_every_workload_that_uses_the_config():
+    report = _report(FIXTURES / "diff" / "data-change")
+    rolls = _rolls(report)
+    assert set(rolls) == {"Deployment/web", "StatefulSet/db", "DaemonSet/agent"}
+    for roll in rolls.values():
+        assert roll["namespace"] == "shop"
+        (cause,) = roll["because"]
+        assert (cause["kind"], cause["name"], cause["change"], cause["via"]) == ("ConfigMap", "settings", "changed", "name")
+        assert cause["keys"] == {"changed": ["greeting"], "added": [], "removed": []}
+        assert cause["oldName"] != cause["newName"] and cause["newName"].startswith("settings-")
+        assert roll["podTemplateChangedDirectly"] is False
+    assert report["doesNotRoll"] == []
+    (created,) = report["versions"]["created"]
+    (gone,) = report["versions"]["noLongerReferenced"]
+    assert (created["name"], gone["name"]) == (cause["newName"], cause["oldName"])
+
+
+def test_key_added_and_key_removed_name_the_keys():
+    (added,) = _report(FIXTURES / "diff" / "key-added")["rolls"]
+    assert (added["kind"], added["name"]) == ("CronJob", "report")
+    assert added["because"][0]["keys"] == {"changed": [], "added": ["format"], "removed": []}
+    (removed,) = _report(FIXTURES / "diff" / "key-removed")["rolls"]
+    assert (removed["kind"], removed["name"]) == ("Rollout", "checkout")
+    assert removed["because"][0]["keys"] == {"changed": [], "added": [], "removed": ["legacy-cart"]}
+
+
+def test_secret_change_names_keys_only():
+    case = FIXTURES / "diff" / "secret-change"
+    report = _report(case)
+    rolls = _rolls(report)
+    assert set(rolls) == {"Deployment/web", "CronJob/backup"}
+    assert _because(rolls["Deployment/web"])["Secret/db"]["keys"] == {
+        "changed": ["password"], "added": ["host"], "removed": []}
+    assert set(_because(rolls["CronJob/backup"])) == {"Secret/db"}
+    for change in report["configChanges"]:
+        assert "values" not in change or change["kind"] == "ConfigMap"
+
+
+def test_an_opted_out_object_rolls_through_its_config_hash():
+    report = _report(FIXTURES / "diff" / "opted-out-change")
+    for roll in report["rolls"]:
+        (cause,) = roll["because"]
+        assert cause["via"] == "postrender.io/config-hash"
+        assert cause["oldName"] == cause["newName"] == "ca-bundle"
+    (change,) = report["configChanges"]
+    assert "opted out" in change["keepsNameBecause"]
+    assert _rolls(report).keys() <= {"Deployment/api", "Job/migrate", "Pod/debug"}
+    assert "Deployment/api" in _rolls(report)
+    # Every user either rolls or is listed as not rolling, with the plan's reason.
+    listed = {f"{h['workload']['kind']}/{h['workload']['name']}" for h in report["doesNotRoll"] if h["workload"]}
+    assert listed | _rolls(report).keys() == {"Deployment/api", "Job/migrate", "Pod/debug"}
+
+
+def test_reloader_held_references_are_listed_first_with_their_reason():
+    case = FIXTURES / "diff" / "reloader-held"
+    report = _report(case)
+    held = {f"{h['workload']['kind']}/{h['workload']['name']}": h for h in report["doesNotRoll"]}
+    assert set(held) == {"Deployment/pinned", "Deployment/picky", "Deployment/motd"}
+    assert 'reloader.stakater.com/auto: "false"' in held["Deployment/pinned"]["reason"]
+    assert "reloader.stakater.com/search" in held["Deployment/picky"]["reason"]
+    assert "reloader.stakater.com/ignore" in held["Deployment/motd"]["reason"]
+    assert held["Deployment/motd"]["config"]["keys"]["changed"] == ["motd"]
+    frontend = _rolls(report)["Deployment/frontend"]
+    # The reload list names `listed`: it is not mounted, its hash carries it.
+    assert _because(frontend)["ConfigMap/listed"]["via"] == "postrender.io/config-hash"
+    assert _because(frontend)["ConfigMap/shared"]["via"] == "name"
+    table = _diff(case, "table").stdout
+    assert table.index("DOES NOT ROLL") < table.index("ROLLS BECAUSE")
+    markdown = _diff(case, "markdown").stdout
+    assert markdown.index("Does not roll") < markdown.index("Rolls because")
+
+
+def test_a_reference_postrender_cannot_rewrite_is_listed():
+    report = _report(FIXTURES / "diff" / "unrewritable-reference")
+    (held,) = report["doesNotRoll"]
+    assert held["workload"]["kind"] == "Widget"
+    assert "spec.configMapName" in held["reason"] and "no field spec covers" in held["reason"]
+    # The same field in a kind --config covers is rewritten: that object updates.
+    (updated,) = report["updated"]
+    assert (updated["kind"], updated["name"]) == ("Gizmo", "gizmo")
+    assert report["rolls"] == []
+
+
+def test_direct_pod_template_changes_are_kept_apart():
+    report = _report(FIXTURES / "diff" / "direct-change")
+    rolls = _rolls(report)
+    web = rolls["Deployment/web"]
+    assert web["because"] == []
+    assert web["changedFields"] == ["spec.template.spec.containers[0].env[0].value",
+                                    "spec.template.spec.containers[0].image"]
+    worker = rolls["Deployment/worker"]
+    assert set(_because(worker)) == {"ConfigMap/worker-settings"}
+    assert worker["changedFields"] == ["spec.template.spec.containers[1]"]
+    # replicas is outside the pod template: scaling is not a roll.
+    assert "Deployment/scaled" not in rolls
+
+
+def test_nothing_changed_reports_nothing_and_exits_zero_even_with_exit_code():
+    case = FIXTURES / "diff" / "nothing-changed"
+    report = _report(case)
+    assert report == {"rolls": [], "doesNotRoll": [], "updated": [], "configChanges": [],
+                      "versions": {"created": [], "noLongerReferenced": []}}
+    result = _diff(case, "table", extra=("--exit-code",))
+    assert result.status == 0
+    assert result.stdout == "postrender diff: nothing rolls; no ConfigMap or Secret differs\n"
+
+
+def test_exit_code_is_one_when_something_rolls_and_the_report_is_still_written():
+    case = FIXTURES / "diff" / "data-change"
+    plain = _diff(case, "json")
+    flagged = _diff(case, "json", extra=("--exit-code",))
+    assert (plain.status, flagged.status) == (0, 1)
+    assert flagged.stdout == plain.stdout
+
+
+def test_helm4_filename_annotations_name_each_workloads_file():
+    report = _report(FIXTURES / "diff" / "helm4-filenames")
+    rolls = _rolls(report)
+    assert rolls["Deployment/app"]["source"] == "app/templates/deployment.yaml"
+    assert rolls["Job/app-migrate"]["source"] == "app/templates/hooks/migrate.yaml"
+
+
+def test_already_post_rendered_input_matches_by_base_name_and_content():
+    report = _report(FIXTURES / "diff" / "post-rendered")
+    long_name = "a-very-long-configuration-object-name-that-is-longer-than-a-label-value-can-be"
+    web = _rolls(report)["Deployment/web"]
+    assert set(_because(web)) == {"ConfigMap/settings", f"ConfigMap/{long_name}"}
+    # The copy OLD kept (postrender.io/copy-of) is no separate object, and the
+    # unchanged Secret is no change.
+    assert {c["name"] for c in report["configChanges"]} == {"settings", long_name}
+
+
+def test_annotate_strategy_rolls_by_hash_and_keeps_names():
+    report = _report(FIXTURES / "diff" / "annotate-strategy")
+    (roll,) = report["rolls"]
+    (cause,) = roll["because"]
+    assert (cause["kind"], cause["via"], cause["oldName"], cause["newName"]) == (
+        "Secret", "postrender.io/config-hash", "creds", "creds")
+    assert report["versions"] == {"created": [], "noLongerReferenced": []}
+
+
+def test_show_values_shows_configmap_values_only():
+    case = FIXTURES / "diff" / "show-values"
+    report = _report(case)
+    changes = {c["kind"]: c for c in report["configChanges"]}
+    values = {v["key"]: v for v in changes["ConfigMap"]["values"]}
+    assert values["old-key"] == {"key": "old-key", "old": "remove me", "new": None}
+    assert values["new-key"]["old"] is None
+    assert "worker_processes auto;" in values["nginx.conf"]["new"]
+    assert "favicon.ico" not in values  # binaryData: "changed" only
+    assert changes["ConfigMap"]["keys"]["changed"] == ["favicon.ico", "nginx.conf"]
+    assert "values" not in changes["Secret"]
+    assert changes["Secret"]["keys"]["changed"] == ["tls.key"]
+    without = json.loads(run_postrender(["diff", "-o", "json", str(case / "old.yaml"), str(case / "new.yaml")]).stdout)
+    assert all("values" not in c for c in without["configChanges"])
+    text = _diff(case, "table").stdout
+    assert "-worker_processes 2;" in text and "+worker_processes auto;" in text
+
+
+def test_markdown_values_cannot_break_out_of_their_code_block():
+    text = _diff(FIXTURES / "diff" / "show-values", "markdown").stdout
+    assert "+|pipes| and `ticks` <b>" in text  # inside the fence, verbatim
+    assert "<b>" not in text.split("<details>")[0]
+
+
+def test_an_unreferenced_change_rolls_nothing_and_is_listed_first():
+    report = _report(FIXTURES / "diff" / "unreferenced-change")
+    assert report["rolls"] == []
+    (held,) = report["doesNotRoll"]
+    assert held["workload"] is None and held["config"]["name"] == "controller-settings"
+
+
+# --- usage and errors ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("argv", [
+    ["diff", "only-one.yaml"],
+    ["diff", "a.yaml", "b.yaml", "c.yaml"],
+    ["diff", "-", "-"],
+    ["diff", "-o", "yaml", "a.yaml", "b.yaml"],
+    ["diff", "--retain", "2", "a.yaml", "b.yaml"],
+    ["diff", "fixtures/diff/data-change/old.yaml", "no/such/file.yaml"],
+])
+def test_usage_errors_exit_2_with_nothing_on_stdout(argv):
+    result = run_postrender(argv)
+    assert result.status == 2, result.stderr
+    assert result.stdout == ""
+    assert result.stderr.startswith("postrender: error: ") and result.stderr.count("\n") == 1
+
+
+def test_bad_input_names_its_side_and_exits_1_with_nothing_on_stdout(tmp_path: Path):
+    bad = tmp_path / "new.yaml"
+    bad.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  port: 8080\n")
+    result = run_postrender(["diff", "fixtures/diff/data-change/old.yaml", "-"], bad.read_text())
+    assert result.status == 1
+    assert result.stdout == ""
+    # The render's own one-line message, told which side it is about.
+    assert result.stderr.startswith("postrender: error: new (-): document 1 (ConfigMap/cm) line 6: data.port ")
+    assert result.stderr.count("\n") == 1
+
+
+def test_render_warnings_are_shown_once_and_say_which_side():
+    result = _diff(FIXTURES / "diff" / "reloader-held", "table")
+    warnings = [line for line in result.stderr.splitlines() if "warning" in line]
+    assert warnings and len(warnings) == len(set(warnings))
+    result = _diff(FIXTURES / "diff" / "unrewritable-reference", "table")
+    sides = [line.split(": ")[2].split(" ")[0] for line in result.stderr.splitlines() if "still names" in line]
+    assert sorted(sides) == ["new", "old"]  # the renamed names differ, so each side says its own
+
+
+# --- the class: every kind with pod specs in the field-spec table rolls ----------------------------
+
+
+def _pod_spec_holders() -> list[dict]:
+    builtin = YAML(typ="safe").load((ROOT / "postrender" / "fieldspecs" / "builtin.yaml").read_text())
+    return builtin["podSpecs"]
+
+
+def _holder(entry: dict, spec: dict) -> dict:
+    group = entry.get("group")
+    version = entry.get("version") or "v1"
+    api_version = f"{group}/{version}" if group else {
+        "Deployment": "apps/v1", "ReplicaSet": "apps/v1", "DaemonSet": "apps/v1", "StatefulSet": "apps/v1",
+        "Job": "batch/v1", "CronJob": "batch/v1", "DeploymentConfig": "apps.openshift.io/v1",
+    }.get(entry["kind"], version)
+    obj: dict = {"apiVersion": api_version, "kind": entry["kind"], "metadata": {"name": "holder"}}
+    node = obj
+    parts = entry["path"].split("/")
+    for part in parts[:-1]:
+        node = node.setdefault(part, {})
+    node[parts[-1]] = spec
+    return obj
+
+
+@pytest.mark.parametrize("entry", _pod_spec_holders(), ids=lambda e: f"{e['kind']}-{e.get('group', 'core')}")
+def test_every_kind_with_pod_specs_in_the_table_rolls(entry: dict, tmp_path: Path):
+    spec = {"containers": [{"name": "c", "image": "registry.example.com/c:1",
+                            "envFrom": [{"configMapRef": {"name": "settings"}}]}]}
+    holder = _holder(entry, spec)
+    sides = {}
+    for side, value in (("old", "a"), ("new", "b")):
+        config = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings"}, "data": {"k": value}}
+        sides[side] = tmp_path / f"{side}.yaml"
+        sides[side].write_text(json.dumps(config) + "\n---\n" + json.dumps(holder) + "\n")
+    result = run_postrender(["diff", "-o", "json", str(sides["old"]), str(sides["new"])])
+    assert result.status == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert [(r["kind"], r["name"]) for r in report["rolls"]] == [(entry["kind"], "holder")]
+    (cause,) = report["rolls"][0]["because"]
+    assert (cause["name"], cause["keys"]["changed"]) == ("settings", ["k"])
+    # A change to the same object outside its pod template is no roll.
+    holder["metadata"]["labels"] = {"release": "2"}
+    sides["new"].write_text(sides["old"].read_text().replace(json.dumps(_holder(entry, spec)), json.dumps(holder)))
+    result = run_postrender(["diff", "-o", "json", str(sides["old"]), str(sides["new"])])
+    assert result.status == 0, result.stderr
+    assert json.loads(result.stdout)["rolls"] == []
