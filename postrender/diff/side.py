@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import dataclasses
 import io
 from dataclasses import dataclass, field
 
@@ -110,7 +111,9 @@ class Side:
 def build(label: str, sources: list[Source], options: RenderOptions) -> Side:
     quiet = Reporter(stderr=io.StringIO())
     try:
-        result = render(sources, options, quiet)
+        # A name the render would leave on a removed object fails a render; a
+        # diff reports it (a reference that does not roll) instead, as graph does.
+        result = render(sources, dataclasses.replace(options, allow_broken=True), quiet)
         analysis = result.analysis
         output = read([Source(f"{label} (rendered)", result.output)], options.limits)
     except PostrenderError as exc:
