@@ -69,9 +69,11 @@ def find(graph: Graph, the_plan: Plan, held: dict[int, str], readers: list[Reade
                 problems.append(Broken(ref.referrer, ref.node, ref.field_path, ref.name, (
                     f"left as written ({held[id(ref)]}), but {_renamed(graph, lost)}: it would name nothing; "
                     + _FIXES)))
+    # The guard's finding on the same field says it better: it names the row to add.
+    guarded = {id(node) for f in findings if (node := node_at(f.referrer.node, f.path)) is not None}
     seen: set[tuple[int, int]] = set()
     for reader in readers:
-        if id(reader.node) in rewritten or (id(reader.node), id(reader.target)) in seen:
+        if id(reader.node) in rewritten or id(reader.node) in guarded or (id(reader.node), id(reader.target)) in seen:
             continue
         seen.add((id(reader.node), id(reader.target)))
         lost = _lost(the_plan, [reader.target])

@@ -139,7 +139,8 @@ def test_plugin_definition():
     assert "COPY --chown=999:999 integrations/argocd/cmp-plugin.yaml /home/argocd/cmp-server/config/plugin.yaml" \
         in dockerfile
     assert "COPY integrations/argocd/postrender-cmp /usr/local/bin/postrender-cmp" in dockerfile
-    assert "/usr/local/bin/kustomize" in dockerfile
+    # kustomize directories build with kubectl's built-in kustomize (no binary downloaded).
+    assert "/usr/local/bin/kubectl" in dockerfile and "curl" not in dockerfile
 
 
 # --- a Helm chart --------------------------------------------------------------------
@@ -342,12 +343,14 @@ def kustomize_env(env, tmp_path, request) -> dict[str, str]:
 
 
 def test_generate_builds_a_kustomization_through_postrender(kustomize_app, kustomize_env):
+    # The app's Widget names `settings` in a field no spec covers: a warning here, not the render's error.
     result = run("generate", kustomize_app, kustomize_env,
-                 **plugin_env(POSTRENDER_ARGS="--keep-previous=argocd"))
+                 **plugin_env(POSTRENDER_ARGS="--keep-previous=argocd --allow-broken-references"))
     assert result.returncode == 0, result.stderr
     docs = documents(result.stdout)
     assert unresolved(docs) == []
-    plain = {name: d for (_, name), d in configs(docs).items() if not name.startswith("generated")}
+    # Versions only: the Secret's unsuffixed copy (the default) is no version.
+    plain = {name: d for (_, name), d in configs(without_copies(docs)).items() if not name.startswith("generated")}
     assert {re.sub(r"-[a-z0-9]{10}$", "", n) for n in plain} == {"settings", "features", "credentials"}
     assert all(versioned(d) and d["metadata"]["annotations"][ARGOCD_KEEP] == "Prune=false" for d in plain.values())
     # kustomize's generator output is there, and every reference to it resolves (above).

@@ -21,7 +21,8 @@ from postrender import __version__
 from postrender.cli import COMMANDS, build_parser
 from postrender.options import OPTIONS, RenderOptions, parse_size
 
-CM = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\ndata:\n  a: b\n"
+# Opted in: a ConfigMap nothing references keeps its name otherwise.
+CM = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  labels:\n    postrender.io/versioned: \"true\"\ndata:\n  a: b\n"
 DEPLOY = (
     "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n"
     "      containers:\n        - name: web\n          envFrom:\n            - configMapRef:\n"
