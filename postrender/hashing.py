@@ -8,8 +8,8 @@ function of content and renaming never changes it.
 from __future__ import annotations
 
 import hashlib
-import json
 
+from .jsontext import dumps
 from .nodes import MappingNode, Node, ScalarNode, SequenceNode, entries, get, scalar_value
 
 _ENCODE = str.maketrans({"0": "g", "1": "h", "3": "k", "a": "m", "e": "t"})
@@ -44,7 +44,7 @@ def canonical_json(kind: str, node: MappingNode) -> str:
 
 
 def go_json(value: object) -> str:
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    text = dumps(value, sort_keys=True, separators=(",", ":"))
     for char, escape in _GO_ESCAPES.items():
         if char in text:
             text = text.replace(char, escape)
@@ -59,15 +59,28 @@ def _field(node: MappingNode, key: str) -> object:
 def to_json_value(node: Node) -> object:
     """What Go gets decoding the node into interface{}.
 
-    Callers bound the input first (read.py refuses alias bombs), and aliases
-    resolve to shared nodes, so this stays linear in the expanded size.
+    Callers bound the input first (read.py refuses alias bombs and keys
+    that are collections), and aliases resolve to shared nodes, so this
+    stays linear in the expanded size. An explicit stack, not recursion:
+    values nest as deep as --max-depth allows.
     """
-    if isinstance(node, ScalarNode):
-        return scalar_value(node)
-    if isinstance(node, SequenceNode):
-        return [to_json_value(item) for item in node.value]
-    out: dict[str, object] = {}
-    for key, value in entries(node):
-        label = key.value if isinstance(key, ScalarNode) else str(to_json_value(key))
-        out.setdefault(label, to_json_value(value))
-    return out
+    root: dict[str, object] = {}
+    # Each task puts a node's value at container[slot].
+    stack: list[tuple[Node, dict | list, object]] = [(node, root, "value")]
+    while stack:
+        current, into, slot = stack.pop()
+        if isinstance(current, ScalarNode):
+            into[slot] = scalar_value(current)  # type: ignore[index]
+        elif isinstance(current, SequenceNode):
+            into[slot] = items = [None] * len(current.value)  # type: ignore[index]
+            stack.extend((item, items, i) for i, item in reversed(list(enumerate(current.value))))
+        else:
+            into[slot] = mapping = {}  # type: ignore[index]
+            pairs = []
+            for key, value in entries(current):
+                label = key.value if isinstance(key, ScalarNode) else "?"
+                if label not in mapping:  # the first of equal labels wins
+                    mapping[label] = None
+                    pairs.append((value, mapping, label))
+            stack.extend(reversed(pairs))
+    return root["value"]

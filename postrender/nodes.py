@@ -54,7 +54,10 @@ PROPERTIES = re.compile(r"(?:(?:!<[^>]*>|[&!][^\s,\[\]{}]*)\s+)+")
 
 
 def is_null(node: Node | None) -> bool:
-    return isinstance(node, ScalarNode) and not node.style and node.value in ("", "~", "null", "Null", "NULL")
+    if not isinstance(node, ScalarNode):
+        return False
+    # `!!null ''` is null too, quotes and all.
+    return node.tag.endswith(":null") or not node.style and node.value in ("", "~", "null", "Null", "NULL")
 
 
 def string_map(node: Node | None) -> dict[str, str]:
