@@ -38,6 +38,7 @@ HELM4_FILENAME_ANNOTATION = "postrenderer.helm.sh/postrender-filename"
 
 _DOCUMENT_START = re.compile(r"^---(?=[ \t\r\n]|$)", re.M)
 _SOURCE_COMMENT = re.compile(r"^# Source: (.+?)\r?$", re.M)
+_MARKER_LINE = re.compile(r"(?:---|\.\.\.)(?:[ \t]+#.*)?")
 # Line breaks to libyaml (YAML 1.1) that are not LF or CRLF. Edits are placed
 # by LF lines, so one between nodes would put an edit in the wrong place:
 # such a document is refused. Inside a quoted scalar they are only content
@@ -238,7 +239,7 @@ def _check_line_breaks(doc: Document) -> None:
 
 def _compose(doc: Document, limits: Limits) -> Node | None:
     text = doc.text
-    if not text.strip() or _only_comments(text):
+    if not text.strip() or only_comments(text):
         return None
     location = Location(doc.index, doc.source.name, line=doc.first_line + 1)
     if _may_nest_deeply(text, limits.max_depth):
@@ -265,9 +266,7 @@ def _compose(doc: Document, limits: Limits) -> Node | None:
         # object to version, so it passes through. Other scalars are refused
         # below: they are what a broken template leaves behind.
         return None
-    match = _SOURCE_COMMENT.search(text, 0, root.start_mark.index)
-    if match:
-        doc.source_comment = match.group(1).strip()
+    doc.source_comment = leading_source_comment(text)
     if isinstance(root, ScalarNode) and root.tag.endswith(":null") or is_null(root):
         return None
     if not isinstance(root, MappingNode):
@@ -309,7 +308,7 @@ def _release(loader: CBaseLoader) -> None:
     vars(loader).clear()
 
 
-def _only_comments(text: str) -> bool:
+def only_comments(text: str) -> bool:
     for line in _lines(text):
         stripped = line.strip().lstrip("\ufeff")
         if stripped and not stripped.startswith("#") and stripped not in ("---", "..."):
@@ -328,9 +327,22 @@ def _yaml_error(doc: Document, exc: MarkedYAMLError) -> PostrenderError:
     if exc.context and exc.problem:
         started = f" at line {doc.first_line + exc.context_mark.line + 1}" if exc.context_mark else ""
         message += f" ({exc.context}{started})"
-    match = _SOURCE_COMMENT.search(doc.text)
-    where = doc.source_comment or (match.group(1).strip() if match else None) or doc.source.name
+    where = doc.source_comment or leading_source_comment(doc.text) or doc.source.name
     return PostrenderError(f"invalid YAML: {message}", Location(doc.index, where, line=line))
+
+
+def leading_source_comment(text: str) -> str | None:
+    """The file a `# Source:` comment names, from the comment lines before
+    the document's first line of content only: anywhere else such a line
+    may be inside a value (a Secret's, say), which no message may show."""
+    for line in _lines(text):
+        stripped = line.strip().lstrip("\ufeff")
+        match = _SOURCE_COMMENT.match(line.lstrip("\ufeff"))
+        if match:
+            return match.group(1).strip()
+        if stripped and not stripped.startswith(("#", "%")) and not _MARKER_LINE.fullmatch(stripped):
+            return None
+    return None
 
 
 def _may_nest_deeply(text: str, max_depth: int) -> bool:
@@ -373,6 +385,11 @@ def _check_depth(doc: Document, max_depth: int) -> None:
         _release(loader)
 
 
+# Mappings whose keys a message may name but whose values it may not: a
+# Secret's values, and any key written inside one, may be secret.
+_VALUE_MAPPINGS = ("data", "stringData", "binaryData")
+
+
 def _check_structure(doc: Document, root: Node, limits: Limits) -> None:
     """Refuse duplicate keys and alias bombs before anything walks the graph."""
     text = doc.text
@@ -382,9 +399,12 @@ def _check_structure(doc: Document, root: Node, limits: Limits) -> None:
             doc.shared = _shared_nodes(root)
     tags = "!" in text
     seen_nodes: set[int] = set()
-    stack: list[Node] = [root]
+    # Each node with what a message may say about its keys: None, anything;
+    # ("keys", field), the keys only (a data mapping); ("hidden", where),
+    # nothing (inside a value, or shared through an alias).
+    stack: list[tuple[Node, tuple[str, str] | None]] = [(root, None)]
     while stack:
-        node = stack.pop()
+        node, shown = stack.pop()
         if isinstance(node, ScalarNode):
             if tags and not node.style and node.tag == STR_TAG and _has_tag(text, node):
                 node.style = EXPLICIT_STR_STYLE
@@ -392,18 +412,46 @@ def _check_structure(doc: Document, root: Node, limits: Limits) -> None:
         if id(node) in seen_nodes:
             continue
         seen_nodes.add(id(node))
+        if id(node) in doc.shared and shown is None:
+            shown = ("hidden", "a mapping an alias uses")
         if isinstance(node, MappingNode):
             keys: set[str] = set()
             for k, v in node.value:
                 if isinstance(k, ScalarNode):
                     if k.value in keys and k.value != "<<":
-                        raise PostrenderError(f"duplicate key {k.value!r} in a mapping", doc.location(k))
+                        raise _duplicate_key(doc, k, shown)
                     keys.add(k.value)
                 else:
-                    stack.append(k)
-                stack.append(v)
+                    # sigs.k8s.io/yaml refuses these too ("invalid map key"):
+                    # no Kubernetes object has one, and written out as JSON
+                    # labels nested keys would double in size at every level.
+                    raise PostrenderError(
+                        f"a mapping key that is a {'mapping' if isinstance(k, MappingNode) else 'sequence'}: "
+                        "Kubernetes cannot read it",
+                        doc.location(k),
+                    )
+                stack.append((v, _inside(shown, k)))
         else:
-            stack.extend(node.value)
+            stack.extend((item, _inside(shown, None)) for item in node.value)
+
+
+def _inside(shown: tuple[str, str] | None, key: Node | None) -> tuple[str, str] | None:
+    """What a message may show of the keys under `key` of a mapping shown as `shown`."""
+    name = key.value if isinstance(key, ScalarNode) else "?"
+    if shown is None:
+        return ("keys", name) if name in _VALUE_MAPPINGS else None
+    if shown[0] == "keys":
+        return ("hidden", f"{shown[1]}.{name}")
+    return shown
+
+
+def _duplicate_key(doc: Document, key: ScalarNode, shown: tuple[str, str] | None) -> PostrenderError:
+    if shown is not None and shown[0] == "hidden":
+        return PostrenderError(
+            f"duplicate key in a mapping inside the value of {shown[1]} (not shown: values may be secret)",
+            doc.location(key),
+        )
+    return PostrenderError(f"duplicate key {key.value!r} in a mapping", doc.location(key))
 
 
 def _has_tag(text: str, node: Node) -> bool:
