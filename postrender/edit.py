@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
 
+from .jsontext import dumps
 from .nodes import (
     EXPLICIT_STR_STYLE,
     PROPERTIES,
@@ -19,14 +19,11 @@ from .nodes import (
     Node,
     ScalarNode,
     SequenceNode,
-    entries,
+    STR_TAG,
     get,
+    is_string,
     plain_is_string,
-    scalar_value,
 )
-
-_SAFE_PLAIN = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._/-]*$")
-
 
 @dataclass(frozen=True, order=True)
 class Edit:
@@ -59,24 +56,120 @@ def content_start(text: str, node: Node) -> int:
     """Offset of a node's content, past any anchor or tag written before it."""
     start = node.start_mark.index
     match = PROPERTIES.match(text, start)
-    return match.end() if match else start
+    # An empty node (`key: &a` at a line end): the properties are all there is.
+    return min(match.end(), node.end_mark.index) if match else start
+
+
+def content_end(text: str, node: Node) -> int:
+    """Offset just past a node's last character of content.
+
+    libyaml ends a block scalar after its trailing line breaks (and a block
+    collection where the next token starts), so an edit that ended there
+    would swallow the line break before the next key.
+    """
+    while isinstance(node, (MappingNode, SequenceNode)) and not node.flow_style and node.value:
+        last = node.value[-1]
+        if isinstance(last, tuple):
+            key, value = last
+            if _is_empty(value) and _value_on_next_line(text, key, value):
+                node = key  # `? key` with no value: nothing is written after the key
+                continue
+            last = value
+        node = last
+    end = node.end_mark.index
+    if isinstance(node, ScalarNode) and node.style in ("|", ">"):
+        start = node.start_mark.index
+        return start + len(text[start:end].rstrip(" \t\r\n"))
+    return end
+
+
+_BLOCK_HEADER_COMMENT = re.compile(r"[|>][-+0-9]*[ \t]+(#[^\r\n]*)")
+
+
+def _header_comment(text: str, node: ScalarNode) -> str:
+    """A comment after a block scalar's `|`/`>` header, kept when the
+    scalar is rewritten as a one-line quoted string."""
+    if node.style not in ("|", ">"):
+        return ""
+    match = _BLOCK_HEADER_COMMENT.match(text, content_start(text, node))
+    return " " + match.group(1) if match else ""
+
+
+def _is_empty(node: Node) -> bool:
+    return isinstance(node, ScalarNode) and node.start_mark.index == node.end_mark.index
+
+
+def _value_on_next_line(text: str, key: Node, value: Node) -> bool:
+    between = text[content_end(text, key) : value.start_mark.index]
+    return ":" not in between and "\n" in between
+
+
+# A plain scalar postrender writes: no indicator, space or quote anywhere.
+_PLAIN_CHARACTERS = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]*")
+# Plain words YAML 1.1 readers (go-yaml v2, PyYAML) take for booleans or null.
+_RESERVED_WORDS = frozenset(
+    w for word in ("y", "yes", "n", "no", "true", "false", "on", "off", "null")
+    for w in (word, word.capitalize(), word.upper())
+)
+# What YAML cannot hold raw inside quotes: DEL and the C1 controls (NEL is a
+# line break to YAML 1.1 and would fold), U+2028/U+2029 (line breaks too), the
+# byte-order mark, the non-characters U+FFFE/U+FFFF, lone surrogates.
+_UNSAFE_IN_QUOTES = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]")
 
 
 def render_scalar(value: str | bool, style: str | None = None) -> str:
+    """`value` as YAML that every YAML 1.1 and 1.2 reader takes for exactly
+    this string (or boolean): plain only when it cannot read as anything but
+    a string, single-quoted when asked and possible, else double-quoted."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if style == "'" and "\n" not in value:
+    if style == "'" and "\n" not in value and not _UNSAFE_IN_QUOTES.search(value) and value.isprintable():
         return "'" + value.replace("'", "''") + "'"
-    if style in ("", None) and _SAFE_PLAIN.match(value) and plain_is_string(value):
+    if style in ("", None) and is_plain_safe(value):
         return value
-    return json.dumps(value, ensure_ascii=False)
+    return quote(value)
+
+
+def is_plain_safe(value: str) -> bool:
+    """Whether `value`, written plain, reads back as this string everywhere.
+
+    Deliberately stricter than the resolver: a value that could start a
+    number, boolean, null or date is quoted even when one reader would take
+    it as a string, so no reader's corner case can turn it into something else.
+    """
+    if not _PLAIN_CHARACTERS.fullmatch(value) or value in _RESERVED_WORDS:
+        return False
+    if value[0].isdigit():
+        # Readers drop `_` inside numbers. What starts with a digit reads as
+        # a number or date unless a letter rules that out: not `e` (`1e3`),
+        # nor any letter after a leading `0` (`0x1F`, `0o17`, `0b101`, and
+        # the hex digits that follow); dates need digits, `-` and `:` only.
+        digits = value.replace("_", "")
+        if all(c in "eE" for c in digits if c.isalpha()) or (digits[0] == "0" and digits[1:2].isalpha()):
+            return False
+    return plain_is_string(value)
+
+
+def quote(value: str) -> str:
+    """A double-quoted YAML scalar (JSON's syntax, which YAML shares) that
+    reads back as exactly `value`."""
+    return quote_unsafe(json.dumps(value, ensure_ascii=False))
+
+
+def quote_unsafe(json_text: str) -> str:
+    """JSON text with what YAML cannot hold raw inside quotes escaped."""
+    return _UNSAFE_IN_QUOTES.sub(lambda m: f"\\u{ord(m.group()):04x}", json_text)
 
 
 def replace_scalar(text: str, node: ScalarNode, value: str) -> Edit:
+    """Replace a string scalar in place, keeping its anchor, tag and (plain,
+    single or double) quoting style; a block scalar becomes double-quoted."""
     start = content_start(text, node)
     # After an explicit `!!str` tag a plain scalar is a string whatever it reads as.
     style = "" if node.style == EXPLICIT_STR_STYLE else node.style if node.style in ("", "'", '"') else '"'
-    return Edit(start, node.end_mark.index, render_scalar(value, style))
+    # `key: !!str` with nothing after the tag: a space keeps the two apart.
+    space = " " if start == node.end_mark.index and text[start - 1 : start] not in ("", " ", "\t") else ""
+    return Edit(start, content_end(text, node), space + render_scalar(value, style) + _header_comment(text, node))
 
 
 def set_entries(text: str, mapping: MappingNode, values: dict[str, Value], newline: str) -> list[Edit]:
@@ -91,9 +184,13 @@ def set_entries(text: str, mapping: MappingNode, values: dict[str, Value], newli
             if isinstance(current, MappingNode):
                 edits.extend(set_entries(text, current, value, newline))
             else:
-                edits.append(_replace_with_mapping(text, mapping, key, current, value))
+                # A null (or any non-mapping) value becomes a flow mapping.
+                edits.append(_replace_value(text, mapping, key, current, _flow(value), newline))
         elif not (isinstance(current, ScalarNode) and _same_scalar(current, value)):
-            edits.append(_replace_value(text, current, value))
+            if isinstance(current, ScalarNode) and isinstance(value, str) and is_string(current) and not _is_empty(current):
+                edits.append(replace_scalar(text, current, value))
+            else:
+                edits.append(_replace_value(text, mapping, key, current, render_scalar(value, '"'), newline))
     if missing:
         edits.append(_insert(text, mapping, missing, newline))
     return edits
@@ -106,22 +203,26 @@ def _is_merged(mapping: MappingNode, key: str) -> bool:
 def _same_scalar(node: ScalarNode, value: str | bool) -> bool:
     if isinstance(value, bool):
         return not node.style and node.value == ("true" if value else "false")
-    return node.value == value and (node.style != "" or plain_is_string(value))
+    return node.value == value and is_string(node)
 
 
-def _replace_value(text: str, node: Node, value: str | bool) -> Edit:
-    if isinstance(node, ScalarNode) and not isinstance(value, bool):
-        return replace_scalar(text, node, value)
-    start = content_start(text, node)
-    return Edit(start, node.end_mark.index, render_scalar(value, "" if isinstance(value, bool) else '"'))
-
-
-def _replace_with_mapping(text: str, parent: MappingNode, key: str, current: Node, value: dict[str, Value]) -> Edit:
-    """A key whose value is null (or not a mapping) becomes a flow mapping."""
-    key_node = next(k for k, v in parent.value if isinstance(k, ScalarNode) and k.value == key)
-    colon = text.index(":", key_node.end_mark.index)
-    end = current.end_mark.index if current.end_mark.index > current.start_mark.index else colon + 1
-    return Edit(colon + 1, max(end, colon + 1), " " + _flow(value))
+def _replace_value(text: str, mapping: MappingNode, key: str, node: Node, rendered: str, newline: str) -> Edit:
+    """Replace the value of `key` in `mapping`, with its anchor and tag, by
+    the YAML text `rendered`; an empty value (`key:`, `key: # note`, `{key}`,
+    `? key`) gets the text, and the `:` it lacks, where a value goes."""
+    key_node = next(k for k, v in mapping.value if isinstance(k, ScalarNode) and k.value == key and v is node)
+    start = node.start_mark.index
+    if not _is_empty(node):
+        return Edit(start, content_end(text, node), rendered)
+    if ":" in text[content_end(text, key_node) : start]:
+        return Edit(start, start, (" " if text[start - 1] == ":" else "") + rendered)
+    at = content_end(text, key_node)
+    if _value_on_next_line(text, key_node, node):
+        # `? key` on its own line: the value goes on a line of its own,
+        # in the column of the `?`.
+        column = _first_entry(text, key_node)[1]
+        return Edit(at, at, newline + " " * column + ": " + rendered)
+    return Edit(at, at, ": " + rendered)
 
 
 def _insert(text: str, mapping: MappingNode, values: dict[str, Value], newline: str) -> Edit:
@@ -196,7 +297,10 @@ def _insert_flow(text: str, mapping: MappingNode, values: dict[str, Value]) -> E
     body = _flow(values, json_style)[1:-1]
     key, value = mapping.value[-1]
     if value.end_mark.index > key.start_mark.index:  # not an alias to an earlier node
-        return Edit(value.end_mark.index, value.end_mark.index, ", " + body)
+        end = value.end_mark.index
+        # After a bare tag or anchor (`!!null`) a comma would become part of it.
+        space = " " if content_start(text, value) == end > value.start_mark.index else ""
+        return Edit(end, end, space + ", " + body)
     return Edit(start + 1, start + 1, body + ", ")
 
 
@@ -226,13 +330,4 @@ def insert_item_before(text: str, sequence: SequenceNode, item: Node, item_text:
 
 def json_line(value: object) -> str:
     """One line of JSON, which is valid YAML in any context."""
-    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
-
-
-def plain(node: Node) -> Any:
-    """Python values for a node: for copies, never for the whole stream."""
-    if isinstance(node, ScalarNode):
-        return scalar_value(node) if not node.style else node.value
-    if isinstance(node, SequenceNode):
-        return [plain(item) for item in node.value]
-    return {(k.value if isinstance(k, ScalarNode) else json_line(plain(k))): plain(v) for k, v in entries(node)}
+    return quote_unsafe(dumps(value, separators=(", ", ": ")))

@@ -215,37 +215,42 @@ def _flag_value(node: ScalarNode, container: Node | None, path: Path, flags: tup
 def _walk(
     node: Node, segments: tuple[Segment, ...], i: int, path: Path, parent: Node | None
 ) -> Iterator[tuple[ScalarNode, Node | None, Path]]:
-    if i == len(segments):
-        if isinstance(node, ScalarNode):
-            yield node, parent, path
-        elif isinstance(node, SequenceNode):
-            for j, item in enumerate(node.value):
-                if isinstance(item, ScalarNode):
-                    yield item, parent, path + (j,)
-        return
-    if isinstance(node, SequenceNode):
-        for j, item in enumerate(node.value):
-            yield from _walk(item, segments, i, path + (j,), parent)
-        return
-    if not isinstance(node, MappingNode):
-        return
-    segment = segments[i]
-    if segment.key == WILDCARD:
-        for key, value in entries(node):
-            if isinstance(key, ScalarNode):
-                yield from _walk(value, segments, i + 1, path + (key.value,), node)
-        return
-    child = get(node, segment.key)
-    if child is None:
-        return
-    if segment.filters:
-        items = child.value if isinstance(child, SequenceNode) else [child]
-        for j, item in enumerate(items):
-            if _passes(item, segment):
-                item_path = path + (segment.key, j) if isinstance(child, SequenceNode) else path + (segment.key,)
-                yield from _walk(item, segments, i + 1, item_path, item)
-        return
-    yield from _walk(child, segments, i + 1, path + (segment.key,), node)
+    # An explicit stack: sequences may nest as deep as --max-depth allows.
+    stack: list[tuple[Node, int, Path, Node | None]] = [(node, i, path, parent)]
+    while stack:
+        node, i, path, parent = stack.pop()
+        if i == len(segments):
+            if isinstance(node, ScalarNode):
+                yield node, parent, path
+            elif isinstance(node, SequenceNode):
+                for j, item in enumerate(node.value):
+                    if isinstance(item, ScalarNode):
+                        yield item, parent, path + (j,)
+            continue
+        if isinstance(node, SequenceNode):
+            stack.extend((item, i, path + (j,), parent) for j, item in reversed(list(enumerate(node.value))))
+            continue
+        if not isinstance(node, MappingNode):
+            continue
+        segment = segments[i]
+        if segment.key == WILDCARD:
+            pairs = [(value, i + 1, path + (key.value,), node) for key, value in entries(node)
+                     if isinstance(key, ScalarNode)]
+            stack.extend(reversed(pairs))
+            continue
+        child = get(node, segment.key)
+        if child is None:
+            continue
+        if segment.filters:
+            items = child.value if isinstance(child, SequenceNode) else [child]
+            passing = []
+            for j, item in enumerate(items):
+                if _passes(item, segment):
+                    item_path = path + (segment.key, j) if isinstance(child, SequenceNode) else path + (segment.key,)
+                    passing.append((item, i + 1, item_path, item))
+            stack.extend(reversed(passing))
+            continue
+        stack.append((child, i + 1, path + (segment.key,), node))
 
 
 def _passes(item: Node, segment: Segment) -> bool:

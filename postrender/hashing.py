@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
 
+from .jsontext import dumps
 from .nodes import (
     MappingNode,
     Node,
@@ -84,7 +84,7 @@ def stored_secret_data(node: MappingNode) -> object:
 
 
 def go_json(value: object) -> str:
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    text = dumps(value, sort_keys=True, separators=(",", ":"))
     for char, escape in _GO_ESCAPES.items():
         if char in text:
             text = text.replace(char, escape)
@@ -119,11 +119,27 @@ def to_json_value(node: Node) -> object:
     """The JSON kubectl sends for a node.
 
     Callers bound the input first (read.py refuses alias bombs and what
-    kubectl cannot read), and aliases resolve to shared nodes, so this stays
-    linear in the expanded size.
+    kubectl cannot read), and aliases resolve to shared nodes, so this
+    stays linear in the expanded size. An explicit stack, not recursion:
+    values nest as deep as --max-depth allows.
     """
-    if isinstance(node, ScalarNode):
-        return json_value(node)
-    if isinstance(node, SequenceNode):
-        return [to_json_value(item) for item in node.value]
-    return {json_key(key): to_json_value(value) for key, value in entries(node)}
+    root: dict[str, object] = {}
+    # Each task puts a node's value at container[slot].
+    stack: list[tuple[Node, dict | list, object]] = [(node, root, "value")]
+    while stack:
+        current, into, slot = stack.pop()
+        if isinstance(current, ScalarNode):
+            into[slot] = json_value(current)  # type: ignore[index]
+        elif isinstance(current, SequenceNode):
+            into[slot] = items = [None] * len(current.value)  # type: ignore[index]
+            stack.extend((item, items, i) for i, item in reversed(list(enumerate(current.value))))
+        else:
+            into[slot] = mapping = {}  # type: ignore[index]
+            pairs = []
+            for key, value in entries(current):
+                label = json_key(key)
+                mapping[label] = None
+                # Tasks run in order, so of equal labels the later one wins, as in go-yaml v2.
+                pairs.append((value, mapping, label))
+            stack.extend(reversed(pairs))
+    return root["value"]

@@ -25,10 +25,10 @@ from .errors import Location, PostrenderError, UsageError
 from .hashing import to_json_value
 from .kustomize_plugin import PluginConfig, parse
 from .limits import Limits
-from .nodes import MappingNode, ScalarNode, get, get_str, is_null
+from .nodes import MappingNode, Node, ScalarNode, children, get, get_str, is_null
 from .options import RenderOptions
 from .plan import INDEX_ANNOTATIONS, PATH_ANNOTATIONS
-from .read import Document, KubeObject, Source, Stream, read, split
+from .read import Document, KubeObject, Source, Stream, only_comments, read, split
 from .report import Diagnostic, Reporter
 
 KIND = "ResourceList"
@@ -65,10 +65,49 @@ def detect(sources: list[Source], limits: Limits) -> Stream | None:
     try:
         stream = read(sources, limits)
     except PostrenderError as exc:
+        if not claims_resource_list(text):
+            raise  # a plain stream: a plain error, nothing on stdout
         # It says it is a ResourceList at the top level: answer as a KRM
         # function must, with the error in `results`, not as a plain stream.
         raise _failed(exc, 1, sources[0], None, []) from None
     return stream if _resource_list(stream) is not None else None
+
+
+def claims_resource_list(text: str) -> bool:
+    """Whether a stream that fails to read says, as far as it parses, that
+    it is one ResourceList: a single document whose top-level mapping has
+    `kind: ResourceList` and a config.kubernetes.io apiVersion. The text
+    screen alone cannot tell: a quoted or block value may hold those lines."""
+    chunks = [chunk for chunk, _ in split(Source(None, text)) if not only_comments(chunk)]
+    if len(chunks) != 1:
+        return False
+    found: dict[str, str] = {}
+    loader = CBaseLoader(chunks[0])
+    try:
+        depth, position, key = 0, 0, None
+        while loader.check_event() and not {"kind", "apiVersion"} <= found.keys():
+            event = loader.get_event()
+            name = type(event).__name__
+            if name in ("MappingStartEvent", "SequenceStartEvent"):
+                if depth == 0 and name == "SequenceStartEvent":
+                    return False
+                if depth == 1:
+                    position += 1
+                depth += 1
+            elif name in ("MappingEndEvent", "SequenceEndEvent"):
+                depth -= 1
+            elif depth == 1 and name in ("ScalarEvent", "AliasEvent"):
+                value = getattr(event, "value", None)
+                if position % 2 == 0:
+                    key = value
+                elif key in ("kind", "apiVersion") and isinstance(value, str):
+                    found[key] = value
+                position += 1
+    except YAMLError:
+        pass  # what parsed so far decides
+    finally:
+        loader.dispose()
+    return found.get("kind") == KIND and found.get("apiVersion", "").startswith(f"{GROUP}/")
 
 
 def run(sources: list[Source], options: RenderOptions, reporter: Reporter, stream: Stream | None = None) -> str:
@@ -108,11 +147,30 @@ def _resource_list(stream: Stream) -> Document | None:
     return documents[0]
 
 
+# A functionConfig has a small fixed shape (field specs are its deepest
+# part, five levels down); messages about a value print it, so a value nested
+# as deep as --max-depth allows is refused first.
+MAX_CONFIG_DEPTH = 32
+
+
 def function_config(document: Document) -> PluginConfig | None:
     node = get(document.root, "functionConfig")
     if node is None or is_null(node):
         return None
+    if _nesting(node) > MAX_CONFIG_DEPTH:
+        raise UsageError(f"functionConfig: nested deeper than {MAX_CONFIG_DEPTH} levels")
     return parse(to_json_value(node), "functionConfig")
+
+
+def _nesting(node: Node) -> int:
+    deepest = 0
+    stack = [(node, 1)]
+    while stack:
+        current, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if depth <= MAX_CONFIG_DEPTH:
+            stack.extend((child, depth + 1) for child in children(current))
+    return deepest
 
 
 # --- results ---------------------------------------------------------------

@@ -50,6 +50,7 @@ HELM4_ANNOTATION_PREFIX = "postrenderer.helm.sh/"
 
 _DOCUMENT_START = re.compile(r"^---(?=[ \t\r\n]|$)", re.M)
 _SOURCE_COMMENT = re.compile(r"^# Source: (.+?)\r?$", re.M)
+_MARKER_LINE = re.compile(r"(?:---|\.\.\.)(?:[ \t]+#.*)?")
 # Line breaks to libyaml (YAML 1.1) that are not LF or CRLF. Edits are placed
 # by LF lines, so one between nodes would put an edit in the wrong place:
 # such a document is refused. Inside a quoted scalar they are only content
@@ -331,7 +332,7 @@ def _check_line_breaks(doc: Document) -> None:
 
 def _compose(doc: Document, limits: Limits) -> Node | None:
     text = doc.text
-    if not text.strip() or _only_comments(text):
+    if not text.strip() or only_comments(text):
         return None
     location = doc.at(doc.first_line + 1)
     masked = _mask_surrogate_escapes(text) if _is_json_first(doc) else None
@@ -361,9 +362,7 @@ def _compose(doc: Document, limits: Limits) -> Node | None:
         # object to version, so it passes through. Other scalars are refused
         # below: they are what a broken template leaves behind.
         return None
-    match = _SOURCE_COMMENT.search(text, 0, root.start_mark.index)
-    if match:
-        doc.source_comment = match.group(1).strip()
+    doc.source_comment = leading_source_comment(text)
     if isinstance(root, ScalarNode) and root.tag.endswith(":null") or is_null(root):
         return None
     if not isinstance(root, MappingNode):
@@ -405,7 +404,7 @@ def _release(loader: CBaseLoader) -> None:
     vars(loader).clear()
 
 
-def _only_comments(text: str) -> bool:
+def only_comments(text: str) -> bool:
     for line in _lines(text):
         stripped = line.strip().lstrip("\ufeff")
         if stripped and not stripped.startswith("#") and stripped not in ("---", "..."):
@@ -491,6 +490,20 @@ def _unmask_surrogates(root: Node) -> None:
         node.value = "".join(out)
 
 
+def leading_source_comment(text: str) -> str | None:
+    """The file a `# Source:` comment names, from the comment lines before
+    the document's first line of content only: anywhere else such a line
+    may be inside a value (a Secret's, say), which no message may show."""
+    for line in _lines(text):
+        stripped = line.strip().lstrip("\ufeff")
+        match = _SOURCE_COMMENT.match(line.lstrip("\ufeff"))
+        if match:
+            return match.group(1).strip()
+        if stripped and not stripped.startswith(("#", "%")) and not _MARKER_LINE.fullmatch(stripped):
+            return None
+    return None
+
+
 def _may_nest_deeply(text: str, max_depth: int) -> bool:
     """Cheap screen: composing deep nesting overflows libyaml's C stack.
 
@@ -531,6 +544,11 @@ def _check_depth(doc: Document, max_depth: int, masked: str | None = None) -> No
         _release(loader)
 
 
+# Mappings whose keys a message may name but whose values it may not: a
+# Secret's values, and any key written inside one, may be secret.
+_VALUE_MAPPINGS = ("data", "stringData", "binaryData")
+
+
 def _check_structure(doc: Document, root: Node, limits: Limits) -> None:
     """Refuse duplicate keys, alias bombs and what kubectl cannot read
     before anything walks the graph."""
@@ -542,9 +560,12 @@ def _check_structure(doc: Document, root: Node, limits: Limits) -> None:
     tags = "!" in text
     slashes = "\\/" in text and not _is_json_first(doc)
     seen_nodes: set[int] = set()
-    stack: list[Node] = [root]
+    # Each node with what a message may say about its keys: None, anything;
+    # ("keys", field), the keys only (a data mapping); ("hidden", where),
+    # nothing (inside a value, or shared through an alias).
+    stack: list[tuple[Node, tuple[str, str] | None]] = [(root, None)]
     while stack:
-        node = stack.pop()
+        node, shown = stack.pop()
         if isinstance(node, ScalarNode):
             _check_scalar(doc, node, tags)
             if slashes and node.style == '"':
@@ -553,15 +574,36 @@ def _check_structure(doc: Document, root: Node, limits: Limits) -> None:
         if id(node) in seen_nodes:
             continue
         seen_nodes.add(id(node))
+        if id(node) in doc.shared and shown is None:
+            shown = ("hidden", "a mapping an alias uses")
         if isinstance(node, MappingNode):
-            _check_mapping(doc, node, tags)
+            _check_mapping(doc, node, tags, shown)
             if slashes:
                 for key, _ in node.value:
                     if key.style == '"':
                         _check_escapes(doc, key)
-            stack.extend(v for _, v in node.value)
+            stack.extend((v, _inside(shown, k)) for k, v in node.value)
         else:
-            stack.extend(node.value)
+            stack.extend((item, _inside(shown, None)) for item in node.value)
+
+
+def _inside(shown: tuple[str, str] | None, key: Node | None) -> tuple[str, str] | None:
+    """What a message may show of the keys under `key` of a mapping shown as `shown`."""
+    name = key.value if isinstance(key, ScalarNode) else "?"
+    if shown is None:
+        return ("keys", name) if name in _VALUE_MAPPINGS else None
+    if shown[0] == "keys":
+        return ("hidden", f"{shown[1]}.{name}")
+    return shown
+
+
+def _duplicate_key(doc: Document, key: ScalarNode, shown: tuple[str, str] | None) -> PostrenderError:
+    if shown is not None and shown[0] == "hidden":
+        return PostrenderError(
+            f"duplicate key in a mapping inside the value of {shown[1]} (not shown: values may be secret)",
+            doc.location(key),
+        )
+    return PostrenderError(f"duplicate key {key.value!r} in a mapping", doc.location(key))
 
 
 def _check_scalar(doc: Document, node: ScalarNode, tags: bool) -> None:
@@ -587,7 +629,7 @@ def _check_escapes(doc: Document, node: ScalarNode) -> None:
         raise PostrenderError(_SLASH_HINT, doc.location(node))
 
 
-def _check_mapping(doc: Document, node: MappingNode, tags: bool) -> None:
+def _check_mapping(doc: Document, node: MappingNode, tags: bool, shown: tuple[str, str] | None = None) -> None:
     """Keys as Kubernetes gets them (go-yaml v2 through sigs.k8s.io/yaml):
     `y` and `yes` are both "true", `1` and `0x1` both "1". Two keys that
     reach it alike are a duplicate; go-yaml would keep one, or pick one at
@@ -609,8 +651,8 @@ def _check_mapping(doc: Document, node: MappingNode, tags: bool) -> None:
             _unreadable(doc, key, str(exc))
         first = keys.get(label)
         if first is not None:
-            if first.value == key.value:
-                raise PostrenderError(f"duplicate key {key.value!r} in a mapping", doc.location(key))
+            if first.value == key.value or shown is not None and shown[0] == "hidden":
+                raise _duplicate_key(doc, key, shown)
             raise PostrenderError(
                 f"duplicate key {key.value!r} in a mapping: Kubernetes reads it as {label!r}, like {first.value!r}"
                 " (YAML 1.1); quote one of them or remove it",

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from . import edit
 from .edit import Edit, Value
 from .graph import Graph, Reference
+from .hashing import to_json_value
 from .errors import PostrenderError
 from .guard import alive_names
 from .nodes import MappingNode, Node, ScalarNode, SequenceNode, get, node_at
@@ -45,6 +46,10 @@ class DocumentEdits:
 
     # Shared (aliased) scalars being replaced: node and the values asked for.
     _shared_replaces: dict[int, tuple[ScalarNode, list[str]]] = field(default_factory=dict)
+    # What the text edits mean, node by node (the output-validity test reads
+    # them back): scalars replaced, and items inserted into sequences.
+    replaced: list[tuple[ScalarNode, str]] = field(default_factory=list)
+    inserted: list[tuple[SequenceNode, Node, object]] = field(default_factory=list)
 
     def set(self, mapping: MappingNode, values: dict[str, Value]) -> None:
         if self.document.shared:
@@ -60,7 +65,18 @@ class DocumentEdits:
     def replace(self, node: ScalarNode, value: str) -> None:
         if id(node) in self.document.shared:
             self._shared_replaces.setdefault(id(node), (node, []))[1].append(value)
+        self.replaced.append((node, value))
         self.raw.append(edit.replace_scalar(self.document.text, node, value))
+
+    def insert_item(self, sequence: SequenceNode, before: Node, value: object) -> None:
+        """A new item, `value` written as one line of JSON, ahead of `before`."""
+        doc = self.document
+        self.inserted.append((sequence, before, value))
+        self.raw.append(edit.insert_item_before(doc.text, sequence, before, edit.json_line(value), doc.newline))
+
+    def entries(self) -> list[tuple[MappingNode, dict[str, Value]]]:
+        """Each mapping given keys, with every key and value it is given."""
+        return list(self._entries.values())
 
     def edits(self) -> list[Edit]:
         doc = self.document
@@ -137,7 +153,9 @@ def rewrite(graph: Graph, plan: Plan, options: Options, held: Collection[int] = 
                 copy.set(version.obj.node, _copy_marks(version))
                 result.edits_of(doc).copies.append(copy)
             else:
-                result.edits_of(doc).raw.append(_copy_as_item(version))
+                items = get(doc.root, "items")
+                assert isinstance(items, SequenceNode)
+                result.edits_of(doc).insert_item(items, version.obj.node, _copy_as_item(version))
 
     alive: set[tuple[str, str, str]] | None = None
     for ref in graph.references:
@@ -181,6 +199,7 @@ def _grant(graph: Graph, plan: Plan, ref: Reference, alive: set[tuple[str, str, 
         edits.replace(ref.node, names[0])
     style = ref.node.style if ref.node.style in ("", "'", '"') else '"'
     for name in added:
+        edits.inserted.append((sequence, ref.node, name))
         edits.raw.append(edit.insert_item_before(doc.text, sequence, ref.node, edit.render_scalar(name, style),
                                                  doc.newline))
     result.rewritten.append((ref, ", ".join(([ref.name] if keep else []) + names)))
@@ -205,15 +224,12 @@ def _copy_marks(version: Version) -> dict[str, Value]:
     return {"metadata": {"annotations": {ANNOTATION_VERSIONED: "false", ANNOTATION_COPY_OF: version.name}}}
 
 
-def _copy_as_item(version: Version) -> Edit:
+def _copy_as_item(version: Version) -> dict:
     """Inside a List the copy becomes a sibling item, written as one JSON line."""
-    obj = version.obj
-    doc = obj.document
-    items = get(doc.root, "items")
-    assert isinstance(items, SequenceNode)
-    copy = edit.plain(obj.node)
+    copy = to_json_value(version.obj.node)
+    assert isinstance(copy, dict)
     metadata = copy.setdefault("metadata", {})
     annotations = {k: v for k, v in (metadata.get("annotations") or {}).items() if k not in IDENTITY_ANNOTATIONS}
     annotations.update({ANNOTATION_VERSIONED: "false", ANNOTATION_COPY_OF: version.name})
     metadata["annotations"] = annotations
-    return edit.insert_item_before(doc.text, items, obj.node, edit.json_line(copy), doc.newline)
+    return copy

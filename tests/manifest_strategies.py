@@ -2,9 +2,12 @@
 
 A stream is a list of apps (ConfigMap, Secret, a workload using both, a
 Service) plus unrelated objects, each written with randomly chosen styles:
-block or flow collections, plain or quoted scalars, literal blocks, comments,
-`# Source:` lines, `...` markers, CRLF, a byte-order mark. Everything drawn is
-valid input, so postrender must accept it.
+block or flow collections, plain or quoted scalars, literal and folded block
+scalars (strip/clip/keep, indentation indicators, header comments), nulls in
+every spelling (`key:`, `~`, `!!null`, `{key}`), comments, `# Source:` lines,
+`kind: List` documents, `...` markers, CRLF, a byte-order mark. Names include
+ones YAML 1.1 would read as numbers (`08`, `1e3`) and ones too long for a
+label value. Everything drawn is valid input, so postrender must accept it.
 """
 
 from __future__ import annotations
@@ -44,6 +47,9 @@ class Stream:
 
 
 names = st.text(NAME_CHARS, min_size=1, max_size=12).map(lambda s: "n" + s)
+# Names a YAML 1.1 reader takes for numbers when written plain, and one too
+# long for the base-name label (it goes in an annotation instead).
+ODD_NAMES = ["08", "0800", "1e3", "012", "0x1f", "12.5", "2020-01-01", "y", "no", "null", "a" * 70]
 keys = st.text(string.ascii_lowercase + string.digits + "._-", min_size=1, max_size=10).map(lambda s: "k" + s)
 # Values that tempt a writer to drop the quotes: numbers, booleans, nulls.
 tricky_values = st.sampled_from(["8080", "0755", "true", "off", "yes", "null", "~", "1e3", "0x1F", "12:30", "", " "])
@@ -60,17 +66,37 @@ def apps(draw, marker: str | None = None) -> tuple[list[Manifest], list[str]]:
     base = draw(names)
     namespace = draw(st.one_of(st.none(), st.sampled_from(["apps", "team-a"])))
     config_name, secret_name = f"{base}-config", f"{base}-secret"
+    if draw(st.integers(0, 3)) == 0:
+        config_name = draw(st.sampled_from(ODD_NAMES))
+    if draw(st.integers(0, 3)) == 0:
+        secret_name = draw(st.sampled_from(ODD_NAMES))
 
     def meta(name: str) -> dict[str, Any]:
         m: dict[str, Any] = {"name": name}
         if namespace:
             m["namespace"] = namespace
-        if draw(st.booleans()):
+        labels = draw(st.sampled_from(["none", "app", "instance", "null"]))
+        if labels == "app":
             m["labels"] = {"app": base}
+        elif labels == "instance":
+            m["labels"] = {"app.kubernetes.io/instance": draw(st.sampled_from(["web", "0800", "1e3", "yes"]))}
+        elif labels == "null":
+            m["labels"] = None
+        if draw(st.integers(0, 5)) == 0:
+            m["annotations"] = None
         return m
+
+    def config_marks(body: dict[str, Any]) -> None:
+        """A null `immutable:` (Helm's `immutable: {{ .Values.x }}`), or an opt-out."""
+        choice = draw(st.integers(0, 5))
+        if choice == 0:
+            body["immutable"] = None
+        elif choice == 1 and isinstance(body["metadata"].get("annotations", {}), dict):
+            body["metadata"].setdefault("annotations", {})["postrender.io/versioned"] = "false"
 
     data = draw(st.dictionaries(keys, text_values, max_size=4))
     config = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta(config_name), "data": data}
+    config_marks(config)
     secret_plain = draw(st.dictionaries(keys, st.text(string.ascii_letters + string.digits, max_size=16), min_size=1, max_size=3))
     values = list(secret_plain.values())
     if marker is not None:
@@ -81,6 +107,7 @@ def apps(draw, marker: str | None = None) -> tuple[list[Manifest], list[str]]:
         secret["data"] = {k: base64.b64encode(v.encode()).decode() for k, v in secret_plain.items()}
     else:
         secret["stringData"] = secret_plain
+    config_marks(secret)
     container: dict[str, Any] = {"name": "app", "image": "nginx:1.27"}
     uses = draw(st.sets(st.sampled_from(["volume", "env", "envFrom", "secretEnv", "pullSecret", "dangling"]), max_size=6))
     pod: dict[str, Any] = {"containers": [container]}
@@ -170,9 +197,14 @@ def _dedupe(manifests: list[Manifest]) -> list[Manifest]:
 
 @st.composite
 def written(draw, stream_strategy) -> tuple[Stream, str]:
-    """A stream and its text, every node written in a drawn style."""
+    """A stream and its text, every node written in a drawn style; a run of
+    objects may share one `kind: List` document."""
     stream = draw(stream_strategy)
     docs = [draw(document_text(m)) for m in stream.manifests]
+    if len(docs) > 1 and draw(st.integers(0, 3)) == 0:
+        first = draw(st.integers(0, len(docs) - 1))
+        last = draw(st.integers(first + 1, len(docs)))
+        docs[first:last] = [draw(list_text([m.body for m in stream.manifests[first:last]]))]
     return stream, join(stream, docs)
 
 
@@ -182,7 +214,8 @@ def join(stream: Stream, docs: list[str]) -> str:
         parts.append("# Rendered by a fuzzer.\n")
     for doc in docs:
         parts.append("---\n" + doc)
-        if stream.document_end:
+        # kubectl reads a document that is JSON as JSON, where `...` is an error.
+        if stream.document_end and not _is_json(doc):
             parts.append("...\n")
     text = "".join(parts)
     if stream.crlf:
@@ -190,17 +223,39 @@ def join(stream: Stream, docs: list[str]) -> str:
     return ("\ufeff" if stream.bom else "") + text
 
 
+def _is_json(doc: str) -> bool:
+    try:
+        json.loads("".join(line for line in doc.splitlines(True) if not line.startswith("#")))
+    except ValueError:
+        return False
+    return True
+
+
 @st.composite
 def document_text(draw, manifest: Manifest) -> str:
     head = f"# Source: {manifest.source}\n" if manifest.source else ""
     if draw(st.integers(0, 5)) == 0:
         return head + flow(draw, manifest.body) + "\n"
+    if draw(st.integers(0, 9)) == 0:
+        return head + json.dumps(manifest.body, indent=draw(st.sampled_from([None, 2]))) + "\n"
     return head + "".join(block_mapping(draw, manifest.body, 0))
+
+
+@st.composite
+def list_text(draw, bodies: list[dict[str, Any]]) -> str:
+    """Objects as the items of one `kind: List` document."""
+    head = "apiVersion: v1\nkind: List\nitems:"
+    if draw(st.integers(0, 3)) == 0:
+        return head + " " + flow(draw, bodies) + "\n"
+    return head + "\n" + "".join(block_sequence(draw, bodies, draw(st.sampled_from([0, 2]))))
+
+
+NULLS = ["null", "~", "Null", "NULL", "!!null", "!!null ''"]
 
 
 def scalar(draw, value: Any) -> str:
     if value is None:
-        return draw(st.sampled_from(["null", "~"]))
+        return draw(st.sampled_from(NULLS))
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
@@ -215,34 +270,65 @@ def scalar(draw, value: Any) -> str:
 
 def flow(draw, value: Any) -> str:
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{scalar(draw, k)}: {flow(draw, v)}" for k, v in value.items()) + "}"
+        entries = []
+        for k, v in value.items():
+            if v is None and draw(st.integers(0, 2)) == 0:
+                # `{key}` and `{key: }`: a null written as nothing.
+                entries.append(scalar(draw, k) + draw(st.sampled_from(["", ": "])))
+            else:
+                entries.append(f"{scalar(draw, k)}: {flow(draw, v)}")
+        return "{" + ", ".join(entries) + "}"
     if isinstance(value, list):
         return "[" + ", ".join(flow(draw, v) for v in value) + "]"
-    return scalar(draw, value)
+    return scalar(draw, value) + (" " if value is None else "")
 
 
-def _literal_ok(value: Any) -> bool:
-    return (
-        isinstance(value, str) and value.endswith("\n") and not value.endswith("\n\n") and "\t" not in value
-        and all(line and line == line.strip() for line in value[:-1].split("\n"))
-    )
+def block_scalar(draw, value: Any, indent: int) -> list[str] | None:
+    """`value` as a literal or folded block scalar under a key at `indent`:
+    the header (which follows `key: `) and the content lines; None when a
+    block scalar cannot hold it exactly."""
+    if not isinstance(value, str) or not all(c in "\n\t" or c.isprintable() for c in value):
+        return None
+    body = value.rstrip("\n")
+    trailing = len(value) - len(body)
+    lines = body.split("\n") if body else []
+    if not lines and trailing:
+        return None
+    chomp = "-" if trailing == 0 else draw(st.sampled_from(["", "+"])) if trailing == 1 else "+"
+    style = ">" if len(lines) == 1 and chomp == "-" and draw(st.booleans()) else "|"
+    # An indentation indicator, needed when the text itself starts with a
+    # space or a tab (without one, YAML takes a leading tab for indentation).
+    leading_space = any(line[:1] in (" ", "\t") for line in lines if line)
+    indicator = "2" if leading_space or draw(st.integers(0, 4)) == 0 else ""
+    header = style + (indicator + chomp if draw(st.booleans()) else chomp + indicator)
+    if draw(st.integers(0, 3)) == 0:
+        header += " # a block scalar"
+    pad = " " * (indent + 2)
+    return [header + "\n"] + [(pad + line if line else "") + "\n" for line in lines] + ["\n"] * (trailing - 1)
 
 
 def block_mapping(draw, mapping: dict[str, Any], indent: int) -> list[str]:
     pad = " " * indent
     lines = []
-    for key, value in mapping.items():
+    for i, (key, value) in enumerate(mapping.items()):
+        if i and draw(st.integers(0, 9)) == 0:
+            lines.append(f"{pad}# a comment line\n")
         k = scalar(draw, key)
+        comment = " # a comment" if draw(st.integers(0, 7)) == 0 else ""
         if isinstance(value, (dict, list)) and value and draw(st.integers(0, 3)) != 0:
-            lines.append(f"{pad}{k}:" + (" # a comment" if draw(st.integers(0, 7)) == 0 else "") + "\n")
+            lines.append(f"{pad}{k}:{comment}\n")
             if isinstance(value, dict):
                 lines.extend(block_mapping(draw, value, indent + 2))
             else:
                 lines.extend(block_sequence(draw, value, indent + draw(st.sampled_from([0, 2]))))
-        elif _literal_ok(value) and draw(st.booleans()):
-            lines.append(f"{pad}{k}: |\n" + "".join(f"{pad}  {line}\n" for line in value[:-1].split("\n")))
+            continue
+        block = block_scalar(draw, value, indent) if draw(st.integers(0, 2)) == 0 else None
+        if block is not None:
+            lines.append(f"{pad}{k}: " + "".join(block))
+        elif value is None and draw(st.booleans()):
+            lines.append(f"{pad}{k}:{comment}\n")  # `key:` is null too
         else:
-            lines.append(f"{pad}{k}: {flow(draw, value)}\n")
+            lines.append(f"{pad}{k}: {flow(draw, value)}{comment}\n")
     return lines
 
 
@@ -254,8 +340,6 @@ def block_sequence(draw, items: list[Any], indent: int) -> list[str]:
             inner = block_mapping(draw, item, indent + 2)
             lines.append(pad + "- " + inner[0][indent + 2 :])
             lines.extend(inner[1:])
-        elif isinstance(item, list) and item:
-            lines.append(f"{pad}- {flow(draw, item)}\n")
         else:
             lines.append(f"{pad}- {flow(draw, item)}\n")
     return lines

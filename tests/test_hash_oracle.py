@@ -284,7 +284,17 @@ def _rendered_names(objects: list[Generated], as_written: dict[str, str]) -> dic
     # Read back by kubectl, which also checks that the output is what it reads.
     sent, errors = kubectl_read({"rendered": result.stdout})
     assert not errors, errors
-    return {d["metadata"]["labels"]["postrender.io/base-name"]: d["metadata"]["name"] for d in sent.values()}
+    renamed = {d["metadata"]["labels"]["postrender.io/base-name"]: d["metadata"]["name"]
+               for d in sent.values() if "postrender.io/copy-of" not in (d["metadata"].get("annotations") or {})}
+    # By default every versioned Secret also keeps an unsuffixed mutable copy,
+    # pointing at its versioned name; nothing else is copied.
+    copies = {d["metadata"]["name"]: d["metadata"]["annotations"]["postrender.io/copy-of"]
+              for d in sent.values() if "postrender.io/copy-of" in (d["metadata"].get("annotations") or {})}
+    secrets = {d["metadata"]["labels"]["postrender.io/base-name"]: d["metadata"]["name"]
+               for d in sent.values() if d["kind"] == "Secret"
+               and "postrender.io/base-name" in (d["metadata"].get("labels") or {})}
+    assert copies == secrets, (copies, secrets)
+    return renamed
 
 
 @SETTINGS

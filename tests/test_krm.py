@@ -10,8 +10,11 @@ import json
 import subprocess
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
+import manifest_strategies as ms
 from conftest import FIXTURES, require_tool, run_cli, run_postrender
 from manifests import tool_env, venv_bin
 
@@ -263,3 +266,59 @@ def test_kubectls_kustomize_silently_skips_the_krm_recipe(tmp_path):
                             text=True, env=tool_env())
     assert result.returncode == 0, result.stderr
     assert load(result.stdout)["metadata"]["name"] == "c"  # not versioned: the function never ran
+
+
+# --- streams that only look like a ResourceList --------------------------------
+
+CLAIM = "kind: ResourceList\napiVersion: config.kubernetes.io/v1\nitems: []\n"
+PLAIN_CM = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"
+BROKEN = "broken: [unclosed\n"
+LOOKALIKES = {
+    # The lines of a ResourceList inside a value, at the start of a line.
+    "double-quoted value": PLAIN_CM + 'data:\n  k: "x\n' + CLAIM + '  y"\n' + BROKEN,
+    "single-quoted value": PLAIN_CM + "data:\n  k: 'x\n" + CLAIM + "  y'\n" + BROKEN,
+    "block value": PLAIN_CM + "data:\n  k: |\n" + "".join("    " + line + "\n" for line in CLAIM.splitlines()) + BROKEN,
+    "flow value": PLAIN_CM + 'data: {k: "\n' + CLAIM + '"}\n' + BROKEN,
+    "text document": "--- |\n" + "".join("  " + line + "\n" for line in CLAIM.splitlines()) + "---\n" + PLAIN_CM + BROKEN,
+    # A ResourceList among other documents is not one either.
+    "second document": PLAIN_CM + "---\n" + CLAIM + BROKEN,
+    "two ResourceLists": CLAIM + "---\n" + CLAIM + BROKEN,
+    "ResourceList then a broken document": CLAIM + "---\n" + PLAIN_CM + BROKEN,
+    # Its own kind elsewhere than the top level.
+    "nested kind": "apiVersion: config.kubernetes.io/v1\nkind: List\nspec:\n  kind: ResourceList\n" + BROKEN,
+    "wrong group": "apiVersion: example.com/v1\nkind: ResourceList\n" + BROKEN,
+    "no apiVersion before the error": "kind: ResourceList\n" + BROKEN + "apiVersion: config.kubernetes.io/v1\n",
+}
+
+
+@pytest.mark.parametrize("text", LOOKALIKES.values(), ids=LOOKALIKES.keys())
+def test_a_stream_that_is_not_a_resource_list_fails_with_nothing_on_stdout(text):
+    result = run_postrender([], text)
+    assert result.status == 1, result.stderr
+    assert result.stdout == ""
+    assert len(result.stderr.splitlines()) == 1 and result.stderr.startswith("postrender: error:")
+
+
+@pytest.mark.parametrize("text", [
+    CLAIM + BROKEN,
+    "# a comment\n---\n" + CLAIM.replace("items: []\n", "items:\n- " + BROKEN),
+    CLAIM.replace("kind: ResourceList", "kind: 'ResourceList'") + "items: [{a: b}\n",
+    '{"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [\n',
+])
+def test_a_broken_resource_list_is_still_answered_as_one(text):
+    result = run_postrender([], text)
+    assert result.status == 1
+    out = load(result.stdout)
+    assert out["kind"] == "ResourceList" and out["results"][-1]["severity"] == "error"
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_generated_plain_streams_with_resource_list_lines_stay_plain(data):
+    stream, _ = data.draw(ms.written(ms.streams()))
+    docs = [data.draw(ms.document_text(m)) for m in stream.manifests]
+    holder = data.draw(st.sampled_from(list(LOOKALIKES.values())[:5]))
+    docs.insert(data.draw(st.integers(0, len(docs))), holder)
+    text = "".join("---\n" + d for d in docs)
+    result = run_postrender([], text)
+    assert result.status == 1 and result.stdout == "", result.stderr

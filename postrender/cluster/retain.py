@@ -9,10 +9,7 @@ that running pods still mount.
 
 from __future__ import annotations
 
-import json
-import re
-
-from ..edit import render_scalar
+from ..edit import quote, render_scalar
 from ..errors import UsageError
 from ..index import IMPLICIT
 from ..keep import scope_of
@@ -31,7 +28,6 @@ RETAINED_FILE = "postrender/retained.yaml"
 # controllers, and must not be re-applied.
 _METADATA_KEPT = ("name", "namespace", "labels", "annotations")
 _BODY_ORDER = ("immutable", "type", "data", "binaryData")
-_UNSAFE_IN_QUOTES = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff]")
 
 
 def carry_forward(analysis, options: RenderOptions, reporter: Reporter, output: str) -> str:
@@ -122,7 +118,8 @@ def _yaml(mapping: dict, indent: int) -> list[str]:
         elif isinstance(value, bool):
             lines.append(f"{pad}{label}: {'true' if value else 'false'}\n")
         else:
-            lines.append(f"{pad}{label}: {_quoted(str(value))}\n")
+            # Always quoted: a plain `2024-01-01` or `0777` means something else to Go's YAML.
+            lines.append(f"{pad}{label}: {quote(str(value))}\n")
     return lines
 
 
@@ -130,15 +127,7 @@ def _key(key: str) -> str:
     # Plain only when no YAML 1.1 reader (Helm's, kubectl's) could take it
     # for a number, a date, a boolean or null.
     plain = render_scalar(key, "")
-    return plain if plain == key and key[0].isalpha() else _quoted(key)
-
-
-def _quoted(value: str) -> str:
-    """Every string value double-quoted: a plain `2024-01-01` or `0777` means
-    something else to Go's YAML. Characters YAML would fold or refuse inside
-    quotes (U+2028, C1 controls, DEL, BOM, lone surrogates) are escaped, so
-    the value the deployer reads is the value the cluster holds."""
-    return _UNSAFE_IN_QUOTES.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False))
+    return plain if plain == key and key[0].isalpha() else quote(key)
 
 
 def append(output: str, documents: list[str]) -> str:

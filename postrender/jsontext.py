@@ -1,0 +1,52 @@
+"""JSON text of values as deep as the input may nest, without recursion.
+
+`json.dumps` recurses once per level, in C, against Python's recursion
+limit; a value nested --max-depth levels deep (1000 at most) inside a render
+that is itself some frames deep would hit it. This writes the same text
+with an explicit stack; scalars still go through `json.dumps`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+def dumps(value: Any, *, sort_keys: bool = False, separators: tuple[str, str] = (", ", ": ")) -> str:
+    """`json.dumps(value, ensure_ascii=False, sort_keys=..., separators=...)`."""
+    item_separator, key_separator = separators
+    parts: list[str] = []
+    # Work items: a value to write, or literal text (a closing bracket, a separator).
+    stack: list[tuple[bool, Any]] = [(False, value)]
+    while stack:
+        is_text, item = stack.pop()
+        if is_text:
+            parts.append(item)
+        elif isinstance(item, dict):
+            pairs = sorted(item.items()) if sort_keys else list(item.items())
+            parts.append("{")
+            stack.append((True, "}"))
+            for i in range(len(pairs) - 1, -1, -1):
+                key, child = pairs[i]
+                stack.append((False, child))
+                prefix = item_separator if i else ""
+                stack.append((True, prefix + json.dumps(_key(key), ensure_ascii=False) + key_separator))
+        elif isinstance(item, (list, tuple)):
+            parts.append("[")
+            stack.append((True, "]"))
+            for i in range(len(item) - 1, -1, -1):
+                stack.append((False, item[i]))
+                if i:
+                    stack.append((True, item_separator))
+        else:
+            parts.append(json.dumps(item, ensure_ascii=False))
+    return "".join(parts)
+
+
+def _key(key: Any) -> str:
+    # As json.dumps converts keys (which are strings everywhere postrender builds them).
+    if isinstance(key, str):
+        return key
+    if key is True or key is False or key is None:
+        return json.dumps(key)
+    return str(key) if isinstance(key, int) else json.dumps(key)
