@@ -68,14 +68,14 @@ def test_error_lines_escape_source_comments_and_names(tmp_path, control):
     # Raw in a comment: YAML allows these characters there.
     text = (
         f"# Source: chart/templates/{control}evil.yaml\n"
-        f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {_yaml_quoted('cm' + control)}\ndata:\n  n: 3\n"
+        f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {_yaml_quoted('cm' + control)}\ndata:\n  k: 3\n"
     )
     log = tmp_path / "log"
     result = run_postrender(["--log-file", str(log)], text)
     assert result.status == 1 and result.stdout == ""
     for out in (result.stderr, log.read_text()):
         _assert_clean(out)
-        assert "data.n must be a string" in out
+        assert "data.k must be a string" in out
         assert escape_controls(f"templates/{control}evil.yaml") in out
 
 

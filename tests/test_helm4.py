@@ -215,7 +215,7 @@ def test_namespace_and_release_come_from_helm(helm4, tmp_path):
     assert base_name(_worker_ref(out)) == "app-shared" and _worker_ref(out) != "app-shared"
     assert "warning" not in log.read_text()
     # The release name is the scope of every versioned object.
-    assert {d["metadata"]["labels"]["postrender.io/scope"] for d in configs(documents(out)).values()} == {"app"}
+    assert {d["metadata"]["labels"]["postrender.io/scope"] for d in configs(without_copies(documents(out))).values()} == {"app"}
 
     # An explicit --namespace wins: the unnamespaced ConfigMap now lives
     # elsewhere, so the worker's reference is left alone.
@@ -328,7 +328,8 @@ def _renders_with_the_installed_source(helm4_binary: str, env: dict[str, str], t
                             capture_output=True, text=True, env=bare)
     assert result.returncode == 0, result.stderr
     docs = documents(result.stdout)
-    assert unresolved(docs) == [] and all(versioned(d) for d in configs(docs).values())
+    # Versions, and the Secrets' unsuffixed copies (the default): nothing else.
+    assert unresolved(docs) == [] and all(versioned(d) for d in configs(without_copies(docs)).values())
 
 
 def test_only_the_plugin_root_holds_a_plugin_yaml():

@@ -23,7 +23,8 @@ from conftest import require_tool
 
 BIN = Path(sys.executable).parent
 EXE = str(BIN / "postrender")
-CM = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\ndata:\n  a: b\n"
+# Opted in: a ConfigMap nothing references keeps its name otherwise.
+CM = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  labels: {{postrender.io/versioned: \"true\"}}\ndata:\n  a: b\n"
 # A reference to a ConfigMap not in the stream: a warning on stderr.
 WARNS = CM.format(name="cfg") + (
     "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n"
