@@ -68,9 +68,12 @@ def _check_comment(work: Path) -> None:
     comment = (work / "diff.md").read_text()
     assert comment.startswith(MARKER + "\n### postrender diff\n")
     rolls = comment.split("#### Rolls because its config changed")[1].split("####")[0]
-    for workload in ("Deployment/app-web", "CronJob/app-report", "Job/app-migrate"):
+    for workload in ("Deployment/app-web", "CronJob/app-report"):
         assert f"`{workload}`" in rolls
     assert "ConfigMap/app-settings" in rolls and "changed: greeting" in rolls
+    # The pre-upgrade hook, listed first: it runs before the release is applied.
+    held = comment.split("#### Does not roll, though its config changed")[1].split("####")[0]
+    assert "`Job/app-migrate`" in held and "`Job/app-migrate`" not in rolls
     assert "Secret/" not in comment.split("#### Config changes")[1].split("####")[0]
 
 
