@@ -136,19 +136,20 @@ def test_secret_change_names_keys_only():
         assert "values" not in change or change["kind"] == "ConfigMap"
 
 
-def test_an_opted_out_object_rolls_through_its_config_hash():
+def test_an_opted_out_object_rolls_by_hash_where_the_template_may_change():
     report = _report(FIXTURES / "diff" / "opted-out-change")
-    for roll in report["rolls"]:
-        (cause,) = roll["because"]
-        assert cause["via"] == "postrender.io/config-hash"
-        assert cause["oldName"] == cause["newName"] == "ca-bundle"
+    (roll,) = report["rolls"]
+    assert (roll["kind"], roll["name"]) == ("Deployment", "api")
+    (cause,) = roll["because"]
+    assert cause["via"] == "postrender.io/config-hash"
+    assert cause["oldName"] == cause["newName"] == "ca-bundle"
     (change,) = report["configChanges"]
     assert "opted out" in change["keepsNameBecause"]
-    assert _rolls(report).keys() <= {"Deployment/api", "Job/migrate", "Pod/debug"}
-    assert "Deployment/api" in _rolls(report)
-    # Every user either rolls or is listed as not rolling, with the plan's reason.
-    listed = {f"{h['workload']['kind']}/{h['workload']['name']}" for h in report["doesNotRoll"] if h["workload"]}
-    assert listed | _rolls(report).keys() == {"Deployment/api", "Job/migrate", "Pod/debug"}
+    # A Job's and a bare Pod's templates are immutable (builtin.yaml): no hash
+    # goes there, so they are the ones listed as not rolling, first.
+    held = {f"{h['workload']['kind']}/{h['workload']['name']}": h["reason"] for h in report["doesNotRoll"]}
+    assert set(held) == {"Job/migrate", "Pod/debug"}
+    assert all("immutable pod template" in reason for reason in held.values())
 
 
 def test_reloader_held_references_are_listed_first_with_their_reason():
@@ -215,12 +216,12 @@ def test_exit_code_is_one_when_something_rolls_and_the_report_is_still_written()
 
 def test_helm4_filename_annotations_name_each_workloads_file():
     report = _report(FIXTURES / "diff" / "helm4-filenames")
-    rolls = _rolls(report)
-    assert rolls["Deployment/app"]["source"] == "app/templates/deployment.yaml"
-    # A pre-upgrade hook runs before the new version exists, so it keeps the
-    # name it was written with: its file is named where it is listed.
-    (held,) = [d for d in report["doesNotRoll"] if d["workload"]["name"] == "app-migrate"]
-    assert held["workload"]["source"] == "app/templates/hooks/migrate.yaml"
+    assert _rolls(report)["Deployment/app"]["source"] == "app/templates/deployment.yaml"
+    # The pre-upgrade hook runs before the release is applied: left as written.
+    (held,) = report["doesNotRoll"]
+    assert held["workload"] == {"kind": "Job", "namespace": None, "name": "app-migrate",
+                                "source": "app/templates/hooks/migrate.yaml"}
+    assert "hook" in held["reason"]
 
 
 def test_already_post_rendered_input_matches_by_base_name_and_content():
@@ -264,6 +265,19 @@ def test_markdown_values_cannot_break_out_of_their_code_block():
     text = _diff(FIXTURES / "diff" / "show-values", "markdown").stdout
     assert "+|pipes| and `ticks` <b>" in text  # inside the fence, verbatim
     assert "<b>" not in text.split("<details>")[0]
+
+
+def test_programs_reading_config_by_name_roll_by_name_or_by_hash_or_are_listed():
+    report = _report(FIXTURES / "diff" / "read-by-name")
+    rolls = _rolls(report)
+    # A flag a field spec covers is rewritten; one no row covers keeps the name and hashes it.
+    assert _because(rolls["Deployment/ingress-nginx-controller"])["ConfigMap/ingress-nginx-controller"]["via"] == "name"
+    reporter = _because(rolls["Deployment/reporter"])["ConfigMap/reporter-settings"]
+    assert (reporter["via"], reporter["oldName"], reporter["newName"]) == (
+        "postrender.io/config-hash", "reporter-settings", "reporter-settings")
+    (held,) = report["doesNotRoll"]
+    assert held["workload"] is None and held["config"]["name"] == "argocd-cm"
+    assert "fixed name" in held["reason"]
 
 
 def test_an_unreferenced_change_rolls_nothing_and_is_listed_first():
@@ -349,15 +363,16 @@ def test_every_kind_with_pod_specs_in_the_table_rolls(entry: dict, tmp_path: Pat
     assert result.status == 0, result.stderr
     report = json.loads(result.stdout)
     if entry.get("immutable"):
-        # A template that can never change (Job, bare Pod) keeps naming the
-        # object as written, so a config change cannot roll it: said first.
+        # The API server refuses a change to this template: its reference is
+        # left as written, and the report says it does not roll.
         assert report["rolls"] == []
         (held,) = report["doesNotRoll"]
-        assert (held["workload"]["kind"], held["config"]["name"]) == (entry["kind"], "settings")
-        return
-    assert [(r["kind"], r["name"]) for r in report["rolls"]] == [(entry["kind"], "holder")]
-    (cause,) = report["rolls"][0]["because"]
-    assert (cause["name"], cause["keys"]["changed"]) == ("settings", ["k"])
+        assert (held["workload"]["kind"], held["config"]["keys"]["changed"]) == (entry["kind"], ["k"])
+        assert "left as written" in held["reason"]
+    else:
+        assert [(r["kind"], r["name"]) for r in report["rolls"]] == [(entry["kind"], "holder")]
+        (cause,) = report["rolls"][0]["because"]
+        assert (cause["name"], cause["keys"]["changed"]) == ("settings", ["k"])
     # A change to the same object outside its pod template is no roll.
     holder["metadata"]["labels"] = {"release": "2"}
     sides["new"].write_text(sides["old"].read_text().replace(json.dumps(_holder(entry, spec)), json.dumps(holder)))

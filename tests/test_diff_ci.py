@@ -73,6 +73,9 @@ def _check_comment(work: Path) -> None:
     # The pre-upgrade hook keeps its names: listed, but not as rolling.
     assert "`Job/app-migrate`" not in rolls and "`Job/app-migrate`" in comment
     assert "ConfigMap/app-settings" in rolls and "changed: greeting" in rolls
+    # The pre-upgrade hook, listed first: it runs before the release is applied.
+    held = comment.split("#### Does not roll, though its config changed")[1].split("####")[0]
+    assert "`Job/app-migrate`" in held and "`Job/app-migrate`" not in rolls
     assert "Secret/" not in comment.split("#### Config changes")[1].split("####")[0]
 
 

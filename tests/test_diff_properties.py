@@ -82,18 +82,21 @@ def test_a_change_to_a_referenced_configmap_rolls_exactly_the_referrers_the_rend
     stream = data.draw(ms.streams())
     configs = [m for m in stream.manifests if m.body["kind"] == "ConfigMap"]
     target = data.draw(st.sampled_from(configs))
-    name = target.body["metadata"]["name"]
+    # Two apps may share a name in different namespaces: the pair names one object.
+    name, namespace = target.body["metadata"]["name"], target.body["metadata"].get("namespace")
 
     def side(value: str) -> ms.Stream:
         manifests = copy.deepcopy(stream.manifests)
         for m in manifests:
-            if m.body["kind"] == "ConfigMap" and m.body["metadata"]["name"] == name:
+            meta = m.body["metadata"]
+            if m.body["kind"] == "ConfigMap" and (meta["name"], meta.get("namespace")) == (name, namespace):
                 m.body.setdefault("data", {})["zz-extra"] = value
         return _with(stream, manifests)
 
     old, new = _text(data, side("1")), _text(data, side("2"))
     analysis = analyse([Source(None, new)], RenderOptions())
-    (config,) = [o for o in analysis.graph.config_objects if o.kind == "ConfigMap" and o.name == name]
+    (config,) = [o for o in analysis.graph.config_objects
+                 if o.kind == "ConfigMap" and (o.name, o.namespace) == (name, namespace)]
     version = analysis.plan.of(config)
     hashed = {id(p.obj) for p in analysis.config_hashes
               if any(item[:2] == ("ConfigMap", base_name_of(config)) for item in p.items)}
@@ -103,20 +106,26 @@ def test_a_change_to_a_referenced_configmap_rolls_exactly_the_referrers_the_rend
         if ref.target is not config or not ref.spec.consumes or id(ref) in analysis.policy.held:
             continue
         if pod_templates(referrer, analysis.table) and (version.versioned or id(referrer) in hashed):
-            expected.add((referrer.kind, referrer.name))
+            expected.add(_who(analysis, referrer))
 
     report = _report(old, new)
-    assert {(r["kind"], r["name"]) for r in report["rolls"]} == expected
+    assert {(r["kind"], r["namespace"], r["name"]) for r in report["rolls"]} == expected
     for roll in report["rolls"]:
-        assert [(b["name"], b["keys"]) for b in roll["because"]] == [
-            (name, {"changed": ["zz-extra"], "added": [], "removed": []})]
+        assert [(b["name"], b["namespace"], b["keys"]) for b in roll["because"]] == [
+            (name, namespace, {"changed": ["zz-extra"], "added": [], "removed": []})]
         assert roll["changedFields"] == []
-    users = {(r.referrer.kind, r.referrer.name) for r in analysis.graph.references
-             if r.target is config and r.spec.consumes}
-    listed = {(h["workload"]["kind"], h["workload"]["name"]) for h in report["doesNotRoll"] if h["workload"]}
+    users = {_who(analysis, r.referrer) for r in analysis.graph.references if r.target is config and r.spec.consumes}
+    listed = {(h["workload"]["kind"], h["workload"]["namespace"], h["workload"]["name"])
+              for h in report["doesNotRoll"] if h["workload"]}
     # Every user that does not roll is reported so; an object nothing uses is too.
     assert listed == users - expected
     assert (None in [h["workload"] for h in report["doesNotRoll"]]) == (not users)
+
+
+def _who(analysis, obj) -> tuple[str, str | None, str]:
+    """An object as the report names it: no namespace given is null."""
+    namespace = analysis.graph.index.namespace_of(obj)
+    return (obj.kind, namespace or None, obj.name)
 
 
 def _changed_secret(stream: ms.Stream, old: str, new: str) -> ms.Stream:
