@@ -125,5 +125,5 @@ def test_not_installed_message_is_true(tmp_path):
     done = subprocess.run([sh, str(ROOT / "bin" / "postrender")], capture_output=True, text=True,
                           env={"PATH": str(tmp_path)}, input="")
     assert done.returncode == 127
-    match = re.search(r"pipx install (\S+) \(or pip install \S+\)", done.stderr)
+    match = re.search(r"pipx install '([^']+)'", done.stderr)
     assert match and (Path(match.group(1)) / "pyproject.toml").exists(), done.stderr
