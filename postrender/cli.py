@@ -146,7 +146,7 @@ def _render_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _graph_arguments(parser: argparse.ArgumentParser) -> None:
-    from .graphview import FORMATS
+    from .frontends.graphview import FORMATS
     from .options import DIAGNOSTICS, HELP_GROUPS, INPUT, OUTPUT
 
     groups = _groups(parser, HELP_GROUPS)
@@ -159,7 +159,7 @@ def _graph_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _diff_arguments(parser: argparse.ArgumentParser) -> None:
-    from .diff.formats import names
+    from .frontends.diff.formats import names
     from .options import DIAGNOSTICS, HELP_GROUPS, INPUT, OUTPUT
 
     groups = _groups(parser, HELP_GROUPS)
@@ -198,15 +198,15 @@ def _completion_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _render(args: argparse.Namespace, reporter: Reporter) -> str:
-    from . import krm
-    from .render import render
+    from .frontends import krm
+    from .pipeline.render import render
 
     options = render_options(args)
     sources = _sources(args, options, reporter)
     if args.plugin_config:
-        from . import kustomize_plugin
+        from .frontends import kustomize_exec as kustomize_exec
 
-        return kustomize_plugin.run(args.plugin_config, [*args.filenames, *args.paths], sources, options, reporter)
+        return kustomize_exec.run(args.plugin_config, [*args.filenames, *args.paths], sources, options, reporter)
     resource_list = None if args.krm else krm.detect(sources, options.limits)
     if args.krm or resource_list is not None:
         return krm.run(sources, options, reporter, resource_list)
@@ -214,14 +214,14 @@ def _render(args: argparse.Namespace, reporter: Reporter) -> str:
 
 
 def _graph(args: argparse.Namespace, reporter: Reporter) -> str:
-    from .graphview import show
+    from .frontends.graphview import show
 
     options = render_options(args)
     return show(_sources(args, options, reporter), options, args.format, reporter)
 
 
 def _diff(args: argparse.Namespace, reporter: Reporter) -> tuple[str, int]:
-    from .diff.command import run
+    from .frontends.diff.command import run
 
     report, output = run(args.old, args.new, render_options(args), args.format, args.show_values, reporter)
     return output, 1 if args.exit_code and report.rolls else 0
@@ -378,7 +378,7 @@ def render_options(args: argparse.Namespace):
             values[option.field] = value
     options = with_values(RenderOptions(), values)
     # Under Helm: Helm's namespace, release (the default scope) and cluster.
-    from . import helmcontext
+    from .frontends import helmcontext
 
     return helmcontext.fill(options, explicit_namespace=getattr(args, "namespace", None))
 
@@ -422,7 +422,7 @@ def _bare_keep_original(args: list[str]) -> list[str]:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_STRING") is not None:
-        from .kustomize_plugin import exec_plugin_argv  # linked as the plugin: `PostRender <config file> [args]`
+        from .frontends.kustomize_exec import exec_plugin_argv  # linked as the plugin: `PostRender <config file> [args]`
 
         argv = exec_plugin_argv(argv)
     previous = _install_signal_handlers()
@@ -484,7 +484,7 @@ def _main(argv: list[str], current: list[Reporter]) -> int:
         reporter.error(str(exc))
         return 2
     except PostrenderError as exc:
-        from .krm import ResourceListError
+        from .frontends.krm import ResourceListError
 
         for problem in exc.problems():
             reporter.error(str(problem))

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import BinaryIO, TextIO
 
 from .errors import Location, PostrenderError, UsageError
-from .read import Source
+from .pipeline.read import Source
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 _DOCUMENT_START = re.compile(rb"^---(?=[ \t\r\n]|$)", re.M)

@@ -3,7 +3,7 @@
 `OPTIONS` is the one table of render options. Each row is a `RenderOptions`
 field and says how it is spelled on the command line (cli.py builds argparse
 from it, for `render` and `graph` alike), under which key a kustomize
-`PostRender` config or a KRM `functionConfig` sets it (kustomize_plugin.py
+`PostRender` config or a KRM `functionConfig` sets it (frontends/kustomize_exec.py
 reads it from there), what values it takes, and where `--help` lists it.
 A new option is one `RenderOptions` field and one row.
 """
@@ -16,9 +16,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .annotate import STRATEGIES
+from .pipeline.plan.config_hash import STRATEGIES
 from .errors import UsageError
-from .keep import KEEP_POLICIES, check_scope
+from .pipeline.plan.keep import KEEP_POLICIES, check_scope
 from .limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH, MAX_BYTES_CEILING, MAX_DEPTH_CEILING, Limits
 
 # Which versioned objects also keep an unsuffixed, mutable copy (plan.py).

@@ -25,9 +25,9 @@ from typing import Any
 
 from conftest import require_tool
 
-from postrender.nodes import MappingNode, Node, ScalarNode, SequenceNode, entries
-from postrender.read import KubeObject
-from postrender.render import Result
+from postrender.syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, entries
+from postrender.pipeline.read import KubeObject
+from postrender.pipeline.render import Result
 
 MARKER_KIND = "PostrenderTestMarker"
 

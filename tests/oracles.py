@@ -93,10 +93,10 @@ def postrender_reading(text: str) -> tuple[str | None, str | None, dict[str, Any
     hashed too.
     """
     from postrender.errors import PostrenderError
-    from postrender.hashing import canonical_json, content_hash
+    from postrender.pipeline.index.hashing import canonical_json, content_hash
     from postrender.limits import Limits
-    from postrender.plan import validate
-    from postrender.read import Source, read
+    from postrender.pipeline.plan.versions import validate
+    from postrender.pipeline.read import Source, read
 
     try:
         stream = read([Source(None, text)], Limits())

@@ -6,11 +6,12 @@ import pytest
 
 from conftest import FIXTURES
 
-from postrender import fieldspecs, producers
-from postrender.graph import pod_templates
+from postrender import fieldspecs
+from postrender.pipeline.graph import producers
+from postrender.pipeline.graph.references import pod_templates
 from postrender.options import RenderOptions
-from postrender.read import Source
-from postrender.render import analyse
+from postrender.pipeline.read import Source
+from postrender.pipeline.render import analyse
 
 CORE_GROUPS = {None, "", "apps", "batch", "rbac.authorization.k8s.io", "storage.k8s.io", "networking.k8s.io",
                "extensions", "admissionregistration.k8s.io", "apiextensions.k8s.io", "apiregistration.k8s.io"}

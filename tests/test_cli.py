@@ -287,7 +287,7 @@ def test_every_option_is_a_render_options_field():
 def test_config_keys_and_flags_set_the_same_field():
     """A PostRender key and its flag give the same RenderOptions."""
     from postrender.cli import parse, render_options
-    from postrender.kustomize_plugin import parse as parse_config
+    from postrender.frontends.kustomize_exec import parse as parse_config
 
     cases = {"namespace": "shop", "strategy": "annotate", "mutable": True, "keepOriginal": True,
              "strict": True, "scope": "web", "keepPrevious": "argocd"}

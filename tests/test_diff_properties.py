@@ -22,14 +22,14 @@ import manifest_strategies as ms
 from conftest import run_postrender
 from test_secrets_leak import FAULTS, _secret_block, forms, markers
 
-from postrender.diff import formats
-from postrender.diff.compare import compare
-from postrender.diff.side import build
-from postrender.graph import pod_templates
+from postrender.frontends.diff import formats
+from postrender.frontends.diff.compare import compare
+from postrender.frontends.diff.side import build
+from postrender.pipeline.graph.references import pod_templates
 from postrender.options import RenderOptions
-from postrender.plan import base_name_of
-from postrender.read import Source
-from postrender.render import analyse
+from postrender.pipeline.plan.versions import base_name_of
+from postrender.pipeline.read import Source
+from postrender.pipeline.render import analyse
 
 SETTINGS = settings(max_examples=30, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

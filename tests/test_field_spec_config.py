@@ -7,8 +7,8 @@ from conftest import FIXTURES, run_postrender
 
 from postrender.fieldspecs import load_config_file
 from postrender.options import RenderOptions
-from postrender.read import Source
-from postrender.render import render
+from postrender.pipeline.read import Source
+from postrender.pipeline.render import render
 from postrender.report import Reporter
 
 CONFIG = FIXTURES / "configs" / "kustomizeconfig.yaml"

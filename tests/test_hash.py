@@ -1,7 +1,7 @@
 import pytest
 from ruamel.yaml.cyaml import CBaseLoader
 
-from postrender.hashing import content_hash
+from postrender.pipeline.index.hashing import content_hash
 
 # kustomize api/hasher/hasher_test.go, and real kustomize builds.
 VECTORS = [
@@ -42,7 +42,7 @@ def test_name_does_not_change_the_hash():
 
 def test_go_escapes_change_the_hash_like_go():
     # Go writes "<" as \u003c; a plain json.dumps would hash different bytes.
-    from postrender.hashing import canonical_json
+    from postrender.pipeline.index.hashing import canonical_json
 
     node = CBaseLoader("kind: ConfigMap\ndata: {k: '<a&b>'}").get_single_node()
     assert canonical_json("ConfigMap", node) == '{"data":{"k":"\\u003ca\\u0026b\\u003e"},"kind":"ConfigMap","name":""}'

@@ -376,6 +376,6 @@ def test_explicit_keys_keep_inserted_entries_at_the_mapping_column():
 @given(st.text(alphabet="-\n\r \t.a#%", max_size=60))
 def test_document_starts_match_the_marker_pattern(text):
     # split() finds `---` lines with str.find for speed; it must agree with the regex.
-    from postrender.read import _DOCUMENT_START, _document_starts
+    from postrender.pipeline.read import _DOCUMENT_START, _document_starts
 
     assert _document_starts(text) == [m.start() for m in _DOCUMENT_START.finditer(text)]

@@ -18,7 +18,7 @@ import pytest
 from conftest import FIXTURES, ROOT, require_tool, run_postrender
 from manifests import all_references, configs, documents, ident, tool_env, unresolved, venv_bin, versioned
 from postrender.errors import UsageError
-from postrender.kustomize_plugin import PluginConfig, parse
+from postrender.frontends.kustomize_exec import PluginConfig, parse
 from postrender.options import RenderOptions
 
 WRAPPER = ROOT / "integrations" / "kustomize" / "postrender.io" / "v1alpha1" / "postrender" / "PostRender"

@@ -33,8 +33,8 @@ from kube_reader import ReadError, expected_objects, read_streams
 
 from postrender import cli
 from postrender.inputs import decode
-from postrender.read import Source, split
-from postrender.render import Result, render
+from postrender.pipeline.read import Source, split
+from postrender.pipeline.render import Result, render
 from postrender.report import Reporter
 
 BATCH = 50  # streams per kubectl call

@@ -24,7 +24,7 @@ import pytest
 
 from conftest import FIXTURES, require_tool, run_postrender
 from manifests import tool_env
-from postrender.byname import fixed_names
+from postrender.pipeline.graph.byname import fixed_names
 
 HASH = "postrender.io/config-hash"
 CHART_SHAPES = sorted(p for p in (FIXTURES / "golden").iterdir() if p.name.startswith("byname-"))

@@ -218,7 +218,7 @@ def test_plain_renders_never_import_the_cluster_client(tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.strip() == "", f"plain render loaded: {proc.stdout}"
     imported = [line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines() if "|" in line]
-    assert "postrender.render" in imported, "the render ran"
+    assert "postrender.pipeline.render" in imported, "the render ran"
     assert not [m for m in imported if m.startswith("kubernetes")]
 
 

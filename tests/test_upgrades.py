@@ -14,10 +14,10 @@ from ruamel.yaml import YAML
 
 from conftest import FIXTURES, run_postrender
 from postrender.errors import UsageError
-from postrender.kustomize_plugin import parse
+from postrender.frontends.kustomize_exec import parse
 from postrender.options import RenderOptions
-from postrender.read import Source
-from postrender.render import render
+from postrender.pipeline.read import Source
+from postrender.pipeline.render import render
 from postrender.report import Reporter
 
 STREAM = """\

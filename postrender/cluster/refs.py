@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..fieldspecs import FieldSpec, ReferenceTable, Segment
-from ..keep import parse_refs
-from ..plan import ANNOTATION_REFS
+from ..pipeline.plan.keep import parse_refs
+from ..pipeline.plan.versions import ANNOTATION_REFS
 
 # (kind, namespace, name); namespace None: "any", from a cluster-scoped
 # referrer that does not say which (kept on the safe side).

@@ -9,13 +9,13 @@ that running pods still mount.
 
 from __future__ import annotations
 
-from ..edit import quote, render_scalar
+from ..syntax.edit import quote, render_scalar
 from ..errors import UsageError
-from ..index import IMPLICIT
-from ..keep import scope_of
+from ..pipeline.index.objects import IMPLICIT
+from ..pipeline.plan.keep import scope_of
 from ..options import RenderOptions
-from ..plan import label_value
-from ..read import HELM4_FILENAME_ANNOTATION
+from ..pipeline.plan.versions import label_value
+from ..pipeline.read import HELM4_FILENAME_ANNOTATION
 from ..report import Reporter
 from .client import Cluster
 from .live import LiveState, read_users, read_versions

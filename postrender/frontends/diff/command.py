@@ -1,0 +1,50 @@
+"""`postrender diff OLD NEW`: read both sides, compare, write the report."""
+
+from __future__ import annotations
+
+import sys
+
+from ...errors import UsageError
+from ...inputs import gather
+from ...options import RenderOptions
+from ...report import Reporter
+from . import formats
+from .compare import compare
+from .model import Report
+from .side import Side, build
+
+
+def run(old: str, new: str, options: RenderOptions, fmt: str, show_values: bool, reporter: Reporter) -> tuple[Report, str]:
+    if old == "-" and new == "-":
+        raise UsageError("diff: only one of OLD and NEW can be standard input (-)")
+    if options.retain is not None:
+        raise UsageError("diff: --retain reads a cluster; diff compares two renders and reads none")
+    if fmt not in formats.names():
+        raise UsageError(f"unknown diff format {fmt!r} (choose from {', '.join(formats.names())})")
+    sides = []
+    for label, path in (("old", old), ("new", new)):
+        sources = gather([path], sys.stdin, options.limits.max_bytes, reporter.notice)
+        sides.append(build(f"{label} ({path})", sources, options))
+    for side in sides:
+        if not side.configs and not side.referrers:
+            # Usually a render that failed upstream of a pipe without pipefail.
+            reporter.warn(f"{side.label}: no ConfigMap, Secret or workload in this input")
+    _report_warnings(sides[0], sides[1], reporter)
+    report = compare(sides[0], sides[1], show_values)
+    return report, formats.write(report, fmt)
+
+
+def _report_warnings(old: Side, new: Side, reporter: Reporter) -> None:
+    """Each render's warnings once: unlabelled when both sides have it."""
+    seen_old = {w.message for w in old.warnings}
+    seen_new = {w.message for w in new.warnings}
+    for warning in new.warnings:
+        if warning.message in seen_old:
+            reporter.warn(warning.message, warning.about)
+        else:
+            reporter.warn(f"{new.label}: {warning.message}", warning.about)
+    for warning in old.warnings:
+        if warning.message not in seen_new:
+            reporter.warn(f"{old.label}: {warning.message}", warning.about)
+    for info in new.infos:
+        reporter.info(f"{new.label}: {info}")

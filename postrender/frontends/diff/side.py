@@ -1,0 +1,337 @@
+"""One side of a diff: render it, read back what the render writes, keep the facts.
+
+The render itself decides everything (which objects are versioned, which
+references are left as written, where a config hash goes); this module only
+records its decisions. Pod templates are taken from the render's *output*,
+so "rolls" means exactly "the pod template postrender writes differs".
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import dataclasses
+import io
+from dataclasses import dataclass, field
+
+from ...pipeline.check import guard
+from ...pipeline.plan.config_hash import ANNOTATION_CONFIG_HASH
+from ...errors import PostrenderError
+from ...pipeline.graph.references import Path, is_config_object, pod_templates
+from ...pipeline.index.hashing import go_json, to_json_value
+from ...pipeline.index.objects import IMPLICIT, ObjectIndex, ObjectKey
+from ...syntax.nodes import MappingNode, ScalarNode, entries, get, get_str
+from ...options import RenderOptions
+from ...pipeline.plan.versions import ANNOTATION_COPY_OF, ANNOTATION_REFS, Version, base_name_of
+from ...pipeline.read import KubeObject, Source, read
+from ...pipeline.render import Analysis, render
+from ...report import Diagnostic, Reporter
+from .model import ObjectRef
+
+# Annotations postrender computes from config: a change in them is a config
+# change, never a change someone made to the pod template.
+COMPUTED_ANNOTATIONS = (ANNOTATION_CONFIG_HASH, ANNOTATION_REFS)
+
+
+@dataclass(frozen=True, order=True)
+class ConfigId:
+    """A ConfigMap or Secret across renders: its versioned name differs, this does not."""
+
+    kind: str
+    namespace: str  # index namespace (IMPLICIT: none given)
+    name: str  # base name
+
+
+@dataclass(frozen=True)
+class Entry:
+    field: str  # data or binaryData (a Secret's stringData counts as data, as the API server stores it)
+    digest: str  # sha256 of the value's bytes: enough to say "changed"
+    text: str | None = None  # the value itself: ConfigMap `data` only, never a Secret's
+
+
+@dataclass
+class Config:
+    id: ConfigId
+    name: str  # the name the render gives it
+    hash: str
+    excluded: str | None  # why it keeps its name
+    entries: dict[str, Entry]
+    secret_type: str | None = None
+
+
+@dataclass
+class Link:
+    """A referrer's use of a config object."""
+
+    config: ConfigId
+    field: str
+    held: str | None = None  # the reference is left as written, and why
+    unrewritable: bool = False  # the guard found it: no field spec covers the field
+    declared: bool = False  # by annotation (a Reloader reload list, hash-dependency)
+
+    @property
+    def active(self) -> bool:
+        """Whether a change to the object can reach the referrer through this use."""
+        return self.held is None and not self.unrewritable
+
+
+@dataclass
+class Shape:
+    """A pod template (or a whole object) as the render writes it."""
+
+    path: Path
+    value: object  # its JSON value
+    exact: str  # canonical JSON of value
+    normalized: object  # references replaced by the object they resolve to; computed annotations dropped
+    refs: str | None = None  # its postrender.io/refs annotation
+
+
+@dataclass
+class Referrer:
+    key: ObjectKey
+    ref: ObjectRef
+    templates: dict[Path, Shape]
+    whole: Shape | None  # objects without a pod template: the object itself
+    links: list[Link] = field(default_factory=list)
+    hashed: set[ConfigId] = field(default_factory=set)  # covered by a postrender.io/config-hash
+    recorded: set[ConfigId] = field(default_factory=set)  # named in postrender.io/refs
+
+
+@dataclass
+class Side:
+    label: str
+    configs: dict[ConfigId, Config]
+    referrers: dict[ObjectKey, Referrer]
+    versions: dict[tuple[str, str, str], str]  # (kind, namespace, versioned name) -> base name
+    warnings: list[Diagnostic]
+    infos: list[str]
+
+
+def build(label: str, sources: list[Source], options: RenderOptions) -> Side:
+    quiet = Reporter(stderr=io.StringIO())
+    try:
+        # A name the render would leave on a removed object fails a render; a
+        # diff reports it (a reference that does not roll) instead, as graph does.
+        result = render(sources, dataclasses.replace(options, allow_broken=True), quiet)
+        analysis = result.analysis
+        output = read([Source(f"{label} (rendered)", result.output)], options.limits)
+    except PostrenderError as exc:
+        # Still one line; it says which side, which the render's own message cannot.
+        raise PostrenderError(f"{label}: {exc}") from None
+    out_index = ObjectIndex(output.objects, options.namespace, frozenset(analysis.table.cluster_scoped))
+    ids, configs, versions = _configs(analysis, out_index)
+    referrers = _referrers(analysis, out_index, ids, configs, versions)
+    return Side(label, configs, referrers, versions, quiet.warnings, quiet.infos)
+
+
+def _configs(analysis: Analysis, out_index: ObjectIndex):
+    graph, the_plan = analysis.graph, analysis.plan
+    index = graph.index
+    referenced = {id(ref.target) for ref in graph.references if ref.target is not None}
+    ids: dict[int, ConfigId] = {}
+    candidates: dict[ConfigId, list[Version]] = {}
+    versions: dict[tuple[str, str, str], str] = {}
+    for version in the_plan.versions:
+        obj = version.obj
+        cid = ConfigId(obj.kind, index.namespace_of(obj), base_name_of(obj))
+        ids[id(obj)] = cid
+        candidates.setdefault(cid, []).append(version)
+        if version.versioned:
+            versions[(obj.kind, cid.namespace, version.name)] = cid.name
+    configs: dict[ConfigId, Config] = {}
+    for cid, group in candidates.items():
+        # A keep-original copy shares its base name; so may versions a
+        # previous render carried forward (--retain). The one in use wins.
+        primary = min(
+            group,
+            key=lambda v: (ANNOTATION_COPY_OF in v.obj.annotations, id(v.obj) not in referenced,
+                           v.obj.document.index, v.obj.item or 0),
+        )
+        written = out_index.get(ObjectKey("", cid.kind, cid.namespace, primary.name))
+        node = (written or primary.obj).node
+        found, secret_type = _entries(cid.kind, node)
+        configs[cid] = Config(cid, primary.name, primary.hash, primary.excluded, found, secret_type)
+    return ids, configs, versions
+
+
+def _entries(kind: str, node: MappingNode) -> tuple[dict[str, Entry], str | None]:
+    found: dict[str, Entry] = {}
+    if kind == "ConfigMap":
+        for key, value in _pairs(get(node, "data")):
+            found[key] = Entry("data", _digest(value.encode("utf-8")), value)
+        for key, value in _pairs(get(node, "binaryData")):
+            found[key] = Entry("binaryData", _digest(_decode(value)))
+        return found, None
+    for key, value in _pairs(get(node, "data")):
+        found[key] = Entry("data", _digest(_decode(value)))
+    for key, value in _pairs(get(node, "stringData")):
+        found[key] = Entry("data", _digest(value.encode("utf-8")))
+    return found, get_str(node, "type") or "Opaque"
+
+
+def _pairs(node) -> list[tuple[str, str]]:
+    if not isinstance(node, MappingNode):
+        return []
+    return [(k.value, v.value) for k, v in entries(node) if isinstance(k, ScalarNode) and isinstance(v, ScalarNode)]
+
+
+def _decode(text: str) -> bytes:
+    # As the API server decodes: line breaks inside base64 are skipped.
+    try:
+        return base64.b64decode(text.replace("\r", "").replace("\n", ""), validate=True)
+    except (binascii.Error, ValueError):
+        return text.encode("utf-8")
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _referrers(analysis: Analysis, out_index: ObjectIndex, ids: dict[int, ConfigId],
+               configs: dict[ConfigId, Config], versions: dict[tuple[str, str, str], str]) -> dict[ObjectKey, Referrer]:
+    graph, table = analysis.graph, analysis.table
+    index = graph.index
+    links: dict[int, list[Link]] = {}
+    tokens: dict[int, list[tuple[Path, str, str]]] = {}
+    for ref in graph.references:
+        target = ref.target
+        if target is None or id(target) not in ids:
+            continue
+        cid = ids[id(target)]
+        tokens.setdefault(id(ref.referrer), []).append((ref.path, ref.prefix, _token(cid)))
+        if ref.spec.consumes:
+            links.setdefault(id(ref.referrer), []).append(
+                Link(cid, ref.field_path, held=analysis.policy.held.get(id(ref))))
+    for dep in analysis.dependencies:
+        if dep.target is not None and id(dep.target) in ids:
+            links.setdefault(id(dep.referrer), []).append(Link(ids[id(dep.target)], dep.field_path, declared=True))
+    for finding in guard.check(graph, analysis.plan):
+        if id(finding.version.obj) in ids:
+            links.setdefault(id(finding.referrer), []).append(
+                Link(ids[id(finding.version.obj)], finding.field_path, unrewritable=True))
+    hashed: dict[int, set[ConfigId]] = {}
+    by_content: dict[tuple[str, str, str], list[ConfigId]] = {}
+    for cid, config in configs.items():
+        by_content.setdefault((cid.kind, cid.name, config.hash), []).append(cid)
+    for place in analysis.config_hashes:
+        namespace = index.namespace_of(place.obj)
+        for item in place.items:
+            matches = by_content.get(item, [])
+            same = [cid for cid in matches if cid.namespace == namespace]
+            hashed.setdefault(id(place.obj), set()).update(same or matches)
+
+    referrers: dict[ObjectKey, Referrer] = {}
+    for obj in index.objects:
+        if obj.name is None or is_config_object(obj):
+            continue
+        templates = pod_templates(obj, table)
+        if not templates and id(obj) not in links and id(obj) not in hashed:
+            continue
+        key = index.key(obj)
+        written = out_index.get(key)
+        if written is None:
+            continue
+        exact = to_json_value(written.node)
+        tokenized = exact
+        for path, prefix, token in tokens.get(id(obj), []):
+            tokenized = _replaced(tokenized, path, prefix + token)
+        shapes = {path: _shape(path, exact, tokenized, template=True) for _, path in templates}
+        namespace = index.namespace_of(obj)
+        whole = None if shapes else _shape((), exact, tokenized)
+        recorded = {
+            ConfigId(kind, ns, versions[(kind, ns, name)])
+            for shape in ([whole] if whole else shapes.values())
+            for kind, ns, name in _recorded(shape.refs, namespace)
+            if (kind, ns, name) in versions
+        }
+        referrers[key] = Referrer(
+            key,
+            ObjectRef(obj.kind, None if namespace == IMPLICIT else namespace, obj.name, obj.document.source_comment),
+            shapes,
+            whole,
+            links.get(id(obj), []),
+            hashed.get(id(obj), set()),
+            recorded,
+        )
+    return referrers
+
+
+def _own_template(obj: object) -> object:
+    if not isinstance(obj, dict):
+        return obj
+    out: dict = {}
+    metadata = obj.get("metadata")
+    if isinstance(metadata, dict) and "annotations" in metadata:
+        out["metadata"] = {"annotations": metadata["annotations"]}
+    if "spec" in obj:
+        out["spec"] = obj["spec"]
+    return out
+
+
+def _recorded(refs: str | None, namespace: str) -> list[tuple[str, str, str]]:
+    """The versions a postrender.io/refs value lists: `Kind/name` or `Kind/namespace/name`."""
+    found = []
+    for item in (refs or "").split(","):
+        parts = item.strip().split("/")
+        if len(parts) == 2:
+            found.append((parts[0], namespace, parts[1]))
+        elif len(parts) == 3:
+            found.append((parts[0], parts[1], parts[2]))
+    return found
+
+
+def _token(cid: ConfigId) -> str:
+    # Not a valid Kubernetes name, so it never equals a name someone wrote.
+    return f"<{cid.kind} {cid.namespace}/{cid.name}>"
+
+
+def _at(value: object, path: Path) -> object:
+    for part in path:
+        if isinstance(part, int) and isinstance(value, list) and 0 <= part < len(value):
+            value = value[part]
+        elif isinstance(part, str) and isinstance(value, dict) and part in value:
+            value = value[part]
+        else:
+            return None
+    return value
+
+
+def _replaced(value: object, path: Path, new: str) -> object:
+    """`value` with the string at `path` replaced; only the containers on the
+    path are copied, so the original stays as the render wrote it."""
+    if not path:
+        return new
+    head, rest = path[0], path[1:]
+    if isinstance(head, int) and isinstance(value, list) and 0 <= head < len(value):
+        copied = list(value)
+        copied[head] = _replaced(value[head], rest, new)
+        return copied
+    if isinstance(head, str) and isinstance(value, dict) and head in value:
+        return {**value, head: _replaced(value[head], rest, new)}
+    return value
+
+
+def _shape(path: Path, exact: object, tokenized: object, template: bool = False) -> Shape:
+    value = _at(exact, path)
+    normalized = _at(tokenized, path)
+    if template and not path:
+        # An object that is its own pod template (a Pod, a Knative Revision, a
+        # Prometheus): its spec and annotations are the template; its name,
+        # labels and status are not.
+        value, normalized = _own_template(value), _own_template(normalized)
+    refs = None
+    metadata = normalized.get("metadata") if isinstance(normalized, dict) else None
+    annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
+    if isinstance(annotations, dict):
+        refs = annotations.get(ANNOTATION_REFS) if isinstance(annotations.get(ANNOTATION_REFS), str) else None
+        # Copies, not edits: `normalized` shares its containers with `value`.
+        annotations = {k: v for k, v in annotations.items() if k not in COMPUTED_ANNOTATIONS}
+        metadata = {k: v for k, v in metadata.items() if k != "annotations"}
+        if annotations:
+            metadata["annotations"] = annotations
+        # An annotations mapping postrender alone filled is no change either.
+        normalized = {k: v for k, v in normalized.items() if k != "metadata"}
+        if metadata:
+            normalized["metadata"] = metadata
+    return Shape(path, value, go_json(value), normalized, refs)

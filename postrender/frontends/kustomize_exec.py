@@ -1,0 +1,143 @@
+"""Options carried by a config object: kustomize's `PostRender` plugin config
+or a KRM `functionConfig` (a `PostRender`, or a kpt-style ConfigMap).
+
+kustomize runs a legacy exec transformer as `<plugin> <config file> [args]`
+with the resources on stdin and KUSTOMIZE_PLUGIN_CONFIG_STRING set; the
+`PostRender` wrapper under integrations/kustomize passes that file as
+`--plugin-config`, and so does postrender itself when linked as the plugin.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
+
+from ..errors import UsageError
+from ..fieldspecs import SECTIONS
+from ..options import RenderOptions, by_config_key, with_values
+from ..pipeline.read import Source
+from ..report import Reporter
+
+API_VERSION = "postrender.io/v1alpha1"
+KIND = "PostRender"
+
+# Field-spec sections in kustomize's nameReference format (see fieldspecs).
+FIELD_SPEC_SECTIONS = SECTIONS
+# kustomize reads these itself (extra exec arguments); they reach us in the file too.
+_KUSTOMIZE_OWN = ("argsOneLiner", "argsFromFile")
+_ENVELOPE = ("apiVersion", "kind", "metadata")
+
+
+@dataclass(frozen=True)
+class PluginConfig:
+    origin: str
+    # RenderOptions fields (options.OPTIONS rows with a config key) set by the config.
+    values: dict[str, Any] = field(default_factory=dict)
+    field_specs: dict[str, Any] | None = None
+
+    def apply(self, options: RenderOptions) -> RenderOptions:
+        """The config is the more specific instruction: its fields win."""
+        changed = with_values(options, self.values)
+        if self.field_specs:
+            changed = dataclasses.replace(
+                changed, inline_configs=[*options.inline_configs, (self.origin, self.field_specs)]
+            )
+        return changed
+
+
+def load_file(path: str) -> PluginConfig:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"--plugin-config {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"--plugin-config {path}: not UTF-8") from None
+    try:
+        documents = [d for d in YAML(typ="safe").load_all(text) if d is not None]
+    except YAMLError as exc:
+        raise UsageError(f"--plugin-config {path}: invalid YAML: {' '.join(str(exc).split())}") from None
+    if len(documents) != 1:
+        raise UsageError(f"--plugin-config {path}: expected one {KIND} object, found {len(documents)} documents")
+    return parse(documents[0], f"--plugin-config {path}")
+
+
+def parse(data: Any, origin: str) -> PluginConfig:
+    if not isinstance(data, dict):
+        raise UsageError(f"{origin}: the config must be a mapping")
+    api_version, kind = data.get("apiVersion"), data.get("kind")
+    name = _name(data)
+    where = f"{origin} ({kind}/{name})" if name else origin
+    if kind == KIND:
+        if api_version != API_VERSION:
+            raise UsageError(f"{where}: apiVersion must be {API_VERSION}, not {api_version!r}")
+        return _from_postrender(data, where)
+    if kind == "ConfigMap" and api_version == "v1":
+        return _from_configmap(data, where)
+    raise UsageError(f"{where}: expected kind {KIND} ({API_VERSION}) or a v1 ConfigMap, found {kind!r}")
+
+
+def _name(data: dict[str, Any]) -> str | None:
+    metadata = data.get("metadata")
+    name = metadata.get("name") if isinstance(metadata, dict) else None
+    return name if isinstance(name, str) else None
+
+
+def _from_postrender(data: dict[str, Any], where: str) -> PluginConfig:
+    keys = by_config_key()
+    known = {*_ENVELOPE, *keys, *FIELD_SPEC_SECTIONS, *_KUSTOMIZE_OWN}
+    unknown = sorted(str(k) for k in data if k not in known)
+    if unknown:
+        raise UsageError(f"{where}: unknown field(s) {', '.join(unknown)}")
+    values = {
+        option.field: option.convert_config(data[key], f"{where}: {key}")
+        for key, option in keys.items()
+        if data.get(key) is not None
+    }
+    specs = {key: data[key] for key in FIELD_SPEC_SECTIONS if data.get(key) is not None}
+    return PluginConfig(where, values, specs or None)
+
+
+def _from_configmap(data: dict[str, Any], where: str) -> PluginConfig:
+    """kpt passes `--fn-config`/`configMap:` options as a ConfigMap of strings."""
+    entries = data.get("data") or {}
+    if not isinstance(entries, dict):
+        raise UsageError(f"{where}: data must be a mapping")
+    keys = by_config_key()
+    unknown = sorted(str(k) for k in entries if k not in keys)
+    if unknown:
+        raise UsageError(f"{where}: unknown key(s) {', '.join(unknown)} (field specs need kind {KIND})")
+    # An empty string is "not set", as kpt writes an option left blank.
+    values = {
+        option.field: option.convert_text(str(entries[key]), f"{where}: data.{key}")
+        for key, option in keys.items()
+        if entries.get(key) not in (None, "")
+    }
+    return PluginConfig(where, values)
+
+
+def run(path: str, paths: list[str], sources: list[Source], options: RenderOptions, reporter: Reporter) -> str:
+    """The legacy exec transformer: plain stream in and out, options from the file."""
+    from ..pipeline.render import render
+
+    if paths:
+        # Read as input, a file would replace the resources kustomize sends.
+        raise UsageError(
+            f"--plugin-config reads the resources from standard input, not from {', '.join(paths)} "
+            "(a word in argsOneLiner/argsFromFile that is not a postrender flag?)"
+        )
+    return render(sources, load_file(path).apply(options), reporter).output
+
+
+def exec_plugin_argv(argv: list[str]) -> list[str]:
+    """kustomize's arguments for an exec plugin as postrender's: the config
+    file first, then argsOneLiner/argsFromFile, which are postrender flags.
+    Called only when KUSTOMIZE_PLUGIN_CONFIG_STRING says kustomize runs us.
+    Reading the config file as input would replace the whole stream with it."""
+    if not argv or argv[0].startswith("-") or argv[0] in ("render", "graph", "gc"):
+        return list(argv)
+    return ["--plugin-config", argv[0], *argv[1:]]

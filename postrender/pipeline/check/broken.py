@@ -1,0 +1,124 @@
+"""References left on a name that no longer exists once the render is applied.
+
+postrender leaves some names as written: a reference matching several
+objects (ambiguous), one Reloader annotations hold, a flag or environment
+value or a ConfigMap's data naming an object a program reads by name, a
+field only the guard sees. When the object it names is renamed and no copy
+keeps the old name, that name points at nothing after the deploy: the
+program fails or silently runs with defaults. A warning is not enough (Helm
+hides a post-renderer's stderr), so such a render fails, one line per
+problem, unless --allow-broken-references turns them into warnings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+from typing import Any
+
+from . import guard
+from ..graph.byname import Reader
+from ...errors import PostrenderError, Problems
+from ..graph.references import Graph, Resolution
+from ...syntax.nodes import Node, node_at
+from ..plan.versions import ANNOTATION_KEEP_ORIGINAL, Plan, Version
+from ..read import KubeObject
+from ...report import Reporter
+
+_FIXES = f'keep the old name as well ({ANNOTATION_KEEP_ORIGINAL}: "true" on the object, or --keep-original)'
+_OVERRIDE = "; or pass --allow-broken-references to render anyway"
+
+
+@dataclass(frozen=True)
+class Broken:
+    referrer: KubeObject
+    node: Node
+    field_path: str
+    name: str  # as written
+    message: str
+    from_guard: bool = False
+
+    def error(self, fatal: bool = True) -> PostrenderError:
+        message = f"{self.field_path}: {self.message}" + (_OVERRIDE if fatal else "")
+        return PostrenderError(message, self.referrer.location(self.node))
+
+    @property
+    def about(self) -> tuple[Any, str, str]:
+        return (self.referrer, self.field_path, self.name)
+
+
+def find(graph: Graph, the_plan: Plan, held: dict[int, str], readers: list[Reader],
+         findings: list[guard.Finding]) -> list[Broken]:
+    """Every name postrender leaves on an object it renames without a copy."""
+    problems: list[Broken] = []
+    rewritten = {id(ref.node) for ref in graph.references if ref.target is not None or ref.spec.grants}
+    for ref in graph.references:
+        if ref.spec.grants:
+            continue  # the versioned name is added, the original kept (rewrite.py)
+        if ref.resolution is Resolution.AMBIGUOUS:
+            lost = _lost(the_plan, ref.candidates)
+            if lost:
+                problems.append(Broken(ref.referrer, ref.node, ref.field_path, ref.name, (
+                    f"{ref.target_kind} {ref.name!r} matches several objects "
+                    f"({', '.join(graph.index.key(c).describe() for c in ref.candidates)}), so it is left as is, "
+                    f"but {_renamed(graph, lost)}: it would name nothing. Give the referrer or the objects "
+                    f"a namespace (or pass --namespace), or {_FIXES}")))
+        elif ref.target is not None and id(ref) in held:
+            lost = _lost(the_plan, [ref.target])
+            if lost:
+                problems.append(Broken(ref.referrer, ref.node, ref.field_path, ref.name, (
+                    f"left as written ({held[id(ref)]}), but {_renamed(graph, lost)}: it would name nothing; "
+                    + _FIXES)))
+    # The guard's finding on the same field says it better: it names the row to add.
+    guarded = {id(node) for f in findings if (node := node_at(f.referrer.node, f.path)) is not None}
+    seen: set[tuple[int, int]] = set()
+    for reader in readers:
+        if id(reader.node) in rewritten or id(reader.node) in guarded or (id(reader.node), id(reader.target)) in seen:
+            continue
+        seen.add((id(reader.node), id(reader.target)))
+        lost = _lost(the_plan, [reader.target])
+        if lost:
+            problems.append(Broken(reader.referrer, reader.node, reader.field_path, reader.name, (
+                f"names {reader.target.kind} {reader.name!r}, which a program reads by that name, but it is "
+                f"versioned anyway (opted in, or --version-all) and {_renamed(graph, lost)}: "
+                f"it would name nothing; {_FIXES}")))
+    for finding in findings:
+        node = node_at(finding.referrer.node, finding.path)
+        problems.append(Broken(finding.referrer, node if node is not None else finding.referrer.node,
+                               finding.field_path, finding.version.base_name, _guard_message(finding),
+                               from_guard=True))
+    problems.sort(key=lambda b: (b.referrer.document.index, b.node.start_mark.index))
+    return problems
+
+
+def report(problems: list[Broken], reporter: Reporter, allow_broken: bool, strict: bool) -> None:
+    """Fail naming every problem; with --allow-broken-references, warn instead
+    (--strict keeps the guard's findings fatal)."""
+    fatal = [p for p in problems if not allow_broken or (strict and p.from_guard)]
+    for problem in problems:
+        if problem not in fatal:
+            reporter.warn(str(problem.error(fatal=False)), problem.about)
+    if fatal:
+        raise Problems([p.error() for p in fatal])
+
+
+def _lost(the_plan: Plan, objects: Collection[KubeObject]) -> list[Version]:
+    """The objects renamed with no copy keeping their current name."""
+    lost = []
+    for obj in objects:
+        version = the_plan.of(obj)
+        if version is not None and version.renamed and not version.keep_original:
+            lost.append(version)
+    return lost
+
+
+def _renamed(graph: Graph, lost: list[Version]) -> str:
+    parts = [f"{graph.index.key(v.obj).describe()} is renamed to {v.name!r}" for v in lost]
+    return ", and ".join(parts) + " with no copy keeping the old name"
+
+
+def _guard_message(finding: guard.Finding) -> str:
+    # The finding's message starts with where it is; the error line says that already.
+    text = finding.message()
+    prefix = f"{finding.where} {finding.field_path}: "
+    return text[len(prefix):] if text.startswith(prefix) else text

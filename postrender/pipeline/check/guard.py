@@ -1,0 +1,233 @@
+"""After rewriting: strings that still name a renamed object.
+
+A custom resource field no field spec covers keeps the old name, and the
+object it names no longer exists once the release is applied. The keys that
+look like references are data (fieldspecs/guard.yaml); a hit names a
+vanished object, so it fails the render (broken.py) unless
+--allow-broken-references, and says how to fix it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+
+from ... import fieldspecs
+from ..graph.references import Graph, Path, is_config_object
+from ..index.objects import IMPLICIT
+from ...syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, format_path, get_str, is_string, scalars
+from ..plan.versions import ANNOTATION_KEEP_ORIGINAL, ANNOTATION_VERSIONED, Plan, Version
+from ..read import KubeObject
+
+# Identity and bookkeeping, never references to a ConfigMap or Secret.
+_SKIPPED = {("metadata", "name"), ("metadata", "generateName"), ("metadata", "namespace"),
+            ("metadata", "labels"), ("metadata", "ownerReferences"), ("metadata", "managedFields")}
+
+
+@dataclass(frozen=True)
+class Finding:
+    referrer: KubeObject
+    path: Path
+    version: Version
+    where: str  # the referrer as kind/namespace/name
+    target: str  # the renamed object, likewise
+    namespace_field: bool  # a sibling `namespace` key says where the object is
+    # A container argument or variable: the podSpecArgs row that would cover it.
+    argument: str | None = None
+
+    @property
+    def field_path(self) -> str:
+        return format_path(self.path)
+
+    def message(self) -> str:
+        target = self.version.obj
+        spec = f"{{kind: {self.referrer.kind}"
+        if self.referrer.group:
+            spec += f", group: {self.referrer.group}"
+        spec += f", path: {kustomize_path(self.path)}"
+        spec += ", namespaceField: namespace}" if self.namespace_field else "}"
+        config = f"nameReference: [{{kind: {target.kind}, fieldSpecs: [{spec}]}}]"
+        if self.argument is not None:
+            config = f"podSpecArgs: [{{target: {target.kind}, {self.argument}}}]"
+        return (
+            f"{self.where} {self.field_path}: still names {target.kind} {self.version.base_name!r}, "
+            f"which is renamed to {self.version.name!r}; no field spec covers this field, so it was "
+            f"not rewritten and will point at nothing. Fix it one of three ways: add a field spec "
+            f"(--config FILE with `{config}`); "
+            f"opt {self.target} out ({ANNOTATION_VERSIONED}: \"false\"); or keep the original "
+            f"name as well ({ANNOTATION_KEEP_ORIGINAL}: \"true\" on it, or --keep-original)"
+        )
+
+
+@cache
+def patterns() -> dict[str, dict[str, Any]]:
+    raw = fieldspecs.data("guard.yaml")
+    return {
+        kind: {
+            "keys": {k.lower() for k in spec.get("keys") or ()},
+            "suffixes": tuple(k.lower() for k in spec.get("keySuffixes") or ()),
+            "under": tuple(k.lower() for k in spec.get("nameUnder") or ()),
+            "lists": {k.lower() for k in spec.get("lists") or ()},
+            "typed": bool(spec.get("typedName")),
+            "selector": {k: frozenset(v) for k, v in (spec.get("keySelector") or {}).items()},
+            "words": tuple(_squeezed(w) for w in spec.get("argumentWords") or ()),
+        }
+        for kind, spec in raw.items()
+    }
+
+
+def check(graph: Graph, the_plan: Plan) -> list[Finding]:
+    stale = _stale_names(graph, the_plan)
+    if not stale:
+        return []
+    by_name: dict[tuple[str, str], list[tuple[str, Version]]] = {}
+    for (kind, namespace, name), version in stale.items():
+        by_name.setdefault((kind, name), []).append((namespace, version))
+    index = graph.index
+    covered = {id(ref.node) for ref in graph.references}
+    findings: list[Finding] = []
+    for obj in index.objects:
+        if is_config_object(obj):
+            continue
+        namespace = index.namespace_of(obj)
+        for node, path, parent in scalars(obj.node):
+            if id(node) in covered or path[:2] in _SKIPPED or not is_string(node):
+                continue
+            for kind in patterns():
+                argument = _argument(kind, node, path, parent)
+                if argument is not None:
+                    stated, name, row = argument
+                    version = _lookup(by_name, kind, stated or namespace, name,
+                                      obj.kind in index.cluster_scoped and stated is None)
+                    if version is not None:
+                        findings.append(Finding(obj, path, version, index.key(obj).describe(),
+                                                index.key(version.obj).describe(), False, row))
+                    continue
+                version = _lookup(by_name, kind, namespace, node.value, obj.kind in index.cluster_scoped)
+                if version is not None and _looks_like_reference(kind, path, parent):
+                    sibling = isinstance(parent, MappingNode) and get_str(parent, "namespace") is not None
+                    findings.append(Finding(obj, path, version, index.key(obj).describe(),
+                                            index.key(version.obj).describe(), sibling))
+    return findings
+
+
+def kustomize_path(path: Path) -> str:
+    return "/".join(part.replace("/", "\\/") for part in path if isinstance(part, str))
+
+
+def alive_names(graph: Graph, the_plan: Plan) -> set[tuple[str, str, str]]:
+    """(kind, namespace, name) of every ConfigMap and Secret the output holds:
+    final names, and original names an object keeps or a copy carries on."""
+    index = graph.index
+    alive: set[tuple[str, str, str]] = set()
+    for version in the_plan.versions:
+        obj = version.obj
+        namespace = index.namespace_of(obj)
+        alive.add((obj.kind, namespace, version.name))
+        if not version.versioned or version.keep_original:
+            alive.add((obj.kind, namespace, obj.name or ""))
+    return alive
+
+
+def _stale_names(graph: Graph, the_plan: Plan) -> dict[tuple[str, str, str], Version]:
+    """(kind, namespace, old name) -> the version it became, for names that
+    no longer exist after the render."""
+    index = graph.index
+    stale: dict[tuple[str, str, str], Version] = {}
+    for version in the_plan.versions:
+        if not version.versioned:
+            continue
+        obj = version.obj
+        namespace = index.namespace_of(obj)
+        for old in (version.base_name, obj.name or ""):
+            if old and old != version.name:
+                stale[(obj.kind, namespace, old)] = version
+    alive = alive_names(graph, the_plan)
+    return {key: v for key, v in stale.items() if key not in alive}
+
+
+def _lookup(by_name: dict[tuple[str, str], list[tuple[str, Version]]], kind: str, namespace: str, name: str,
+            any_namespace: bool) -> Version | None:
+    candidates = by_name.get((kind, name), ())
+    for ns, version in candidates:
+        if ns == namespace:
+            return version
+    # Mirrors reference resolution: one side may be in the implicit namespace,
+    # and a cluster-scoped referrer may name any namespace.
+    for ns, version in candidates:
+        if any_namespace or IMPLICIT in (ns, namespace):
+            return version
+    return None
+
+
+# `[namespace/]name`; a `$(VAR)/` prefix is the pod's own namespace (POD_NAMESPACE).
+_NAMED = re.compile(
+    r"(?:(?:(?P<namespace>[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)|\$\([A-Za-z_][A-Za-z0-9_]*\))/)?(?P<name>[^/\s=$]+)"
+)
+
+
+def _squeezed(text: str) -> str:
+    return re.sub(r"[-_.]", "", text.lower())
+
+
+def _argument(kind: str, node: ScalarNode, path: Path, parent: Node | None) -> tuple[str | None, str, str] | None:
+    """(the namespace it states, the name, the podSpecArgs row that would cover it) when the scalar is
+    a container argument `--flag=[namespace/]name` (or the item after a bare
+    `--flag`), or an `env` value, whose flag or variable name has one of the
+    kind's argumentWords; None when it is no such thing."""
+    words = patterns()[kind]["words"]
+    if not words or len(path) < 2:
+        return None
+    key, last = path[-2], path[-1]
+    if key in ("args", "command") and isinstance(last, int) and isinstance(parent, SequenceNode):
+        flag, eq, value = node.value.partition("=")
+        if not eq:
+            previous = parent.value[last - 1] if last > 0 else None
+            flag, value = (previous.value if isinstance(previous, ScalarNode) else ""), node.value
+        if not flag.startswith("-") or value.startswith("-") or not any(w in _squeezed(flag) for w in words):
+            return None
+        row = f"flags: [{flag}]"
+    elif last == "value" and isinstance(key, int) and len(path) >= 3 and path[-3] == "env":
+        variable = get_str(parent, "name") or ""
+        if not any(w in _squeezed(variable) for w in words):
+            return None
+        value, row = node.value, f"env: [{variable}]"
+    else:
+        return None
+    match = _NAMED.fullmatch(value)
+    return (match.group("namespace"), match.group("name"), row) if match else None
+
+
+def _looks_like_reference(kind: str, path: Path, parent: Node | None) -> bool:
+    rules = patterns()[kind]
+    if not path:
+        return False
+    last = path[-1]
+    if isinstance(last, int):
+        key = _nearest_key(path[:-1])
+        return key is not None and key.lower() in rules["lists"]
+    key = last.lower()
+    if key in rules["keys"] or key.endswith(rules["suffixes"]):
+        return True
+    if key != "name":
+        return False
+    outer = _nearest_key(path[:-1])
+    if outer is not None and any(text in outer.lower() for text in rules["under"]):
+        return True
+    selector = rules["selector"]
+    if selector and isinstance(parent, MappingNode):
+        # A key selector under any key: objectStorageConfig: {name: x, key: y}.
+        keys = {k.value for k, _ in parent.value if isinstance(k, ScalarNode)}
+        if selector["required"] <= keys <= selector["required"] | selector.get("optional", frozenset()):
+            return True
+    return rules["typed"] and isinstance(parent, MappingNode) and get_str(parent, "kind") == kind
+
+
+def _nearest_key(path: Path) -> str | None:
+    for part in reversed(path):
+        if isinstance(part, str):
+            return part
+    return None

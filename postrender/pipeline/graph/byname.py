@@ -1,0 +1,298 @@
+"""Programs that read a ConfigMap or Secret through the API, by its name.
+
+The field-spec table says where a pod or a custom resource names an object;
+a controller that fetches its configuration with a client (Argo CD's
+`argocd-cm`, ingress-nginx's `--configmap=$(POD_NAMESPACE)/name`, kyverno's
+`INIT_CONFIG`) is invisible to it. Renaming such an object leaves the program
+on a name that no longer exists, and it quietly runs with defaults. Four
+signals find them, each from data (fieldspecs/fixednames.yaml):
+
+- the fixed-name table: names Kubernetes, installers and common controllers
+  know themselves;
+- RBAC: a Role or ClusterRole rule on configmaps/secrets with `resourceNames`;
+- strings in a pod spec (container args, command, env values) that name an
+  object and that no field spec covers;
+- names in a ConfigMap's data (an operator's configuration naming a Secret).
+
+Each object found keeps its name (plan.py); a workload whose flag or
+environment names it gets a postrender.io/config-hash over it (pipeline/plan/config_hash.py).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+from ... import fieldspecs
+from ..check import guard
+from ...fieldspecs import CONFIG_KINDS, FieldSpec, ReferenceTable, parse_path
+from .references import Graph, Path, find, lookup
+from ..index.objects import ObjectIndex
+from ...syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, entries, format_path, get, get_str, is_string, node_at
+from ..read import KubeObject
+
+# The API server refuses a ConfigMap over 1 MiB; larger data is not scanned.
+_MAX_SCANNED = 1 << 20
+_DNS_NAME = re.compile(r"^[a-z0-9](?:[-a-z0-9.]{0,251}[a-z0-9])?$")
+_DNS_LABEL = re.compile(r"^[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?$")
+# `$(POD_NAMESPACE)` (Kubernetes' own expansion) or `${NAMESPACE}` (a shell's):
+# a namespace the pod learns at run time, taken to be its own.
+_VARIABLE = re.compile(r"^\$[({][A-Za-z_][A-Za-z0-9_]*[)}]$")
+# Words in a flag or variable name that say which kind it names.
+_KIND_HINTS = {"ConfigMap": ("configmap", "config"), "Secret": ("secret", "cert", "tls", "key")}
+# `key: value` in YAML, block or flow, or `"key": "value"` in JSON.
+_DATA_ENTRY = re.compile(
+    r"""(?P<key>[A-Za-z_][A-Za-z0-9_.-]*)["']?[ \t]*:[ \t]*["']?(?P<name>[a-z0-9][-a-z0-9.]*)(?=["']?[ \t]*(?:[,}\]#\r\n]|$))"""
+)
+
+
+@dataclass(frozen=True)
+class FixedName:
+    kind: str
+    name: str | None
+    pattern: re.Pattern[str] | None
+    namespace: str | None
+    type: str | None
+    if_label: tuple[str, ...]
+    why: str
+
+    def matches(self, obj: KubeObject, namespace: str) -> bool:
+        name = obj.name or ""
+        if obj.kind != self.kind or (self.name is not None and name != self.name):
+            return False
+        if self.pattern is not None and not self.pattern.fullmatch(name):
+            return False
+        if self.namespace is not None and namespace != self.namespace:
+            return False
+        if self.type is not None and get_str(obj.node, "type") != self.type:
+            return False
+        return not self.if_label or any(key in obj.labels for key in self.if_label)
+
+
+@dataclass(eq=False)
+class Reader:
+    """One place that names a config object a program then reads by name."""
+
+    target: KubeObject
+    referrer: KubeObject
+    path: Path
+    node: ScalarNode  # the scalar holding the name
+    name: str  # as written
+    why: str
+    rolls: bool  # the referrer's pod template gets a config hash over the target
+    via: str = ""  # the flag or variable that carries the name, if any
+
+    @property
+    def field_path(self) -> str:
+        return format_path(self.path)
+
+
+@dataclass
+class ByName:
+    fixed: dict[int, str] = field(default_factory=dict)  # id(config object) -> why (the table)
+    readers: list[Reader] = field(default_factory=list)
+
+    def read(self) -> dict[int, str]:
+        """id(config object) -> why, for objects a reader names. The reason
+        shown is the reader most likely meant: a flag or variable whose name
+        says the kind (`--configmap=`, `--secret-name`) over one that just
+        happens to hold the same word (`--publish-service`)."""
+        found: dict[int, tuple[bool, str]] = {}
+        for reader in self.readers:
+            likely = any(hint in reader.via.lower() for hint in _KIND_HINTS[reader.target.kind])
+            if id(reader.target) not in found or (likely and not found[id(reader.target)][0]):
+                found[id(reader.target)] = (likely, reader.why)
+        return {key: why for key, (_, why) in found.items()}
+
+
+@cache
+def _data() -> dict[str, Any]:
+    return fieldspecs.data("fixednames.yaml")
+
+
+@cache
+def fixed_names() -> tuple[FixedName, ...]:
+    rows = []
+    for raw in _data().get("fixedNames") or []:
+        assert raw["kind"] in CONFIG_KINDS, raw
+        assert raw.get("name") or raw.get("namePattern") or raw.get("type"), raw
+        pattern = raw.get("namePattern")
+        rows.append(FixedName(
+            kind=raw["kind"], name=raw.get("name"), pattern=re.compile(pattern) if pattern else None,
+            namespace=raw.get("namespace"), type=raw.get("type"), if_label=tuple(raw.get("ifLabel") or ()),
+            why=str(raw["why"]),
+        ))
+    return tuple(rows)
+
+
+def find_readers(graph: Graph, table: ReferenceTable) -> ByName:
+    index = graph.index
+    found = ByName()
+    for obj in graph.config_objects:
+        for row in fixed_names():
+            if row.matches(obj, index.namespace_of(obj)):
+                found.fixed[id(obj)] = f"read by a fixed name: {row.why}"
+                break
+    found.readers.extend(_rbac_readers(graph))
+    found.readers.extend(_pod_readers(graph, table))
+    found.readers.extend(_data_readers(graph))
+    return found
+
+
+# --- RBAC ---------------------------------------------------------------------
+
+
+def _rbac_readers(graph: Graph) -> Iterator[Reader]:
+    rules = _data().get("rbac") or {}
+    kinds = {(k["kind"], k.get("group", "")) for k in rules.get("kinds") or ()}
+    resources = rules.get("resources") or {}
+    verbs = set(rules.get("verbs") or ())
+    for ref in graph.references:
+        referrer = ref.referrer
+        if (referrer.kind, referrer.group) not in kinds or len(ref.path) < 2:
+            continue
+        rule = node_at(referrer.node, ref.path[:2])
+        granted = sorted(verbs & set(_strings(get(rule, "verbs"))))
+        if not granted or resources.get(ref.target_kind) not in _strings(get(rule, "resources")):
+            continue
+        why = (f"{graph.index.key(referrer).describe()} grants {'/'.join(granted)} on it by name "
+               f"({ref.field_path}): a program reads it by that name")
+        for target in [ref.target] if ref.target is not None else ref.candidates:
+            yield Reader(target, referrer, ref.path, ref.node, ref.name, why, rolls=False, via=ref.target_kind)
+
+
+def _strings(node: Node | None) -> list[str]:
+    if isinstance(node, ScalarNode):
+        return [node.value]
+    if isinstance(node, SequenceNode):
+        return [item.value for item in node.value if isinstance(item, ScalarNode)]
+    return []
+
+
+# --- flags and environment values in pod specs -------------------------------
+
+
+def _pod_string_specs(table: ReferenceTable) -> list[FieldSpec]:
+    specs = []
+    for holder in table.pod_holders():
+        for path in _data().get("podSpecStrings") or ():
+            text = f"{holder['path']}/{path}"
+            specs.append(FieldSpec(
+                target_kind="ConfigMap", kind=str(holder["kind"]),
+                group=None if holder.get("group") is None else str(holder["group"]),
+                version=None if holder.get("version") is None else str(holder["version"]),
+                path=parse_path(text, "fixednames.yaml"), path_text=text,
+            ))
+    return specs
+
+
+def _pod_readers(graph: Graph, table: ReferenceTable) -> Iterator[Reader]:
+    index = graph.index
+    covered = {id(ref.node) for ref in graph.references}
+    specs = _pod_string_specs(table)
+    for obj in index.objects:
+        version = obj.api_version.rpartition("/")[2]
+        for spec in specs:
+            if spec.kind != obj.kind or not spec.matches(obj.group, version):
+                continue
+            for found in find(obj, spec):
+                if id(found.node) in covered:
+                    continue
+                for via, namespace, name in names_in(found.node.value, _context(obj, found.path)):
+                    for target in _targets(index, obj, namespace, name):
+                        where = f"{found.field_path} ({via})" if via else found.field_path
+                        why = f"{index.key(obj).describe()} {where} names it: the program reads it by that name"
+                        yield Reader(target, obj, found.path, found.node, name, why, rolls=True, via=via)
+
+
+def _context(obj: KubeObject, path: Path) -> str | None:
+    """What comes before a string: the flag of a `--flag value` pair, the
+    variable an env value sets, or "" for a command's first word (the program)."""
+    if path[-1] == "value":
+        return get_str(node_at(obj.node, path[:-1]), "name") or None
+    index = path[-1]
+    if not isinstance(index, int):
+        return None
+    if index == 0:
+        return "" if path[-2] == "command" else None
+    previous = node_at(obj.node, path[:-1] + (index - 1,))
+    if isinstance(previous, ScalarNode) and previous.value.startswith("-") and "=" not in previous.value:
+        return previous.value.split()[-1] if previous.value.split() else None
+    return None
+
+
+def names_in(text: str, context: str | None = None) -> Iterator[tuple[str, str | None, str]]:
+    """(flag or variable, stated namespace or None, name) for each word of a
+    flag or value that could name an object: `--flag=name`, `--flag=ns/name`,
+    `$(VAR)/name`, a bare word, comma-separated lists. `context`: the flag
+    before this string (`--flag value` as two args) or the variable it sets;
+    "" when the string starts with a program's name, which is skipped."""
+    words = text.split()
+    flag = context or ""
+    for i, word in enumerate(words):
+        if context == "" and i == 0:
+            continue
+        word = word.strip("'\"")
+        if word.startswith("-"):
+            flag, equals, word = word.partition("=")
+            if not equals:
+                continue  # its value, if any, is the next word
+        for part in word.split(","):
+            part = part.strip("'\"")
+            namespace, slash, name = part.rpartition("/")
+            if slash:
+                if _VARIABLE.match(namespace):
+                    namespace = ""
+                elif not _DNS_LABEL.match(namespace):
+                    continue  # a path or a URL
+            if _DNS_NAME.match(name):
+                yield flag, namespace or None, name
+
+
+def _targets(index: ObjectIndex, referrer: KubeObject, namespace: str | None, name: str) -> list[KubeObject]:
+    found = []
+    for kind in CONFIG_KINDS:
+        target, _, _ = lookup(index, referrer, kind, name, namespace)
+        if target is not None and target is not referrer:
+            found.append(target)
+    return found
+
+
+# --- names in a ConfigMap's data ----------------------------------------------
+
+
+@cache
+def _data_keys() -> tuple[frozenset[str], tuple[str, ...]]:
+    keys = {k.lower() for k in _data().get("configDataKeys") or ()}
+    suffixes: list[str] = []
+    for rules in guard.patterns().values():
+        keys |= rules["keys"]
+        suffixes.extend(rules["suffixes"])
+    return frozenset(keys), tuple(suffixes)
+
+
+def _data_readers(graph: Graph) -> Iterator[Reader]:
+    index = graph.index
+    keys, suffixes = _data_keys()
+    for holder in graph.config_objects:
+        data = get(holder.node, "data")
+        if holder.kind != "ConfigMap" or not isinstance(data, MappingNode):
+            continue
+        for key, value in entries(data):
+            if not isinstance(value, ScalarNode) or not is_string(value) or len(value.value) > _MAX_SCANNED:
+                continue
+            if ":" not in value.value:
+                continue
+            for match in _DATA_ENTRY.finditer(value.value):
+                entry_key = match.group("key").lower()
+                if entry_key not in keys and not entry_key.endswith(suffixes):
+                    continue
+                name = match.group("name")
+                path: Path = ("data", key.value if isinstance(key, ScalarNode) else "?")
+                for target in _targets(index, holder, None, name):
+                    why = (f"{index.key(holder).describe()} {format_path(path)} names it "
+                           f"({match.group('key')}: {name}): the program configured there reads it by name")
+                    yield Reader(target, holder, path, value, name, why, rolls=False, via=match.group("key"))

@@ -1,0 +1,101 @@
+"""Dependencies declared by annotation: a workload naming a ConfigMap or
+Secret it needs rolled for, whether or not it mounts it (Reloader's
+`configmap.reloader.stakater.com/reload`, kpt's hash-dependency).
+
+The annotations understood are data (fieldspecs/dependencies.yaml).
+Names are the unversioned ones a chart author writes, so they also find an
+object a previous run already renamed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+
+from ... import fieldspecs
+from ...fieldspecs import CONFIG_KINDS, ReferenceTable
+from .references import Graph, Path, is_config_object, pod_templates
+from ..index.objects import IMPLICIT
+from ...syntax.nodes import MappingNode, format_path, get, string_map
+from ..plan.versions import base_name_of
+from ..read import KubeObject
+
+
+@dataclass(eq=False)
+class Dependency:
+    referrer: KubeObject
+    holder: MappingNode  # the pod template declaring it, or the referrer itself
+    template: Path | None  # that template's path; None: declared on the object
+    annotation: str
+    origin: str
+    kind: str
+    name: str
+    target: KubeObject | None = None
+
+    @property
+    def supported(self) -> bool:
+        return self.kind in CONFIG_KINDS
+
+    @property
+    def field_path(self) -> str:
+        return format_path((self.template or ()) + ("metadata", "annotations", self.annotation))
+
+
+@cache
+def rules() -> tuple[dict[str, Any], ...]:
+    return tuple(fieldspecs.data("dependencies.yaml").get("annotations") or ())
+
+
+def find_dependencies(graph: Graph, table: ReferenceTable) -> list[Dependency]:
+    found: list[Dependency] = []
+    for obj in graph.index.objects:
+        if is_config_object(obj):
+            continue
+        places: list[tuple[MappingNode, Path | None, dict[str, str]]] = [(obj.node, None, obj.annotations)]
+        for template, path in pod_templates(obj, table):
+            if path:  # the empty path is the object itself (a Pod), already covered
+                places.append((template, path, annotations_of(template)))
+        for holder, path, declared in places:
+            for key, value in declared.items():
+                for rule in rules():
+                    if _applies(rule, key):
+                        for kind, name in _parse(rule, value):
+                            dep = Dependency(obj, holder, path, key, str(rule.get("origin", key)), kind, name)
+                            if dep.supported:
+                                dep.target = _resolve(dep, graph)
+                            found.append(dep)
+    return found
+
+
+def annotations_of(holder: MappingNode) -> dict[str, str]:
+    return string_map(get(get(holder, "metadata"), "annotations"))
+
+
+def _applies(rule: dict[str, Any], key: str) -> bool:
+    if "key" in rule:
+        return key == rule["key"]
+    return key.startswith(str(rule["keyPrefix"]))
+
+
+def _parse(rule: dict[str, Any], value: str) -> list[tuple[str, str]]:
+    if rule.get("format") == "kind/name":
+        kind, slash, name = value.strip().partition("/")
+        return [(kind, name)] if slash and kind and name else []
+    return [(str(rule["kind"]), part.strip()) for part in value.split(",") if part.strip()]
+
+
+def _resolve(dep: Dependency, graph: Graph) -> KubeObject | None:
+    index = graph.index
+    namespace = index.namespace_of(dep.referrer)
+    pool = [c for c in graph.config_objects if c.kind == dep.kind]
+    same = [c for c in pool if index.namespace_of(c) == namespace]
+    # As for references: the implicit namespace may turn out to be the other one.
+    across = [c for c in pool if IMPLICIT in (index.namespace_of(c), namespace) and c not in same]
+    for candidates in (same, across):
+        for named in ([c for c in candidates if c.name == dep.name],
+                      [c for c in candidates if base_name_of(c) == dep.name]):
+            if len(named) == 1:
+                return named[0]
+    return None

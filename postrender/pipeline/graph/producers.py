@@ -1,0 +1,145 @@
+"""Objects another controller writes, or finds under a name it derives.
+
+A cert-manager Certificate's Secret, an ExternalSecret's target: renaming
+such an object in the stream would leave the controller writing the old
+name, so it keeps its name. The rules are data (fieldspecs/producers.yaml).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+
+from ... import fieldspecs
+from ...fieldspecs import CONFIG_KINDS, FieldSpec, Segment, parse_path
+from .references import Graph, Reference, find
+from ..index.objects import ObjectIndex
+from ...syntax.nodes import Node, format_path, get
+from ..read import KubeObject
+
+
+@dataclass(frozen=True)
+class Rule:
+    kind: str
+    group: str | None
+    target: str
+    path: FieldSpec | None
+    default: str | None
+    only_default: bool
+    if_annotation: tuple[str, ...]
+    content: tuple[Segment, ...] | None
+    why: str
+
+
+@dataclass(eq=False)
+class Production:
+    """One name a producer in the stream makes (or reads by convention)."""
+
+    producer: KubeObject
+    rule: Rule
+    namespace: str | None  # None: a cluster-scoped producer, any namespace
+    name: str
+    field: str  # where the name came from
+
+    @property
+    def target_kind(self) -> str:
+        return self.rule.target
+
+    def describe(self) -> str:
+        return f"{self.producer.describe()} {self.field}: {self.rule.why}"
+
+    def content(self) -> Node | None:
+        """The part of the producer the produced data is made of, if known."""
+        if self.rule.content is None:
+            return None
+        node: Node | None = self.producer.node
+        for segment in self.rule.content:
+            node = get(node, segment.key)
+        return node
+
+
+@dataclass
+class Productions:
+    items: list[Production] = field(default_factory=list)
+    excluded: dict[int, str] = field(default_factory=dict)  # in-stream objects that keep their names
+    by_object: dict[int, Production] = field(default_factory=dict)
+
+    def of(self, kind: str, namespace: str | None, name: str) -> Production | None:
+        """The producer of a name; a None namespace (on either side) matches any."""
+        for item in self.items:
+            if item.target_kind != kind or item.name != name:
+                continue
+            if item.namespace is None or namespace is None or item.namespace == namespace:
+                return item
+        return None
+
+    def making(self, ref: Reference, index: ObjectIndex) -> Production | None:
+        """The producer in the stream of what a dangling reference names."""
+        return self.of(ref.target_kind, index.lookup_namespace(ref.referrer, ref.namespace), ref.name)
+
+
+@cache
+def rules() -> tuple[Rule, ...]:
+    return tuple(_rule(raw) for raw in fieldspecs.data("producers.yaml").get("producers") or [])
+
+
+def _rule(raw: dict[str, Any]) -> Rule:
+    target = str(raw["target"])
+    assert target in CONFIG_KINDS, target
+    path = raw.get("path")
+    spec = None
+    if path:
+        spec = FieldSpec(
+            target_kind=target, kind=str(raw["kind"]), group=raw.get("group"), version=None,
+            path=parse_path(str(path), "producers.yaml"), path_text=str(path),
+            namespace_field=raw.get("namespaceField"),
+        )
+    content = raw.get("content")
+    return Rule(
+        kind=str(raw["kind"]),
+        group=raw.get("group"),
+        target=target,
+        path=spec,
+        default=raw.get("default"),
+        only_default=bool(raw.get("onlyDefault", False)),
+        if_annotation=tuple(raw.get("ifAnnotation") or ()),
+        content=parse_path(str(content), "producers.yaml") if content else None,
+        why=str(raw["why"]),
+    )
+
+
+def find_productions(graph: Graph) -> Productions:
+    index = graph.index
+    found = Productions()
+    for obj in index.objects:
+        for rule in rules():
+            if rule.kind != obj.kind or (rule.group is not None and rule.group != obj.group):
+                continue
+            if rule.if_annotation and not any(key in obj.annotations for key in rule.if_annotation):
+                continue
+            found.items.extend(_names(obj, rule, index))
+    for item in found.items:
+        for config in graph.config_objects:
+            if config.kind != item.target_kind or config.name != item.name:
+                continue
+            if item.namespace is None or index.namespace_of(config) == item.namespace:
+                found.excluded.setdefault(id(config), f"named by {item.describe()}")
+                found.by_object.setdefault(id(config), item)
+    return found
+
+
+def _names(obj: KubeObject, rule: Rule, index: ObjectIndex) -> list[Production]:
+    own_namespace = None if obj.kind in index.cluster_scoped else index.namespace_of(obj)
+    made: list[Production] = []
+    values = list(find(obj, rule.path)) if rule.path is not None else []
+    if not rule.only_default:
+        for ref in values:
+            namespace = ref.namespace if ref.namespace is not None else own_namespace
+            made.append(Production(obj, rule, namespace, ref.name, ref.field_path))
+    if rule.default and not values and obj.name:
+        name = rule.default.format(name=obj.name)
+        where = f"{format_path(tuple(s.key for s in rule.path.path))} (unset, default)" if rule.path else "metadata.name"
+        made.append(Production(obj, rule, own_namespace, name, where))
+    return made

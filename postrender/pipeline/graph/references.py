@@ -1,0 +1,299 @@
+"""Stage 3: the reference graph — who uses which ConfigMap and Secret, where."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from enum import Enum
+
+from ...fieldspecs import CONFIG_KINDS, WILDCARD, FieldSpec, ReferenceTable, Segment
+from ..index.objects import IMPLICIT, ObjectIndex, ObjectKey
+from ...syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, entries, format_path, get, is_string, scalar_value
+from ..read import KubeObject
+
+Path = tuple[str | int, ...]
+
+
+class Resolution(Enum):
+    RESOLVED = "resolved"
+    CROSS_NAMESPACE = "cross-namespace"  # matched only between the implicit and an explicit namespace
+    DANGLING = "dangling"
+    AMBIGUOUS = "ambiguous"
+
+
+@dataclass(eq=False)
+class Reference:
+    referrer: KubeObject
+    spec: FieldSpec
+    node: ScalarNode
+    path: Path
+    name: str
+    namespace: str | None  # stated in the reference itself
+    prefix: str  # text kept before the name, e.g. "ns/" in an nginx annotation
+    optional: bool
+    # Set only when the reference resolved, exactly or across namespaces.
+    target: KubeObject | None = None
+    resolution: Resolution = Resolution.DANGLING
+    candidates: list[KubeObject] = field(default_factory=list)
+
+    @property
+    def target_kind(self) -> str:
+        return self.spec.target_kind
+
+    @property
+    def field_path(self) -> str:
+        return format_path(self.path)
+
+
+@dataclass
+class Graph:
+    index: ObjectIndex
+    references: list[Reference]
+    config_objects: list[KubeObject]
+
+
+def pod_templates(obj: KubeObject, table: ReferenceTable, immutable: bool = False) -> list[tuple[MappingNode, Path]]:
+    """The pod templates of a workload, for annotations that must roll it
+    (one per item where the path crosses a list, as an Experiment's
+    templates). `immutable`: only those the API server never lets change."""
+    version = obj.api_version.rpartition("/")[2]
+    found: list[tuple[MappingNode, Path]] = []
+    for segments in table.template_paths(obj.kind, obj.group, version, immutable):
+        for node, path in _templates_at(obj.node, segments, ()):
+            if (node, path) not in found:
+                found.append((node, path))
+    return found
+
+
+def _templates_at(node: Node | None, segments: tuple[Segment, ...], path: Path) -> Iterator[tuple[MappingNode, Path]]:
+    if isinstance(node, SequenceNode) and segments:
+        for j, item in enumerate(node.value):
+            yield from _templates_at(item, segments, path + (j,))
+    elif not segments:
+        if isinstance(node, MappingNode):
+            yield node, path
+    else:
+        yield from _templates_at(get(node, segments[0].key), segments[1:], path + (segments[0].key,))
+
+
+def template_holding(obj: KubeObject, path: Path, table: ReferenceTable) -> tuple[MappingNode, Path] | None:
+    """The pod template a field sits in (a Pod is its own, at the empty path)."""
+    for holder, template in pod_templates(obj, table):
+        if path[: len(template)] == template:
+            return holder, template
+    return None
+
+
+def in_immutable_template(obj: KubeObject, path: Path, table: ReferenceTable) -> bool:
+    """Whether a field sits in a pod template the API server never lets
+    change (a Job's, a bare Pod's; podSpecs rows marked `immutable`) of an
+    object the deployer updates in place. A hook is deleted and re-created
+    instead (recreatedWhenAnnotated), so its template may change."""
+    if is_hook(obj, table):
+        return False
+    return any(path[: len(template)] == template for _, template in pod_templates(obj, table, immutable=True))
+
+
+def is_hook(obj: KubeObject, table: ReferenceTable) -> bool:
+    """A deployer's hook (helm.sh/hook, argocd.argoproj.io/hook)."""
+    return any(annotation in obj.annotations for annotation in table.recreated_annotations)
+
+
+def runs_before_apply(obj: KubeObject, table: ReferenceTable) -> bool:
+    """A hook that runs before the release's other objects are applied
+    (pre-install, pre-upgrade, PreSync): what it names must exist already."""
+    for annotation, values in table.before_apply.items():
+        phases = {phase.strip() for phase in obj.annotations.get(annotation, "").split(",")}
+        if phases & values:
+            return True
+    return False
+
+
+def is_config_object(obj: KubeObject) -> bool:
+    return obj.kind in CONFIG_KINDS and obj.api_version == "v1"
+
+
+def build(index: ObjectIndex, table: ReferenceTable) -> Graph:
+    references: list[Reference] = []
+    # A user's config often restates a built-in spec (say, without the
+    # group): the same field must still be one reference, not two.
+    seen: set[tuple[int, Path]] = set()
+    for obj in index.objects:
+        specs = table.for_kind(obj.kind)
+        if not specs:
+            continue
+        version = obj.api_version.rpartition("/")[2]
+        for spec in specs:
+            if spec.matches(obj.group, version) and _kind_applies(obj, spec, index):
+                for ref in find(obj, spec):
+                    if (id(ref.node), ref.path) not in seen:
+                        seen.add((id(ref.node), ref.path))
+                        references.append(ref)
+    for ref in references:
+        _resolve(ref, index)
+    # A flag's or variable's value that names nothing in the stream is just a value.
+    references = [ref for ref in references if not (ref.spec.stream_only and ref.resolution is Resolution.DANGLING)]
+    configs = [obj for obj in index.objects if is_config_object(obj)]
+    return Graph(index, references, configs)
+
+
+def _kind_applies(obj: KubeObject, spec: FieldSpec, index: ObjectIndex) -> bool:
+    """For a kindFrom spec: whether the object it names (in the referrer's
+    group) is in the stream and says the name is a v1 object of the spec's
+    target kind. Without that object the kind is unknown, so nothing counts."""
+    if spec.kind_from is None:
+        return True
+    kind, name_path, kind_path = spec.kind_from
+    name = _scalar_at(obj.node, name_path)
+    for other in index.named(obj.group, kind, name) if name else ():
+        holder = other.node
+        for segment in kind_path:
+            holder = get(holder, segment.key)
+        if _scalar_at(holder, _API_VERSION) == "v1" and _scalar_at(holder, _KIND) == spec.target_kind:
+            return True
+    return False
+
+
+_API_VERSION = (Segment("apiVersion"),)
+_KIND = (Segment("kind"),)
+
+
+def _scalar_at(node: Node | None, path: tuple[Segment, ...]) -> str | None:
+    for segment in path:
+        node = get(node, segment.key)
+    return node.value if isinstance(node, ScalarNode) and is_string(node) else None
+
+
+def find(obj: KubeObject, spec: FieldSpec) -> Iterator[Reference]:
+    """The names at one spec's path in one object, unresolved."""
+    for node, parent, path in _walk(obj.node, spec.path, 0, (), None):
+        if not is_string(node) or not node.value:
+            continue
+        value = node.value
+        namespace: str | None = None
+        prefix = ""
+        if spec.flags:
+            flagged = _flag_value(node, parent, path, spec.flags)
+            if flagged is None:
+                continue
+            prefix, value = flagged
+        if (spec.namespace_prefix or spec.flags) and "/" in value:
+            written, _, value = value.rpartition("/")
+            prefix += written + "/"
+            # `$(POD_NAMESPACE)/name`: the variable holds the pod's own namespace.
+            namespace = None if _VARIABLE.fullmatch(written) else written
+        if spec.namespace_field and isinstance(parent, MappingNode):
+            ns_node = get(parent, spec.namespace_field)
+            if isinstance(ns_node, ScalarNode) and is_string(ns_node) and ns_node.value:
+                namespace = ns_node.value
+        optional_node = get(parent, "optional") if isinstance(parent, MappingNode) else None
+        optional = isinstance(optional_node, ScalarNode) and scalar_value(optional_node) is True
+        yield Reference(obj, spec, node, path, value, namespace, prefix, optional)
+
+
+_VARIABLE = re.compile(r"\$\([A-Za-z_][A-Za-z0-9_]*\)")
+
+
+def _flag_value(node: ScalarNode, container: Node | None, path: Path, flags: tuple[str, ...]) -> tuple[str, str] | None:
+    """(text kept before the name, the value) when an argument gives one of
+    `flags` a value: `--flag=value`, or `value` right after a bare `--flag`.
+    `-flag` counts the same (Go's flag package takes either)."""
+    spellings = {dashes + flag.lstrip("-") for flag in flags for dashes in ("-", "--")}
+    flag, eq, value = node.value.partition("=")
+    if eq and flag in spellings:
+        return flag + "=", value
+    index = path[-1]
+    items = get(container, str(path[-2])) if isinstance(container, MappingNode) and isinstance(index, int) else None
+    if isinstance(items, SequenceNode) and isinstance(index, int) and index > 0 and not node.value.startswith("-"):
+        previous = items.value[index - 1]
+        if isinstance(previous, ScalarNode) and is_string(previous) and previous.value in spellings:
+            return "", node.value
+    return None
+
+
+def _walk(
+    node: Node, segments: tuple[Segment, ...], i: int, path: Path, parent: Node | None
+) -> Iterator[tuple[ScalarNode, Node | None, Path]]:
+    # An explicit stack: sequences may nest as deep as --max-depth allows.
+    stack: list[tuple[Node, int, Path, Node | None]] = [(node, i, path, parent)]
+    while stack:
+        node, i, path, parent = stack.pop()
+        if i == len(segments):
+            if isinstance(node, ScalarNode):
+                yield node, parent, path
+            elif isinstance(node, SequenceNode):
+                for j, item in enumerate(node.value):
+                    if isinstance(item, ScalarNode):
+                        yield item, parent, path + (j,)
+            continue
+        if isinstance(node, SequenceNode):
+            stack.extend((item, i, path + (j,), parent) for j, item in reversed(list(enumerate(node.value))))
+            continue
+        if not isinstance(node, MappingNode):
+            continue
+        segment = segments[i]
+        if segment.key == WILDCARD:
+            pairs = [(value, i + 1, path + (key.value,), node) for key, value in entries(node)
+                     if isinstance(key, ScalarNode)]
+            stack.extend(reversed(pairs))
+            continue
+        child = get(node, segment.key)
+        if child is None:
+            continue
+        if segment.filters:
+            items = child.value if isinstance(child, SequenceNode) else [child]
+            passing = []
+            for j, item in enumerate(items):
+                if _passes(item, segment):
+                    item_path = path + (segment.key, j) if isinstance(child, SequenceNode) else path + (segment.key,)
+                    passing.append((item, i + 1, item_path, item))
+            stack.extend(reversed(passing))
+            continue
+        stack.append((child, i + 1, path + (segment.key,), node))
+
+
+def _passes(item: Node, segment: Segment) -> bool:
+    return all(flt.accepts(_filter_value(get(item, flt.field))) for flt in segment.filters)
+
+
+def _filter_value(node: Node | None) -> str | list[str] | None:
+    if node is None:
+        return None
+    if isinstance(node, ScalarNode):
+        return node.value
+    if isinstance(node, SequenceNode):
+        return [v.value for v in node.value if isinstance(v, ScalarNode)]
+    return []  # a mapping matches no filter value
+
+
+def _resolve(ref: Reference, index: ObjectIndex) -> None:
+    ref.target, ref.resolution, ref.candidates = lookup(index, ref.referrer, ref.target_kind, ref.name, ref.namespace)
+
+
+def lookup(
+    index: ObjectIndex, referrer: KubeObject, kind: str, name: str, namespace: str | None
+) -> tuple[KubeObject | None, Resolution, list[KubeObject]]:
+    """Where a name a referrer writes leads: (target, resolution, candidates).
+
+    `namespace` is the one the referrer states, if any. The target is set only
+    when the name resolved, exactly or across namespaces."""
+    namespace = index.lookup_namespace(referrer, namespace)
+    candidates = [c for c in index.named("", kind, name) if c.api_version == "v1"]
+    if namespace is None:
+        # A cluster-scoped referrer with no namespace field: any namespace.
+        if len(candidates) == 1:
+            return candidates[0], Resolution.RESOLVED, candidates
+        return None, Resolution.AMBIGUOUS if candidates else Resolution.DANGLING, candidates
+    exact = index.get(ObjectKey("", kind, namespace, name))
+    if exact is not None and exact.api_version == "v1":
+        return exact, Resolution.RESOLVED, []
+    # The implicit namespace is whatever the deployer picks; it may well be
+    # the explicit one a neighbour names. Resolve, but say so.
+    if namespace == IMPLICIT:
+        across = [c for c in candidates if index.namespace_of(c) != IMPLICIT]
+    else:
+        across = [c for c in candidates if index.namespace_of(c) == IMPLICIT]
+    if len(across) == 1:
+        return across[0], Resolution.CROSS_NAMESPACE, across
+    return None, Resolution.AMBIGUOUS if across else Resolution.DANGLING, across

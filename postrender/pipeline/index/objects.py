@@ -1,0 +1,73 @@
+"""Stage 2: index objects by identity, with Kubernetes' namespace rules.
+
+An object without `metadata.namespace` lands in the default namespace:
+`--namespace`, else `$HELM_NAMESPACE`, else one implicit namespace that all
+namespace-less objects share (the deployer decides it later).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...errors import PostrenderError
+from ..read import KubeObject
+
+IMPLICIT = ""  # the namespace nobody named; never a valid Kubernetes namespace
+
+
+@dataclass(frozen=True)
+class ObjectKey:
+    group: str
+    kind: str
+    namespace: str
+    name: str
+
+    def describe(self) -> str:
+        ns = self.namespace or "(default)"
+        return f"{self.kind}/{ns}/{self.name}"
+
+
+class ObjectIndex:
+    def __init__(self, objects: list[KubeObject], default_namespace: str | None, cluster_scoped: frozenset[str]):
+        self.default_namespace = default_namespace or IMPLICIT
+        self.cluster_scoped = cluster_scoped
+        self.objects = objects
+        self._by_key: dict[ObjectKey, KubeObject] = {}
+        self._by_name: dict[tuple[str, str, str], list[KubeObject]] = {}
+        for obj in objects:
+            if obj.name is None:
+                continue  # generateName objects cannot be referenced by name
+            key = self.key(obj)
+            other = self._by_key.get(key)
+            if other is not None:
+                raise PostrenderError(
+                    f"duplicate object {key.describe()}: also defined in document {other.document.index}"
+                    + (f" ({other.document.source_comment})" if other.document.source_comment else ""),
+                    obj.location(),
+                )
+            self._by_key[key] = obj
+            self._by_name.setdefault((key.group, key.kind, key.name), []).append(obj)
+
+    def namespace_of(self, obj: KubeObject) -> str:
+        if obj.kind in self.cluster_scoped:
+            return IMPLICIT
+        return obj.namespace or self.default_namespace
+
+    def lookup_namespace(self, referrer: KubeObject, stated: str | None) -> str | None:
+        """Where a name a referrer writes is looked up: the namespace the
+        reference states, else the referrer's; None means any namespace (a
+        cluster-scoped referrer that does not say)."""
+        if stated is not None:
+            return stated
+        if referrer.kind in self.cluster_scoped:
+            return None
+        return self.namespace_of(referrer)
+
+    def key(self, obj: KubeObject) -> ObjectKey:
+        return ObjectKey(obj.group, obj.kind, self.namespace_of(obj), obj.name or "")
+
+    def get(self, key: ObjectKey) -> KubeObject | None:
+        return self._by_key.get(key)
+
+    def named(self, group: str, kind: str, name: str) -> list[KubeObject]:
+        return self._by_name.get((group, kind, name), [])

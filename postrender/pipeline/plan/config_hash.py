@@ -1,0 +1,186 @@
+"""`postrender.io/config-hash`: a hash over the config a pod template uses.
+
+Helm's `checksum/config` pattern done right: the hash covers exactly the
+ConfigMaps and Secrets a template references (or declares by annotation),
+their data only, so a chart-version label never restarts pods, and it covers
+Secrets, subcharts and custom resources alike. A referrer without a pod
+template gets it in its own metadata.
+
+With --strategy=annotate every name is kept and this annotation is what
+rolls workloads. With the default strategy a renamed object already rolls
+its referrers; the annotation is added only where something a template
+depends on keeps its name (`postrender.io/versioned: "false"`, an object a
+program reads by name, a flag or environment value naming one, a Reloader
+reload list naming an object the template does not mount, a Secret a
+controller unseals from a producer in the stream).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..graph.byname import Reader
+from ..graph.dependencies import Dependency
+from ...fieldspecs import ReferenceTable
+from ..graph.references import Graph, Path, Resolution, in_immutable_template, pod_templates, template_holding
+from ..index.hashing import go_json, to_json_value
+from ...syntax.nodes import MappingNode, format_path
+from .versions import KUSTOMIZE_NEEDS_HASH, Plan, base_name_of, is_service_account_token
+from ..graph.producers import Production, Productions
+from ..read import KubeObject
+from .reloader import Policy
+from ..rewrite import Rewrite
+
+ANNOTATION_CONFIG_HASH = "postrender.io/config-hash"
+STRATEGIES = ("rename", "annotate")
+KEPT_BY_STRATEGY = "--strategy=annotate keeps every name"
+
+Item = tuple[str, str, str]  # kind, unversioned name, content hash
+
+
+@dataclass(eq=False)
+class Place:
+    """Where one hash goes: a pod template, or a referrer's own metadata."""
+
+    obj: KubeObject
+    holder: MappingNode
+    template: Path | None  # None: the object's metadata
+    items: dict[Item, bool] = field(default_factory=dict)  # item -> a rewritten name carries its changes
+    value: str = ""
+
+    @property
+    def field_path(self) -> str:
+        return format_path((self.template or ()) + ("metadata", "annotations", ANNOTATION_CONFIG_HASH))
+
+    def add(self, item: Item, carried: bool) -> None:
+        self.items[item] = self.items.get(item, False) or carried
+
+
+def kept_names(graph: Graph, strategy: str) -> dict[int, str]:
+    if strategy != "annotate":
+        return {}
+    return {id(obj): KEPT_BY_STRATEGY for obj in graph.config_objects}
+
+
+def config_hashes(
+    graph: Graph,
+    table: ReferenceTable,
+    the_plan: Plan,
+    productions: Productions,
+    dependencies: list[Dependency],
+    policy: Policy,
+    strategy: str,
+    readers: Sequence[Reader] = (),
+) -> list[Place]:
+    """The places that get a hash, each with its value. `readers`: flags and
+    environment values naming an object a program reads by name (byname.py);
+    the name stays as written, so only the hash can roll the workload."""
+    places: dict[tuple[int, Path | None], Place] = {}
+    def place(obj: KubeObject, holder: MappingNode, path: Path | None) -> Place:
+        key = (id(obj), path)
+        if key not in places:
+            places[key] = Place(obj, holder, path)
+        return places[key]
+
+    def places_at(obj: KubeObject, path: Path | None) -> list[Place]:
+        """The template holding `path`; every template when `path` is None;
+        the object's metadata when there is none. Never an immutable
+        template (a Job's): a changed hash there fails the next upgrade."""
+        if path is not None:
+            holding = template_holding(obj, path, table)
+            if holding is not None:
+                if in_immutable_template(obj, holding[1], table):
+                    return []
+                return [place(obj, holding[0], holding[1] or None)]
+            return [place(obj, obj.node, None)]
+        found = [(holder, template) for holder, template in pod_templates(obj, table)
+                 if not in_immutable_template(obj, template, table)]
+        if found:
+            return [place(obj, holder, template or None) for holder, template in found]
+        if pod_templates(obj, table):
+            return []
+        return [place(obj, obj.node, None)]
+
+    for ref in graph.references:
+        if not ref.spec.consumes:
+            continue
+        target = ref.target
+        if target is None:
+            production = productions.making(ref, graph.index) if ref.resolution is Resolution.DANGLING else None
+            item = _produced_item(production) if production is not None else None
+            if item is not None:
+                for p in places_at(ref.referrer, ref.path):
+                    p.add(item, carried=False)
+            continue
+        if not policy.rolls_on(ref.referrer, target) or id(ref) in policy.held:
+            # A reference left as written rolls nothing (render._holds, Reloader).
+            continue
+        item = _item(target, the_plan, productions)
+        if item is not None:
+            for p in places_at(ref.referrer, ref.path):
+                p.add(item, carried=_carried(target, the_plan))
+
+    for dep in dependencies:
+        if dep.target is None or policy.ignores(dep.target):
+            continue
+        item = _item(dep.target, the_plan, productions)
+        if item is not None:
+            for p in places_at(dep.referrer, dep.template):
+                p.add(item, carried=False)
+
+    for reader in readers:
+        if not reader.rolls or not policy.rolls_on(reader.referrer, reader.target):
+            continue
+        item = _item(reader.target, the_plan, productions)
+        if item is not None:
+            for p in places_at(reader.referrer, reader.path):
+                p.add(item, carried=False)
+
+    chosen: list[Place] = []
+    for p in places.values():
+        if not p.items:
+            continue
+        if strategy == "annotate" or not all(p.items.values()):
+            p.value = digest(sorted(p.items))
+            chosen.append(p)
+    return chosen
+
+
+def apply(places: list[Place], result: Rewrite) -> None:
+    for p in places:
+        result.edits_of(p.obj.document).set(p.holder, {"metadata": {"annotations": {ANNOTATION_CONFIG_HASH: p.value}}})
+
+
+def digest(items: list[Item]) -> str:
+    return hashlib.sha256(go_json([list(item) for item in items]).encode("utf-8")).hexdigest()
+
+
+def _item(config: KubeObject, the_plan: Plan, productions: Productions) -> Item | None:
+    # Data a controller writes (a produced object, a service-account token)
+    # is not what the stream says: hashing it would promise what it cannot.
+    if id(config) in productions.excluded:
+        return None
+    if is_service_account_token(config):
+        return None
+    version = the_plan.of(config)
+    if version is None:
+        return None
+    return (config.kind, base_name_of(config), version.hash)
+
+
+def _carried(config: KubeObject, the_plan: Plan) -> bool:
+    version = the_plan.of(config)
+    if version is not None and version.versioned:
+        return True
+    # kustomize's generators already put a content hash in the name.
+    return config.annotations.get(KUSTOMIZE_NEEDS_HASH) == "enabled"
+
+
+def _produced_item(production: Production) -> Item | None:
+    content = production.content()
+    if content is None:
+        return None
+    data = hashlib.sha256(go_json(to_json_value(content)).encode("utf-8")).hexdigest()[:10]
+    return (production.producer.kind, production.producer.name or "", data)

@@ -1,0 +1,139 @@
+"""Marks that let previous versions outlive a rollout: the scope label,
+keep-policies for deployers that prune, and the `postrender.io/refs` record.
+
+Nothing here talks to a cluster; `--retain` (cluster/retain.py) and
+`postrender gc` (cluster/gc.py) read these marks back from live objects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from ...errors import UsageError
+from ...fieldspecs import ReferenceTable
+from ..graph.references import Graph, Reference, template_holding
+from ..index.objects import IMPLICIT
+from .versions import ANNOTATION_REFS, LABEL_SCOPE, Plan, Version, is_label_value, label_value
+from ..read import KubeObject
+from ...report import Reporter
+from ..rewrite import Rewrite
+
+INSTANCE_LABEL = "app.kubernetes.io/instance"
+
+KEEP_POLICIES: dict[str, dict[str, str]] = {
+    "argocd": {
+        "argocd.argoproj.io/sync-options": "Prune=false",
+        # Without it Argo CD reports the app OutOfSync for every kept version.
+        "argocd.argoproj.io/compare-options": "IgnoreExtraneous",
+    },
+    "flux": {"kustomize.toolkit.fluxcd.io/prune": "disabled"},
+    "helm": {"helm.sh/resource-policy": "keep"},
+}
+
+HELM_KEEP_WARNING = (
+    "--keep-previous=helm: Helm then keeps old versions but forgets them, and the first "
+    "`helm rollback` fails (\"no ConfigMap with the name ... found\" or \"original object ... "
+    "not found\"; only a second attempt succeeds). Prefer --retain N, which keeps them in the "
+    "release; run `postrender gc` to delete kept versions"
+)
+
+def check_scope(scope: str) -> str:
+    if not scope or not is_label_value(scope):
+        raise UsageError(f"--scope {scope!r} is not a valid label value (63 characters of [-A-Za-z0-9_.])")
+    return scope
+
+
+def scope_of(obj: KubeObject, explicit: str | None) -> str | None:
+    """The group a version belongs to besides namespace and base name.
+
+    A scope label already present wins over the instance label, so a second
+    run over postrender's own output keeps what the first one chose.
+    """
+    if explicit:
+        return explicit
+    value = obj.labels.get(LABEL_SCOPE) or obj.labels.get(INSTANCE_LABEL)
+    return label_value(value) if value else None
+
+
+def mark(
+    graph: Graph,
+    the_plan: Plan,
+    table: ReferenceTable,
+    result: Rewrite,
+    *,
+    scope: str | None,
+    keep_previous: str | None,
+    record_refs: bool,
+    reporter: Reporter,
+    held: Collection[int] = (),
+) -> None:
+    """`held`: ids of references left as written; they use no version."""
+    if keep_previous is not None and keep_previous not in KEEP_POLICIES:
+        # Flags are checked by argparse; plugin and KRM configs arrive here unchecked.
+        raise UsageError(f"keep-previous {keep_previous!r}: choose from {', '.join(sorted(KEEP_POLICIES))}")
+    versioned = [v for v in the_plan.versions if v.versioned]
+    for version in versioned:
+        values: dict = {}
+        group_scope = scope_of(version.obj, scope)
+        if group_scope:
+            values["labels"] = {LABEL_SCOPE: group_scope}
+        if keep_previous:
+            values["annotations"] = dict(KEEP_POLICIES[keep_previous])
+        if values:
+            result.edits_of(version.obj.document).set(version.obj.node, {"metadata": values})
+    if keep_previous == "helm":
+        reporter.warn(HELM_KEEP_WARNING)
+    if record_refs:
+        _record_refs(graph, the_plan, table, result, held)
+
+
+def _record_refs(graph: Graph, the_plan: Plan, table: ReferenceTable, result: Rewrite, held: Collection[int]) -> None:
+    # Per referrer, then per place (a pod template, else the metadata).
+    places: dict[int, tuple[KubeObject, object, set[str]]] = {}
+    for ref in graph.references:
+        version = _versioned_target(ref, the_plan)
+        if version is None or id(ref) in held:
+            continue
+        referrer = ref.referrer
+        holder = _holder(ref, table)
+        entry = places.setdefault(id(holder), (referrer, holder, set()))
+        entry[2].add(_ref_entry(graph, ref, version))
+    for referrer, holder, names in places.values():
+        value = ",".join(sorted(names))
+        result.edits_of(referrer.document).set(holder, {"metadata": {"annotations": {ANNOTATION_REFS: value}}})
+
+
+def _versioned_target(ref: Reference, the_plan: Plan) -> Version | None:
+    if ref.target is None:
+        return None
+    version = the_plan.of(ref.target)
+    return version if version is not None and version.versioned else None
+
+
+def _holder(ref: Reference, table: ReferenceTable):
+    """The pod template a reference sits in, so ReplicaSets and
+    ControllerRevisions copy the record; the object itself otherwise."""
+    found = template_holding(ref.referrer, ref.path, table)
+    return found[0] if found is not None else ref.referrer.node
+
+
+def _ref_entry(graph: Graph, ref: Reference, version: Version) -> str:
+    index = graph.index
+    target_ns = index.namespace_of(version.obj)
+    referrer_ns = index.namespace_of(ref.referrer)
+    if target_ns != IMPLICIT and target_ns != referrer_ns:
+        return f"{version.obj.kind}/{target_ns}/{version.name}"
+    return f"{version.obj.kind}/{version.name}"
+
+
+def parse_refs(value: str, namespace: str | None) -> set[tuple[str, str | None, str]]:
+    """(kind, namespace, name) for each entry of a `postrender.io/refs`
+    value; entries without a namespace are in the holder's."""
+    found: set[tuple[str, str | None, str]] = set()
+    for entry in value.split(","):
+        parts = entry.strip().split("/")
+        if len(parts) == 2 and all(parts):
+            found.add((parts[0], namespace, parts[1]))
+        elif len(parts) == 3 and all(parts):
+            found.add((parts[0], parts[1], parts[2]))
+    return found

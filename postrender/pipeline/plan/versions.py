@@ -1,0 +1,293 @@
+"""Stage 4: decide, per ConfigMap and Secret, whether and how it is versioned.
+
+Naming rules (documented in the README):
+- the versioned name is `<base>-<hash>`, the hash being kustomize's;
+- a name stays within 253 characters: a base longer than 242 characters is
+  cut to 236, trailing `-`/`.` dropped, and `-<5 characters of the hash of
+  the full base>` appended, so distinct long names stay distinct;
+- the `postrender.io/base-name` label holds the base when it is a valid label
+  value, else its first 52 characters plus `-<10-character hash>`; the full
+  base then also goes in the `postrender.io/original-name` annotation.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Collection
+from dataclasses import dataclass
+
+from ...errors import PostrenderError
+from ..graph.references import Graph
+from ..index.hashing import content_hash, short_hash
+from ...syntax.nodes import STR_TAG, MappingNode, Node, ScalarNode, entries, get, go_base64, is_null, json_key, scalar_value, string_value
+from ..read import KubeObject
+
+LABEL_VERSIONED = "postrender.io/versioned"
+LABEL_BASE_NAME = "postrender.io/base-name"
+LABEL_CONTENT_HASH = "postrender.io/content-hash"
+# Which release or app a version belongs to: versions are grouped by
+# namespace, base name and scope for retention and gc (see keep.py).
+LABEL_SCOPE = "postrender.io/scope"
+ANNOTATION_ORIGINAL_NAME = "postrender.io/original-name"
+ANNOTATION_VERSIONED = "postrender.io/versioned"
+ANNOTATION_KEEP_ORIGINAL = "postrender.io/keep-original"
+ANNOTATION_COPY_OF = "postrender.io/copy-of"
+# On a referrer's pod template (or metadata): the versions it uses, so copies
+# in ReplicaSets and ControllerRevisions keep the record for gc.
+ANNOTATION_REFS = "postrender.io/refs"
+KUSTOMIZE_NEEDS_HASH = "internal.config.kubernetes.io/needsHashSuffix"
+PATH_ANNOTATIONS = ("internal.config.kubernetes.io/path", "config.kubernetes.io/path")
+INDEX_ANNOTATIONS = ("internal.config.kubernetes.io/index", "config.kubernetes.io/index")
+# Where an orchestrator (kustomize, kpt) keeps an item's identity and file. A keep-original copy
+# is a new item: inheriting these would make it claim its original's identity
+# and file position (kpt would write both to one place).
+IDENTITY_ANNOTATIONS = (
+    *PATH_ANNOTATIONS,
+    *INDEX_ANNOTATIONS,
+    "internal.config.kubernetes.io/id",
+    "internal.config.kubernetes.io/annotations-migration-resource-id",
+    "config.k8s.io/id",
+    "kustomize.config.k8s.io/id",
+)
+
+MAX_NAME = 253
+HASH_SUFFIX_LENGTH = 11  # "-" + 10 characters
+MAX_LABEL_VALUE = 63
+_LABEL_VALUE = re.compile(r"^(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?)?$")
+
+
+@dataclass(eq=False)
+class Version:
+    obj: KubeObject
+    hash: str
+    base_name: str
+    name: str  # the name it ends with
+    excluded: str | None = None  # why it keeps its name
+    unchanged: bool = False  # already versioned with this content
+    keep_original: bool = False
+
+    @property
+    def versioned(self) -> bool:
+        return self.excluded is None
+
+    @property
+    def renamed(self) -> bool:
+        return self.versioned and not self.unchanged and self.name != self.obj.name
+
+
+@dataclass
+class Options:
+    keep_original: str = "auto"  # options.KEEP_ORIGINAL_MODES
+    hooks_hidden: bool = False
+    # Version every object, referenced or not (--version-all).
+    version_all: bool = False
+
+    def keeps_original(self, obj: KubeObject) -> bool:
+        """Whether a versioned object also keeps an unsuffixed, mutable copy.
+
+        `auto` copies every Secret, so a chart's `lookup` of its own Secret
+        (the generated-password idiom) finds last release's value and a
+        no-change upgrade keeps it; under Helm 3 (hooks_hidden) every object,
+        since hooks, which Helm 3 never shows a post-renderer, name originals.
+        The object's own annotation wins either way.
+        """
+        marked = obj.annotations.get(ANNOTATION_KEEP_ORIGINAL)
+        if marked in ("true", "false"):
+            return marked == "true"
+        mode = self.keep_original
+        if mode == "auto":
+            return obj.kind == "Secret" or self.hooks_hidden
+        return mode == "all" or (mode == "secrets" and obj.kind == "Secret")
+
+
+UNREFERENCED = (
+    "no field postrender rewrites references it, so a new name would roll nothing "
+    f'(opt in: {LABEL_VERSIONED}: "true" or --version-all)'
+)
+EMPTY = "no data: a placeholder a controller fills in; kept mutable"
+
+
+class Plan:
+    def __init__(self, versions: list[Version]):
+        self.versions = versions
+        self._by_object = {id(v.obj): v for v in versions}
+
+    def of(self, obj: KubeObject) -> Version | None:
+        return self._by_object.get(id(obj))
+
+
+def plan(
+    graph: Graph,
+    options: Options,
+    excluded_by_producers: dict[int, str] | None = None,
+    held: Collection[int] = (),
+    fixed: dict[int, str] | None = None,
+    read_by_name: dict[int, str] | None = None,
+) -> Plan:
+    """`excluded_by_producers`: objects that keep their names whatever happens
+    (produced, Reloader, --strategy=annotate), with why; `held`: ids of
+    references left as written; `fixed` and `read_by_name`: objects a program
+    reads by name (byname.py) — the fixed-name table wins over an opt-in, the
+    other signals do not."""
+    produced = excluded_by_producers or {}
+    consumed = consumed_objects(graph, held)
+    versions: list[Version] = []
+    for obj in graph.config_objects:
+        validate(obj)
+        key = id(obj)
+        versions.append(_version(obj, options, produced.get(key), (fixed or {}).get(key),
+                                 (read_by_name or {}).get(key), key in consumed))
+    return Plan(versions)
+
+
+def consumed_objects(graph: Graph, held: Collection[int] = ()) -> set[int]:
+    """Objects a rewritable reference that reads their content resolves to:
+    the ones a new name rolls something for."""
+    return {
+        id(ref.target) for ref in graph.references
+        if ref.target is not None and ref.spec.consumes and id(ref) not in held
+    }
+
+
+def opted_in(obj: KubeObject) -> bool:
+    return obj.annotations.get(ANNOTATION_VERSIONED) == "true" or obj.labels.get(LABEL_VERSIONED) == "true"
+
+
+def is_empty(obj: KubeObject) -> bool:
+    """No data at all: no or empty data, binaryData and stringData."""
+    for field in ("data", "binaryData", "stringData"):
+        node = get(obj.node, field)
+        if isinstance(node, MappingNode) and node.value:
+            return False
+    return True
+
+
+def validate(obj: KubeObject) -> None:
+    if not obj.name:
+        raise PostrenderError(f"{obj.kind} has no metadata.name", obj.location())
+    # postrender adds keys to these; anything but a mapping would be replaced.
+    metadata = get(obj.node, "metadata")
+    for field in ("labels", "annotations"):
+        node = get(metadata, field)
+        if node is not None and not is_null(node) and not isinstance(node, MappingNode):
+            raise PostrenderError(f"metadata.{field} must be a mapping", obj.location(node))
+    secret_type = get(obj.node, "type")
+    if obj.kind == "Secret" and secret_type is not None and not is_null(secret_type) and string_value(secret_type) is None:
+        raise PostrenderError("Secret type must be a string" + _not_a_string(secret_type), obj.location(secret_type))
+    for field in ("data", "binaryData", "stringData"):
+        node = get(obj.node, field)
+        if node is None or is_null(node):
+            continue
+        if not isinstance(node, MappingNode):
+            raise PostrenderError(f"{obj.kind} {field} must be a mapping", obj.location(node))
+        if field not in _STRING_FIELDS[obj.kind]:
+            continue  # not a field of this kind: the API server drops it
+        encoded = field == "binaryData" or (obj.kind == "Secret" and field == "data")
+        for key, value in entries(node):
+            # Only the key is named: the value may be a secret.
+            label = json_key(key)
+            text = string_value(value)
+            if text is None:
+                what = "a base64 string" if encoded else "a string"
+                hint = _not_a_string(value, label, show_value=obj.kind == "ConfigMap")
+                raise PostrenderError(f"{field}.{label} must be {what}{hint}", obj.location(value))
+            if encoded and go_base64(text) is None:
+                raise PostrenderError(f"{field}.{label} is not valid base64 (encode it, or move it to stringData as plain text)", obj.location(value))
+
+
+# The fields whose values the API server takes as strings (base64 for
+# binaryData and a Secret's data); a ConfigMap's stringData or a Secret's
+# binaryData is no field of theirs.
+_STRING_FIELDS = {"ConfigMap": ("data", "binaryData"), "Secret": ("data", "stringData")}
+
+
+def _not_a_string(node: Node, label: str = "", show_value: bool = False) -> str:
+    """Why Kubernetes reads a node as something other than a string, and the
+    mechanical fix. The value itself is quoted back only when `show_value`
+    (a short ConfigMap value): a Secret's never is."""
+    if not isinstance(node, ScalarNode):
+        return f" (write the text as a block scalar: `{label or 'key'}: |`)"
+    value = scalar_value(node)  # read.py has refused what kubectl cannot read
+    if value is None:
+        what = "null"
+        fix = 'write "" for an empty string' if not node.style else "drop the !!null tag"
+    else:
+        what = "a boolean" if isinstance(value, bool) else "a number"
+        fix = "drop its tag or make it !!str"
+        if node.tag == STR_TAG:
+            shown = show_value and len(node.value) <= 40
+            fix = f"quote it: {json.dumps(node.value, ensure_ascii=False)}" if shown else "quote it"
+    if node.tag == STR_TAG:
+        return f" ({fix}; unquoted, Kubernetes reads it as {what} under YAML 1.1)"
+    return f" ({fix}; its tag makes it {what})"
+
+
+def _version(
+    obj: KubeObject,
+    options: Options,
+    produced_by: str | None,
+    fixed: str | None = None,
+    read_by_name: str | None = None,
+    consumed: bool = True,
+) -> Version:
+    digest = content_hash(obj.kind, obj.node)
+    name = obj.name or ""
+    if obj.annotations.get(KUSTOMIZE_NEEDS_HASH) == "enabled":
+        return Version(obj, digest, name, name, excluded="kustomize generator output: kustomize adds its own suffix")
+    if obj.annotations.get(ANNOTATION_VERSIONED) == "false" or obj.labels.get(LABEL_VERSIONED) == "false":
+        reason = "a keep-original copy" if ANNOTATION_COPY_OF in obj.annotations else "opted out (postrender.io/versioned: \"false\")"
+        return Version(obj, digest, name, name, excluded=reason)
+    if is_service_account_token(obj):
+        return Version(obj, digest, name, name, excluded="service-account token Secret (filled in by the token controller)")
+    if produced_by:
+        return Version(obj, digest, name, name, excluded=produced_by)
+    # A controller writes into an empty object under its name; an immutable,
+    # renamed copy would stay empty while the controller writes elsewhere.
+    if is_empty(obj):
+        return Version(obj, digest, name, name, excluded=EMPTY)
+    if fixed:
+        return Version(obj, digest, name, name, excluded=fixed)
+    if not (opted_in(obj) or options.version_all):
+        if read_by_name:
+            return Version(obj, digest, name, name, excluded=read_by_name)
+        if not consumed:
+            return Version(obj, digest, name, name, excluded=UNREFERENCED)
+    keep = options.keeps_original(obj)
+    base = base_name_of(obj)
+    target = versioned_name(base, digest)
+    if obj.labels.get(LABEL_VERSIONED) == "true" and obj.labels.get(LABEL_CONTENT_HASH) == digest and name == target:
+        return Version(obj, digest, base, name, unchanged=True, keep_original=False)
+    return Version(obj, digest, base, target, keep_original=keep)
+
+
+def is_service_account_token(obj: KubeObject) -> bool:
+    """The token controller fills such a Secret in, under its own name."""
+    node = get(obj.node, "type")
+    return obj.kind == "Secret" and isinstance(node, ScalarNode) and node.value == "kubernetes.io/service-account-token"
+
+
+def base_name_of(obj: KubeObject) -> str:
+    """The unversioned name, also for an object a previous run versioned."""
+    name = obj.name or ""
+    if obj.labels.get(LABEL_VERSIONED) != "true":
+        return name
+    original = obj.annotations.get(ANNOTATION_ORIGINAL_NAME) or obj.labels.get(LABEL_BASE_NAME)
+    return original or name
+
+
+def versioned_name(base: str, digest: str) -> str:
+    if len(base) + HASH_SUFFIX_LENGTH > MAX_NAME:
+        base = base[: MAX_NAME - HASH_SUFFIX_LENGTH - 6].rstrip("-.") + "-" + short_hash(base)[:5]
+    return f"{base}-{digest}"
+
+
+def is_label_value(text: str) -> bool:
+    return len(text) <= MAX_LABEL_VALUE and _LABEL_VALUE.match(text) is not None
+
+
+def label_value(base: str) -> str:
+    if is_label_value(base):
+        return base
+    head = re.sub(r"[^-A-Za-z0-9_.]", "-", base[:52]).rstrip("-_.").lstrip("-_.")
+    return f"{head}-{short_hash(base)}" if head else short_hash(base)

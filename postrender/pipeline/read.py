@@ -1,0 +1,794 @@
+"""Stage 1: text → documents → Kubernetes objects.
+
+The stream is split on `---` lines at column 0. YAML forbids such a line
+inside any scalar or collection, so the split is exact, and each document can
+be composed on its own: errors carry the document, and untouched documents are
+written back byte for byte.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import NoReturn
+
+from ruamel.yaml.cyaml import CBaseLoader
+from ruamel.yaml.error import MarkedYAMLError, StreamMark, YAMLError
+
+from ..errors import Location, PostrenderError
+from ..limits import Limits
+from ..syntax.nodes import (
+    EXPLICIT_STR_STYLE,
+    MERGE_KEY,
+    PROPERTIES,
+    STR_TAG,
+    MappingNode,
+    Node,
+    ScalarNode,
+    SequenceNode,
+    NONFINITE_WORDS,
+    NotReadable,
+    children,
+    entries_by_go_key,
+    get,
+    get_str,
+    go_key,
+    is_merge_key,
+    is_null,
+    json_key,
+    json_value,
+    plain_json_key,
+    string_map,
+    unique_nodes,
+)
+
+HELM4_FILENAME_ANNOTATION = "postrenderer.helm.sh/postrender-filename"
+# Helm 4 adds annotations under this prefix for the post-renderer and removes them after.
+HELM4_ANNOTATION_PREFIX = "postrenderer.helm.sh/"
+
+_DOCUMENT_START = re.compile(r"^---(?=[ \t\r\n]|$)", re.M)
+_SOURCE_COMMENT = re.compile(r"^# Source: (.+?)\r?$", re.M)
+_MARKER_LINE = re.compile(r"(?:---|\.\.\.)(?:[ \t]+#.*)?")
+# Line breaks to libyaml (YAML 1.1) that are not LF or CRLF. Edits are placed
+# by LF lines, so one between nodes would put an edit in the wrong place:
+# such a document is refused. Inside a quoted scalar they are only content
+# (kubectl kustomize writes U+2028 that way), and the scalar is edited whole.
+_ODD_LINE_BREAK = re.compile("\r(?!\n)|[\x85\u2028\u2029]")
+_LONE_CR = re.compile("\r(?!\n)")
+
+
+@dataclass(frozen=True)
+class Source:
+    """One input: a file, or standard input."""
+
+    name: str | None
+    text: str
+
+
+@dataclass(eq=False)
+class Document:
+    index: int  # 1-based, across all sources
+    text: str
+    first_line: int  # 0-based line of the chunk within its source
+    source: Source
+    root: Node | None
+    newline: str
+    source_comment: str | None = None
+    # Ids of nodes reachable by more than one path (through aliases): an edit
+    # to one of them shows up at every alias.
+    shared: frozenset[int] = frozenset()
+    # Where it sits in its chart file's rendered text, once Helm named the file.
+    rendered: Rendered | None = None
+    # A `# Source:` comment heading the chunk, known before it is composed.
+    header_source: str | None = None
+
+    def line_of(self, node: Node) -> int:
+        return self.first_line + node.start_mark.line + 1
+
+    def at(self, line: int) -> Location:
+        """The document at a 1-based stream line, before objects are known."""
+        where = self.source_comment or self.header_source or self.source.name
+        return Location(self.index, where, line=line, rendered_line=self.rendered_line(line))
+
+    def rendered_line(self, line: int) -> int | None:
+        if self.rendered is None:
+            return None
+        return self.rendered.line(line - self.first_line - 1)
+
+    def paths_to(self, target: Node) -> int:
+        """How many paths lead from the root to target (1 unless it is shared)."""
+        if id(target) not in self.shared or self.root is None:
+            return 1
+        counts: dict[int, int] = {}
+        stack: list[tuple[Node, bool]] = [(self.root, False)]
+        while stack:
+            node, children_done = stack.pop()
+            if children_done:
+                counts[id(node)] = 1 if node is target else sum(counts[id(c)] for c in children(node))
+            elif id(node) not in counts:
+                stack.append((node, True))
+                stack.extend((c, False) for c in children(node) if id(c) not in counts)
+        return counts[id(self.root)]
+
+    def location(self, node: Node | None = None, kind: str | None = None, name: str | None = None) -> Location:
+        if kind is None and name is None and isinstance(self.root, MappingNode):
+            # Structural errors come before objects exist; the root still says what it is.
+            kind, name = get_str(self.root, "kind"), get_str(get(self.root, "metadata"), "name")
+        where = self.source_comment or self.header_source or self.source.name
+        line = self.line_of(node) if node is not None else self.first_line + 1
+        return Location(self.index, where, kind, name, line, self.rendered_line(line))
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """Maps a document's lines to lines of its chart file's rendered text:
+    the file's documents, in the order Helm handed them over, joined by
+    `---` lines, without what Helm adds for the post-renderer (Helm 3's
+    `---` and `# Source:` header, Helm 4's filename annotation). Where a
+    template does not add or drop lines, that is the line in the template.
+    """
+
+    before: int  # lines of the same file's earlier documents, and their `---`
+    origin: int  # the chunk line that is the document's first
+    removed: tuple[int, ...] = ()  # chunk lines Helm 4 adds and later removes
+
+    def line(self, chunk_line: int) -> int:
+        dropped = sum(1 for r in self.removed if r < chunk_line)
+        return self.before + chunk_line - self.origin - dropped + 1
+
+    def next_before(self, lines: int) -> int:
+        """`before` for the file's next document, given this chunk's lines."""
+        return self.before + (lines - self.origin - len(self.removed)) + 1
+
+
+@dataclass(eq=False)
+class KubeObject:
+    document: Document
+    node: MappingNode
+    api_version: str
+    kind: str
+    name: str | None
+    namespace: str | None
+    item: int | None = None  # position in a `List`'s items
+    annotations: dict[str, str] = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def group(self) -> str:
+        return self.api_version.rpartition("/")[0] if "/" in self.api_version else ""
+
+    def location(self, node: Node | None = None) -> Location:
+        return self.document.location(node if node is not None else self.node, self.kind, self.name)
+
+    def describe(self) -> str:
+        ns = f"{self.namespace}/" if self.namespace else ""
+        return f"{self.kind}/{ns}{self.name}"
+
+
+@dataclass
+class Stream:
+    sources: list[Source]
+    documents: list[Document]
+    objects: list[KubeObject]
+
+
+def split(source: Source) -> list[tuple[str, int]]:
+    """Chunks of a source, each with its first line (0-based)."""
+    text = source.text
+    starts = _document_starts(text)
+    if not starts or starts[0] != 0:
+        starts.insert(0, 0)
+    chunks: list[tuple[str, int]] = []
+    line = 0
+    carried: int | None = None  # start of `%YAML`/`%TAG` directives, which belong to the next document
+    for i, start in enumerate(starts):
+        end = starts[i + 1] if i + 1 < len(starts) else len(text)
+        chunk = text[carried if carried is not None else start : end]
+        if i + 1 < len(starts) and _only_directives(chunk):
+            carried = carried if carried is not None else start
+            continue
+        carried = None
+        chunks.append((chunk, line))
+        line += chunk.count("\n")
+    return chunks
+
+
+def _document_starts(text: str) -> list[int]:
+    """Offsets of the `---` lines (what _DOCUMENT_START matches).
+
+    str.find runs at memory speed; a MULTILINE regex tries every offset,
+    which is most of the time spent on a 50 MB ConfigMap.
+    """
+    starts: list[int] = []
+    newline = -1  # as if the text followed a line break
+    while True:
+        at = newline + 1
+        if text.startswith("---", at) and (at + 3 == len(text) or text[at + 3] in " \t\r\n"):
+            starts.append(at)
+        newline = text.find("\n---", at)
+        if newline == -1:
+            return starts
+
+
+def _lines(text: str) -> Iterator[str]:
+    """Lines one at a time: callers stop at the first that matters."""
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start)
+        end = len(text) if end == -1 else end
+        yield text[start:end]
+        start = end + 1
+
+
+def _only_directives(chunk: str) -> bool:
+    found = False
+    for line in _lines(chunk):
+        stripped = line.strip().lstrip("\ufeff")
+        if stripped.startswith("%"):
+            found = True
+        elif stripped and not stripped.startswith("#"):
+            return False
+    return found
+
+
+def _has_odd_line_breaks(text: str) -> bool:
+    # Substring tests first: scanning 50 MB with the regex takes most of a second.
+    return "\x85" in text or "\u2028" in text or "\u2029" in text or ("\r" in text and _LONE_CR.search(text) is not None)
+
+
+def read(sources: list[Source], limits: Limits) -> Stream:
+    documents: list[Document] = []
+    objects: list[KubeObject] = []
+    rendered_so_far: dict[str, int] = {}  # chart file -> lines of its rendered text so far
+    for source in sources:
+        odd_breaks = _has_odd_line_breaks(source.text)
+        for chunk, first_line in split(source):
+            doc = Document(
+                index=len(documents) + 1,
+                text=chunk,
+                first_line=first_line,
+                source=source,
+                root=None,
+                newline="\r\n" if "\r\n" in chunk else "\n",
+            )
+            documents.append(doc)
+            _helm3_header(doc, rendered_so_far)
+            doc.root = _compose(doc, limits)
+            if odd_breaks:
+                _check_line_breaks(doc)
+            if doc.root is None:
+                continue
+            found = _objects_of(doc)
+            _helm4_header(doc, rendered_so_far)
+            objects.extend(found)
+    return Stream(sources, documents, objects)
+
+
+def _helm3_header(doc: Document, so_far: dict[str, int]) -> None:
+    """A chunk Helm 3 wrote starts `---`, `# Source: FILE`."""
+    for number, line in enumerate(_lines(doc.text)):
+        stripped = line.strip().lstrip("\ufeff")
+        match = _SOURCE_COMMENT.match(stripped)
+        if match:
+            doc.header_source = match.group(1).strip()
+            doc.rendered = Rendered(so_far.get(doc.header_source, 0), number + 1)
+            so_far[doc.header_source] = doc.rendered.next_before(_line_count(doc.text))
+            return
+        if stripped and not stripped.startswith(("#", "---", "%")):
+            return
+
+
+def _helm4_header(doc: Document, so_far: dict[str, int]) -> None:
+    """Helm 4 names the file in an annotation it adds to each document."""
+    if doc.rendered is not None or doc.source_comment is None or not isinstance(doc.root, MappingNode):
+        return
+    metadata = get(doc.root, "metadata")
+    if not isinstance(metadata, MappingNode):
+        return
+    removed: list[int] = []
+    for key, value in metadata.value:
+        if isinstance(key, ScalarNode) and key.value == "annotations" and isinstance(value, MappingNode):
+            helm = [k.start_mark.line for k, _ in value.value
+                    if isinstance(k, ScalarNode) and k.value.startswith(HELM4_ANNOTATION_PREFIX)]
+            if helm and len(helm) == len(value.value):
+                removed.append(key.start_mark.line)
+            removed.extend(helm)
+    if not removed:
+        return
+    lead = 1 if doc.text.startswith("---") else 0
+    doc.rendered = Rendered(so_far.get(doc.source_comment, 0), lead, tuple(sorted(removed)))
+    so_far[doc.source_comment] = doc.rendered.next_before(_line_count(doc.text))
+
+
+def _line_count(text: str) -> int:
+    return text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+
+
+def _check_line_breaks(doc: Document) -> None:
+    matches = list(_ODD_LINE_BREAK.finditer(doc.text))
+    if not matches:
+        return
+    quoted = sorted(
+        (node.start_mark.index, node.end_mark.index)
+        for node in unique_nodes(doc.root)
+        if isinstance(node, ScalarNode) and node.style in ("'", '"')
+    ) if doc.root is not None else []
+    starts = [start for start, _ in quoted]
+    for match in matches:
+        i = bisect.bisect_right(starts, match.start()) - 1
+        if i < 0 or match.start() >= quoted[i][1]:
+            break
+    else:
+        return
+    name = {"\r": "a CR without LF", "\x85": "NEL (U+0085)", "\u2028": "U+2028", "\u2029": "U+2029"}[match.group()]
+    line = doc.first_line + doc.text.count("\n", 0, match.start()) + 1
+    raise PostrenderError(
+        f"line break {name} outside a quoted string is not supported; use LF or CRLF line endings",
+        doc.at(line),
+    )
+
+
+def _compose(doc: Document, limits: Limits) -> Node | None:
+    text = doc.text
+    if not text.strip() or only_comments(text):
+        return None
+    location = doc.at(doc.first_line + 1)
+    masked = _mask_surrogate_escapes(text) if _is_json_first(doc) else None
+    if _may_nest_deeply(text, limits.max_depth):
+        _check_depth(doc, limits.max_depth, masked)
+    loader = CBaseLoader(masked or text)
+    try:
+        root = loader.get_single_node()
+    except MarkedYAMLError as exc:
+        raise _yaml_error(doc, exc) from None
+    except YAMLError as exc:
+        position = getattr(exc, "position", None)  # a ReaderError's, in UTF-8 bytes
+        if isinstance(position, int):
+            line = doc.first_line + text.encode("utf-8")[:position].count(b"\n") + 1
+            location = doc.at(line)
+        raise PostrenderError(f"invalid YAML: {_first_line(str(exc))}", location) from None
+    finally:
+        _release(loader)
+    if root is None:
+        return None
+    if masked is not None:
+        _unmask_surrogates(root)
+    if text.startswith("\ufeff"):
+        _shift_marks(root, 1)
+    if isinstance(root, ScalarNode) and root.style in ("|", ">"):
+        # `--- |` is text someone wrote as a document on purpose; it holds no
+        # object to version, so it passes through. Other scalars are refused
+        # below: they are what a broken template leaves behind.
+        return None
+    doc.source_comment = leading_source_comment(text)
+    if isinstance(root, ScalarNode) and root.tag.endswith(":null") or is_null(root):
+        return None
+    if not isinstance(root, MappingNode):
+        shape = "sequence" if isinstance(root, SequenceNode) else "scalar"
+        raise PostrenderError(
+            f"a document must be a mapping (a Kubernetes object), found a {shape}",
+            doc.at(doc.line_of(root)),
+        )
+    doc.root = root
+    _check_structure(doc, root, limits)
+    return root
+
+
+def _shift_marks(root: Node, by: int) -> None:
+    """libyaml skips a leading byte-order mark and counts offsets from after
+    it; edits are placed in the text that still holds it."""
+    moved: dict[int, StreamMark] = {}
+
+    def shifted(mark: StreamMark) -> StreamMark:
+        if id(mark) not in moved:
+            moved[id(mark)] = StreamMark(mark.name, mark.index + by, mark.line, mark.column)
+        return moved[id(mark)]
+
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        node.start_mark, node.end_mark = shifted(node.start_mark), shifted(node.end_mark)
+        stack.extend(children(node))
+
+
+def _release(loader: CBaseLoader) -> None:
+    """Free a loader now: it refers to itself (as its parser, composer,
+    resolver...), and cli.py runs with the cyclic collector paused."""
+    loader.dispose()
+    vars(loader).clear()
+
+
+def only_comments(text: str) -> bool:
+    for line in _lines(text):
+        stripped = line.strip().lstrip("\ufeff")
+        if stripped and not stripped.startswith("#") and stripped not in ("---", "..."):
+            return False
+    return True
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else "invalid YAML"
+
+
+def _yaml_error(doc: Document, exc: MarkedYAMLError) -> PostrenderError:
+    mark = exc.problem_mark or exc.context_mark
+    line = doc.first_line + mark.line + 1 if mark is not None else doc.first_line + 1
+    message = exc.problem or exc.context or "invalid YAML"
+    if exc.context and exc.problem:
+        started = f" at line {doc.first_line + exc.context_mark.line + 1}" if exc.context_mark else ""
+        message += f" ({exc.context}{started})"
+    if exc.problem == "found invalid Unicode character escape code":
+        message += f"; {_SURROGATE_HINT}"
+    # Only a `# Source:` heading the document names it: one further down may
+    # sit inside a quoted value, a Secret's perhaps.
+    return PostrenderError(f"invalid YAML: {message}", doc.at(line))
+
+
+# kubectl reads a stream that starts with "{" as JSON up to the end of that
+# first value (apimachinery's YAMLOrJSONDecoder), and everything else with
+# go-yaml v2. JSON strings allow two escapes YAML's double-quoted scalars do
+# not: a surrogate pair for a character beyond U+FFFF (\ud83d\ude00), which
+# libyaml refuses, and \/, which libyaml reads and go-yaml v2 refuses. Helm
+# puts `---` before every document, so it reads neither.
+_SURROGATE_HINT = (
+    "a \\uD800-\\uDFFF escape (a JSON surrogate pair) is read by kubectl only in a JSON document that starts"
+    " the stream, and never by Helm; write the character itself or a \\U0001F600-style escape"
+)
+_SLASH_HINT = (
+    "a \\/ escape in a double-quoted string: go-yaml v2 (kubectl, Helm) reads it only in a JSON document that"
+    " starts the stream; write / instead"
+)
+_GO_SPACE = " \t\n\v\f\r\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|.)", re.S)
+# Surrogates are parsed as stand-ins from this private-use range, one for one
+# (same escape length, so every position stays put), then joined back.
+_STAND_INS = re.compile("[\ue000-\ue7ff]")
+_STAND_IN_ESCAPE = re.compile(r"\\u[eE][0-7]|\\U0000[eE][0-7]")
+_HIGH, _LOW, _STAND_IN = 0xD800, 0xDC00, 0xE000
+
+
+def _is_json_first(doc: Document) -> bool:
+    return doc.index == 1 and doc.text.lstrip(_GO_SPACE).startswith("{")
+
+
+def _mask_surrogate_escapes(text: str) -> str | None:
+    if not re.search(r"\\u[dD][89a-fA-F]", text) or _STAND_INS.search(text) or _STAND_IN_ESCAPE.search(text):
+        return None
+
+    def stand_in(match: re.Match[str]) -> str:
+        code = int(match.group(1), 16) if match.group(1) else 0
+        if _HIGH <= code <= 0xDFFF:
+            return f"\\u{code - _HIGH + _STAND_IN:04X}"
+        return match.group()
+
+    return _ESCAPE.sub(stand_in, text)
+
+
+def _unmask_surrogates(root: Node) -> None:
+    """Join stand-ins back as Go's JSON decoder joins surrogates: a high one
+    followed by a low one is one character, any other is U+FFFD."""
+    for node in unique_nodes(root):
+        if not isinstance(node, ScalarNode) or not _STAND_INS.search(node.value):
+            continue
+        out: list[str] = []
+        value, i = node.value, 0
+        while i < len(value):
+            code = ord(value[i]) - _STAND_IN + _HIGH
+            following = ord(value[i + 1]) - _STAND_IN + _HIGH if i + 1 < len(value) else 0
+            if _HIGH <= code < _LOW and _LOW <= following <= 0xDFFF:
+                out.append(chr(0x10000 + ((code - _HIGH) << 10) + (following - _LOW)))
+                i += 2
+                continue
+            out.append("\ufffd" if _HIGH <= code <= 0xDFFF else value[i])
+            i += 1
+        node.value = "".join(out)
+
+
+def leading_source_comment(text: str) -> str | None:
+    """The file a `# Source:` comment names, from the comment lines before
+    the document's first line of content only: anywhere else such a line
+    may be inside a value (a Secret's, say), which no message may show."""
+    for line in _lines(text):
+        stripped = line.strip().lstrip("\ufeff")
+        match = _SOURCE_COMMENT.match(line.lstrip("\ufeff"))
+        if match:
+            return match.group(1).strip()
+        if stripped and not stripped.startswith(("#", "%")) and not _MARKER_LINE.fullmatch(stripped):
+            return None
+    return None
+
+
+def _may_nest_deeply(text: str, max_depth: int) -> bool:
+    """Cheap screen: composing deep nesting overflows libyaml's C stack.
+
+    Flow nesting needs one bracket per level. Block nesting needs the
+    leading run of indentation and `- `/`? `/`: ` indicators to grow: by at
+    least one column for every two levels (a block sequence may sit at its
+    parent key's column). Both kinds add up in one document.
+    """
+    brackets = text.count("[") + text.count("{")
+    if brackets >= max_depth:
+        return True
+    run = max(1, (max_depth - brackets) // 2 - 1)
+    # "\n" first rather than "^" with MULTILINE: a literal lets the regex
+    # engine skip ahead, ten times faster on big documents.
+    indicators = r"[ \t\-?:]{%d,}" % run
+    return re.match(indicators, text) is not None or re.search("\n" + indicators, text) is not None
+
+
+def _check_depth(doc: Document, max_depth: int, masked: str | None = None) -> None:
+    loader = CBaseLoader(masked or doc.text)
+    depth = 0
+    try:
+        while loader.check_event():
+            event = loader.get_event()
+            name = type(event).__name__
+            if name in ("MappingStartEvent", "SequenceStartEvent"):
+                depth += 1
+                if depth > max_depth:
+                    raise PostrenderError(
+                        f"nesting deeper than {max_depth} levels (--max-depth)",
+                        doc.at(doc.first_line + event.start_mark.line + 1),
+                    )
+            elif name in ("MappingEndEvent", "SequenceEndEvent"):
+                depth -= 1
+    except MarkedYAMLError as exc:
+        raise _yaml_error(doc, exc) from None
+    finally:
+        _release(loader)
+
+
+# Mappings whose keys a message may name but whose values it may not: a
+# Secret's values, and any key written inside one, may be secret.
+_VALUE_MAPPINGS = ("data", "stringData", "binaryData")
+
+
+def _check_structure(doc: Document, root: Node, limits: Limits) -> None:
+    """Refuse duplicate keys, alias bombs and what kubectl cannot read
+    before anything walks the graph."""
+    text = doc.text
+    if "&" in text:
+        _check_expansion(doc, root, limits.max_expanded_nodes)
+        if "*" in text:
+            doc.shared = _shared_nodes(root)
+    tags = "!" in text
+    slashes = "\\/" in text and not _is_json_first(doc)
+    seen_nodes: set[int] = set()
+    # Each node with what a message may say about its keys: None, anything;
+    # ("keys", field), the keys only (a data mapping); ("hidden", where),
+    # nothing (inside a value, or shared through an alias).
+    stack: list[tuple[Node, tuple[str, str] | None]] = [(root, None)]
+    while stack:
+        node, shown = stack.pop()
+        if isinstance(node, ScalarNode):
+            _check_scalar(doc, node, tags)
+            if slashes and node.style == '"':
+                _check_escapes(doc, node)
+            continue
+        if id(node) in seen_nodes:
+            continue
+        seen_nodes.add(id(node))
+        if id(node) in doc.shared and shown is None:
+            shown = ("hidden", "a mapping an alias uses")
+        if isinstance(node, MappingNode):
+            _check_mapping(doc, node, tags, shown)
+            if slashes:
+                for key, _ in node.value:
+                    if key.style == '"':
+                        _check_escapes(doc, key)
+            stack.extend((v, _inside(shown, k)) for k, v in node.value)
+        else:
+            stack.extend((item, _inside(shown, None)) for item in node.value)
+
+
+def _inside(shown: tuple[str, str] | None, key: Node | None) -> tuple[str, str] | None:
+    """What a message may show of the keys under `key` of a mapping shown as `shown`."""
+    name = key.value if isinstance(key, ScalarNode) else "?"
+    if shown is None:
+        return ("keys", name) if name in _VALUE_MAPPINGS else None
+    if shown[0] == "keys":
+        return ("hidden", f"{shown[1]}.{name}")
+    return shown
+
+
+def _duplicate_key(doc: Document, key: ScalarNode, shown: tuple[str, str] | None) -> PostrenderError:
+    if shown is not None and shown[0] == "hidden":
+        return PostrenderError(
+            f"duplicate key in a mapping inside the value of {shown[1]} (not shown: values may be secret)",
+            doc.location(key),
+        )
+    return PostrenderError(f"duplicate key {key.value!r} in a mapping", doc.location(key))
+
+
+def _check_scalar(doc: Document, node: ScalarNode, tags: bool) -> None:
+    # Without a "!" in the document every scalar is untagged: no tag to read
+    # (ruamel builds node.tag anew on each access).
+    if not node.style and node.value in NONFINITE_WORDS and (not tags or node.tag == STR_TAG):
+        _unreadable(doc, node, "an infinite or NaN number (.inf, .nan), which JSON cannot hold")
+    if not tags:
+        return
+    if node.tag == STR_TAG:
+        if not node.style and _has_tag(doc.text, node):
+            node.style = EXPLICIT_STR_STYLE
+        return
+    try:
+        json_value(node)
+    except NotReadable as exc:
+        _unreadable(doc, node, str(exc))
+
+
+def _check_escapes(doc: Document, node: ScalarNode) -> None:
+    start = doc.text.index('"', node.start_mark.index)
+    if any(m.group() == "\\/" for m in _ESCAPE.finditer(doc.text, start, node.end_mark.index)):
+        raise PostrenderError(_SLASH_HINT, doc.location(node))
+
+
+def _check_mapping(doc: Document, node: MappingNode, tags: bool, shown: tuple[str, str] | None = None) -> None:
+    """Keys as Kubernetes gets them (go-yaml v2 through sigs.k8s.io/yaml):
+    `y` and `yes` are both "true", `1` and `0x1` both "1". Two keys that
+    reach it alike are a duplicate; go-yaml would keep one, or pick one at
+    random when they differ in type (`1` and `'1'`)."""
+    keys: dict[str, ScalarNode] = {}
+    merges = False
+    for key, value in node.value:
+        if not isinstance(key, ScalarNode):
+            _unreadable(doc, key, "a mapping or sequence used as a key")
+        if tags and key.tag == STR_TAG and not key.style and _has_tag(doc.text, key):
+            key.style = EXPLICIT_STR_STYLE
+        if key.value == MERGE_KEY and is_merge_key(key):
+            merges = True
+            _check_merge(doc, key, value)
+            continue
+        try:
+            label = json_key(key) if tags else key.value if key.style else plain_json_key(key.value)
+        except NotReadable as exc:
+            _unreadable(doc, key, str(exc))
+        first = keys.get(label)
+        if first is not None:
+            if first.value == key.value or shown is not None and shown[0] == "hidden":
+                raise _duplicate_key(doc, key, shown)
+            raise PostrenderError(
+                f"duplicate key {key.value!r} in a mapping: Kubernetes reads it as {label!r}, like {first.value!r}"
+                " (YAML 1.1); quote one of them or remove it",
+                doc.location(key),
+            )
+        keys[label] = key
+    if merges:
+        _check_merged_keys(doc, node)
+
+
+def _check_merge(doc: Document, key: ScalarNode, value: Node) -> None:
+    """go-yaml v2 merges a mapping, an alias of one, or a sequence of those."""
+    # An alias is the node it names, which the text defines before the key.
+    aliased = value.start_mark.index < key.start_mark.index
+    if isinstance(value, MappingNode):
+        return
+    if isinstance(value, SequenceNode) and not aliased and all(isinstance(v, MappingNode) for v in value.value):
+        return
+    _unreadable(doc, value, "a merge key (<<) needs a mapping, an alias of one, or a list of them")
+
+
+def _check_merged_keys(doc: Document, node: MappingNode) -> None:
+    """Merged keys of different types that Kubernetes gets as one key (`1` and
+    `'1'`): go-yaml keeps both and sigs.k8s.io/yaml picks one at random."""
+    seen: dict[str, tuple[object, Node]] = {}
+    for key, _ in entries_by_go_key(node):
+        label = json_key(key)
+        identity = go_key(key)
+        if label in seen and seen[label][0] != identity:
+            raise PostrenderError(
+                f"keys {seen[label][1].value!r} and {key.value!r} (one merged with <<) both reach Kubernetes as"  # type: ignore[attr-defined]
+                f" {label!r}, and which value wins is random; quote one of them or remove it",
+                doc.location(key),
+            )
+        seen[label] = (identity, key)
+
+
+def _unreadable(doc: Document, node: Node, what: str) -> NoReturn:
+    raise PostrenderError(f"{what}: kubectl and Helm cannot read this document", doc.location(node))
+
+
+def _has_tag(text: str, node: Node) -> bool:
+    start = node.start_mark.index
+    if text[start : start + 1] not in ("!", "&"):
+        return False
+    match = PROPERTIES.match(text, start)
+    return match is not None and any(token.startswith("!") for token in match.group().split())
+
+
+def _check_expansion(doc: Document, root: Node, limit: int) -> None:
+    """Size of the tree the aliases stand for, computed without expanding it."""
+    sizes: dict[int, int] = {}
+    on_path: set[int] = set()
+    stack: list[tuple[Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        key = id(node)
+        if children_done:
+            on_path.discard(key)
+            total = 1 + sum(sizes[id(child)] for child in children(node))
+            sizes[key] = total
+            if total > limit:
+                raise PostrenderError(
+                    f"aliases expand to more than {limit} nodes (an alias bomb?)", doc.location(node)
+                )
+            continue
+        if key in sizes:
+            continue
+        if key in on_path:
+            raise PostrenderError("recursive alias: a node contains itself", doc.location(node))
+        if isinstance(node, ScalarNode):
+            sizes[key] = 1
+            continue
+        on_path.add(key)
+        stack.append((node, True))
+        for child in children(node):
+            if id(child) not in sizes:
+                stack.append((child, False))
+
+
+def _shared_nodes(root: Node) -> frozenset[int]:
+    nodes: dict[int, Node] = {}
+    aliased: list[Node] = []
+    stack: list[Node] = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in nodes:
+            aliased.append(node)
+            continue
+        nodes[id(node)] = node
+        stack.extend(children(node))
+    shared: set[int] = set()
+    stack = aliased
+    while stack:
+        node = stack.pop()
+        if id(node) not in shared:
+            shared.add(id(node))
+            stack.extend(children(node))
+    return frozenset(shared)
+
+
+def _objects_of(doc: Document) -> list[KubeObject]:
+    root = doc.root
+    assert isinstance(root, MappingNode)
+    kind = get_str(root, "kind")
+    items = get(root, "items")
+    if kind and kind.endswith("List") and isinstance(items, SequenceNode):
+        objects = []
+        for i, item in enumerate(items.value):
+            if not isinstance(item, MappingNode):
+                raise PostrenderError(f"{kind} item {i} is not a mapping", doc.location(item))
+            objects.append(_object(doc, item, i))
+        return objects
+    return [_object(doc, root, None)]
+
+
+def _object(doc: Document, node: MappingNode, item: int | None) -> KubeObject:
+    api_version = get_str(node, "apiVersion") or ""
+    kind = get_str(node, "kind")
+    metadata = get(node, "metadata")
+    name = get_str(metadata, "name")
+    if kind is None:
+        raise PostrenderError("object has no kind", doc.location(node, None, name))
+    if metadata is not None and not isinstance(metadata, MappingNode) and not is_null(metadata):
+        raise PostrenderError("metadata must be a mapping", doc.location(metadata, kind, name))
+    obj = KubeObject(
+        document=doc,
+        node=node,
+        api_version=api_version,
+        kind=kind,
+        name=name,
+        namespace=get_str(metadata, "namespace") or None,
+        item=item,
+        annotations=string_map(get(metadata, "annotations")),
+        labels=string_map(get(metadata, "labels")),
+    )
+    if item is None and doc.source_comment is None:
+        doc.source_comment = obj.annotations.get(HELM4_FILENAME_ANNOTATION)
+    return obj

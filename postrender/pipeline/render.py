@@ -1,0 +1,176 @@
+"""The render pipeline: read → index → graph → plan → rewrite → write."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .plan import config_hash, keep, reloader
+from .check import broken, guard
+from .. import fieldspecs
+from .graph.byname import ByName, find_readers
+from .graph.dependencies import Dependency, find_dependencies
+from ..errors import UsageError
+from .graph.producers import Productions, find_productions
+from .graph.references import Graph, Resolution, build, in_immutable_template, is_hook, runs_before_apply
+from .index.objects import ObjectIndex
+from ..options import RenderOptions
+from .plan.versions import Options as PlanOptions
+from .plan.versions import Plan, plan
+from .read import Source, Stream, read
+from ..report import Reporter
+from .rewrite import Options as RewriteOptions
+from .rewrite import Rewrite, rewrite
+from .write import write
+
+
+@dataclass
+class Analysis:
+    stream: Stream
+    table: fieldspecs.ReferenceTable
+    graph: Graph
+    plan: Plan
+    productions: Productions = field(default_factory=Productions)
+    dependencies: list[Dependency] = field(default_factory=list)
+    policy: reloader.Policy = field(default_factory=reloader.Policy)
+    config_hashes: list[config_hash.Place] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    by_name: ByName = field(default_factory=ByName)
+    notes: list[str] = field(default_factory=list)  # shown with -v
+
+
+@dataclass
+class Result:
+    output: str
+    analysis: Analysis
+    rewrite: Rewrite
+    # Fields that still name a renamed object (guard.py); `graph` shows them.
+    findings: list[guard.Finding] = field(default_factory=list)
+
+
+def analyse(sources: list[Source], options: RenderOptions) -> Analysis:
+    stream = read(sources, options.limits)
+    extra = list(options.inline_configs)
+    for path in options.config_files:
+        for i, data in enumerate(fieldspecs.load_config_file(path)):
+            extra.append((f"{path} (document {i + 1})", data))
+    table = fieldspecs.load_table(extra)
+    index = ObjectIndex(stream.objects, options.namespace, frozenset(table.cluster_scoped))
+    graph = build(index, table)
+    if options.strategy not in config_hash.STRATEGIES:
+        raise UsageError(f"unknown strategy {options.strategy!r} (choose from {', '.join(config_hash.STRATEGIES)})")
+    productions = find_productions(graph)
+    dependencies = find_dependencies(graph, table)
+    renames = options.strategy != "annotate"
+    policy = reloader.policy(graph, table, hold=renames, also_held=_holds(graph, table) if renames else None)
+    # The most specific reason wins: a produced object says so even under config_hash.
+    kept = {**config_hash.kept_names(graph, options.strategy), **policy.excluded, **productions.excluded}
+    by_name = find_readers(graph, table)
+    plan_options = PlanOptions(keep_original=options.keep_original, hooks_hidden=options.hooks_hidden,
+                               version_all=options.version_all)
+    the_plan = plan(graph, plan_options, kept, held=policy.held, fixed=by_name.fixed, read_by_name=by_name.read())
+    warnings, notes = reloader.keep_copies(policy, the_plan)
+    hashes = config_hash.config_hashes(graph, table, the_plan, productions, dependencies, policy, options.strategy,
+                                    by_name.readers)
+    return Analysis(stream, table, graph, the_plan, productions, dependencies, policy, hashes, warnings, by_name,
+                    notes)
+
+
+def _holds(graph: Graph, table: fieldspecs.ReferenceTable) -> dict[int, str]:
+    """References that must keep naming what they name now, so the deployer
+    never trips over them; reloader.policy then keeps their targets' names or
+    unsuffixed copies, as for any hold:
+
+    - in a pod template that can never change (a Job's, a bare Pod's):
+      rewriting it to a new version would fail the next upgrade with
+      `field is immutable`;
+    - in a hook that runs before the release is applied (pre-upgrade), to an
+      object that is no hook: the new version does not exist yet when it runs.
+    """
+    holds: dict[int, str] = {}
+    for ref in graph.references:
+        if ref.target is None:
+            continue
+        if in_immutable_template(ref.referrer, ref.path, table):
+            holds[id(ref)] = f"{ref.referrer.describe()} has an immutable pod template"
+        elif runs_before_apply(ref.referrer, table) and not is_hook(ref.target, table):
+            holds[id(ref)] = f"{ref.referrer.describe()} is a hook that runs before the release is applied"
+    return holds
+
+
+def render(sources: list[Source], options: RenderOptions, reporter: Reporter) -> Result:
+    analysis = analyse(sources, options)
+    result = rewrite(analysis.graph, analysis.plan, RewriteOptions(mutable=options.mutable), held=analysis.policy.held)
+    config_hash.apply(analysis.config_hashes, result)
+    keep.mark(
+        analysis.graph, analysis.plan, analysis.table, result,
+        scope=options.scope, keep_previous=options.keep_previous,
+        record_refs=bool(options.keep_previous or options.retain is not None), reporter=reporter,
+        held=analysis.policy.held,
+    )
+    findings = guard.check(analysis.graph, analysis.plan)
+    problems = broken.find(analysis.graph, analysis.plan, analysis.policy.held, analysis.by_name.readers, findings)
+    _report(analysis.graph, result, reporter, analysis.productions, {id(p.node) for p in problems})
+    _report_analysis(analysis, reporter)
+    broken.report(problems, reporter, options.allow_broken, options.strict)
+    output = write(analysis.stream, result)
+    if options.retain is not None:
+        # Imported only here: a plain render never loads a cluster client.
+        from ..cluster.retain import carry_forward
+
+        output = carry_forward(analysis, options, reporter, output)
+    return Result(output, analysis, result, findings)
+
+
+def _report(graph: Graph, result: Rewrite, reporter: Reporter, productions: Productions,
+            broken_nodes: set[int]) -> None:
+    """`broken_nodes`: names broken.py reports; they are not warned about twice."""
+    for version in result.renamed:
+        obj = version.obj
+        reporter.info(f"renamed {obj.describe()} -> {version.name}")
+    for ref, new_value in result.rewritten:
+        reporter.info(
+            f"rewrote {ref.referrer.describe()} {ref.field_path}: {ref.prefix}{ref.name} -> {new_value}"
+        )
+    for ref in graph.references:
+        where = f"{ref.referrer.describe()} {ref.field_path}"
+        about = (ref.referrer, ref.field_path, ref.prefix + ref.name)
+        if ref.resolution is Resolution.CROSS_NAMESPACE and ref.target is not None:
+            reporter.warn(
+                f"{where}: {ref.target_kind} {ref.name!r} matched only across namespaces "
+                f"({ref.target.describe()}, one side without metadata.namespace); "
+                "rewritten on the assumption they deploy together; pass --namespace to be exact",
+                about,
+            )
+        elif ref.resolution is Resolution.AMBIGUOUS and not ref.spec.grants and id(ref.node) not in broken_nodes:
+            reporter.warn(
+                f"{where}: {ref.target_kind} {ref.name!r} matches several objects "
+                f"({', '.join(c.describe() for c in ref.candidates)}); left as is",
+                about,
+            )
+        elif ref.resolution is Resolution.DANGLING and not ref.optional:
+            made = productions.making(ref, graph.index)
+            if made is not None:
+                reporter.info(f"{where}: {ref.target_kind} {ref.name!r} is made by {made.describe()}")
+            else:
+                reporter.warn(f"{where}: {ref.target_kind} {ref.name!r} is not in the stream; left as is", about)
+
+
+def _report_analysis(analysis: Analysis, reporter: Reporter) -> None:
+    for warning in analysis.warnings:
+        reporter.warn(warning)
+    for note in analysis.notes:
+        reporter.info(note)
+    warned = set(analysis.policy.excluded.values())
+    for version in analysis.plan.versions:
+        # Reloader's reasons are warnings already (above).
+        if version.excluded is not None and version.excluded not in warned:
+            reporter.info(f"{version.obj.describe()} keeps its name: {version.excluded}")
+    for dep in analysis.dependencies:
+        where = f"{dep.referrer.describe()} {dep.field_path}"
+        if not dep.supported:
+            reporter.info(f"{where}: {dep.kind}/{dep.name} is not a ConfigMap or Secret; not hashed")
+        elif dep.target is None:
+            reporter.warn(f"{where}: {dep.kind} {dep.name!r} is not in the stream; not hashed")
+    for place in analysis.config_hashes:
+        reporter.info(f"set {place.obj.describe()} {place.field_path} over "
+                      + ", ".join(f"{kind}/{name}" for kind, name, _ in sorted(place.items)))
