@@ -19,7 +19,18 @@ from typing import Any
 from .pipeline.plan.config_hash import STRATEGIES
 from .errors import UsageError
 from .pipeline.plan.keep import KEEP_POLICIES, check_scope
-from .limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH, MAX_BYTES_CEILING, MAX_DEPTH_CEILING, Limits
+from .limits import (
+    BYTES_PER_NODE,
+    BYTES_PER_OBJECT,
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_DEPTH,
+    DEFAULT_MAX_NODES,
+    MAX_BYTES_CEILING,
+    MAX_DEPTH_CEILING,
+    MAX_NODES_CEILING,
+    NODES_PER_OBJECT,
+    Limits,
+)
 
 # Which versioned objects also keep an unsuffixed, mutable copy (plan.py).
 KEEP_ORIGINAL_MODES = ("auto", "all", "secrets", "none")
@@ -221,6 +232,10 @@ OPTIONS: tuple[Option, ...] = (
            LIMITS, "size", metavar="SIZE", default=format_size(DEFAULT_MAX_BYTES), bounds=(1, MAX_BYTES_CEILING)),
     Option("limits.max_depth", ("--max-depth",), f"deepest nesting accepted (at most {MAX_DEPTH_CEILING})",
            LIMITS, "count", metavar="N", default=DEFAULT_MAX_DEPTH, bounds=(1, MAX_DEPTH_CEILING)),
+    Option("limits.max_nodes", ("--max-nodes",),
+           f"YAML nodes accepted at any density; beyond them, one per {BYTES_PER_NODE} characters of input "
+           f"(and N/{NODES_PER_OBJECT} documents and List items, beyond one per {BYTES_PER_OBJECT} characters)",
+           LIMITS, "count", config="maxNodes", metavar="N", default=DEFAULT_MAX_NODES, bounds=(1, MAX_NODES_CEILING)),
 )
 
 

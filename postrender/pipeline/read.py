@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import NoReturn
 
-from ruamel.yaml.cyaml import CBaseLoader
 from ruamel.yaml.error import MarkedYAMLError, StreamMark, YAMLError
 
 from ..errors import Location, PostrenderError
@@ -24,6 +23,7 @@ from ..syntax.nodes import (
     MERGE_KEY,
     PROPERTIES,
     STR_TAG,
+    Composer,
     MappingNode,
     Node,
     ScalarNode,
@@ -32,6 +32,7 @@ from ..syntax.nodes import (
     NotReadable,
     children,
     entries_by_go_key,
+    forget_keys,
     get,
     get_str,
     go_key,
@@ -83,6 +84,8 @@ class Document:
     rendered: Rendered | None = None
     # A `# Source:` comment heading the chunk, known before it is composed.
     header_source: str | None = None
+    # Its size in libyaml's parse events (see Limits.max_nodes).
+    nodes: int = 0
 
     def line_of(self, node: Node) -> int:
         return self.first_line + node.start_mark.line + 1
@@ -174,10 +177,11 @@ class Stream:
     objects: list[KubeObject]
 
 
-def split(source: Source) -> list[tuple[str, int]]:
-    """Chunks of a source, each with its first line (0-based)."""
+def split(source: Source, count: _Count | None = None) -> list[tuple[str, int]]:
+    """Chunks of a source, each with its first line (0-based). With a count,
+    refuses the source as soon as its documents outnumber the limit."""
     text = source.text
-    starts = _document_starts(text)
+    starts = _document_starts(text, count)
     if not starts or starts[0] != 0:
         starts.insert(0, 0)
     chunks: list[tuple[str, int]] = []
@@ -195,7 +199,7 @@ def split(source: Source) -> list[tuple[str, int]]:
     return chunks
 
 
-def _document_starts(text: str) -> list[int]:
+def _document_starts(text: str, count: _Count | None = None) -> list[int]:
     """Offsets of the `---` lines (what _DOCUMENT_START matches).
 
     str.find runs at memory speed; a MULTILINE regex tries every offset,
@@ -206,6 +210,10 @@ def _document_starts(text: str) -> list[int]:
     while True:
         at = newline + 1
         if text.startswith("---", at) and (at + 3 == len(text) or text[at + 3] in " \t\r\n"):
+            if count is not None and len(starts) > count.spare_objects:
+                # The documents before this one, each ended (as read() counts them).
+                ended = len(starts) + (0 if at == 0 or starts and starts[0] == 0 else 1)
+                count.check_objects(count.objects + ended, at, lambda: text.count("\n", 0, at) + 1)
             starts.append(at)
         newline = text.find("\n---", at)
         if newline == -1:
@@ -238,13 +246,61 @@ def _has_odd_line_breaks(text: str) -> bool:
     return "\x85" in text or "\u2028" in text or "\u2029" in text or ("\r" in text and _LONE_CR.search(text) is not None)
 
 
+class _Count:
+    """Nodes, documents and List items read so far, held against the limits
+    as the input is read: a dense start is refused before the rest is parsed."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.source: Source | None = None
+        self.before = 0  # characters in the sources already read
+        self.position = 0  # characters of the current source before the current document
+        self.nodes = 0
+        self.objects = 0
+
+    @property
+    def spare_objects(self) -> int:
+        """Documents the fixed allowance leaves, whatever the density: below
+        it no check is needed."""
+        return self.limits.objects_allowed(0) - self.objects
+
+    def check_objects(self, objects: int, end: int, line: Callable[[], int]) -> None:
+        """`objects` documents and List items in the first `end` characters of this source."""
+        allowed = self.limits.objects_allowed(self.before + end)
+        if objects > allowed:
+            raise PostrenderError(
+                f"more than {allowed:,} documents and List items in the first {self.before + end:,} characters"
+                " of input, far denser than real manifests; raise it with --max-nodes",
+                Location(None, self.source.name if self.source else None, line=line()),
+            )
+
+    def check_nodes(self, doc: Document, nodes: int) -> None:
+        """Whether the stream so far and `nodes` more in `doc` stay within the limit."""
+        end = self.before + self.position + len(doc.text)
+        allowed = self.limits.nodes_allowed(end)
+        if self.nodes + nodes > allowed:
+            raise PostrenderError(
+                f"more than {allowed:,} YAML nodes in the first {end:,} characters of input, far denser than"
+                " real manifests; raise it with --max-nodes",
+                doc.at(doc.first_line + 1),
+            )
+
+    def may_exceed(self, doc: Document) -> bool:
+        """Whether `doc` could hold more nodes than are left. No document has
+        more than two parse events per character."""
+        end = self.before + self.position + len(doc.text)
+        return self.nodes + 2 * len(doc.text) + 3 > self.limits.nodes_allowed(end)
+
+
 def read(sources: list[Source], limits: Limits) -> Stream:
     documents: list[Document] = []
     objects: list[KubeObject] = []
     rendered_so_far: dict[str, int] = {}  # chart file -> lines of its rendered text so far
+    count = _Count(limits)
     for source in sources:
+        count.source, count.position = source, 0
         odd_breaks = _has_odd_line_breaks(source.text)
-        for chunk, first_line in split(source):
+        for chunk, first_line in split(source, count):
             doc = Document(
                 index=len(documents) + 1,
                 text=chunk,
@@ -255,14 +311,20 @@ def read(sources: list[Source], limits: Limits) -> Stream:
             )
             documents.append(doc)
             _helm3_header(doc, rendered_so_far)
-            doc.root = _compose(doc, limits)
+            doc.root = _compose(doc, limits, count)
+            count.position += len(chunk)
+            count.objects += 1
             if odd_breaks:
                 _check_line_breaks(doc)
             if doc.root is None:
                 continue
             found = _objects_of(doc)
+            if found[0].item is not None:
+                count.objects += len(found)
+                count.check_objects(count.objects, count.position, lambda: doc.first_line + 1)
             _helm4_header(doc, rendered_so_far)
             objects.extend(found)
+        count.before += len(source.text)
     return Stream(sources, documents, objects)
 
 
@@ -330,25 +392,60 @@ def _check_line_breaks(doc: Document) -> None:
     )
 
 
-def _compose(doc: Document, limits: Limits) -> Node | None:
+def _compose(doc: Document, limits: Limits, count: _Count | None = None) -> Node | None:
     text = doc.text
     if not text.strip() or only_comments(text):
+        if count is not None:
+            count.check_nodes(doc, _EMPTY_DOCUMENT_NODES)
+            count.nodes += _EMPTY_DOCUMENT_NODES
         return None
-    location = doc.at(doc.first_line + 1)
     masked = _mask_surrogate_escapes(text) if _is_json_first(doc) else None
     if _may_nest_deeply(text, limits.max_depth):
         _check_depth(doc, limits.max_depth, masked)
-    loader = CBaseLoader(masked or text)
+    if count is not None and count.may_exceed(doc):
+        # Counted in C before a single node is built: composing costs about
+        # ten times as much, and what is refused here is never composed.
+        count.check_nodes(doc, _parse_events(doc, masked))
+    root = _compose_root(doc, limits, masked)
+    if count is not None:
+        nodes = doc.nodes if root is not None else _EMPTY_DOCUMENT_NODES
+        count.check_nodes(doc, nodes)
+        count.nodes += nodes
+    return root
+
+
+# A document without an object: its start, a null and its end.
+_EMPTY_DOCUMENT_NODES = 3
+
+
+def _parse_events(doc: Document, masked: str | None) -> int:
+    loader = Composer(masked or doc.text)
+    try:
+        return loader.raw_parse() - 2  # less the stream's start and end
+    except YAMLError as exc:
+        raise _parse_error(doc, exc) from None
+    finally:
+        _release(loader)
+
+
+def _parse_error(doc: Document, exc: YAMLError) -> PostrenderError:
+    if isinstance(exc, MarkedYAMLError):
+        return _yaml_error(doc, exc)
+    location = doc.at(doc.first_line + 1)
+    position = getattr(exc, "position", None)  # a ReaderError's, in UTF-8 bytes
+    if isinstance(position, int):
+        line = doc.first_line + doc.text.encode("utf-8")[:position].count(b"\n") + 1
+        location = doc.at(line)
+    return PostrenderError(f"invalid YAML: {_first_line(str(exc))}", location)
+
+
+def _compose_root(doc: Document, limits: Limits, masked: str | None) -> Node | None:
+    text = doc.text
+    loader = Composer(masked or text)
     try:
         root = loader.get_single_node()
-    except MarkedYAMLError as exc:
-        raise _yaml_error(doc, exc) from None
     except YAMLError as exc:
-        position = getattr(exc, "position", None)  # a ReaderError's, in UTF-8 bytes
-        if isinstance(position, int):
-            line = doc.first_line + text.encode("utf-8")[:position].count(b"\n") + 1
-            location = doc.at(line)
-        raise PostrenderError(f"invalid YAML: {_first_line(str(exc))}", location) from None
+        raise _parse_error(doc, exc) from None
     finally:
         _release(loader)
     if root is None:
@@ -397,7 +494,7 @@ def _shift_marks(root: Node, by: int) -> None:
         stack.extend(children(node))
 
 
-def _release(loader: CBaseLoader) -> None:
+def _release(loader: Composer) -> None:
     """Free a loader now: it refers to itself (as its parser, composer,
     resolver...), and cli.py runs with the cyclic collector paused."""
     loader.dispose()
@@ -523,7 +620,7 @@ def _may_nest_deeply(text: str, max_depth: int) -> bool:
 
 
 def _check_depth(doc: Document, max_depth: int, masked: str | None = None) -> None:
-    loader = CBaseLoader(masked or doc.text)
+    loader = Composer(masked or doc.text)
     depth = 0
     try:
         while loader.check_event():
@@ -564,6 +661,10 @@ def _check_structure(doc: Document, root: Node, limits: Limits) -> None:
     # ("keys", field), the keys only (a data mapping); ("hidden", where),
     # nothing (inside a value, or shared through an alias).
     stack: list[tuple[Node, tuple[str, str] | None]] = [(root, None)]
+    # Parse events, as libyaml counts them (Limits.max_nodes): the document's
+    # start and end, one for each value or alias, one more for a collection's
+    # end, one for each key.
+    events = 2 + len(stack)
     while stack:
         node, shown = stack.pop()
         if isinstance(node, ScalarNode):
@@ -574,6 +675,7 @@ def _check_structure(doc: Document, root: Node, limits: Limits) -> None:
         if id(node) in seen_nodes:
             continue
         seen_nodes.add(id(node))
+        events += 1 + len(node.value) * (2 if isinstance(node, MappingNode) else 1)
         if id(node) in doc.shared and shown is None:
             shown = ("hidden", "a mapping an alias uses")
         if isinstance(node, MappingNode):
@@ -585,6 +687,7 @@ def _check_structure(doc: Document, root: Node, limits: Limits) -> None:
             stack.extend((v, _inside(shown, k)) for k, v in node.value)
         else:
             stack.extend((item, _inside(shown, None)) for item in node.value)
+    doc.nodes = events
 
 
 def _inside(shown: tuple[str, str] | None, key: Node | None) -> tuple[str, str] | None:
@@ -641,6 +744,7 @@ def _check_mapping(doc: Document, node: MappingNode, tags: bool, shown: tuple[st
             _unreadable(doc, key, "a mapping or sequence used as a key")
         if tags and key.tag == STR_TAG and not key.style and _has_tag(doc.text, key):
             key.style = EXPLICIT_STR_STYLE
+            forget_keys(node)  # a message may have looked a key up already
         if key.value == MERGE_KEY and is_merge_key(key):
             merges = True
             _check_merge(doc, key, value)

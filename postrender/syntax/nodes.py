@@ -16,9 +16,12 @@ import struct
 from collections.abc import Callable, Iterator
 from fractions import Fraction
 
+from ruamel.yaml.cyaml import CParser
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from ruamel.yaml.tag import Tag
 
 __all__ = [
+    "Composer",
     "MappingNode",
     "Node",
     "ScalarNode",
@@ -46,6 +49,43 @@ MERGE_TAG = YAML_TAG_PREFIX + "merge"
 # (`!!str 1`): like a quoted scalar it is a string whatever it looks like.
 EXPLICIT_STR_STYLE = "!"
 MERGE_KEY = "<<"
+
+
+class _DefaultTag(str, Tag):
+    """A tag the composer resolved, that is also its own text.
+
+    ruamel's `node.tag` is `str(node.ctag)`: for a plain Tag that is a
+    Python-level __str__ on every read, and tags are read for every key
+    looked up. For a str it is a copy made in C.
+    """
+
+
+_DEFAULT_TAGS = {
+    ScalarNode: _DefaultTag(YAML_TAG_PREFIX + "str"),
+    SequenceNode: _DefaultTag(YAML_TAG_PREFIX + "seq"),
+    MappingNode: _DefaultTag(YAML_TAG_PREFIX + "map"),
+}
+
+
+class Composer(CParser):
+    """libyaml's composer (ruamel.yaml.clib) with the resolver hooks it calls
+    answered directly.
+
+    ruamel's CBaseLoader is the same parser plus a BaseConstructor and a
+    BaseResolver, set up per document and asked per node; with no implicit
+    or path resolvers (BaseResolver has none) they always give the default
+    tags. Tags written in the text (`!!str 1`, `!foo`) do not go through
+    `resolve`: libyaml hands them over as written.
+    """
+
+    def resolve(self, kind: type, value: object, implicit: object) -> Tag:
+        return _DEFAULT_TAGS[kind]
+
+    def descend_resolver(self, parent: object, index: object) -> None:
+        pass
+
+    def ascend_resolver(self) -> None:
+        pass
 
 
 class NotReadable(ValueError):
@@ -396,22 +436,38 @@ def entries_direct(node: MappingNode) -> Iterator[tuple[Node, Node]]:
 
 
 def get(node: Node | None, key: str) -> Node | None:
+    """The value of the key written `key` that Kubernetes reads as `key`, merge keys applied."""
     if not isinstance(node, MappingNode):
         return None
-    found = None
-    merged = False
-    for k, v in node.value:
+    index = node.merge
+    if index is None:
+        index = node.merge = _key_index(node)
+    return index.get(key)
+
+
+# A mapping's keys, looked up by text, are kept in its `merge` slot: ruamel
+# sets it to None and uses it only in its round-trip constructor, which
+# postrender never runs. Lookups then cost a dict lookup, however often
+# field specs ask the same mapping. The index is built on the first lookup,
+# so read.py clears it where a key's reading may still change (see forget_keys).
+
+
+def _key_index(node: MappingNode) -> dict[str, Node]:
+    pairs = node.value
+    if any(k.value == MERGE_KEY and is_merge_key(k) for k, _ in pairs):
+        pairs = entries(node)
+    index: dict[str, Node] = {}
+    for k, v in pairs:
         if isinstance(k, ScalarNode):
-            if k.value == key and found is None and _reads_as(k, key):
-                found = v
-            elif k.value == MERGE_KEY and is_merge_key(k):
-                merged = True
-    if not merged:
-        return found
-    for k, v in entries(node):
-        if isinstance(k, ScalarNode) and k.value == key and _reads_as(k, key):
-            return v
-    return None
+            text = k.value
+            if text not in index and _reads_as(k, text):
+                index[text] = v
+    return index
+
+
+def forget_keys(node: MappingNode) -> None:
+    """Drop the key index get() built, after a key's style changed."""
+    node.merge = None
 
 
 def _reads_as(key: ScalarNode, text: str) -> bool:
