@@ -379,3 +379,93 @@ def test_document_starts_match_the_marker_pattern(text):
     from postrender.pipeline.read import _DOCUMENT_START, _document_starts
 
     assert _document_starts(text) == [m.start() for m in _DOCUMENT_START.finditer(text)]
+
+
+# --- size: nodes and documents may grow only with the input -----------------
+#
+# Beyond --max-nodes (100,000) YAML nodes, at most one per 4 characters of
+# input; beyond 5,000 documents and List items, one per 32. Real manifests
+# stay far below both (a node per 7-18 characters); the shapes below are far
+# above, and are refused before they are composed.
+
+DENSE = {
+    # The issue's two: a long flow list, a million tiny documents (scaled down:
+    # the rule is a density, so a megabyte is enough).
+    "one long flow list": "kind: X\nx: [" + "a, " * 400_000 + "a]\n",
+    "a flow list without spaces": "kind: X\nspec: [" + "a," * 500_000 + "a]\n",
+    "tiny documents": "---\nkind: X\n" * 20_000,
+    "empty documents": "---\n" * 50_000,
+    "a flow mapping of bare keys": "kind: X\nx: {" + "a," * 500_000 + "a}\n",
+    "a block list of nulls": "kind: X\nx:\n" + "-\n" * 500_000,
+    "a List of tiny items": "apiVersion: v1\nkind: List\nitems: [" + "{kind: X}, " * 20_000 + "]\n",
+    "dense documents": "".join(f"---\nkind: X\nmetadata: {{name: n{i}}}\nx: [{'a,' * 300}a]\n" for i in range(3_000)),
+    "a dense ConfigMap in a second input": None,  # see test_the_count_runs_across_inputs
+}
+
+
+@pytest.mark.parametrize("text", [t for t in DENSE.values() if t], ids=[k for k, t in DENSE.items() if t])
+def test_dense_input_is_refused_with_one_line(text):
+    result = run_postrender([], text)
+    assert_refused(result, None, None, "; raise it with --max-nodes")
+    assert re.search(r"more than [\d,]+ (YAML nodes|documents and List items) in the first [\d,]+ characters",
+                     result.stderr), result.stderr
+
+
+def test_the_count_runs_across_inputs(tmp_path):
+    # Each input alone is within the allowance; together they are not.
+    first, second = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    first.write_text("kind: X\nx: [" + "a," * 150_000 + "a]\n")
+    second.write_text("kind: Z\nx: [" + "a," * 150_000 + "a]\n")
+    assert run_postrender(["-f", str(first)], "").status == 0
+    result = run_postrender(["-f", str(first), "-f", str(second)], "")
+    assert_refused(result, 2, None, "YAML nodes in the first")
+
+
+def test_max_nodes_raises_the_allowance():
+    text = DENSE["one long flow list"]
+    assert run_postrender(["--max-nodes", "2000000"], text).status == 0
+    assert run_postrender(["--max-nodes", "0"], text).status == 2
+    assert run_postrender(["--max-nodes", "1e6"], text).status == 2
+
+
+def test_max_nodes_in_a_postrender_config():
+    from postrender.options import by_config_key
+
+    option = by_config_key()["maxNodes"]
+    assert option.convert_config(2_000_000, "maxNodes") == 2_000_000
+    with pytest.raises(Exception):
+        option.convert_config("many", "maxNodes")
+
+
+def test_real_manifests_pass_on_their_density_alone():
+    """With almost no fixed allowance, real streams still pass: every corpus
+    and golden input, and a stream of apps (a ConfigMap, a Secret, a
+    Deployment and a Service each) as dense as the benchmark's."""
+    app = (CM + "---\n" + DEPLOY + "---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: s\nstringData:\n  k: v\n"
+           "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  ports:\n  - port: 80\n")
+    streams = {"apps": "---\n".join(app.replace("name: ", f"name: a{i}-") for i in range(300))}
+    for path in [*sorted((FIXTURES / "corpus").rglob("*.yaml")), *sorted((FIXTURES / "golden").glob("*/input.yaml"))]:
+        if path.parent.name != "odd-empty-documents":  # 16 empty documents in 40 characters
+            streams[str(path.relative_to(FIXTURES))] = path.read_text(encoding="utf-8")
+    for name, text in streams.items():
+        result = run_postrender(["--max-nodes", "20"], text)
+        assert result.status == 0, f"{name}: {result.stderr}"
+
+
+def test_nodes_are_counted_as_libyaml_counts_parse_events():
+    from postrender.pipeline.read import Source, read
+    from postrender.limits import Limits
+
+    checked = 0
+    for path in sorted((FIXTURES / "golden").glob("*/input.yaml")):
+        for doc in read([Source(None, path.read_text(encoding="utf-8"))], Limits()).documents:
+            if doc.root is None:
+                continue
+            loader = CBaseLoader(doc.text)
+            try:
+                events = loader.raw_parse() - 2  # the stream's start and end
+            finally:
+                loader.dispose()
+            assert doc.nodes == events, (path, doc.index)
+            checked += 1
+    assert checked > 100
