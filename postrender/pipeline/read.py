@@ -319,7 +319,7 @@ def read(sources: list[Source], limits: Limits) -> Stream:
             if doc.root is None:
                 continue
             found = _objects_of(doc)
-            if found[0].item is not None:
+            if found and found[0].item is not None:  # a List's items
                 count.objects += len(found)
                 count.check_objects(count.objects, count.position, lambda: doc.first_line + 1)
             _helm4_header(doc, rendered_so_far)
