@@ -67,8 +67,9 @@ def analyse(sources: list[Source], options: RenderOptions) -> Analysis:
     by_name = find_readers(graph, table)
     plan_options = PlanOptions(keep_original=options.keep_original, hooks_hidden=options.hooks_hidden,
                                version_all=options.version_all)
-    the_plan = plan(graph, plan_options, kept, held=policy.held, fixed=by_name.fixed, read_by_name=by_name.read())
-    warnings, notes = reloader.keep_copies(policy, the_plan)
+    the_plan = plan(graph, plan_options, kept, held=policy.held, fixed=by_name.fixed, read_by_name=by_name.read(),
+                    copies=policy.copies)
+    warnings, notes = reloader.copy_notes(policy, the_plan)
     hashes = config_hash.config_hashes(graph, table, the_plan, productions, dependencies, policy, options.strategy,
                                     by_name.readers)
     return Analysis(stream, table, graph, the_plan, productions, dependencies, policy, hashes, warnings, by_name,

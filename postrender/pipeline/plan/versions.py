@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection
-from dataclasses import dataclass
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass, replace
 
 from ...errors import PostrenderError
 from ..graph.references import Graph
@@ -57,7 +57,7 @@ MAX_LABEL_VALUE = 63
 _LABEL_VALUE = re.compile(r"^(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?)?$")
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class Version:
     obj: KubeObject
     hash: str
@@ -109,9 +109,11 @@ EMPTY = "no data: a placeholder a controller fills in; kept mutable"
 
 
 class Plan:
-    def __init__(self, versions: list[Version]):
-        self.versions = versions
-        self._by_object = {id(v.obj): v for v in versions}
+    """Final once made: every stage after the plan reads it, none changes it."""
+
+    def __init__(self, versions: Iterable[Version]):
+        self.versions: tuple[Version, ...] = tuple(versions)
+        self._by_object = {id(v.obj): v for v in self.versions}
 
     def of(self, obj: KubeObject) -> Version | None:
         return self._by_object.get(id(obj))
@@ -124,20 +126,25 @@ def plan(
     held: Collection[int] = (),
     fixed: dict[int, str] | None = None,
     read_by_name: dict[int, str] | None = None,
+    copies: Collection[int] = (),
 ) -> Plan:
     """`excluded_by_producers`: objects that keep their names whatever happens
     (produced, Reloader, --strategy=annotate), with why; `held`: ids of
     references left as written; `fixed` and `read_by_name`: objects a program
     reads by name (byname.py) — the fixed-name table wins over an opt-in, the
-    other signals do not."""
+    other signals do not; `copies`: objects a reference left as written still
+    needs, so a renamed one also keeps an unsuffixed copy (reloader.py)."""
     produced = excluded_by_producers or {}
     consumed = consumed_objects(graph, held)
     versions: list[Version] = []
     for obj in graph.config_objects:
         validate(obj)
         key = id(obj)
-        versions.append(_version(obj, options, produced.get(key), (fixed or {}).get(key),
-                                 (read_by_name or {}).get(key), key in consumed))
+        version = _version(obj, options, produced.get(key), (fixed or {}).get(key),
+                           (read_by_name or {}).get(key), key in consumed)
+        if key in copies and version.renamed:
+            version = replace(version, keep_original=True)
+        versions.append(version)
     return Plan(versions)
 
 
