@@ -33,6 +33,7 @@ class Analysis:
     dependencies: list[Dependency] = field(default_factory=list)
     policy: reloader.Policy = field(default_factory=reloader.Policy)
     config_hashes: list[config_hash.Place] = field(default_factory=list)
+    retention: keep.Retention = field(default_factory=keep.Retention)
     warnings: list[str] = field(default_factory=list)
     by_name: ByName = field(default_factory=ByName)
     notes: list[str] = field(default_factory=list)  # shown with -v
@@ -72,8 +73,10 @@ def analyse(sources: list[Source], options: RenderOptions) -> Analysis:
     warnings, notes = reloader.copy_notes(policy, the_plan)
     hashes = config_hash.config_hashes(graph, table, the_plan, productions, dependencies, policy, options.strategy,
                                     by_name.readers)
-    return Analysis(stream, table, graph, the_plan, productions, dependencies, policy, hashes, warnings, by_name,
-                    notes)
+    retention = keep.decide(graph, the_plan, table, scope=options.scope, keep_previous=options.keep_previous,
+                            record_refs=bool(options.keep_previous or options.retain is not None), held=policy.held)
+    return Analysis(stream, table, graph, the_plan, productions, dependencies, policy, hashes, retention, warnings,
+                    by_name, notes)
 
 
 def _holds(graph: Graph, table: fieldspecs.ReferenceTable) -> dict[int, str]:
@@ -100,14 +103,10 @@ def _holds(graph: Graph, table: fieldspecs.ReferenceTable) -> dict[int, str]:
 
 def render(sources: list[Source], options: RenderOptions, reporter: Reporter) -> Result:
     analysis = analyse(sources, options)
-    result = rewrite(analysis.graph, analysis.plan, RewriteOptions(mutable=options.mutable), held=analysis.policy.held)
-    config_hash.apply(analysis.config_hashes, result)
-    keep.mark(
-        analysis.graph, analysis.plan, analysis.table, result,
-        scope=options.scope, keep_previous=options.keep_previous,
-        record_refs=bool(options.keep_previous or options.retain is not None), reporter=reporter,
-        held=analysis.policy.held,
-    )
+    result = rewrite(analysis.graph, analysis.plan, RewriteOptions(mutable=options.mutable), held=analysis.policy.held,
+                     config_hashes=analysis.config_hashes, retention=analysis.retention)
+    if analysis.retention.warning:
+        reporter.warn(analysis.retention.warning)
     findings = guard.check(analysis.graph, analysis.plan)
     problems = broken.find(analysis.graph, analysis.plan, analysis.policy.held, analysis.by_name.readers, findings)
     _report(analysis.graph, result, reporter, analysis.productions, {id(p.node) for p in problems})
