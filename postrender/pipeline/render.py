@@ -63,8 +63,15 @@ def analyse(sources: list[Source], options: RenderOptions) -> Analysis:
     dependencies = find_dependencies(graph, table)
     renames = options.strategy != "annotate"
     policy = reloader.policy(graph, table, hold=renames, also_held=_holds(graph, table) if renames else None)
-    # The most specific reason wins: a produced object says so even under config_hash.
-    kept = {**config_hash.kept_names(graph, options.strategy), **policy.excluded, **productions.excluded}
+    # Why an object keeps its name, when several rules say so: the first rule
+    # that names it wins, most specific first, since its reason is the one
+    # that would still hold if the others did not (a produced object says so
+    # even under --strategy=annotate, which keeps every name).
+    kept = _first_reason([
+        ("made by a producer in the stream", productions.excluded),
+        ("Reloader annotations, or references left as written", policy.excluded),
+        ("--strategy=annotate", config_hash.kept_names(graph, options.strategy)),
+    ])
     by_name = find_readers(graph, table)
     plan_options = PlanOptions(keep_original=options.keep_original, hooks_hidden=options.hooks_hidden,
                                version_all=options.version_all)
@@ -77,6 +84,16 @@ def analyse(sources: list[Source], options: RenderOptions) -> Analysis:
                             record_refs=bool(options.keep_previous or options.retain is not None), held=policy.held)
     return Analysis(stream, table, graph, the_plan, productions, dependencies, policy, hashes, retention, warnings,
                     by_name, notes)
+
+
+def _first_reason(rules: list[tuple[str, dict[int, str]]]) -> dict[int, str]:
+    """id(object) -> why it keeps its name, from the first of the named rules
+    (name, id(object) -> why) that gives a reason for it."""
+    reasons: dict[int, str] = {}
+    for _rule, why_kept in rules:
+        for key, why in why_kept.items():
+            reasons.setdefault(key, why)
+    return reasons
 
 
 def _holds(graph: Graph, table: fieldspecs.ReferenceTable) -> dict[int, str]:
