@@ -21,6 +21,7 @@ from ..options import RenderOptions
 from ..pipeline.plan.versions import UNREFERENCED
 from ..pipeline.read import KubeObject, Source
 from ..report import Reporter
+from ..vocabulary import ANNOTATION_ORIGINAL_NAME, LABEL_BASE_NAME, LABEL_CONTENT_HASH, LABEL_VERSIONED
 
 FORMATS = ("table", "json", "dot", "mermaid")
 
@@ -247,8 +248,7 @@ def _config_note(config: ConfigNode) -> str:
 
 
 # Set on every version whatever the options; the table leaves them out.
-_OWN_MARKS = ("postrender.io/versioned", "postrender.io/base-name", "postrender.io/content-hash",
-              "postrender.io/original-name")
+_OWN_MARKS = (LABEL_VERSIONED, LABEL_BASE_NAME, LABEL_CONTENT_HASH, ANNOTATION_ORIGINAL_NAME)
 
 
 def as_table(view: View) -> str:

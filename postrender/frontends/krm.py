@@ -27,7 +27,7 @@ from .kustomize_exec import PluginConfig, parse
 from ..limits import Limits
 from ..syntax.nodes import MappingNode, Node, ScalarNode, children, get, get_str, is_null
 from ..options import RenderOptions
-from ..pipeline.plan.versions import INDEX_ANNOTATIONS, PATH_ANNOTATIONS
+from ..vocabulary import INDEX_ANNOTATIONS, PATH_ANNOTATIONS
 from ..pipeline.read import Document, KubeObject, Source, Stream, only_comments, read, split
 from ..report import Diagnostic, Reporter
 

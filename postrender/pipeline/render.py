@@ -20,6 +20,7 @@ from .read import Source, Stream, read
 from ..report import Reporter
 from .rewrite import Options as RewriteOptions
 from .rewrite import Rewrite, rewrite
+from ..vocabulary import STRATEGIES
 from .write import write
 
 
@@ -57,8 +58,8 @@ def analyse(sources: list[Source], options: RenderOptions) -> Analysis:
     table = fieldspecs.load_table(extra)
     index = ObjectIndex(stream.objects, options.namespace, frozenset(table.cluster_scoped))
     graph = build(index, table)
-    if options.strategy not in config_hash.STRATEGIES:
-        raise UsageError(f"unknown strategy {options.strategy!r} (choose from {', '.join(config_hash.STRATEGIES)})")
+    if options.strategy not in STRATEGIES:
+        raise UsageError(f"unknown strategy {options.strategy!r} (choose from {', '.join(STRATEGIES)})")
     productions = find_productions(graph)
     dependencies = find_dependencies(graph, table)
     renames = options.strategy != "annotate"

@@ -14,9 +14,11 @@ from .index.hashing import to_json_value
 from ..errors import PostrenderError
 from .check.guard import alive_names
 from ..syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, get, node_at
-from .plan.config_hash import ANNOTATION_CONFIG_HASH, Place
+from .plan.config_hash import Place
 from .plan.keep import Retention
-from .plan.versions import (
+from .plan.versions import Plan, Version, label_value
+from ..vocabulary import (
+    ANNOTATION_CONFIG_HASH,
     ANNOTATION_COPY_OF,
     ANNOTATION_ORIGINAL_NAME,
     ANNOTATION_REFS,
@@ -26,9 +28,6 @@ from .plan.versions import (
     LABEL_CONTENT_HASH,
     LABEL_SCOPE,
     LABEL_VERSIONED,
-    Plan,
-    Version,
-    label_value,
 )
 from .read import Document
 

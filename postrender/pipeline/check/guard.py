@@ -19,7 +19,8 @@ from ... import fieldspecs
 from ..graph.references import Graph, Path, is_config_object
 from ..index.objects import IMPLICIT
 from ...syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, format_path, get_str, is_string, scalars
-from ..plan.versions import ANNOTATION_KEEP_ORIGINAL, ANNOTATION_VERSIONED, Plan, Version
+from ..plan.versions import Plan, Version
+from ...vocabulary import ANNOTATION_KEEP_ORIGINAL, ANNOTATION_VERSIONED
 from ..read import KubeObject
 
 # Identity and bookkeeping, never references to a ConfigMap or Secret.

@@ -27,13 +27,12 @@ from ...fieldspecs import ReferenceTable
 from ..graph.references import Graph, Path, Resolution, in_immutable_template, pod_templates, template_holding
 from ..index.hashing import go_json, to_json_value
 from ...syntax.nodes import MappingNode, format_path
-from .versions import KUSTOMIZE_NEEDS_HASH, Plan, base_name_of, is_service_account_token
+from .versions import Plan, base_name_of, is_service_account_token
+from ...vocabulary import ANNOTATION_CONFIG_HASH, KUSTOMIZE_NEEDS_HASH
 from ..graph.producers import Production, Productions
 from ..read import KubeObject
 from .reloader import Policy
 
-ANNOTATION_CONFIG_HASH = "postrender.io/config-hash"
-STRATEGIES = ("rename", "annotate")
 KEPT_BY_STRATEGY = "--strategy=annotate keeps every name"
 
 Item = tuple[str, str, str]  # kind, unversioned name, content hash

@@ -15,21 +15,10 @@ from ...errors import UsageError
 from ...fieldspecs import ReferenceTable
 from ..graph.references import Graph, Reference, template_holding
 from ..index.objects import IMPLICIT
-from .versions import ANNOTATION_REFS, LABEL_SCOPE, Plan, Version, is_label_value, label_value
+from .versions import Plan, Version, label_value
+from ...vocabulary import INSTANCE_LABEL, KEEP_POLICIES, LABEL_SCOPE
 from ..read import KubeObject
 from ...syntax.nodes import Node
-
-INSTANCE_LABEL = "app.kubernetes.io/instance"
-
-KEEP_POLICIES: dict[str, dict[str, str]] = {
-    "argocd": {
-        "argocd.argoproj.io/sync-options": "Prune=false",
-        # Without it Argo CD reports the app OutOfSync for every kept version.
-        "argocd.argoproj.io/compare-options": "IgnoreExtraneous",
-    },
-    "flux": {"kustomize.toolkit.fluxcd.io/prune": "disabled"},
-    "helm": {"helm.sh/resource-policy": "keep"},
-}
 
 HELM_KEEP_WARNING = (
     "--keep-previous=helm: Helm then keeps old versions but forgets them, and the first "
@@ -37,12 +26,6 @@ HELM_KEEP_WARNING = (
     "not found\"; only a second attempt succeeds). Prefer --retain N, which keeps them in the "
     "release; run `postrender gc` to delete kept versions"
 )
-
-def check_scope(scope: str) -> str:
-    if not scope or not is_label_value(scope):
-        raise UsageError(f"--scope {scope!r} is not a valid label value (63 characters of [-A-Za-z0-9_.])")
-    return scope
-
 
 def scope_of(obj: KubeObject, explicit: str | None) -> str | None:
     """The group a version belongs to besides namespace and base name.

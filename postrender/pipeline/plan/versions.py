@@ -22,39 +22,20 @@ from ..graph.references import Graph
 from ..index.hashing import content_hash, short_hash
 from ...syntax.nodes import STR_TAG, MappingNode, Node, ScalarNode, entries, get, go_base64, is_null, json_key, scalar_value, string_value
 from ..read import KubeObject
-
-LABEL_VERSIONED = "postrender.io/versioned"
-LABEL_BASE_NAME = "postrender.io/base-name"
-LABEL_CONTENT_HASH = "postrender.io/content-hash"
-# Which release or app a version belongs to: versions are grouped by
-# namespace, base name and scope for retention and gc (see keep.py).
-LABEL_SCOPE = "postrender.io/scope"
-ANNOTATION_ORIGINAL_NAME = "postrender.io/original-name"
-ANNOTATION_VERSIONED = "postrender.io/versioned"
-ANNOTATION_KEEP_ORIGINAL = "postrender.io/keep-original"
-ANNOTATION_COPY_OF = "postrender.io/copy-of"
-# On a referrer's pod template (or metadata): the versions it uses, so copies
-# in ReplicaSets and ControllerRevisions keep the record for gc.
-ANNOTATION_REFS = "postrender.io/refs"
-KUSTOMIZE_NEEDS_HASH = "internal.config.kubernetes.io/needsHashSuffix"
-PATH_ANNOTATIONS = ("internal.config.kubernetes.io/path", "config.kubernetes.io/path")
-INDEX_ANNOTATIONS = ("internal.config.kubernetes.io/index", "config.kubernetes.io/index")
-# Where an orchestrator (kustomize, kpt) keeps an item's identity and file. A keep-original copy
-# is a new item: inheriting these would make it claim its original's identity
-# and file position (kpt would write both to one place).
-IDENTITY_ANNOTATIONS = (
-    *PATH_ANNOTATIONS,
-    *INDEX_ANNOTATIONS,
-    "internal.config.kubernetes.io/id",
-    "internal.config.kubernetes.io/annotations-migration-resource-id",
-    "config.k8s.io/id",
-    "kustomize.config.k8s.io/id",
+from ...vocabulary import (
+    ANNOTATION_COPY_OF,
+    ANNOTATION_KEEP_ORIGINAL,
+    ANNOTATION_ORIGINAL_NAME,
+    ANNOTATION_VERSIONED,
+    KUSTOMIZE_NEEDS_HASH,
+    LABEL_BASE_NAME,
+    LABEL_CONTENT_HASH,
+    LABEL_VERSIONED,
+    is_label_value,
 )
 
 MAX_NAME = 253
 HASH_SUFFIX_LENGTH = 11  # "-" + 10 characters
-MAX_LABEL_VALUE = 63
-_LABEL_VALUE = re.compile(r"^(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?)?$")
 
 
 @dataclass(frozen=True, eq=False)
@@ -287,10 +268,6 @@ def versioned_name(base: str, digest: str) -> str:
     if len(base) + HASH_SUFFIX_LENGTH > MAX_NAME:
         base = base[: MAX_NAME - HASH_SUFFIX_LENGTH - 6].rstrip("-.") + "-" + short_hash(base)[:5]
     return f"{base}-{digest}"
-
-
-def is_label_value(text: str) -> bool:
-    return len(text) <= MAX_LABEL_VALUE and _LABEL_VALUE.match(text) is not None
 
 
 def label_value(base: str) -> str:
