@@ -15,6 +15,15 @@ from ..read import KubeObject
 IMPLICIT = ""  # the namespace nobody named; never a valid Kubernetes namespace
 
 
+def across_namespaces(one: str, other: str) -> bool:
+    """Whether a name looked up in one namespace may still find an object in
+    the other, different one: when one side is the implicit namespace, which
+    is whatever the deployer picks and may well be the explicit one a
+    neighbour names. Reference resolution, dependencies and the guard all
+    match this way (an equal namespace is an exact match, not this)."""
+    return one != other and IMPLICIT in (one, other)
+
+
 @dataclass(frozen=True)
 class ObjectKey:
     group: str
