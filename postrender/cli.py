@@ -243,7 +243,7 @@ def _version(args: argparse.Namespace, reporter: Reporter) -> str:
 def _completion(args: argparse.Namespace, reporter: Reporter) -> str:
     from .completion import script
 
-    return script(args.shell, build_parsers())
+    return script(args.shell, build_parsers(), {command.name: command.summary for command in COMMANDS})
 
 
 COMMANDS: tuple[Command, ...] = (
