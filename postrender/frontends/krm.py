@@ -127,7 +127,10 @@ def run(sources: list[Source], options: RenderOptions, reporter: Reporter, strea
         raise _failed(error, 1, source, None, [])
     try:
         config = function_config(document)
-        result = render(sources, config.apply(options) if config else options, reporter)
+        effective = config.apply(options) if config else options
+        # The stream read above is the one rendered: reading again would give
+        # the same stream at twice the cost, unless the limits differ.
+        result = render(sources, effective, reporter, stream if effective.limits == options.limits else None)
     except UsageError as exc:
         raise _failed(exc, 2, source, stream, warning_results(reporter.warnings)) from None
     except PostrenderError as exc:

@@ -49,8 +49,11 @@ class Result:
     findings: list[guard.Finding] = field(default_factory=list)
 
 
-def analyse(sources: list[Source], options: RenderOptions) -> Analysis:
-    stream = read(sources, options.limits)
+def analyse(sources: list[Source], options: RenderOptions, stream: Stream | None = None) -> Analysis:
+    """`stream`: `sources` as read already (a KRM ResourceList is read to be
+    recognised); reading depends on nothing but the sources and the limits."""
+    if stream is None:
+        stream = read(sources, options.limits)
     extra = list(options.inline_configs)
     for path in options.config_files:
         for i, data in enumerate(fieldspecs.load_config_file(path)):
@@ -119,8 +122,8 @@ def _holds(graph: Graph, table: fieldspecs.ReferenceTable) -> dict[int, str]:
     return holds
 
 
-def render(sources: list[Source], options: RenderOptions, reporter: Reporter) -> Result:
-    analysis = analyse(sources, options)
+def render(sources: list[Source], options: RenderOptions, reporter: Reporter, stream: Stream | None = None) -> Result:
+    analysis = analyse(sources, options, stream)
     result = rewrite(analysis.graph, analysis.plan, RewriteOptions(mutable=options.mutable), held=analysis.policy.held,
                      config_hashes=analysis.config_hashes, retention=analysis.retention)
     if analysis.retention.warning:
