@@ -19,10 +19,10 @@ from ...pipeline.check import guard
 from ...errors import PostrenderError
 from ...pipeline.graph.references import Path, is_config_object, pod_templates
 from ...pipeline.index.hashing import go_json, to_json_value
-from ...pipeline.index.objects import IMPLICIT, ObjectIndex, ObjectKey
+from ...pipeline.index.objects import IMPLICIT, ObjectIndex, ObjectKey, base_name_of
 from ...syntax.nodes import MappingNode, ScalarNode, entries, get, get_str
 from ...options import RenderOptions
-from ...pipeline.plan.versions import Version, base_name_of
+from ...pipeline.plan.versions import Version
 from ...vocabulary import ANNOTATION_CONFIG_HASH, ANNOTATION_COPY_OF, ANNOTATION_REFS
 from ...pipeline.read import KubeObject, Source, read
 from ...pipeline.render import Analysis, render

@@ -17,9 +17,8 @@ from typing import Any
 from ... import fieldspecs
 from ...fieldspecs import CONFIG_KINDS, ReferenceTable
 from .references import Graph, Path, is_config_object, pod_templates
-from ..index.objects import across_namespaces
+from ..index.objects import across_namespaces, base_name_of
 from ...syntax.nodes import MappingNode, format_path, get, string_map
-from ..plan.versions import base_name_of
 from ..read import KubeObject
 
 

@@ -27,7 +27,8 @@ from ...fieldspecs import ReferenceTable
 from ..graph.references import Graph, Path, Resolution, in_immutable_template, pod_templates, template_holding
 from ..index.hashing import go_json, to_json_value
 from ...syntax.nodes import MappingNode, format_path
-from .versions import Plan, base_name_of, is_service_account_token
+from ..index.objects import base_name_of
+from .versions import Plan, is_service_account_token
 from ...vocabulary import ANNOTATION_CONFIG_HASH, KUSTOMIZE_NEEDS_HASH
 from ..graph.producers import Production, Productions
 from ..read import KubeObject

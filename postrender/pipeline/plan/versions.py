@@ -20,15 +20,14 @@ from dataclasses import dataclass, replace
 from ...errors import PostrenderError
 from ..graph.references import Graph
 from ..index.hashing import content_hash, short_hash
+from ..index.objects import base_name_of
 from ...syntax.nodes import STR_TAG, MappingNode, Node, ScalarNode, entries, get, go_base64, is_null, json_key, scalar_value, string_value
 from ..read import KubeObject
 from ...vocabulary import (
     ANNOTATION_COPY_OF,
     ANNOTATION_KEEP_ORIGINAL,
-    ANNOTATION_ORIGINAL_NAME,
     ANNOTATION_VERSIONED,
     KUSTOMIZE_NEEDS_HASH,
-    LABEL_BASE_NAME,
     LABEL_CONTENT_HASH,
     LABEL_VERSIONED,
     is_label_value,
@@ -253,15 +252,6 @@ def is_service_account_token(obj: KubeObject) -> bool:
     """The token controller fills such a Secret in, under its own name."""
     node = get(obj.node, "type")
     return obj.kind == "Secret" and isinstance(node, ScalarNode) and node.value == "kubernetes.io/service-account-token"
-
-
-def base_name_of(obj: KubeObject) -> str:
-    """The unversioned name, also for an object a previous run versioned."""
-    name = obj.name or ""
-    if obj.labels.get(LABEL_VERSIONED) != "true":
-        return name
-    original = obj.annotations.get(ANNOTATION_ORIGINAL_NAME) or obj.labels.get(LABEL_BASE_NAME)
-    return original or name
 
 
 def versioned_name(base: str, digest: str) -> str:
