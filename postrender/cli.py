@@ -146,12 +146,12 @@ def _render_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _graph_arguments(parser: argparse.ArgumentParser) -> None:
-    from .frontends.graphview import FORMATS
+    from .frontends.graph.formats import names as graph_formats
     from .options import DIAGNOSTICS, HELP_GROUPS, INPUT, OUTPUT
 
     groups = _groups(parser, HELP_GROUPS)
     _input_arguments(groups[INPUT])
-    groups[OUTPUT].add_argument("-o", "--output", choices=FORMATS, default="table", dest="format",
+    groups[OUTPUT].add_argument("-o", "--output", choices=graph_formats(), default="table", dest="format",
                                 help="table, json (with the render's warnings), dot (Graphviz) or mermaid "
                                      "(default: table)")
     _add_render_options(parser, groups)
@@ -214,7 +214,7 @@ def _render(args: argparse.Namespace, reporter: Reporter) -> str:
 
 
 def _graph(args: argparse.Namespace, reporter: Reporter) -> str:
-    from .frontends.graphview import show
+    from .frontends.graph.command import show
 
     options = render_options(args)
     return show(_sources(args, options, reporter), options, args.format, reporter)
@@ -243,7 +243,7 @@ def _version(args: argparse.Namespace, reporter: Reporter) -> str:
 def _completion(args: argparse.Namespace, reporter: Reporter) -> str:
     from .completion import script
 
-    return script(args.shell, build_parsers())
+    return script(args.shell, build_parsers(), {command.name: command.summary for command in COMMANDS})
 
 
 COMMANDS: tuple[Command, ...] = (

@@ -64,11 +64,10 @@ def _short_help(text: str) -> str:
     return first if len(first) <= 70 else first[:67].rstrip() + "..."
 
 
-def script(shell: str, parsers: dict[str, argparse.ArgumentParser]) -> str:
-    from .cli import COMMANDS
-
+def script(shell: str, parsers: dict[str, argparse.ArgumentParser], summaries: dict[str, str]) -> str:
+    """`summaries`: each command's one-line summary (cli.COMMANDS), the
+    caller's to give so this module needs nothing from the command line."""
     specs = _specs(parsers)
-    summaries = {command.name: command.summary for command in COMMANDS}
     specs = [Spec(s.name, summaries.get(s.name, s.summary), s.flags, s.positional_choices, s.positional_paths)
              for s in specs]
     return {"bash": _bash, "zsh": _zsh, "fish": _fish}[shell](specs)

@@ -16,9 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .pipeline.plan.config_hash import STRATEGIES
 from .errors import UsageError
-from .pipeline.plan.keep import KEEP_POLICIES, check_scope
+from .vocabulary import KEEP_POLICIES, STRATEGIES, is_label_value
 from .limits import (
     BYTES_PER_NODE,
     BYTES_PER_OBJECT,
@@ -102,6 +101,12 @@ def parse_size(text: str, name: str, maximum: int = MAX_BYTES_CEILING) -> int:
             "such as 1048576, 10M or 256Mi"
         )
     return number
+
+
+def check_scope(scope: str) -> str:
+    if not scope or not is_label_value(scope):
+        raise UsageError(f"--scope {scope!r} is not a valid label value (63 characters of [-A-Za-z0-9_.])")
+    return scope
 
 
 def format_size(number: int) -> str:

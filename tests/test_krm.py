@@ -76,6 +76,30 @@ def test_items_are_versioned_and_internal_annotations_kept():
     assert "# the web tier" in result.stdout  # comments survive
 
 
+def test_resource_list_is_read_once(monkeypatch):
+    # Recognising a ResourceList reads it; rendering reuses that stream.
+    from postrender.frontends import krm
+    from postrender.pipeline import render
+
+    reads: list[object] = []
+
+    def counting(real):
+        def read(*args, **kwargs):
+            reads.append(args)
+            return real(*args, **kwargs)
+        return read
+
+    monkeypatch.setattr(krm, "read", counting(krm.read))
+    monkeypatch.setattr(render, "read", counting(render.read))
+    text = (KRM / "app.yaml").read_text()
+    for args in ([], ["--krm"]):
+        reads.clear()
+        result = run_postrender(args, text)
+        assert result.status == 0, result.stderr
+        assert "settings-" in result.stdout
+        assert len(reads) == 1, args
+
+
 def test_warnings_become_results_with_resource_ref_and_field():
     text = (KRM / "app.yaml").read_text()
     result = run_postrender([], text)

@@ -10,8 +10,8 @@ from datetime import datetime, timedelta, timezone
 
 from .. import fieldspecs
 from ..errors import PostrenderError, UsageError
-from ..pipeline.plan.keep import check_scope
-from ..pipeline.plan.versions import LABEL_SCOPE
+from ..options import check_scope
+from ..vocabulary import LABEL_SCOPE
 from ..report import Reporter
 from .args import parse_duration
 from .client import Cluster

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from ..fieldspecs import ReferenceTable
-from ..pipeline.plan.keep import INSTANCE_LABEL
-from ..pipeline.plan.versions import ANNOTATION_ORIGINAL_NAME, LABEL_BASE_NAME, LABEL_SCOPE, LABEL_VERSIONED, label_value
+from ..pipeline.plan.versions import label_value
+from ..vocabulary import ANNOTATION_ORIGINAL_NAME, INSTANCE_LABEL, LABEL_BASE_NAME, LABEL_SCOPE, LABEL_VERSIONED
 from ..report import Reporter
 from .client import Cluster, Resource
 from .refs import Use, uses

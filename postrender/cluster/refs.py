@@ -14,7 +14,7 @@ from typing import Any
 
 from ..fieldspecs import FieldSpec, ReferenceTable, Segment
 from ..pipeline.plan.keep import parse_refs
-from ..pipeline.plan.versions import ANNOTATION_REFS
+from ..vocabulary import ANNOTATION_REFS
 
 # (kind, namespace, name); namespace None: "any", from a cluster-scoped
 # referrer that does not say which (kept on the safe side).

@@ -559,6 +559,6 @@ def fill(options: RenderOptions, explicit_namespace: str | None = None,
 
 
 def _is_label_value(value: str) -> bool:
-    from ..pipeline.plan.versions import is_label_value
+    from ..vocabulary import is_label_value
 
     return is_label_value(value)

@@ -27,7 +27,7 @@ from .kustomize_exec import PluginConfig, parse
 from ..limits import Limits
 from ..syntax.nodes import MappingNode, Node, ScalarNode, children, get, get_str, is_null
 from ..options import RenderOptions
-from ..pipeline.plan.versions import INDEX_ANNOTATIONS, PATH_ANNOTATIONS
+from ..vocabulary import INDEX_ANNOTATIONS, PATH_ANNOTATIONS
 from ..pipeline.read import Document, KubeObject, Source, Stream, only_comments, read, split
 from ..report import Diagnostic, Reporter
 
@@ -127,7 +127,10 @@ def run(sources: list[Source], options: RenderOptions, reporter: Reporter, strea
         raise _failed(error, 1, source, None, [])
     try:
         config = function_config(document)
-        result = render(sources, config.apply(options) if config else options, reporter)
+        effective = config.apply(options) if config else options
+        # The stream read above is the one rendered: reading again would give
+        # the same stream at twice the cost, unless the limits differ.
+        result = render(sources, effective, reporter, stream if effective.limits == options.limits else None)
     except UsageError as exc:
         raise _failed(exc, 2, source, stream, warning_results(reporter.warnings)) from None
     except PostrenderError as exc:

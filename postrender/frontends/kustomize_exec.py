@@ -22,8 +22,9 @@ from ..fieldspecs import SECTIONS
 from ..options import RenderOptions, by_config_key, with_values
 from ..pipeline.read import Source
 from ..report import Reporter
+from ..vocabulary import CONFIG_API_VERSION
 
-API_VERSION = "postrender.io/v1alpha1"
+API_VERSION = CONFIG_API_VERSION
 KIND = "PostRender"
 
 # Field-spec sections in kustomize's nameReference format (see fieldspecs).

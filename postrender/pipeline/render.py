@@ -20,6 +20,7 @@ from .read import Source, Stream, read
 from ..report import Reporter
 from .rewrite import Options as RewriteOptions
 from .rewrite import Rewrite, rewrite
+from ..vocabulary import STRATEGIES
 from .write import write
 
 
@@ -33,6 +34,7 @@ class Analysis:
     dependencies: list[Dependency] = field(default_factory=list)
     policy: reloader.Policy = field(default_factory=reloader.Policy)
     config_hashes: list[config_hash.Place] = field(default_factory=list)
+    retention: keep.Retention = field(default_factory=keep.Retention)
     warnings: list[str] = field(default_factory=list)
     by_name: ByName = field(default_factory=ByName)
     notes: list[str] = field(default_factory=list)  # shown with -v
@@ -47,8 +49,11 @@ class Result:
     findings: list[guard.Finding] = field(default_factory=list)
 
 
-def analyse(sources: list[Source], options: RenderOptions) -> Analysis:
-    stream = read(sources, options.limits)
+def analyse(sources: list[Source], options: RenderOptions, stream: Stream | None = None) -> Analysis:
+    """`stream`: `sources` as read already (a KRM ResourceList is read to be
+    recognised); reading depends on nothing but the sources and the limits."""
+    if stream is None:
+        stream = read(sources, options.limits)
     extra = list(options.inline_configs)
     for path in options.config_files:
         for i, data in enumerate(fieldspecs.load_config_file(path)):
@@ -56,23 +61,43 @@ def analyse(sources: list[Source], options: RenderOptions) -> Analysis:
     table = fieldspecs.load_table(extra)
     index = ObjectIndex(stream.objects, options.namespace, frozenset(table.cluster_scoped))
     graph = build(index, table)
-    if options.strategy not in config_hash.STRATEGIES:
-        raise UsageError(f"unknown strategy {options.strategy!r} (choose from {', '.join(config_hash.STRATEGIES)})")
+    if options.strategy not in STRATEGIES:
+        raise UsageError(f"unknown strategy {options.strategy!r} (choose from {', '.join(STRATEGIES)})")
     productions = find_productions(graph)
     dependencies = find_dependencies(graph, table)
     renames = options.strategy != "annotate"
     policy = reloader.policy(graph, table, hold=renames, also_held=_holds(graph, table) if renames else None)
-    # The most specific reason wins: a produced object says so even under config_hash.
-    kept = {**config_hash.kept_names(graph, options.strategy), **policy.excluded, **productions.excluded}
+    # Why an object keeps its name, when several rules say so: the first rule
+    # that names it wins, most specific first, since its reason is the one
+    # that would still hold if the others did not (a produced object says so
+    # even under --strategy=annotate, which keeps every name).
+    kept = _first_reason([
+        ("made by a producer in the stream", productions.excluded),
+        ("Reloader annotations, or references left as written", policy.excluded),
+        ("--strategy=annotate", config_hash.kept_names(graph, options.strategy)),
+    ])
     by_name = find_readers(graph, table)
     plan_options = PlanOptions(keep_original=options.keep_original, hooks_hidden=options.hooks_hidden,
                                version_all=options.version_all)
-    the_plan = plan(graph, plan_options, kept, held=policy.held, fixed=by_name.fixed, read_by_name=by_name.read())
-    warnings, notes = reloader.keep_copies(policy, the_plan)
+    the_plan = plan(graph, plan_options, kept, held=policy.held, fixed=by_name.fixed, read_by_name=by_name.read(),
+                    copies=policy.copies)
+    warnings, notes = reloader.copy_notes(policy, the_plan)
     hashes = config_hash.config_hashes(graph, table, the_plan, productions, dependencies, policy, options.strategy,
                                     by_name.readers)
-    return Analysis(stream, table, graph, the_plan, productions, dependencies, policy, hashes, warnings, by_name,
-                    notes)
+    retention = keep.decide(graph, the_plan, table, scope=options.scope, keep_previous=options.keep_previous,
+                            record_refs=bool(options.keep_previous or options.retain is not None), held=policy.held)
+    return Analysis(stream, table, graph, the_plan, productions, dependencies, policy, hashes, retention, warnings,
+                    by_name, notes)
+
+
+def _first_reason(rules: list[tuple[str, dict[int, str]]]) -> dict[int, str]:
+    """id(object) -> why it keeps its name, from the first of the named rules
+    (name, id(object) -> why) that gives a reason for it."""
+    reasons: dict[int, str] = {}
+    for _rule, why_kept in rules:
+        for key, why in why_kept.items():
+            reasons.setdefault(key, why)
+    return reasons
 
 
 def _holds(graph: Graph, table: fieldspecs.ReferenceTable) -> dict[int, str]:
@@ -97,16 +122,12 @@ def _holds(graph: Graph, table: fieldspecs.ReferenceTable) -> dict[int, str]:
     return holds
 
 
-def render(sources: list[Source], options: RenderOptions, reporter: Reporter) -> Result:
-    analysis = analyse(sources, options)
-    result = rewrite(analysis.graph, analysis.plan, RewriteOptions(mutable=options.mutable), held=analysis.policy.held)
-    config_hash.apply(analysis.config_hashes, result)
-    keep.mark(
-        analysis.graph, analysis.plan, analysis.table, result,
-        scope=options.scope, keep_previous=options.keep_previous,
-        record_refs=bool(options.keep_previous or options.retain is not None), reporter=reporter,
-        held=analysis.policy.held,
-    )
+def render(sources: list[Source], options: RenderOptions, reporter: Reporter, stream: Stream | None = None) -> Result:
+    analysis = analyse(sources, options, stream)
+    result = rewrite(analysis.graph, analysis.plan, RewriteOptions(mutable=options.mutable), held=analysis.policy.held,
+                     config_hashes=analysis.config_hashes, retention=analysis.retention)
+    if analysis.retention.warning:
+        reporter.warn(analysis.retention.warning)
     findings = guard.check(analysis.graph, analysis.plan)
     problems = broken.find(analysis.graph, analysis.plan, analysis.policy.held, analysis.by_name.readers, findings)
     _report(analysis.graph, result, reporter, analysis.productions, {id(p.node) for p in problems})

@@ -1,8 +1,10 @@
-"""Stage 5: turn the plan into text edits — renames, marks, rewritten references."""
+"""Stage 5: turn the plan into text edits — renames, marks, rewritten
+references, config hashes, retention marks. The only stage that makes edits:
+the plan stage decides, this writes."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from ..syntax import edit
@@ -12,17 +14,20 @@ from .index.hashing import to_json_value
 from ..errors import PostrenderError
 from .check.guard import alive_names
 from ..syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, get, node_at
-from .plan.versions import (
+from .plan.config_hash import Place
+from .plan.keep import Retention
+from .plan.versions import Plan, Version, label_value
+from ..vocabulary import (
+    ANNOTATION_CONFIG_HASH,
     ANNOTATION_COPY_OF,
     ANNOTATION_ORIGINAL_NAME,
+    ANNOTATION_REFS,
     ANNOTATION_VERSIONED,
     IDENTITY_ANNOTATIONS,
     LABEL_BASE_NAME,
     LABEL_CONTENT_HASH,
+    LABEL_SCOPE,
     LABEL_VERSIONED,
-    Plan,
-    Version,
-    label_value,
 )
 from .read import Document
 
@@ -137,9 +142,20 @@ class Rewrite:
         return self.by_document.setdefault(doc.index, DocumentEdits(doc))
 
 
-def rewrite(graph: Graph, plan: Plan, options: Options, held: Collection[int] = ()) -> Rewrite:
-    """`held`: ids of references to leave as written (reloader.py)."""
+def rewrite(graph: Graph, plan: Plan, options: Options, held: Collection[int] = (),
+            config_hashes: Sequence[Place] = (), retention: Retention = Retention()) -> Rewrite:
+    """`held`: ids of references to leave as written (reloader.py);
+    `config_hashes`: where config_hash.py put a hash; `retention`: keep.py's
+    marks. Edits to one mapping merge, in this order."""
     result = Rewrite({}, [], [])
+    _versions(plan, options, result)
+    _references(graph, plan, held, result)
+    _config_hashes(config_hashes, result)
+    _retention(retention, result)
+    return result
+
+
+def _versions(plan: Plan, options: Options, result: Rewrite) -> None:
     for version in plan.versions:
         if not version.versioned or version.unchanged:
             continue
@@ -157,6 +173,8 @@ def rewrite(graph: Graph, plan: Plan, options: Options, held: Collection[int] = 
                 assert isinstance(items, SequenceNode)
                 result.edits_of(doc).insert_item(items, version.obj.node, _copy_as_item(version))
 
+
+def _references(graph: Graph, plan: Plan, held: Collection[int], result: Rewrite) -> None:
     alive: set[tuple[str, str, str]] | None = None
     for ref in graph.references:
         if id(ref) in held:
@@ -174,7 +192,24 @@ def rewrite(graph: Graph, plan: Plan, options: Options, held: Collection[int] = 
         new_value = ref.prefix + version.name
         result.edits_of(ref.referrer.document).replace(ref.node, new_value)
         result.rewritten.append((ref, new_value))
-    return result
+
+
+def _config_hashes(places: Sequence[Place], result: Rewrite) -> None:
+    for p in places:
+        result.edits_of(p.obj.document).set(p.holder, {"metadata": {"annotations": {ANNOTATION_CONFIG_HASH: p.value}}})
+
+
+def _retention(retention: Retention, result: Rewrite) -> None:
+    for mark in retention.marks:
+        values: dict[str, Value] = {}
+        if mark.scope:
+            values["labels"] = {LABEL_SCOPE: mark.scope}
+        if mark.keep:
+            values["annotations"] = dict(mark.keep)
+        result.edits_of(mark.obj.document).set(mark.obj.node, {"metadata": values})
+    for record in retention.records:
+        result.edits_of(record.referrer.document).set(
+            record.holder, {"metadata": {"annotations": {ANNOTATION_REFS: record.value}}})
 
 
 def _grant(graph: Graph, plan: Plan, ref: Reference, alive: set[tuple[str, str, str]], result: Rewrite) -> None:

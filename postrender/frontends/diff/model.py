@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ...vocabulary import ANNOTATION_CONFIG_HASH, ANNOTATION_REFS
+
 
 @dataclass(frozen=True)
 class ObjectRef:
@@ -50,8 +52,8 @@ NOW_USED = "now used"  # in both, used by this workload only in NEW
 NO_LONGER_USED = "no longer used"  # in both, used by this workload only in OLD
 
 VIA_NAME = "name"  # a rewritten reference: the new name is in the pod template
-VIA_HASH = "postrender.io/config-hash"  # the object keeps its name; a hash over it changes
-VIA_REFS = "postrender.io/refs"  # only the record of versions in use (--keep-previous, --retain) names it
+VIA_HASH = ANNOTATION_CONFIG_HASH  # the object keeps its name; a hash over it changes
+VIA_REFS = ANNOTATION_REFS  # only the record of versions in use (--keep-previous, --retain) names it
 
 
 @dataclass

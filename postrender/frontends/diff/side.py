@@ -16,14 +16,14 @@ import io
 from dataclasses import dataclass, field
 
 from ...pipeline.check import guard
-from ...pipeline.plan.config_hash import ANNOTATION_CONFIG_HASH
 from ...errors import PostrenderError
 from ...pipeline.graph.references import Path, is_config_object, pod_templates
 from ...pipeline.index.hashing import go_json, to_json_value
-from ...pipeline.index.objects import IMPLICIT, ObjectIndex, ObjectKey
+from ...pipeline.index.objects import IMPLICIT, ObjectIndex, ObjectKey, base_name_of
 from ...syntax.nodes import MappingNode, ScalarNode, entries, get, get_str
 from ...options import RenderOptions
-from ...pipeline.plan.versions import ANNOTATION_COPY_OF, ANNOTATION_REFS, Version, base_name_of
+from ...pipeline.plan.versions import Version
+from ...vocabulary import ANNOTATION_CONFIG_HASH, ANNOTATION_COPY_OF, ANNOTATION_REFS
 from ...pipeline.read import KubeObject, Source, read
 from ...pipeline.render import Analysis, render
 from ...report import Diagnostic, Reporter

@@ -21,7 +21,8 @@ from ..graph.byname import Reader
 from ...errors import PostrenderError, Problems
 from ..graph.references import Graph, Resolution
 from ...syntax.nodes import Node, node_at
-from ..plan.versions import ANNOTATION_KEEP_ORIGINAL, Plan, Version
+from ..plan.versions import Plan, Version
+from ...vocabulary import ANNOTATION_KEEP_ORIGINAL
 from ..read import KubeObject
 from ...report import Reporter
 

@@ -17,9 +17,10 @@ from typing import Any
 
 from ... import fieldspecs
 from ..graph.references import Graph, Path, is_config_object
-from ..index.objects import IMPLICIT
+from ..index.objects import across_namespaces
 from ...syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, format_path, get_str, is_string, scalars
-from ..plan.versions import ANNOTATION_KEEP_ORIGINAL, ANNOTATION_VERSIONED, Plan, Version
+from ..plan.versions import Plan, Version
+from ...vocabulary import ANNOTATION_KEEP_ORIGINAL, ANNOTATION_VERSIONED
 from ..read import KubeObject
 
 # Identity and bookkeeping, never references to a ConfigMap or Secret.
@@ -155,10 +156,9 @@ def _lookup(by_name: dict[tuple[str, str], list[tuple[str, Version]]], kind: str
     for ns, version in candidates:
         if ns == namespace:
             return version
-    # Mirrors reference resolution: one side may be in the implicit namespace,
-    # and a cluster-scoped referrer may name any namespace.
+    # Mirrors reference resolution: a cluster-scoped referrer may name any namespace.
     for ns, version in candidates:
-        if any_namespace or IMPLICIT in (ns, namespace):
+        if any_namespace or across_namespaces(namespace, ns):
             return version
     return None
 

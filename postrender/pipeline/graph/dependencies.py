@@ -17,9 +17,8 @@ from typing import Any
 from ... import fieldspecs
 from ...fieldspecs import CONFIG_KINDS, ReferenceTable
 from .references import Graph, Path, is_config_object, pod_templates
-from ..index.objects import IMPLICIT
+from ..index.objects import across_namespaces, base_name_of
 from ...syntax.nodes import MappingNode, format_path, get, string_map
-from ..plan.versions import base_name_of
 from ..read import KubeObject
 
 
@@ -91,8 +90,7 @@ def _resolve(dep: Dependency, graph: Graph) -> KubeObject | None:
     namespace = index.namespace_of(dep.referrer)
     pool = [c for c in graph.config_objects if c.kind == dep.kind]
     same = [c for c in pool if index.namespace_of(c) == namespace]
-    # As for references: the implicit namespace may turn out to be the other one.
-    across = [c for c in pool if IMPLICIT in (index.namespace_of(c), namespace) and c not in same]
+    across = [c for c in pool if across_namespaces(namespace, index.namespace_of(c))]
     for candidates in (same, across):
         for named in ([c for c in candidates if c.name == dep.name],
                       [c for c in candidates if base_name_of(c) == dep.name]):

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from ...fieldspecs import CONFIG_KINDS, WILDCARD, FieldSpec, ReferenceTable, Segment
-from ..index.objects import IMPLICIT, ObjectIndex, ObjectKey
+from ..index.objects import ObjectIndex, ObjectKey, across_namespaces
 from ...syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, entries, format_path, get, is_string, scalar_value
 from ..read import KubeObject
 
@@ -288,12 +288,8 @@ def lookup(
     exact = index.get(ObjectKey("", kind, namespace, name))
     if exact is not None and exact.api_version == "v1":
         return exact, Resolution.RESOLVED, []
-    # The implicit namespace is whatever the deployer picks; it may well be
-    # the explicit one a neighbour names. Resolve, but say so.
-    if namespace == IMPLICIT:
-        across = [c for c in candidates if index.namespace_of(c) != IMPLICIT]
-    else:
-        across = [c for c in candidates if index.namespace_of(c) == IMPLICIT]
+    # Resolve across the implicit namespace, but say so.
+    across = [c for c in candidates if across_namespaces(namespace, index.namespace_of(c))]
     if len(across) == 1:
         return across[0], Resolution.CROSS_NAMESPACE, across
     return None, Resolution.AMBIGUOUS if across else Resolution.DANGLING, across

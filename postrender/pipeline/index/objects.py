@@ -11,8 +11,28 @@ from dataclasses import dataclass
 
 from ...errors import PostrenderError
 from ..read import KubeObject
+from ...vocabulary import ANNOTATION_ORIGINAL_NAME, LABEL_BASE_NAME, LABEL_VERSIONED
 
 IMPLICIT = ""  # the namespace nobody named; never a valid Kubernetes namespace
+
+
+def across_namespaces(one: str, other: str) -> bool:
+    """Whether a name looked up in one namespace may still find an object in
+    the other, different one: when one side is the implicit namespace, which
+    is whatever the deployer picks and may well be the explicit one a
+    neighbour names. Reference resolution, dependencies and the guard all
+    match this way (an equal namespace is an exact match, not this)."""
+    return one != other and IMPLICIT in (one, other)
+
+
+def base_name_of(obj: KubeObject) -> str:
+    """The unversioned name, also for an object a previous run versioned
+    (its marks say what it was called)."""
+    name = obj.name or ""
+    if obj.labels.get(LABEL_VERSIONED) != "true":
+        return name
+    original = obj.annotations.get(ANNOTATION_ORIGINAL_NAME) or obj.labels.get(LABEL_BASE_NAME)
+    return original or name
 
 
 @dataclass(frozen=True)

@@ -27,14 +27,13 @@ from ...fieldspecs import ReferenceTable
 from ..graph.references import Graph, Path, Resolution, in_immutable_template, pod_templates, template_holding
 from ..index.hashing import go_json, to_json_value
 from ...syntax.nodes import MappingNode, format_path
-from .versions import KUSTOMIZE_NEEDS_HASH, Plan, base_name_of, is_service_account_token
+from ..index.objects import base_name_of
+from .versions import Plan, is_service_account_token
+from ...vocabulary import ANNOTATION_CONFIG_HASH, KUSTOMIZE_NEEDS_HASH
 from ..graph.producers import Production, Productions
 from ..read import KubeObject
 from .reloader import Policy
-from ..rewrite import Rewrite
 
-ANNOTATION_CONFIG_HASH = "postrender.io/config-hash"
-STRATEGIES = ("rename", "annotate")
 KEPT_BY_STRATEGY = "--strategy=annotate keeps every name"
 
 Item = tuple[str, str, str]  # kind, unversioned name, content hash
@@ -74,7 +73,8 @@ def config_hashes(
     strategy: str,
     readers: Sequence[Reader] = (),
 ) -> list[Place]:
-    """The places that get a hash, each with its value. `readers`: flags and
+    """The places that get a hash, each with its value (rewrite.py writes
+    them). `readers`: flags and
     environment values naming an object a program reads by name (byname.py);
     the name stays as written, so only the hash can roll the workload."""
     places: dict[tuple[int, Path | None], Place] = {}
@@ -146,11 +146,6 @@ def config_hashes(
             p.value = digest(sorted(p.items))
             chosen.append(p)
     return chosen
-
-
-def apply(places: list[Place], result: Rewrite) -> None:
-    for p in places:
-        result.edits_of(p.obj.document).set(p.holder, {"metadata": {"annotations": {ANNOTATION_CONFIG_HASH: p.value}}})
 
 
 def digest(items: list[Item]) -> str:

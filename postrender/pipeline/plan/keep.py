@@ -1,5 +1,6 @@
 """Marks that let previous versions outlive a rollout: the scope label,
 keep-policies for deployers that prune, and the `postrender.io/refs` record.
+Decided here, written by rewrite.py.
 
 Nothing here talks to a cluster; `--retain` (cluster/retain.py) and
 `postrender gc` (cluster/gc.py) read these marks back from live objects.
@@ -8,27 +9,16 @@ Nothing here talks to a cluster; `--retain` (cluster/retain.py) and
 from __future__ import annotations
 
 from collections.abc import Collection
+from dataclasses import dataclass
 
 from ...errors import UsageError
 from ...fieldspecs import ReferenceTable
 from ..graph.references import Graph, Reference, template_holding
 from ..index.objects import IMPLICIT
-from .versions import ANNOTATION_REFS, LABEL_SCOPE, Plan, Version, is_label_value, label_value
+from .versions import Plan, Version, label_value
+from ...vocabulary import INSTANCE_LABEL, KEEP_POLICIES, LABEL_SCOPE
 from ..read import KubeObject
-from ...report import Reporter
-from ..rewrite import Rewrite
-
-INSTANCE_LABEL = "app.kubernetes.io/instance"
-
-KEEP_POLICIES: dict[str, dict[str, str]] = {
-    "argocd": {
-        "argocd.argoproj.io/sync-options": "Prune=false",
-        # Without it Argo CD reports the app OutOfSync for every kept version.
-        "argocd.argoproj.io/compare-options": "IgnoreExtraneous",
-    },
-    "flux": {"kustomize.toolkit.fluxcd.io/prune": "disabled"},
-    "helm": {"helm.sh/resource-policy": "keep"},
-}
+from ...syntax.nodes import Node
 
 HELM_KEEP_WARNING = (
     "--keep-previous=helm: Helm then keeps old versions but forgets them, and the first "
@@ -36,12 +26,6 @@ HELM_KEEP_WARNING = (
     "not found\"; only a second attempt succeeds). Prefer --retain N, which keeps them in the "
     "release; run `postrender gc` to delete kept versions"
 )
-
-def check_scope(scope: str) -> str:
-    if not scope or not is_label_value(scope):
-        raise UsageError(f"--scope {scope!r} is not a valid label value (63 characters of [-A-Za-z0-9_.])")
-    return scope
-
 
 def scope_of(obj: KubeObject, explicit: str | None) -> str | None:
     """The group a version belongs to besides namespace and base name.
@@ -55,41 +39,62 @@ def scope_of(obj: KubeObject, explicit: str | None) -> str | None:
     return label_value(value) if value else None
 
 
-def mark(
+@dataclass(frozen=True)
+class Mark:
+    """What a versioned object carries so previous versions outlive a rollout."""
+
+    obj: KubeObject
+    scope: str | None  # the LABEL_SCOPE value
+    keep: tuple[tuple[str, str], ...]  # the annotations a pruning deployer honours
+
+
+@dataclass(frozen=True)
+class Record:
+    """A `postrender.io/refs` value and the mapping whose metadata holds it."""
+
+    referrer: KubeObject
+    holder: Node
+    value: str
+
+
+@dataclass(frozen=True)
+class Retention:
+    """The retention decisions; rewrite.py turns them into edits."""
+
+    marks: tuple[Mark, ...] = ()
+    records: tuple[Record, ...] = ()
+    warning: str | None = None
+
+
+def decide(
     graph: Graph,
     the_plan: Plan,
     table: ReferenceTable,
-    result: Rewrite,
     *,
     scope: str | None,
     keep_previous: str | None,
     record_refs: bool,
-    reporter: Reporter,
     held: Collection[int] = (),
-) -> None:
+) -> Retention:
     """`held`: ids of references left as written; they use no version."""
     if keep_previous is not None and keep_previous not in KEEP_POLICIES:
         # Flags are checked by argparse; plugin and KRM configs arrive here unchecked.
         raise UsageError(f"keep-previous {keep_previous!r}: choose from {', '.join(sorted(KEEP_POLICIES))}")
-    versioned = [v for v in the_plan.versions if v.versioned]
-    for version in versioned:
-        values: dict = {}
+    keep = tuple(KEEP_POLICIES[keep_previous].items()) if keep_previous else ()
+    marks = []
+    for version in the_plan.versions:
+        if not version.versioned:
+            continue
         group_scope = scope_of(version.obj, scope)
-        if group_scope:
-            values["labels"] = {LABEL_SCOPE: group_scope}
-        if keep_previous:
-            values["annotations"] = dict(KEEP_POLICIES[keep_previous])
-        if values:
-            result.edits_of(version.obj.document).set(version.obj.node, {"metadata": values})
-    if keep_previous == "helm":
-        reporter.warn(HELM_KEEP_WARNING)
-    if record_refs:
-        _record_refs(graph, the_plan, table, result, held)
+        if group_scope or keep:
+            marks.append(Mark(version.obj, group_scope, keep))
+    records = _records(graph, the_plan, table, held) if record_refs else ()
+    return Retention(tuple(marks), records, HELM_KEEP_WARNING if keep_previous == "helm" else None)
 
 
-def _record_refs(graph: Graph, the_plan: Plan, table: ReferenceTable, result: Rewrite, held: Collection[int]) -> None:
+def _records(graph: Graph, the_plan: Plan, table: ReferenceTable, held: Collection[int]) -> tuple[Record, ...]:
     # Per referrer, then per place (a pod template, else the metadata).
-    places: dict[int, tuple[KubeObject, object, set[str]]] = {}
+    places: dict[int, tuple[KubeObject, Node, set[str]]] = {}
     for ref in graph.references:
         version = _versioned_target(ref, the_plan)
         if version is None or id(ref) in held:
@@ -98,9 +103,7 @@ def _record_refs(graph: Graph, the_plan: Plan, table: ReferenceTable, result: Re
         holder = _holder(ref, table)
         entry = places.setdefault(id(holder), (referrer, holder, set()))
         entry[2].add(_ref_entry(graph, ref, version))
-    for referrer, holder, names in places.values():
-        value = ",".join(sorted(names))
-        result.edits_of(referrer.document).set(holder, {"metadata": {"annotations": {ANNOTATION_REFS: value}}})
+    return tuple(Record(referrer, holder, ",".join(sorted(names))) for referrer, holder, names in places.values())
 
 
 def _versioned_target(ref: Reference, the_plan: Plan) -> Version | None:
@@ -110,7 +113,7 @@ def _versioned_target(ref: Reference, the_plan: Plan) -> Version | None:
     return version if version is not None and version.versioned else None
 
 
-def _holder(ref: Reference, table: ReferenceTable):
+def _holder(ref: Reference, table: ReferenceTable) -> Node:
     """The pod template a reference sits in, so ReplicaSets and
     ControllerRevisions copy the record; the object itself otherwise."""
     found = template_holding(ref.referrer, ref.path, table)

@@ -122,16 +122,16 @@ def policy(graph: Graph, table: ReferenceTable, hold: bool, also_held: dict[int,
     return result
 
 
-def keep_copies(result: Policy, the_plan: Plan) -> tuple[list[str], list[str]]:
-    """Give each object a held reference still needs an unsuffixed copy;
-    returns the warnings to show, and the notes for -v."""
+def copy_notes(result: Policy, the_plan: Plan) -> tuple[list[str], list[str]]:
+    """What to say about objects a held reference still needs (the plan gave
+    the renamed ones an unsuffixed copy, from `result.copies`): the warnings
+    to show, and the notes for -v."""
     warnings: list[str] = []
     notes: list[str] = []
     for version in the_plan.versions:
         why = result.copies.get(id(version.obj))
         said = notes if id(version.obj) in result.quiet else warnings
         if why is not None and version.renamed:
-            version.keep_original = True
             said.append(
                 f"{why}: its reference to {version.obj.describe()} is left as written, so "
                 f"{version.obj.describe()} is versioned for its other referrers and also keeps an "

@@ -14,50 +14,30 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection
-from dataclasses import dataclass
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass, replace
 
 from ...errors import PostrenderError
 from ..graph.references import Graph
 from ..index.hashing import content_hash, short_hash
+from ..index.objects import base_name_of
 from ...syntax.nodes import STR_TAG, MappingNode, Node, ScalarNode, entries, get, go_base64, is_null, json_key, scalar_value, string_value
 from ..read import KubeObject
-
-LABEL_VERSIONED = "postrender.io/versioned"
-LABEL_BASE_NAME = "postrender.io/base-name"
-LABEL_CONTENT_HASH = "postrender.io/content-hash"
-# Which release or app a version belongs to: versions are grouped by
-# namespace, base name and scope for retention and gc (see keep.py).
-LABEL_SCOPE = "postrender.io/scope"
-ANNOTATION_ORIGINAL_NAME = "postrender.io/original-name"
-ANNOTATION_VERSIONED = "postrender.io/versioned"
-ANNOTATION_KEEP_ORIGINAL = "postrender.io/keep-original"
-ANNOTATION_COPY_OF = "postrender.io/copy-of"
-# On a referrer's pod template (or metadata): the versions it uses, so copies
-# in ReplicaSets and ControllerRevisions keep the record for gc.
-ANNOTATION_REFS = "postrender.io/refs"
-KUSTOMIZE_NEEDS_HASH = "internal.config.kubernetes.io/needsHashSuffix"
-PATH_ANNOTATIONS = ("internal.config.kubernetes.io/path", "config.kubernetes.io/path")
-INDEX_ANNOTATIONS = ("internal.config.kubernetes.io/index", "config.kubernetes.io/index")
-# Where an orchestrator (kustomize, kpt) keeps an item's identity and file. A keep-original copy
-# is a new item: inheriting these would make it claim its original's identity
-# and file position (kpt would write both to one place).
-IDENTITY_ANNOTATIONS = (
-    *PATH_ANNOTATIONS,
-    *INDEX_ANNOTATIONS,
-    "internal.config.kubernetes.io/id",
-    "internal.config.kubernetes.io/annotations-migration-resource-id",
-    "config.k8s.io/id",
-    "kustomize.config.k8s.io/id",
+from ...vocabulary import (
+    ANNOTATION_COPY_OF,
+    ANNOTATION_KEEP_ORIGINAL,
+    ANNOTATION_VERSIONED,
+    KUSTOMIZE_NEEDS_HASH,
+    LABEL_CONTENT_HASH,
+    LABEL_VERSIONED,
+    is_label_value,
 )
 
 MAX_NAME = 253
 HASH_SUFFIX_LENGTH = 11  # "-" + 10 characters
-MAX_LABEL_VALUE = 63
-_LABEL_VALUE = re.compile(r"^(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?)?$")
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class Version:
     obj: KubeObject
     hash: str
@@ -109,9 +89,11 @@ EMPTY = "no data: a placeholder a controller fills in; kept mutable"
 
 
 class Plan:
-    def __init__(self, versions: list[Version]):
-        self.versions = versions
-        self._by_object = {id(v.obj): v for v in versions}
+    """Final once made: every stage after the plan reads it, none changes it."""
+
+    def __init__(self, versions: Iterable[Version]):
+        self.versions: tuple[Version, ...] = tuple(versions)
+        self._by_object = {id(v.obj): v for v in self.versions}
 
     def of(self, obj: KubeObject) -> Version | None:
         return self._by_object.get(id(obj))
@@ -124,20 +106,25 @@ def plan(
     held: Collection[int] = (),
     fixed: dict[int, str] | None = None,
     read_by_name: dict[int, str] | None = None,
+    copies: Collection[int] = (),
 ) -> Plan:
     """`excluded_by_producers`: objects that keep their names whatever happens
     (produced, Reloader, --strategy=annotate), with why; `held`: ids of
     references left as written; `fixed` and `read_by_name`: objects a program
     reads by name (byname.py) — the fixed-name table wins over an opt-in, the
-    other signals do not."""
+    other signals do not; `copies`: objects a reference left as written still
+    needs, so a renamed one also keeps an unsuffixed copy (reloader.py)."""
     produced = excluded_by_producers or {}
     consumed = consumed_objects(graph, held)
     versions: list[Version] = []
     for obj in graph.config_objects:
         validate(obj)
         key = id(obj)
-        versions.append(_version(obj, options, produced.get(key), (fixed or {}).get(key),
-                                 (read_by_name or {}).get(key), key in consumed))
+        version = _version(obj, options, produced.get(key), (fixed or {}).get(key),
+                           (read_by_name or {}).get(key), key in consumed)
+        if key in copies and version.renamed:
+            version = replace(version, keep_original=True)
+        versions.append(version)
     return Plan(versions)
 
 
@@ -267,23 +254,10 @@ def is_service_account_token(obj: KubeObject) -> bool:
     return obj.kind == "Secret" and isinstance(node, ScalarNode) and node.value == "kubernetes.io/service-account-token"
 
 
-def base_name_of(obj: KubeObject) -> str:
-    """The unversioned name, also for an object a previous run versioned."""
-    name = obj.name or ""
-    if obj.labels.get(LABEL_VERSIONED) != "true":
-        return name
-    original = obj.annotations.get(ANNOTATION_ORIGINAL_NAME) or obj.labels.get(LABEL_BASE_NAME)
-    return original or name
-
-
 def versioned_name(base: str, digest: str) -> str:
     if len(base) + HASH_SUFFIX_LENGTH > MAX_NAME:
         base = base[: MAX_NAME - HASH_SUFFIX_LENGTH - 6].rstrip("-.") + "-" + short_hash(base)[:5]
     return f"{base}-{digest}"
-
-
-def is_label_value(text: str) -> bool:
-    return len(text) <= MAX_LABEL_VALUE and _LABEL_VALUE.match(text) is not None
 
 
 def label_value(base: str) -> str:

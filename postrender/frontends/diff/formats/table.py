@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...graphview import _columns
+from ...graph.formats.table import columns as _columns
 from ..model import Report, Roll
 from . import _text
 

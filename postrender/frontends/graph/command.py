@@ -1,0 +1,28 @@
+"""`postrender graph`: run the render, build the view, write it."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ...options import RenderOptions
+from ...pipeline.read import Source
+from ...report import Reporter
+from . import formats
+from .view import build_view
+
+
+def show(sources: list[Source], options: RenderOptions, fmt: str, reporter: Reporter | None = None) -> str:
+    """The graph of the render these options make. The render runs in full,
+    so every option counts and its warnings (on stderr, as a render prints
+    them) are the same; where the render fails on its input, graph fails the
+    same way. A name the render would leave on a removed object is the one
+    exception: graph is where one goes to see those, so it shows them (status
+    `broken`, and as warnings) instead of failing, as with
+    --allow-broken-references; --strict still fails."""
+    formats.check(fmt)
+    from ...pipeline.render import render
+
+    reporter = reporter if reporter is not None else Reporter()
+    result = render(sources, dataclasses.replace(options, allow_broken=True), reporter)
+    view = build_view(result.analysis, result, [w.message for w in reporter.warnings])
+    return formats.write(view, fmt)
