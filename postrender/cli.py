@@ -18,8 +18,6 @@ import re
 import signal
 import stat
 import sys
-import tempfile
-import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -497,6 +495,8 @@ def _main(argv: list[str], current: list[Reporter]) -> int:
         return 1
     except Exception as exc:  # noqa: BLE001 - a deploy path must never see a traceback
         if os.environ.get("POSTRENDER_DEBUG"):
+            import traceback  # only here: loading it costs every run a few ms
+
             traceback.print_exc()
         # The exception text could quote input, so only its type is shown.
         reporter.error(f"internal error ({type(exc).__name__}); please report it with POSTRENDER_DEBUG=1 output")
@@ -586,6 +586,8 @@ def write_file(path: str, data: bytes) -> None:
     # Through a symlink, the file it points to is replaced, not the link.
     target = os.path.realpath(path)
     directory, name = os.path.split(target)
+    import tempfile  # only for -o FILE: it loads shutil, random, bz2 and lzma
+
     fd, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "wb") as handle:

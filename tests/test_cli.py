@@ -298,3 +298,22 @@ def test_config_keys_and_flags_set_the_same_field():
             value = cases[option.config]
             argv += [option.flag] if value is True else [option.flag, value]
     assert config.apply(RenderOptions()) == render_options(parse(argv))
+
+
+# --- internal errors ----------------------------------------------------------------------------
+
+
+def test_an_internal_error_is_one_line_and_its_traceback_only_under_postrender_debug(monkeypatch):
+    from postrender.pipeline import render
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("input text that must not be shown")
+
+    monkeypatch.setattr(render, "render", broken)
+    plain = run_postrender([], CM.format(name="a"))
+    assert plain.status == 1 and plain.stdout == ""
+    assert plain.stderr.count("\n") == 1 and "internal error (RuntimeError)" in plain.stderr, plain.stderr
+    assert "must not be shown" not in plain.stderr
+    debug = run_postrender([], CM.format(name="a"), env={"POSTRENDER_DEBUG": "1"})
+    assert debug.status == 1 and debug.stdout == ""
+    assert "Traceback (most recent call last)" in debug.stderr and "internal error (RuntimeError)" in debug.stderr

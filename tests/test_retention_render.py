@@ -222,6 +222,25 @@ def test_plain_renders_never_import_the_cluster_client(tmp_path):
     assert not [m for m in imported if m.startswith("kubernetes")]
 
 
+def test_a_plain_render_imports_only_what_it_uses(tmp_path):
+    # What start-up costs: the cluster code, the other commands' frontends,
+    # and stdlib modules a render only needs on a rare path (a traceback
+    # under POSTRENDER_DEBUG, a temporary file for -o FILE, packaged data).
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONSTARTUP"}
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "postrender", "-n", "ns"], input=STREAM,
+                          capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "kind: ConfigMap" in proc.stdout
+    imported = [line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines()
+                if line.startswith("import time:")]
+    assert "postrender.pipeline.render" in imported, "the render ran"
+    unwanted = ("postrender.cluster", "postrender.frontends.diff", "postrender.frontends.graphview",
+                "postrender.frontends.kustomize_exec", "postrender.completion", "kubernetes",
+                "traceback", "tempfile", "importlib.resources")
+    loaded = [m for m in imported if m in unwanted or m.startswith(tuple(f"{u}." for u in unwanted))]
+    assert loaded == [], f"a plain render loaded {loaded}"
+
+
 def _unreachable_kubeconfig(tmp_path: Path) -> Path:
     import socket
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -342,10 +341,12 @@ def load_config_file(path: str) -> list[dict[str, Any]]:
         raise UsageError(f"--config {path}: invalid YAML: {' '.join(str(exc).split())}") from None
 
 
-@cache
 def data(file: str) -> Any:
-    """One of the packaged data files next to this module, parsed once."""
-    return YAML(typ="safe").load(resources.files(__package__).joinpath(file).read_text(encoding="utf-8")) or {}
+    """One of the packaged data files next to this module (`builtin.yaml`, ...),
+    as scripts/compile-fieldspecs compiled it: a run parses no YAML for them."""
+    from .compiled import TABLES
+
+    return TABLES[file]
 
 
 def builtin_config() -> dict[str, Any]:

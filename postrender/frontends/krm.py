@@ -15,7 +15,7 @@ from __future__ import annotations
 import io
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.cyaml import CBaseLoader
@@ -23,13 +23,15 @@ from ruamel.yaml.error import YAMLError
 
 from ..errors import Location, PostrenderError, UsageError
 from ..pipeline.index.hashing import to_json_value
-from .kustomize_exec import PluginConfig, parse
 from ..limits import Limits
 from ..syntax.nodes import MappingNode, Node, ScalarNode, children, get, get_str, is_null
 from ..options import RenderOptions
 from ..vocabulary import INDEX_ANNOTATIONS, PATH_ANNOTATIONS
 from ..pipeline.read import Document, KubeObject, Source, Stream, only_comments, read, split
 from ..report import Diagnostic, Reporter
+
+if TYPE_CHECKING:
+    from .kustomize_exec import PluginConfig
 
 KIND = "ResourceList"
 GROUP = "config.kubernetes.io"
@@ -162,6 +164,9 @@ def function_config(document: Document) -> PluginConfig | None:
         return None
     if _nesting(node) > MAX_CONFIG_DEPTH:
         raise UsageError(f"functionConfig: nested deeper than {MAX_CONFIG_DEPTH} levels")
+    # Imported here: a plain render checks for a ResourceList, and needs no config parser.
+    from .kustomize_exec import parse
+
     return parse(to_json_value(node), "functionConfig")
 
 
