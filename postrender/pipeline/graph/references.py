@@ -212,7 +212,13 @@ def find(obj: KubeObject, spec: FieldSpec) -> Iterator[Reference]:
     compiled = _single.get(spec)
     if compiled is None:
         compiled = _single[spec] = Compiled([spec])
-    for _, hits in _hits(obj, compiled):
+    return find_all(obj, compiled)
+
+
+def find_all(obj: KubeObject, compiled: Compiled) -> Iterator[Reference]:
+    """The names at the paths of compiled specs in one object, unresolved:
+    spec by spec in their order, as `find` for each would give them."""
+    for spec, hits in _hits(obj, compiled):
         yield from _references(obj, spec, hits)
 
 
