@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import cached_property
 
 from ...fieldspecs import CONFIG_KINDS, FieldSpec, ReferenceTable, Segment
 from ...fieldspecs.walk import Accessor, Compiled, walk
@@ -42,8 +43,9 @@ class Reference:
     def target_kind(self) -> str:
         return self.spec.target_kind
 
-    @property
+    @cached_property
     def field_path(self) -> str:
+        # Asked for again and again by the reports; the path never changes.
         return format_path(self.path)
 
 
