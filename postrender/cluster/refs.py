@@ -125,6 +125,10 @@ class JsonValues(Accessor[Any]):
             return False
         return all(flt.accepts(_filter_value(item.get(flt.field))) for flt in segment.filters)
 
+    @staticmethod
+    def keys(node: dict) -> dict:
+        return node
+
 
 def _filter_value(value: Any) -> str | list[str] | None:
     if value is None or isinstance(value, list):

@@ -10,7 +10,7 @@ serves all of them: a Deployment meets some forty specs that share
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Container, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 if TYPE_CHECKING:  # fieldspecs imports this module as it loads
@@ -53,6 +53,13 @@ class Accessor(Generic[N]):
     @staticmethod
     def passes(item: N, segment: Segment) -> bool:
         """Whether a list item passes a segment's filters (`[name=x]`)."""
+        raise NotImplementedError
+
+    @staticmethod
+    def keys(node: N) -> Container[str]:
+        """A mapping's keys, or a container holding every key `child` may
+        find: a walk asking a mapping for several keys, most of them absent
+        (a volume is one of a dozen types), skips the absent ones with it."""
         raise NotImplementedError
 
 
@@ -127,7 +134,7 @@ def walk(tree: PathTree, root: N, access: type[Accessor[N]]) -> Iterator[tuple[l
     any one spec, its leaves come in document order.
     """
     is_leaf, items_of, is_mapping = access.is_leaf, access.items, access.is_mapping
-    child_of, pairs, passes = access.child, access.pairs, access.passes
+    child_of, pairs, passes, keys_of = access.child, access.pairs, access.passes, access.keys
     # An explicit stack: sequences may nest as deep as --max-depth allows.
     # `arrived`: the frame reached this tree node by a step (not by stepping
     # through a list on the way), so specs ending here take its leaves.
@@ -154,10 +161,13 @@ def walk(tree: PathTree, root: N, access: type[Accessor[N]]) -> Iterator[tuple[l
         if not is_mapping(node):
             continue
         frames: list[tuple[Any, PathTree, Path, Any, bool]] = []
+        present = keys_of(node) if len(here.children) > 1 else None
         for segment, below in here.children.items():
             key = segment.key
             if key == WILDCARD:
                 frames.extend((value, below, path + (name,), node, True) for name, value in pairs(node))
+                continue
+            if present is not None and key not in present:
                 continue
             child = child_of(node, key)
             if child is None:

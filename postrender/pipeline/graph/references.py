@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
@@ -11,7 +11,7 @@ from functools import cached_property
 from ...fieldspecs import CONFIG_KINDS, FieldSpec, ReferenceTable, Segment
 from ...fieldspecs.walk import Accessor, Compiled, walk
 from ..index.objects import IMPLICIT, ObjectIndex, ObjectKey
-from ...syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, entries, format_path, get, is_string, scalar_value
+from ...syntax.nodes import MERGE_KEY, MappingNode, Node, ScalarNode, SequenceNode, entries, format_path, get, is_string, scalar_value
 from ..read import KubeObject
 
 Path = tuple[str | int, ...]
@@ -180,6 +180,21 @@ class YamlNodes(Accessor[Node]):
     @staticmethod
     def passes(item: Node, segment: Segment) -> bool:
         return all(flt.accepts(_filter_value(get(item, flt.field))) for flt in segment.filters)
+
+    @staticmethod
+    def keys(node: MappingNode) -> Container[str]:
+        # `get` finds a key only where some key has its very text, or
+        # through a merge key (`<<`): then any key may be there.
+        texts = {key.value for key, _ in node.value if isinstance(key, ScalarNode)}
+        return _EVERY_KEY if MERGE_KEY in texts else texts
+
+
+class _EveryKey:
+    def __contains__(self, key: object) -> bool:
+        return True
+
+
+_EVERY_KEY = _EveryKey()
 
 
 def _kind_applies(obj: KubeObject, spec: FieldSpec, index: ObjectIndex) -> bool:
