@@ -246,3 +246,14 @@ def test_emitted_data_reads_back_exactly(data, version):
     assert loaded["data"] if data else "data" not in loaded
     assert (loaded.get("data") or {}) == data
     assert loaded["metadata"]["labels"] == {"k": "2024-01-01"} and loaded["immutable"] is True
+
+
+def test_uses_of_live_objects_step_through_wildcards():
+    # The live walker is the render's (fieldspecs.walk): `*` steps into every
+    # key, here each service-discovery config of a ScrapeConfig.
+    scrape = {"apiVersion": "monitoring.coreos.com/v1alpha1", "kind": "ScrapeConfig",
+              "metadata": {"name": "s", "namespace": "mon"},
+              "spec": {"kubernetesSDConfigs": [{"tlsConfig": {"ca": {"configMap": {"name": "ca-1", "key": "ca"}}}}],
+                       "httpSDConfigs": [{"tlsConfig": {"cert": {"configMap": {"name": "cert-1", "key": "c"}}}}],
+                       "jobName": "x"}}
+    assert uses(scrape, TABLE) == {("ConfigMap", "mon", "ca-1"), ("ConfigMap", "mon", "cert-1")}

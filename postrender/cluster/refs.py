@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..fieldspecs import FieldSpec, ReferenceTable, Segment
+from ..fieldspecs.walk import Accessor, walk
 from ..pipeline.plan.keep import parse_refs
 from ..vocabulary import ANNOTATION_REFS
 
@@ -70,11 +71,15 @@ def _owner_kind(revision: dict) -> str:
 def _by_table(obj: dict, kind: str, group: str, version: str, namespace: str | None,
               table: ReferenceTable) -> set[Use]:
     found: set[Use] = set()
+    compiled = table.applicable(kind, group, version)
+    if compiled is None:
+        return found
     cluster_scoped = kind in table.cluster_scoped
-    for spec in table.for_kind(kind):
-        if not spec.matches(group, version):
+    for ends, value, parent, _ in walk(compiled.tree, obj, JsonValues):
+        if not value:
             continue
-        for value, parent in _walk(obj, spec.path, 0, None):
+        for position in ends:
+            spec = compiled.specs[position]
             found.add((spec.target_kind, _target_namespace(spec, value, parent, namespace, cluster_scoped),
                        value.rpartition("/")[2] if spec.namespace_prefix else value))
     return found
@@ -91,37 +96,38 @@ def _target_namespace(spec: FieldSpec, value: str, parent: Any, namespace: str |
     return None if cluster_scoped else namespace
 
 
-def _walk(node: Any, segments: tuple[Segment, ...], i: int, parent: Any) -> Iterator[tuple[str, Any]]:
-    if i == len(segments):
-        if isinstance(node, str) and node:
-            yield node, parent
-        elif isinstance(node, list):
-            for item in node:
-                if isinstance(item, str) and item:
-                    yield item, parent
-        return
-    if isinstance(node, list):
-        for item in node:
-            yield from _walk(item, segments, i, parent)
-        return
-    if not isinstance(node, dict):
-        return
-    segment = segments[i]
-    child = node.get(segment.key)
-    if child is None:
-        return
-    if segment.filters:
-        for item in child if isinstance(child, list) else [child]:
-            if _passes(item, segment):
-                yield from _walk(item, segments, i + 1, item)
-        return
-    yield from _walk(child, segments, i + 1, node)
+class JsonValues(Accessor[Any]):
+    """An object as the API server returns it, decoded from JSON."""
 
+    @staticmethod
+    def is_leaf(node: Any) -> bool:
+        return isinstance(node, str)
 
-def _passes(item: Any, segment: Segment) -> bool:
-    if not isinstance(item, dict):
-        return False
-    return all(flt.accepts(_filter_value(item.get(flt.field))) for flt in segment.filters)
+    @staticmethod
+    def items(node: Any) -> list[Any] | None:
+        return node if isinstance(node, list) else None
+
+    @staticmethod
+    def is_mapping(node: Any) -> bool:
+        return isinstance(node, dict)
+
+    @staticmethod
+    def child(node: dict, key: str) -> Any:
+        return node.get(key)
+
+    @staticmethod
+    def pairs(node: dict) -> Iterator[tuple[str, Any]]:
+        return iter(node.items())
+
+    @staticmethod
+    def passes(item: Any, segment: Segment) -> bool:
+        if not isinstance(item, dict):
+            return False
+        return all(flt.accepts(_filter_value(item.get(flt.field))) for flt in segment.filters)
+
+    @staticmethod
+    def keys(node: dict) -> dict:
+        return node
 
 
 def _filter_value(value: Any) -> str | list[str] | None:

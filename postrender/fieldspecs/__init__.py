@@ -16,6 +16,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
 from ..errors import UsageError
+from .walk import WILDCARD, Compiled, SpecIndex
 
 CONFIG_KINDS = ("ConfigMap", "Secret")
 # The sections of a field-spec configuration postrender reads.
@@ -86,7 +87,7 @@ class FieldSpec:
 class ReferenceTable:
     specs: list[FieldSpec] = field(default_factory=list)
     cluster_scoped: set[str] = field(default_factory=set)
-    _by_kind: dict[str, list[FieldSpec]] = field(default_factory=dict)
+    _index: SpecIndex = field(default_factory=SpecIndex, repr=False, compare=False)
     _known: set[FieldSpec] = field(default_factory=set)
     # podSpecs × (podSpecReferences and podSpecArgs), kept so either side
     # can grow later: per target, the paths under a PodSpec, each with the
@@ -99,14 +100,30 @@ class ReferenceTable:
     # Annotation -> values (comma-separated in it) marking a hook that runs
     # before the release's other objects are applied.
     before_apply: dict[str, set[str]] = field(default_factory=dict)
+    # template_paths per (kind, group, version, immutable): asked for every
+    # object by several stages. Emptied whenever the table grows.
+    _template_paths: dict[tuple[str, str, str, bool], tuple[tuple[Segment, ...], ...]] = field(
+        default_factory=dict, repr=False, compare=False)
 
     def for_kind(self, kind: str) -> list[FieldSpec]:
-        return self._by_kind.get(kind, [])
+        return self._index.for_kind(kind)
 
-    def template_paths(self, kind: str, group: str, version: str, immutable: bool = False) -> list[tuple[Segment, ...]]:
+    def applicable(self, kind: str, group: str, version: str) -> Compiled | None:
+        """The specs that apply to an object of this kind, group and version
+        (in table order), compiled for one walk: see fieldspecs.walk."""
+        return self._index.applicable(kind, group, version)
+
+    def template_paths(self, kind: str, group: str, version: str, immutable: bool = False) -> tuple[tuple[Segment, ...], ...]:
         """Paths to the pod templates (the mapping holding `metadata` and
         `spec`) in a kind; the empty path is the object itself (a Pod).
         `immutable`: only those the API server never lets change (a Job's)."""
+        key = (kind, group, version, immutable)
+        paths = self._template_paths.get(key)
+        if paths is None:
+            paths = self._template_paths[key] = tuple(self._find_template_paths(kind, group, version, immutable))
+        return paths
+
+    def _find_template_paths(self, kind: str, group: str, version: str, immutable: bool) -> list[tuple[Segment, ...]]:
         paths: list[tuple[Segment, ...]] = []
         for holder in self._pod_holders:
             if holder.get("kind") != kind:
@@ -131,7 +148,7 @@ class ReferenceTable:
             return
         self._known.add(spec)
         self.specs.append(spec)
-        self._by_kind.setdefault(spec.kind, []).append(spec)
+        self._index.add(spec)
 
     def extend(self, data: dict[str, Any], origin: str) -> None:
         """Merge one configuration document (builtin or a user's)."""
@@ -160,6 +177,7 @@ class ReferenceTable:
         for holder in data.get("podSpecs") or []:
             holder = _mapping(holder, origin, "podSpecs entry")
             self._pod_holders.append(holder)
+            self._template_paths.clear()
             for target, entries in self._pod_paths.items():
                 for entry in entries:
                     self._add_pod_path(target, holder, entry, origin)
@@ -290,9 +308,6 @@ def _kind_from(raw: Any, origin: str) -> tuple[str, tuple[Segment, ...], tuple[S
         raise UsageError(f"{origin}: kindFrom needs kind, name and path (got {raw!r})")
     return str(raw["kind"]), parse_path(str(raw["name"]), origin), parse_path(str(raw["path"]), origin)
 
-
-# A path segment that steps into every key of a mapping (`spec/receivers/*/apiURL/name`).
-WILDCARD = "*"
 
 _SEGMENT = re.compile(r"^(?P<key>(?:[^\[\\]|\\.)*)(?P<filters>(?:\[[^\]]*\])*)$")
 

@@ -14,6 +14,12 @@ from typing import Any
 
 def dumps(value: Any, *, sort_keys: bool = False, separators: tuple[str, str] = (", ", ": ")) -> str:
     """`json.dumps(value, ensure_ascii=False, sort_keys=..., separators=...)`."""
+    try:
+        # Most values (a ConfigMap's data, an edit's scalar) are shallow: the
+        # C encoder writes them at once, and stops at the recursion limit.
+        return json.dumps(value, ensure_ascii=False, sort_keys=sort_keys, separators=separators)
+    except RecursionError:
+        pass
     item_separator, key_separator = separators
     parts: list[str] = []
     # Work items: a value to write, or literal text (a closing bracket, a separator).

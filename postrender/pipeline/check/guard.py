@@ -89,12 +89,17 @@ def check(graph: Graph, the_plan: Plan) -> list[Finding]:
         by_name.setdefault((kind, name), []).append((namespace, version))
     index = graph.index
     covered = {id(ref.node) for ref in graph.references}
+    # A scalar matters only if its text is a stale name or it may be an
+    # argument (_argument's shapes): the rest, most of them, skip every test.
+    stale_texts = {name for _, name in by_name}
     findings: list[Finding] = []
     for obj in index.objects:
         if is_config_object(obj):
             continue
         namespace = index.namespace_of(obj)
         for node, path, parent in scalars(obj.node):
+            if node.value not in stale_texts and not _may_be_argument(path):
+                continue
             if id(node) in covered or path[:2] in _SKIPPED or not is_string(node):
                 continue
             for kind in patterns():
@@ -171,6 +176,11 @@ _NAMED = re.compile(
 
 def _squeezed(text: str) -> str:
     return re.sub(r"[-_.]", "", text.lower())
+
+
+def _may_be_argument(path: Path) -> bool:
+    """Whether a scalar's path has a shape _argument looks at."""
+    return len(path) >= 2 and (path[-2] in ("args", "command") or path[-1] == "value")
 
 
 def _argument(kind: str, node: ScalarNode, path: Path, parent: Node | None) -> tuple[str | None, str, str] | None:

@@ -29,7 +29,8 @@ from typing import Any
 from ... import fieldspecs
 from ..check import guard
 from ...fieldspecs import CONFIG_KINDS, FieldSpec, ReferenceTable, parse_path
-from .references import Graph, Path, find, lookup
+from ...fieldspecs.walk import SpecIndex
+from .references import Graph, Path, find_all, lookup
 from ..index.objects import ObjectIndex
 from ...syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, entries, format_path, get, get_str, is_string, node_at
 from ..read import KubeObject
@@ -192,20 +193,19 @@ def _pod_string_specs(table: ReferenceTable) -> list[FieldSpec]:
 def _pod_readers(graph: Graph, table: ReferenceTable) -> Iterator[Reader]:
     index = graph.index
     covered = {id(ref.node) for ref in graph.references}
-    specs = _pod_string_specs(table)
+    specs = SpecIndex(_pod_string_specs(table))
     for obj in index.objects:
-        version = obj.api_version.rpartition("/")[2]
-        for spec in specs:
-            if spec.kind != obj.kind or not spec.matches(obj.group, version):
+        compiled = specs.applicable(obj.kind, obj.group, obj.api_version.rpartition("/")[2])
+        if compiled is None:
+            continue
+        for found in find_all(obj, compiled):
+            if id(found.node) in covered:
                 continue
-            for found in find(obj, spec):
-                if id(found.node) in covered:
-                    continue
-                for via, namespace, name in names_in(found.node.value, _context(obj, found.path)):
-                    for target in _targets(index, obj, namespace, name):
-                        where = f"{found.field_path} ({via})" if via else found.field_path
-                        why = f"{index.key(obj).describe()} {where} names it: the program reads it by that name"
-                        yield Reader(target, obj, found.path, found.node, name, why, rolls=True, via=via)
+            for via, namespace, name in names_in(found.node.value, _context(obj, found.path)):
+                for target in _targets(index, obj, namespace, name):
+                    where = f"{found.field_path} ({via})" if via else found.field_path
+                    why = f"{index.key(obj).describe()} {where} names it: the program reads it by that name"
+                    yield Reader(target, obj, found.path, found.node, name, why, rolls=True, via=via)
 
 
 def _context(obj: KubeObject, path: Path) -> str | None:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import cached_property
 
-from ...fieldspecs import CONFIG_KINDS, WILDCARD, FieldSpec, ReferenceTable, Segment
+from ...fieldspecs import CONFIG_KINDS, FieldSpec, ReferenceTable, Segment
+from ...fieldspecs.walk import Accessor, Compiled, walk
 from ..index.objects import ObjectIndex, ObjectKey, across_namespaces
-from ...syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, entries, format_path, get, is_string, scalar_value
+from ...syntax.nodes import MERGE_KEY, MappingNode, Node, ScalarNode, SequenceNode, entries, format_path, get, is_string, scalar_value
 from ..read import KubeObject
 
 Path = tuple[str | int, ...]
@@ -41,8 +43,9 @@ class Reference:
     def target_kind(self) -> str:
         return self.spec.target_kind
 
-    @property
+    @cached_property
     def field_path(self) -> str:
+        # Asked for again and again by the reports; the path never changes.
         return format_path(self.path)
 
 
@@ -120,22 +123,78 @@ def build(index: ObjectIndex, table: ReferenceTable) -> Graph:
     # group): the same field must still be one reference, not two.
     seen: set[tuple[int, Path]] = set()
     for obj in index.objects:
-        specs = table.for_kind(obj.kind)
-        if not specs:
+        compiled = table.applicable(obj.kind, obj.group, obj.api_version.rpartition("/")[2])
+        if compiled is None:
             continue
-        version = obj.api_version.rpartition("/")[2]
-        for spec in specs:
-            if spec.matches(obj.group, version) and _kind_applies(obj, spec, index):
-                for ref in find(obj, spec):
-                    if (id(ref.node), ref.path) not in seen:
-                        seen.add((id(ref.node), ref.path))
-                        references.append(ref)
+        for spec, hits in _hits(obj, compiled):
+            if not _kind_applies(obj, spec, index):
+                continue
+            for ref in _references(obj, spec, hits):
+                if (id(ref.node), ref.path) not in seen:
+                    seen.add((id(ref.node), ref.path))
+                    references.append(ref)
     for ref in references:
         _resolve(ref, index)
     # A flag's or variable's value that names nothing in the stream is just a value.
     references = [ref for ref in references if not (ref.spec.stream_only and ref.resolution is Resolution.DANGLING)]
     configs = [obj for obj in index.objects if is_config_object(obj)]
     return Graph(index, references, configs)
+
+
+Hit = tuple[ScalarNode, Node | None, Path]
+
+
+def _hits(obj: KubeObject, compiled: Compiled) -> list[tuple[FieldSpec, list[Hit]]]:
+    """The leaves each spec reaches in one walk of the object, specs in table
+    order, each spec's leaves in document order (the order references keep)."""
+    by_spec: dict[int, list[Hit]] = {}
+    for ends, node, parent, path in walk(compiled.tree, obj.node, YamlNodes):
+        hit = (node, parent, path)
+        for position in ends:
+            by_spec.setdefault(position, []).append(hit)
+    specs = compiled.specs
+    return [(specs[position], by_spec[position]) for position in sorted(by_spec)]
+
+
+class YamlNodes(Accessor[Node]):
+    """Composed YAML nodes, read as Kubernetes reads them (syntax.nodes)."""
+
+    @staticmethod
+    def is_leaf(node: Node) -> bool:
+        return isinstance(node, ScalarNode)
+
+    @staticmethod
+    def items(node: Node) -> list[Node] | None:
+        return node.value if isinstance(node, SequenceNode) else None
+
+    @staticmethod
+    def is_mapping(node: Node) -> bool:
+        return isinstance(node, MappingNode)
+
+    child = staticmethod(get)
+
+    @staticmethod
+    def pairs(node: MappingNode) -> Iterator[tuple[str, Node]]:
+        return ((key.value, value) for key, value in entries(node) if isinstance(key, ScalarNode))
+
+    @staticmethod
+    def passes(item: Node, segment: Segment) -> bool:
+        return all(flt.accepts(_filter_value(get(item, flt.field))) for flt in segment.filters)
+
+    @staticmethod
+    def keys(node: MappingNode) -> Container[str]:
+        # `get` finds a key only where some key has its very text, or
+        # through a merge key (`<<`): then any key may be there.
+        texts = {key.value for key, _ in node.value if isinstance(key, ScalarNode)}
+        return _EVERY_KEY if MERGE_KEY in texts else texts
+
+
+class _EveryKey:
+    def __contains__(self, key: object) -> bool:
+        return True
+
+
+_EVERY_KEY = _EveryKey()
 
 
 def _kind_applies(obj: KubeObject, spec: FieldSpec, index: ObjectIndex) -> bool:
@@ -167,7 +226,26 @@ def _scalar_at(node: Node | None, path: tuple[Segment, ...]) -> str | None:
 
 def find(obj: KubeObject, spec: FieldSpec) -> Iterator[Reference]:
     """The names at one spec's path in one object, unresolved."""
-    for node, parent, path in _walk(obj.node, spec.path, 0, (), None):
+    compiled = _single.get(spec)
+    if compiled is None:
+        compiled = _single[spec] = Compiled([spec])
+    return find_all(obj, compiled)
+
+
+def find_all(obj: KubeObject, compiled: Compiled) -> Iterator[Reference]:
+    """The names at the paths of compiled specs in one object, unresolved:
+    spec by spec in their order, as `find` for each would give them."""
+    for spec, hits in _hits(obj, compiled):
+        yield from _references(obj, spec, hits)
+
+
+# Specs walked one at a time (producers.yaml rules), compiled once each.
+_single: dict[FieldSpec, Compiled] = {}
+
+
+def _references(obj: KubeObject, spec: FieldSpec, hits: list[Hit]) -> Iterator[Reference]:
+    """The names one spec finds at the leaves its path reaches."""
+    for node, parent, path in hits:
         if not is_string(node) or not node.value:
             continue
         value = node.value
@@ -210,51 +288,6 @@ def _flag_value(node: ScalarNode, container: Node | None, path: Path, flags: tup
         if isinstance(previous, ScalarNode) and is_string(previous) and previous.value in spellings:
             return "", node.value
     return None
-
-
-def _walk(
-    node: Node, segments: tuple[Segment, ...], i: int, path: Path, parent: Node | None
-) -> Iterator[tuple[ScalarNode, Node | None, Path]]:
-    # An explicit stack: sequences may nest as deep as --max-depth allows.
-    stack: list[tuple[Node, int, Path, Node | None]] = [(node, i, path, parent)]
-    while stack:
-        node, i, path, parent = stack.pop()
-        if i == len(segments):
-            if isinstance(node, ScalarNode):
-                yield node, parent, path
-            elif isinstance(node, SequenceNode):
-                for j, item in enumerate(node.value):
-                    if isinstance(item, ScalarNode):
-                        yield item, parent, path + (j,)
-            continue
-        if isinstance(node, SequenceNode):
-            stack.extend((item, i, path + (j,), parent) for j, item in reversed(list(enumerate(node.value))))
-            continue
-        if not isinstance(node, MappingNode):
-            continue
-        segment = segments[i]
-        if segment.key == WILDCARD:
-            pairs = [(value, i + 1, path + (key.value,), node) for key, value in entries(node)
-                     if isinstance(key, ScalarNode)]
-            stack.extend(reversed(pairs))
-            continue
-        child = get(node, segment.key)
-        if child is None:
-            continue
-        if segment.filters:
-            items = child.value if isinstance(child, SequenceNode) else [child]
-            passing = []
-            for j, item in enumerate(items):
-                if _passes(item, segment):
-                    item_path = path + (segment.key, j) if isinstance(child, SequenceNode) else path + (segment.key,)
-                    passing.append((item, i + 1, item_path, item))
-            stack.extend(reversed(passing))
-            continue
-        stack.append((child, i + 1, path + (segment.key,), node))
-
-
-def _passes(item: Node, segment: Segment) -> bool:
-    return all(flt.accepts(_filter_value(get(item, flt.field))) for flt in segment.filters)
 
 
 def _filter_value(node: Node | None) -> str | list[str] | None:

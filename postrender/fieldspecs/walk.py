@@ -1,0 +1,185 @@
+"""The one walker of field-spec paths, for both data models.
+
+The render walks composed YAML nodes, the cluster code JSON from the API
+server; both meet the same tables through this module, each with a small
+Accessor saying how its data is read. The specs that apply to a kind are
+compiled once into a prefix tree of their paths, so one walk of a document
+serves all of them: a Deployment meets some forty specs that share
+`spec/template/spec/...`, and each shared step is taken once, not forty times.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Container, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+if TYPE_CHECKING:  # fieldspecs imports this module as it loads
+    from . import FieldSpec, Segment
+
+# A path segment that steps into every key of a mapping (`spec/receivers/*/apiURL/name`).
+WILDCARD = "*"
+
+N = TypeVar("N")
+Path = tuple[str | int, ...]
+
+
+class Accessor(Generic[N]):
+    """How a data model is read: override every method."""
+
+    @staticmethod
+    def is_leaf(node: N) -> bool:
+        """A value a spec's path may end on (a scalar)."""
+        raise NotImplementedError
+
+    @staticmethod
+    def items(node: N) -> list[N] | None:
+        """The items of a sequence, or None when the node is not one."""
+        raise NotImplementedError
+
+    @staticmethod
+    def is_mapping(node: N) -> bool:
+        raise NotImplementedError
+
+    @staticmethod
+    def child(node: N, key: str) -> N | None:
+        """The value under `key` in a mapping, or None."""
+        raise NotImplementedError
+
+    @staticmethod
+    def pairs(node: N) -> Iterable[tuple[str, N]]:
+        """(key, value) of every entry a wildcard step (`*`) enters."""
+        raise NotImplementedError
+
+    @staticmethod
+    def passes(item: N, segment: Segment) -> bool:
+        """Whether a list item passes a segment's filters (`[name=x]`)."""
+        raise NotImplementedError
+
+    @staticmethod
+    def keys(node: N) -> Container[str]:
+        """A mapping's keys, or a container holding every key `child` may
+        find: a walk asking a mapping for several keys, most of them absent
+        (a volume is one of a dozen types), skips the absent ones with it."""
+        raise NotImplementedError
+
+
+class PathTree:
+    """A node of the prefix tree: the specs whose path ends here (by their
+    position in the compiled list) and the steps that go on."""
+
+    __slots__ = ("ends", "children")
+
+    def __init__(self) -> None:
+        self.ends: list[int] = []
+        self.children: dict[Segment, PathTree] = {}
+
+
+class Compiled:
+    """The specs that apply to one (kind, group, version), in table order,
+    and the prefix tree of their paths."""
+
+    __slots__ = ("specs", "tree")
+
+    def __init__(self, specs: list[FieldSpec]) -> None:
+        self.specs = tuple(specs)
+        self.tree = path_tree(spec.path for spec in specs)
+
+
+def path_tree(paths: Iterable[tuple[Segment, ...]]) -> PathTree:
+    root = PathTree()
+    for position, path in enumerate(paths):
+        node = root
+        for segment in path:
+            node = node.children.setdefault(segment, PathTree())
+        node.ends.append(position)
+    return root
+
+
+class SpecIndex:
+    """Field specs by kind, compiled on first use per (kind, group, version)."""
+
+    def __init__(self, specs: Iterable[FieldSpec] = ()) -> None:
+        self._by_kind: dict[str, list[FieldSpec]] = {}
+        self._compiled: dict[tuple[str, str, str], Compiled] = {}
+        for spec in specs:
+            self.add(spec)
+
+    def add(self, spec: FieldSpec) -> None:
+        self._by_kind.setdefault(spec.kind, []).append(spec)
+        self._compiled.clear()
+
+    def for_kind(self, kind: str) -> list[FieldSpec]:
+        return self._by_kind.get(kind, [])
+
+    def applicable(self, kind: str, group: str, version: str) -> Compiled | None:
+        """The specs matching an object's kind, group and version; None when there are none."""
+        key = (kind, group, version)
+        compiled = self._compiled.get(key, _MISSING)
+        if compiled is _MISSING:
+            specs = [spec for spec in self._by_kind.get(kind, ()) if spec.matches(group, version)]
+            compiled = self._compiled[key] = Compiled(specs) if specs else None
+        return compiled  # type: ignore[return-value]
+
+
+_MISSING: Any = object()
+
+
+def walk(tree: PathTree, root: N, access: type[Accessor[N]]) -> Iterator[tuple[list[int], N, N | None, Path]]:
+    """(ends, leaf, parent, path) for every leaf some path of the tree reaches.
+
+    `ends`: the positions of the specs ending there; `parent`: the mapping
+    holding the leaf, or the filtered list item it sits in; `path`: keys and
+    list indexes from the root. At a path's end a list yields its leaf items;
+    elsewhere a list is stepped through (each item continues the path). For
+    any one spec, its leaves come in document order.
+    """
+    is_leaf, items_of, is_mapping = access.is_leaf, access.items, access.is_mapping
+    child_of, pairs, passes, keys_of = access.child, access.pairs, access.passes, access.keys
+    # An explicit stack: sequences may nest as deep as --max-depth allows.
+    # `arrived`: the frame reached this tree node by a step (not by stepping
+    # through a list on the way), so specs ending here take its leaves.
+    stack: list[tuple[Any, PathTree, Path, Any, bool]] = [(root, tree, (), None, True)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node, here, path, parent, arrived = pop()
+        if arrived and here.ends:
+            if is_leaf(node):
+                yield here.ends, node, parent, path
+            else:
+                items = items_of(node)
+                if items is not None:
+                    for j, item in enumerate(items):
+                        if is_leaf(item):
+                            yield here.ends, item, parent, path + (j,)
+        if not here.children:
+            continue
+        items = items_of(node)
+        if items is not None:
+            for j in range(len(items) - 1, -1, -1):
+                push((items[j], here, path + (j,), parent, False))
+            continue
+        if not is_mapping(node):
+            continue
+        frames: list[tuple[Any, PathTree, Path, Any, bool]] = []
+        present = keys_of(node) if len(here.children) > 1 else None
+        for segment, below in here.children.items():
+            key = segment.key
+            if key == WILDCARD:
+                frames.extend((value, below, path + (name,), node, True) for name, value in pairs(node))
+                continue
+            if present is not None and key not in present:
+                continue
+            child = child_of(node, key)
+            if child is None:
+                continue
+            if segment.filters:
+                listed = items_of(child)
+                if listed is None:
+                    if passes(child, segment):
+                        frames.append((child, below, path + (key,), child, True))
+                else:
+                    frames.extend((item, below, path + (key, j), item, True)
+                                  for j, item in enumerate(listed) if passes(item, segment))
+                continue
+            frames.append((child, below, path + (key,), node, True))
+        stack.extend(reversed(frames))
