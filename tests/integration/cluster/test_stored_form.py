@@ -1,7 +1,7 @@
 """ConfigMap and Secret content on the real API server (v1.20.2).
 
 - postrender accepts data exactly when the API server does, for values
-  kubectl reads in every way YAML 1.1 allows (tests/test_kubernetes_reading.py
+  kubectl reads in every way YAML 1.1 allows (tests/integration/kubernetes/test_kubernetes_reading.py
   checks the same against kubectl's reading alone);
 - a Secret's stored form is what postrender hashes: the server merges
   stringData into data and defaults the type, and kustomize's name for what

@@ -1,6 +1,6 @@
 """Golden fixtures: fixtures/golden/<case>/{input.yaml,expected.yaml[,args]}.
 
-`UPDATE_GOLDEN=1 pytest tests/test_golden.py` rewrites expected files; review
+`UPDATE_GOLDEN=1 pytest tests/golden/test_golden.py` rewrites expected files; review
 the diff before committing.
 """
 

@@ -1,7 +1,7 @@
 """What keeps `helm upgrade` working: unsuffixed copies (--keep-original) and
 pod templates the API server never lets change (a Job's, a bare Pod's).
 
-tests/cluster/test_upgrades.py runs the same cases through helm 3 and 4
+tests/integration/cluster/test_upgrades.py runs the same cases through helm 3 and 4
 against a real API server.
 """
 

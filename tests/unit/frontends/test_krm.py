@@ -7,7 +7,6 @@ postrender directly. Inputs follow the spec's own examples.
 from __future__ import annotations
 
 import json
-import subprocess
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -15,8 +14,7 @@ from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
 import manifest_strategies as ms
-from conftest import FIXTURES, require_tool, run_cli, run_postrender
-from manifests import tool_env, venv_bin
+from conftest import FIXTURES, run_cli, run_postrender
 
 KRM = FIXTURES / "krm"
 
@@ -270,26 +268,6 @@ def test_unparseable_resource_list_is_answered_with_an_error_result(bad, flags):
     out = load(result.stdout)
     assert out["items"] == [] and out["results"][0]["severity"] == "error"
     assert "invalid YAML" in out["results"][0]["message"]
-
-
-def test_kubectls_kustomize_silently_skips_the_krm_recipe(tmp_path):
-    """Why the README warns that the KRM recipe needs the standalone
-    kustomize: kubectl has no --enable-exec, and with --enable-alpha-plugins
-    alone it returns the input unchanged, exit 0. If kubectl ever runs exec
-    functions, this fails and the README must change."""
-    kubectl = require_tool("kubectl")
-    (tmp_path / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {k: v}\n")
-    (tmp_path / "kustomization.yaml").write_text(
-        "resources: [cm.yaml]\ntransformers:\n  - |-\n    apiVersion: postrender.io/v1alpha1\n    kind: PostRender\n"
-        "    metadata:\n      name: postrender\n      annotations:\n        config.kubernetes.io/function: |\n"
-        f"          exec:\n            path: {venv_bin()}/postrender\n    namespace: shop\n"
-    )
-    assert "--enable-exec" not in subprocess.run([kubectl, "kustomize", "--help"], capture_output=True,
-                                                  text=True).stdout
-    result = subprocess.run([kubectl, "kustomize", "--enable-alpha-plugins", str(tmp_path)], capture_output=True,
-                            text=True, env=tool_env())
-    assert result.returncode == 0, result.stderr
-    assert load(result.stdout)["metadata"]["name"] == "c"  # not versioned: the function never ran
 
 
 # --- streams that only look like a ResourceList --------------------------------

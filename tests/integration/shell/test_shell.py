@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import require_tool
+from conftest import ROOT, require_tool
 
 BIN = Path(sys.executable).parent
 EXE = str(BIN / "postrender")
@@ -307,7 +307,7 @@ BASH_CASES = [
 
 def test_bash_completion(tmp_path):
     script = _script("bash", tmp_path)
-    root = Path(__file__).resolve().parent.parent
+    root = ROOT
     lines = []
     for words, _ in BASH_CASES:
         quoted = " ".join(f"'{w}'" for w in words)
