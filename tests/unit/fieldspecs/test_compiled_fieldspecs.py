@@ -11,7 +11,7 @@ from ruamel.yaml import YAML
 from postrender import fieldspecs
 from postrender.fieldspecs import compiled
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 TABLES = ROOT / "postrender" / "fieldspecs"
 RERUN = "fieldspecs/compiled.py is out of date with {name}: run scripts/compile-fieldspecs"
 
