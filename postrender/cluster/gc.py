@@ -1,7 +1,7 @@
 """The gc planner: which versions `postrender gc` may delete.
 
 Pure: it decides from a LiveState and a policy, so it can be tested on any
-cluster state (tests/test_gc_property.py) without one.
+cluster state (tests/unit/cluster/test_retention_planners.py) without one.
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ TEMPLATE_DEFAULT_RELEASE = "release-name"
 # Which of Helm's flags take a value (`--flag VALUE` as well as `--flag=VALUE`)
 # and which do not (booleans, and --dry-run/--wait, whose value is optional and
 # so only ever given with `=`). Helm 3.17 and 4.1 together, from `helm COMMAND
-# --help`; tests/test_helmcontext.py checks the tables against both binaries.
+# --help`; tests/integration/helm/test_helmcontext.py checks the tables against both binaries.
 # A flag in neither list stops the reading: it could swallow the next word.
 _GLOBAL_VALUE = frozenset(
     "burst-limit color colour content-cache kube-apiserver kube-as-group kube-as-user kube-ca-file "

@@ -1,7 +1,7 @@
 """The command line as a Unix tool: inputs, outputs, numbers, help, version.
 
 Shell and terminal cases (FIFOs, closed descriptors, pipes, signals, a
-terminal on stdin, completion) run in real shells in tests/test_shell.py.
+terminal on stdin, completion) run in real shells in tests/integration/shell/test_shell.py.
 """
 
 from __future__ import annotations
