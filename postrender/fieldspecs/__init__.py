@@ -89,7 +89,8 @@ class ReferenceTable:
     _index: SpecIndex = field(default_factory=SpecIndex, repr=False, compare=False)
     _known: set[FieldSpec] = field(default_factory=set)
     # Every spec added, in table order: a FieldSpec, None for a duplicate
-    # dropped, or still the (target, raw entry, origin) it is built from. The
+    # dropped, or still the (target, raw entry, origin) it is built from (the
+    # raw entry of a pod path still (holder, entry)). The
     # builtin table holds some 1700 specs and a render meets a few kinds: a
     # kind's specs are built when the kind is first asked for (`_settle`).
     _slots: list[Any] = field(default_factory=list, repr=False)
@@ -183,7 +184,10 @@ class ReferenceTable:
         for position in self._unsettled.pop(kind):
             spec = self._slots[position]
             if not isinstance(spec, FieldSpec):
-                spec = _field_spec(*spec)
+                target, raw, origin = spec
+                if isinstance(raw, tuple):  # a pod path: (holder, entry), see _add_pod_path
+                    raw = _pod_spec(*raw)
+                spec = _field_spec(target, raw, origin)
             if spec in self._known:
                 self._slots[position] = None
                 continue
@@ -240,9 +244,18 @@ class ReferenceTable:
 
     def _add_pod_path(self, target: str, holder: dict[str, Any], entry: dict[str, Any], origin: str,
                       lazy: bool) -> None:
-        spec = {**holder, **entry}
-        spec["path"] = f"{holder['path']}/{entry['path']}" if holder.get("path") else entry["path"]
-        self._add_raw(target, spec, origin, lazy)
+        if lazy and holder.get("kind"):  # merged when the kind is met: most never are
+            self._unsettled.setdefault(str(holder["kind"]), []).append(len(self._slots))
+            self._slots.append((target, (holder, entry), origin))
+            return
+        self._add_raw(target, _pod_spec(holder, entry), origin, lazy)
+
+
+def _pod_spec(holder: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
+    """A field spec's entry for a path under a PodSpec: the holder's keys, the entry's, and the two paths joined."""
+    spec = {**holder, **entry}
+    spec["path"] = f"{holder['path']}/{entry['path']}" if holder.get("path") else entry["path"]
+    return spec
 
 
 # Where a PodSpec keeps containers, and where a container keeps its arguments
