@@ -335,7 +335,9 @@ def build_parsers() -> dict[str, argparse.ArgumentParser]:
     return {command.name: build_parser(command.name) for command in COMMANDS}
 
 
-_VERBOSITY = re.compile(r"-v=?(?!v*$)(.*)|--v=(.*)|--verbose=(.*)")
+# A pattern, compiled (by re's cache) when an argument is first read: a run
+# without arguments, as under Helm, never pays for it.
+_VERBOSITY = r"-v=?(?!v*$)(.*)|--v=(.*)|--verbose=(.*)"
 
 
 def _kubectl_spellings(argv: list[str]) -> list[str]:
@@ -344,7 +346,7 @@ def _kubectl_spellings(argv: list[str]) -> list[str]:
     for i, arg in enumerate(argv):
         if arg == "--":
             return out + argv[i:]
-        match = _VERBOSITY.fullmatch(arg)
+        match = re.fullmatch(_VERBOSITY, arg)
         out.append(f"--verbosity={next(g for g in match.groups() if g is not None)}" if match else arg)
     return out
 

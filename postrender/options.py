@@ -70,9 +70,9 @@ class RenderOptions:
 
 # --- numbers as people write them ---------------------------------------------
 
-_COUNT = re.compile(r"[0-9]+")
+_COUNT = r"[0-9]+"  # patterns compiled (by re's cache) when an option is first read
 # Kubernetes quantity suffixes: decimal k/M/G/T, binary Ki/Mi/Gi/Ti.
-_SIZE = re.compile(r"([0-9]+)(k|K|M|G|T|Ki|Mi|Gi|Ti)?")
+_SIZE = r"([0-9]+)(k|K|M|G|T|Ki|Mi|Gi|Ti)?"
 _SIZE_UNITS = {
     "": 1, "k": 1000, "K": 1000, "M": 1000**2, "G": 1000**3, "T": 1000**4,
     "Ki": 1024, "Mi": 1024**2, "Gi": 1024**3, "Ti": 1024**4,
@@ -83,7 +83,7 @@ def parse_count(text: str, name: str, minimum: int, maximum: int) -> int:
     """A whole number in [minimum, maximum], written in ASCII digits."""
     value = text.strip()
     # int() also takes "1_000", " +3" and non-ASCII digits; a flag should not.
-    if not _COUNT.fullmatch(value):
+    if not re.fullmatch(_COUNT, value):
         raise UsageError(f"{name} {text!r}: expected a whole number from {minimum} to {maximum}")
     number = int(value)
     if not minimum <= number <= maximum:
@@ -93,7 +93,7 @@ def parse_count(text: str, name: str, minimum: int, maximum: int) -> int:
 
 def parse_size(text: str, name: str, maximum: int = MAX_BYTES_CEILING) -> int:
     """Bytes in `1048576`, `10M` (10^7) or `256Mi` (2^28), as kubectl writes quantities."""
-    match = _SIZE.fullmatch(text.strip())
+    match = re.fullmatch(_SIZE, text.strip())
     number = int(match.group(1)) * _SIZE_UNITS[match.group(2) or ""] if match else None
     if number is None or not 1 <= number <= maximum:
         raise UsageError(

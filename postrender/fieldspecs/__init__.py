@@ -85,10 +85,17 @@ class FieldSpec:
 
 @dataclass
 class ReferenceTable:
-    specs: list[FieldSpec] = field(default_factory=list)
     cluster_scoped: set[str] = field(default_factory=set)
     _index: SpecIndex = field(default_factory=SpecIndex, repr=False, compare=False)
     _known: set[FieldSpec] = field(default_factory=set)
+    # Every spec added, in table order: a FieldSpec, None for a duplicate
+    # dropped, or still the (target, raw entry, origin) it is built from (the
+    # raw entry of a pod path still (holder, entry)). The
+    # builtin table holds some 1700 specs and a render meets a few kinds: a
+    # kind's specs are built when the kind is first asked for (`_settle`).
+    _slots: list[Any] = field(default_factory=list, repr=False)
+    # Kind -> positions in _slots not yet built or indexed.
+    _unsettled: dict[str, list[int]] = field(default_factory=dict, repr=False)
     # podSpecs × (podSpecReferences and podSpecArgs), kept so either side
     # can grow later: per target, the paths under a PodSpec, each with the
     # field-spec keys it adds (flags, namespacePrefix).
@@ -105,12 +112,23 @@ class ReferenceTable:
     _template_paths: dict[tuple[str, str, str, bool], tuple[tuple[Segment, ...], ...]] = field(
         default_factory=dict, repr=False, compare=False)
 
+    @property
+    def specs(self) -> list[FieldSpec]:
+        """Every field spec, in table order."""
+        for kind in list(self._unsettled):
+            self._settle(kind)
+        return [spec for spec in self._slots if spec is not None]
+
     def for_kind(self, kind: str) -> list[FieldSpec]:
+        if kind in self._unsettled:
+            self._settle(kind)
         return self._index.for_kind(kind)
 
     def applicable(self, kind: str, group: str, version: str) -> Compiled | None:
         """The specs that apply to an object of this kind, group and version
         (in table order), compiled for one walk: see fieldspecs.walk."""
+        if kind in self._unsettled:
+            self._settle(kind)
         return self._index.applicable(kind, group, version)
 
     def template_paths(self, kind: str, group: str, version: str, immutable: bool = False) -> tuple[tuple[Segment, ...], ...]:
@@ -144,14 +162,41 @@ class ReferenceTable:
         return list(self._pod_holders)
 
     def add(self, spec: FieldSpec) -> None:
-        if spec in self._known:
-            return
-        self._known.add(spec)
-        self.specs.append(spec)
-        self._index.add(spec)
+        self._unsettled.setdefault(spec.kind, []).append(len(self._slots))
+        self._slots.append(spec)
 
-    def extend(self, data: dict[str, Any], origin: str) -> None:
-        """Merge one configuration document (builtin or a user's)."""
+    def _add_raw(self, target: str, raw: dict[str, Any], origin: str, lazy: bool) -> None:
+        """`lazy`: build the spec when its kind is asked for, for a table
+        known to be valid (the builtin one); a user's entries are built at
+        once, so that a bad one is reported as the configuration loads."""
+        if not lazy:
+            self.add(_field_spec(target, raw, origin))
+            return
+        kind = raw.get("kind")
+        if not kind:  # reported by _field_spec, now
+            _field_spec(target, raw, origin)
+        self._unsettled.setdefault(str(kind), []).append(len(self._slots))
+        self._slots.append((target, raw, origin))
+
+    def _settle(self, kind: str) -> None:
+        """Builds and indexes a kind's pending specs, in table order; a spec
+        equal to one added before is dropped."""
+        for position in self._unsettled.pop(kind):
+            spec = self._slots[position]
+            if not isinstance(spec, FieldSpec):
+                target, raw, origin = spec
+                if isinstance(raw, tuple):  # a pod path: (holder, entry), see _add_pod_path
+                    raw = _pod_spec(*raw)
+                spec = _field_spec(target, raw, origin)
+            if spec in self._known:
+                self._slots[position] = None
+                continue
+            self._known.add(spec)
+            self._slots[position] = spec
+            self._index.add(spec)
+
+    def extend(self, data: dict[str, Any], origin: str, lazy: bool = False) -> None:
+        """Merge one configuration document (builtin or a user's). `lazy`: see _add_raw."""
         if not isinstance(data, dict):
             raise UsageError(f"{origin}: a field-spec configuration must be a mapping")
         unknown = set(data) - set(SECTIONS) - _OTHER_KUSTOMIZE_SECTIONS
@@ -170,17 +215,17 @@ class ReferenceTable:
         for target, paths in pod_paths.items():
             _check_target(target, origin)
             for path in paths:
-                self._add_pod_entry(target, {"path": path}, origin)
+                self._add_pod_entry(target, {"path": path}, origin, lazy)
         for target, entries in _argument_entries(data.get("podSpecArgs") or [], origin).items():
             for entry in entries:
-                self._add_pod_entry(target, entry, origin)
+                self._add_pod_entry(target, entry, origin, lazy)
         for holder in data.get("podSpecs") or []:
             holder = _mapping(holder, origin, "podSpecs entry")
             self._pod_holders.append(holder)
             self._template_paths.clear()
             for target, entries in self._pod_paths.items():
                 for entry in entries:
-                    self._add_pod_path(target, holder, entry, origin)
+                    self._add_pod_path(target, holder, entry, origin, lazy)
         for ref in data.get("nameReference") or []:
             ref = _mapping(ref, origin, "nameReference entry")
             target = ref.get("kind")
@@ -188,19 +233,29 @@ class ReferenceTable:
                 continue  # references to other kinds (Service, ...) are not ours
             for spec in ref.get("fieldSpecs") or []:
                 for one in _each_path(_mapping(spec, origin, "fieldSpec"), origin):
-                    self.add(_field_spec(target, one, origin))
+                    self._add_raw(target, one, origin, lazy)
 
-    def _add_pod_entry(self, target: str, entry: dict[str, Any], origin: str) -> None:
+    def _add_pod_entry(self, target: str, entry: dict[str, Any], origin: str, lazy: bool) -> None:
         entries = self._pod_paths.setdefault(target, [])
         if entry not in entries:
             entries.append(entry)
             for holder in self._pod_holders:
-                self._add_pod_path(target, holder, entry, origin)
+                self._add_pod_path(target, holder, entry, origin, lazy)
 
-    def _add_pod_path(self, target: str, holder: dict[str, Any], entry: dict[str, Any], origin: str) -> None:
-        spec = {**holder, **entry}
-        spec["path"] = f"{holder['path']}/{entry['path']}" if holder.get("path") else entry["path"]
-        self.add(_field_spec(target, spec, origin))
+    def _add_pod_path(self, target: str, holder: dict[str, Any], entry: dict[str, Any], origin: str,
+                      lazy: bool) -> None:
+        if lazy and holder.get("kind"):  # merged when the kind is met: most never are
+            self._unsettled.setdefault(str(holder["kind"]), []).append(len(self._slots))
+            self._slots.append((target, (holder, entry), origin))
+            return
+        self._add_raw(target, _pod_spec(holder, entry), origin, lazy)
+
+
+def _pod_spec(holder: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
+    """A field spec's entry for a path under a PodSpec: the holder's keys, the entry's, and the two paths joined."""
+    spec = {**holder, **entry}
+    spec["path"] = f"{holder['path']}/{entry['path']}" if holder.get("path") else entry["path"]
+    return spec
 
 
 # Where a PodSpec keeps containers, and where a container keeps its arguments
@@ -370,7 +425,9 @@ def builtin_config() -> dict[str, Any]:
 
 def load_table(extra: list[tuple[str, dict[str, Any]]] = ()) -> ReferenceTable:
     table = ReferenceTable()
-    table.extend(builtin_config(), "builtin field specs")
+    # The builtin table is valid (tests/unit/fieldspecs build all of it): its
+    # specs are built as a render meets their kinds.
+    table.extend(builtin_config(), "builtin field specs", lazy=True)
     for origin, data in extra:
         table.extend(data, origin)
     return table
