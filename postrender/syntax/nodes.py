@@ -67,6 +67,10 @@ _DEFAULT_TAGS = {
 }
 
 
+# The tag of every scalar written without one (what Composer.resolve gives).
+_UNTAGGED = _DEFAULT_TAGS[ScalarNode]
+
+
 class Composer(CParser):
     """libyaml's composer (ruamel.yaml.clib) with the resolver hooks it calls
     answered directly.
@@ -111,6 +115,8 @@ _HINT_SIGN, _HINT_DIGIT, _HINT_WORD, _HINT_DOT = "S", "D", "M", "."
 _HINTS = {"+": _HINT_SIGN, "-": _HINT_SIGN, ".": _HINT_DOT}
 _HINTS.update(dict.fromkeys("0123456789", _HINT_DIGIT))
 _HINTS.update(dict.fromkeys("yYnNtTfFoO~", _HINT_WORD))
+# First characters of a plain scalar that may read as other than its text.
+PLAIN_HINTS = frozenset(_HINTS)
 
 _WORDS: dict[str, tuple[str, object]] = {}
 for _kind, _value, _words in (
@@ -453,11 +459,27 @@ def get(node: Node | None, key: str) -> Node | None:
 
 
 def _key_index(node: MappingNode) -> dict[str, Node]:
-    pairs = node.value
-    if any(k.value == MERGE_KEY and is_merge_key(k) for k, _ in pairs):
-        pairs = entries(node)
     index: dict[str, Node] = {}
-    for k, v in pairs:
+    for k, v in node.value:
+        if not isinstance(k, ScalarNode):
+            continue
+        text = k.value
+        if text == MERGE_KEY and is_merge_key(k):
+            return _merged_key_index(node)
+        if text in index:
+            continue
+        if k.ctag is _UNTAGGED and (k.style or text and text[0] not in _HINTS):
+            # An untagged quoted key, or a plain one that cannot read as
+            # anything but its text: most keys, with no call.
+            index[text] = v
+        elif _reads_as(k, text):
+            index[text] = v
+    return index
+
+
+def _merged_key_index(node: MappingNode) -> dict[str, Node]:
+    index: dict[str, Node] = {}
+    for k, v in entries(node):
         if isinstance(k, ScalarNode):
             text = k.value
             if text not in index and _reads_as(k, text):
