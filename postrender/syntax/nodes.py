@@ -514,6 +514,9 @@ def is_string(node: ScalarNode) -> bool:
 
     A `!!binary` scalar reads as its decoded bytes: see string_value.
     """
+    if node.ctag is _UNTAGGED:
+        text = node.value
+        return bool(node.style) or bool(text) and text[0] not in _HINTS or plain_is_string(text)
     if node.tag == STR_TAG:
         return bool(node.style) or plain_is_string(node.value)
     if node.tag == YAML_TAG_PREFIX + "binary":
