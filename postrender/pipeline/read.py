@@ -231,6 +231,16 @@ def _lines(text: str) -> Iterator[str]:
         start = end + 1
 
 
+def _opens_with_content(text: str) -> bool:
+    """Whether a chunk is a `---` line and then a line that starts with a
+    letter, as Helm and kustomize write every document: no comment,
+    directive or blank line before its content, so the line scans below
+    can answer at once."""
+    if text.startswith("---\n"):
+        return text[4:5].isalpha()
+    return text.startswith("---\r\n") and text[5:6].isalpha()
+
+
 def _only_directives(chunk: str) -> bool:
     found = False
     for line in _lines(chunk):
@@ -331,6 +341,8 @@ def read(sources: list[Source], limits: Limits) -> Stream:
 
 def _helm3_header(doc: Document, so_far: dict[str, int]) -> None:
     """A chunk Helm 3 wrote starts `---`, `# Source: FILE`."""
+    if _opens_with_content(doc.text):
+        return
     for number, line in enumerate(_lines(doc.text)):
         stripped = line.strip().lstrip("\ufeff")
         match = _SOURCE_COMMENT.match(stripped)
@@ -503,6 +515,8 @@ def _release(loader: Composer) -> None:
 
 
 def only_comments(text: str) -> bool:
+    if _opens_with_content(text):
+        return False
     for line in _lines(text):
         stripped = line.strip().lstrip("\ufeff")
         if stripped and not stripped.startswith("#") and stripped not in ("---", "..."):
@@ -592,6 +606,8 @@ def leading_source_comment(text: str) -> str | None:
     """The file a `# Source:` comment names, from the comment lines before
     the document's first line of content only: anywhere else such a line
     may be inside a value (a Secret's, say), which no message may show."""
+    if _opens_with_content(text):
+        return None
     for line in _lines(text):
         stripped = line.strip().lstrip("\ufeff")
         match = _SOURCE_COMMENT.match(line.lstrip("\ufeff"))
