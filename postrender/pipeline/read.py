@@ -667,7 +667,9 @@ def _check_structure(doc: Document, root: Node, limits: Limits) -> None:
     """Refuse duplicate keys, alias bombs and what kubectl cannot read
     before anything walks the graph."""
     text = doc.text
-    if "&" in text:
+    # Without an anchor there is no alias: every node is reached once.
+    anchors = "&" in text
+    if anchors:
         _check_expansion(doc, root, limits.max_expanded_nodes)
         if "*" in text:
             doc.shared = _shared_nodes(root)
@@ -693,12 +695,13 @@ def _check_structure(doc: Document, root: Node, limits: Limits) -> None:
             if slashes and node.style == '"':
                 _check_escapes(doc, node)
             continue
-        key = id(node)
-        if key in seen_nodes:
-            continue
-        seen_nodes.add(key)
-        if key in shared and shown is None:
-            shown = ("hidden", "a mapping an alias uses")
+        if anchors:
+            key = id(node)
+            if key in seen_nodes:
+                continue
+            seen_nodes.add(key)
+            if key in shared and shown is None:
+                shown = ("hidden", "a mapping an alias uses")
         if isinstance(node, MappingNode):
             events += 1 + 2 * len(node.value)
             _check_mapping(doc, node, tags, shown)
