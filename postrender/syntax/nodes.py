@@ -448,6 +448,12 @@ def get(node: Node | None, key: str) -> Node | None:
     index = node.merge
     if index is None:
         index = node.merge = _key_index(node)
+    if index is _SEARCH:
+        for k, v in node.value:
+            if k.value == key and isinstance(k, ScalarNode):
+                if k.ctag is _UNTAGGED and (k.style or key and key[0] not in _HINTS) or _reads_as(k, key):
+                    return v
+        return None
     return index.get(key)
 
 
@@ -458,9 +464,19 @@ def get(node: Node | None, key: str) -> Node | None:
 # so read.py clears it where a key's reading may still change (see forget_keys).
 
 
+# Mappings with fewer keys (most) are searched in place, not indexed: an
+# index for each would cost memory.
+_INDEX_FROM = 8
+# The `merge` slot of a small mapping without merge keys (see get).
+_SEARCH: dict[str, Node] = {}
+
+
 def _key_index(node: MappingNode) -> dict[str, Node]:
+    pairs = node.value
+    if len(pairs) < _INDEX_FROM and not any(k.value == MERGE_KEY and is_merge_key(k) for k, _ in pairs):
+        return _SEARCH
     index: dict[str, Node] = {}
-    for k, v in node.value:
+    for k, v in pairs:
         if not isinstance(k, ScalarNode):
             continue
         text = k.value
