@@ -131,6 +131,9 @@ for _kind, _value, _words in (
 _WORDS[""] = ("null", None)
 NULL_WORDS = frozenset(w for w, (kind, _) in _WORDS.items() if kind == "null")
 NONFINITE_WORDS = frozenset(w for w, (kind, value) in _WORDS.items() if kind == "float")
+# First characters of the words above: a plain scalar starting with one
+# that is not one of them is a string (`name`, `type`, `ports`).
+_WORD_HINTS = frozenset(c for c, hint in _HINTS.items() if hint == _HINT_WORD)
 
 # go-yaml's yamlStyleFloat, applied after underscores are removed.
 _YAML_STYLE_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
@@ -451,7 +454,7 @@ def get(node: Node | None, key: str) -> Node | None:
     if index is _SEARCH:
         for k, v in node.value:
             if k.value == key and isinstance(k, ScalarNode):
-                if k.ctag is _UNTAGGED and (k.style or key and key[0] not in _HINTS) or _reads_as(k, key):
+                if k.ctag is _UNTAGGED and (k.style or _plain_is_text(key)) or _reads_as(k, key):
                     return v
         return None
     return index.get(key)
@@ -484,7 +487,7 @@ def _key_index(node: MappingNode) -> dict[str, Node]:
             return _merged_key_index(node)
         if text in index:
             continue
-        if k.ctag is _UNTAGGED and (k.style or text and text[0] not in _HINTS):
+        if k.ctag is _UNTAGGED and (k.style or _plain_is_text(text)):
             # An untagged quoted key, or a plain one that cannot read as
             # anything but its text: most keys, with no call.
             index[text] = v
@@ -501,6 +504,15 @@ def _merged_key_index(node: MappingNode) -> dict[str, Node]:
             if text not in index and _reads_as(k, text):
                 index[text] = v
     return index
+
+
+def _plain_is_text(text: str) -> bool:
+    """Whether an untagged plain scalar surely reads as its own text
+    (False: it may not, ask resolve_plain)."""
+    if not text:
+        return False
+    first = text[0]
+    return first not in _HINTS or first in _WORD_HINTS and text not in _WORDS
 
 
 def forget_keys(node: MappingNode) -> None:
@@ -532,7 +544,7 @@ def is_string(node: ScalarNode) -> bool:
     """
     if node.ctag is _UNTAGGED:
         text = node.value
-        return bool(node.style) or bool(text) and text[0] not in _HINTS or plain_is_string(text)
+        return bool(node.style) or _plain_is_text(text) or plain_is_string(text)
     if node.tag == STR_TAG:
         return bool(node.style) or plain_is_string(node.value)
     if node.tag == YAML_TAG_PREFIX + "binary":
@@ -609,7 +621,7 @@ def json_key(node: Node) -> str:
 
 def plain_json_key(text: str) -> str:
     """json_key of an untagged plain scalar: most keys need one dict lookup."""
-    if text and text[0] not in _HINTS:
+    if _plain_is_text(text):
         return text
     return _key_text(resolve_plain(text)[1])
 
