@@ -18,13 +18,12 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ruamel.yaml import YAML
-from ruamel.yaml.cyaml import CBaseLoader
 from ruamel.yaml.error import YAMLError
 
 from ..errors import Location, PostrenderError, UsageError
 from ..pipeline.index.hashing import to_json_value
 from ..limits import Limits
-from ..syntax.nodes import MappingNode, Node, ScalarNode, children, get, get_str, is_null
+from ..syntax.nodes import Composer, MappingNode, Node, ScalarNode, children, get, get_str, is_null
 from ..options import RenderOptions
 from ..vocabulary import INDEX_ANNOTATIONS, PATH_ANNOTATIONS
 from ..pipeline.read import Document, KubeObject, Source, Stream, only_comments, read, split
@@ -84,7 +83,7 @@ def claims_resource_list(text: str) -> bool:
     if len(chunks) != 1:
         return False
     found: dict[str, str] = {}
-    loader = CBaseLoader(chunks[0])
+    loader = Composer(chunks[0])
     try:
         depth, position, key = 0, 0, None
         while loader.check_event() and not {"kind", "apiVersion"} <= found.keys():
@@ -267,7 +266,7 @@ def set_results(text: str, results: list[dict[str, Any]]) -> str:
 def _compose(chunk: str) -> Any:
     if not chunk.strip():
         return None
-    loader = CBaseLoader(chunk)
+    loader = Composer(chunk)
     try:
         return loader.get_single_node()
     except YAMLError:

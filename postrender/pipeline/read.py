@@ -30,6 +30,7 @@ from ..syntax.nodes import (
     SequenceNode,
     NONFINITE_WORDS,
     NotReadable,
+    PLAIN_HINTS,
     children,
     entries_by_go_key,
     forget_keys,
@@ -230,6 +231,16 @@ def _lines(text: str) -> Iterator[str]:
         start = end + 1
 
 
+def _opens_with_content(text: str) -> bool:
+    """Whether a chunk is a `---` line and then a line that starts with a
+    letter, as Helm and kustomize write every document: no comment,
+    directive or blank line before its content, so the line scans below
+    can answer at once."""
+    if text.startswith("---\n"):
+        return text[4:5].isalpha()
+    return text.startswith("---\r\n") and text[5:6].isalpha()
+
+
 def _only_directives(chunk: str) -> bool:
     found = False
     for line in _lines(chunk):
@@ -330,6 +341,8 @@ def read(sources: list[Source], limits: Limits) -> Stream:
 
 def _helm3_header(doc: Document, so_far: dict[str, int]) -> None:
     """A chunk Helm 3 wrote starts `---`, `# Source: FILE`."""
+    if _opens_with_content(doc.text):
+        return
     for number, line in enumerate(_lines(doc.text)):
         stripped = line.strip().lstrip("\ufeff")
         match = _SOURCE_COMMENT.match(stripped)
@@ -502,6 +515,8 @@ def _release(loader: Composer) -> None:
 
 
 def only_comments(text: str) -> bool:
+    if _opens_with_content(text):
+        return False
     for line in _lines(text):
         stripped = line.strip().lstrip("\ufeff")
         if stripped and not stripped.startswith("#") and stripped not in ("---", "..."):
@@ -591,6 +606,8 @@ def leading_source_comment(text: str) -> str | None:
     """The file a `# Source:` comment names, from the comment lines before
     the document's first line of content only: anywhere else such a line
     may be inside a value (a Secret's, say), which no message may show."""
+    if _opens_with_content(text):
+        return None
     for line in _lines(text):
         stripped = line.strip().lstrip("\ufeff")
         match = _SOURCE_COMMENT.match(line.lstrip("\ufeff"))
@@ -650,7 +667,9 @@ def _check_structure(doc: Document, root: Node, limits: Limits) -> None:
     """Refuse duplicate keys, alias bombs and what kubectl cannot read
     before anything walks the graph."""
     text = doc.text
-    if "&" in text:
+    # Without an anchor there is no alias: every node is reached once.
+    anchors = "&" in text
+    if anchors:
         _check_expansion(doc, root, limits.max_expanded_nodes)
         if "*" in text:
             doc.shared = _shared_nodes(root)
@@ -665,28 +684,43 @@ def _check_structure(doc: Document, root: Node, limits: Limits) -> None:
     # start and end, one for each value or alias, one more for a collection's
     # end, one for each key.
     events = 2 + len(stack)
+    shared = doc.shared
+    push = stack.append
     while stack:
         node, shown = stack.pop()
         if isinstance(node, ScalarNode):
-            _check_scalar(doc, node, tags)
+            # Untagged, only a plain .inf or .nan needs a look.
+            if tags or not node.style and node.value in NONFINITE_WORDS:
+                _check_scalar(doc, node, tags)
             if slashes and node.style == '"':
                 _check_escapes(doc, node)
             continue
-        if id(node) in seen_nodes:
-            continue
-        seen_nodes.add(id(node))
-        events += 1 + len(node.value) * (2 if isinstance(node, MappingNode) else 1)
-        if id(node) in doc.shared and shown is None:
-            shown = ("hidden", "a mapping an alias uses")
+        if anchors:
+            key = id(node)
+            if key in seen_nodes:
+                continue
+            seen_nodes.add(key)
+            if key in shared and shown is None:
+                shown = ("hidden", "a mapping an alias uses")
         if isinstance(node, MappingNode):
+            events += 1 + 2 * len(node.value)
             _check_mapping(doc, node, tags, shown)
             if slashes:
-                for key, _ in node.value:
-                    if key.style == '"':
-                        _check_escapes(doc, key)
-            stack.extend((v, _inside(shown, k)) for k, v in node.value)
+                for k, _ in node.value:
+                    if k.style == '"':
+                        _check_escapes(doc, k)
+            if shown is None:
+                # _check_mapping refused any key that is not a scalar.
+                for k, v in node.value:
+                    push((v, ("keys", k.value) if k.value in _VALUE_MAPPINGS else None))
+            else:
+                for k, v in node.value:
+                    push((v, _inside(shown, k)))
         else:
-            stack.extend((item, _inside(shown, None)) for item in node.value)
+            events += 1 + len(node.value)
+            inner = _inside(shown, None)
+            for item in node.value:
+                push((item, inner))
     doc.nodes = events
 
 
@@ -745,14 +779,17 @@ def _check_mapping(doc: Document, node: MappingNode, tags: bool, shown: tuple[st
         if tags and key.tag == STR_TAG and not key.style and _has_tag(doc.text, key):
             key.style = EXPLICIT_STR_STYLE
             forget_keys(node)  # a message may have looked a key up already
-        if key.value == MERGE_KEY and is_merge_key(key):
+        label = key.value
+        if label == MERGE_KEY and is_merge_key(key):
             merges = True
             _check_merge(doc, key, value)
             continue
-        try:
-            label = json_key(key) if tags else key.value if key.style else plain_json_key(key.value)
-        except NotReadable as exc:
-            _unreadable(doc, key, str(exc))
+        if tags or not key.style and (not label or label[0] in PLAIN_HINTS):
+            # Most keys are quoted or plain words, which read as their text.
+            try:
+                label = json_key(key) if tags else plain_json_key(label)
+            except NotReadable as exc:
+                _unreadable(doc, key, str(exc))
         first = keys.get(label)
         if first is not None:
             if first.value == key.value or shown is not None and shown[0] == "hidden":

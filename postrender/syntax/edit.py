@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .jsontext import dumps
 from .nodes import (
@@ -130,6 +131,9 @@ def render_scalar(value: str | bool, style: str | None = None) -> str:
     return quote(value)
 
 
+# The same few keys and values (postrender's own annotations, true, false)
+# are written into every object.
+@lru_cache(maxsize=1024)
 def is_plain_safe(value: str) -> bool:
     """Whether `value`, written plain, reads back as this string everywhere.
 

@@ -67,6 +67,10 @@ _DEFAULT_TAGS = {
 }
 
 
+# The tag of every scalar written without one (what Composer.resolve gives).
+_UNTAGGED = _DEFAULT_TAGS[ScalarNode]
+
+
 class Composer(CParser):
     """libyaml's composer (ruamel.yaml.clib) with the resolver hooks it calls
     answered directly.
@@ -111,6 +115,8 @@ _HINT_SIGN, _HINT_DIGIT, _HINT_WORD, _HINT_DOT = "S", "D", "M", "."
 _HINTS = {"+": _HINT_SIGN, "-": _HINT_SIGN, ".": _HINT_DOT}
 _HINTS.update(dict.fromkeys("0123456789", _HINT_DIGIT))
 _HINTS.update(dict.fromkeys("yYnNtTfFoO~", _HINT_WORD))
+# First characters of a plain scalar that may read as other than its text.
+PLAIN_HINTS = frozenset(_HINTS)
 
 _WORDS: dict[str, tuple[str, object]] = {}
 for _kind, _value, _words in (
@@ -125,6 +131,9 @@ for _kind, _value, _words in (
 _WORDS[""] = ("null", None)
 NULL_WORDS = frozenset(w for w, (kind, _) in _WORDS.items() if kind == "null")
 NONFINITE_WORDS = frozenset(w for w, (kind, value) in _WORDS.items() if kind == "float")
+# First characters of the words above: a plain scalar starting with one
+# that is not one of them is a string (`name`, `type`, `ports`).
+_WORD_HINTS = frozenset(c for c, hint in _HINTS.items() if hint == _HINT_WORD)
 
 # go-yaml's yamlStyleFloat, applied after underscores are removed.
 _YAML_STYLE_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
@@ -442,6 +451,12 @@ def get(node: Node | None, key: str) -> Node | None:
     index = node.merge
     if index is None:
         index = node.merge = _key_index(node)
+    if index is _SEARCH:
+        for k, v in node.value:
+            if k.value == key and isinstance(k, ScalarNode):
+                if k.ctag is _UNTAGGED and (k.style or _plain_is_text(key)) or _reads_as(k, key):
+                    return v
+        return None
     return index.get(key)
 
 
@@ -452,17 +467,52 @@ def get(node: Node | None, key: str) -> Node | None:
 # so read.py clears it where a key's reading may still change (see forget_keys).
 
 
+# Mappings with fewer keys (most) are searched in place, not indexed: an
+# index for each would cost memory.
+_INDEX_FROM = 8
+# The `merge` slot of a small mapping without merge keys (see get).
+_SEARCH: dict[str, Node] = {}
+
+
 def _key_index(node: MappingNode) -> dict[str, Node]:
     pairs = node.value
-    if any(k.value == MERGE_KEY and is_merge_key(k) for k, _ in pairs):
-        pairs = entries(node)
+    if len(pairs) < _INDEX_FROM and not any(k.value == MERGE_KEY and is_merge_key(k) for k, _ in pairs):
+        return _SEARCH
     index: dict[str, Node] = {}
     for k, v in pairs:
+        if not isinstance(k, ScalarNode):
+            continue
+        text = k.value
+        if text == MERGE_KEY and is_merge_key(k):
+            return _merged_key_index(node)
+        if text in index:
+            continue
+        if k.ctag is _UNTAGGED and (k.style or _plain_is_text(text)):
+            # An untagged quoted key, or a plain one that cannot read as
+            # anything but its text: most keys, with no call.
+            index[text] = v
+        elif _reads_as(k, text):
+            index[text] = v
+    return index
+
+
+def _merged_key_index(node: MappingNode) -> dict[str, Node]:
+    index: dict[str, Node] = {}
+    for k, v in entries(node):
         if isinstance(k, ScalarNode):
             text = k.value
             if text not in index and _reads_as(k, text):
                 index[text] = v
     return index
+
+
+def _plain_is_text(text: str) -> bool:
+    """Whether an untagged plain scalar surely reads as its own text
+    (False: it may not, ask resolve_plain)."""
+    if not text:
+        return False
+    first = text[0]
+    return first not in _HINTS or first in _WORD_HINTS and text not in _WORDS
 
 
 def forget_keys(node: MappingNode) -> None:
@@ -492,6 +542,9 @@ def is_string(node: ScalarNode) -> bool:
 
     A `!!binary` scalar reads as its decoded bytes: see string_value.
     """
+    if node.ctag is _UNTAGGED:
+        text = node.value
+        return bool(node.style) or _plain_is_text(text) or plain_is_string(text)
     if node.tag == STR_TAG:
         return bool(node.style) or plain_is_string(node.value)
     if node.tag == YAML_TAG_PREFIX + "binary":
@@ -568,7 +621,7 @@ def json_key(node: Node) -> str:
 
 def plain_json_key(text: str) -> str:
     """json_key of an untagged plain scalar: most keys need one dict lookup."""
-    if text and text[0] not in _HINTS:
+    if _plain_is_text(text):
         return text
     return _key_text(resolve_plain(text)[1])
 
