@@ -99,7 +99,7 @@ class Host:
 
 
 def host() -> Host | None:
-    from .frontends import helmcontext# reading Helm's command line costs a few /proc reads, once
+    from .frontends import helmcontext  # reading Helm's command line costs a few /proc reads, once
 
     try:
         helm = helmcontext.current()
