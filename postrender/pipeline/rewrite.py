@@ -12,7 +12,6 @@ from ..syntax.edit import Edit, Value
 from .graph.references import Graph, Reference
 from .index.hashing import to_json_value
 from ..errors import PostrenderError
-from .check.guard import alive_names
 from ..syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, get, node_at
 from .plan.config_hash import Place
 from .plan.keep import Retention
@@ -181,7 +180,7 @@ def _references(graph: Graph, plan: Plan, held: Collection[int], result: Rewrite
             continue
         if ref.spec.grants:
             if alive is None:
-                alive = alive_names(graph, plan)
+                alive = plan.alive_names(graph.index)
             _grant(graph, plan, ref, alive, result)
             continue
         if ref.target is None:

@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
-from typing import Any
 
 
-from ... import fieldspecs
+from ...fieldspecs.guardrules import guard_rules, squeezed
 from ..graph.references import Graph, Path, is_config_object
 from ..index.objects import across_namespaces
 from ...syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, format_path, get_str, is_string, scalars
@@ -63,23 +61,6 @@ class Finding:
         )
 
 
-@cache
-def patterns() -> dict[str, dict[str, Any]]:
-    raw = fieldspecs.data("guard.yaml")
-    return {
-        kind: {
-            "keys": {k.lower() for k in spec.get("keys") or ()},
-            "suffixes": tuple(k.lower() for k in spec.get("keySuffixes") or ()),
-            "under": tuple(k.lower() for k in spec.get("nameUnder") or ()),
-            "lists": {k.lower() for k in spec.get("lists") or ()},
-            "typed": bool(spec.get("typedName")),
-            "selector": {k: frozenset(v) for k, v in (spec.get("keySelector") or {}).items()},
-            "words": tuple(_squeezed(w) for w in spec.get("argumentWords") or ()),
-        }
-        for kind, spec in raw.items()
-    }
-
-
 def check(graph: Graph, the_plan: Plan) -> list[Finding]:
     stale = _stale_names(graph, the_plan)
     if not stale:
@@ -102,7 +83,7 @@ def check(graph: Graph, the_plan: Plan) -> list[Finding]:
                 continue
             if id(node) in covered or path[:2] in _SKIPPED or not is_string(node):
                 continue
-            for kind in patterns():
+            for kind in guard_rules():
                 argument = _argument(kind, node, path, parent)
                 if argument is not None:
                     stated, name, row = argument
@@ -124,20 +105,6 @@ def kustomize_path(path: Path) -> str:
     return "/".join(part.replace("/", "\\/") for part in path if isinstance(part, str))
 
 
-def alive_names(graph: Graph, the_plan: Plan) -> set[tuple[str, str, str]]:
-    """(kind, namespace, name) of every ConfigMap and Secret the output holds:
-    final names, and original names an object keeps or a copy carries on."""
-    index = graph.index
-    alive: set[tuple[str, str, str]] = set()
-    for version in the_plan.versions:
-        obj = version.obj
-        namespace = index.namespace_of(obj)
-        alive.add((obj.kind, namespace, version.name))
-        if not version.versioned or version.keep_original:
-            alive.add((obj.kind, namespace, obj.name or ""))
-    return alive
-
-
 def _stale_names(graph: Graph, the_plan: Plan) -> dict[tuple[str, str, str], Version]:
     """(kind, namespace, old name) -> the version it became, for names that
     no longer exist after the render."""
@@ -151,7 +118,7 @@ def _stale_names(graph: Graph, the_plan: Plan) -> dict[tuple[str, str, str], Ver
         for old in (version.base_name, obj.name or ""):
             if old and old != version.name:
                 stale[(obj.kind, namespace, old)] = version
-    alive = alive_names(graph, the_plan)
+    alive = the_plan.alive_names(graph.index)
     return {key: v for key, v in stale.items() if key not in alive}
 
 
@@ -174,10 +141,6 @@ _NAMED = re.compile(
 )
 
 
-def _squeezed(text: str) -> str:
-    return re.sub(r"[-_.]", "", text.lower())
-
-
 def _may_be_argument(path: Path) -> bool:
     """Whether a scalar's path has a shape _argument looks at."""
     return len(path) >= 2 and (path[-2] in ("args", "command") or path[-1] == "value")
@@ -188,7 +151,7 @@ def _argument(kind: str, node: ScalarNode, path: Path, parent: Node | None) -> t
     a container argument `--flag=[namespace/]name` (or the item after a bare
     `--flag`), or an `env` value, whose flag or variable name has one of the
     kind's argumentWords; None when it is no such thing."""
-    words = patterns()[kind]["words"]
+    words = guard_rules()[kind]["words"]
     if not words or len(path) < 2:
         return None
     key, last = path[-2], path[-1]
@@ -197,12 +160,12 @@ def _argument(kind: str, node: ScalarNode, path: Path, parent: Node | None) -> t
         if not eq:
             previous = parent.value[last - 1] if last > 0 else None
             flag, value = (previous.value if isinstance(previous, ScalarNode) else ""), node.value
-        if not flag.startswith("-") or value.startswith("-") or not any(w in _squeezed(flag) for w in words):
+        if not flag.startswith("-") or value.startswith("-") or not any(w in squeezed(flag) for w in words):
             return None
         row = f"flags: [{flag}]"
     elif last == "value" and isinstance(key, int) and len(path) >= 3 and path[-3] == "env":
         variable = get_str(parent, "name") or ""
-        if not any(w in _squeezed(variable) for w in words):
+        if not any(w in squeezed(variable) for w in words):
             return None
         value, row = node.value, f"env: [{variable}]"
     else:
@@ -212,7 +175,7 @@ def _argument(kind: str, node: ScalarNode, path: Path, parent: Node | None) -> t
 
 
 def _looks_like_reference(kind: str, path: Path, parent: Node | None) -> bool:
-    rules = patterns()[kind]
+    rules = guard_rules()[kind]
     if not path:
         return False
     last = path[-1]

@@ -27,7 +27,7 @@ from functools import cache
 from typing import Any
 
 from ... import fieldspecs
-from ..check import guard
+from ...fieldspecs.guardrules import guard_rules
 from ...fieldspecs import CONFIG_KINDS, FieldSpec, ReferenceTable, parse_path
 from ...fieldspecs.walk import SpecIndex
 from .references import Graph, Path, find_all, lookup
@@ -268,7 +268,7 @@ def _targets(index: ObjectIndex, referrer: KubeObject, namespace: str | None, na
 def _data_keys() -> tuple[frozenset[str], tuple[str, ...]]:
     keys = {k.lower() for k in _data().get("configDataKeys") or ()}
     suffixes: list[str] = []
-    for rules in guard.patterns().values():
+    for rules in guard_rules().values():
         keys |= rules["keys"]
         suffixes.extend(rules["suffixes"])
     return frozenset(keys), tuple(suffixes)

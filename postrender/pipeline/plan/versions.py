@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from ...errors import PostrenderError
 from ..graph.references import Graph
 from ..index.hashing import content_hash, short_hash
-from ..index.objects import base_name_of
+from ..index.objects import ObjectIndex, base_name_of
 from ...syntax.nodes import STR_TAG, MappingNode, Node, ScalarNode, entries, get, go_base64, is_null, json_key, scalar_value, string_value
 from ..read import KubeObject
 from ...vocabulary import (
@@ -97,6 +97,18 @@ class Plan:
 
     def of(self, obj: KubeObject) -> Version | None:
         return self._by_object.get(id(obj))
+
+    def alive_names(self, index: ObjectIndex) -> set[tuple[str, str, str]]:
+        """(kind, namespace, name) of every ConfigMap and Secret the output holds:
+        final names, and original names an object keeps or a copy carries on."""
+        alive: set[tuple[str, str, str]] = set()
+        for version in self.versions:
+            obj = version.obj
+            namespace = index.namespace_of(obj)
+            alive.add((obj.kind, namespace, version.name))
+            if not version.versioned or version.keep_original:
+                alive.add((obj.kind, namespace, obj.name or ""))
+        return alive
 
 
 def plan(

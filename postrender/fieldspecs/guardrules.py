@@ -1,0 +1,38 @@
+"""The guard's table (guard.yaml), read once: which keys, key suffixes,
+selectors and argument words look like a reference to a ConfigMap or Secret.
+
+The guard (pipeline/check/guard.py) uses it to find names no field spec
+rewrote; the graph stage (pipeline/graph/byname.py) uses the same keys to
+find names in ConfigMap data. It lives with the tables so that both read it
+without one stage importing a later one.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import Any
+
+from . import data
+
+
+@cache
+def guard_rules() -> dict[str, dict[str, Any]]:
+    raw = data("guard.yaml")
+    return {
+        kind: {
+            "keys": {k.lower() for k in spec.get("keys") or ()},
+            "suffixes": tuple(k.lower() for k in spec.get("keySuffixes") or ()),
+            "under": tuple(k.lower() for k in spec.get("nameUnder") or ()),
+            "lists": {k.lower() for k in spec.get("lists") or ()},
+            "typed": bool(spec.get("typedName")),
+            "selector": {k: frozenset(v) for k, v in (spec.get("keySelector") or {}).items()},
+            "words": tuple(squeezed(w) for w in spec.get("argumentWords") or ()),
+        }
+        for kind, spec in raw.items()
+    }
+
+
+def squeezed(text: str) -> str:
+    """Lower case without `-`, `_` and `.`: how argument words are compared."""
+    return re.sub(r"[-_.]", "", text.lower())
