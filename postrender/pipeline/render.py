@@ -52,6 +52,10 @@ class Result:
 def analyse(sources: list[Source], options: RenderOptions, stream: Stream | None = None) -> Analysis:
     """`stream`: `sources` as read already (a KRM ResourceList is read to be
     recognised); reading depends on nothing but the sources and the limits."""
+    # The options table checks flags and configs; this guards library callers,
+    # before any input is read.
+    if options.strategy not in STRATEGIES:
+        raise UsageError(f"unknown strategy {options.strategy!r} (choose from {', '.join(STRATEGIES)})")
     if stream is None:
         stream = read(sources, options.limits)
     extra = list(options.inline_configs)
@@ -61,8 +65,6 @@ def analyse(sources: list[Source], options: RenderOptions, stream: Stream | None
     table = fieldspecs.load_table(extra)
     index = ObjectIndex(stream.objects, options.namespace, frozenset(table.cluster_scoped))
     graph = build(index, table)
-    if options.strategy not in STRATEGIES:
-        raise UsageError(f"unknown strategy {options.strategy!r} (choose from {', '.join(STRATEGIES)})")
     productions = find_productions(graph)
     dependencies = find_dependencies(graph, table)
     renames = options.strategy != "annotate"
