@@ -251,6 +251,11 @@ class ReferenceTable:
         self._add_raw(target, _pod_spec(holder, entry), origin, lazy)
 
 
+def pod_path_spec(target: str, holder: dict[str, Any], entry: dict[str, Any], origin: str) -> FieldSpec:
+    """The field spec for a path under a PodSpec holder (a `podSpecs` row)."""
+    return _field_spec(target, _pod_spec(holder, entry), origin)
+
+
 def _pod_spec(holder: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
     """A field spec's entry for a path under a PodSpec: the holder's keys, the entry's, and the two paths joined."""
     spec = {**holder, **entry}

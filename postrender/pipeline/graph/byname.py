@@ -28,7 +28,7 @@ from typing import Any
 
 from ... import fieldspecs
 from ...fieldspecs.guardrules import guard_rules
-from ...fieldspecs import CONFIG_KINDS, FieldSpec, ReferenceTable, parse_path
+from ...fieldspecs import CONFIG_KINDS, FieldSpec, ReferenceTable, pod_path_spec
 from ...fieldspecs.walk import SpecIndex
 from .references import Graph, Path, find_all, lookup
 from ..index.objects import ObjectIndex
@@ -177,17 +177,8 @@ def _strings(node: Node | None) -> list[str]:
 
 
 def _pod_string_specs(table: ReferenceTable) -> list[FieldSpec]:
-    specs = []
-    for holder in table.pod_holders():
-        for path in _data().get("podSpecStrings") or ():
-            text = f"{holder['path']}/{path}"
-            specs.append(FieldSpec(
-                target_kind="ConfigMap", kind=str(holder["kind"]),
-                group=None if holder.get("group") is None else str(holder["group"]),
-                version=None if holder.get("version") is None else str(holder["version"]),
-                path=parse_path(text, "fixednames.yaml"), path_text=text,
-            ))
-    return specs
+    return [pod_path_spec("ConfigMap", holder, {"path": path}, "fixednames.yaml")
+            for holder in table.pod_holders() for path in _data().get("podSpecStrings") or ()]
 
 
 def _pod_readers(graph: Graph, table: ReferenceTable) -> Iterator[Reader]:
