@@ -285,9 +285,17 @@ class _Count:
                 Location(None, self.source.name if self.source else None, line=line()),
             )
 
+    def _end(self, doc: Document) -> int:
+        """Characters of input up to the end of `doc`, the current document."""
+        return self.before + self.position + len(doc.text)
+
+    def add_nodes(self, doc: Document, nodes: int) -> None:
+        self.check_nodes(doc, nodes)
+        self.nodes += nodes
+
     def check_nodes(self, doc: Document, nodes: int) -> None:
         """Whether the stream so far and `nodes` more in `doc` stay within the limit."""
-        end = self.before + self.position + len(doc.text)
+        end = self._end(doc)
         allowed = self.limits.nodes_allowed(end)
         if self.nodes + nodes > allowed:
             raise PostrenderError(
@@ -299,8 +307,7 @@ class _Count:
     def may_exceed(self, doc: Document) -> bool:
         """Whether `doc` could hold more nodes than are left. No document has
         more than two parse events per character."""
-        end = self.before + self.position + len(doc.text)
-        return self.nodes + 2 * len(doc.text) + 3 > self.limits.nodes_allowed(end)
+        return self.nodes + 2 * len(doc.text) + 3 > self.limits.nodes_allowed(self._end(doc))
 
 
 def read(sources: list[Source], limits: Limits) -> Stream:
@@ -405,25 +412,20 @@ def _check_line_breaks(doc: Document) -> None:
     )
 
 
-def _compose(doc: Document, limits: Limits, count: _Count | None = None) -> Node | None:
+def _compose(doc: Document, limits: Limits, count: _Count) -> Node | None:
     text = doc.text
     if not text.strip() or only_comments(text):
-        if count is not None:
-            count.check_nodes(doc, _EMPTY_DOCUMENT_NODES)
-            count.nodes += _EMPTY_DOCUMENT_NODES
+        count.add_nodes(doc, _EMPTY_DOCUMENT_NODES)
         return None
     masked = _mask_surrogate_escapes(text) if _is_json_first(doc) else None
     if _may_nest_deeply(text, limits.max_depth):
         _check_depth(doc, limits.max_depth, masked)
-    if count is not None and count.may_exceed(doc):
+    if count.may_exceed(doc):
         # Counted in C before a single node is built: composing costs about
         # ten times as much, and what is refused here is never composed.
         count.check_nodes(doc, _parse_events(doc, masked))
     root = _compose_root(doc, limits, masked)
-    if count is not None:
-        nodes = doc.nodes if root is not None else _EMPTY_DOCUMENT_NODES
-        count.check_nodes(doc, nodes)
-        count.nodes += nodes
+    count.add_nodes(doc, doc.nodes if root is not None else _EMPTY_DOCUMENT_NODES)
     return root
 
 
