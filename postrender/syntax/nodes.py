@@ -453,9 +453,8 @@ def get(node: Node | None, key: str) -> Node | None:
         index = node.merge = _key_index(node)
     if index is _SEARCH:
         for k, v in node.value:
-            if k.value == key and isinstance(k, ScalarNode):
-                if k.ctag is _UNTAGGED and (k.style or _plain_is_text(key)) or _reads_as(k, key):
-                    return v
+            if k.value == key and isinstance(k, ScalarNode) and _reads_as(k, key):
+                return v
         return None
     return index.get(key)
 
@@ -485,13 +484,7 @@ def _key_index(node: MappingNode) -> dict[str, Node]:
         text = k.value
         if text == MERGE_KEY and is_merge_key(k):
             return _merged_key_index(node)
-        if text in index:
-            continue
-        if k.ctag is _UNTAGGED and (k.style or _plain_is_text(text)):
-            # An untagged quoted key, or a plain one that cannot read as
-            # anything but its text: most keys, with no call.
-            index[text] = v
-        elif _reads_as(k, text):
+        if text not in index and _reads_as(k, text):
             index[text] = v
     return index
 
@@ -522,6 +515,10 @@ def forget_keys(node: MappingNode) -> None:
 
 def _reads_as(key: ScalarNode, text: str) -> bool:
     """Whether Kubernetes reads `key` (whose text is `text`) as that very key."""
+    if key.ctag is _UNTAGGED and (key.style or _plain_is_text(text)):
+        # An untagged quoted key, or a plain one that cannot read as anything
+        # but its text: most keys, decided without resolving.
+        return True
     if key.tag == STR_TAG and (key.style or not _hint(text)):
         return True
     try:
