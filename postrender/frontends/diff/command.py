@@ -19,8 +19,7 @@ def run(old: str, new: str, options: RenderOptions, fmt: str, show_values: bool,
         raise UsageError("diff: only one of OLD and NEW can be standard input (-)")
     if options.retain is not None:
         raise UsageError("diff: --retain reads a cluster; diff compares two renders and reads none")
-    if fmt not in formats.names():
-        raise UsageError(f"unknown diff format {fmt!r} (choose from {', '.join(formats.names())})")
+    formats.check(fmt)
     sides = []
     for label, path in (("old", old), ("new", new)):
         sources = gather([path], sys.stdin, options.limits.max_bytes, reporter.notice)
