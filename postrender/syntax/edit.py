@@ -20,7 +20,6 @@ from .nodes import (
     Node,
     ScalarNode,
     SequenceNode,
-    STR_TAG,
     get,
     is_string,
     plain_is_string,

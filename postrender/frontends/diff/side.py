@@ -24,7 +24,7 @@ from ...syntax.nodes import MappingNode, ScalarNode, entries, get, get_str
 from ...options import RenderOptions
 from ...pipeline.plan.versions import Version
 from ...vocabulary import ANNOTATION_CONFIG_HASH, ANNOTATION_COPY_OF, ANNOTATION_REFS
-from ...pipeline.read import KubeObject, Source, read
+from ...pipeline.read import Source, read
 from ...pipeline.render import Analysis, render
 from ...report import Diagnostic, Reporter
 from .model import ObjectRef
