@@ -129,11 +129,28 @@ def fixed_names() -> tuple[FixedName, ...]:
     return tuple(rows)
 
 
+@cache
+def _fixed_rows() -> tuple[dict[tuple[str, str], tuple[FixedName, ...]], dict[str, tuple[FixedName, ...]]]:
+    """The fixed-name rows an object may match, in table order (the first
+    match gives the reason): by (kind, exact name), and by kind for a name
+    no row states. An object then meets a handful of rows, not all forty."""
+    rows = fixed_names()
+    unnamed = {row.kind: tuple(r for r in rows if r.kind == row.kind and r.name is None) for row in rows}
+    named = {(row.kind, row.name): tuple(r for r in rows if r.kind == row.kind and r.name in (None, row.name))
+             for row in rows if row.name is not None}
+    return named, unnamed
+
+
+def _fixed_rows_for(obj: KubeObject) -> tuple[FixedName, ...]:
+    named, unnamed = _fixed_rows()
+    return named.get((obj.kind, obj.name or "")) or unnamed.get(obj.kind, ())
+
+
 def find_readers(graph: Graph, table: ReferenceTable) -> ByName:
     index = graph.index
     found = ByName()
     for obj in graph.config_objects:
-        for row in fixed_names():
+        for row in _fixed_rows_for(obj):
             if row.matches(obj, index.namespace_of(obj)):
                 found.fixed[id(obj)] = f"read by a fixed name: {row.why}"
                 break
