@@ -111,6 +111,11 @@ class ReferenceTable:
     # object by several stages. Emptied whenever the table grows.
     _template_paths: dict[tuple[str, str, str, bool], tuple[tuple[Segment, ...], ...]] = field(
         default_factory=dict, repr=False, compare=False)
+    # Facts a render derives from one object through this table (its pod
+    # templates, asked for by five stages, per reference): (what, id(object))
+    # -> (the object, kept so its id stays its own; the fact). Emptied with
+    # _template_paths.
+    object_facts: dict[tuple[str, int], tuple[Any, Any]] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def specs(self) -> list[FieldSpec]:
@@ -223,6 +228,7 @@ class ReferenceTable:
             holder = _mapping(holder, origin, "podSpecs entry")
             self._pod_holders.append(holder)
             self._template_paths.clear()
+            self.object_facts.clear()
             for target, entries in self._pod_paths.items():
                 for entry in entries:
                     self._add_pod_path(target, holder, entry, origin, lazy)

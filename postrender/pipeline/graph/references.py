@@ -56,10 +56,21 @@ class Graph:
     config_objects: list[KubeObject]
 
 
-def pod_templates(obj: KubeObject, table: ReferenceTable, immutable: bool = False) -> list[tuple[MappingNode, Path]]:
+def pod_templates(obj: KubeObject, table: ReferenceTable, immutable: bool = False) -> tuple[tuple[MappingNode, Path], ...]:
     """The pod templates of a workload, for annotations that must roll it
     (one per item where the path crosses a list, as an Experiment's
-    templates). `immutable`: only those the API server never lets change."""
+    templates). `immutable`: only those the API server never lets change.
+
+    Asked for each reference by several stages (holds, config hashes,
+    dependencies, Reloader, retention): found once per object and table."""
+    key = ("immutable pod templates" if immutable else "pod templates", id(obj))
+    known = table.object_facts.get(key)
+    if known is None:
+        known = table.object_facts[key] = (obj, tuple(_find_pod_templates(obj, table, immutable)))
+    return known[1]
+
+
+def _find_pod_templates(obj: KubeObject, table: ReferenceTable, immutable: bool) -> list[tuple[MappingNode, Path]]:
     version = obj.api_version.rpartition("/")[2]
     found: list[tuple[MappingNode, Path]] = []
     for segments in table.template_paths(obj.kind, obj.group, version, immutable):
