@@ -125,14 +125,18 @@ def render_scalar(value: str | bool, style: str | None = None) -> str:
         return "true" if value else "false"
     if style == "'" and "\n" not in value and not _UNSAFE_IN_QUOTES.search(value) and value.isprintable():
         return "'" + value.replace("'", "''") + "'"
-    if style in ("", None) and is_plain_safe(value):
-        return value
+    if style in ("", None):
+        return _plain_or_quoted(value)
     return quote(value)
 
 
-# The same few keys and values (postrender's own annotations, true, false)
-# are written into every object.
+# The same few keys and values (postrender's own annotations and labels,
+# "true") are written into every object.
 @lru_cache(maxsize=1024)
+def _plain_or_quoted(value: str) -> str:
+    return value if is_plain_safe(value) else quote(value)
+
+
 def is_plain_safe(value: str) -> bool:
     """Whether `value`, written plain, reads back as this string everywhere.
 
@@ -179,9 +183,13 @@ def set_entries(text: str, mapping: MappingNode, values: dict[str, Value], newli
     """Make `mapping` hold each key with its value: replace or insert."""
     edits: list[Edit] = []
     missing: dict[str, Value] = {}
+    # The keys written in the mapping itself: one pass over its entries for
+    # all the keys set. A key not written there is inserted, even when a
+    # merge key (`<<`) gives it a value; the others are looked up as read.
+    written = {k.value for k, _ in mapping.value if isinstance(k, ScalarNode)}
     for key, value in values.items():
-        current = get(mapping, key)
-        if current is None or _is_merged(mapping, key):
+        current = get(mapping, key) if key in written else None
+        if current is None:
             missing[key] = value
         elif isinstance(value, dict):
             if isinstance(current, MappingNode):
@@ -197,10 +205,6 @@ def set_entries(text: str, mapping: MappingNode, values: dict[str, Value], newli
     if missing:
         edits.append(_insert(text, mapping, missing, newline))
     return edits
-
-
-def _is_merged(mapping: MappingNode, key: str) -> bool:
-    return not any(isinstance(k, ScalarNode) and k.value == key for k, _ in mapping.value)
 
 
 def _same_scalar(node: ScalarNode, value: str | bool) -> bool:
