@@ -49,6 +49,7 @@ def rules() -> tuple[dict[str, Any], ...]:
 
 def find_dependencies(graph: Graph, table: ReferenceTable) -> list[Dependency]:
     found: list[Dependency] = []
+    names = _ConfigNames(graph)
     for obj in graph.index.objects:
         if is_config_object(obj):
             continue
@@ -63,7 +64,7 @@ def find_dependencies(graph: Graph, table: ReferenceTable) -> list[Dependency]:
                         for kind, name in _parse(rule, value):
                             dep = Dependency(obj, holder, path, key, str(rule.get("origin", key)), kind, name)
                             if dep.supported:
-                                dep.target = _resolve(dep, graph)
+                                dep.target = names.resolve(dep)
                             found.append(dep)
     return found
 
@@ -85,15 +86,29 @@ def _parse(rule: dict[str, Any], value: str) -> list[tuple[str, str]]:
     return [(str(rule["kind"]), part.strip()) for part in value.split(",") if part.strip()]
 
 
-def _resolve(dep: Dependency, graph: Graph) -> KubeObject | None:
-    index = graph.index
-    namespace = index.namespace_of(dep.referrer)
-    pool = [c for c in graph.config_objects if c.kind == dep.kind]
-    same = [c for c in pool if index.namespace_of(c) == namespace]
-    across = [c for c in pool if across_namespaces(namespace, index.namespace_of(c))]
-    for candidates in (same, across):
-        for named in ([c for c in candidates if c.name == dep.name],
-                      [c for c in candidates if base_name_of(c) == dep.name]):
-            if len(named) == 1:
-                return named[0]
-    return None
+class _ConfigNames:
+    """The stream's config objects by kind and name, and by kind and
+    unversioned name, in stream order: a chart may declare a dependency in
+    every workload, and each looked through all config objects (quadratic:
+    13 s for 1,000 workloads with Reloader's annotations)."""
+
+    def __init__(self, graph: Graph):
+        self._index = graph.index
+        self._by_name: dict[tuple[str, str], list[KubeObject]] = {}
+        self._by_base_name: dict[tuple[str, str], list[KubeObject]] = {}
+        for obj in graph.config_objects:
+            self._by_name.setdefault((obj.kind, obj.name), []).append(obj)
+            self._by_base_name.setdefault((obj.kind, base_name_of(obj)), []).append(obj)
+
+    def resolve(self, dep: Dependency) -> KubeObject | None:
+        """The one object a dependency names: by name, then by unversioned
+        name, in the referrer's namespace, then across the implicit one."""
+        index = self._index
+        namespace = index.namespace_of(dep.referrer)
+        key = (dep.kind, dep.name)
+        for matches in (lambda ns: ns == namespace, lambda ns: across_namespaces(namespace, ns)):
+            for pool in (self._by_name.get(key, ()), self._by_base_name.get(key, ())):
+                named = [c for c in pool if matches(index.namespace_of(c))]
+                if len(named) == 1:
+                    return named[0]
+        return None
