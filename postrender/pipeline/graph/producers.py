@@ -65,12 +65,17 @@ class Productions:
     items: list[Production] = field(default_factory=list)
     excluded: dict[int, str] = field(default_factory=dict)  # in-stream objects that keep their names
     by_object: dict[int, Production] = field(default_factory=dict)
+    # The items by (target kind, name), in order: every dangling reference
+    # asks, and a stream may hold a producer per workload (a Certificate each).
+    _by_name: dict[tuple[str, str], list[Production]] = field(default_factory=dict, repr=False)
+
+    def add(self, item: Production) -> None:
+        self.items.append(item)
+        self._by_name.setdefault((item.target_kind, item.name), []).append(item)
 
     def of(self, kind: str, namespace: str | None, name: str) -> Production | None:
         """The producer of a name; a None namespace (on either side) matches any."""
-        for item in self.items:
-            if item.target_kind != kind or item.name != name:
-                continue
+        for item in self._by_name.get((kind, name), ()):
             if item.namespace is None or namespace is None or item.namespace == namespace:
                 return item
         return None
@@ -119,11 +124,13 @@ def find_productions(graph: Graph) -> Productions:
                 continue
             if rule.if_annotation and not any(key in obj.annotations for key in rule.if_annotation):
                 continue
-            found.items.extend(_names(obj, rule, index))
+            for item in _names(obj, rule, index):
+                found.add(item)
+    configs: dict[tuple[str, str | None], list[KubeObject]] = {}
+    for config in graph.config_objects:
+        configs.setdefault((config.kind, config.name), []).append(config)
     for item in found.items:
-        for config in graph.config_objects:
-            if config.kind != item.target_kind or config.name != item.name:
-                continue
+        for config in configs.get((item.target_kind, item.name), ()):
             if item.namespace is None or index.namespace_of(config) == item.namespace:
                 found.excluded.setdefault(id(config), f"named by {item.describe()}")
                 found.by_object.setdefault(id(config), item)
