@@ -155,6 +155,8 @@ def _report(graph: Graph, result: Rewrite, reporter: Reporter, productions: Prod
             f"rewrote {ref.referrer.describe()} {ref.field_path}: {ref.prefix}{ref.name} -> {new_value}"
         )
     for ref in graph.references:
+        if ref.resolution is Resolution.RESOLVED:
+            continue  # most references: nothing to say, so no text to build
         where = f"{ref.referrer.describe()} {ref.field_path}"
         about = (ref.referrer, ref.field_path, ref.prefix + ref.name)
         if ref.resolution is Resolution.CROSS_NAMESPACE and ref.target is not None:
