@@ -323,15 +323,18 @@ def lookup(
     `namespace` is the one the referrer states, if any. The target is set only
     when the name resolved, exactly or across namespaces."""
     namespace = index.lookup_namespace(referrer, namespace)
+    if namespace is not None:
+        exact = index.get(ObjectKey("", kind, namespace, name))
+        if exact is not None and exact.api_version == "v1":
+            # Found by key: the objects of that name in other namespaces
+            # (one per tenant, in a stream of many) are not looked at.
+            return exact, Resolution.RESOLVED, []
     candidates = [c for c in index.named("", kind, name) if c.api_version == "v1"]
     if namespace is None:
         # A cluster-scoped referrer with no namespace field: any namespace.
         if len(candidates) == 1:
             return candidates[0], Resolution.RESOLVED, candidates
         return None, Resolution.AMBIGUOUS if candidates else Resolution.DANGLING, candidates
-    exact = index.get(ObjectKey("", kind, namespace, name))
-    if exact is not None and exact.api_version == "v1":
-        return exact, Resolution.RESOLVED, []
     # Resolve across the implicit namespace, but say so.
     across = [c for c in candidates if across_namespaces(namespace, index.namespace_of(c))]
     if len(across) == 1:
