@@ -62,22 +62,25 @@ def pod_templates(obj: KubeObject, table: ReferenceTable, immutable: bool = Fals
     templates). `immutable`: only those the API server never lets change.
 
     Asked for each reference by several stages (holds, config hashes,
-    dependencies, Reloader, retention): found once per object and table."""
+    dependencies, Reloader, retention): found once per workload and table.
+    A kind without templates (most objects) needs no memo."""
+    paths = table.template_paths(obj.kind, obj.group, obj.api_version.rpartition("/")[2], immutable)
+    if not paths:
+        return ()
     key = ("immutable pod templates" if immutable else "pod templates", id(obj))
     known = table.object_facts.get(key)
     if known is None:
-        known = table.object_facts[key] = (obj, tuple(_find_pod_templates(obj, table, immutable)))
+        known = table.object_facts[key] = (obj, _find_pod_templates(obj.node, paths))
     return known[1]
 
 
-def _find_pod_templates(obj: KubeObject, table: ReferenceTable, immutable: bool) -> list[tuple[MappingNode, Path]]:
-    version = obj.api_version.rpartition("/")[2]
+def _find_pod_templates(root: MappingNode, paths: tuple[tuple[Segment, ...], ...]) -> tuple[tuple[MappingNode, Path], ...]:
     found: list[tuple[MappingNode, Path]] = []
-    for segments in table.template_paths(obj.kind, obj.group, version, immutable):
-        for node, path in _templates_at(obj.node, segments, ()):
+    for segments in paths:
+        for node, path in _templates_at(root, segments, ()):
             if (node, path) not in found:
                 found.append((node, path))
-    return found
+    return tuple(found)
 
 
 def _templates_at(node: Node | None, segments: tuple[Segment, ...], path: Path) -> Iterator[tuple[MappingNode, Path]]:
