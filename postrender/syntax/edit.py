@@ -35,16 +35,25 @@ class Edit:
 Value = str | bool | dict[str, "Value"]
 
 
-def apply(text: str, edits: list[Edit]) -> str:
+def ordered(edits: list[Edit]) -> list[Edit]:
+    """Edits in text order, checked not to overlap: splice then cannot fail."""
+    # Duplicates arise when an alias makes two references one node.
+    out = sorted(dict.fromkeys(edits), key=lambda e: (e.start, e.end))
+    position = 0
+    for e in out:
+        if e.start < position:
+            raise AssertionError(f"overlapping edits at offset {e.start}")
+        position = e.end
+    return out
+
+
+def splice(text: str, edits: list[Edit]) -> str:
+    """text with `ordered` edits made."""
     if not edits:
         return text
-    # Duplicates arise when an alias makes two references one node.
-    ordered = sorted(dict.fromkeys(edits), key=lambda e: (e.start, e.end))
     parts: list[str] = []
     position = 0
-    for edit in ordered:
-        if edit.start < position:
-            raise AssertionError(f"overlapping edits at offset {edit.start}")
+    for edit in edits:
         parts.append(text[position : edit.start])
         parts.append(edit.text)
         position = edit.end
