@@ -16,15 +16,15 @@ from .read import Document, Source, Stream
 from .rewrite import Rewrite
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _Piece:
     """One input document and the edits it gets, in order and checked."""
 
     text: str
     newline: str
     source: Source
-    edits: list[edit.Edit] | None  # None: written as read
-    copies: tuple[list[edit.Edit], ...] = ()
+    edits: edit.Splice | None  # None: written as read
+    copies: tuple[edit.Splice, ...] = ()
 
 
 class Output:
@@ -47,11 +47,11 @@ class Output:
             if piece.edits is None:
                 yield (last := piece.text)
                 continue
-            yield (last := edit.splice(piece.text, piece.edits))
+            yield (last := piece.edits.apply(piece.text))
             for copy in piece.copies:
                 if last and not last.endswith("\n"):
                     yield (last := piece.newline)
-                text = edit.splice(piece.text, copy)
+                text = copy.apply(piece.text)
                 if not text.startswith("---"):
                     text = "---" + piece.newline + text.lstrip("\ufeff")
                 yield (last := text)
@@ -65,5 +65,5 @@ def _piece(doc: Document, rewrite: Rewrite) -> _Piece:
     edits = rewrite.for_document(doc)
     if edits is None:
         return _Piece(doc.text, doc.newline, doc.source, None)
-    return _Piece(doc.text, doc.newline, doc.source, edit.ordered(edits.edits()),
-                  tuple(edit.ordered(copy.edits()) for copy in edits.copies))
+    return _Piece(doc.text, doc.newline, doc.source, edit.Splice(edits.edits()),
+                  tuple(edit.Splice(copy.edits()) for copy in edits.copies))
