@@ -55,6 +55,9 @@ class Splice:
             position = edit.end
         self._bounds = bounds
         self._texts = "".join(edit.text for edit in ordered)
+        # The stream goes out as UTF-8, a part at a time: text that cannot be
+        # encoded (a lone surrogate from a YAML escape) must fail here, before any.
+        self._texts.encode("utf-8")
 
     def apply(self, text: str) -> str:
         bounds = self._bounds

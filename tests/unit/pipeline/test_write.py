@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 
+import pytest
+
 from postrender.options import RenderOptions
 from postrender.pipeline.read import Source
 from postrender.pipeline.render import render
@@ -28,3 +30,11 @@ def test_parts_join_to_the_output_and_can_be_read_again():
     # The separators between sources and copies are parts of their own.
     assert result.output.count("---\n") == 2, result.output
     assert "name: cfg\n" in result.output and "name: cfg-" in result.output
+
+
+def test_edits_that_cannot_be_written_fail_before_any_part():
+    from postrender.syntax.edit import Edit, Splice
+
+    with pytest.raises(UnicodeEncodeError):
+        Splice([Edit(0, 1, "\udc80")])
+    assert Splice([Edit(0, 1, "é"), Edit(2, 2, "!")]).apply("abc") == "éb!c"
