@@ -18,7 +18,7 @@ import re
 import signal
 import stat
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from .errors import PostrenderError, UsageError
@@ -70,8 +70,8 @@ class Command:
     summary: str
     examples: str  # shown under "Examples:" in the command's --help
     arguments: Callable[[argparse.ArgumentParser], None]
-    # The output, or the output and an exit status (diff --exit-code).
-    run: Callable[[argparse.Namespace, Reporter], str | tuple[str, int]]
+    # The output (whole, or part by part), or the output and an exit status (diff --exit-code).
+    run: Callable[[argparse.Namespace, Reporter], str | Iterable[str] | tuple[str, int]]
     usage: str = ""
 
 
@@ -195,7 +195,7 @@ def _completion_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("-h", "--help", action=_HelpAction)
 
 
-def _render(args: argparse.Namespace, reporter: Reporter) -> str:
+def _render(args: argparse.Namespace, reporter: Reporter) -> str | Iterable[str]:
     from .frontends import krm
     from .pipeline.render import render
 
@@ -208,7 +208,8 @@ def _render(args: argparse.Namespace, reporter: Reporter) -> str:
     resource_list = None if args.krm else krm.detect(sources, options.limits)
     if args.krm or resource_list is not None:
         return krm.run(sources, options, reporter, resource_list)
-    return render(sources, options, reporter).output
+    # Part by part: the analysis (node graphs and all) is let go before the writing.
+    return render(sources, options, reporter).written
 
 
 def _graph(args: argparse.Namespace, reporter: Reporter) -> str:
@@ -503,11 +504,12 @@ def _main(argv: list[str], current: list[Reporter]) -> int:
         # The exception text could quote input, so only its type is shown.
         reporter.error(f"internal error ({type(exc).__name__}); please report it with POSTRENDER_DEBUG=1 output")
         return 1
+    parts = [output] if isinstance(output, str) else output
     try:
         if output_file not in (None, "-"):
-            write_file(output_file, output.encode("utf-8"))
+            write_file(output_file, parts)
         else:
-            write_stdout(output)
+            write_stdout(parts)
     except BrokenPipeError:
         # The reader stopped reading (`| head`): nothing to say, as for cat.
         return 128 + signal.SIGPIPE
@@ -547,21 +549,24 @@ def _fileno(stream: object) -> int | None:
         return None
 
 
-def write_stdout(text: str) -> None:
-    """The stream as UTF-8 bytes, whatever the locale says about stdout."""
+def write_stdout(parts: Iterable[str]) -> None:
+    """The stream as UTF-8 bytes, whatever the locale says about stdout,
+    encoded a part at a time: never a second copy of the whole stream."""
     stdout = sys.stdout
     buffer = getattr(stdout, "buffer", None)
     try:
         if buffer is not None:
             stdout.flush()
-            # A pipe may take part of a large write (its reader stopped after
-            # 64 KiB); BufferedWriter then reports the count instead of an error.
-            data = memoryview(text.encode("utf-8"))
-            while data:
-                data = data[buffer.write(data):]
+            for part in parts:
+                # A pipe may take part of a large write (its reader stopped after
+                # 64 KiB); BufferedWriter then reports the count instead of an error.
+                data = memoryview(part.encode("utf-8"))
+                while data:
+                    data = data[buffer.write(data):]
             buffer.flush()
         else:
-            stdout.write(text)
+            for part in parts:
+                stdout.write(part)
             stdout.flush()
     except OSError:
         # Python flushes stdout again at exit and would print a second,
@@ -574,16 +579,17 @@ def write_stdout(text: str) -> None:
         raise
 
 
-def write_file(path: str, data: bytes) -> None:
-    """Write all of data to path or nothing: a temporary file beside it, then
-    renamed over it. A FIFO or device (/dev/stdout) is written directly."""
+def write_file(path: str, parts: Iterable[str]) -> None:
+    """Write all of the parts, as UTF-8, to path or nothing: a temporary file
+    beside it, then renamed over it. A FIFO or device (/dev/stdout) is
+    written directly."""
     try:
         existing = os.stat(path)
     except FileNotFoundError:
         existing = None
     if existing is not None and not stat.S_ISREG(existing.st_mode):
         with open(path, "wb") as handle:
-            handle.write(data)
+            _write_parts(handle, parts)
         return
     # Through a symlink, the file it points to is replaced, not the link.
     target = os.path.realpath(path)
@@ -593,7 +599,7 @@ def write_file(path: str, data: bytes) -> None:
     fd, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            _write_parts(handle, parts)
             handle.flush()
             os.fsync(handle.fileno())
         # What `> FILE` would give: the old file's mode, else the umask's.
@@ -607,14 +613,19 @@ def write_file(path: str, data: bytes) -> None:
         raise
 
 
+def _write_parts(handle, parts: Iterable[str]) -> None:
+    for part in parts:
+        handle.write(part.encode("utf-8"))
+
+
 def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
 
 
-def _without_cyclic_gc(command: Callable[[argparse.Namespace, Reporter], str | tuple[str, int]],
-                       args: argparse.Namespace, reporter: Reporter) -> str | tuple[str, int]:
+def _without_cyclic_gc(command: Callable[[argparse.Namespace, Reporter], str | Iterable[str] | tuple[str, int]],
+                       args: argparse.Namespace, reporter: Reporter) -> str | Iterable[str] | tuple[str, int]:
     """Run a command with Python's cyclic garbage collector paused.
 
     A stream becomes millions of small node objects, all alive until the end

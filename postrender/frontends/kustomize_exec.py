@@ -10,6 +10,7 @@ with the resources on stdin and KUSTOMIZE_PLUGIN_CONFIG_STRING set; the
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -121,8 +122,10 @@ def _from_configmap(data: dict[str, Any], where: str) -> PluginConfig:
     return PluginConfig(where, values)
 
 
-def run(path: str, paths: list[str], sources: list[Source], options: RenderOptions, reporter: Reporter) -> str:
-    """The legacy exec transformer: plain stream in and out, options from the file."""
+def run(path: str, paths: list[str], sources: list[Source], options: RenderOptions,
+        reporter: Reporter) -> Iterable[str]:
+    """The legacy exec transformer: plain stream in and out (part by part, as
+    a plain render), options from the file."""
     from ..pipeline.render import render
 
     if paths:
@@ -131,7 +134,7 @@ def run(path: str, paths: list[str], sources: list[Source], options: RenderOptio
             f"--plugin-config reads the resources from standard input, not from {', '.join(paths)} "
             "(a word in argsOneLiner/argsFromFile that is not a postrender flag?)"
         )
-    return render(sources, load_file(path).apply(options), reporter).output
+    return render(sources, load_file(path).apply(options), reporter).written
 
 
 def exec_plugin_argv(argv: list[str]) -> list[str]:

@@ -61,12 +61,39 @@ _ODD_LINE_BREAK = re.compile("\r(?!\n)|[\x85\u2028\u2029]")
 _LONE_CR = re.compile("\r(?!\n)")
 
 
-@dataclass(frozen=True)
 class Source:
-    """One input: a file, or standard input."""
+    """One input: a file, or standard input.
 
-    name: str | None
-    text: str
+    Its text is held once. Once read() has split it, the documents' chunks
+    are the text, and `text` joins them again only when asked (a KRM answer
+    after a failure): a stream is never held both whole and in chunks.
+    """
+
+    __slots__ = ("name", "size", "_text", "_chunks")
+
+    def __init__(self, name: str | None, text: str) -> None:
+        self.name = name
+        self.size = len(text)  # in characters
+        self._text: str | None = text
+        self._chunks: tuple[str, ...] = ()
+
+    @property
+    def text(self) -> str:
+        return self._text if self._text is not None else "".join(self._chunks)
+
+    def held_in(self, chunks: list[str]) -> None:
+        """From now on the text is these chunks, which join to it."""
+        self._chunks, self._text = tuple(chunks), None
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Source) and (self.name, self.size) == (other.name, other.size) and \
+            self.text == other.text
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.size))
+
+    def __repr__(self) -> str:
+        return f"Source(name={self.name!r}, size={self.size})"
 
 
 @dataclass(eq=False)
@@ -318,7 +345,9 @@ def read(sources: list[Source], limits: Limits) -> Stream:
     for source in sources:
         count.source, count.position = source, 0
         odd_breaks = _has_odd_line_breaks(source.text)
-        for chunk, first_line in split(source, count):
+        chunks = split(source, count)
+        source.held_in([chunk for chunk, _ in chunks])
+        for chunk, first_line in chunks:
             doc = Document(
                 index=len(documents) + 1,
                 text=chunk,
@@ -342,7 +371,7 @@ def read(sources: list[Source], limits: Limits) -> Stream:
                 count.check_objects(count.objects, count.position, lambda: doc.first_line + 1)
             _helm4_header(doc, rendered_so_far)
             objects.extend(found)
-        count.before += len(source.text)
+        count.before += source.size
     return Stream(sources, documents, objects)
 
 

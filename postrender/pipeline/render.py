@@ -21,7 +21,7 @@ from ..report import Reporter
 from .rewrite import Options as RewriteOptions
 from .rewrite import Rewrite, rewrite
 from ..vocabulary import STRATEGIES
-from .write import write
+from .write import Output, write
 
 
 @dataclass
@@ -42,11 +42,16 @@ class Analysis:
 
 @dataclass
 class Result:
-    output: str
+    # The stream part by part, for writing out as it is spliced; `output` joins it.
+    written: Output | list[str]
     analysis: Analysis
     rewrite: Rewrite
     # Fields that still name a renamed object (guard.py); `graph` shows them.
     findings: list[guard.Finding] = field(default_factory=list)
+
+    @property
+    def output(self) -> str:
+        return "".join(self.written)
 
 
 def analyse(sources: list[Source], options: RenderOptions, stream: Stream | None = None) -> Analysis:
@@ -135,13 +140,13 @@ def render(sources: list[Source], options: RenderOptions, reporter: Reporter, st
     _report(analysis.graph, result, reporter, analysis.productions, {id(p.node) for p in problems})
     _report_analysis(analysis, reporter)
     broken.report(problems, reporter, options.allow_broken, options.strict)
-    output = write(analysis.stream, result)
+    written: Output | list[str] = write(analysis.stream, result)
     if options.retain is not None:
         # Imported only here: a plain render never loads a cluster client.
         from ..cluster.retain import carry_forward
 
-        output = carry_forward(analysis, options, reporter, output)
-    return Result(output, analysis, result, findings)
+        written = [carry_forward(analysis, options, reporter, "".join(written))]
+    return Result(written, analysis, result, findings)
 
 
 def _report(graph: Graph, result: Rewrite, reporter: Reporter, productions: Productions,

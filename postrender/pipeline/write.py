@@ -1,43 +1,69 @@
-"""Stage 6: the edited stream, in input order, as one string.
+"""Stage 6: the edited stream, in input order, part by part.
 
-Nothing is written to stdout until this returns: an error anywhere earlier
-leaves stdout empty, never half a stream.
+Every edit is worked out, and every check it makes passed, before the first
+part is given out: an error leaves stdout empty, never half a stream. The
+parts are then spliced one document at a time, so the command line writes
+them out without ever holding the whole output, or its bytes, at once.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import dataclass
+
 from ..syntax import edit
-from .read import Document, Stream
+from .read import Document, Source, Stream
 from .rewrite import Rewrite
 
 
-def write(stream: Stream, rewrite: Rewrite) -> str:
-    parts: list[str] = []
-    previous_source = None
-    for doc in stream.documents:
-        if previous_source is not None and doc.source is not previous_source:
-            _join_sources(parts, doc)
-        previous_source = doc.source
-        edits = rewrite.for_document(doc)
-        if edits is None:
-            parts.append(doc.text)
-            continue
-        parts.append(edit.apply(doc.text, edits.edits()))
-        for copy in edits.copies:
-            _end_line(parts, doc.newline)
-            text = edit.apply(doc.text, copy.edits())
-            if not text.startswith("---"):
-                text = "---" + doc.newline + text.lstrip("\ufeff")
-            parts.append(text)
-    return "".join(parts)
+@dataclass(frozen=True, slots=True)
+class _Piece:
+    """One input document and the edits it gets, in order and checked."""
+
+    text: str
+    newline: str
+    source: Source
+    edits: edit.Splice | None  # None: written as read
+    copies: tuple[edit.Splice, ...] = ()
 
 
-def _end_line(parts: list[str], newline: str) -> None:
-    if parts and parts[-1] and not parts[-1].endswith("\n"):
-        parts.append(newline)
+class Output:
+    """The edited stream: iterating gives its parts, afresh each time. It
+    holds the documents' text and their edits, not their node graphs."""
+
+    def __init__(self, pieces: list[_Piece]) -> None:
+        self._pieces = pieces
+
+    def __iter__(self) -> Iterator[str]:
+        last = None  # the part given out last
+        previous_source = None
+        for piece in self._pieces:
+            if previous_source is not None and piece.source is not previous_source:
+                if last and not last.endswith("\n"):
+                    yield (last := piece.newline)
+                if not piece.text.startswith("---"):
+                    yield (last := "---" + piece.newline)
+            previous_source = piece.source
+            if piece.edits is None:
+                yield (last := piece.text)
+                continue
+            yield (last := piece.edits.apply(piece.text))
+            for copy in piece.copies:
+                if last and not last.endswith("\n"):
+                    yield (last := piece.newline)
+                text = copy.apply(piece.text)
+                if not text.startswith("---"):
+                    text = "---" + piece.newline + text.lstrip("\ufeff")
+                yield (last := text)
 
 
-def _join_sources(parts: list[str], doc: Document) -> None:
-    _end_line(parts, doc.newline)
-    if not doc.text.startswith("---"):
-        parts.append("---" + doc.newline)
+def write(stream: Stream, rewrite: Rewrite) -> Output:
+    return Output([_piece(doc, rewrite) for doc in stream.documents])
+
+
+def _piece(doc: Document, rewrite: Rewrite) -> _Piece:
+    edits = rewrite.for_document(doc)
+    if edits is None:
+        return _Piece(doc.text, doc.newline, doc.source, None)
+    return _Piece(doc.text, doc.newline, doc.source, edit.Splice(edits.edits()),
+                  tuple(edit.Splice(copy.edits()) for copy in edits.copies))

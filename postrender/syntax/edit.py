@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from array import array
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -35,21 +36,42 @@ class Edit:
 Value = str | bool | dict[str, "Value"]
 
 
-def apply(text: str, edits: list[Edit]) -> str:
-    if not edits:
-        return text
-    # Duplicates arise when an alias makes two references one node.
-    ordered = sorted(dict.fromkeys(edits), key=lambda e: (e.start, e.end))
-    parts: list[str] = []
-    position = 0
-    for edit in ordered:
-        if edit.start < position:
-            raise AssertionError(f"overlapping edits at offset {edit.start}")
-        parts.append(text[position : edit.start])
-        parts.append(edit.text)
-        position = edit.end
-    parts.append(text[position:])
-    return "".join(parts)
+class Splice:
+    """Edits to one text, in order and checked not to overlap, so `apply`
+    cannot fail. Packed: kept from the checks until the text is written,
+    an Edit object each would take more room than the text they insert."""
+
+    __slots__ = ("_bounds", "_texts")
+
+    def __init__(self, edits: list[Edit]) -> None:
+        # Duplicates arise when an alias makes two references one node.
+        ordered = sorted(dict.fromkeys(edits), key=lambda e: (e.start, e.end))
+        bounds = array("q")  # start, end and the new text's length, edit by edit
+        position = 0
+        for edit in ordered:
+            if edit.start < position:
+                raise AssertionError(f"overlapping edits at offset {edit.start}")
+            bounds.extend((edit.start, edit.end, len(edit.text)))
+            position = edit.end
+        self._bounds = bounds
+        self._texts = "".join(edit.text for edit in ordered)
+        # The stream goes out as UTF-8, a part at a time: text that cannot be
+        # encoded (a lone surrogate from a YAML escape) must fail here, before any.
+        self._texts.encode("utf-8")
+
+    def apply(self, text: str) -> str:
+        bounds = self._bounds
+        if not bounds:
+            return text
+        parts: list[str] = []
+        position = at = 0
+        for i in range(0, len(bounds), 3):
+            start, end, length = bounds[i], bounds[i + 1], bounds[i + 2]
+            parts.append(text[position:start])
+            parts.append(self._texts[at : at + length])
+            position, at = end, at + length
+        parts.append(text[position:])
+        return "".join(parts)
 
 
 def content_start(text: str, node: Node) -> int:

@@ -119,6 +119,33 @@ def test_closed_pipe_ends_quietly(tmp_path):
     assert out.stderr == b"status 141\n", out.stderr
 
 
+# 2000 documents that render fine (far more than a pipe holds), then one whose
+# edit is refused only when the edits are put together, the last check.
+LATE_FAILURE = "---\n".join([*(CM.format(name=f"c{i}") for i in range(2000)), (
+    "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n"
+    "      containers:\n      - name: app\n        image: nginx\n      volumes:\n      - name: c\n"
+    "        configMap:\n          name: &c c0\n      hostname: *c\n")])
+
+
+def test_a_late_failure_leaves_stdout_empty(tmp_path):
+    """The stream is written part by part, but only once every document is
+    known to be fine: a pipe reader never sees the documents before the bad one."""
+    (tmp_path / "in.yaml").write_text(LATE_FAILURE)
+    out = bash(f"postrender < {tmp_path}/in.yaml | wc -c")
+    assert out.returncode == 1 and out.stdout.strip() == b"0"
+    assert out.stderr.startswith(b"postrender: error: document 2001 (Deployment/web)"), out.stderr
+    assert out.stderr.count(b"\n") == 1, out.stderr
+
+
+def test_a_late_failure_leaves_the_output_file_as_it_was(tmp_path):
+    (tmp_path / "in.yaml").write_text(LATE_FAILURE)
+    (tmp_path / "out.yaml").write_text("before\n")
+    out = bash(f"postrender {tmp_path}/in.yaml -o {tmp_path}/out.yaml")
+    assert out.returncode == 1 and b"document 2001" in out.stderr
+    assert (tmp_path / "out.yaml").read_text() == "before\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.yaml", "out.yaml"]  # no temporary file left
+
+
 def test_help_into_a_closed_pipe_ends_quietly():
     out = bash('postrender --help | head -1; echo "status ${PIPESTATUS[0]}" >&2')
     assert out.stdout.startswith(b"usage: postrender") and out.stderr in (b"status 0\n", b"status 141\n")

@@ -381,6 +381,29 @@ def test_document_starts_match_the_marker_pattern(text):
     assert _document_starts(text) == [m.start() for m in _DOCUMENT_START.finditer(text)]
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="-\n\r \t.a#%", max_size=60))
+def test_chunks_are_the_whole_text(text):
+    # read() keeps a source's text as its chunks alone (Source.held_in): they must join to it.
+    from postrender.pipeline.read import Source, split
+
+    source = Source(None, text)
+    source.held_in([chunk for chunk, _ in split(source)])
+    assert source.text == text and source.size == len(text)
+
+
+def test_a_source_read_keeps_its_text_once():
+    from postrender.options import RenderOptions
+    from postrender.pipeline.read import Source, read
+
+    text = "%YAML 1.1\n---\n" + CM + "---\n" + CM.replace("name: cfg", "name: other") + "# end"
+    source = Source("in.yaml", text)
+    stream = read([source], RenderOptions().limits)
+    assert source.text == text
+    # The documents' chunks are the text: no second copy of it, whole.
+    assert source._text is None and all(a is b for a, b in zip(source._chunks, (d.text for d in stream.documents)))
+
+
 # --- size: nodes and documents may grow only with the input -----------------
 #
 # Beyond --max-nodes (100,000) YAML nodes, at most one per 4 characters of
