@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 
 
 from ...fieldspecs.guardrules import guard_rules, squeezed
@@ -99,6 +100,33 @@ def check(graph: Graph, the_plan: Plan) -> list[Finding]:
                     findings.append(Finding(obj, path, version, index.key(obj).describe(),
                                             index.key(version.obj).describe(), sibling))
     return findings
+
+
+@cache
+def may_flag(key: str | None, item: bool) -> bool:
+    """Whether `check` could ever look at a scalar, whatever the names in
+    the stream, from the key it is the value of or (`item`) the nearest key
+    above the list holding it: a superset of what _looks_like_reference and
+    _argument accept (every rule on a `name` key needs the key to be `name`).
+    The read stage keeps such scalars when it drops what no stage reads."""
+    if key is None:
+        return False
+    keys, suffixes, lists = _candidate_keys()
+    lowered = key.lower()
+    if item:
+        return key in ("args", "command") or lowered in lists
+    return lowered in keys or lowered.endswith(suffixes)
+
+
+@cache
+def _candidate_keys() -> tuple[frozenset[str], tuple[str, ...], frozenset[str]]:
+    """(keys, key suffixes, list keys) of any kind's rules, lower case."""
+    keys, suffixes, lists = {"name", "value"}, set(), set()
+    for rules in guard_rules().values():
+        keys |= rules["keys"]
+        suffixes.update(rules["suffixes"])
+        lists |= rules["lists"]
+    return frozenset(keys), tuple(sorted(suffixes)), frozenset(lists)
 
 
 def kustomize_path(path: Path) -> str:
