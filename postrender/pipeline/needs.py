@@ -27,16 +27,24 @@ from .graph.references import is_config_object
 from .read import Document, KubeObject
 
 
+# Documents smaller than this (in libyaml's parse events, about one per
+# node) are kept whole: asking every stage costs about as much as composing,
+# and a small document, mostly metadata and references, would lose little.
+# A CRD or a large workload loses most of its nodes.
+SMALLEST_PRUNED = 200
+
+
 class Needs:
     """read's pruner for one field-spec table (read.Pruner)."""
 
-    def __init__(self, table: ReferenceTable) -> None:
+    def __init__(self, table: ReferenceTable, smallest: int | None = None) -> None:
+        self._smallest = SMALLEST_PRUNED if smallest is None else smallest
         self._table = table
         self._pod_strings = byname.pod_string_specs(table)
         self._looked_up = table.kind_from_kinds()
 
     def __call__(self, doc: Document, objects: list[KubeObject]) -> None:
-        if doc.root is None or doc.shared or not objects:
+        if doc.root is None or doc.shared or not objects or doc.nodes < self._smallest:
             return
         keep: set[int] = set()
         whole: set[int] = set()

@@ -17,6 +17,7 @@ import manifest_strategies as ms
 from conftest import FIXTURES
 from postrender.cli import parse, render_options
 from postrender.errors import PostrenderError
+from postrender.pipeline import needs
 from postrender.pipeline.needs import Needs
 from postrender.pipeline.read import Source, read
 from postrender.pipeline.render import render
@@ -24,6 +25,12 @@ from postrender.report import Reporter
 from postrender import fieldspecs
 from postrender.limits import Limits
 from postrender.syntax.nodes import unique_nodes
+
+@pytest.fixture(autouse=True)
+def prune_every_document(monkeypatch):
+    # Renders prune only large documents; these cases are small.
+    monkeypatch.setattr(needs, "SMALLEST_PRUNED", 0)
+
 
 GOLDEN = sorted(p for p in (FIXTURES / "golden").iterdir() if (p / "input.yaml").exists())
 CORPUS = sorted(p for p in (FIXTURES / "corpus").rglob("*.yaml"))
@@ -181,3 +188,12 @@ def test_what_later_stages_find_deep_in_a_document_survives(text, shows):
     assert any(shows in message for message in warnings + infos), (warnings, infos)
     _same(text, "--allow-broken-references")
     _same(text, "")
+
+
+def test_small_documents_are_kept_whole(monkeypatch):
+    monkeypatch.setattr(needs, "SMALLEST_PRUNED", 200)
+    assert _kept(WORKLOAD)[1] == _kept(WORKLOAD)[0]
+    big = CRD.replace("              size:", "".join(f"              f{i}: {{type: string}}\n" for i in range(200))
+                      + "              size:")
+    whole, kept = _kept(big)
+    assert kept < whole * 0.1, (whole, kept)
