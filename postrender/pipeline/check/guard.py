@@ -10,6 +10,7 @@ vanished object, so it fails the render (broken.py) unless
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 
@@ -79,9 +80,7 @@ def check(graph: Graph, the_plan: Plan) -> list[Finding]:
         if is_config_object(obj):
             continue
         namespace = index.namespace_of(obj)
-        for node, path, parent in scalars(obj.node):
-            if node.value not in stale_texts and not _may_be_argument(path):
-                continue
+        for node, path, parent in _candidates(obj, stale_texts):
             if id(node) in covered or path[:2] in _SKIPPED or not is_string(node):
                 continue
             for kind in guard_rules():
@@ -127,6 +126,39 @@ def _candidate_keys() -> tuple[frozenset[str], tuple[str, ...], frozenset[str]]:
         suffixes.update(rules["suffixes"])
         lists |= rules["lists"]
     return frozenset(keys), tuple(sorted(suffixes)), frozenset(lists)
+
+
+def _candidates(obj: KubeObject, texts: set[str]) -> Iterator[tuple[ScalarNode, Path, Node | None]]:
+    """The scalars `check` looks at (a stale name's text, or an argument's
+    shape), as `scalars` gives them, in document order.
+
+    Most scalars are neither: they are not visited one by one with a path,
+    which over a whole stream costs more than the checks. Where an alias
+    makes a node reachable twice, `scalars` decides which path counts.
+    """
+    if obj.document.shared:
+        for node, path, parent in scalars(obj.node):
+            if node.value in texts or _may_be_argument(path):
+                yield node, path, parent
+        return
+    stack: list[tuple[Node, Path, Node | None]] = [(obj.node, (), None)]
+    while stack:
+        node, path, parent = stack.pop()
+        if isinstance(node, ScalarNode):
+            yield node, path, parent
+        elif isinstance(node, MappingNode):
+            for key, value in reversed(node.value):
+                if not isinstance(key, ScalarNode):
+                    continue
+                if not isinstance(value, ScalarNode) or value.value in texts or key.value == "value":
+                    stack.append((value, path + (key.value,), node))
+        elif isinstance(node, SequenceNode):
+            arguments = bool(path) and path[-1] in ("args", "command")
+            items = node.value
+            for i in range(len(items) - 1, -1, -1):
+                item = items[i]
+                if not isinstance(item, ScalarNode) or arguments or item.value in texts:
+                    stack.append((item, path + (i,), node))
 
 
 def kustomize_path(path: Path) -> str:
