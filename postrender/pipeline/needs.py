@@ -10,8 +10,9 @@ every other object: its metadata, the fields the field specs reach, its pod
 templates with their metadata, the strings byname scans, and the scalars
 the guard could flag.
 
-A document with aliases is kept whole: an alias makes one node sit at
-several paths, which the pruning walk does not follow.
+A document with aliases or merge keys is kept whole: an alias makes one
+node sit at several paths, and a merge key lets `get` find a key in a
+mapping the pruning walk sees as a value of `<<`.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..fieldspecs import ReferenceTable
-from ..syntax.nodes import Node, get
+from ..syntax.nodes import MERGE_KEY, Node, get
 from ..syntax.prune import prune
 from .check import guard
 from .graph import byname, producers, references
@@ -44,7 +45,7 @@ class Needs:
         self._looked_up = table.kind_from_kinds()
 
     def __call__(self, doc: Document, objects: list[KubeObject]) -> None:
-        if doc.root is None or doc.shared or not objects or doc.nodes < self._smallest:
+        if doc.root is None or doc.shared or not objects or doc.nodes < self._smallest or MERGE_KEY in doc.text:
             return
         keep: set[int] = set()
         whole: set[int] = set()

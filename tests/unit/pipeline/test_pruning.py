@@ -151,6 +151,9 @@ def test_config_objects_and_aliases_are_kept_whole():
     aliased = CRD.replace("  group: example.com", "  group: &g example.com\n  other: *g")
     whole, kept = _kept(aliased)
     assert kept == whole
+    merged = CRD.replace("  scope: Namespaced", "  scope: Namespaced\n  extra: {<<: {a: 1}}")
+    whole, kept = _kept(merged)
+    assert kept == whole
 
 
 def test_a_stub_ends_where_its_content_did():
