@@ -112,4 +112,4 @@ def stub(text: str, node: Node) -> Node:
     mark = node.end_mark
     if end != mark.index:
         mark = StreamMark(mark.name, end, mark.line, mark.column)
-    return type(node)(node.tag, [], node.start_mark, mark, flow_style=node.flow_style)
+    return type(node)(node.ctag, [], node.start_mark, mark, flow_style=node.flow_style)

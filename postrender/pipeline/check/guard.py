@@ -17,7 +17,7 @@ from functools import cache
 
 from ...fieldspecs.guardrules import guard_rules, squeezed
 from ..graph.references import Graph, Path, is_config_object
-from ..index.objects import across_namespaces
+from ..index.objects import IMPLICIT
 from ...syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, format_path, get_str, is_string, scalars
 from ..plan.versions import Plan, Version
 from ...vocabulary import ANNOTATION_KEEP_ORIGINAL, ANNOTATION_VERSIONED
@@ -87,13 +87,13 @@ def check(graph: Graph, the_plan: Plan) -> list[Finding]:
                 argument = _argument(kind, node, path, parent)
                 if argument is not None:
                     stated, name, row = argument
-                    version = _lookup(by_name, kind, stated or namespace, name,
+                    version = _lookup(stale, by_name, kind, stated or namespace, name,
                                       obj.kind in index.cluster_scoped and stated is None)
                     if version is not None:
                         findings.append(Finding(obj, path, version, index.key(obj).describe(),
                                                 index.key(version.obj).describe(), False, row))
                     continue
-                version = _lookup(by_name, kind, namespace, node.value, obj.kind in index.cluster_scoped)
+                version = _lookup(stale, by_name, kind, namespace, node.value, obj.kind in index.cluster_scoped)
                 if version is not None and _looks_like_reference(kind, path, parent):
                     sibling = isinstance(parent, MappingNode) and get_str(parent, "namespace") is not None
                     findings.append(Finding(obj, path, version, index.key(obj).describe(),
@@ -182,17 +182,21 @@ def _stale_names(graph: Graph, the_plan: Plan) -> dict[tuple[str, str, str], Ver
     return {key: v for key, v in stale.items() if key not in alive}
 
 
-def _lookup(by_name: dict[tuple[str, str], list[tuple[str, Version]]], kind: str, namespace: str, name: str,
-            any_namespace: bool) -> Version | None:
-    candidates = by_name.get((kind, name), ())
-    for ns, version in candidates:
-        if ns == namespace:
-            return version
-    # Mirrors reference resolution: a cluster-scoped referrer may name any namespace.
-    for ns, version in candidates:
-        if any_namespace or across_namespaces(namespace, ns):
-            return version
-    return None
+def _lookup(stale: dict[tuple[str, str, str], Version], by_name: dict[tuple[str, str], list[tuple[str, Version]]],
+            kind: str, namespace: str, name: str, any_namespace: bool) -> Version | None:
+    """The renamed object a name found in `namespace` stands for. Mirrors
+    reference resolution: the same namespace first, then across the implicit
+    one; a cluster-scoped referrer may name any namespace. Each answer is a
+    lookup: a stream of many tenants holds the same name in every namespace."""
+    exact = stale.get((kind, namespace, name))
+    if exact is not None:
+        return exact
+    candidates = by_name.get((kind, name))
+    if not candidates:
+        return None
+    if any_namespace or namespace == IMPLICIT:
+        return candidates[0][1]
+    return stale.get((kind, IMPLICIT, name))
 
 
 # `[namespace/]name`; a `$(VAR)/` prefix is the pod's own namespace (POD_NAMESPACE).
