@@ -162,6 +162,20 @@ class ReferenceTable:
                 paths.append(path)
         return paths
 
+    def kind_from_kinds(self) -> frozenset[str]:
+        """The kinds a kindFrom spec looks up to learn a name's kind (an
+        admission policy's paramKind): read apart from any spec of their own."""
+        kinds = set()
+        for slot in self._slots:
+            if isinstance(slot, FieldSpec):
+                if slot.kind_from is not None:
+                    kinds.add(slot.kind_from[0])
+            elif slot is not None and not isinstance(slot[1], tuple):
+                kind_from = slot[1].get("kindFrom")
+                if isinstance(kind_from, dict) and kind_from.get("kind"):
+                    kinds.add(str(kind_from["kind"]))
+        return frozenset(kinds)
+
     def pod_holders(self) -> list[dict[str, Any]]:
         """The podSpecs entries: where a PodSpec sits in a kind that embeds one."""
         return list(self._pod_holders)

@@ -337,7 +337,13 @@ class _Count:
         return self.nodes + 2 * len(doc.text) + 3 > self.limits.nodes_allowed(self._end(doc))
 
 
-def read(sources: list[Source], limits: Limits) -> Stream:
+# Drops from a document what no later stage reads, once its objects are
+# known (pipeline/needs.py): read keeps every document until the end, and
+# most of a composed document is never read again.
+Pruner = Callable[["Document", list["KubeObject"]], None]
+
+
+def read(sources: list[Source], limits: Limits, prune: Pruner | None = None) -> Stream:
     documents: list[Document] = []
     objects: list[KubeObject] = []
     rendered_so_far: dict[str, int] = {}  # chart file -> lines of its rendered text so far
@@ -370,6 +376,8 @@ def read(sources: list[Source], limits: Limits) -> Stream:
                 count.objects += len(found)
                 count.check_objects(count.objects, count.position, lambda: doc.first_line + 1)
             _helm4_header(doc, rendered_so_far)
+            if prune is not None:
+                prune(doc, found)
             objects.extend(found)
         count.before += source.size
     return Stream(sources, documents, objects)

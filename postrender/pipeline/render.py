@@ -13,6 +13,7 @@ from ..errors import UsageError
 from .graph.producers import Productions, find_productions
 from .graph.references import Graph, Resolution, build, in_immutable_template, is_hook, runs_before_apply
 from .index.objects import ObjectIndex
+from .needs import Needs
 from ..options import RenderOptions
 from .plan.versions import Options as PlanOptions
 from .plan.versions import Plan, plan
@@ -61,13 +62,14 @@ def analyse(sources: list[Source], options: RenderOptions, stream: Stream | None
     # before any input is read.
     if options.strategy not in STRATEGIES:
         raise UsageError(f"unknown strategy {options.strategy!r} (choose from {', '.join(STRATEGIES)})")
-    if stream is None:
-        stream = read(sources, options.limits)
     extra = list(options.inline_configs)
     for path in options.config_files:
         for i, data in enumerate(fieldspecs.load_config_file(path)):
             extra.append((f"{path} (document {i + 1})", data))
     table = fieldspecs.load_table(extra)
+    if stream is None:
+        # Each document keeps only what the stages below read of it.
+        stream = read(sources, options.limits, Needs(table))
     index = ObjectIndex(stream.objects, options.namespace, frozenset(table.cluster_scoped))
     graph = build(index, table)
     productions = find_productions(graph)

@@ -10,12 +10,14 @@ vanished object, so it fails the render (broken.py) unless
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 
 
 from ...fieldspecs.guardrules import guard_rules, squeezed
 from ..graph.references import Graph, Path, is_config_object
-from ..index.objects import across_namespaces
+from ..index.objects import IMPLICIT
 from ...syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, format_path, get_str, is_string, scalars
 from ..plan.versions import Plan, Version
 from ...vocabulary import ANNOTATION_KEEP_ORIGINAL, ANNOTATION_VERSIONED
@@ -78,27 +80,85 @@ def check(graph: Graph, the_plan: Plan) -> list[Finding]:
         if is_config_object(obj):
             continue
         namespace = index.namespace_of(obj)
-        for node, path, parent in scalars(obj.node):
-            if node.value not in stale_texts and not _may_be_argument(path):
-                continue
+        for node, path, parent in _candidates(obj, stale_texts):
             if id(node) in covered or path[:2] in _SKIPPED or not is_string(node):
                 continue
             for kind in guard_rules():
                 argument = _argument(kind, node, path, parent)
                 if argument is not None:
                     stated, name, row = argument
-                    version = _lookup(by_name, kind, stated or namespace, name,
+                    version = _lookup(stale, by_name, kind, stated or namespace, name,
                                       obj.kind in index.cluster_scoped and stated is None)
                     if version is not None:
                         findings.append(Finding(obj, path, version, index.key(obj).describe(),
                                                 index.key(version.obj).describe(), False, row))
                     continue
-                version = _lookup(by_name, kind, namespace, node.value, obj.kind in index.cluster_scoped)
+                version = _lookup(stale, by_name, kind, namespace, node.value, obj.kind in index.cluster_scoped)
                 if version is not None and _looks_like_reference(kind, path, parent):
                     sibling = isinstance(parent, MappingNode) and get_str(parent, "namespace") is not None
                     findings.append(Finding(obj, path, version, index.key(obj).describe(),
                                             index.key(version.obj).describe(), sibling))
     return findings
+
+
+@cache
+def may_flag(key: str | None, item: bool) -> bool:
+    """Whether `check` could ever look at a scalar, whatever the names in
+    the stream, from the key it is the value of or (`item`) the nearest key
+    above the list holding it: a superset of what _looks_like_reference and
+    _argument accept (every rule on a `name` key needs the key to be `name`).
+    The read stage keeps such scalars when it drops what no stage reads."""
+    if key is None:
+        return False
+    keys, suffixes, lists = _candidate_keys()
+    lowered = key.lower()
+    if item:
+        return key in ("args", "command") or lowered in lists
+    return lowered in keys or lowered.endswith(suffixes)
+
+
+@cache
+def _candidate_keys() -> tuple[frozenset[str], tuple[str, ...], frozenset[str]]:
+    """(keys, key suffixes, list keys) of any kind's rules, lower case."""
+    keys, suffixes, lists = {"name", "value"}, set(), set()
+    for rules in guard_rules().values():
+        keys |= rules["keys"]
+        suffixes.update(rules["suffixes"])
+        lists |= rules["lists"]
+    return frozenset(keys), tuple(sorted(suffixes)), frozenset(lists)
+
+
+def _candidates(obj: KubeObject, texts: set[str]) -> Iterator[tuple[ScalarNode, Path, Node | None]]:
+    """The scalars `check` looks at (a stale name's text, or an argument's
+    shape), as `scalars` gives them, in document order.
+
+    Most scalars are neither: they are not visited one by one with a path,
+    which over a whole stream costs more than the checks. Where an alias
+    makes a node reachable twice, `scalars` decides which path counts.
+    """
+    if obj.document.shared:
+        for node, path, parent in scalars(obj.node):
+            if node.value in texts or _may_be_argument(path):
+                yield node, path, parent
+        return
+    stack: list[tuple[Node, Path, Node | None]] = [(obj.node, (), None)]
+    while stack:
+        node, path, parent = stack.pop()
+        if isinstance(node, ScalarNode):
+            yield node, path, parent
+        elif isinstance(node, MappingNode):
+            for key, value in reversed(node.value):
+                if not isinstance(key, ScalarNode):
+                    continue
+                if not isinstance(value, ScalarNode) or value.value in texts or key.value == "value":
+                    stack.append((value, path + (key.value,), node))
+        elif isinstance(node, SequenceNode):
+            arguments = bool(path) and path[-1] in ("args", "command")
+            items = node.value
+            for i in range(len(items) - 1, -1, -1):
+                item = items[i]
+                if not isinstance(item, ScalarNode) or arguments or item.value in texts:
+                    stack.append((item, path + (i,), node))
 
 
 def kustomize_path(path: Path) -> str:
@@ -122,17 +182,21 @@ def _stale_names(graph: Graph, the_plan: Plan) -> dict[tuple[str, str, str], Ver
     return {key: v for key, v in stale.items() if key not in alive}
 
 
-def _lookup(by_name: dict[tuple[str, str], list[tuple[str, Version]]], kind: str, namespace: str, name: str,
-            any_namespace: bool) -> Version | None:
-    candidates = by_name.get((kind, name), ())
-    for ns, version in candidates:
-        if ns == namespace:
-            return version
-    # Mirrors reference resolution: a cluster-scoped referrer may name any namespace.
-    for ns, version in candidates:
-        if any_namespace or across_namespaces(namespace, ns):
-            return version
-    return None
+def _lookup(stale: dict[tuple[str, str, str], Version], by_name: dict[tuple[str, str], list[tuple[str, Version]]],
+            kind: str, namespace: str, name: str, any_namespace: bool) -> Version | None:
+    """The renamed object a name found in `namespace` stands for. Mirrors
+    reference resolution: the same namespace first, then across the implicit
+    one; a cluster-scoped referrer may name any namespace. Each answer is a
+    lookup: a stream of many tenants holds the same name in every namespace."""
+    exact = stale.get((kind, namespace, name))
+    if exact is not None:
+        return exact
+    candidates = by_name.get((kind, name))
+    if not candidates:
+        return None
+    if any_namespace or namespace == IMPLICIT:
+        return candidates[0][1]
+    return stale.get((kind, IMPLICIT, name))
 
 
 # `[namespace/]name`; a `$(VAR)/` prefix is the pod's own namespace (POD_NAMESPACE).

@@ -30,7 +30,7 @@ from ... import fieldspecs
 from ...fieldspecs.guardrules import guard_rules
 from ...fieldspecs import CONFIG_KINDS, FieldSpec, ReferenceTable, pod_path_spec
 from ...fieldspecs.walk import SpecIndex
-from .references import Graph, Path, find_all, lookup
+from .references import Graph, Path, Reference, find_all, lookup
 from ..index.objects import ObjectIndex
 from ...syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, entries, format_path, get, get_str, is_string, node_at
 from ..read import KubeObject
@@ -198,15 +198,28 @@ def _pod_string_specs(table: ReferenceTable) -> list[FieldSpec]:
             for holder in table.pod_holders() for path in _data().get("podSpecStrings") or ()]
 
 
+def reads(obj: KubeObject, specs: SpecIndex) -> Iterator[tuple[Node, bool]]:
+    """The strings in a pod spec this stage reads (see references.reads);
+    `specs`: pod_string_specs(table)."""
+    for found in _pod_strings(obj, specs):
+        yield found.node, False
+
+
+def pod_string_specs(table: ReferenceTable) -> SpecIndex:
+    return SpecIndex(_pod_string_specs(table))
+
+
+def _pod_strings(obj: KubeObject, specs: SpecIndex) -> Iterator[Reference]:
+    compiled = specs.applicable(obj.kind, obj.group, obj.api_version.rpartition("/")[2])
+    return find_all(obj, compiled) if compiled is not None else iter(())
+
+
 def _pod_readers(graph: Graph, table: ReferenceTable) -> Iterator[Reader]:
     index = graph.index
     covered = {id(ref.node) for ref in graph.references}
-    specs = SpecIndex(_pod_string_specs(table))
+    specs = pod_string_specs(table)
     for obj in index.objects:
-        compiled = specs.applicable(obj.kind, obj.group, obj.api_version.rpartition("/")[2])
-        if compiled is None:
-            continue
-        for found in find_all(obj, compiled):
+        for found in _pod_strings(obj, specs):
             if id(found.node) in covered:
                 continue
             for via, namespace, name in names_in(found.node.value, _context(obj, found.path)):

@@ -7,6 +7,7 @@ name, so it keeps its name. The rules are data (fieldspecs/producers.yaml).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -113,6 +114,13 @@ def _rule(raw: dict[str, Any]) -> Rule:
         content=parse_path(str(content), "producers.yaml") if content else None,
         why=str(raw["why"]),
     )
+
+
+def reads(obj: KubeObject) -> Iterator[tuple[Node, bool]]:
+    """A producer is read whole: its name fields, and its content, which
+    postrender/config-hash digests (see references.reads)."""
+    if any(rule.kind == obj.kind and rule.group in (None, obj.group) for rule in rules()):
+        yield obj.node, True
 
 
 def find_productions(graph: Graph) -> Productions:

@@ -131,6 +131,28 @@ def is_config_object(obj: KubeObject) -> bool:
     return obj.kind in CONFIG_KINDS and obj.api_version == "v1"
 
 
+def reads(obj: KubeObject, table: ReferenceTable) -> Iterator[tuple[Node, bool]]:
+    """The nodes of an object this stage reads, beyond its metadata, each
+    with whether everything under it is read too: what the read stage must
+    keep of the document (pipeline/needs.py). The pod templates are read by
+    later stages (annotations that roll them)."""
+    compiled = table.applicable(obj.kind, obj.group, obj.api_version.rpartition("/")[2])
+    if compiled is not None:
+        for _spec, hits in _hits(obj, compiled):
+            for node, _parent, _path in hits:
+                yield node, False
+        for spec in compiled.specs:
+            if spec.kind_from is not None:
+                named = _node_at(obj.node, spec.kind_from[1])
+                if named is not None:
+                    yield named, False
+    for template, _path in pod_templates(obj, table):
+        yield template, False
+        metadata = get(template, "metadata")
+        if metadata is not None:
+            yield metadata, True
+
+
 def build(index: ObjectIndex, table: ReferenceTable) -> Graph:
     references: list[Reference] = []
     # A user's config often restates a built-in spec (say, without the
@@ -228,13 +250,18 @@ def _kind_applies(obj: KubeObject, spec: FieldSpec, index: ObjectIndex) -> bool:
     return False
 
 
+def _node_at(node: Node | None, path: tuple[Segment, ...]) -> Node | None:
+    for segment in path:
+        node = get(node, segment.key)
+    return node
+
+
 _API_VERSION = (Segment("apiVersion"),)
 _KIND = (Segment("kind"),)
 
 
 def _scalar_at(node: Node | None, path: tuple[Segment, ...]) -> str | None:
-    for segment in path:
-        node = get(node, segment.key)
+    node = _node_at(node, path)
     return node.value if isinstance(node, ScalarNode) and is_string(node) else None
 
 

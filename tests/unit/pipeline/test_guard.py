@@ -217,3 +217,26 @@ spec:
 """
     result = run_postrender(VERSION_ALL, _stream(secret, elsewhere, labels))
     assert result.status == 0, result.stderr
+
+
+@pytest.mark.parametrize("referrer_namespace, secret_namespaces, flagged", [
+    # The referrer's own namespace wins over the same name elsewhere.
+    ("db", ["other", "db"], "Secret/db/pg-superuser"),
+    # Across the implicit namespace (one side without metadata.namespace).
+    (None, ["db"], "Secret/db/pg-superuser"),
+    ("db", [None], "Secret/(default)/pg-superuser"),
+    # Two explicit namespaces never meet.
+    ("db", ["other"], None),
+])
+def test_a_stale_name_is_looked_up_as_references_resolve(referrer_namespace, secret_namespaces, flagged):
+    secrets = [SECRET.replace("namespace: db", f"namespace: {ns}") if ns else
+               SECRET.replace(", namespace: db", "") for ns in secret_namespaces]
+    secrets = [s % "pg-superuser" for s in secrets]
+    custom = CNPG.replace(", namespace: db", f", namespace: {referrer_namespace}" if referrer_namespace else "")
+    result = run_postrender([*VERSION_ALL, "--allow-broken-references"], _stream(*secrets, custom))
+    assert result.status == 0, result.stderr
+    found = [line for line in result.stderr.splitlines() if "superuserSecret.name: still names" in line]
+    if flagged is None:
+        assert found == [], result.stderr
+    else:
+        assert len(found) == 1 and f"opt {flagged} out" in found[0], result.stderr
