@@ -23,7 +23,7 @@ from ruamel.yaml.error import YAMLError
 from ..errors import Location, PostrenderError, UsageError
 from ..pipeline.index.hashing import to_json_value
 from ..limits import Limits
-from ..syntax.nodes import Composer, MappingNode, Node, ScalarNode, children, get, get_str, is_null
+from ..syntax.nodes import Composer, MappingNode, Node, ScalarNode, children, column, get, get_str, is_null
 from ..options import RenderOptions
 from ..vocabulary import INDEX_ANNOTATIONS, PATH_ANNOTATIONS
 from ..pipeline.read import Document, KubeObject, Source, Stream, only_comments, read, split
@@ -282,18 +282,18 @@ def _set_in_chunk(text: str, root: MappingNode, results: list[dict[str, Any]]) -
         flow = json.dumps(results, ensure_ascii=False)
         if entry is not None:
             key, value = entry
-            colon = text.index(":", key.end_mark.index)
-            return text[: colon + 1] + " " + flow + text[max(value.end_mark.index, colon + 1) :]
-        brace = text.rindex("}", 0, root.end_mark.index)
+            colon = text.index(":", key.end_mark)
+            return text[: colon + 1] + " " + flow + text[max(value.end_mark, colon + 1) :]
+        brace = text.rindex("}", 0, root.end_mark)
         separator = ", " if root.value else ""
         return text[:brace] + f'{separator}"results": {flow}' + text[brace:]
     if entry is not None:
         text, root = _remove_entry(text, *entry)
     if not results:
         return text
-    column = root.value[0][0].start_mark.column if root.value else 0
-    block = _block_yaml({"results": results}, column, newline)
-    at = root.end_mark.index
+    column_of_keys = column(text, root.value[0][0].start_mark) if root.value else 0
+    block = _block_yaml({"results": results}, column_of_keys, newline)
+    at = root.end_mark
     end_marker = re.compile(r"^\.\.\.[ \t]*\r?$", re.M).search(text, at)
     if end_marker:
         at = end_marker.start()
@@ -304,8 +304,8 @@ def _set_in_chunk(text: str, root: MappingNode, results: list[dict[str, Any]]) -
 
 
 def _remove_entry(text: str, key: ScalarNode, value: Any) -> tuple[str, MappingNode]:
-    start = text.rfind("\n", 0, key.start_mark.index) + 1
-    end = max(value.end_mark.index, key.end_mark.index)
+    start = text.rfind("\n", 0, key.start_mark) + 1
+    end = max(value.end_mark, key.end_mark)
     if text[end - 1 : end] != "\n":
         line_end = text.find("\n", end)
         end = len(text) if line_end == -1 else line_end + 1

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import NoReturn
 
-from ruamel.yaml.error import MarkedYAMLError, StreamMark, YAMLError
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from ..errors import Location, PostrenderError
 from ..limits import Limits
@@ -41,6 +41,7 @@ from ..syntax.nodes import (
     is_null,
     json_key,
     json_value,
+    line_starts,
     plain_json_key,
     string_map,
     unique_nodes,
@@ -114,9 +115,17 @@ class Document:
     header_source: str | None = None
     # Its size in libyaml's parse events (see Limits.max_nodes).
     nodes: int = 0
+    # Where each line of the text starts, once a line is asked for.
+    line_starts: list[int] | None = field(default=None, repr=False)
 
     def line_of(self, node: Node) -> int:
-        return self.first_line + node.start_mark.line + 1
+        return self.first_line + self.chunk_line(node.start_mark) + 1
+
+    def chunk_line(self, offset: int) -> int:
+        """The 0-based line of an offset in the chunk, as libyaml counts."""
+        if self.line_starts is None:
+            self.line_starts = line_starts(self.text)
+        return bisect.bisect_right(self.line_starts, offset) - 1
 
     def at(self, line: int) -> Location:
         """The document at a 1-based stream line, before objects are known."""
@@ -409,10 +418,10 @@ def _helm4_header(doc: Document, so_far: dict[str, int]) -> None:
     removed: list[int] = []
     for key, value in metadata.value:
         if isinstance(key, ScalarNode) and key.value == "annotations" and isinstance(value, MappingNode):
-            helm = [k.start_mark.line for k, _ in value.value
+            helm = [doc.chunk_line(k.start_mark) for k, _ in value.value
                     if isinstance(k, ScalarNode) and k.value.startswith(HELM4_ANNOTATION_PREFIX)]
             if helm and len(helm) == len(value.value):
-                removed.append(key.start_mark.line)
+                removed.append(doc.chunk_line(key.start_mark))
             removed.extend(helm)
     if not removed:
         return
@@ -430,7 +439,7 @@ def _check_line_breaks(doc: Document) -> None:
     if not matches:
         return
     quoted = sorted(
-        (node.start_mark.index, node.end_mark.index)
+        (node.start_mark, node.end_mark)
         for node in unique_nodes(doc.root)
         if isinstance(node, ScalarNode) and node.style in ("'", '"')
     ) if doc.root is not None else []
@@ -505,7 +514,7 @@ def _compose_root(doc: Document, limits: Limits, masked: str | None) -> Node | N
     if masked is not None:
         _unmask_surrogates(root)
     if text.startswith("\ufeff"):
-        _shift_marks(root, 1)
+        _shift_offsets(root, 1)
     if isinstance(root, ScalarNode) and root.style in ("|", ">"):
         # `--- |` is text someone wrote as a document on purpose; it holds no
         # object to version, so it passes through. Other scalars are refused
@@ -525,25 +534,12 @@ def _compose_root(doc: Document, limits: Limits, masked: str | None) -> Node | N
     return root
 
 
-def _shift_marks(root: Node, by: int) -> None:
+def _shift_offsets(root: Node, by: int) -> None:
     """libyaml skips a leading byte-order mark and counts offsets from after
     it; edits are placed in the text that still holds it."""
-    moved: dict[int, StreamMark] = {}
-
-    def shifted(mark: StreamMark) -> StreamMark:
-        if id(mark) not in moved:
-            moved[id(mark)] = StreamMark(mark.name, mark.index + by, mark.line, mark.column)
-        return moved[id(mark)]
-
-    seen: set[int] = set()
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        node.start_mark, node.end_mark = shifted(node.start_mark), shifted(node.end_mark)
-        stack.extend(children(node))
+    for node in unique_nodes(root):
+        node.start_mark += by
+        node.end_mark += by
 
 
 def _release(loader: Composer) -> None:
@@ -800,8 +796,8 @@ def _check_scalar(doc: Document, node: ScalarNode, tags: bool) -> None:
 
 
 def _check_escapes(doc: Document, node: ScalarNode) -> None:
-    start = doc.text.index('"', node.start_mark.index)
-    if any(m.group() == "\\/" for m in _ESCAPE.finditer(doc.text, start, node.end_mark.index)):
+    start = doc.text.index('"', node.start_mark)
+    if any(m.group() == "\\/" for m in _ESCAPE.finditer(doc.text, start, node.end_mark)):
         raise PostrenderError(_SLASH_HINT, doc.location(node))
 
 
@@ -846,7 +842,7 @@ def _check_mapping(doc: Document, node: MappingNode, tags: bool, shown: tuple[st
 def _check_merge(doc: Document, key: ScalarNode, value: Node) -> None:
     """go-yaml v2 merges a mapping, an alias of one, or a sequence of those."""
     # An alias is the node it names, which the text defines before the key.
-    aliased = value.start_mark.index < key.start_mark.index
+    aliased = value.start_mark < key.start_mark
     if isinstance(value, MappingNode):
         return
     if isinstance(value, SequenceNode) and not aliased and all(isinstance(v, MappingNode) for v in value.value):
@@ -875,7 +871,7 @@ def _unreadable(doc: Document, node: Node, what: str) -> NoReturn:
 
 
 def _has_tag(text: str, node: Node) -> bool:
-    start = node.start_mark.index
+    start = node.start_mark
     if text[start : start + 1] not in ("!", "&"):
         return False
     match = PROPERTIES.match(text, start)

@@ -21,8 +21,10 @@ from .nodes import (
     Node,
     ScalarNode,
     SequenceNode,
+    column,
     get,
     is_string,
+    one_line,
     plain_is_string,
 )
 
@@ -76,10 +78,10 @@ class Splice:
 
 def content_start(text: str, node: Node) -> int:
     """Offset of a node's content, past any anchor or tag written before it."""
-    start = node.start_mark.index
+    start = node.start_mark
     match = PROPERTIES.match(text, start)
     # An empty node (`key: &a` at a line end): the properties are all there is.
-    return min(match.end(), node.end_mark.index) if match else start
+    return min(match.end(), node.end_mark) if match else start
 
 
 def content_end(text: str, node: Node) -> int:
@@ -98,9 +100,9 @@ def content_end(text: str, node: Node) -> int:
                 continue
             last = value
         node = last
-    end = node.end_mark.index
+    end = node.end_mark
     if isinstance(node, ScalarNode) and node.style in ("|", ">"):
-        start = node.start_mark.index
+        start = node.start_mark
         return start + len(text[start:end].rstrip(" \t\r\n"))
     return end
 
@@ -118,11 +120,11 @@ def _header_comment(text: str, node: ScalarNode) -> str:
 
 
 def _is_empty(node: Node) -> bool:
-    return isinstance(node, ScalarNode) and node.start_mark.index == node.end_mark.index
+    return isinstance(node, ScalarNode) and node.start_mark == node.end_mark
 
 
 def _value_on_next_line(text: str, key: Node, value: Node) -> bool:
-    between = text[content_end(text, key) : value.start_mark.index]
+    between = text[content_end(text, key) : value.start_mark]
     return ":" not in between and "\n" in between
 
 
@@ -197,7 +199,7 @@ def replace_scalar(text: str, node: ScalarNode, value: str) -> Edit:
     # After an explicit `!!str` tag a plain scalar is a string whatever it reads as.
     style = "" if node.style == EXPLICIT_STR_STYLE else node.style if node.style in ("", "'", '"') else '"'
     # `key: !!str` with nothing after the tag: a space keeps the two apart.
-    space = " " if start == node.end_mark.index and text[start - 1 : start] not in ("", " ", "\t") else ""
+    space = " " if start == node.end_mark and text[start - 1 : start] not in ("", " ", "\t") else ""
     return Edit(start, content_end(text, node), space + render_scalar(value, style) + _header_comment(text, node))
 
 
@@ -240,7 +242,7 @@ def _replace_value(text: str, mapping: MappingNode, key: str, node: Node, render
     the YAML text `rendered`; an empty value (`key:`, `key: # note`, `{key}`,
     `? key`) gets the text, and the `:` it lacks, where a value goes."""
     key_node = next(k for k, v in mapping.value if isinstance(k, ScalarNode) and k.value == key and v is node)
-    start = node.start_mark.index
+    start = node.start_mark
     if not _is_empty(node):
         return Edit(start, content_end(text, node), rendered)
     if ":" in text[content_end(text, key_node) : start]:
@@ -270,13 +272,13 @@ def _insert(text: str, mapping: MappingNode, values: dict[str, Value], newline: 
 def _first_entry(text: str, key: Node) -> tuple[int, int]:
     """Offset and column of a block mapping's first entry: its key's (with
     any anchor or tag), or the `?` in front of an explicit key."""
-    start = key.start_mark.index
+    start = key.start_mark
     before = text[text.rfind("\n", 0, start) + 1 : start]
     indicator = before.rstrip(" \t")
     if indicator.endswith("?"):
         back = len(before) - (len(indicator) - 1)
-        return start - back, key.start_mark.column - back
-    return start, key.start_mark.column
+        return start - back, column(text, key.start_mark) - back
+    return start, column(text, key.start_mark)
 
 
 def _line_end_anchor(text: str, mapping: MappingNode) -> int | None:
@@ -290,13 +292,13 @@ def _line_end_anchor(text: str, mapping: MappingNode) -> int | None:
             continue
         if value.style not in ("", "'", '"', EXPLICIT_STR_STYLE):
             continue
-        if value.start_mark.index < key.end_mark.index:  # an alias to an earlier node
+        if value.start_mark < key.end_mark:  # an alias to an earlier node
             continue
-        if not (key.start_mark.line == value.start_mark.line == value.end_mark.line):
+        if not one_line(text, key.start_mark, value.end_mark):
             continue
-        if value.end_mark.index == value.start_mark.index:  # empty value: `key:`
+        if value.end_mark == value.start_mark:  # empty value: `key:`
             continue
-        end = text.find("\n", value.end_mark.index)
+        end = text.find("\n", value.end_mark)
         if end == -1:
             return len(text)
         return end - 1 if end > 0 and text[end - 1] == "\r" else end
@@ -325,10 +327,10 @@ def _insert_flow(text: str, mapping: MappingNode, values: dict[str, Value]) -> E
     json_style = mapping.value[0][0].style == '"'
     body = _flow(values, json_style)[1:-1]
     key, value = mapping.value[-1]
-    if value.end_mark.index > key.start_mark.index:  # not an alias to an earlier node
-        end = value.end_mark.index
+    if value.end_mark > key.start_mark:  # not an alias to an earlier node
+        end = value.end_mark
         # After a bare tag or anchor (`!!null`) a comma would become part of it.
-        space = " " if content_start(text, value) == end > value.start_mark.index else ""
+        space = " " if content_start(text, value) == end > value.start_mark else ""
         return Edit(end, end, space + ", " + body)
     return Edit(start + 1, start + 1, body + ", ")
 

@@ -4,6 +4,14 @@ postrender never constructs Python objects from the whole stream: it composes
 node graphs with libyaml (fast, with source positions) and reads only the
 fields it needs. Aliases share node objects, so every generic walk here is
 cycle-safe and never expands an alias twice.
+
+Positions are offsets: as a document is composed (Composer.get_single_node),
+`to_offsets` replaces each node's two libyaml `Mark` objects by their
+offsets into the document's text, so `node.start_mark` and `node.end_mark`
+hold ints. A Mark costs about 96 bytes and every node has two: kept until
+the output is written, they were a third of a render's memory. Lines and
+columns, which few need, are worked out from the text (`line_starts`,
+`column`).
 """
 
 from __future__ import annotations
@@ -90,6 +98,13 @@ class Composer(CParser):
 
     def ascend_resolver(self) -> None:
         pass
+
+    def get_single_node(self) -> Node | None:
+        """The document's node graph, its positions as offsets (to_offsets)."""
+        root = super().get_single_node()
+        if root is not None:
+            to_offsets(root)
+        return root
 
 
 class NotReadable(ValueError):
@@ -704,6 +719,47 @@ def _shortest_float32(value: float) -> tuple[str, int]:
             shift = len(text) - count  # rounding up may add a digit (9.99 -> 10.0)
             return text.rstrip("0") or "0", point + shift
     raise AssertionError("a float32 always has a 9-digit representation")
+
+
+def to_offsets(root: Node) -> None:
+    """Replace the marks of every node under root by their offsets."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        start = node.start_mark
+        if type(start) is int:
+            continue  # an alias's node, met again
+        node.start_mark, node.end_mark = start.index, node.end_mark.index
+        if isinstance(node, MappingNode):
+            for pair in node.value:
+                stack.extend(pair)
+        elif isinstance(node, SequenceNode):
+            stack.extend(node.value)
+
+
+# What libyaml counts as a line break (a CRLF is one): its lines and columns
+# restart after each.
+LINE_BREAK = re.compile("\r\n?|[\n\x85\u2028\u2029]")
+_BREAKS = "\n\r\x85\u2028\u2029"
+
+
+def line_starts(text: str) -> list[int]:
+    """The offset each line of `text` starts at, as libyaml counts lines."""
+    return [0, *(match.end() for match in LINE_BREAK.finditer(text))]
+
+
+def column(text: str, offset: int) -> int:
+    """libyaml's column of an offset: characters since the line began (a
+    byte-order mark, which libyaml skips, does not count)."""
+    start = max(text.rfind(c, 0, offset) for c in _BREAKS) + 1
+    if start == 0 and text.startswith("\ufeff"):
+        start = 1
+    return offset - start
+
+
+def one_line(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] holds no line break."""
+    return LINE_BREAK.search(text, start, end) is None
 
 
 def children(node: Node) -> list[Node]:

@@ -20,8 +20,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 
-from ruamel.yaml.error import StreamMark
-
 from .edit import content_end
 from .nodes import MappingNode, Node, ScalarNode, SequenceNode
 
@@ -108,8 +106,4 @@ def _stub_children(text: str, node: Node, needed: set[int], flat: set[int]) -> N
 
 def stub(text: str, node: Node) -> Node:
     """An empty collection standing where `node` was, ending where its content did."""
-    end = content_end(text, node)
-    mark = node.end_mark
-    if end != mark.index:
-        mark = StreamMark(mark.name, end, mark.line, mark.column)
-    return type(node)(node.ctag, [], node.start_mark, mark, flow_style=node.flow_style)
+    return type(node)(node.ctag, [], node.start_mark, content_end(text, node), flow_style=node.flow_style)

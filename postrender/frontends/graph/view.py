@@ -102,7 +102,7 @@ def build_view(analysis, result=None, warnings: list[str] | None = None) -> View
                 status, note = "optional", "not in the stream (optional: true)"
             else:
                 note = "not in the stream"
-        edges.append(Edge(ref.referrer, ref.field_path, ref.node.start_mark.index, ref.target_kind, ref.name,
+        edges.append(Edge(ref.referrer, ref.field_path, ref.node.start_mark, ref.target_kind, ref.name,
                           _namespace_label(ref.namespace, ref.referrer), target, status, note, "field spec"))
     for dep in analysis.dependencies:
         if not dep.supported:
@@ -112,7 +112,7 @@ def build_view(analysis, result=None, warnings: list[str] | None = None) -> View
         else:
             status, note = "resolved", "declared dependency: feeds postrender.io/config-hash"
             referenced.add(id(dep.target))
-        edges.append(Edge(dep.referrer, dep.field_path, dep.holder.start_mark.index, dep.kind, dep.name,
+        edges.append(Edge(dep.referrer, dep.field_path, dep.holder.start_mark, dep.kind, dep.name,
                           _namespace_label(None, dep.referrer), dep.target, status, note, dep.origin))
 
     for reader in analysis.by_name.readers:
@@ -123,7 +123,7 @@ def build_view(analysis, result=None, warnings: list[str] | None = None) -> View
         note = "a program reads it by this name"
         if reader.rolls:
             note += "; the pod template gets postrender.io/config-hash"
-        edges.append(Edge(reader.referrer, reader.field_path, reader.node.start_mark.index, reader.target.kind,
+        edges.append(Edge(reader.referrer, reader.field_path, reader.node.start_mark, reader.target.kind,
                           reader.name, _namespace_label(None, reader.referrer), reader.target, "resolved", note,
                           "read by name"))
     # The render's own findings when there is a render: the same texts it warns with.
@@ -132,7 +132,7 @@ def build_view(analysis, result=None, warnings: list[str] | None = None) -> View
         target = finding.version.obj
         referenced.add(id(target))
         node = node_at(finding.referrer.node, finding.path)
-        position = node.start_mark.index if node is not None else finding.referrer.node.end_mark.index
+        position = node.start_mark if node is not None else finding.referrer.node.end_mark
         edges.append(Edge(finding.referrer, finding.field_path, position, target.kind, finding.version.base_name,
                           _namespace_label(None, finding.referrer), target, "unrewritten",
                           "no field spec covers this field, so it still names the old name", "guard"))
@@ -149,7 +149,7 @@ def build_view(analysis, result=None, warnings: list[str] | None = None) -> View
     for item in analysis.productions.items:
         made = made_by.get(id(item))
         namespace = item.namespace if item.namespace is not None else "*"
-        edges.append(Edge(item.producer, item.field, item.producer.node.start_mark.index, item.target_kind,
+        edges.append(Edge(item.producer, item.field, item.producer.node.start_mark, item.target_kind,
                           item.name, "(default)" if namespace == IMPLICIT else namespace, made,
                           "produces", item.rule.why, "producer"))
     edges.sort(key=_position)

@@ -88,7 +88,7 @@ def find(graph: Graph, the_plan: Plan, held: dict[int, str], readers: list[Reade
         problems.append(Broken(finding.referrer, node if node is not None else finding.referrer.node,
                                finding.field_path, finding.version.base_name, _guard_message(finding),
                                from_guard=True))
-    problems.sort(key=lambda b: (b.referrer.document.index, b.node.start_mark.index))
+    problems.sort(key=lambda b: (b.referrer.document.index, b.node.start_mark))
     return problems
 
 
