@@ -723,6 +723,7 @@ def _shortest_float32(value: float) -> tuple[str, int]:
 
 def to_offsets(root: Node) -> None:
     """Replace the marks of every node under root by their offsets."""
+    # Scalars, most nodes, are done where they are met, not stacked.
     stack = [root]
     while stack:
         node = stack.pop()
@@ -731,10 +732,18 @@ def to_offsets(root: Node) -> None:
             continue  # an alias's node, met again
         node.start_mark, node.end_mark = start.index, node.end_mark.index
         if isinstance(node, MappingNode):
-            for pair in node.value:
-                stack.extend(pair)
+            children = [n for pair in node.value for n in pair]
         elif isinstance(node, SequenceNode):
-            stack.extend(node.value)
+            children = node.value
+        else:
+            continue
+        for child in children:
+            if type(child) is ScalarNode:
+                start = child.start_mark
+                if type(start) is not int:
+                    child.start_mark, child.end_mark = start.index, child.end_mark.index
+            else:
+                stack.append(child)
 
 
 # What libyaml counts as a line break (a CRLF is one): its lines and columns
