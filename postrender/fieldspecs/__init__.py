@@ -7,7 +7,7 @@ Loaded from data (builtin.yaml, then users' `--config` files in kustomize's
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -15,6 +15,7 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
+from ..records import field, record
 from ..errors import UsageError
 from .walk import WILDCARD, Compiled, SpecIndex
 
@@ -30,7 +31,7 @@ _OTHER_KUSTOMIZE_SECTIONS = {
 }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Filter:
     field: str
     value: str  # alternatives separated by `|`
@@ -83,7 +84,7 @@ class FieldSpec:
         return (self.group is None or self.group == group) and (self.version is None or self.version == version)
 
 
-@dataclass
+@record
 class ReferenceTable:
     cluster_scoped: set[str] = field(default_factory=set)
     _index: SpecIndex = field(default_factory=SpecIndex, repr=False, compare=False)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 
+from ..records import field, record
 from .plan import config_hash, keep, reloader
 from .check import broken, guard
 from .. import fieldspecs
@@ -24,7 +24,7 @@ from ..vocabulary import STRATEGIES
 from .write import write
 
 
-@dataclass
+@record
 class Analysis:
     stream: Stream
     table: fieldspecs.ReferenceTable
@@ -40,7 +40,7 @@ class Analysis:
     notes: list[str] = field(default_factory=list)  # shown with -v
 
 
-@dataclass
+@record
 class Result:
     output: str
     analysis: Analysis

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
+from ..records import record
 from ..syntax import edit
 from ..syntax.edit import Edit, Value
 from .graph.references import Graph, Reference
@@ -31,7 +32,7 @@ from ..vocabulary import (
 from .read import Document
 
 
-@dataclass
+@record
 class Options:
     mutable: bool = False
 
@@ -128,7 +129,7 @@ def _merge(into: dict[str, Value], values: dict[str, Value]) -> None:
             into[key] = value
 
 
-@dataclass
+@record
 class Rewrite:
     by_document: dict[int, DocumentEdits]
     renamed: list[Version]

@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from ...records import field, record
 from ... import fieldspecs
 from ...fieldspecs.guardrules import guard_rules
 from ...fieldspecs import CONFIG_KINDS, FieldSpec, ReferenceTable, pod_path_spec
@@ -50,7 +51,7 @@ _DATA_ENTRY = re.compile(
 )
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FixedName:
     kind: str
     name: str | None
@@ -91,7 +92,7 @@ class Reader:
         return format_path(self.path)
 
 
-@dataclass
+@record
 class ByName:
     fixed: dict[int, str] = field(default_factory=dict)  # id(config object) -> why (the table)
     readers: list[Reader] = field(default_factory=list)

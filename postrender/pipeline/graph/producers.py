@@ -7,11 +7,11 @@ name, so it keeps its name. The rules are data (fieldspecs/producers.yaml).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-
+from ...records import field, record
 from ... import fieldspecs
 from ...fieldspecs import CONFIG_KINDS, FieldSpec, Segment, parse_path
 from .references import Graph, Reference, find
@@ -20,7 +20,7 @@ from ...syntax.nodes import Node, format_path, get
 from ..read import KubeObject
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Rule:
     kind: str
     group: str | None
@@ -60,7 +60,7 @@ class Production:
         return node
 
 
-@dataclass
+@record
 class Productions:
     items: list[Production] = field(default_factory=list)
     excluded: dict[int, str] = field(default_factory=dict)  # in-stream objects that keep their names

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
 
+from ...records import record
 from ...fieldspecs import CONFIG_KINDS, FieldSpec, ReferenceTable, Segment
 from ...fieldspecs.walk import Accessor, Compiled, walk
 from ..index.objects import ObjectIndex, ObjectKey, across_namespaces
@@ -49,7 +50,7 @@ class Reference:
         return format_path(self.path)
 
 
-@dataclass
+@record
 class Graph:
     index: ObjectIndex
     references: list[Reference]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
+from ...records import record
 from ...errors import UsageError
 from ...fieldspecs import ReferenceTable
 from ..graph.references import Graph, Reference, template_holding
@@ -57,7 +58,7 @@ class Record:
     value: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Retention:
     """The retention decisions; rewrite.py turns them into edits."""
 

@@ -17,6 +17,7 @@ import re
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, replace
 
+from ...records import record
 from ...errors import PostrenderError
 from ..graph.references import Graph
 from ..index.hashing import content_hash, short_hash
@@ -56,7 +57,7 @@ class Version:
         return self.versioned and not self.unchanged and self.name != self.obj.name
 
 
-@dataclass
+@record
 class Options:
     keep_original: str = "auto"  # options.KEEP_ORIGINAL_MODES
     hooks_hidden: bool = False
