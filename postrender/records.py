@@ -9,11 +9,13 @@ field names: defining a class then costs microseconds.
 
 The price is in the instances: one is built by a generic `__init__`, about
 2 µs slower than a dataclass's (and its attribute dict is not shared-key:
-some 60 bytes more), and compared or hashed through a generic method. So a
-class with an instance per object, reference or field spec (`Reference`,
-`Version`, `DocumentEdits`, `FieldSpec`, `ObjectKey`, `Edit`, ...) stays a
-dataclass: at 4,000 objects records for those cost more than they save.
-The options, tables, rules and results, made a few times per run, are records.
+some 60 bytes more), and compared or hashed through a generic method. So the
+options, tables, rules and results, made a few times per run, are records;
+a class with an instance per object, reference or field spec (`Reference`,
+`Version`, `Edit`, `FieldSpec`, ...) is a `lazy_dataclass`: a real
+dataclass whose methods are compiled when its first instance is made. Many
+runs never make one (a stream without ConfigMaps makes no `Version`), and
+those that do get a dataclass's fast methods.
 
 What a record supports is what postrender's classes use: `frozen`, `eq`,
 defaults, `field(default_factory=..., repr=..., compare=...)`, `replace` and
@@ -25,7 +27,7 @@ dataclass). No inheritance between records.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, dataclass_transform
 
 T = TypeVar("T")
 
@@ -53,11 +55,29 @@ def field(*, default_factory: Callable[[], Any], repr: bool = True, compare: boo
 _NO_DEFAULT = object()
 
 
+@dataclass_transform(field_specifiers=(field,))
 def record(cls: type[T] | None = None, /, *, frozen: bool = False, eq: bool = True) -> Any:
     """`@record`, `@record(frozen=True)`, `@record(eq=False)`: as `@dataclass` with the same arguments."""
 
     def make(cls: type[T]) -> type[T]:
         _add_methods(cls, frozen=frozen, eq=eq)
+        return cls
+
+    return make if cls is None else make(cls)
+
+
+def lazy_dataclass(cls: type[T] | None = None, /, **options: Any) -> Any:
+    """`@dataclass(**options)`, applied when the first instance is made."""
+
+    def make(cls: type[T]) -> type[T]:
+        def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+            import dataclasses
+
+            del cls.__init__  # type: ignore[misc]  # dataclass never replaces a class's own __init__
+            dataclasses.dataclass(cls, **options)
+            cls.__init__(self, *args, **kwargs)  # type: ignore[misc]
+
+        cls.__init__ = __init__  # type: ignore[misc]
         return cls
 
     return make if cls is None else make(cls)

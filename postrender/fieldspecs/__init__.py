@@ -7,7 +7,6 @@ Loaded from data (builtin.yaml, then users' `--config` files in kustomize's
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,7 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
-from ..records import field, record
+from ..records import field, lazy_dataclass, record
 from ..errors import UsageError
 from .walk import WILDCARD, Compiled, SpecIndex
 
@@ -47,13 +46,13 @@ class Filter:
         return found in values
 
 
-@dataclass(frozen=True)
+@lazy_dataclass(frozen=True)
 class Segment:
     key: str
     filters: tuple[Filter, ...] = ()
 
 
-@dataclass(frozen=True)
+@lazy_dataclass(frozen=True)
 class FieldSpec:
     target_kind: str  # ConfigMap or Secret
     kind: str

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 
+from ..records import lazy_dataclass
 from .jsontext import dumps
 from .nodes import (
     EXPLICIT_STR_STYLE,
@@ -25,7 +25,7 @@ from .nodes import (
     plain_is_string,
 )
 
-@dataclass(frozen=True, order=True)
+@lazy_dataclass(frozen=True, order=True)
 class Edit:
     start: int
     end: int

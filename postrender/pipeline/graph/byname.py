@@ -22,11 +22,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from ...records import field, record
+from ...records import field, lazy_dataclass, record
 from ... import fieldspecs
 from ...fieldspecs.guardrules import guard_rules
 from ...fieldspecs import CONFIG_KINDS, FieldSpec, ReferenceTable, pod_path_spec
@@ -74,7 +73,7 @@ class FixedName:
         return not self.if_label or any(key in obj.labels for key in self.if_label)
 
 
-@dataclass(eq=False)
+@lazy_dataclass(eq=False)
 class Reader:
     """One place that names a config object a program then reads by name."""
 

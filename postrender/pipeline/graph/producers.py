@@ -7,11 +7,10 @@ name, so it keeps its name. The rules are data (fieldspecs/producers.yaml).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from ...records import field, record
+from ...records import field, lazy_dataclass, record
 from ... import fieldspecs
 from ...fieldspecs import CONFIG_KINDS, FieldSpec, Segment, parse_path
 from .references import Graph, Reference, find
@@ -33,7 +32,7 @@ class Rule:
     why: str
 
 
-@dataclass(eq=False)
+@lazy_dataclass(eq=False)
 class Production:
     """One name a producer in the stream makes (or reads by convention)."""
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Container, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import Enum
 from functools import cached_property
 
-from ...records import record
+from ...records import lazy_dataclass, record
 from ...fieldspecs import CONFIG_KINDS, FieldSpec, ReferenceTable, Segment
 from ...fieldspecs.walk import Accessor, Compiled, walk
 from ..index.objects import ObjectIndex, ObjectKey, across_namespaces
@@ -25,7 +25,7 @@ class Resolution(Enum):
     AMBIGUOUS = "ambiguous"
 
 
-@dataclass(eq=False)
+@lazy_dataclass(eq=False)
 class Reference:
     referrer: KubeObject
     spec: FieldSpec

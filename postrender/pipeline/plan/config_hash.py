@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from ...records import lazy_dataclass
 from ..graph.byname import Reader
 from ..graph.dependencies import Dependency
 from ...fieldspecs import ReferenceTable
@@ -39,7 +40,7 @@ KEPT_BY_STRATEGY = "--strategy=annotate keeps every name"
 Item = tuple[str, str, str]  # kind, unversioned name, content hash
 
 
-@dataclass(eq=False)
+@lazy_dataclass(eq=False)
 class Place:
     """Where one hash goes: a pod template, or a referrer's own metadata."""
 

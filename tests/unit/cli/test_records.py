@@ -113,3 +113,38 @@ def test_a_class_that_writes_a_record_method_itself_is_refused():
 
             def __eq__(self, other):
                 return True
+
+
+def test_a_lazy_dataclass_is_the_dataclass_once_an_instance_is_made():
+    from postrender.records import lazy_dataclass
+
+    @lazy_dataclass(frozen=True, order=True)
+    class Edit:
+        start: int
+        end: int
+        text: str = ""
+
+    assert not dataclasses.is_dataclass(Edit)  # nothing compiled while no instance is made
+    edits = [Edit(3, 4, "b"), Edit(1, 2, text="a")]
+    assert dataclasses.is_dataclass(Edit)
+    assert sorted(edits) == [Edit(1, 2, "a"), Edit(3, 4, "b")]
+    assert dataclasses.replace(edits[0], text="c") == Edit(3, 4, "c")
+    assert repr(edits[1]).endswith("Edit(start=1, end=2, text='a')")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        edits[0].start = 0  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        Edit()
+
+
+def test_a_lazy_dataclass_refuses_a_bad_first_call_and_still_works():
+    from postrender.records import lazy_dataclass
+
+    @lazy_dataclass(eq=False)
+    class Reference:
+        name: str
+        candidates: list = dataclasses.field(default_factory=list)
+
+    with pytest.raises(TypeError):
+        Reference()
+    first, second = Reference("a"), Reference("a")
+    assert first != second and first.candidates == [] and first.candidates is not second.candidates
