@@ -176,15 +176,18 @@ def _strings(node: Node | None) -> list[str]:
 # --- flags and environment values in pod specs -------------------------------
 
 
-def _pod_string_specs(table: ReferenceTable) -> list[FieldSpec]:
+def _pod_string_specs(table: ReferenceTable, kinds: set[str]) -> list[FieldSpec]:
+    """The podSpecStrings paths under the PodSpec holders of these kinds
+    (the stream's: a holder of another kind would never match)."""
     return [pod_path_spec("ConfigMap", holder, {"path": path}, "fixednames.yaml")
-            for holder in table.pod_holders() for path in _data().get("podSpecStrings") or ()]
+            for holder in table.pod_holders() if holder.get("kind") in kinds
+            for path in _data().get("podSpecStrings") or ()]
 
 
 def _pod_readers(graph: Graph, table: ReferenceTable) -> Iterator[Reader]:
     index = graph.index
     covered = {id(ref.node) for ref in graph.references}
-    specs = SpecIndex(_pod_string_specs(table))
+    specs = SpecIndex(_pod_string_specs(table, {obj.kind for obj in index.objects}))
     for obj in index.objects:
         compiled = specs.applicable(obj.kind, obj.group, obj.api_version.rpartition("/")[2])
         if compiled is None:
