@@ -1,27 +1,23 @@
-"""`record`: a dataclass that costs nothing to define, for the classes every run defines.
+"""`record`: a dataclass whose methods cost nothing until the class is used.
 
 `dataclasses.dataclass` writes each method it adds as source text and
-compiles it when the class is defined: about a millisecond a class, and a
-render defines some forty, which made a fifth of a small render's time.
-`record` adds the same methods (`__init__`, `__repr__`, `__eq__`, and for a
-frozen record `__hash__` and the refusal to assign) as closures over the
-field names: defining a class then costs microseconds.
+compiles it when the class is defined, and loading `dataclasses` loads
+`inspect`, `ast`, `dis` and `tokenize`: about a millisecond a class plus
+9 ms, a quarter of a small render's time for some forty classes, most of
+which a given run never instantiates (a stream without ConfigMaps makes no
+`Version`, no `Edit`).
 
-The price is in the instances: one is built by a generic `__init__`, about
-2 µs slower than a dataclass's (and its attribute dict is not shared-key:
-some 60 bytes more), and compared or hashed through a generic method. So the
-options, tables, rules and results, made a few times per run, are records;
-a class with an instance per object, reference or field spec (`Reference`,
-`Version`, `Edit`, `FieldSpec`, ...) is a `lazy_dataclass`: a real
-dataclass whose methods are compiled when its first instance is made. Many
-runs never make one (a stream without ConfigMaps makes no `Version`), and
-those that do get a dataclass's fast methods.
+`record` compiles the methods instances use in hot loops (`__init__`,
+`__eq__`, `__hash__`, the order comparisons) in one piece, when the first
+instance is made; they are the code a dataclass generates, so instances are
+built and compared as fast. `__repr__` and a frozen record's refusal to
+assign are plain closures.
 
 What a record supports is what postrender's classes use: `frozen`, `eq`,
-defaults, `field(default_factory=..., repr=..., compare=...)`, `replace` and
-`fields`. Every annotation in the class body is a field, in order, and a
-field without a default cannot follow one with a default (as for a
-dataclass). No inheritance between records.
+`order`, defaults, `field(default_factory=..., repr=..., compare=...)`,
+`replace` and `fields`. Every annotation in the class body is a field, in
+order (no ClassVar), and a field without a default cannot follow one with a
+default. No inheritance between records.
 """
 
 from __future__ import annotations
@@ -53,31 +49,18 @@ def field(*, default_factory: Callable[[], Any], repr: bool = True, compare: boo
 
 
 _NO_DEFAULT = object()
+# The methods record writes; a class body that defines one is refused.
+_WRITTEN = frozenset({"__init__", "__repr__", "__eq__", "__hash__", "__setattr__", "__delattr__",
+                      "__lt__", "__le__", "__gt__", "__ge__"})
 
 
 @dataclass_transform(field_specifiers=(field,))
-def record(cls: type[T] | None = None, /, *, frozen: bool = False, eq: bool = True) -> Any:
-    """`@record`, `@record(frozen=True)`, `@record(eq=False)`: as `@dataclass` with the same arguments."""
+def record(cls: type[T] | None = None, /, *, frozen: bool = False, eq: bool = True, order: bool = False) -> Any:
+    """`@record`, `@record(frozen=True)`, `@record(eq=False)`, `@record(order=True)`:
+    as `@dataclass` with the same arguments."""
 
     def make(cls: type[T]) -> type[T]:
-        _add_methods(cls, frozen=frozen, eq=eq)
-        return cls
-
-    return make if cls is None else make(cls)
-
-
-def lazy_dataclass(cls: type[T] | None = None, /, **options: Any) -> Any:
-    """`@dataclass(**options)`, applied when the first instance is made."""
-
-    def make(cls: type[T]) -> type[T]:
-        def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-            import dataclasses
-
-            del cls.__init__  # type: ignore[misc]  # dataclass never replaces a class's own __init__
-            dataclasses.dataclass(cls, **options)
-            cls.__init__(self, *args, **kwargs)  # type: ignore[misc]
-
-        cls.__init__ = __init__  # type: ignore[misc]
+        _prepare(cls, frozen=frozen, eq=eq, order=order)
         return cls
 
     return make if cls is None else make(cls)
@@ -95,19 +78,21 @@ def replace(obj: T, /, **changes: Any) -> T:
     return type(obj)(**values)
 
 
-def _add_methods(cls: type, *, frozen: bool, eq: bool) -> None:
-    written = {"__init__", "__repr__", "__eq__", "__hash__", "__setattr__", "__delattr__"} & cls.__dict__.keys()
+def _prepare(cls: type, *, frozen: bool, eq: bool, order: bool) -> None:
+    written = _WRITTEN & cls.__dict__.keys()
     if written:
         raise TypeError(f"{cls.__name__}: a record writes {', '.join(sorted(written))} itself")
+    if order and not eq:
+        raise TypeError(f"{cls.__name__}: order=True needs eq=True")
     names = tuple(cls.__dict__.get("__annotations__", {}))
     defaults: dict[str, Any] = {}
-    factories: list[tuple[str, Callable[[], Any]]] = []
+    factories: dict[str, Callable[[], Any]] = {}
     shown: list[str] = []
     compared: list[str] = []
     for name in names:
         value = cls.__dict__.get(name, _NO_DEFAULT)
         if isinstance(value, Field):
-            factories.append((name, value.default_factory))
+            factories[name] = value.default_factory
             delattr(cls, name)  # as a dataclass does: no shared mutable default on the class
             if value.repr:
                 shown.append(name)
@@ -120,38 +105,13 @@ def _add_methods(cls: type, *, frozen: bool, eq: bool) -> None:
             raise TypeError(f"{cls.__name__}: field {name!r} without a default follows one with a default")
         shown.append(name)
         compared.append(name)
-    count = len(names)
-    optional = dict(defaults, **{name: make for name, make in factories})
-    first_optional = count - len(optional)  # fields with a default come last
-    # What a call with only k positional arguments leaves to fill, for each k
-    # it may give: the plain defaults, and the factories to call.
-    rest = {k: ({name: defaults[name] for name in names[k:] if name in defaults},
-                tuple((name, make) for name, make in factories if name in names[k:]))
-            for k in range(first_optional, count + 1)}
-    accepted = frozenset(names)
-    class_name = cls.__name__
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        # Written to the instance's __dict__ directly: a frozen record refuses setattr.
-        state = self.__dict__
-        state.update(zip(names, args))
-        if not kwargs and len(args) in rest:
-            plain, made = rest[len(args)]
-            state.update(plain)
-            for name, make in made:
-                state[name] = make()
-            return
-        if len(args) > count:
-            raise TypeError(f"{class_name}() takes {count} arguments but {len(args)} were given")
-        if not accepted.issuperset(kwargs) or not state.keys().isdisjoint(kwargs):
-            wrong = sorted(set(kwargs) - accepted) or sorted(set(kwargs) & state.keys())
-            raise TypeError(f"{class_name}() got an unexpected or repeated argument {wrong[0]!r}")
-        state.update(kwargs)
-        for name in names[len(args):]:
-            if name not in state:
-                if name not in optional:
-                    raise TypeError(f"{class_name}() missing required argument {name!r}")
-                state[name] = defaults[name] if name in defaults else optional[name]()
+        # The first instance: compile the real methods, then build it with them.
+        del cls.__init__  # type: ignore[misc]
+        for method_name, method in _compile(cls, names, defaults, factories, compared, frozen, eq, order).items():
+            setattr(cls, method_name, method)
+        cls.__init__(self, *args, **kwargs)  # type: ignore[misc]
 
     def __repr__(self: Any) -> str:
         shown_values = ", ".join(f"{name}={getattr(self, name)!r}" for name in shown)
@@ -160,20 +120,8 @@ def _add_methods(cls: type, *, frozen: bool, eq: bool) -> None:
     cls.__record_fields__ = names  # type: ignore[attr-defined]
     cls.__init__ = __init__  # type: ignore[misc]
     cls.__repr__ = __repr__  # type: ignore[method-assign]
-    if eq:
-        compared_names = tuple(compared)
-
-        def values(obj: Any) -> tuple[Any, ...]:
-            return tuple([getattr(obj, name) for name in compared_names])
-
-        def __eq__(self: Any, other: Any) -> bool:
-            if other.__class__ is self.__class__:
-                return values(self) == values(other)
-            return NotImplemented
-
-        cls.__eq__ = __eq__  # type: ignore[method-assign]
-        # As a dataclass: equal by value, so hashable only when frozen.
-        cls.__hash__ = (lambda self: hash(values(self))) if frozen else None  # type: ignore[method-assign,assignment]
+    if eq and not frozen:
+        cls.__hash__ = None  # type: ignore[assignment]  # as a dataclass: equal by value, so unhashable
     if frozen:
         def __setattr__(self: Any, name: str, value: Any) -> None:
             raise FrozenRecordError(f"cannot assign to field {name!r}")
@@ -183,3 +131,41 @@ def _add_methods(cls: type, *, frozen: bool, eq: bool) -> None:
 
         cls.__setattr__ = __setattr__  # type: ignore[method-assign]
         cls.__delattr__ = __delattr__  # type: ignore[method-assign]
+
+
+def _compile(cls: type, names: tuple[str, ...], defaults: dict[str, Any], factories: dict[str, Callable[[], Any]],
+             compared: list[str], frozen: bool, eq: bool, order: bool) -> dict[str, Any]:
+    """The methods a dataclass would generate for these fields, compiled in one piece."""
+    scope: dict[str, Any] = {"_MISSING": _NO_DEFAULT, "_set": object.__setattr__}
+    parameters, body = [], []
+    for name in names:
+        value = name
+        if name in factories:
+            scope[f"_factory_{name}"] = factories[name]
+            parameters.append(f"{name}=_MISSING")
+            value = f"_factory_{name}() if {name} is _MISSING else {name}"
+        elif name in defaults:
+            scope[f"_default_{name}"] = defaults[name]
+            parameters.append(f"{name}=_default_{name}")
+        else:
+            parameters.append(name)
+        # A frozen record refuses setattr, so its __init__ sets through object's.
+        body.append(f"_set(self, {name!r}, {value})" if frozen else f"self.{name} = {value}")
+    lines = [f"def __init__(self, {', '.join(parameters)}):", *(f"    {line}" for line in body or ["pass"])]
+    mine = "(" + "".join(f"self.{name}, " for name in compared) + ")"
+    theirs = "(" + "".join(f"other.{name}, " for name in compared) + ")"
+    comparisons = {"__eq__": "=="} if eq else {}
+    if order:
+        comparisons.update({"__lt__": "<", "__le__": "<=", "__gt__": ">", "__ge__": ">="})
+    for method_name, operator in comparisons.items():
+        lines += [f"def {method_name}(self, other):",
+                  "    if other.__class__ is self.__class__:",
+                  f"        return {mine} {operator} {theirs}",
+                  "    return NotImplemented"]
+    if eq and frozen:
+        lines += ["def __hash__(self):", f"    return hash({mine})"]
+    exec("\n".join(lines), scope)  # noqa: S102 - our own source, built from the class's field names
+    methods = {key: value for key, value in scope.items() if key.startswith("__") and callable(value)}
+    for method in methods.values():
+        method.__qualname__ = f"{cls.__qualname__}.{method.__name__}"
+    return methods

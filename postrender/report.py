@@ -10,11 +10,11 @@ from __future__ import annotations
 import sys
 from typing import Any, TextIO
 
-from .records import lazy_dataclass
+from .records import record
 from .diagnostics import deliver, escape_controls, host, open_private_log, run_header
 
 
-@lazy_dataclass(frozen=True)
+@record(frozen=True)
 class Diagnostic:
     message: str
     # What it is about, when it is about one field: (object, field path,

@@ -14,7 +14,7 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
-from ..records import field, lazy_dataclass, record
+from ..records import field, record
 from ..errors import UsageError
 from .walk import WILDCARD, Compiled, SpecIndex
 
@@ -46,13 +46,13 @@ class Filter:
         return found in values
 
 
-@lazy_dataclass(frozen=True)
+@record(frozen=True)
 class Segment:
     key: str
     filters: tuple[Filter, ...] = ()
 
 
-@lazy_dataclass(frozen=True)
+@record(frozen=True)
 class FieldSpec:
     target_kind: str  # ConfigMap or Secret
     kind: str

@@ -5,9 +5,8 @@ the plan stage decides, this writes."""
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import field
 
-from ..records import lazy_dataclass, record
+from ..records import field, record
 from ..syntax import edit
 from ..syntax.edit import Edit, Value
 from .graph.references import Graph, Reference
@@ -37,7 +36,7 @@ class Options:
     mutable: bool = False
 
 
-@lazy_dataclass(eq=False)
+@record(eq=False)
 class DocumentEdits:
     """Changes to one document, merged per mapping so two stages that add
     keys under the same parent (say, pod-template annotations) never insert

@@ -11,7 +11,7 @@ import json
 import re
 from functools import lru_cache
 
-from ..records import lazy_dataclass
+from ..records import record
 from .jsontext import dumps
 from .nodes import (
     EXPLICIT_STR_STYLE,
@@ -25,7 +25,7 @@ from .nodes import (
     plain_is_string,
 )
 
-@lazy_dataclass(frozen=True, order=True)
+@record(frozen=True, order=True)
 class Edit:
     start: int
     end: int

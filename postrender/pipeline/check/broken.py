@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from ...records import lazy_dataclass
+from ...records import record
 from . import guard
 from ..graph.byname import Reader
 from ...errors import PostrenderError, Problems
@@ -30,7 +30,7 @@ _FIXES = f'keep the old name as well ({ANNOTATION_KEEP_ORIGINAL}: "true" on the 
 _OVERRIDE = "; or pass --allow-broken-references to render anyway"
 
 
-@lazy_dataclass(frozen=True)
+@record(frozen=True)
 class Broken:
     referrer: KubeObject
     node: Node

@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
-from ...records import field, lazy_dataclass, record
+from ...records import field, record
 from ... import fieldspecs
 from ...fieldspecs.guardrules import guard_rules
 from ...fieldspecs import CONFIG_KINDS, FieldSpec, ReferenceTable, pod_path_spec
@@ -73,7 +73,7 @@ class FixedName:
         return not self.if_label or any(key in obj.labels for key in self.if_label)
 
 
-@lazy_dataclass(eq=False)
+@record(eq=False)
 class Reader:
     """One place that names a config object a program then reads by name."""
 

@@ -13,7 +13,7 @@ from functools import cache
 from typing import Any
 
 
-from ...records import lazy_dataclass
+from ...records import record
 from ... import fieldspecs
 from ...fieldspecs import CONFIG_KINDS, ReferenceTable
 from .references import Graph, Path, is_config_object, pod_templates
@@ -22,7 +22,7 @@ from ...syntax.nodes import MappingNode, format_path, get, string_map
 from ..read import KubeObject
 
 
-@lazy_dataclass(eq=False)
+@record(eq=False)
 class Dependency:
     referrer: KubeObject
     holder: MappingNode  # the pod template declaring it, or the referrer itself

@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from ...records import field, lazy_dataclass, record
+from ...records import field, record
 from ... import fieldspecs
 from ...fieldspecs import CONFIG_KINDS, FieldSpec, Segment, parse_path
 from .references import Graph, Reference, find
@@ -32,7 +32,7 @@ class Rule:
     why: str
 
 
-@lazy_dataclass(eq=False)
+@record(eq=False)
 class Production:
     """One name a producer in the stream makes (or reads by convention)."""
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Container, Iterator
-from dataclasses import field
 from enum import Enum
 from functools import cached_property
 
-from ...records import lazy_dataclass, record
+from ...records import field, record
 from ...fieldspecs import CONFIG_KINDS, FieldSpec, ReferenceTable, Segment
 from ...fieldspecs.walk import Accessor, Compiled, walk
 from ..index.objects import ObjectIndex, ObjectKey, across_namespaces
@@ -25,7 +24,7 @@ class Resolution(Enum):
     AMBIGUOUS = "ambiguous"
 
 
-@lazy_dataclass(eq=False)
+@record(eq=False)
 class Reference:
     referrer: KubeObject
     spec: FieldSpec

@@ -18,9 +18,8 @@ controller unseals from a producer in the stream).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import field
 
-from ...records import lazy_dataclass
+from ...records import field, record
 from ..graph.byname import Reader
 from ..graph.dependencies import Dependency
 from ...fieldspecs import ReferenceTable
@@ -39,7 +38,7 @@ KEPT_BY_STRATEGY = "--strategy=annotate keeps every name"
 Item = tuple[str, str, str]  # kind, unversioned name, content hash
 
 
-@lazy_dataclass(eq=False)
+@record(eq=False)
 class Place:
     """Where one hash goes: a pod template, or a referrer's own metadata."""
 

@@ -15,9 +15,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Collection, Iterable
-from dataclasses import replace
 
-from ...records import lazy_dataclass, record
+from ...records import record, replace
 from ...errors import PostrenderError
 from ..graph.references import Graph
 from ..index.hashing import content_hash, short_hash
@@ -38,7 +37,7 @@ MAX_NAME = 253
 HASH_SUFFIX_LENGTH = 11  # "-" + 10 characters
 
 
-@lazy_dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class Version:
     obj: KubeObject
     hash: str

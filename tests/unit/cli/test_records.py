@@ -115,36 +115,36 @@ def test_a_class_that_writes_a_record_method_itself_is_refused():
                 return True
 
 
-def test_a_lazy_dataclass_is_the_dataclass_once_an_instance_is_made():
-    from postrender.records import lazy_dataclass
-
-    @lazy_dataclass(frozen=True, order=True)
+def test_an_ordered_record_sorts_as_its_dataclass():
+    @dataclasses.dataclass(frozen=True, order=True)
     class Edit:
         start: int
         end: int
         text: str = ""
 
-    assert not dataclasses.is_dataclass(Edit)  # nothing compiled while no instance is made
-    edits = [Edit(3, 4, "b"), Edit(1, 2, text="a")]
-    assert dataclasses.is_dataclass(Edit)
-    assert sorted(edits) == [Edit(1, 2, "a"), Edit(3, 4, "b")]
-    assert dataclasses.replace(edits[0], text="c") == Edit(3, 4, "c")
-    assert repr(edits[1]).endswith("Edit(start=1, end=2, text='a')")
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        edits[0].start = 0  # type: ignore[misc]
-    with pytest.raises(TypeError):
-        Edit()
+    as_dataclass = Edit
+
+    @record(frozen=True, order=True)
+    class Edit:  # type: ignore[no-redef]
+        start: int
+        end: int
+        text: str = ""
+
+    rows = [(3, 4, "b"), (1, 2, "a"), (1, 2, ""), (3, 1, "z")]
+    assert [vars(e) for e in sorted(Edit(*r) for r in rows)] == [vars(e) for e in sorted(as_dataclass(*r) for r in rows)]
+    assert (Edit(1, 2) <= Edit(1, 2)) and (Edit(1, 3) > Edit(1, 2)) and not (Edit(1, 2) < Edit(1, 2))
 
 
-def test_a_lazy_dataclass_refuses_a_bad_first_call_and_still_works():
-    from postrender.records import lazy_dataclass
-
-    @lazy_dataclass(eq=False)
+def test_methods_are_compiled_at_the_first_instance_even_a_refused_one():
+    @record(eq=False)
     class Reference:
         name: str
-        candidates: list = dataclasses.field(default_factory=list)
+        candidates: list = field(default_factory=list)
 
+    placeholder = Reference.__init__
     with pytest.raises(TypeError):
         Reference()
+    assert Reference.__init__ is not placeholder  # compiled by the first call, failed or not
     first, second = Reference("a"), Reference("a")
     assert first != second and first.candidates == [] and first.candidates is not second.candidates
+    assert Reference.__init__.__qualname__.endswith("Reference.__init__")
