@@ -19,8 +19,8 @@ import signal
 import stat
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 
+from .records import record
 from .errors import PostrenderError, UsageError
 from .report import Reporter
 
@@ -64,7 +64,7 @@ def _terminal_width() -> int:
 # --- commands ---------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Command:
     name: str
     summary: str

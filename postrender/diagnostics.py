@@ -27,10 +27,10 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TextIO
 
+from .records import record
 from . import __version__
 from .errors import UsageError
 
@@ -89,7 +89,7 @@ def open_private_log(path: str, what: str) -> TextIO:
     return os.fdopen(fd, "a", encoding="utf-8")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Host:
     """A program that runs postrender and hides its stderr, in part or whole."""
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from .records import record
 
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
 # --max-bytes cannot go above this. A stream takes about 30 times its size in
@@ -30,7 +30,7 @@ BYTES_PER_OBJECT = 32
 NODES_PER_OBJECT = 20
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Limits:
     # The whole input; larger streams are refused before parsing.
     max_bytes: int = DEFAULT_MAX_BYTES

@@ -10,12 +10,11 @@ A new option is one `RenderOptions` field and one row.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
+from .records import field, record, replace
 from .errors import UsageError
 from .vocabulary import KEEP_POLICIES, STRATEGIES, is_label_value
 from .limits import (
@@ -35,7 +34,7 @@ from .limits import (
 KEEP_ORIGINAL_MODES = ("auto", "all", "secrets", "none")
 
 
-@dataclass
+@record
 class RenderOptions:
     namespace: str | None = None
     mutable: bool = False
@@ -126,7 +125,7 @@ INPUT, OUTPUT, VERSIONING, REFERENCES, PREVIOUS, CLUSTER, LIMITS, DIAGNOSTICS, I
 HELP_GROUPS = (INPUT, OUTPUT, VERSIONING, REFERENCES, PREVIOUS, CLUSTER, LIMITS, DIAGNOSTICS, INTEGRATIONS)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Option:
     """One render option: a `RenderOptions` field, its flag and its config key.
 
@@ -260,8 +259,8 @@ def with_values(options: RenderOptions, values: dict[str, Any]) -> RenderOptions
         else:
             top[name] = value
     for outer, changes in nested.items():
-        top[outer] = dataclasses.replace(getattr(options, outer), **changes)
-    return dataclasses.replace(options, **top)
+        top[outer] = replace(getattr(options, outer), **changes)
+    return replace(options, **top)
 
 
 def by_config_key() -> dict[str, Option]:

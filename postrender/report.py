@@ -8,13 +8,13 @@ not reach a CI log.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 from typing import Any, TextIO
 
+from .records import record
 from .diagnostics import deliver, escape_controls, host, open_private_log, run_header
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Diagnostic:
     message: str
     # What it is about, when it is about one field: (object, field path,

@@ -7,7 +7,6 @@ Loaded from data (builtin.yaml, then users' `--config` files in kustomize's
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
+from ..records import field, record
 from ..errors import UsageError
 from .walk import WILDCARD, Compiled, SpecIndex
 
@@ -30,7 +30,7 @@ _OTHER_KUSTOMIZE_SECTIONS = {
 }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Filter:
     field: str
     value: str  # alternatives separated by `|`
@@ -46,13 +46,13 @@ class Filter:
         return found in values
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Segment:
     key: str
     filters: tuple[Filter, ...] = ()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FieldSpec:
     target_kind: str  # ConfigMap or Secret
     kind: str
@@ -83,7 +83,7 @@ class FieldSpec:
         return (self.group is None or self.group == group) and (self.version is None or self.version == version)
 
 
-@dataclass
+@record
 class ReferenceTable:
     cluster_scoped: set[str] = field(default_factory=set)
     _index: SpecIndex = field(default_factory=SpecIndex, repr=False, compare=False)

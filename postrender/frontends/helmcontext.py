@@ -15,16 +15,15 @@ Nothing here talks to a cluster; it runs once per process, not per object.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import os
 import re
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from ..records import record, replace
 from ..errors import UsageError
 from ..options import RenderOptions
 
@@ -79,7 +78,7 @@ _MAX_HOPS = 32
 _SA_DIR = Path("/var/run/secrets/kubernetes.io/serviceaccount")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class HelmContext:
     """What Helm was told, as far as postrender can learn it."""
 
@@ -110,7 +109,7 @@ class HelmContext:
         return head + (": " + ", ".join(details) if details else "")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CommandLine:
     """Helm's command line, read with Helm's flag rules (spf13/pflag)."""
 
@@ -385,7 +384,7 @@ def detect(environ: Mapping[str, str], processes: Processes, pid: int) -> HelmCo
     if doubt is None and line.command not in COMMANDS:
         doubt = f"`helm {line.command}` is not install, upgrade or template"
     if doubt is not None:
-        return dataclasses.replace(context, doubt=doubt)
+        return replace(context, doubt=doubt)
     release = _release(line)
     kubeconfig = line.values.get("kubeconfig") or None
     if kubeconfig and not os.path.isabs(kubeconfig):
@@ -399,7 +398,7 @@ def detect(environ: Mapping[str, str], processes: Processes, pid: int) -> HelmCo
         cluster_doubt = "Helm is told --kube-apiserver (or HELM_KUBEAPISERVER), which a kubeconfig does not say"
     elif kubeconfig is None and helm_env.get("KUBECONFIG", "") != environ.get("KUBECONFIG", ""):
         cluster_doubt = "Helm's KUBECONFIG differs from postrender's"
-    return dataclasses.replace(
+    return replace(
         context, command=line.command, release=release, namespace=namespace, kubeconfig=kubeconfig,
         context=kube_context, doubt=doubt, cluster_doubt=cluster_doubt,
     )
@@ -555,7 +554,7 @@ def fill(options: RenderOptions, explicit_namespace: str | None = None,
             changes["kubeconfig"] = helm.kubeconfig
         if options.context is None and helm.context:
             changes["context"] = helm.context
-    return dataclasses.replace(options, **changes)
+    return replace(options, **changes)
 
 
 def _is_label_value(value: str) -> bool:

@@ -9,7 +9,6 @@ with the resources on stdin and KUSTOMIZE_PLUGIN_CONFIG_STRING set; the
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +21,7 @@ from ..errors import UsageError
 from ..fieldspecs import SECTIONS
 from ..options import RenderOptions, by_config_key, with_values
 from ..pipeline.read import Source
+from ..records import replace
 from ..report import Reporter
 from ..vocabulary import CONFIG_API_VERSION
 
@@ -46,7 +46,7 @@ class PluginConfig:
         """The config is the more specific instruction: its fields win."""
         changed = with_values(options, self.values)
         if self.field_specs:
-            changed = dataclasses.replace(
+            changed = replace(
                 changed, inline_configs=[*options.inline_configs, (self.origin, self.field_specs)]
             )
         return changed

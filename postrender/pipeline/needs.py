@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..fieldspecs import ReferenceTable
+from ..fieldspecs.walk import SpecIndex
 from ..syntax.nodes import MERGE_KEY, Node, get
 from ..syntax.prune import prune
 from .check import guard
@@ -41,7 +42,7 @@ class Needs:
     def __init__(self, table: ReferenceTable, smallest: int | None = None) -> None:
         self._smallest = SMALLEST_PRUNED if smallest is None else smallest
         self._table = table
-        self._pod_strings = byname.pod_string_specs(table)
+        self._pod_strings: SpecIndex | None = None  # built when a document is first pruned
         self._looked_up = table.kind_from_kinds()
 
     def __call__(self, doc: Document, objects: list[KubeObject]) -> None:
@@ -65,6 +66,8 @@ class Needs:
         if metadata is not None:
             yield metadata, True
         yield from references.reads(obj, self._table)
+        if self._pod_strings is None:
+            self._pod_strings = byname.pod_string_specs(self._table)
         yield from byname.reads(obj, self._pod_strings)
         yield from producers.reads(obj)
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 
+from ..records import field, record
 from .plan import config_hash, keep, reloader
 from .check import broken, guard
 from .. import fieldspecs
@@ -25,7 +25,7 @@ from ..vocabulary import STRATEGIES
 from .write import Output, write
 
 
-@dataclass
+@record
 class Analysis:
     stream: Stream
     table: fieldspecs.ReferenceTable
@@ -41,7 +41,7 @@ class Analysis:
     notes: list[str] = field(default_factory=list)  # shown with -v
 
 
-@dataclass
+@record
 class Result:
     # The stream part by part, for writing out as it is spliced; `output` joins it.
     written: Output | list[str]

@@ -5,8 +5,8 @@ the plan stage decides, this writes."""
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field
 
+from ..records import field, record
 from ..syntax import edit
 from ..syntax.edit import Edit, Value
 from .graph.references import Graph, Reference
@@ -31,12 +31,12 @@ from ..vocabulary import (
 from .read import Document
 
 
-@dataclass
+@record
 class Options:
     mutable: bool = False
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class DocumentEdits:
     """Changes to one document, merged per mapping so two stages that add
     keys under the same parent (say, pod-template annotations) never insert
@@ -128,7 +128,7 @@ def _merge(into: dict[str, Value], values: dict[str, Value]) -> None:
             into[key] = value
 
 
-@dataclass
+@record
 class Rewrite:
     by_document: dict[int, DocumentEdits]
     renamed: list[Version]

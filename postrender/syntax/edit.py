@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 import re
 from array import array
-from dataclasses import dataclass
 from functools import lru_cache
 
+from ..records import record
 from .jsontext import dumps
 from .nodes import (
     EXPLICIT_STR_STYLE,
@@ -28,7 +28,7 @@ from .nodes import (
     plain_is_string,
 )
 
-@dataclass(frozen=True, order=True)
+@record(frozen=True, order=True)
 class Edit:
     start: int
     end: int

@@ -22,7 +22,6 @@ import math
 import re
 import struct
 from collections.abc import Callable, Iterator
-from fractions import Fraction
 
 from ruamel.yaml.cyaml import CParser
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -314,18 +313,19 @@ def decode_binary(text: str) -> str:
 _TS_DATE = r"(?P<y>[0-9]{4})-(?P<mo>[0-9]{1,2})-(?P<d>[0-9]{1,2})"
 _TS_TIME = r"(?P<h>[0-9]{1,2}):(?P<mi>[0-9]{1,2}):(?P<s>[0-9]{1,2})(?:[.,][0-9]+)?"
 _TS_ZONE = r"(?:Z|[-+](?P<zh>[0-9]{2}):(?P<zm>[0-9]{2}))"
+# Compiled (by re's cache) when first used: only an explicit !!timestamp tag needs them.
 _TS_LAYOUTS = (
-    re.compile(_TS_DATE + "T" + _TS_TIME + _TS_ZONE),
-    re.compile(_TS_DATE + "t" + _TS_TIME + _TS_ZONE),
-    re.compile(_TS_DATE + " +" + _TS_TIME),
-    re.compile(_TS_DATE),
+    _TS_DATE + "T" + _TS_TIME + _TS_ZONE,
+    _TS_DATE + "t" + _TS_TIME + _TS_ZONE,
+    _TS_DATE + " +" + _TS_TIME,
+    _TS_DATE,
 )
 
 
 def is_go_timestamp(text: str) -> bool:
     """go-yaml v2's parseTimestamp: Go's time.Parse with its layouts."""
     for layout in _TS_LAYOUTS:
-        match = layout.fullmatch(text)
+        match = re.fullmatch(layout, text)
         if match is not None and _timestamp_in_range(match.groupdict()):
             return True
     return False
@@ -681,6 +681,8 @@ def _shortest_float32(value: float) -> tuple[str, int]:
     """Shortest decimal digits that read back as this float32, and the
     position of the decimal point (value = 0.DIGITS * 10**point); of several
     equally short, the closest. Exact arithmetic, as Go's Ryu."""
+    from fractions import Fraction  # only here: it loads decimal, ~2 ms of every run's start-up
+
     bits = struct.unpack("<I", struct.pack("<f", value))[0]
     exponent_field, fraction = (bits >> 23) & 0xFF, bits & 0x7FFFFF
     if exponent_field:

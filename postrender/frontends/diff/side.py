@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
-import dataclasses
 import io
 from dataclasses import dataclass, field
 
@@ -25,6 +24,7 @@ from ...options import RenderOptions
 from ...pipeline.plan.versions import Version
 from ...vocabulary import ANNOTATION_CONFIG_HASH, ANNOTATION_COPY_OF, ANNOTATION_REFS
 from ...pipeline.read import Source, read
+from ...records import replace
 from ...pipeline.render import Analysis, render
 from ...report import Diagnostic, Reporter
 from .model import ObjectRef
@@ -113,7 +113,7 @@ def build(label: str, sources: list[Source], options: RenderOptions) -> Side:
     try:
         # A name the render would leave on a removed object fails a render; a
         # diff reports it (a reference that does not roll) instead, as graph does.
-        result = render(sources, dataclasses.replace(options, allow_broken=True), quiet)
+        result = render(sources, replace(options, allow_broken=True), quiet)
         analysis = result.analysis
         output = read([Source(f"{label} (rendered)", result.output)], options.limits)
     except PostrenderError as exc:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 from ...options import RenderOptions
+from ...records import replace
 from ...pipeline.read import Source
 from ...report import Reporter
 from . import formats
@@ -23,6 +22,6 @@ def show(sources: list[Source], options: RenderOptions, fmt: str, reporter: Repo
     from ...pipeline.render import render
 
     reporter = reporter if reporter is not None else Reporter()
-    result = render(sources, dataclasses.replace(options, allow_broken=True), reporter)
+    result = render(sources, replace(options, allow_broken=True), reporter)
     view = build_view(result.analysis, result, [w.message for w in reporter.warnings])
     return formats.write(view, fmt)

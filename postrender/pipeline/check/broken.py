@@ -13,9 +13,9 @@ problem, unless --allow-broken-references turns them into warnings.
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass
 from typing import Any
 
+from ...records import record
 from . import guard
 from ..graph.byname import Reader
 from ...errors import PostrenderError, Problems
@@ -30,7 +30,7 @@ _FIXES = f'keep the old name as well ({ANNOTATION_KEEP_ORIGINAL}: "true" on the 
 _OVERRIDE = "; or pass --allow-broken-references to render anyway"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Broken:
     referrer: KubeObject
     node: Node

@@ -21,11 +21,11 @@ environment names it gets a postrender.io/config-hash over it (pipeline/plan/con
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Collection, Iterator
 from functools import cache
 from typing import Any
 
+from ...records import field, record
 from ... import fieldspecs
 from ...fieldspecs.guardrules import guard_rules
 from ...fieldspecs import CONFIG_KINDS, FieldSpec, ReferenceTable, pod_path_spec
@@ -50,7 +50,7 @@ _DATA_ENTRY = re.compile(
 )
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FixedName:
     kind: str
     name: str | None
@@ -73,7 +73,7 @@ class FixedName:
         return not self.if_label or any(key in obj.labels for key in self.if_label)
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Reader:
     """One place that names a config object a program then reads by name."""
 
@@ -91,7 +91,7 @@ class Reader:
         return format_path(self.path)
 
 
-@dataclass
+@record
 class ByName:
     fixed: dict[int, str] = field(default_factory=dict)  # id(config object) -> why (the table)
     readers: list[Reader] = field(default_factory=list)
@@ -193,9 +193,13 @@ def _strings(node: Node | None) -> list[str]:
 # --- flags and environment values in pod specs -------------------------------
 
 
-def _pod_string_specs(table: ReferenceTable) -> list[FieldSpec]:
-    return [pod_path_spec("ConfigMap", holder, {"path": path}, "fixednames.yaml")
-            for holder in table.pod_holders() for path in _data().get("podSpecStrings") or ()]
+def pod_string_specs(table: ReferenceTable, kinds: Collection[str] | None = None) -> SpecIndex:
+    """The podSpecStrings paths under the PodSpec holders of these kinds
+    (the stream's: a holder of another kind would never match), or of
+    every kind (None)."""
+    return SpecIndex(pod_path_spec("ConfigMap", holder, {"path": path}, "fixednames.yaml")
+                     for holder in table.pod_holders() if kinds is None or holder.get("kind") in kinds
+                     for path in _data().get("podSpecStrings") or ())
 
 
 def reads(obj: KubeObject, specs: SpecIndex) -> Iterator[tuple[Node, bool]]:
@@ -203,10 +207,6 @@ def reads(obj: KubeObject, specs: SpecIndex) -> Iterator[tuple[Node, bool]]:
     `specs`: pod_string_specs(table)."""
     for found in _pod_strings(obj, specs):
         yield found.node, False
-
-
-def pod_string_specs(table: ReferenceTable) -> SpecIndex:
-    return SpecIndex(_pod_string_specs(table))
 
 
 def _pod_strings(obj: KubeObject, specs: SpecIndex) -> Iterator[Reference]:
@@ -217,7 +217,7 @@ def _pod_strings(obj: KubeObject, specs: SpecIndex) -> Iterator[Reference]:
 def _pod_readers(graph: Graph, table: ReferenceTable) -> Iterator[Reader]:
     index = graph.index
     covered = {id(ref.node) for ref in graph.references}
-    specs = pod_string_specs(table)
+    specs = pod_string_specs(table, {obj.kind for obj in index.objects})
     for obj in index.objects:
         for found in _pod_strings(obj, specs):
             if id(found.node) in covered:

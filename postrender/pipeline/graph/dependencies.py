@@ -9,11 +9,11 @@ object a previous run already renamed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 
+from ...records import record
 from ... import fieldspecs
 from ...fieldspecs import CONFIG_KINDS, ReferenceTable
 from .references import Graph, Path, is_config_object, pod_templates
@@ -22,7 +22,7 @@ from ...syntax.nodes import MappingNode, format_path, get, string_map
 from ..read import KubeObject
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Dependency:
     referrer: KubeObject
     holder: MappingNode  # the pod template declaring it, or the referrer itself

@@ -8,11 +8,10 @@ name, so it keeps its name. The rules are data (fieldspecs/producers.yaml).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-
+from ...records import field, record
 from ... import fieldspecs
 from ...fieldspecs import CONFIG_KINDS, FieldSpec, Segment, parse_path
 from .references import Graph, Reference, find
@@ -21,7 +20,7 @@ from ...syntax.nodes import Node, format_path, get
 from ..read import KubeObject
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Rule:
     kind: str
     group: str | None
@@ -34,7 +33,7 @@ class Rule:
     why: str
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Production:
     """One name a producer in the stream makes (or reads by convention)."""
 
@@ -61,7 +60,7 @@ class Production:
         return node
 
 
-@dataclass
+@record
 class Productions:
     items: list[Production] = field(default_factory=list)
     excluded: dict[int, str] = field(default_factory=dict)  # in-stream objects that keep their names

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Container, Iterator
-from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
 
+from ...records import field, record
 from ...fieldspecs import CONFIG_KINDS, FieldSpec, ReferenceTable, Segment
 from ...fieldspecs.walk import Accessor, Compiled, walk
 from ..index.objects import ObjectIndex, ObjectKey, across_namespaces
@@ -24,7 +24,7 @@ class Resolution(Enum):
     AMBIGUOUS = "ambiguous"
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Reference:
     referrer: KubeObject
     spec: FieldSpec
@@ -49,7 +49,7 @@ class Reference:
         return format_path(self.path)
 
 
-@dataclass
+@record
 class Graph:
     index: ObjectIndex
     references: list[Reference]

@@ -14,7 +14,6 @@ kustomize's generators write), gets exactly kustomize's name.
 from __future__ import annotations
 
 import base64
-import hashlib
 
 from ...syntax.jsontext import dumps
 from ...syntax.nodes import (
@@ -37,7 +36,15 @@ DEFAULT_SECRET_TYPE = "Opaque"
 
 
 def content_hash(kind: str, node: MappingNode) -> str:
-    return encode_hash(hashlib.sha256(canonical_json(kind, node).encode("utf-8")).hexdigest())
+    return encode_hash(sha256_hex(canonical_json(kind, node)))
+
+
+def sha256_hex(text: str) -> str:
+    """SHA-256 of the text's UTF-8, in hex. hashlib loads at the first hash:
+    a stream with nothing to hash never loads OpenSSL (~3 ms of start-up)."""
+    import hashlib
+
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def encode_hash(hex_digest: str) -> str:
@@ -45,7 +52,7 @@ def encode_hash(hex_digest: str) -> str:
 
 
 def short_hash(text: str) -> str:
-    return encode_hash(hashlib.sha256(text.encode("utf-8")).hexdigest())
+    return encode_hash(sha256_hex(text))
 
 
 def canonical_json(kind: str, node: MappingNode) -> str:

@@ -7,8 +7,8 @@ namespace-less objects share (the deployer decides it later).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
+from ...records import record
 from ...errors import PostrenderError
 from ..read import KubeObject
 from ...vocabulary import ANNOTATION_ORIGINAL_NAME, LABEL_BASE_NAME, LABEL_VERSIONED
@@ -35,7 +35,7 @@ def base_name_of(obj: KubeObject) -> str:
     return original or name
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ObjectKey:
     group: str
     kind: str

@@ -17,15 +17,14 @@ controller unseals from a producer in the stream).
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
+from ...records import field, record
 from ..graph.byname import Reader
 from ..graph.dependencies import Dependency
 from ...fieldspecs import ReferenceTable
 from ..graph.references import Graph, Path, Resolution, in_immutable_template, pod_templates, template_holding
-from ..index.hashing import go_json, to_json_value
+from ..index.hashing import go_json, sha256_hex, to_json_value
 from ...syntax.nodes import MappingNode, format_path
 from ..index.objects import base_name_of
 from .versions import Plan, is_service_account_token
@@ -39,7 +38,7 @@ KEPT_BY_STRATEGY = "--strategy=annotate keeps every name"
 Item = tuple[str, str, str]  # kind, unversioned name, content hash
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Place:
     """Where one hash goes: a pod template, or a referrer's own metadata."""
 
@@ -149,7 +148,7 @@ def config_hashes(
 
 
 def digest(items: list[Item]) -> str:
-    return hashlib.sha256(go_json([list(item) for item in items]).encode("utf-8")).hexdigest()
+    return sha256_hex(go_json([list(item) for item in items]))
 
 
 def _item(config: KubeObject, the_plan: Plan, productions: Productions) -> Item | None:
@@ -177,5 +176,5 @@ def _produced_item(production: Production) -> Item | None:
     content = production.content()
     if content is None:
         return None
-    data = hashlib.sha256(go_json(to_json_value(content)).encode("utf-8")).hexdigest()[:10]
+    data = sha256_hex(go_json(to_json_value(content)))[:10]
     return (production.producer.kind, production.producer.name or "", data)

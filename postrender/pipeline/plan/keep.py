@@ -9,8 +9,8 @@ Nothing here talks to a cluster; `--retain` (cluster/retain.py) and
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass
 
+from ...records import record
 from ...errors import UsageError
 from ...fieldspecs import ReferenceTable
 from ..graph.references import Graph, Reference, template_holding
@@ -39,7 +39,7 @@ def scope_of(obj: KubeObject, explicit: str | None) -> str | None:
     return label_value(value) if value else None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Mark:
     """What a versioned object carries so previous versions outlive a rollout."""
 
@@ -48,7 +48,7 @@ class Mark:
     keep: tuple[tuple[str, str], ...]  # the annotations a pruning deployer honours
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Record:
     """A `postrender.io/refs` value and the mapping whose metadata holds it."""
 
@@ -57,7 +57,7 @@ class Record:
     value: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Retention:
     """The retention decisions; rewrite.py turns them into edits."""
 

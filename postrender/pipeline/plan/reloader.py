@@ -24,8 +24,8 @@ nothing unexpected happens to them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 
+from ...records import field, record
 from ...fieldspecs import ReferenceTable
 from ..graph.references import Graph, Reference, is_config_object, pod_templates
 from ..graph.dependencies import annotations_of
@@ -40,7 +40,7 @@ IGNORE = "reloader.stakater.com/ignore"
 IGNORED = f'{IGNORE}: "true" (Reloader never rolls anything for it)'
 
 
-@dataclass
+@record
 class Policy:
     held: dict[int, str] = field(default_factory=dict)  # id(reference) -> why it is left as written
     quiet: set[int] = field(default_factory=set)  # ids of held references not worth a warning

@@ -15,8 +15,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass, replace
 
+from ...records import record, replace
 from ...errors import PostrenderError
 from ..graph.references import Graph
 from ..index.hashing import content_hash, short_hash
@@ -37,7 +37,7 @@ MAX_NAME = 253
 HASH_SUFFIX_LENGTH = 11  # "-" + 10 characters
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class Version:
     obj: KubeObject
     hash: str
@@ -56,7 +56,7 @@ class Version:
         return self.versioned and not self.unchanged and self.name != self.obj.name
 
 
-@dataclass
+@record
 class Options:
     keep_original: str = "auto"  # options.KEEP_ORIGINAL_MODES
     hooks_hidden: bool = False

@@ -265,11 +265,11 @@ def test_process_readers_on_this_machine(tmp_path):
 # --- under the real Helms ----------------------------------------------------------
 
 PROBE = """#!{python}
-import dataclasses, json, sys
+import json, sys
 from postrender.frontends import helmcontext
 found = helmcontext.current()
 with open({out!r}, "w") as handle:
-    json.dump(dataclasses.asdict(found) if found else None, handle)
+    json.dump(vars(found) if found else None, handle)
 sys.stdout.write(sys.stdin.read())
 """
 

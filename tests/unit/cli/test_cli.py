@@ -17,7 +17,7 @@ from ruamel.yaml import YAML
 
 from conftest import ROOT, run_cli, run_postrender
 
-from postrender import __version__
+from postrender import __version__, records
 from postrender.cli import COMMANDS, build_parser
 from postrender.options import OPTIONS, RenderOptions, parse_size
 
@@ -279,7 +279,7 @@ def test_package_metadata_has_license_and_urls():
 
 
 def test_every_option_is_a_render_options_field():
-    fields = set(RenderOptions.__dataclass_fields__)
+    fields = set(records.fields(RenderOptions))
     for option in OPTIONS:
         assert option.field.split(".")[0] in fields, option.field
 

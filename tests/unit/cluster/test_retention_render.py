@@ -236,9 +236,27 @@ def test_a_plain_render_imports_only_what_it_uses(tmp_path):
     assert "postrender.pipeline.render" in imported, "the render ran"
     unwanted = ("postrender.cluster", "postrender.frontends.diff", "postrender.frontends.graph",
                 "postrender.frontends.kustomize_exec", "postrender.completion", "kubernetes",
-                "traceback", "tempfile", "importlib.resources")
-    loaded = [m for m in imported if m in unwanted or m.startswith(tuple(f"{u}." for u in unwanted))]
-    assert loaded == [], f"a plain render loaded {loaded}"
+                "traceback", "tempfile", "importlib.resources",
+                "fractions", "decimal")  # float32 formatting only (syntax/nodes.py)
+    assert _loaded(imported, unwanted) == [], f"a plain render loaded {_loaded(imported, unwanted)}"
+
+
+def test_a_render_with_nothing_to_hash_loads_no_hashlib(tmp_path):
+    # hashlib loads OpenSSL (~3 ms): only a stream with a ConfigMap or Secret needs it.
+    stream = "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec: {ports: [{port: 80}]}\n"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONSTARTUP"}
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "postrender"], input=stream,
+                          capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout == stream
+    imported = [line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines()
+                if line.startswith("import time:")]
+    assert "postrender.pipeline.render" in imported, "the render ran"
+    assert _loaded(imported, ("hashlib", "_hashlib")) == []
+
+
+def _loaded(imported: list[str], unwanted: tuple[str, ...]) -> list[str]:
+    return [m for m in imported if m in unwanted or m.startswith(tuple(f"{u}." for u in unwanted))]
 
 
 def _unreachable_kubeconfig(tmp_path: Path) -> Path:

@@ -1,0 +1,171 @@
+"""`record`: a dataclass whose methods cost nothing until the class is used.
+
+`dataclasses.dataclass` writes each method it adds as source text and
+compiles it when the class is defined, and loading `dataclasses` loads
+`inspect`, `ast`, `dis` and `tokenize`: about a millisecond a class plus
+9 ms, a quarter of a small render's time for some forty classes, most of
+which a given run never instantiates (a stream without ConfigMaps makes no
+`Version`, no `Edit`).
+
+`record` compiles the methods instances use in hot loops (`__init__`,
+`__eq__`, `__hash__`, the order comparisons) in one piece, when the first
+instance is made; they are the code a dataclass generates, so instances are
+built and compared as fast. `__repr__` and a frozen record's refusal to
+assign are plain closures.
+
+What a record supports is what postrender's classes use: `frozen`, `eq`,
+`order`, defaults, `field(default_factory=..., repr=..., compare=...)`,
+`replace` and `fields`. Every annotation in the class body is a field, in
+order (no ClassVar), and a field without a default cannot follow one with a
+default. No inheritance between records.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar, dataclass_transform
+
+T = TypeVar("T")
+
+
+class FrozenRecordError(AttributeError):
+    """A field of a frozen record was assigned or deleted."""
+
+
+class Field:
+    """What `field()` leaves in the class body, read by `record`."""
+
+    __slots__ = ("default_factory", "repr", "compare")
+
+    def __init__(self, default_factory: Callable[[], Any], repr: bool, compare: bool) -> None:
+        self.default_factory = default_factory
+        self.repr = repr
+        self.compare = compare
+
+
+def field(*, default_factory: Callable[[], Any], repr: bool = True, compare: bool = True) -> Any:
+    """A field whose default is made anew for each instance (a list, a dict, ...)."""
+    return Field(default_factory, repr, compare)
+
+
+_NO_DEFAULT = object()
+# The methods record writes; a class body that defines one is refused.
+_WRITTEN = frozenset({"__init__", "__repr__", "__eq__", "__hash__", "__setattr__", "__delattr__",
+                      "__lt__", "__le__", "__gt__", "__ge__"})
+
+
+@dataclass_transform(field_specifiers=(field,))
+def record(cls: type[T] | None = None, /, *, frozen: bool = False, eq: bool = True, order: bool = False) -> Any:
+    """`@record`, `@record(frozen=True)`, `@record(eq=False)`, `@record(order=True)`:
+    as `@dataclass` with the same arguments."""
+
+    def make(cls: type[T]) -> type[T]:
+        _prepare(cls, frozen=frozen, eq=eq, order=order)
+        return cls
+
+    return make if cls is None else make(cls)
+
+
+def fields(obj: Any) -> tuple[str, ...]:
+    """The field names of a record class or instance, in order."""
+    return obj.__record_fields__
+
+
+def replace(obj: T, /, **changes: Any) -> T:
+    """A copy of a record with some fields changed, as `dataclasses.replace`."""
+    values = {name: getattr(obj, name) for name in obj.__record_fields__}  # type: ignore[attr-defined]
+    values.update(changes)
+    return type(obj)(**values)
+
+
+def _prepare(cls: type, *, frozen: bool, eq: bool, order: bool) -> None:
+    written = _WRITTEN & cls.__dict__.keys()
+    if written:
+        raise TypeError(f"{cls.__name__}: a record writes {', '.join(sorted(written))} itself")
+    if order and not eq:
+        raise TypeError(f"{cls.__name__}: order=True needs eq=True")
+    names = tuple(cls.__dict__.get("__annotations__", {}))
+    defaults: dict[str, Any] = {}
+    factories: dict[str, Callable[[], Any]] = {}
+    shown: list[str] = []
+    compared: list[str] = []
+    for name in names:
+        value = cls.__dict__.get(name, _NO_DEFAULT)
+        if isinstance(value, Field):
+            factories[name] = value.default_factory
+            delattr(cls, name)  # as a dataclass does: no shared mutable default on the class
+            if value.repr:
+                shown.append(name)
+            if value.compare:
+                compared.append(name)
+            continue
+        if value is not _NO_DEFAULT:
+            defaults[name] = value  # stays on the class too, as a dataclass leaves it
+        elif defaults or factories:
+            raise TypeError(f"{cls.__name__}: field {name!r} without a default follows one with a default")
+        shown.append(name)
+        compared.append(name)
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        # The first instance: compile the real methods, then build it with them.
+        del cls.__init__  # type: ignore[misc]
+        for method_name, method in _compile(cls, names, defaults, factories, compared, frozen, eq, order).items():
+            setattr(cls, method_name, method)
+        cls.__init__(self, *args, **kwargs)  # type: ignore[misc]
+
+    def __repr__(self: Any) -> str:
+        shown_values = ", ".join(f"{name}={getattr(self, name)!r}" for name in shown)
+        return f"{type(self).__qualname__}({shown_values})"
+
+    cls.__record_fields__ = names  # type: ignore[attr-defined]
+    cls.__init__ = __init__  # type: ignore[misc]
+    cls.__repr__ = __repr__  # type: ignore[method-assign]
+    if eq and not frozen:
+        cls.__hash__ = None  # type: ignore[assignment]  # as a dataclass: equal by value, so unhashable
+    if frozen:
+        def __setattr__(self: Any, name: str, value: Any) -> None:
+            raise FrozenRecordError(f"cannot assign to field {name!r}")
+
+        def __delattr__(self: Any, name: str) -> None:
+            raise FrozenRecordError(f"cannot delete field {name!r}")
+
+        cls.__setattr__ = __setattr__  # type: ignore[method-assign]
+        cls.__delattr__ = __delattr__  # type: ignore[method-assign]
+
+
+def _compile(cls: type, names: tuple[str, ...], defaults: dict[str, Any], factories: dict[str, Callable[[], Any]],
+             compared: list[str], frozen: bool, eq: bool, order: bool) -> dict[str, Any]:
+    """The methods a dataclass would generate for these fields, compiled in one piece."""
+    scope: dict[str, Any] = {"_MISSING": _NO_DEFAULT, "_set": object.__setattr__}
+    parameters, body = [], []
+    for name in names:
+        value = name
+        if name in factories:
+            scope[f"_factory_{name}"] = factories[name]
+            parameters.append(f"{name}=_MISSING")
+            value = f"_factory_{name}() if {name} is _MISSING else {name}"
+        elif name in defaults:
+            scope[f"_default_{name}"] = defaults[name]
+            parameters.append(f"{name}=_default_{name}")
+        else:
+            parameters.append(name)
+        # A frozen record refuses setattr, so its __init__ sets through object's.
+        body.append(f"_set(self, {name!r}, {value})" if frozen else f"self.{name} = {value}")
+    lines = [f"def __init__(self, {', '.join(parameters)}):", *(f"    {line}" for line in body or ["pass"])]
+    mine = "(" + "".join(f"self.{name}, " for name in compared) + ")"
+    theirs = "(" + "".join(f"other.{name}, " for name in compared) + ")"
+    comparisons = {"__eq__": "=="} if eq else {}
+    if order:
+        comparisons.update({"__lt__": "<", "__le__": "<=", "__gt__": ">", "__ge__": ">="})
+    for method_name, operator in comparisons.items():
+        lines += [f"def {method_name}(self, other):",
+                  "    if other.__class__ is self.__class__:",
+                  f"        return {mine} {operator} {theirs}",
+                  "    return NotImplemented"]
+    if eq and frozen:
+        lines += ["def __hash__(self):", f"    return hash({mine})"]
+    exec("\n".join(lines), scope)  # noqa: S102 - our own source, built from the class's field names
+    methods = {key: value for key, value in scope.items() if key.startswith("__") and callable(value)}
+    for method in methods.values():
+        method.__qualname__ = f"{cls.__qualname__}.{method.__name__}"
+    return methods
