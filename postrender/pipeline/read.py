@@ -11,12 +11,12 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from typing import NoReturn
 
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from ..errors import Location, PostrenderError
+from ..records import field, record
 from ..limits import Limits
 from ..syntax.nodes import (
     EXPLICIT_STR_STYLE,
@@ -97,7 +97,7 @@ class Source:
         return f"Source(name={self.name!r}, size={self.size})"
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Document:
     index: int  # 1-based, across all sources
     text: str
@@ -116,7 +116,7 @@ class Document:
     # Its size in libyaml's parse events (see Limits.max_nodes).
     nodes: int = 0
     # Where each line of the text starts, once a line is asked for.
-    line_starts: list[int] | None = field(default=None, repr=False)
+    line_starts: list[int] | None = None
 
     def line_of(self, node: Node) -> int:
         return self.first_line + self.chunk_line(node.start_mark) + 1
@@ -161,7 +161,7 @@ class Document:
         return Location(self.index, where, kind, name, line, self.rendered_line(line))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Rendered:
     """Maps a document's lines to lines of its chart file's rendered text:
     the file's documents, in the order Helm handed them over, joined by
@@ -183,7 +183,7 @@ class Rendered:
         return self.before + (lines - self.origin - len(self.removed)) + 1
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class KubeObject:
     document: Document
     node: MappingNode
@@ -207,7 +207,7 @@ class KubeObject:
         return f"{self.kind}/{ns}{self.name}"
 
 
-@dataclass
+@record
 class Stream:
     sources: list[Source]
     documents: list[Document]

@@ -9,15 +9,14 @@ them out without ever holding the whole output, or its bytes, at once.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..syntax import edit
 from .read import Document, Source, Stream
 from .rewrite import Rewrite
 
 
-@dataclass(frozen=True, slots=True)
-class _Piece:
+class _Piece(NamedTuple):
     """One input document and the edits it gets, in order and checked."""
 
     text: str

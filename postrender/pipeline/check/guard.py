@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import cache
 
 
 from ...fieldspecs.guardrules import guard_rules, squeezed
+from ...records import record
 from ..graph.references import Graph, Path, is_config_object
 from ..index.objects import IMPLICIT
 from ...syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, format_path, get_str, is_string, scalars
@@ -28,7 +28,7 @@ _SKIPPED = {("metadata", "name"), ("metadata", "generateName"), ("metadata", "na
             ("metadata", "labels"), ("metadata", "ownerReferences"), ("metadata", "managedFields")}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Finding:
     referrer: KubeObject
     path: Path

@@ -28,7 +28,7 @@ from typing import Any
 from ...records import field, record
 from ... import fieldspecs
 from ...fieldspecs.guardrules import guard_rules
-from ...fieldspecs import CONFIG_KINDS, FieldSpec, ReferenceTable, pod_path_spec
+from ...fieldspecs import CONFIG_KINDS, ReferenceTable, pod_path_spec
 from ...fieldspecs.walk import SpecIndex
 from .references import Graph, Path, Reference, find_all, lookup
 from ..index.objects import ObjectIndex
