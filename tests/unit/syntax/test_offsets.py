@@ -13,29 +13,26 @@ from postrender.pipeline.read import Source, split
 from postrender.syntax.nodes import Composer, column, line_starts, unique_nodes
 
 
-def _marks(text: str) -> list[tuple[int, int, int, int]]:
-    """(offset, line, column, end offset) of every node, from libyaml's marks."""
-    loader = CBaseLoader(text)
+def _nodes(loader_class, text: str) -> list:
+    loader = loader_class(text)
     try:
         root = loader.get_single_node()
     finally:
         loader.dispose()
-    found = []
-    for node in unique_nodes(root) if root is not None else []:
-        mark = node.start_mark
-        found.append((mark.index, mark.line, mark.column, node.end_mark.index))
-    return sorted(found)
+    return unique_nodes(root) if root is not None else []
+
+
+def _marks(text: str) -> list[tuple[int, int, int, int]]:
+    """(offset, line, column, end offset) of every node, from libyaml's marks."""
+    return sorted((node.start_mark.index, node.start_mark.line, node.start_mark.column, node.end_mark.index)
+                  for node in _nodes(CBaseLoader, text))
 
 
 def _ours(text: str) -> list[tuple[int, int, int, int]]:
-    loader = Composer(text)
-    try:
-        root = loader.get_single_node()
-    finally:
-        loader.dispose()
+    """The same, from the offsets our composer keeps and the text."""
     starts = line_starts(text)
     return sorted((node.start_mark, bisect.bisect_right(starts, node.start_mark) - 1, column(text, node.start_mark),
-                   node.end_mark) for node in unique_nodes(root)) if root is not None else []
+                   node.end_mark) for node in _nodes(Composer, text))
 
 
 CASES = {
