@@ -23,8 +23,12 @@ class Diagnostic:
 
 
 class Reporter:
-    def __init__(self, verbose: bool = False, log_file: str | None = None, stderr: TextIO | None = None):
+    def __init__(self, verbose: bool = False, log_file: str | None = None, stderr: TextIO | None = None,
+                 keep_infos: bool = False):
         self.verbose = verbose
+        # Info lines are kept in `infos` only for a caller that reads them
+        # (diff): a render says one per renamed object and rewritten field.
+        self.keep_infos = keep_infos
         self.stderr = stderr if stderr is not None else sys.stderr
         self.log_path = log_file
         self._log: TextIO | None = None
@@ -39,8 +43,15 @@ class Reporter:
             self._log = open_private_log(self.log_path, "--log-file")
             self._log.write(run_header(host()))
 
+    @property
+    def wants_info(self) -> bool:
+        """Whether an info line goes anywhere (stderr with -v, the log file,
+        `infos`): if not, a caller need not build it."""
+        return self.verbose or self.keep_infos or self._log is not None
+
     def info(self, message: str) -> None:
-        self.infos.append(message)
+        if self.keep_infos:
+            self.infos.append(message)
         if self.verbose:
             self._emit(f"postrender: {message}")
         else:

@@ -154,13 +154,13 @@ def render(sources: list[Source], options: RenderOptions, reporter: Reporter, st
 def _report(graph: Graph, result: Rewrite, reporter: Reporter, productions: Productions,
             broken_nodes: set[int]) -> None:
     """`broken_nodes`: names broken.py reports; they are not warned about twice."""
-    for version in result.renamed:
-        obj = version.obj
-        reporter.info(f"renamed {obj.describe()} -> {version.name}")
-    for ref, new_value in result.rewritten:
-        reporter.info(
-            f"rewrote {ref.referrer.describe()} {ref.field_path}: {ref.prefix}{ref.name} -> {new_value}"
-        )
+    if reporter.wants_info:
+        for version in result.renamed:
+            reporter.info(f"renamed {version.obj.describe()} -> {version.name}")
+        for ref, new_value in result.rewritten:
+            reporter.info(
+                f"rewrote {ref.referrer.describe()} {ref.field_path}: {ref.prefix}{ref.name} -> {new_value}"
+            )
     for ref in graph.references:
         if ref.resolution is Resolution.RESOLVED:
             continue  # most references: nothing to say, so no text to build
@@ -193,7 +193,7 @@ def _report_analysis(analysis: Analysis, reporter: Reporter) -> None:
     for note in analysis.notes:
         reporter.info(note)
     warned = set(analysis.policy.excluded.values())
-    for version in analysis.plan.versions:
+    for version in analysis.plan.versions if reporter.wants_info else ():
         # Reloader's reasons are warnings already (above).
         if version.excluded is not None and version.excluded not in warned:
             reporter.info(f"{version.obj.describe()} keeps its name: {version.excluded}")
@@ -203,6 +203,6 @@ def _report_analysis(analysis: Analysis, reporter: Reporter) -> None:
             reporter.info(f"{where}: {dep.kind}/{dep.name} is not a ConfigMap or Secret; not hashed")
         elif dep.target is None:
             reporter.warn(f"{where}: {dep.kind} {dep.name!r} is not in the stream; not hashed")
-    for place in analysis.config_hashes:
+    for place in analysis.config_hashes if reporter.wants_info else ():
         reporter.info(f"set {place.obj.describe()} {place.field_path} over "
                       + ", ".join(f"{kind}/{name}" for kind, name, _ in sorted(place.items)))

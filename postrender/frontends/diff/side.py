@@ -109,7 +109,7 @@ class Side:
 
 
 def build(label: str, sources: list[Source], options: RenderOptions) -> Side:
-    quiet = Reporter(stderr=io.StringIO())
+    quiet = Reporter(stderr=io.StringIO(), keep_infos=True)
     try:
         # A name the render would leave on a removed object fails a render; a
         # diff reports it (a reference that does not roll) instead, as graph does.

@@ -47,7 +47,7 @@ def _render(text: str, argv: str, pruned: bool) -> tuple[str, list[str], list[st
     args = parse([*shlex.split(argv), "-v"])
     options = render_options(args)
     sources = [Source("input.yaml", text)]
-    reporter = Reporter(verbose=True, stderr=io.StringIO())
+    reporter = Reporter(verbose=True, stderr=io.StringIO(), keep_infos=True)
     stream = None if pruned else read(sources, options.limits)
     try:
         output = render(sources, options, reporter, stream).output

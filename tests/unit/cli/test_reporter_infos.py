@@ -1,0 +1,50 @@
+"""Info lines (renamed, rewrote, keeps its name...) cost a string each per
+object: they are built only when they go somewhere."""
+
+import io
+
+from postrender.options import RenderOptions
+from postrender.pipeline.read import Source
+from postrender.pipeline.render import render
+from postrender.report import Reporter
+
+STREAM = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: app}
+data: {a: "1"}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  template:
+    spec:
+      containers: [{name: web, image: nginx, envFrom: [{configMapRef: {name: app}}]}]
+"""
+
+
+def _render(reporter: Reporter) -> Reporter:
+    render([Source(None, STREAM)], RenderOptions(), reporter)
+    return reporter
+
+
+def test_infos_are_kept_only_when_asked_for():
+    quiet = _render(Reporter(stderr=io.StringIO()))
+    assert not quiet.wants_info and quiet.infos == []
+    kept = _render(Reporter(stderr=io.StringIO(), keep_infos=True))
+    assert any(line.startswith("renamed ConfigMap/app -> app-") for line in kept.infos), kept.infos
+    assert any(line.startswith("rewrote Deployment/web ") for line in kept.infos), kept.infos
+
+
+def test_verbose_and_the_log_file_still_get_every_info_line(tmp_path):
+    stderr = io.StringIO()
+    _render(Reporter(verbose=True, stderr=stderr))
+    assert "postrender: renamed ConfigMap/app -> app-" in stderr.getvalue()
+    log = tmp_path / "log"
+    reporter = Reporter(log_file=str(log), stderr=io.StringIO())
+    reporter.open_log()
+    assert reporter.wants_info
+    _render(reporter)
+    reporter.close()
+    assert "postrender: rewrote Deployment/web " in log.read_text()
