@@ -1,7 +1,7 @@
 """What the stages after read need of each document, so read can drop the rest.
 
 Every document stays alive from read to write, and a composed node costs
-some 330 bytes: kept whole, the node graphs are most of a render's memory.
+some 210 bytes: kept whole, the node graphs are most of a render's memory.
 Each stage says which nodes of an object it reads (its `reads`); this module
 asks them all while the document is fresh and prunes the rest
 (syntax/prune.py). Kept whole: ConfigMaps and Secrets (hashed, copied,
@@ -42,8 +42,9 @@ class Needs:
     def __init__(self, table: ReferenceTable, smallest: int | None = None) -> None:
         self._smallest = SMALLEST_PRUNED if smallest is None else smallest
         self._table = table
-        self._pod_strings: SpecIndex | None = None  # built when a document is first pruned
-        self._looked_up = table.kind_from_kinds()
+        # Built when a document is first pruned: most renders prune none.
+        self._pod_strings: SpecIndex | None = None
+        self._looked_up: frozenset[str] | None = None
 
     def __call__(self, doc: Document, objects: list[KubeObject]) -> None:
         if doc.root is None or doc.shared or not objects or doc.nodes < self._smallest or MERGE_KEY in doc.text:
@@ -58,6 +59,8 @@ class Needs:
         prune(doc.text, doc.root, keep, whole, guard.may_flag)
 
     def _reads(self, obj: KubeObject) -> Iterator[tuple[Node, bool]]:
+        if self._looked_up is None:
+            self._looked_up = self._table.kind_from_kinds()
         if is_config_object(obj) or obj.kind in self._looked_up:
             yield obj.node, True
             return
