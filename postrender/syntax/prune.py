@@ -1,6 +1,6 @@
 """Dropping the parts of a composed document no later stage reads.
 
-A composed node costs some 330 bytes, and a stream's documents are all
+A kept node costs some 210 bytes, and a stream's documents are all
 alive until the output is written: at 20,000 objects the node graphs are
 most of a render's memory. Most of a workload is never read again once its
 document is checked (probes, resources, ports, a CRD's schema), so each
