@@ -226,3 +226,30 @@ def test_json_shows_names_read_by_programs_and_broken_references():
     assert "(--settings)" in reasons["edge-controller"] and "(SETTINGS_NAME)" in reasons["policy-config"]
     assert reasons["leader-config"].startswith("Role/ops/edge grants get/update on it by name")
     assert reasons["webhook-cert"].startswith("no data")
+
+
+def test_control_characters_from_the_stream_are_spelled_out():
+    # A name is the stream's text: a terminal escape or a line break in it
+    # must not reach the terminal, nor end a Mermaid line.
+    name = '"web\\e[31m\\nred"'
+    stream = f"""\
+apiVersion: v1
+kind: ConfigMap
+metadata: {{name: {name}}}
+data: {{a: "1"}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: web}}
+spec:
+  template:
+    spec:
+      containers: [{{name: web, image: nginx, envFrom: [{{configMapRef: {{name: {name}}}}}]}}]
+"""
+    for fmt in ("table", "dot", "mermaid"):
+        result = run_postrender(["graph", "-o", fmt], stream)
+        assert result.status == 0, result.stderr
+        assert "\x1b" not in result.stdout, fmt
+        assert "x1b[31m" in result.stdout, (fmt, result.stdout)
+        if fmt != "dot":  # Graphviz labels keep their line breaks, as \n
+            assert "web\\x1b[31m\\x0ared" in result.stdout, (fmt, result.stdout)

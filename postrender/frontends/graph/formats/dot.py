@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from ....diagnostics import escape_controls
 from ..view import View
 from ._nodes import graph_nodes
 
 
 def _dot_text(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+    # Line breaks are Graphviz's; any other control character is spelled out.
+    lines = (escape_controls(line).replace("\\", "\\\\").replace('"', '\\"') for line in text.split("\n"))
+    return '"' + "\\n".join(lines) + '"'
 
 
 _DOT_STYLE = {

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from ....diagnostics import escape_controls
 from ..view import View
 from ._nodes import graph_nodes
 
 
 def _mermaid_text(text: str) -> str:
     # Inside quotes only the quote itself ends a label; `<` would start HTML.
-    escaped = text.replace("#", "#35;").replace('"', "#quot;").replace("<", "#lt;")
+    # A line break or other control character is spelled out: it would end
+    # the line, or reach a terminal.
+    escaped = escape_controls(text).replace("#", "#35;").replace('"', "#quot;").replace("<", "#lt;")
     return '"' + escaped + '"'
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ....diagnostics import escape_controls
 from ....pipeline.plan.versions import UNREFERENCED
 from ....vocabulary import ANNOTATION_ORIGINAL_NAME, LABEL_BASE_NAME, LABEL_CONTENT_HASH, LABEL_VERSIONED
 from ..view import ConfigNode, View, target_label
@@ -32,6 +33,9 @@ def write(view: View) -> str:
 
 
 def columns(rows: list[tuple[str, ...]]) -> list[str]:
+    # Names and keys come from the stream: a control character in one (a
+    # terminal escape, say) is spelled out, as in diagnostics.
+    rows = [tuple(escape_controls(cell) for cell in row) for row in rows]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return ["  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in rows]
 
