@@ -257,6 +257,11 @@ def _document_starts(text: str, count: _Count | None = None) -> list[int]:
             return starts
 
 
+def opens_with_marker(text: str) -> bool:
+    """Whether text starts with a `---` document marker (`---kind:` is a key)."""
+    return _DOCUMENT_START.match(text) is not None
+
+
 def _lines(text: str) -> Iterator[str]:
     """Lines one at a time: callers stop at the first that matters."""
     start = 0

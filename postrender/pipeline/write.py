@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from ..syntax import edit
-from .read import Document, Source, Stream
+from .read import Document, Source, Stream, opens_with_marker
 from .rewrite import Rewrite
 
 
@@ -37,22 +37,24 @@ class Output:
         last = None  # the part given out last
         previous_source = None
         for piece in self._pieces:
+            text = piece.text if piece.edits is None else piece.edits.apply(piece.text)
             if previous_source is not None and piece.source is not previous_source:
+                # A byte-order mark opens a file, not a document inside a stream.
+                text = text.lstrip("\ufeff")
                 if last and not last.endswith("\n"):
                     yield (last := piece.newline)
-                if not piece.text.startswith("---"):
+                if not opens_with_marker(text):
                     yield (last := "---" + piece.newline)
             previous_source = piece.source
+            yield (last := text)
             if piece.edits is None:
-                yield (last := piece.text)
                 continue
-            yield (last := piece.edits.apply(piece.text))
             for copy in piece.copies:
                 if last and not last.endswith("\n"):
                     yield (last := piece.newline)
-                text = copy.apply(piece.text)
-                if not text.startswith("---"):
-                    text = "---" + piece.newline + text.lstrip("\ufeff")
+                text = copy.apply(piece.text).lstrip("\ufeff")
+                if not opens_with_marker(text):
+                    text = "---" + piece.newline + text
                 yield (last := text)
 
 

@@ -38,3 +38,21 @@ def test_edits_that_cannot_be_written_fail_before_any_part():
     with pytest.raises(UnicodeEncodeError):
         Splice([Edit(0, 1, "\udc80")])
     assert Splice([Edit(0, 1, "é"), Edit(2, 2, "!")]).apply("abc") == "éb!c"
+
+
+@pytest.mark.parametrize("lead", ["---kind: x\n", "---\t# a marker\n", "\ufeff---\n", "# a comment\n", ""])
+def test_a_copy_and_a_next_source_are_documents_of_their_own(lead):
+    # `---kind:` opens with three dashes but is a key, not a document marker:
+    # the writer must still separate the unsuffixed copy and the next source.
+    from postrender.limits import Limits
+    from postrender.pipeline.read import read
+
+    config = lead + CM.format(name="cfg") + "\n"
+    sources = [Source("a.yaml", DEPLOY), Source("b.yaml", config)]
+    output = render(sources, RenderOptions(keep_original="all"), Reporter(stderr=io.StringIO())).output
+    stream = read([Source(None, output)], Limits())
+    assert [(o.kind, o.name) for o in stream.objects] == [
+        ("Deployment", "app"), ("ConfigMap", stream.objects[1].name), ("ConfigMap", "cfg")], output
+    assert stream.objects[1].name.startswith("cfg-")
+    again = render([Source(None, output)], RenderOptions(keep_original="all"), Reporter(stderr=io.StringIO()))
+    assert again.output == output
