@@ -206,9 +206,9 @@ def _retention(retention: Retention, result: Rewrite) -> None:
         if mark.keep:
             values["annotations"] = dict(mark.keep)
         result.edits_of(mark.obj.document).set(mark.obj.node, {"metadata": values})
-    for record in retention.records:
-        result.edits_of(record.referrer.document).set(
-            record.holder, {"metadata": {"annotations": {ANNOTATION_REFS: record.value}}})
+    for refs in retention.records:
+        result.edits_of(refs.referrer.document).set(
+            refs.holder, {"metadata": {"annotations": {ANNOTATION_REFS: refs.value}}})
 
 
 def _grant(graph: Graph, plan: Plan, ref: Reference, alive: set[tuple[str, str, str]], result: Rewrite) -> None:
