@@ -51,6 +51,8 @@ HELM4_FILENAME_ANNOTATION = "postrenderer.helm.sh/postrender-filename"
 # Helm 4 adds annotations under this prefix for the post-renderer and removes them after.
 HELM4_ANNOTATION_PREFIX = "postrenderer.helm.sh/"
 
+# A document marker line, as a pattern: opens_with_marker tests it by hand
+# (faster), and a test checks the two agree.
 _DOCUMENT_START = re.compile(r"^---(?=[ \t\r\n]|$)", re.M)
 _SOURCE_COMMENT = re.compile(r"^# Source: (.+?)\r?$", re.M)
 _MARKER_LINE = re.compile(r"(?:---|\.\.\.)(?:[ \t]+#.*)?")
@@ -237,7 +239,7 @@ def split(source: Source, count: _Count | None = None) -> list[tuple[str, int]]:
 
 
 def _document_starts(text: str, count: _Count | None = None) -> list[int]:
-    """Offsets of the `---` lines (what _DOCUMENT_START matches).
+    """Offsets of the `---` lines (opens_with_marker).
 
     str.find runs at memory speed; a MULTILINE regex tries every offset,
     which is most of the time spent on a 50 MB ConfigMap.
@@ -246,7 +248,7 @@ def _document_starts(text: str, count: _Count | None = None) -> list[int]:
     newline = -1  # as if the text followed a line break
     while True:
         at = newline + 1
-        if text.startswith("---", at) and (at + 3 == len(text) or text[at + 3] in " \t\r\n"):
+        if opens_with_marker(text, at):
             if count is not None and len(starts) > count.spare_objects:
                 # The documents before this one, each ended (as read() counts them).
                 ended = len(starts) + (0 if at == 0 or starts and starts[0] == 0 else 1)
@@ -257,9 +259,10 @@ def _document_starts(text: str, count: _Count | None = None) -> list[int]:
             return starts
 
 
-def opens_with_marker(text: str) -> bool:
-    """Whether text starts with a `---` document marker (`---kind:` is a key)."""
-    return _DOCUMENT_START.match(text) is not None
+def opens_with_marker(text: str, at: int = 0) -> bool:
+    """Whether a `---` document marker starts at `at` (`---kind:` is a key):
+    the one rule the splitter and the writer share."""
+    return text.startswith("---", at) and (at + 3 == len(text) or text[at + 3] in " \t\r\n")
 
 
 def _lines(text: str) -> Iterator[str]:
@@ -354,7 +357,7 @@ class _Count:
 # Drops from a document what no later stage reads, once its objects are
 # known (pipeline/needs.py): read keeps every document until the end, and
 # most of a composed document is never read again.
-Pruner = Callable[["Document", list["KubeObject"]], None]
+Pruner = Callable[[Document, list[KubeObject]], None]
 
 
 def read(sources: list[Source], limits: Limits, prune: Pruner | None = None) -> Stream:
