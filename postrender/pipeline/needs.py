@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..fieldspecs import ReferenceTable
-from ..fieldspecs.walk import SpecIndex
 from ..syntax.nodes import MERGE_KEY, Node, get
 from ..syntax.prune import prune
 from .check import guard
@@ -42,25 +41,33 @@ class Needs:
     def __init__(self, table: ReferenceTable, smallest: int | None = None) -> None:
         self._smallest = SMALLEST_PRUNED if smallest is None else smallest
         self._table = table
-        # Built when a document is first pruned: most renders prune none.
-        self._pod_strings: SpecIndex | None = None
-        self._looked_up: frozenset[str] | None = None
+        # Made when a document is first pruned: most renders prune none.
+        self._readers: _Readers | None = None
 
     def __call__(self, doc: Document, objects: list[KubeObject]) -> None:
         if doc.root is None or doc.shared or not objects or doc.nodes < self._smallest or MERGE_KEY in doc.text:
             return
+        if self._readers is None:
+            self._readers = _Readers(self._table)
         keep: set[int] = set()
         whole: set[int] = set()
         for obj in objects:
-            for node, all_of_it in self._reads(obj):
+            for node, all_of_it in self._readers.reads(obj):
                 (whole if all_of_it else keep).add(id(node))
         if id(doc.root) in whole:
             return
         prune(doc.text, doc.root, keep, whole, guard.may_flag)
 
-    def _reads(self, obj: KubeObject) -> Iterator[tuple[Node, bool]]:
-        if self._looked_up is None:
-            self._looked_up = self._table.kind_from_kinds()
+
+class _Readers:
+    """What the stages read of one object, asked of each in turn."""
+
+    def __init__(self, table: ReferenceTable) -> None:
+        self._table = table
+        self._pod_strings = byname.pod_string_specs(table)
+        self._looked_up = table.kind_from_kinds()
+
+    def reads(self, obj: KubeObject) -> Iterator[tuple[Node, bool]]:
         if is_config_object(obj) or obj.kind in self._looked_up:
             yield obj.node, True
             return
@@ -69,8 +76,5 @@ class Needs:
         if metadata is not None:
             yield metadata, True
         yield from references.reads(obj, self._table)
-        if self._pod_strings is None:
-            self._pod_strings = byname.pod_string_specs(self._table)
         yield from byname.reads(obj, self._pod_strings)
         yield from producers.reads(obj)
-
