@@ -452,13 +452,6 @@ def go_key(key: Node) -> object:
     return (type(value).__name__, value)
 
 
-def entries_direct(node: MappingNode) -> Iterator[tuple[Node, Node]]:
-    for key, value in node.value:
-        if is_merge_key(key):
-            continue
-        yield key, value
-
-
 def get(node: Node | None, key: str) -> Node | None:
     """The value of the key written `key` that Kubernetes reads as `key`, merge keys applied."""
     if not isinstance(node, MappingNode):
