@@ -19,6 +19,7 @@ import signal
 import stat
 import sys
 from collections.abc import Callable, Iterable, Sequence
+from typing import NoReturn
 
 from .records import record
 from .errors import PostrenderError, UsageError
@@ -208,8 +209,11 @@ def _render(args: argparse.Namespace, reporter: Reporter) -> str | Iterable[str]
     resource_list = None if args.krm else krm.detect(sources, options.limits)
     if args.krm or resource_list is not None:
         return krm.run(sources, options, reporter, resource_list)
-    # Part by part: the analysis (node graphs and all) is let go before the writing.
-    return render(sources, options, reporter).written
+    result = render(sources, options, reporter)
+    if _left_to_exit is not None:
+        _left_to_exit.append(result)  # see run()
+    # Part by part: the writing holds the documents' text and edits, not their node graphs.
+    return result.written
 
 
 def _graph(args: argparse.Namespace, reporter: Reporter) -> str:
@@ -418,6 +422,39 @@ def _bare_keep_original(args: list[str]) -> list[str]:
             return out + args[i:]
         out.append("--keep-original=all" if arg == "--keep-original" else arg)
     return out
+
+
+# Set by run(): what a render leaves for the process's end to drop.
+_left_to_exit: list[object] | None = None
+
+
+def run() -> NoReturn:
+    """The console script and `python -m postrender`: main(), then the process ends at once.
+
+    A render's node graphs are millions of small objects. Freed one by one,
+    then the interpreter's own teardown, they cost a few percent of a large
+    render, for memory the process is about to give back whole. By the time
+    main() returns, all it promised is done: the output written and flushed,
+    or a file replaced; the log closed. So the render's analysis is kept
+    until here, and the process leaves with os._exit, which skips both.
+    """
+    global _left_to_exit
+    _left_to_exit = []
+    # And the cyclic collector stays off while the kept analysis is alive
+    # (see _without_cyclic_gc): the process ends before it could matter.
+    gc.disable()
+    status = main()
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError, AttributeError):
+        # What Python's own exit would do when the last flush fails: say
+        # nothing more (the reporter had its say), but not succeed.
+        status = status or 1
+    try:
+        sys.stderr.flush()
+    except (OSError, ValueError, AttributeError):
+        pass
+    os._exit(status)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
