@@ -43,6 +43,8 @@ CASES = {
     "block scalar": "a: |\n  one\n  two\nb: >-\n  three\n\nc: 4\n",
     "explicit keys": "? a\n: 1\n? [b, c]\n: 2\n",
     "anchors": "a: &x {b: 1}\nc: *x\n",
+    # Past the table of shared offsets (to_offsets), and a scalar across its end.
+    "long": "".join(f"key{i}: value-{i}\n" for i in range(1500)) + "last: " + "x" * 20000 + "\n",
 }
 
 
@@ -68,3 +70,18 @@ def test_any_written_stream(drawn):
     for chunk, _ in split(Source(None, text.lstrip("\ufeff"))):
         if chunk.strip():
             assert _ours(chunk) == _marks(chunk)
+
+
+def test_recurring_texts_and_offsets_are_one_object():
+    # Every document of a stream has its own `name` key at its own offset 42:
+    # one shared object each, not one per node (a sixth of a large render).
+    text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  labels: {app: web}\n"
+    first, second = _nodes(Composer, text), _nodes(Composer, text)
+    assert len(first) == len(second) > 8
+    for one, other in zip(first, second):
+        assert one.start_mark is other.start_mark and one.end_mark is other.end_mark
+        if isinstance(one.value, str):
+            assert one.value is other.value
+    unique = "x" * 100  # long texts are mostly unique: not interned
+    one, other = ([n for n in _nodes(Composer, f"k: {unique}\n") if n.value == unique][0] for _ in range(2))
+    assert one.value is not other.value
