@@ -183,6 +183,8 @@ Hit = tuple[ScalarNode, Node | None, Path]
 def _hits(obj: KubeObject, compiled: Compiled) -> list[tuple[FieldSpec, list[Hit]]]:
     """The leaves each spec reaches in one walk of the object, specs in table
     order, each spec's leaves in document order (the order references keep)."""
+    if not compiled.may_reach(obj.document.text):
+        return []
     by_spec: dict[int, list[Hit]] = {}
     for ends, node, parent, path in walk(compiled.tree, obj.node, YamlNodes):
         hit = (node, parent, path)
