@@ -121,8 +121,10 @@ def runs_before_apply(obj: KubeObject, table: ReferenceTable) -> bool:
     """A hook that runs before the release's other objects are applied
     (pre-install, pre-upgrade, PreSync): what it names must exist already."""
     for annotation, values in table.before_apply.items():
-        phases = {phase.strip() for phase in obj.annotations.get(annotation, "").split(",")}
-        if phases & values:
+        written = obj.annotations.get(annotation, "")
+        # Most objects carry none of these annotations: nothing to split
+        # (the empty text's one phase is "", rarely a value listed).
+        if (written or "" in values) and {phase.strip() for phase in written.split(",")} & values:
             return True
     return False
 
