@@ -78,11 +78,54 @@ class Compiled:
     """The specs that apply to one (kind, group, version), in table order,
     and the prefix tree of their paths."""
 
-    __slots__ = ("specs", "tree")
+    __slots__ = ("specs", "tree", "_last_keys")
 
     def __init__(self, specs: list[FieldSpec]) -> None:
         self.specs = tuple(specs)
         self.tree = path_tree(spec.path for spec in specs)
+        self._last_keys = _last_keys(self.specs)
+
+    def may_reach(self, text: str) -> bool:
+        """Whether some spec's path may reach a leaf in a YAML document
+        written `text`: False only when, for every spec, the last key its
+        path names is nowhere in the text as a key could be written. A
+        Service meets two annotation specs; a workload without `args` or
+        `env` values needs no walk for the specs that end there.
+
+        Without a backslash (an escape in a double-quoted scalar) the text
+        of every key is in the document as written: a key is found only
+        where its text is the key's whole text (see nodes.get), and an alias
+        or merge key (`<<`) names a node written in the same document."""
+        words = self._last_keys
+        if words is None or "\\" in text:
+            return True
+        return any(_written(text, word) for word in words)
+
+
+def _last_keys(specs: tuple[FieldSpec, ...]) -> tuple[str, ...] | None:
+    """The last key each spec's path names, or None when a path names none
+    (`*` only) or one a document may write other than as itself (a key
+    with whitespace or a quote could be folded or escaped)."""
+    words: dict[str, None] = {}
+    for spec in specs:
+        named = [segment.key for segment in spec.path if segment.key != WILDCARD]
+        if not named or any(c.isspace() or c in "'\"" for c in named[-1]):
+            return None
+        words[named[-1]] = None
+    return tuple(words)
+
+
+def _written(text: str, word: str) -> bool:
+    """Whether `word` is in `text` where a key could end: not followed by a
+    letter, digit or `_` (`value` in `valueFrom:` is no key `value`). A key's
+    text ends at a `:`, a quote, a space, a line break or a flow indicator."""
+    at = text.find(word)
+    while at >= 0:
+        after = at + len(word)
+        if after == len(text) or not (text[after].isalnum() or text[after] == "_"):
+            return True
+        at = text.find(word, at + 1)
+    return False
 
 
 def path_tree(paths: Iterable[tuple[Segment, ...]]) -> PathTree:

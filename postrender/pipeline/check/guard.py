@@ -147,9 +147,8 @@ def _candidates(obj: KubeObject, texts: set[str]) -> Iterator[tuple[ScalarNode, 
         if isinstance(node, ScalarNode):
             yield node, path, parent
         elif isinstance(node, MappingNode):
+            # Every key is a scalar: read.py refuses any other.
             for key, value in reversed(node.value):
-                if not isinstance(key, ScalarNode):
-                    continue
                 if not isinstance(value, ScalarNode) or value.value in texts or key.value == "value":
                     stack.append((value, path + (key.value,), node))
         elif isinstance(node, SequenceNode):

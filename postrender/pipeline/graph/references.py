@@ -121,8 +121,10 @@ def runs_before_apply(obj: KubeObject, table: ReferenceTable) -> bool:
     """A hook that runs before the release's other objects are applied
     (pre-install, pre-upgrade, PreSync): what it names must exist already."""
     for annotation, values in table.before_apply.items():
-        phases = {phase.strip() for phase in obj.annotations.get(annotation, "").split(",")}
-        if phases & values:
+        written = obj.annotations.get(annotation, "")
+        # Most objects carry none of these annotations: nothing to split
+        # (the empty text's one phase is "", rarely a value listed).
+        if (written or "" in values) and {phase.strip() for phase in written.split(",")} & values:
             return True
     return False
 
@@ -183,6 +185,8 @@ Hit = tuple[ScalarNode, Node | None, Path]
 def _hits(obj: KubeObject, compiled: Compiled) -> list[tuple[FieldSpec, list[Hit]]]:
     """The leaves each spec reaches in one walk of the object, specs in table
     order, each spec's leaves in document order (the order references keep)."""
+    if not compiled.may_reach(obj.document.text):
+        return []
     by_spec: dict[int, list[Hit]] = {}
     for ends, node, parent, path in walk(compiled.tree, obj.node, YamlNodes):
         hit = (node, parent, path)

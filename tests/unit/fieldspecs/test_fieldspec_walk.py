@@ -7,12 +7,14 @@ from conftest import FIXTURES
 
 from postrender import fieldspecs
 from postrender.fieldspecs.walk import WILDCARD, Compiled, walk
-from postrender.pipeline.graph.references import YamlNodes
+from postrender.pipeline.graph.byname import pod_string_specs
+from postrender.pipeline.graph.references import YamlNodes, find
 from postrender.pipeline.read import Source, read
 from postrender.options import RenderOptions
 from postrender.syntax.nodes import MappingNode, ScalarNode, SequenceNode, entries, get
 
 TABLE = fieldspecs.load_table()
+POD_STRINGS = pod_string_specs(TABLE)
 
 
 def _alone(node, segments, path=()):
@@ -113,3 +115,44 @@ def test_shapes_that_share_prefixes():
     assert [v for v, _ in found["spec/merged/env/value"]] == ["i", "j"]
     assert [v for v, _ in found["spec/*/name"]] == ["d", "e", "f", "h", "k"]
     assert [v for v, _ in found["spec/any/*/name"]] == ["l", "m"]
+
+
+def test_a_document_the_text_test_skips_has_no_leaf_to_reach():
+    # may_reach is a superset: wherever it says no, the walk finds nothing.
+    # Both tables: the references', and byname's strings in pod specs.
+    skipped = 0
+    for obj in _objects():
+        for table in (TABLE, POD_STRINGS):
+            compiled = table.applicable(obj.kind, obj.group, obj.api_version.rpartition("/")[2])
+            if compiled is None or compiled.may_reach(obj.document.text):
+                continue
+            skipped += 1
+            assert list(walk(compiled.tree, obj.node, YamlNodes)) == [], obj.describe()
+    assert skipped > 30  # workloads without args or env values; Services
+
+
+def _compiled(*paths):
+    return Compiled([fieldspecs.FieldSpec("ConfigMap", "Pod", None, None, fieldspecs.parse_path(p), p) for p in paths])
+
+
+def test_a_key_counts_only_where_it_could_end():
+    compiled = _compiled("spec/containers/env/value", "spec/containers/args")
+    assert not compiled.may_reach("env:\n- name: A\n  valueFrom: {}\n  value_2: x\n")
+    assert compiled.may_reach("env:\n- name: A\n  value: x\n")
+    assert compiled.may_reach('{"env": [{"value": "x"}]}')
+    assert compiled.may_reach("args: [a]")
+    assert compiled.may_reach("args")  # at the very end
+
+
+def test_an_escape_or_a_path_of_wildcards_always_walks():
+    compiled = _compiled("spec/containers/env/value")
+    assert compiled.may_reach('env: [{"v\\x61lue": x}]')  # "value", escaped
+    assert _compiled("*").may_reach("nothing here")
+    assert _compiled("spec/*/name", "a/b c").may_reach("nothing here")  # a key a document may fold
+
+
+def test_an_escaped_key_is_still_found():
+    compiled = _compiled("spec/containers/env/value")
+    text = 'kind: Pod\nmetadata: {name: p}\nspec: {containers: [{env: [{"v\\x61lue": x}]}]}\n'
+    obj = read([Source("t", text)], RenderOptions().limits).objects[0]
+    assert [ref.name for ref in find(obj, compiled.specs[0])] == ["x"]
