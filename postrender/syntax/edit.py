@@ -11,8 +11,9 @@ import json
 import re
 from array import array
 from functools import lru_cache
+from operator import itemgetter
+from typing import NamedTuple
 
-from ..records import record
 from .jsontext import dumps
 from .nodes import (
     EXPLICIT_STR_STYLE,
@@ -28,11 +29,16 @@ from .nodes import (
     plain_is_string,
 )
 
-@record(frozen=True, order=True)
-class Edit:
+class Edit(NamedTuple):
+    """Replace text[start:end] by `text` (an insertion when start == end).
+    A tuple: a document gets a dozen, hashed and sorted in C."""
+
     start: int
     end: int
     text: str
+
+
+_POSITION = itemgetter(0, 1)  # an Edit's (start, end)
 
 
 Value = str | bool | dict[str, "Value"]
@@ -47,7 +53,7 @@ class Splice:
 
     def __init__(self, edits: list[Edit]) -> None:
         # Duplicates arise when an alias makes two references one node.
-        ordered = sorted(dict.fromkeys(edits), key=lambda e: (e.start, e.end))
+        ordered = sorted(dict.fromkeys(edits), key=_POSITION)
         bounds = array("q")  # start, end and the new text's length, edit by edit
         position = 0
         for edit in ordered:
@@ -147,10 +153,10 @@ def render_scalar(value: str | bool, style: str | None = None) -> str:
     a string, single-quoted when asked and possible, else double-quoted."""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if not style:
+        return _plain_or_quoted(value)
     if style == "'" and "\n" not in value and not _UNSAFE_IN_QUOTES.search(value) and value.isprintable():
         return "'" + value.replace("'", "''") + "'"
-    if style in ("", None):
-        return _plain_or_quoted(value)
     return quote(value)
 
 
@@ -273,12 +279,19 @@ def _first_entry(text: str, key: Node) -> tuple[int, int]:
     """Offset and column of a block mapping's first entry: its key's (with
     any anchor or tag), or the `?` in front of an explicit key."""
     start = key.start_mark
-    before = text[text.rfind("\n", 0, start) + 1 : start]
+    line_start = text.rfind("\n", 0, start) + 1
+    before = text[line_start:start]
+    # The column counts from the last line break of any kind (and past a
+    # byte-order mark): mostly the last "\n", which is known already.
+    key_column = column(text, start) if line_start == 0 or _OTHER_BREAK.search(before) else start - line_start
     indicator = before.rstrip(" \t")
     if indicator.endswith("?"):
         back = len(before) - (len(indicator) - 1)
-        return start - back, column(text, key.start_mark) - back
-    return start, column(text, key.start_mark)
+        return start - back, key_column - back
+    return start, key_column
+
+
+_OTHER_BREAK = re.compile("[\r\x85\u2028\u2029]")  # line breaks other than "\n" (nodes.LINE_BREAK)
 
 
 def _line_end_anchor(text: str, mapping: MappingNode) -> int | None:
@@ -294,9 +307,9 @@ def _line_end_anchor(text: str, mapping: MappingNode) -> int | None:
             continue
         if value.start_mark < key.end_mark:  # an alias to an earlier node
             continue
-        if not one_line(text, key.start_mark, value.end_mark):
-            continue
         if value.end_mark == value.start_mark:  # empty value: `key:`
+            continue
+        if not one_line(text, key.start_mark, value.end_mark):
             continue
         end = text.find("\n", value.end_mark)
         if end == -1:
@@ -307,13 +320,13 @@ def _line_end_anchor(text: str, mapping: MappingNode) -> int | None:
 
 def _block_lines(values: dict[str, Value], indent: int, step: int = 2) -> list[str]:
     lines: list[str] = []
+    margin = " " * indent
     for key, value in values.items():
-        rendered_key = render_scalar(key, "")
         if isinstance(value, dict):
-            lines.append(" " * indent + rendered_key + ":")
+            lines.append(margin + _plain_or_quoted(key) + ":")
             lines.extend(_block_lines(value, indent + step, step))
         else:
-            lines.append(" " * indent + rendered_key + ": " + render_scalar(value, ""))
+            lines.append(margin + _plain_or_quoted(key) + ": " + render_scalar(value))
     return lines
 
 
