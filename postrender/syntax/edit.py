@@ -17,6 +17,7 @@ from typing import NamedTuple
 from .jsontext import dumps
 from .nodes import (
     EXPLICIT_STR_STYLE,
+    PLAIN_HINTS,
     PROPERTIES,
     MappingNode,
     Node,
@@ -54,15 +55,15 @@ class Splice:
     def __init__(self, edits: list[Edit]) -> None:
         # Duplicates arise when an alias makes two references one node.
         ordered = sorted(dict.fromkeys(edits), key=_POSITION)
-        bounds = array("q")  # start, end and the new text's length, edit by edit
+        bounds: list[int] = []  # start, end and the new text's length, edit by edit
         position = 0
-        for edit in ordered:
-            if edit.start < position:
-                raise AssertionError(f"overlapping edits at offset {edit.start}")
-            bounds.extend((edit.start, edit.end, len(edit.text)))
-            position = edit.end
-        self._bounds = bounds
-        self._texts = "".join(edit.text for edit in ordered)
+        for start, end, text in ordered:
+            if start < position:
+                raise AssertionError(f"overlapping edits at offset {start}")
+            bounds += (start, end, len(text))
+            position = end
+        self._bounds = array("q", bounds)
+        self._texts = "".join([text for _, _, text in ordered])
         # The stream goes out as UTF-8, a part at a time: text that cannot be
         # encoded (a lone surrogate from a YAML escape) must fail here, before any.
         self._texts.encode("utf-8")
@@ -85,6 +86,8 @@ class Splice:
 def content_start(text: str, node: Node) -> int:
     """Offset of a node's content, past any anchor or tag written before it."""
     start = node.start_mark
+    if text[start : start + 1] not in ("&", "!"):  # most nodes: no anchor, no tag
+        return start
     match = PROPERTIES.match(text, start)
     # An empty node (`key: &a` at a line end): the properties are all there is.
     return min(match.end(), node.end_mark) if match else start
@@ -176,6 +179,8 @@ def is_plain_safe(value: str) -> bool:
     """
     if not _PLAIN_CHARACTERS.fullmatch(value) or value in _RESERVED_WORDS:
         return False
+    if value[0] not in PLAIN_HINTS:
+        return True  # most names and hashes: only a hinted start reads as other than text
     if value[0].isdigit():
         # Readers drop `_` inside numbers. What starts with a digit reads as
         # a number or date unless a letter rules that out: not `e` (`1e3`),
@@ -212,6 +217,12 @@ def replace_scalar(text: str, node: ScalarNode, value: str) -> Edit:
 def set_entries(text: str, mapping: MappingNode, values: dict[str, Value], newline: str) -> list[Edit]:
     """Make `mapping` hold each key with its value: replace or insert."""
     edits: list[Edit] = []
+    _set_entries(text, mapping, values, newline, edits)
+    return edits
+
+
+def _set_entries(text: str, mapping: MappingNode, values: dict[str, Value], newline: str, edits: list[Edit]) -> None:
+    """set_entries, adding its edits (nested mappings' too) to `edits`."""
     missing: dict[str, Value] = {}
     # The keys written in the mapping itself: one pass over its entries for
     # all the keys set. A key not written there is inserted, even when a
@@ -223,18 +234,19 @@ def set_entries(text: str, mapping: MappingNode, values: dict[str, Value], newli
             missing[key] = value
         elif isinstance(value, dict):
             if isinstance(current, MappingNode):
-                edits.extend(set_entries(text, current, value, newline))
+                _set_entries(text, current, value, newline, edits)
             else:
                 # A null (or any non-mapping) value becomes a flow mapping.
                 edits.append(_replace_value(text, mapping, key, current, _flow(value), newline))
-        elif not (isinstance(current, ScalarNode) and _same_scalar(current, value)):
-            if isinstance(current, ScalarNode) and isinstance(value, str) and is_string(current) and not _is_empty(current):
+        elif not isinstance(current, ScalarNode):
+            edits.append(_replace_value(text, mapping, key, current, render_scalar(value, '"'), newline))
+        elif not _same_scalar(current, value):
+            if isinstance(value, str) and is_string(current) and not _is_empty(current):
                 edits.append(replace_scalar(text, current, value))
             else:
                 edits.append(_replace_value(text, mapping, key, current, render_scalar(value, '"'), newline))
     if missing:
         edits.append(_insert(text, mapping, missing, newline))
-    return edits
 
 
 def _same_scalar(node: ScalarNode, value: str | bool) -> bool:
@@ -269,9 +281,9 @@ def _insert(text: str, mapping: MappingNode, values: dict[str, Value], newline: 
     lines = _block_lines(values, indent)
     anchor = _line_end_anchor(text, mapping)
     if anchor is not None:
-        return Edit(anchor, anchor, "".join(newline + line for line in lines))
+        return Edit(anchor, anchor, newline + newline.join(lines))
     # No safe line end: insert ahead of the first entry, which then moves down.
-    body = lines[0][indent:] + "".join(newline + line for line in lines[1:])
+    body = newline.join(lines)[indent:]
     return Edit(start, start, body + newline + " " * indent)
 
 
