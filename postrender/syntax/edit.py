@@ -72,12 +72,12 @@ class Splice:
         bounds = self._bounds
         if not bounds:
             return text
+        texts = self._texts
         parts: list[str] = []
         position = at = 0
-        for i in range(0, len(bounds), 3):
-            start, end, length = bounds[i], bounds[i + 1], bounds[i + 2]
-            parts.append(text[position:start])
-            parts.append(self._texts[at : at + length])
+        triples = iter(bounds)
+        for start, end, length in zip(triples, triples, triples):
+            parts += (text[position:start], texts[at : at + length])
             position, at = end, at + length
         parts.append(text[position:])
         return "".join(parts)
