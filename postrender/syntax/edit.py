@@ -17,7 +17,6 @@ from typing import NamedTuple
 from .jsontext import dumps
 from .nodes import (
     EXPLICIT_STR_STYLE,
-    PLAIN_HINTS,
     PROPERTIES,
     MappingNode,
     Node,
@@ -27,8 +26,8 @@ from .nodes import (
     get,
     is_string,
     one_line,
-    plain_is_string,
 )
+
 
 class Edit(NamedTuple):
     """Replace text[start:end] by `text` (an insertion when start == end).
@@ -176,20 +175,20 @@ def is_plain_safe(value: str) -> bool:
     Deliberately stricter than the resolver: a value that could start a
     number, boolean, null or date is quoted even when one reader would take
     it as a string, so no reader's corner case can turn it into something else.
+    Every value it passes is one go-yaml's resolver (nodes.plain_is_string)
+    reads as a string: tests/unit/syntax/test_edit.py holds it to that.
     """
     if not _PLAIN_CHARACTERS.fullmatch(value) or value in _RESERVED_WORDS:
         return False
-    if value[0] not in PLAIN_HINTS:
-        return True  # most names and hashes: only a hinted start reads as other than text
-    if value[0].isdigit():
-        # Readers drop `_` inside numbers. What starts with a digit reads as
-        # a number or date unless a letter rules that out: not `e` (`1e3`),
-        # nor any letter after a leading `0` (`0x1F`, `0o17`, `0b101`, and
-        # the hex digits that follow); dates need digits, `-` and `:` only.
-        digits = value.replace("_", "")
-        if all(c in "eE" for c in digits if c.isalpha()) or (digits[0] == "0" and digits[1:2].isalpha()):
-            return False
-    return plain_is_string(value)
+    if not value[0].isdigit():
+        # A letter first: only the reserved words read as anything but text.
+        return True
+    # Readers drop `_` inside numbers. What starts with a digit reads as
+    # a number or date unless a letter rules that out: not `e` (`1e3`),
+    # nor any letter after a leading `0` (`0x1F`, `0o17`, `0b101`, and
+    # the hex digits that follow); dates need digits, `-` and `:` only.
+    digits = value.replace("_", "")
+    return not (all(c in "eE" for c in digits if c.isalpha()) or (digits[0] == "0" and digits[1:2].isalpha()))
 
 
 def quote(value: str) -> str:
