@@ -206,11 +206,13 @@ def replace_scalar(text: str, node: ScalarNode, value: str) -> Edit:
     """Replace a string scalar in place, keeping its anchor, tag and (plain,
     single or double) quoting style; a block scalar becomes double-quoted."""
     start = content_start(text, node)
+    if node.style in ("|", ">"):
+        return Edit(start, content_end(text, node), render_scalar(value, '"') + _header_comment(text, node))
     # After an explicit `!!str` tag a plain scalar is a string whatever it reads as.
     style = "" if node.style == EXPLICIT_STR_STYLE else node.style if node.style in ("", "'", '"') else '"'
     # `key: !!str` with nothing after the tag: a space keeps the two apart.
     space = " " if start == node.end_mark and text[start - 1 : start] not in ("", " ", "\t") else ""
-    return Edit(start, content_end(text, node), space + render_scalar(value, style) + _header_comment(text, node))
+    return Edit(start, node.end_mark, space + render_scalar(value, style))
 
 
 def set_entries(text: str, mapping: MappingNode, values: dict[str, Value], newline: str) -> list[Edit]:
@@ -334,10 +336,10 @@ def _block_lines(values: dict[str, Value], indent: int, step: int = 2) -> list[s
     margin = " " * indent
     for key, value in values.items():
         if isinstance(value, dict):
-            lines.append(margin + _plain_or_quoted(key) + ":")
+            lines.append(f"{margin}{_plain_or_quoted(key)}:")
             lines.extend(_block_lines(value, indent + step, step))
         else:
-            lines.append(margin + _plain_or_quoted(key) + ": " + render_scalar(value))
+            lines.append(f"{margin}{_plain_or_quoted(key)}: {render_scalar(value)}")
     return lines
 
 
