@@ -91,7 +91,7 @@ class DocumentEdits:
                 raise _shared_error(doc, node)
         out = list(self.raw)
         for mapping, values in self._entries.values():
-            out.extend(edit.set_entries(doc.text, mapping, values, doc.newline))
+            edit.set_entries(doc.text, mapping, values, doc.newline, out)
         return out
 
 

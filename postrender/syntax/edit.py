@@ -12,7 +12,6 @@ import re
 from array import array
 from functools import lru_cache
 from operator import itemgetter
-from typing import NamedTuple
 
 from .jsontext import dumps
 from .nodes import (
@@ -29,16 +28,12 @@ from .nodes import (
 )
 
 
-class Edit(NamedTuple):
-    """Replace text[start:end] by `text` (an insertion when start == end).
-    A tuple: a document gets a dozen, hashed and sorted in C."""
+# An edit: (start, end, new text) puts the new text in place of
+# text[start:end] (an insertion when start == end). A plain tuple: every
+# edited document gets a few, made, hashed and sorted without Python code.
+Edit = tuple[int, int, str]
 
-    start: int
-    end: int
-    text: str
-
-
-_POSITION = itemgetter(0, 1)  # an Edit's (start, end)
+_POSITION = itemgetter(0, 1)  # an edit's (start, end)
 
 
 Value = str | bool | dict[str, "Value"]
@@ -47,7 +42,7 @@ Value = str | bool | dict[str, "Value"]
 class Splice:
     """Edits to one text, in order and checked not to overlap, so `apply`
     cannot fail. Packed: kept from the checks until the text is written,
-    an Edit object each would take more room than the text they insert."""
+    a tuple each would take more room than the text they insert."""
 
     __slots__ = ("_bounds", "_texts")
 
@@ -207,23 +202,20 @@ def replace_scalar(text: str, node: ScalarNode, value: str) -> Edit:
     single or double) quoting style; a block scalar becomes double-quoted."""
     start = content_start(text, node)
     if node.style in ("|", ">"):
-        return Edit(start, content_end(text, node), render_scalar(value, '"') + _header_comment(text, node))
+        return (start, content_end(text, node), render_scalar(value, '"') + _header_comment(text, node))
     # After an explicit `!!str` tag a plain scalar is a string whatever it reads as.
     style = "" if node.style == EXPLICIT_STR_STYLE else node.style if node.style in ("", "'", '"') else '"'
     # `key: !!str` with nothing after the tag: a space keeps the two apart.
     space = " " if start == node.end_mark and text[start - 1 : start] not in ("", " ", "\t") else ""
-    return Edit(start, node.end_mark, space + render_scalar(value, style))
+    return (start, node.end_mark, space + render_scalar(value, style))
 
 
-def set_entries(text: str, mapping: MappingNode, values: dict[str, Value], newline: str) -> list[Edit]:
-    """Make `mapping` hold each key with its value: replace or insert."""
-    edits: list[Edit] = []
-    _set_entries(text, mapping, values, newline, edits)
-    return edits
-
-
-def _set_entries(text: str, mapping: MappingNode, values: dict[str, Value], newline: str, edits: list[Edit]) -> None:
-    """set_entries, adding its edits (nested mappings' too) to `edits`."""
+def set_entries(text: str, mapping: MappingNode, values: dict[str, Value], newline: str,
+                edits: list[Edit] | None = None) -> list[Edit]:
+    """Make `mapping` hold each key with its value: replace or insert. The
+    edits are added to `edits` (nested mappings' too), and returned."""
+    if edits is None:
+        edits = []
     missing: dict[str, Value] = {}
     # The keys written in the mapping itself: one pass over its entries for
     # all the keys set. A key not written there is inserted, even when a
@@ -235,7 +227,7 @@ def _set_entries(text: str, mapping: MappingNode, values: dict[str, Value], newl
             missing[key] = value
         elif isinstance(value, dict):
             if isinstance(current, MappingNode):
-                _set_entries(text, current, value, newline, edits)
+                set_entries(text, current, value, newline, edits)
             else:
                 # A null (or any non-mapping) value becomes a flow mapping.
                 edits.append(_replace_value(text, mapping, key, current, _flow(value), newline))
@@ -248,6 +240,7 @@ def _set_entries(text: str, mapping: MappingNode, values: dict[str, Value], newl
                 edits.append(_replace_value(text, mapping, key, current, render_scalar(value, '"'), newline))
     if missing:
         edits.append(_insert(text, mapping, missing, newline))
+    return edits
 
 
 def _same_scalar(node: ScalarNode, value: str | bool) -> bool:
@@ -263,16 +256,16 @@ def _replace_value(text: str, mapping: MappingNode, key: str, node: Node, render
     key_node = next(k for k, v in mapping.value if isinstance(k, ScalarNode) and k.value == key and v is node)
     start = node.start_mark
     if not _is_empty(node):
-        return Edit(start, content_end(text, node), rendered)
+        return (start, content_end(text, node), rendered)
     if ":" in text[content_end(text, key_node) : start]:
-        return Edit(start, start, (" " if text[start - 1] == ":" else "") + rendered)
+        return (start, start, (" " if text[start - 1] == ":" else "") + rendered)
     at = content_end(text, key_node)
     if _value_on_next_line(text, key_node, node):
         # `? key` on its own line: the value goes on a line of its own,
         # in the column of the `?`.
         column = _first_entry(text, key_node)[1]
-        return Edit(at, at, newline + " " * column + ": " + rendered)
-    return Edit(at, at, ": " + rendered)
+        return (at, at, newline + " " * column + ": " + rendered)
+    return (at, at, ": " + rendered)
 
 
 def _insert(text: str, mapping: MappingNode, values: dict[str, Value], newline: str) -> Edit:
@@ -282,10 +275,10 @@ def _insert(text: str, mapping: MappingNode, values: dict[str, Value], newline: 
     lines = _block_lines(values, indent)
     anchor = _line_end_anchor(text, mapping)
     if anchor is not None:
-        return Edit(anchor, anchor, newline + newline.join(lines))
+        return (anchor, anchor, newline + newline.join(lines))
     # No safe line end: insert ahead of the first entry, which then moves down.
     body = newline.join(lines)[indent:]
-    return Edit(start, start, body + newline + " " * indent)
+    return (start, start, body + newline + " " * indent)
 
 
 def _first_entry(text: str, key: Node) -> tuple[int, int]:
@@ -348,7 +341,7 @@ def _insert_flow(text: str, mapping: MappingNode, values: dict[str, Value]) -> E
     if text[start] != "{":
         raise AssertionError("flow mapping without a brace")
     if not mapping.value:
-        return Edit(start + 1, start + 1, _flow(values)[1:-1])
+        return (start + 1, start + 1, _flow(values)[1:-1])
     # JSON stays JSON: new entries follow the style of the first key.
     json_style = mapping.value[0][0].style == '"'
     body = _flow(values, json_style)[1:-1]
@@ -357,8 +350,8 @@ def _insert_flow(text: str, mapping: MappingNode, values: dict[str, Value]) -> E
         end = value.end_mark
         # After a bare tag or anchor (`!!null`) a comma would become part of it.
         space = " " if content_start(text, value) == end > value.start_mark else ""
-        return Edit(end, end, space + ", " + body)
-    return Edit(start + 1, start + 1, body + ", ")
+        return (end, end, space + ", " + body)
+    return (start + 1, start + 1, body + ", ")
 
 
 def _flow(values: dict[str, Value], json_style: bool = True) -> str:
@@ -379,10 +372,10 @@ def insert_item_before(text: str, sequence: SequenceNode, item: Node, item_text:
     """A new sequence item, written as one flow line, placed before `item`."""
     start = content_start(text, item)
     if sequence.flow_style:
-        return Edit(start, start, item_text + ", ")
+        return (start, start, item_text + ", ")
     dash = text.rfind("-", 0, start)
     column = dash - (text.rfind("\n", 0, dash) + 1)
-    return Edit(dash, dash, "- " + item_text + newline + " " * column)
+    return (dash, dash, "- " + item_text + newline + " " * column)
 
 
 def json_line(value: object) -> str:

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from postrender.syntax.edit import Edit, Splice, _first_entry, is_plain_safe, render_scalar
+from postrender.syntax.edit import Splice, _first_entry, is_plain_safe, render_scalar
 from postrender.syntax.nodes import Composer, column, plain_is_string, unique_nodes
 
 # Characters a plain value may hold, with the letters and signs that make
@@ -57,13 +57,13 @@ def test_plain_or_quoted(value: str, plain: bool) -> None:
 
 
 def test_splice_keeps_the_order_edits_at_one_offset_were_given_and_drops_duplicates() -> None:
-    edits = [Edit(4, 4, "b"), Edit(1, 2, "X"), Edit(4, 4, "a"), Edit(4, 4, "b")]
+    edits = [(4, 4, "b"), (1, 2, "X"), (4, 4, "a"), (4, 4, "b")]
     assert Splice(edits).apply("0123456") == "0X23ba456"
 
 
 def test_splice_refuses_overlapping_edits() -> None:
     with pytest.raises(AssertionError, match="overlapping edits at offset 2"):
-        Splice([Edit(1, 3, "x"), Edit(2, 4, "y")])
+        Splice([(1, 3, "x"), (2, 4, "y")])
 
 
 @pytest.mark.parametrize("newline", ["\n", "\r\n", "\r", "\x85", "\u2028"])
