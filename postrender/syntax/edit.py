@@ -281,6 +281,9 @@ def _insert(text: str, mapping: MappingNode, values: dict[str, Value], newline: 
     return (start, start, body + newline + " " * indent)
 
 
+_OTHER_BREAK = re.compile("[\r\x85\u2028\u2029]")  # line breaks other than "\n" (nodes.LINE_BREAK)
+
+
 def _first_entry(text: str, key: Node) -> tuple[int, int]:
     """Offset and column of a block mapping's first entry: its key's (with
     any anchor or tag), or the `?` in front of an explicit key."""
@@ -295,9 +298,6 @@ def _first_entry(text: str, key: Node) -> tuple[int, int]:
         back = len(before) - (len(indicator) - 1)
         return start - back, key_column - back
     return start, key_column
-
-
-_OTHER_BREAK = re.compile("[\r\x85\u2028\u2029]")  # line breaks other than "\n" (nodes.LINE_BREAK)
 
 
 def _line_end_anchor(text: str, mapping: MappingNode) -> int | None:
