@@ -91,7 +91,7 @@ class DocumentEdits:
                 raise _shared_error(doc, node)
         out = list(self.raw)
         for mapping, values in self._entries.values():
-            out.extend(edit.set_entries(doc.text, mapping, values, doc.newline))
+            edit.set_entries(doc.text, mapping, values, doc.newline, out)
         return out
 
 
@@ -138,7 +138,11 @@ class Rewrite:
         return self.by_document.get(doc.index)
 
     def edits_of(self, doc: Document) -> DocumentEdits:
-        return self.by_document.setdefault(doc.index, DocumentEdits(doc))
+        edits = self.by_document.get(doc.index)
+        if edits is None:
+            # Made only when missing: most calls find it.
+            edits = self.by_document[doc.index] = DocumentEdits(doc)
+        return edits
 
 
 def rewrite(graph: Graph, plan: Plan, options: Options, held: Collection[int] = (),
@@ -159,18 +163,19 @@ def _versions(plan: Plan, options: Options, result: Rewrite) -> None:
         if not version.versioned or version.unchanged:
             continue
         doc = version.obj.document
-        result.edits_of(doc).set(version.obj.node, _marks(version, options))
+        edits = result.edits_of(doc)
+        edits.set(version.obj.node, _marks(version, options))
         if version.renamed:
             result.renamed.append(version)
         if version.keep_original:
             if version.obj.item is None:
                 copy = DocumentEdits(doc)
                 copy.set(version.obj.node, _copy_marks(version))
-                result.edits_of(doc).copies.append(copy)
+                edits.copies.append(copy)
             else:
                 items = get(doc.root, "items")
                 assert isinstance(items, SequenceNode)
-                result.edits_of(doc).insert_item(items, version.obj.node, _copy_as_item(version))
+                edits.insert_item(items, version.obj.node, _copy_as_item(version))
 
 
 def _references(graph: Graph, plan: Plan, held: Collection[int], result: Rewrite) -> None:
@@ -240,13 +245,14 @@ def _grant(graph: Graph, plan: Plan, ref: Reference, alive: set[tuple[str, str, 
 
 
 def _marks(version: Version, options: Options) -> dict[str, Value]:
+    base_label = label_value(version.base_name)
     labels: dict[str, Value] = {
         LABEL_VERSIONED: "true",
-        LABEL_BASE_NAME: label_value(version.base_name),
+        LABEL_BASE_NAME: base_label,
         LABEL_CONTENT_HASH: version.hash,
     }
     metadata_values: dict[str, Value] = {"name": version.name, "labels": labels}
-    if label_value(version.base_name) != version.base_name:
+    if base_label != version.base_name:
         metadata_values["annotations"] = {ANNOTATION_ORIGINAL_NAME: version.base_name}
     top: dict[str, Value] = {"metadata": metadata_values}
     if not options.mutable:

@@ -11,8 +11,8 @@ import json
 import re
 from array import array
 from functools import lru_cache
+from operator import itemgetter
 
-from ..records import record
 from .jsontext import dumps
 from .nodes import (
     EXPLICIT_STR_STYLE,
@@ -25,14 +25,15 @@ from .nodes import (
     get,
     is_string,
     one_line,
-    plain_is_string,
 )
 
-@record(frozen=True, order=True)
-class Edit:
-    start: int
-    end: int
-    text: str
+
+# An edit: (start, end, new text) puts the new text in place of
+# text[start:end] (an insertion when start == end). A plain tuple: every
+# edited document gets a few, made, hashed and sorted without Python code.
+Edit = tuple[int, int, str]
+
+_POSITION = itemgetter(0, 1)  # an edit's (start, end)
 
 
 Value = str | bool | dict[str, "Value"]
@@ -41,22 +42,22 @@ Value = str | bool | dict[str, "Value"]
 class Splice:
     """Edits to one text, in order and checked not to overlap, so `apply`
     cannot fail. Packed: kept from the checks until the text is written,
-    an Edit object each would take more room than the text they insert."""
+    a tuple each would take more room than the text they insert."""
 
     __slots__ = ("_bounds", "_texts")
 
     def __init__(self, edits: list[Edit]) -> None:
         # Duplicates arise when an alias makes two references one node.
-        ordered = sorted(dict.fromkeys(edits), key=lambda e: (e.start, e.end))
-        bounds = array("q")  # start, end and the new text's length, edit by edit
+        ordered = sorted(dict.fromkeys(edits), key=_POSITION)
+        bounds: list[int] = []  # start, end and the new text's length, edit by edit
         position = 0
-        for edit in ordered:
-            if edit.start < position:
-                raise AssertionError(f"overlapping edits at offset {edit.start}")
-            bounds.extend((edit.start, edit.end, len(edit.text)))
-            position = edit.end
-        self._bounds = bounds
-        self._texts = "".join(edit.text for edit in ordered)
+        for start, end, text in ordered:
+            if start < position:
+                raise AssertionError(f"overlapping edits at offset {start}")
+            bounds += (start, end, len(text))
+            position = end
+        self._bounds = array("q", bounds)
+        self._texts = "".join([text for _, _, text in ordered])
         # The stream goes out as UTF-8, a part at a time: text that cannot be
         # encoded (a lone surrogate from a YAML escape) must fail here, before any.
         self._texts.encode("utf-8")
@@ -65,12 +66,12 @@ class Splice:
         bounds = self._bounds
         if not bounds:
             return text
+        texts = self._texts
         parts: list[str] = []
         position = at = 0
-        for i in range(0, len(bounds), 3):
-            start, end, length = bounds[i], bounds[i + 1], bounds[i + 2]
-            parts.append(text[position:start])
-            parts.append(self._texts[at : at + length])
+        triples = iter(bounds)
+        for start, end, length in zip(triples, triples, triples):
+            parts += (text[position:start], texts[at : at + length])
             position, at = end, at + length
         parts.append(text[position:])
         return "".join(parts)
@@ -79,6 +80,8 @@ class Splice:
 def content_start(text: str, node: Node) -> int:
     """Offset of a node's content, past any anchor or tag written before it."""
     start = node.start_mark
+    if text[start : start + 1] not in ("&", "!"):  # most nodes: no anchor, no tag
+        return start
     match = PROPERTIES.match(text, start)
     # An empty node (`key: &a` at a line end): the properties are all there is.
     return min(match.end(), node.end_mark) if match else start
@@ -147,10 +150,10 @@ def render_scalar(value: str | bool, style: str | None = None) -> str:
     a string, single-quoted when asked and possible, else double-quoted."""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if not style:
+        return _plain_or_quoted(value)
     if style == "'" and "\n" not in value and not _UNSAFE_IN_QUOTES.search(value) and value.isprintable():
         return "'" + value.replace("'", "''") + "'"
-    if style in ("", None):
-        return _plain_or_quoted(value)
     return quote(value)
 
 
@@ -167,18 +170,20 @@ def is_plain_safe(value: str) -> bool:
     Deliberately stricter than the resolver: a value that could start a
     number, boolean, null or date is quoted even when one reader would take
     it as a string, so no reader's corner case can turn it into something else.
+    Every value it passes is one go-yaml's resolver (nodes.plain_is_string)
+    reads as a string: tests/unit/syntax/test_edit.py holds it to that.
     """
     if not _PLAIN_CHARACTERS.fullmatch(value) or value in _RESERVED_WORDS:
         return False
-    if value[0].isdigit():
-        # Readers drop `_` inside numbers. What starts with a digit reads as
-        # a number or date unless a letter rules that out: not `e` (`1e3`),
-        # nor any letter after a leading `0` (`0x1F`, `0o17`, `0b101`, and
-        # the hex digits that follow); dates need digits, `-` and `:` only.
-        digits = value.replace("_", "")
-        if all(c in "eE" for c in digits if c.isalpha()) or (digits[0] == "0" and digits[1:2].isalpha()):
-            return False
-    return plain_is_string(value)
+    if not value[0].isdigit():
+        # A letter first: only the reserved words read as anything but text.
+        return True
+    # Readers drop `_` inside numbers. What starts with a digit reads as
+    # a number or date unless a letter rules that out: not `e` (`1e3`),
+    # nor any letter after a leading `0` (`0x1F`, `0o17`, `0b101`, and
+    # the hex digits that follow); dates need digits, `-` and `:` only.
+    digits = value.replace("_", "")
+    return not (all(c in "eE" for c in digits if c.isalpha()) or (digits[0] == "0" and digits[1:2].isalpha()))
 
 
 def quote(value: str) -> str:
@@ -196,16 +201,21 @@ def replace_scalar(text: str, node: ScalarNode, value: str) -> Edit:
     """Replace a string scalar in place, keeping its anchor, tag and (plain,
     single or double) quoting style; a block scalar becomes double-quoted."""
     start = content_start(text, node)
+    if node.style in ("|", ">"):
+        return (start, content_end(text, node), render_scalar(value, '"') + _header_comment(text, node))
     # After an explicit `!!str` tag a plain scalar is a string whatever it reads as.
     style = "" if node.style == EXPLICIT_STR_STYLE else node.style if node.style in ("", "'", '"') else '"'
     # `key: !!str` with nothing after the tag: a space keeps the two apart.
     space = " " if start == node.end_mark and text[start - 1 : start] not in ("", " ", "\t") else ""
-    return Edit(start, content_end(text, node), space + render_scalar(value, style) + _header_comment(text, node))
+    return (start, node.end_mark, space + render_scalar(value, style))
 
 
-def set_entries(text: str, mapping: MappingNode, values: dict[str, Value], newline: str) -> list[Edit]:
-    """Make `mapping` hold each key with its value: replace or insert."""
-    edits: list[Edit] = []
+def set_entries(text: str, mapping: MappingNode, values: dict[str, Value], newline: str,
+                edits: list[Edit] | None = None) -> list[Edit]:
+    """Make `mapping` hold each key with its value: replace or insert. The
+    edits are added to `edits` (nested mappings' too), and returned."""
+    if edits is None:
+        edits = []
     missing: dict[str, Value] = {}
     # The keys written in the mapping itself: one pass over its entries for
     # all the keys set. A key not written there is inserted, even when a
@@ -217,12 +227,14 @@ def set_entries(text: str, mapping: MappingNode, values: dict[str, Value], newli
             missing[key] = value
         elif isinstance(value, dict):
             if isinstance(current, MappingNode):
-                edits.extend(set_entries(text, current, value, newline))
+                set_entries(text, current, value, newline, edits)
             else:
                 # A null (or any non-mapping) value becomes a flow mapping.
                 edits.append(_replace_value(text, mapping, key, current, _flow(value), newline))
-        elif not (isinstance(current, ScalarNode) and _same_scalar(current, value)):
-            if isinstance(current, ScalarNode) and isinstance(value, str) and is_string(current) and not _is_empty(current):
+        elif not isinstance(current, ScalarNode):
+            edits.append(_replace_value(text, mapping, key, current, render_scalar(value, '"'), newline))
+        elif not _same_scalar(current, value):
+            if isinstance(value, str) and is_string(current) and not _is_empty(current):
                 edits.append(replace_scalar(text, current, value))
             else:
                 edits.append(_replace_value(text, mapping, key, current, render_scalar(value, '"'), newline))
@@ -244,16 +256,16 @@ def _replace_value(text: str, mapping: MappingNode, key: str, node: Node, render
     key_node = next(k for k, v in mapping.value if isinstance(k, ScalarNode) and k.value == key and v is node)
     start = node.start_mark
     if not _is_empty(node):
-        return Edit(start, content_end(text, node), rendered)
+        return (start, content_end(text, node), rendered)
     if ":" in text[content_end(text, key_node) : start]:
-        return Edit(start, start, (" " if text[start - 1] == ":" else "") + rendered)
+        return (start, start, (" " if text[start - 1] == ":" else "") + rendered)
     at = content_end(text, key_node)
     if _value_on_next_line(text, key_node, node):
         # `? key` on its own line: the value goes on a line of its own,
         # in the column of the `?`.
         column = _first_entry(text, key_node)[1]
-        return Edit(at, at, newline + " " * column + ": " + rendered)
-    return Edit(at, at, ": " + rendered)
+        return (at, at, newline + " " * column + ": " + rendered)
+    return (at, at, ": " + rendered)
 
 
 def _insert(text: str, mapping: MappingNode, values: dict[str, Value], newline: str) -> Edit:
@@ -263,22 +275,29 @@ def _insert(text: str, mapping: MappingNode, values: dict[str, Value], newline: 
     lines = _block_lines(values, indent)
     anchor = _line_end_anchor(text, mapping)
     if anchor is not None:
-        return Edit(anchor, anchor, "".join(newline + line for line in lines))
+        return (anchor, anchor, newline + newline.join(lines))
     # No safe line end: insert ahead of the first entry, which then moves down.
-    body = lines[0][indent:] + "".join(newline + line for line in lines[1:])
-    return Edit(start, start, body + newline + " " * indent)
+    body = newline.join(lines)[indent:]
+    return (start, start, body + newline + " " * indent)
+
+
+_OTHER_BREAK = re.compile("[\r\x85\u2028\u2029]")  # line breaks other than "\n" (nodes.LINE_BREAK)
 
 
 def _first_entry(text: str, key: Node) -> tuple[int, int]:
     """Offset and column of a block mapping's first entry: its key's (with
     any anchor or tag), or the `?` in front of an explicit key."""
     start = key.start_mark
-    before = text[text.rfind("\n", 0, start) + 1 : start]
+    line_start = text.rfind("\n", 0, start) + 1
+    before = text[line_start:start]
+    # The column counts from the last line break of any kind (and past a
+    # byte-order mark): mostly the last "\n", which is known already.
+    key_column = column(text, start) if line_start == 0 or _OTHER_BREAK.search(before) else start - line_start
     indicator = before.rstrip(" \t")
     if indicator.endswith("?"):
         back = len(before) - (len(indicator) - 1)
-        return start - back, column(text, key.start_mark) - back
-    return start, column(text, key.start_mark)
+        return start - back, key_column - back
+    return start, key_column
 
 
 def _line_end_anchor(text: str, mapping: MappingNode) -> int | None:
@@ -294,9 +313,9 @@ def _line_end_anchor(text: str, mapping: MappingNode) -> int | None:
             continue
         if value.start_mark < key.end_mark:  # an alias to an earlier node
             continue
-        if not one_line(text, key.start_mark, value.end_mark):
-            continue
         if value.end_mark == value.start_mark:  # empty value: `key:`
+            continue
+        if not one_line(text, key.start_mark, value.end_mark):
             continue
         end = text.find("\n", value.end_mark)
         if end == -1:
@@ -307,13 +326,13 @@ def _line_end_anchor(text: str, mapping: MappingNode) -> int | None:
 
 def _block_lines(values: dict[str, Value], indent: int, step: int = 2) -> list[str]:
     lines: list[str] = []
+    margin = " " * indent
     for key, value in values.items():
-        rendered_key = render_scalar(key, "")
         if isinstance(value, dict):
-            lines.append(" " * indent + rendered_key + ":")
+            lines.append(f"{margin}{_plain_or_quoted(key)}:")
             lines.extend(_block_lines(value, indent + step, step))
         else:
-            lines.append(" " * indent + rendered_key + ": " + render_scalar(value, ""))
+            lines.append(f"{margin}{_plain_or_quoted(key)}: {render_scalar(value)}")
     return lines
 
 
@@ -322,7 +341,7 @@ def _insert_flow(text: str, mapping: MappingNode, values: dict[str, Value]) -> E
     if text[start] != "{":
         raise AssertionError("flow mapping without a brace")
     if not mapping.value:
-        return Edit(start + 1, start + 1, _flow(values)[1:-1])
+        return (start + 1, start + 1, _flow(values)[1:-1])
     # JSON stays JSON: new entries follow the style of the first key.
     json_style = mapping.value[0][0].style == '"'
     body = _flow(values, json_style)[1:-1]
@@ -331,8 +350,8 @@ def _insert_flow(text: str, mapping: MappingNode, values: dict[str, Value]) -> E
         end = value.end_mark
         # After a bare tag or anchor (`!!null`) a comma would become part of it.
         space = " " if content_start(text, value) == end > value.start_mark else ""
-        return Edit(end, end, space + ", " + body)
-    return Edit(start + 1, start + 1, body + ", ")
+        return (end, end, space + ", " + body)
+    return (start + 1, start + 1, body + ", ")
 
 
 def _flow(values: dict[str, Value], json_style: bool = True) -> str:
@@ -353,10 +372,10 @@ def insert_item_before(text: str, sequence: SequenceNode, item: Node, item_text:
     """A new sequence item, written as one flow line, placed before `item`."""
     start = content_start(text, item)
     if sequence.flow_style:
-        return Edit(start, start, item_text + ", ")
+        return (start, start, item_text + ", ")
     dash = text.rfind("-", 0, start)
     column = dash - (text.rfind("\n", 0, dash) + 1)
-    return Edit(dash, dash, "- " + item_text + newline + " " * column)
+    return (dash, dash, "- " + item_text + newline + " " * column)
 
 
 def json_line(value: object) -> str:

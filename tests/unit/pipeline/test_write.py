@@ -33,11 +33,11 @@ def test_parts_join_to_the_output_and_can_be_read_again():
 
 
 def test_edits_that_cannot_be_written_fail_before_any_part():
-    from postrender.syntax.edit import Edit, Splice
+    from postrender.syntax.edit import Splice
 
     with pytest.raises(UnicodeEncodeError):
-        Splice([Edit(0, 1, "\udc80")])
-    assert Splice([Edit(0, 1, "é"), Edit(2, 2, "!")]).apply("abc") == "éb!c"
+        Splice([(0, 1, "\udc80")])
+    assert Splice([(0, 1, "é"), (2, 2, "!")]).apply("abc") == "éb!c"
 
 
 @pytest.mark.parametrize("lead", ["---kind: x\n", "---\t# a marker\n", "\ufeff---\n", "# a comment\n", ""])
