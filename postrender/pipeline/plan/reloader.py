@@ -46,6 +46,8 @@ class Policy:
     quiet: set[int] = field(default_factory=set)  # ids of held references not worth a warning
     excluded: dict[int, str] = field(default_factory=dict)  # id(config object) -> why it keeps its name
     copies: dict[int, str] = field(default_factory=dict)  # id(config object) -> why it keeps a copy
+    # id(workload) -> its Reloader annotations (AUTO, SEARCH), pod templates'
+    # included; only workloads that have any.
     _workloads: dict[int, dict[str, str]] = field(default_factory=dict)
 
     def ignores(self, config: KubeObject) -> bool:
@@ -64,6 +66,7 @@ class Policy:
         return True
 
     def _annotations(self, workload: KubeObject) -> dict[str, str]:
+        # Not in _workloads: no Reloader annotation in its templates, so its own say all.
         return self._workloads.get(id(workload), workload.annotations)
 
 
@@ -84,10 +87,13 @@ def policy(graph: Graph, table: ReferenceTable, hold: bool, also_held: dict[int,
             if path:
                 merged.update(annotations_of(template))
         merged.update(obj.annotations)
-        result._workloads[id(obj)] = merged
+        reloader = {key: merged[key] for key in (AUTO, SEARCH) if key in merged}
+        if reloader:
+            result._workloads[id(obj)] = reloader
     if not hold:
         return result
-    for ref in graph.references:
+    # Only a workload with Reloader annotations holds its references.
+    for ref in graph.references if result._workloads else ():
         target = ref.target
         if target is None or result.ignores(target) or result.rolls_on(ref.referrer, target):
             continue
@@ -96,6 +102,8 @@ def policy(graph: Graph, table: ReferenceTable, hold: bool, also_held: dict[int,
         if ref_id not in result.held:
             result.held[ref_id] = why
             result.quiet.add(ref_id)
+    if not result.held:
+        return result  # no reference left as written: every object is versioned as usual
     uses_of: dict[int, list[Reference]] = {}
     for ref in graph.references:
         target = ref.target
