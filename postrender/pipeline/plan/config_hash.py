@@ -105,6 +105,9 @@ def config_hashes(
     # What each hash would cover: (referrer, where, item, whether a rewritten
     # name carries the item's changes), in the order places are made.
     covered: list[tuple[KubeObject, Path | None, Item, bool]] = []
+    # id(config object) -> its item and whether that is carried, the same
+    # for each reference to it; None: it adds nothing.
+    adds: dict[int, tuple[Item, bool] | None] = {}
     for ref in graph.references:
         if not ref.spec.consumes:
             continue
@@ -118,9 +121,13 @@ def config_hashes(
         if not policy.rolls_on(ref.referrer, target) or id(ref) in policy.held:
             # A reference left as written rolls nothing (render._holds, Reloader).
             continue
-        item = _item(target, the_plan, productions)
-        if item is not None:
-            covered.append((ref.referrer, ref.path, item, _carried(target, the_plan)))
+        key = id(target)
+        if key not in adds:
+            item = _item(target, the_plan, productions)
+            adds[key] = None if item is None else (item, _carried(target, the_plan))
+        added = adds[key]
+        if added is not None:
+            covered.append((ref.referrer, ref.path, *added))
 
     for dep in dependencies:
         if dep.target is None or policy.ignores(dep.target):
