@@ -21,7 +21,20 @@ from ...errors import PostrenderError
 from ..graph.references import Graph
 from ..index.hashing import Fields, content_hash, short_hash
 from ..index.objects import ObjectIndex, base_name_of
-from ...syntax.nodes import STR_TAG, MappingNode, Node, ScalarNode, entries, get, go_base64, is_null, json_key, scalar_value, string_value
+from ...syntax.nodes import (
+    STR_TAG,
+    MappingNode,
+    Node,
+    ScalarNode,
+    entries,
+    get,
+    go_base64,
+    is_null,
+    is_string,
+    json_key,
+    scalar_value,
+    string_value,
+)
 from ..read import KubeObject
 from ...vocabulary import (
     ANNOTATION_COPY_OF,
@@ -189,8 +202,8 @@ def validate(obj: KubeObject) -> Fields:
         strings: dict[str, object] = {}
         for key, value in entries(node):
             # Only the key is named: the value may be a secret.
-            label = json_key(key)
-            text = string_value(value)
+            label = _json_key(key)
+            text = _string_value(value)
             if text is None:
                 what = "a base64 string" if encoded else "a string"
                 hint = _not_a_string(value, label, show_value=obj.kind == "ConfigMap")
@@ -200,6 +213,17 @@ def validate(obj: KubeObject) -> Fields:
             strings[label] = text
         fields.strings[field] = strings  # as hashing.string_entries reads them
     return fields
+
+
+def _json_key(node: Node) -> str:
+    """json_key; a key that is_string already is its own text (most keys),
+    found without resolving its tag."""
+    return node.value if isinstance(node, ScalarNode) and is_string(node) else json_key(node)
+
+
+def _string_value(node: Node) -> str | None:
+    """string_value; a value that is_string already is its own text."""
+    return node.value if isinstance(node, ScalarNode) and is_string(node) else string_value(node)
 
 
 # The fields whose values the API server takes as strings (base64 for
