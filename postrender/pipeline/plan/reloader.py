@@ -89,9 +89,8 @@ def policy(graph: Graph, table: ReferenceTable, hold: bool, also_held: dict[int,
             if path:
                 merged.update(annotations_of(template))
         merged.update(obj.annotations)
-        reloader = {key: merged[key] for key in (AUTO, SEARCH) if key in merged}
-        if reloader:
-            result._workloads[id(obj)] = reloader
+        if AUTO in merged or SEARCH in merged:
+            result._workloads[id(obj)] = {key: merged[key] for key in (AUTO, SEARCH) if key in merged}
     if not hold:
         return result
     # Only a workload with Reloader annotations holds its references.

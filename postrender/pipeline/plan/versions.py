@@ -140,13 +140,15 @@ def plan(
     other signals do not; `copies`: objects a reference left as written still
     needs, so a renamed one also keeps an unsuffixed copy (reloader.py)."""
     produced = excluded_by_producers or {}
+    fixed = fixed or {}
+    read_by_name = read_by_name or {}
     consumed = consumed_objects(graph, held)
     versions: list[Version] = []
     for obj in graph.config_objects:
         fields = validate(obj)
         key = id(obj)
-        version = _version(obj, options, produced.get(key), (fixed or {}).get(key),
-                           (read_by_name or {}).get(key), key in consumed, fields)
+        version = _version(obj, options, produced.get(key), fixed.get(key), read_by_name.get(key), key in consumed,
+                           fields)
         if key in copies and version.renamed:
             version = replace(version, keep_original=True)
         versions.append(version)
@@ -188,7 +190,7 @@ def validate(obj: KubeObject) -> Fields:
             raise PostrenderError(f"metadata.{field} must be a mapping", obj.location(node))
     fields = Fields(obj.node)
     secret_type = fields.nodes["type"]
-    if obj.kind == "Secret" and secret_type is not None and not is_null(secret_type) and string_value(secret_type) is None:
+    if obj.kind == "Secret" and secret_type is not None and not is_null(secret_type) and _string_value(secret_type) is None:
         raise PostrenderError("Secret type must be a string" + _not_a_string(secret_type), obj.location(secret_type))
     for field in ("data", "binaryData", "stringData"):
         node = fields.nodes[field]
