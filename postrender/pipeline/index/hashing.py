@@ -24,7 +24,6 @@ from ...syntax.nodes import (
     SequenceNode,
     entries,
     get,
-    is_null,
     json_key,
     json_value,
     string_value,
@@ -92,11 +91,11 @@ def canonical_json(kind: str, node: MappingNode, fields: Fields | None = None) -
 
 
 def secret_type(fields: Fields) -> str:
-    """The API server defaults a missing, null or empty type to Opaque."""
+    """The API server defaults a missing, null or empty type to Opaque
+    (string_value reads no string in a missing or null one)."""
     value = fields.nodes["type"]
-    if value is None or is_null(value):
-        return DEFAULT_SECRET_TYPE
-    return string_value(value) or DEFAULT_SECRET_TYPE
+    text = string_value(value) if value is not None else None
+    return text or DEFAULT_SECRET_TYPE
 
 
 def stored_secret_data(fields: Fields) -> object:

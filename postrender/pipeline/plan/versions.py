@@ -186,17 +186,17 @@ def validate(obj: KubeObject) -> Fields:
     metadata = get(obj.node, "metadata")
     for field in ("labels", "annotations"):
         node = get(metadata, field)
-        if node is not None and not is_null(node) and not isinstance(node, MappingNode):
+        if node is not None and not isinstance(node, MappingNode) and not is_null(node):
             raise PostrenderError(f"metadata.{field} must be a mapping", obj.location(node))
     fields = Fields(obj.node)
     secret_type = fields.nodes["type"]
-    if obj.kind == "Secret" and secret_type is not None and not is_null(secret_type) and _string_value(secret_type) is None:
+    if obj.kind == "Secret" and secret_type is not None and _string_value(secret_type) is None and not is_null(secret_type):
         raise PostrenderError("Secret type must be a string" + _not_a_string(secret_type), obj.location(secret_type))
     for field in ("data", "binaryData", "stringData"):
         node = fields.nodes[field]
-        if node is None or is_null(node):
-            continue
         if not isinstance(node, MappingNode):
+            if node is None or is_null(node):
+                continue
             raise PostrenderError(f"{obj.kind} {field} must be a mapping", obj.location(node))
         if field not in _STRING_FIELDS[obj.kind]:
             continue  # not a field of this kind: the API server drops it
