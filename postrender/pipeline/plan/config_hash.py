@@ -102,6 +102,12 @@ def config_hashes(
             return []
         return [place(obj, obj.node, None)]
 
+    # What each hash would cover: (referrer, where, item, whether a rewritten
+    # name carries the item's changes), in the order places are made.
+    covered: list[tuple[KubeObject, Path | None, Item, bool]] = []
+    # id(config object) -> its item and whether that is carried, the same
+    # for each reference to it; None: it adds nothing.
+    adds: dict[int, tuple[Item, bool] | None] = {}
     for ref in graph.references:
         if not ref.spec.consumes:
             continue
@@ -110,32 +116,42 @@ def config_hashes(
             production = productions.making(ref, graph.index) if ref.resolution is Resolution.DANGLING else None
             item = _produced_item(production) if production is not None else None
             if item is not None:
-                for p in places_at(ref.referrer, ref.path):
-                    p.add(item, carried=False)
+                covered.append((ref.referrer, ref.path, item, False))
             continue
         if not policy.rolls_on(ref.referrer, target) or id(ref) in policy.held:
             # A reference left as written rolls nothing (render._holds, Reloader).
             continue
-        item = _item(target, the_plan, productions)
-        if item is not None:
-            for p in places_at(ref.referrer, ref.path):
-                p.add(item, carried=_carried(target, the_plan))
+        key = id(target)
+        if key not in adds:
+            item = _item(target, the_plan, productions)
+            adds[key] = None if item is None else (item, _carried(target, the_plan))
+        added = adds[key]
+        if added is not None:
+            covered.append((ref.referrer, ref.path, *added))
 
     for dep in dependencies:
         if dep.target is None or policy.ignores(dep.target):
             continue
         item = _item(dep.target, the_plan, productions)
         if item is not None:
-            for p in places_at(dep.referrer, dep.template):
-                p.add(item, carried=False)
+            covered.append((dep.referrer, dep.template, item, False))
 
     for reader in readers:
         if not reader.rolls or not policy.rolls_on(reader.referrer, reader.target):
             continue
         item = _item(reader.target, the_plan, productions)
         if item is not None:
-            for p in places_at(reader.referrer, reader.path):
-                p.add(item, carried=False)
+            covered.append((reader.referrer, reader.path, item, False))
+
+    # A place whose every item a rewritten name carries gets no hash (below),
+    # unless with --strategy=annotate; a place is one referrer's, so only
+    # referrers with an item not carried need their places found (most
+    # referrers, whose references are all rewritten, need none).
+    uncarried = {id(referrer) for referrer, _, _, carried in covered if not carried}
+    for referrer, where, item, carried in covered:
+        if strategy == "annotate" or id(referrer) in uncarried:
+            for p in places_at(referrer, where):
+                p.add(item, carried)
 
     chosen: list[Place] = []
     for p in places.values():

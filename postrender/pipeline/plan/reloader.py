@@ -46,6 +46,8 @@ class Policy:
     quiet: set[int] = field(default_factory=set)  # ids of held references not worth a warning
     excluded: dict[int, str] = field(default_factory=dict)  # id(config object) -> why it keeps its name
     copies: dict[int, str] = field(default_factory=dict)  # id(config object) -> why it keeps a copy
+    # id(object) -> its Reloader annotations (AUTO, SEARCH), a workload's pod
+    # templates' included; only objects that have any.
     _workloads: dict[int, dict[str, str]] = field(default_factory=dict)
 
     def ignores(self, config: KubeObject) -> bool:
@@ -56,14 +58,18 @@ class Policy:
 
     def rolls_on(self, workload: KubeObject, config: KubeObject) -> bool:
         """Whether a change to a config object the workload references rolls it."""
-        if self.ignores(config) or self.leaves_alone(workload):
+        if self.ignores(config):
             return False
         annotations = self._annotations(workload)
+        if annotations.get(AUTO) == "false":  # leaves_alone
+            return False
         if annotations.get(SEARCH) == "true" and annotations.get(AUTO) != "true":
             return config.annotations.get(MATCH) == "true"
         return True
 
     def _annotations(self, workload: KubeObject) -> dict[str, str]:
+        # Not in _workloads: it has no Reloader annotation (or is no object
+        # of the stream), so its own annotations answer the same.
         return self._workloads.get(id(workload), workload.annotations)
 
 
@@ -76,18 +82,21 @@ def policy(graph: Graph, table: ReferenceTable, hold: bool, also_held: dict[int,
         if is_config_object(obj):
             if result.ignores(obj):
                 result.excluded[id(obj)] = IGNORED
-            continue
-        merged: dict[str, str] = {}
-        # Reloader reads the workload's metadata; a pod template's
-        # annotations count too, the workload's own winning.
-        for template, path in pod_templates(obj, table):
-            if path:
-                merged.update(annotations_of(template))
-        merged.update(obj.annotations)
-        result._workloads[id(obj)] = merged
+            merged = obj.annotations  # a referrer too, with a user's field specs
+        else:
+            merged = {}
+            # Reloader reads the workload's metadata; a pod template's
+            # annotations count too, the workload's own winning.
+            for template, path in pod_templates(obj, table):
+                if path:
+                    merged.update(annotations_of(template))
+            merged.update(obj.annotations)
+        if AUTO in merged or SEARCH in merged:
+            result._workloads[id(obj)] = {key: merged[key] for key in (AUTO, SEARCH) if key in merged}
     if not hold:
         return result
-    for ref in graph.references:
+    # Only a referrer with Reloader annotations holds its references.
+    for ref in graph.references if result._workloads else ():
         target = ref.target
         if target is None or result.ignores(target) or result.rolls_on(ref.referrer, target):
             continue
@@ -96,6 +105,8 @@ def policy(graph: Graph, table: ReferenceTable, hold: bool, also_held: dict[int,
         if ref_id not in result.held:
             result.held[ref_id] = why
             result.quiet.add(ref_id)
+    if not result.held:
+        return result  # no reference left as written: every object is versioned as usual
     uses_of: dict[int, list[Reference]] = {}
     for ref in graph.references:
         target = ref.target

@@ -19,9 +19,22 @@ from collections.abc import Collection, Iterable
 from ...records import record, replace
 from ...errors import PostrenderError
 from ..graph.references import Graph
-from ..index.hashing import content_hash, short_hash
+from ..index.hashing import Fields, content_hash, short_hash
 from ..index.objects import ObjectIndex, base_name_of
-from ...syntax.nodes import STR_TAG, MappingNode, Node, ScalarNode, entries, get, go_base64, is_null, json_key, scalar_value, string_value
+from ...syntax.nodes import (
+    STR_TAG,
+    MappingNode,
+    Node,
+    ScalarNode,
+    entries,
+    get,
+    go_base64,
+    is_null,
+    is_string,
+    json_key,
+    scalar_value,
+    string_value,
+)
 from ..read import KubeObject
 from ...vocabulary import (
     ANNOTATION_COPY_OF,
@@ -127,13 +140,15 @@ def plan(
     other signals do not; `copies`: objects a reference left as written still
     needs, so a renamed one also keeps an unsuffixed copy (reloader.py)."""
     produced = excluded_by_producers or {}
+    fixed = fixed or {}
+    read_by_name = read_by_name or {}
     consumed = consumed_objects(graph, held)
     versions: list[Version] = []
     for obj in graph.config_objects:
-        validate(obj)
+        fields = validate(obj)
         key = id(obj)
-        version = _version(obj, options, produced.get(key), (fixed or {}).get(key),
-                           (read_by_name or {}).get(key), key in consumed)
+        version = _version(obj, options, produced.get(key), fixed.get(key), read_by_name.get(key), key in consumed,
+                           fields)
         if key in copies and version.renamed:
             version = replace(version, keep_original=True)
         versions.append(version)
@@ -153,46 +168,64 @@ def opted_in(obj: KubeObject) -> bool:
     return obj.annotations.get(ANNOTATION_VERSIONED) == "true" or obj.labels.get(LABEL_VERSIONED) == "true"
 
 
-def is_empty(obj: KubeObject) -> bool:
+def is_empty(fields: Fields) -> bool:
     """No data at all: no or empty data, binaryData and stringData."""
     for field in ("data", "binaryData", "stringData"):
-        node = get(obj.node, field)
+        node = fields.nodes[field]
         if isinstance(node, MappingNode) and node.value:
             return False
     return True
 
 
-def validate(obj: KubeObject) -> None:
+def validate(obj: KubeObject) -> Fields:
+    """Refuses what the API server or the hash cannot take; returns the
+    fields read, with the string fields' entries the hash then reads."""
     if not obj.name:
         raise PostrenderError(f"{obj.kind} has no metadata.name", obj.location())
     # postrender adds keys to these; anything but a mapping would be replaced.
     metadata = get(obj.node, "metadata")
     for field in ("labels", "annotations"):
         node = get(metadata, field)
-        if node is not None and not is_null(node) and not isinstance(node, MappingNode):
+        if node is not None and not isinstance(node, MappingNode) and not is_null(node):
             raise PostrenderError(f"metadata.{field} must be a mapping", obj.location(node))
-    secret_type = get(obj.node, "type")
-    if obj.kind == "Secret" and secret_type is not None and not is_null(secret_type) and string_value(secret_type) is None:
+    fields = Fields(obj.node)
+    secret_type = fields.nodes["type"]
+    if obj.kind == "Secret" and secret_type is not None and _string_value(secret_type) is None and not is_null(secret_type):
         raise PostrenderError("Secret type must be a string" + _not_a_string(secret_type), obj.location(secret_type))
     for field in ("data", "binaryData", "stringData"):
-        node = get(obj.node, field)
-        if node is None or is_null(node):
-            continue
+        node = fields.nodes[field]
         if not isinstance(node, MappingNode):
+            if node is None or is_null(node):
+                continue
             raise PostrenderError(f"{obj.kind} {field} must be a mapping", obj.location(node))
         if field not in _STRING_FIELDS[obj.kind]:
             continue  # not a field of this kind: the API server drops it
         encoded = field == "binaryData" or (obj.kind == "Secret" and field == "data")
+        strings: dict[str, object] = {}
         for key, value in entries(node):
             # Only the key is named: the value may be a secret.
-            label = json_key(key)
-            text = string_value(value)
+            label = _json_key(key)
+            text = _string_value(value)
             if text is None:
                 what = "a base64 string" if encoded else "a string"
                 hint = _not_a_string(value, label, show_value=obj.kind == "ConfigMap")
                 raise PostrenderError(f"{field}.{label} must be {what}{hint}", obj.location(value))
             if encoded and go_base64(text) is None:
                 raise PostrenderError(f"{field}.{label} is not valid base64 (encode it, or move it to stringData as plain text)", obj.location(value))
+            strings[label] = text
+        fields.strings[field] = strings  # as hashing.string_entries reads them
+    return fields
+
+
+def _json_key(node: Node) -> str:
+    """json_key; a key that is_string already is its own text (most keys),
+    found without resolving its tag."""
+    return node.value if isinstance(node, ScalarNode) and is_string(node) else json_key(node)
+
+
+def _string_value(node: Node) -> str | None:
+    """string_value; a value that is_string already is its own text."""
+    return node.value if isinstance(node, ScalarNode) and is_string(node) else string_value(node)
 
 
 # The fields whose values the API server takes as strings (base64 for
@@ -229,21 +262,25 @@ def _version(
     fixed: str | None = None,
     read_by_name: str | None = None,
     consumed: bool = True,
+    fields: Fields | None = None,
 ) -> Version:
-    digest = content_hash(obj.kind, obj.node)
+    """`fields`: the object's, when read already (validate)."""
+    if fields is None:
+        fields = Fields(obj.node)
+    digest = content_hash(obj.kind, obj.node, fields)
     name = obj.name or ""
     if obj.annotations.get(KUSTOMIZE_NEEDS_HASH) == "enabled":
         return Version(obj, digest, name, name, excluded="kustomize generator output: kustomize adds its own suffix")
     if obj.annotations.get(ANNOTATION_VERSIONED) == "false" or obj.labels.get(LABEL_VERSIONED) == "false":
         reason = "a keep-original copy" if ANNOTATION_COPY_OF in obj.annotations else "opted out (postrender.io/versioned: \"false\")"
         return Version(obj, digest, name, name, excluded=reason)
-    if is_service_account_token(obj):
+    if obj.kind == "Secret" and _is_token_type(fields.nodes["type"]):
         return Version(obj, digest, name, name, excluded="service-account token Secret (filled in by the token controller)")
     if produced_by:
         return Version(obj, digest, name, name, excluded=produced_by)
     # A controller writes into an empty object under its name; an immutable,
     # renamed copy would stay empty while the controller writes elsewhere.
-    if is_empty(obj):
+    if is_empty(fields):
         return Version(obj, digest, name, name, excluded=EMPTY)
     if fixed:
         return Version(obj, digest, name, name, excluded=fixed)
@@ -262,8 +299,11 @@ def _version(
 
 def is_service_account_token(obj: KubeObject) -> bool:
     """The token controller fills such a Secret in, under its own name."""
-    node = get(obj.node, "type")
-    return obj.kind == "Secret" and isinstance(node, ScalarNode) and node.value == "kubernetes.io/service-account-token"
+    return obj.kind == "Secret" and _is_token_type(get(obj.node, "type"))
+
+
+def _is_token_type(node: Node | None) -> bool:
+    return isinstance(node, ScalarNode) and node.value == "kubernetes.io/service-account-token"
 
 
 def versioned_name(base: str, digest: str) -> str:

@@ -295,3 +295,29 @@ spec:
 
 def test_unknown_strategy_is_a_usage_error():
     assert run_postrender(["--strategy=shuffle"], _stream()).status == 2
+
+
+def test_reloader_auto_false_on_a_config_object_that_references_holds_its_reference(tmp_path):
+    # A user's field spec can make a ConfigMap or Secret a referrer; Reloader's
+    # annotation on it then holds its references as on any workload, also
+    # when no workload in the stream carries a Reloader annotation.
+    spec = tmp_path / "specs.yaml"
+    spec.write_text("nameReference:\n- kind: ConfigMap\n  fieldSpecs:\n  - {kind: Secret, path: metadata/annotations/settings}\n")
+    stream = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings}
+data: {k: v}
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: creds
+  annotations: {settings: settings, reloader.stakater.com/auto: "false"}
+data: {k: dg==}
+"""
+    result = _run(stream, "--config", str(spec), "--version-all")
+    docs = _by_name(result.stdout)
+    assert ("ConfigMap", "settings") in docs, "the held reference still finds its object"
+    assert docs["Secret", "creds"]["metadata"]["annotations"]["settings"] == "settings"
+    assert 'reloader.stakater.com/auto: "false"' in result.stderr
