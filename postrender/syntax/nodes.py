@@ -90,6 +90,13 @@ class Composer(CParser):
     `resolve`: libyaml hands them over as written.
     """
 
+    def __init__(self, stream: object) -> None:
+        super().__init__(stream)
+        # A tag is always written with a `!` (`!!str`, `!foo`, `%TAG`), and a
+        # merge key is a plain `<<` or a tagged one: a text with neither
+        # holds only untagged nodes and no merge key (see get).
+        self._plain_keys = isinstance(stream, str) and "!" not in stream and MERGE_KEY not in stream
+
     def resolve(self, kind: type, value: object, implicit: object) -> Tag:
         return _DEFAULT_TAGS[kind]
 
@@ -103,7 +110,7 @@ class Composer(CParser):
         """The document's node graph, its positions as offsets (to_offsets)."""
         root = super().get_single_node()
         if root is not None:
-            to_offsets(root)
+            to_offsets(root, self._plain_keys)
         return root
 
 
@@ -460,7 +467,14 @@ def get(node: Node | None, key: str) -> Node | None:
     index = node.merge
     if index is None:
         index = node.merge = _key_index(node)
-    if index is _SEARCH:
+    if index is _SEARCH_PLAIN and _plain_is_text(key):
+        # Every key here is untagged, and a key written `key` reads as
+        # `key` whether quoted or plain: the text decides.
+        for k, v in node.value:
+            if k.value == key:
+                return v
+        return None
+    if index is _SEARCH or index is _SEARCH_PLAIN:
         for k, v in node.value:
             if k.value == key and isinstance(k, ScalarNode) and _reads_as(k, key):
                 return v
@@ -480,6 +494,11 @@ def get(node: Node | None, key: str) -> Node | None:
 _INDEX_FROM = 8
 # The `merge` slot of a small mapping without merge keys (see get).
 _SEARCH: dict[str, Node] = {}
+# The same, set as the document is composed (to_offsets), for a small
+# mapping in a document whose text holds no `!` and no `<<` (Composer): no
+# key is tagged or a merge key, so a key reads as its text unless it is a
+# plain one that go-yaml may read as another value (`y`, `1`, `0x1`, `~`).
+_SEARCH_PLAIN: dict[str, Node] = {}
 
 
 def _key_index(node: MappingNode) -> dict[str, Node]:
@@ -729,8 +748,12 @@ _SHARED_OFFSETS = list(range(1 << 14))
 _SHARED_TEXT_BELOW = 64
 
 
-def to_offsets(root: Node) -> None:
-    """Replace the marks of every node under root by their offsets."""
+def to_offsets(root: Node, plain_keys: bool = False) -> None:
+    """Replace the marks of every node under root by their offsets.
+
+    plain_keys: the document's text holds no tag and no merge key, so its
+    small mappings can be searched by key text alone (_SEARCH_PLAIN).
+    """
     offsets = _SHARED_OFFSETS
     shared = len(offsets)
     # Scalars, most nodes, are done where they are met, not stacked.
@@ -744,6 +767,8 @@ def to_offsets(root: Node) -> None:
         node.start_mark, node.end_mark = (offsets[begin], offsets[end]) if end < shared else (begin, end)
         if isinstance(node, MappingNode):
             children = [n for pair in node.value for n in pair]
+            if plain_keys and len(node.value) < _INDEX_FROM:
+                node.merge = _SEARCH_PLAIN
         elif isinstance(node, SequenceNode):
             children = node.value
         else:
