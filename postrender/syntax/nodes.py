@@ -193,7 +193,21 @@ def _hint(text: str) -> str:
     return _HINTS.get(text[0], "") if text else "N"
 
 
+# A superset of the texts _resolve_number reads as a number: go-yaml's
+# decimal ints and floats hold only these characters (underscores go
+# anywhere), and its other ints are a 0b/0o/0x prefix (any case) after
+# underscores and a sign. Anything else, a content hash (`3f2a...`) or a
+# version (`1.2.3-rc1`), is a string without parsing.
+_MAY_BE_NUMBER = re.compile(r"[-+0-9_.eE]*|[-+_]*0_*[bBoOxX].*", re.DOTALL)
+
+
 def _resolve_number(text: str) -> tuple[str, object]:
+    if not _MAY_BE_NUMBER.fullmatch(text):
+        return "str", text
+    return _parse_number(text)
+
+
+def _parse_number(text: str) -> tuple[str, object]:
     plain = text.replace("_", "")
     number = _go_parse_int(plain, 0)
     if number is None:
@@ -603,10 +617,10 @@ def scalar_value(node: ScalarNode) -> object:
 
     Raises NotReadable where go-yaml v2 fails (`!!int abc`, bad `!!binary`).
     """
-    tag = node.tag
-    if tag == STR_TAG:
+    # Most scalars are untagged: ruamel's `node.tag` is a property, not read for them.
+    if node.ctag is _UNTAGGED or node.tag == STR_TAG:
         return node.value if node.style else resolve_plain(node.value)[1]
-    return tagged_value(tag, node.value)
+    return tagged_value(node.tag, node.value)
 
 
 def tagged_value(tag: str, text: str) -> object:
@@ -639,7 +653,7 @@ def json_key(node: Node) -> str:
     """
     if not isinstance(node, ScalarNode):
         raise NotReadable("a mapping or sequence used as a key")
-    if node.tag == STR_TAG:
+    if node.ctag is _UNTAGGED or node.tag == STR_TAG:
         return node.value if node.style else plain_json_key(node.value)
     return _key_text(scalar_value(node))
 
