@@ -92,10 +92,12 @@ class Composer(CParser):
 
     def __init__(self, stream: object) -> None:
         super().__init__(stream)
-        # A tag is always written with a `!` (`!!str`, `!foo`, `%TAG`), and a
-        # merge key is a plain `<<` or a tagged one: a text with neither
-        # holds only untagged nodes and no merge key (see get).
-        self._plain_keys = isinstance(stream, str) and "!" not in stream and MERGE_KEY not in stream
+        # How get() may search the document's small mappings, decided from
+        # the text at once: a merge key is a plain `<<` or a tagged one, and
+        # a tag is always written with a `!` (`!!str`, `!foo`, `%TAG`).
+        self._small_mappings: dict[str, Node] | None = None
+        if isinstance(stream, str) and MERGE_KEY not in stream:
+            self._small_mappings = _SEARCH_PLAIN if "!" not in stream else _SEARCH
 
     def resolve(self, kind: type, value: object, implicit: object) -> Tag:
         return _DEFAULT_TAGS[kind]
@@ -110,7 +112,7 @@ class Composer(CParser):
         """The document's node graph, its positions as offsets (to_offsets)."""
         root = super().get_single_node()
         if root is not None:
-            to_offsets(root, self._plain_keys)
+            to_offsets(root, self._small_mappings)
         return root
 
 
@@ -481,14 +483,14 @@ def get(node: Node | None, key: str) -> Node | None:
     index = node.merge
     if index is None:
         index = node.merge = _key_index(node)
-    if index is _SEARCH_PLAIN and _plain_is_text(key):
-        # Every key here is untagged, and a key written `key` reads as
-        # `key` whether quoted or plain: the text decides.
+    if index is _SEARCH_PLAIN:
         for k, v in node.value:
-            if k.value == key:
+            # No key here is tagged: one written `key` reads as `key`, quoted
+            # or plain, unless `key` itself may read as another value.
+            if k.value == key and (_plain_is_text(key) or _reads_as(k, key)):
                 return v
         return None
-    if index is _SEARCH or index is _SEARCH_PLAIN:
+    if index is _SEARCH:
         for k, v in node.value:
             if k.value == key and isinstance(k, ScalarNode) and _reads_as(k, key):
                 return v
@@ -508,10 +510,11 @@ def get(node: Node | None, key: str) -> Node | None:
 _INDEX_FROM = 8
 # The `merge` slot of a small mapping without merge keys (see get).
 _SEARCH: dict[str, Node] = {}
-# The same, set as the document is composed (to_offsets), for a small
-# mapping in a document whose text holds no `!` and no `<<` (Composer): no
-# key is tagged or a merge key, so a key reads as its text unless it is a
-# plain one that go-yaml may read as another value (`y`, `1`, `0x1`, `~`).
+# The same, for a small mapping in a document whose text holds no `!` and
+# no `<<` (Composer): no key is tagged or a merge key, so a key reads as its
+# text unless it is a plain one that go-yaml may read as another value (`y`,
+# `1`, `0x1`, `~`). The composer sets either as it composes (to_offsets), so
+# that most mappings need no _key_index.
 _SEARCH_PLAIN: dict[str, Node] = {}
 
 
@@ -762,11 +765,12 @@ _SHARED_OFFSETS = list(range(1 << 14))
 _SHARED_TEXT_BELOW = 64
 
 
-def to_offsets(root: Node, plain_keys: bool = False) -> None:
+def to_offsets(root: Node, small_mappings: dict[str, Node] | None = None) -> None:
     """Replace the marks of every node under root by their offsets.
 
-    plain_keys: the document's text holds no tag and no merge key, so its
-    small mappings can be searched by key text alone (_SEARCH_PLAIN).
+    small_mappings: what get() is to keep in the `merge` slot of each
+    mapping with fewer than _INDEX_FROM keys (_SEARCH or _SEARCH_PLAIN,
+    which the document's text decides), or None to leave it to _key_index.
     """
     offsets = _SHARED_OFFSETS
     shared = len(offsets)
@@ -781,8 +785,8 @@ def to_offsets(root: Node, plain_keys: bool = False) -> None:
         node.start_mark, node.end_mark = (offsets[begin], offsets[end]) if end < shared else (begin, end)
         if isinstance(node, MappingNode):
             children = [n for pair in node.value for n in pair]
-            if plain_keys and len(node.value) < _INDEX_FROM:
-                node.merge = _SEARCH_PLAIN
+            if small_mappings is not None and len(node.value) < _INDEX_FROM:
+                node.merge = small_mappings
         elif isinstance(node, SequenceNode):
             children = node.value
         else:

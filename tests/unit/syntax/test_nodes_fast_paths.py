@@ -17,7 +17,8 @@ from postrender.syntax.nodes import Composer, MappingNode, get, unique_nodes
 _KEY_TEXTS = ["name", "y", "Y", "yes", "n", "on", "1", "01", "0x1", "0o7", "1_0", "1e3", ".5", "-1", "+1",
               "~", "null", "true", "True", "0b1", "-0b1", "1.0", "08", "nan", "a1", "3f2a"]
 _KEYS = st.sampled_from(_KEY_TEXTS)
-_WRITTEN_KEY = st.tuples(_KEYS, st.sampled_from(["{}", "'{}'", '"{}"']))
+_FORMS = ["{}", "'{}'", '"{}"']
+_TAGGED_FORMS = ["!!str {}", "!!int {}", "!!bool {}", "!foo {}"]
 
 
 def _compose(text: str):
@@ -29,19 +30,22 @@ def _compose(text: str):
 
 
 def _general(root, key):
-    """get() as it is without the plain fast path: the key index rebuilt."""
+    """get() as it is without the composer's presets: the key index rebuilt."""
     for node in unique_nodes(root):
         if isinstance(node, MappingNode):
             node.merge = None
     return get(root, key)
 
 
-@settings(max_examples=300, deadline=None)
-@given(st.lists(_WRITTEN_KEY, min_size=1, max_size=7), _KEYS)
-def test_get_in_a_plain_document_is_get(written, query):
-    text = "{" + ", ".join(form.format(key) + f": {i}" for i, (key, form) in enumerate(written)) + "}\n"
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_KEYS, min_size=1, max_size=7), st.data(), _KEYS)
+def test_get_on_a_composed_document_is_get(keys, data, query):
+    tagged = data.draw(st.booleans())
+    forms = data.draw(st.lists(st.sampled_from(_FORMS + _TAGGED_FORMS if tagged else _FORMS),
+                               min_size=len(keys), max_size=len(keys)))
+    text = "{" + ", ".join(form.format(key) + f": {i}" for i, (key, form) in enumerate(zip(keys, forms))) + "}\n"
     fast = _compose(text)
-    assert fast.merge is nodes._SEARCH_PLAIN
+    assert fast.merge is (nodes._SEARCH if "!" in text else nodes._SEARCH_PLAIN)
     found = get(fast, query)
     expected = _general(_compose(text), query)
     assert (found.value if found is not None else None) == (expected.value if expected is not None else None)
