@@ -12,12 +12,21 @@ import json
 from typing import Any
 
 
+# json.dumps with any argument but the value makes a JSONEncoder per call;
+# one per form is made once (callers use one or two forms).
+_ENCODERS: dict[tuple[bool, tuple[str, str]], json.JSONEncoder] = {}
+
+
 def dumps(value: Any, *, sort_keys: bool = False, separators: tuple[str, str] = (", ", ": ")) -> str:
     """`json.dumps(value, ensure_ascii=False, sort_keys=..., separators=...)`."""
+    form = (sort_keys, separators)
+    encoder = _ENCODERS.get(form)
+    if encoder is None:
+        encoder = _ENCODERS[form] = json.JSONEncoder(ensure_ascii=False, sort_keys=sort_keys, separators=separators)
     try:
         # Most values (a ConfigMap's data, an edit's scalar) are shallow: the
         # C encoder writes them at once, and stops at the recursion limit.
-        return json.dumps(value, ensure_ascii=False, sort_keys=sort_keys, separators=separators)
+        return encoder.encode(value)
     except RecursionError:
         pass
     item_separator, key_separator = separators

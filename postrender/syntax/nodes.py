@@ -90,6 +90,15 @@ class Composer(CParser):
     `resolve`: libyaml hands them over as written.
     """
 
+    def __init__(self, stream: object) -> None:
+        super().__init__(stream)
+        # How get() may search the document's small mappings, decided from
+        # the text at once: a merge key is a plain `<<` or a tagged one, and
+        # a tag is always written with a `!` (`!!str`, `!foo`, `%TAG`).
+        self._small_mappings: dict[str, Node] | None = None
+        if isinstance(stream, str) and MERGE_KEY not in stream:
+            self._small_mappings = _SEARCH_PLAIN if "!" not in stream else _SEARCH
+
     def resolve(self, kind: type, value: object, implicit: object) -> Tag:
         return _DEFAULT_TAGS[kind]
 
@@ -103,7 +112,7 @@ class Composer(CParser):
         """The document's node graph, its positions as offsets (to_offsets)."""
         root = super().get_single_node()
         if root is not None:
-            to_offsets(root)
+            to_offsets(root, self._small_mappings)
         return root
 
 
@@ -186,7 +195,21 @@ def _hint(text: str) -> str:
     return _HINTS.get(text[0], "") if text else "N"
 
 
+# A superset of the texts _resolve_number reads as a number: go-yaml's
+# decimal ints and floats hold only these characters (underscores go
+# anywhere), and its other ints are a 0b/0o/0x prefix (any case) after
+# underscores and a sign. Anything else, a content hash (`3f2a...`) or a
+# version (`1.2.3-rc1`), is a string without parsing.
+_MAY_BE_NUMBER = re.compile(r"[-+0-9_.eE]*|[-+_]*0_*[bBoOxX].*", re.DOTALL)
+
+
 def _resolve_number(text: str) -> tuple[str, object]:
+    if not _MAY_BE_NUMBER.fullmatch(text):
+        return "str", text
+    return _parse_number(text)
+
+
+def _parse_number(text: str) -> tuple[str, object]:
     plain = text.replace("_", "")
     number = _go_parse_int(plain, 0)
     if number is None:
@@ -460,6 +483,13 @@ def get(node: Node | None, key: str) -> Node | None:
     index = node.merge
     if index is None:
         index = node.merge = _key_index(node)
+    if index is _SEARCH_PLAIN:
+        for k, v in node.value:
+            # No key here is tagged: one written `key` reads as `key`, quoted
+            # or plain, unless `key` itself may read as another value.
+            if k.value == key and (_plain_is_text(key) or _reads_as(k, key)):
+                return v
+        return None
     if index is _SEARCH:
         for k, v in node.value:
             if k.value == key and isinstance(k, ScalarNode) and _reads_as(k, key):
@@ -480,6 +510,12 @@ def get(node: Node | None, key: str) -> Node | None:
 _INDEX_FROM = 8
 # The `merge` slot of a small mapping without merge keys (see get).
 _SEARCH: dict[str, Node] = {}
+# The same, for a small mapping in a document whose text holds no `!` and
+# no `<<` (Composer): no key is tagged or a merge key, so a key reads as its
+# text unless it is a plain one that go-yaml may read as another value (`y`,
+# `1`, `0x1`, `~`). The composer sets either as it composes (to_offsets), so
+# that most mappings need no _key_index.
+_SEARCH_PLAIN: dict[str, Node] = {}
 
 
 def _key_index(node: MappingNode) -> dict[str, Node]:
@@ -584,10 +620,10 @@ def scalar_value(node: ScalarNode) -> object:
 
     Raises NotReadable where go-yaml v2 fails (`!!int abc`, bad `!!binary`).
     """
-    tag = node.tag
-    if tag == STR_TAG:
+    # Most scalars are untagged: ruamel's `node.tag` is a property, not read for them.
+    if node.ctag is _UNTAGGED or node.tag == STR_TAG:
         return node.value if node.style else resolve_plain(node.value)[1]
-    return tagged_value(tag, node.value)
+    return tagged_value(node.tag, node.value)
 
 
 def tagged_value(tag: str, text: str) -> object:
@@ -620,7 +656,7 @@ def json_key(node: Node) -> str:
     """
     if not isinstance(node, ScalarNode):
         raise NotReadable("a mapping or sequence used as a key")
-    if node.tag == STR_TAG:
+    if node.ctag is _UNTAGGED or node.tag == STR_TAG:
         return node.value if node.style else plain_json_key(node.value)
     return _key_text(scalar_value(node))
 
@@ -729,8 +765,13 @@ _SHARED_OFFSETS = list(range(1 << 14))
 _SHARED_TEXT_BELOW = 64
 
 
-def to_offsets(root: Node) -> None:
-    """Replace the marks of every node under root by their offsets."""
+def to_offsets(root: Node, small_mappings: dict[str, Node] | None = None) -> None:
+    """Replace the marks of every node under root by their offsets.
+
+    small_mappings: what get() is to keep in the `merge` slot of each
+    mapping with fewer than _INDEX_FROM keys (_SEARCH or _SEARCH_PLAIN,
+    which the document's text decides), or None to leave it to _key_index.
+    """
     offsets = _SHARED_OFFSETS
     shared = len(offsets)
     # Scalars, most nodes, are done where they are met, not stacked.
@@ -744,6 +785,8 @@ def to_offsets(root: Node) -> None:
         node.start_mark, node.end_mark = (offsets[begin], offsets[end]) if end < shared else (begin, end)
         if isinstance(node, MappingNode):
             children = [n for pair in node.value for n in pair]
+            if small_mappings is not None and len(node.value) < _INDEX_FROM:
+                node.merge = small_mappings
         elif isinstance(node, SequenceNode):
             children = node.value
         else:

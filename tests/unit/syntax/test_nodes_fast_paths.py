@@ -1,0 +1,91 @@
+"""The fast paths of syntax.nodes give what the general readers give.
+
+get() searches a small mapping by key text alone when its document's text
+holds no tag and no merge key; _resolve_number rejects most texts as
+strings before parsing them. Each is checked against the general code it
+skips, over the keys and texts YAML 1.1 reads as other values."""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from postrender.syntax import nodes
+from postrender.syntax.nodes import Composer, MappingNode, get, unique_nodes
+
+# Keys that read as themselves, as other values (`y` is true, `0x1` is 1),
+# or as nothing Kubernetes accepts (`~`), plain or quoted.
+_KEY_TEXTS = ["name", "y", "Y", "yes", "n", "on", "1", "01", "0x1", "0o7", "1_0", "1e3", ".5", "-1", "+1",
+              "~", "null", "true", "True", "0b1", "-0b1", "1.0", "08", "nan", "a1", "3f2a"]
+_KEYS = st.sampled_from(_KEY_TEXTS)
+_FORMS = ["{}", "'{}'", '"{}"']
+_TAGGED_FORMS = ["!!str {}", "!!int {}", "!!bool {}", "!foo {}"]
+
+
+def _compose(text: str):
+    loader = Composer(text)
+    try:
+        return loader.get_single_node()
+    finally:
+        loader.dispose()
+
+
+def _general(root, key):
+    """get() as it is without the composer's presets: the key index rebuilt."""
+    for node in unique_nodes(root):
+        if isinstance(node, MappingNode):
+            node.merge = None
+    return get(root, key)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_KEYS, min_size=1, max_size=7), st.data(), _KEYS)
+def test_get_on_a_composed_document_is_get(keys, data, query):
+    tagged = data.draw(st.booleans())
+    forms = data.draw(st.lists(st.sampled_from(_FORMS + _TAGGED_FORMS if tagged else _FORMS),
+                               min_size=len(keys), max_size=len(keys)))
+    text = "{" + ", ".join(form.format(key) + f": {i}" for i, (key, form) in enumerate(zip(keys, forms))) + "}\n"
+    fast = _compose(text)
+    assert fast.merge is (nodes._SEARCH if "!" in text else nodes._SEARCH_PLAIN)
+    found = get(fast, query)
+    expected = _general(_compose(text), query)
+    assert (found.value if found is not None else None) == (expected.value if expected is not None else None)
+
+
+@pytest.mark.parametrize("text", ["a: !!str 1\n", "a: {<<: {b: 1}}\n", "'<<': 1\n", "a: b!\n"])
+def test_a_tag_or_merge_key_in_the_text_keeps_the_general_search(text):
+    root = _compose(text)
+    assert all(node.merge is not nodes._SEARCH_PLAIN for node in unique_nodes(root) if isinstance(node, MappingNode))
+
+
+@pytest.mark.parametrize("text, query, value", [
+    ("{y: 1, 'y': 2}\n", "y", "2"),          # plain y is true
+    ("{1: a, 0x1: b}\n", "0x1", None),       # 0x1 reads as 1
+    ("{'0x1': a, name: b}\n", "0x1", "a"),
+    ("{name: a}\n", "name", "a"),
+])
+def test_get_in_a_plain_document(text, query, value):
+    found = get(_compose(text), query)
+    assert (found.value if found is not None else None) == value
+
+
+_NUMBER_ALPHABET = "0123456789_+-.eExXoObBaAfF~ yYnN:"
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.one_of(st.text(alphabet=_NUMBER_ALPHABET, min_size=1, max_size=12), st.text(min_size=1, max_size=12)))
+def test_a_text_screened_out_as_no_number_is_a_string(text):
+    if not nodes._MAY_BE_NUMBER.fullmatch(text):
+        assert nodes._parse_number(text) == ("str", text)
+
+
+@pytest.mark.parametrize("text", ["0x1", "-0x_1", "_0b101", "-0b1", "0O7", "1_000", "1e3", "-.5", "+1", "08",
+                                  "0b-101", "1.", "0XFF"])
+def test_numbers_pass_the_screen(text):
+    assert nodes._parse_number(text)[0] != "str"
+    assert nodes._MAY_BE_NUMBER.fullmatch(text)
+
+
+@pytest.mark.parametrize("text", ["3f2a9c", "1.2.3-rc1", "12ab", "0a1", "1e3x"])
+def test_hashes_and_versions_are_strings_at_once(text):
+    assert not nodes._MAY_BE_NUMBER.fullmatch(text)
+    assert nodes.resolve_plain(text) == ("str", text)
