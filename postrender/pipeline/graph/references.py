@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Container, Iterator
 from enum import Enum
-from functools import cached_property
+from functools import cache, cached_property
 
 from ...records import field, record
 from ...fieldspecs import CONFIG_KINDS, FieldSpec, ReferenceTable, Segment
@@ -322,7 +322,7 @@ def _flag_value(node: ScalarNode, container: Node | None, path: Path, flags: tup
     """(text kept before the name, the value) when an argument gives one of
     `flags` a value: `--flag=value`, or `value` right after a bare `--flag`.
     `-flag` counts the same (Go's flag package takes either)."""
-    spellings = {dashes + flag.lstrip("-") for flag in flags for dashes in ("-", "--")}
+    spellings = _spellings(flags)
     flag, eq, value = node.value.partition("=")
     if eq and flag in spellings:
         return flag + "=", value
@@ -333,6 +333,13 @@ def _flag_value(node: ScalarNode, container: Node | None, path: Path, flags: tup
         if isinstance(previous, ScalarNode) and is_string(previous) and previous.value in spellings:
             return "", node.value
     return None
+
+
+@cache
+def _spellings(flags: tuple[str, ...]) -> frozenset[str]:
+    """Every way an argument may write one of `flags`: asked for each
+    argument of each container, for the few flag lists the table has."""
+    return frozenset(dashes + flag.lstrip("-") for flag in flags for dashes in ("-", "--"))
 
 
 def _filter_value(node: Node | None) -> str | list[str] | None:
