@@ -21,7 +21,7 @@ environment names it gets a postrender.io/config-hash over it (pipeline/plan/con
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from functools import cache
 from typing import Any
 
@@ -30,7 +30,7 @@ from ... import fieldspecs
 from ...fieldspecs.guardrules import guard_rules
 from ...fieldspecs import CONFIG_KINDS, ReferenceTable, pod_path_spec
 from ...fieldspecs.walk import SpecIndex
-from .references import Graph, Path, Reference, find_all, lookup
+from .references import Graph, Path, Reference, Scanned, find_all, lookup
 from ..index.objects import ObjectIndex
 from ...syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, entries, format_path, get, get_str, is_string, node_at
 from ..read import KubeObject
@@ -146,8 +146,8 @@ def _fixed_rows_for(obj: KubeObject) -> tuple[FixedName, ...]:
     return named.get((obj.kind, obj.name or "")) or unnamed.get(obj.kind, ())
 
 
-def find_readers(graph: Graph) -> ByName:
-    """`graph`: built with scanned_specs as its `scanned` specs."""
+def find_readers(graph: Graph, strings: list[Scanned]) -> ByName:
+    """`strings`: the ones graph.build found at scanned_specs."""
     index = graph.index
     found = ByName()
     for obj in graph.config_objects:
@@ -156,7 +156,7 @@ def find_readers(graph: Graph) -> ByName:
                 found.fixed[id(obj)] = f"read by a fixed name: {row.why}"
                 break
     found.readers.extend(_rbac_readers(graph))
-    found.readers.extend(_pod_readers(graph))
+    found.readers.extend(_pod_readers(graph, strings))
     found.readers.extend(_data_readers(graph))
     return found
 
@@ -205,8 +205,17 @@ def pod_string_specs(table: ReferenceTable, kinds: Collection[str] | None = None
 
 def scanned_specs(table: ReferenceTable, index: ObjectIndex) -> SpecIndex:
     """The pod strings find_readers looks at, for graph.build to collect in
-    its walk (Graph.scanned)."""
+    its walk."""
     return pod_string_specs(table, {obj.kind for obj in index.objects})
+
+
+def may_name_config(index: ObjectIndex) -> Callable[[str], bool]:
+    """Whether a pod string may name a config object of the stream, as
+    find_readers reads it: the strings graph.build need keep for it. (A
+    string's context, which names_in is not given here, only skips a
+    program's name: the names it yields without one are a superset.)"""
+    names = {obj.name for obj in index.objects if obj.kind in CONFIG_KINDS}
+    return lambda text: any(name in names for _, _, name in names_in(text))
 
 
 def reads(obj: KubeObject, specs: SpecIndex) -> Iterator[tuple[Node, bool]]:
@@ -221,12 +230,12 @@ def _pod_strings(obj: KubeObject, specs: SpecIndex) -> Iterator[Reference]:
     return find_all(obj, compiled) if compiled is not None else iter(())
 
 
-def _pod_readers(graph: Graph) -> Iterator[Reader]:
-    """From the pod strings graph.build found (Graph.scanned, walked with
-    pod_string_specs) that no field spec covers."""
+def _pod_readers(graph: Graph, strings: list[Scanned]) -> Iterator[Reader]:
+    """From the pod strings graph.build found (at pod_string_specs) that no
+    field spec covers."""
     index = graph.index
     covered = {id(ref.node) for ref in graph.references}
-    for obj, node, parent, path in graph.scanned:
+    for obj, node, parent, path in strings:
         if id(node) in covered:
             continue
         for via, namespace, name in names_in(node.value, _context(parent, path)):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Container, Iterator
+from collections.abc import Callable, Container, Iterator
 from enum import Enum
 from functools import cache, cached_property
 from typing import Any
@@ -50,8 +50,8 @@ class Reference:
         return format_path(self.path)
 
 
-# A string some path of `build`'s `scanned` specs reaches: (object, the
-# scalar, the mapping or list item holding it, its path).
+# A non-empty string some path of `build`'s `scanned` specs reaches:
+# (object, the scalar, the mapping or list item holding it, its path).
 Scanned = tuple[KubeObject, ScalarNode, Node | None, Path]
 
 
@@ -60,10 +60,6 @@ class Graph:
     index: ObjectIndex
     references: list[Reference]
     config_objects: list[KubeObject]
-    # Non-empty strings at the paths of build's `scanned` specs (byname's
-    # container args, commands and env values), object by object, each
-    # spec's in document order.
-    scanned: list[Scanned] = field(default_factory=list)
 
 
 def pod_templates(obj: KubeObject, table: ReferenceTable, immutable: bool = False) -> tuple[tuple[MappingNode, Path], ...]:
@@ -165,10 +161,15 @@ def reads(obj: KubeObject, table: ReferenceTable) -> Iterator[tuple[Node, bool]]
             yield metadata, True
 
 
-def build(index: ObjectIndex, table: ReferenceTable, scanned: SpecIndex | None = None) -> Graph:
-    """`scanned`: more paths whose strings the graph keeps (Graph.scanned),
-    found in the same walk of each object as the references: a workload's
-    containers are stepped into once for both."""
+def build(index: ObjectIndex, table: ReferenceTable, scanned: SpecIndex | None = None,
+          wanted: Callable[[str], bool] = lambda text: True) -> tuple[Graph, list[Scanned]]:
+    """The graph, and the `wanted` strings at the paths of `scanned`
+    (byname's container args, commands and env values), found in the same
+    walk of each object as the references: a workload's containers are
+    stepped into once for both. The strings come object by object, each
+    spec's in document order; they are not kept in the graph, which lives
+    to the end of a render, as their one reader is done with them long
+    before (and `wanted` keeps the list to the few it needs)."""
     references: list[Reference] = []
     strings: list[Scanned] = []
     # A user's config often restates a built-in spec (say, without the
@@ -186,7 +187,7 @@ def build(index: ObjectIndex, table: ReferenceTable, scanned: SpecIndex | None =
         for position, spec, hits in _hits(obj, compiled):
             if position >= own:
                 strings.extend((obj, node, parent, path) for node, parent, path in hits
-                               if is_string(node) and node.value)
+                               if is_string(node) and node.value and wanted(node.value))
                 continue
             if not _kind_applies(obj, spec, index):
                 continue
@@ -199,7 +200,7 @@ def build(index: ObjectIndex, table: ReferenceTable, scanned: SpecIndex | None =
     # A flag's or variable's value that names nothing in the stream is just a value.
     references = [ref for ref in references if not (ref.spec.stream_only and ref.resolution is Resolution.DANGLING)]
     configs = [obj for obj in index.objects if is_config_object(obj)]
-    return Graph(index, references, configs, strings)
+    return Graph(index, references, configs), strings
 
 
 _MISSING: Any = object()
