@@ -7,7 +7,7 @@ from ..records import field, record
 from .plan import config_hash, keep, reloader
 from .check import broken, guard
 from .. import fieldspecs
-from .graph.byname import ByName, find_readers
+from .graph.byname import ByName, find_readers, may_name_config, scanned_specs
 from .graph.dependencies import Dependency, find_dependencies
 from ..errors import UsageError
 from .graph.producers import Productions, find_productions
@@ -71,7 +71,7 @@ def analyse(sources: list[Source], options: RenderOptions, stream: Stream | None
         # Each document keeps only what the stages below read of it.
         stream = read(sources, options.limits, Needs(table))
     index = ObjectIndex(stream.objects, options.namespace, frozenset(table.cluster_scoped))
-    graph = build(index, table)
+    graph, pod_strings = build(index, table, scanned_specs(table, index), may_name_config(index))
     productions = find_productions(graph)
     dependencies = find_dependencies(graph, table)
     renames = options.strategy != "annotate"
@@ -85,7 +85,7 @@ def analyse(sources: list[Source], options: RenderOptions, stream: Stream | None
         ("Reloader annotations, or references left as written", policy.excluded),
         ("--strategy=annotate", config_hash.kept_names(graph, options.strategy)),
     ])
-    by_name = find_readers(graph, table)
+    by_name = find_readers(graph, pod_strings)
     plan_options = PlanOptions(keep_original=options.keep_original, hooks_hidden=options.hooks_hidden,
                                version_all=options.version_all)
     the_plan = plan(graph, plan_options, kept, held=policy.held, fixed=by_name.fixed, read_by_name=by_name.read(),

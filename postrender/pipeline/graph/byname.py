@@ -21,7 +21,7 @@ environment names it gets a postrender.io/config-hash over it (pipeline/plan/con
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from functools import cache
 from typing import Any
 
@@ -30,7 +30,7 @@ from ... import fieldspecs
 from ...fieldspecs.guardrules import guard_rules
 from ...fieldspecs import CONFIG_KINDS, ReferenceTable, pod_path_spec
 from ...fieldspecs.walk import SpecIndex
-from .references import Graph, Path, Reference, find_all, lookup
+from .references import Graph, Path, Reference, Scanned, find_all, lookup
 from ..index.objects import ObjectIndex
 from ...syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, entries, format_path, get, get_str, is_string, node_at
 from ..read import KubeObject
@@ -146,7 +146,8 @@ def _fixed_rows_for(obj: KubeObject) -> tuple[FixedName, ...]:
     return named.get((obj.kind, obj.name or "")) or unnamed.get(obj.kind, ())
 
 
-def find_readers(graph: Graph, table: ReferenceTable) -> ByName:
+def find_readers(graph: Graph, strings: list[Scanned]) -> ByName:
+    """`strings`: the ones graph.build found at scanned_specs."""
     index = graph.index
     found = ByName()
     for obj in graph.config_objects:
@@ -155,7 +156,7 @@ def find_readers(graph: Graph, table: ReferenceTable) -> ByName:
                 found.fixed[id(obj)] = f"read by a fixed name: {row.why}"
                 break
     found.readers.extend(_rbac_readers(graph))
-    found.readers.extend(_pod_readers(graph, table))
+    found.readers.extend(_pod_readers(graph, strings))
     found.readers.extend(_data_readers(graph))
     return found
 
@@ -202,6 +203,21 @@ def pod_string_specs(table: ReferenceTable, kinds: Collection[str] | None = None
                      for path in _data().get("podSpecStrings") or ())
 
 
+def scanned_specs(table: ReferenceTable, index: ObjectIndex) -> SpecIndex:
+    """The pod strings find_readers looks at, for graph.build to collect in
+    its walk."""
+    return pod_string_specs(table, {obj.kind for obj in index.objects})
+
+
+def may_name_config(index: ObjectIndex) -> Callable[[str], bool]:
+    """Whether a pod string may name a config object of the stream, as
+    find_readers reads it: the strings graph.build need keep for it. (A
+    string's context, which names_in is not given here, only skips a
+    program's name: the names it yields without one are a superset.)"""
+    names = {obj.name for obj in index.objects if obj.kind in CONFIG_KINDS}
+    return lambda text: any(name in names for _, _, name in names_in(text))
+
+
 def reads(obj: KubeObject, specs: SpecIndex) -> Iterator[tuple[Node, bool]]:
     """The strings in a pod spec this stage reads (see references.reads);
     `specs`: pod_string_specs(table)."""
@@ -214,32 +230,36 @@ def _pod_strings(obj: KubeObject, specs: SpecIndex) -> Iterator[Reference]:
     return find_all(obj, compiled) if compiled is not None else iter(())
 
 
-def _pod_readers(graph: Graph, table: ReferenceTable) -> Iterator[Reader]:
+def _pod_readers(graph: Graph, strings: list[Scanned]) -> Iterator[Reader]:
+    """From the pod strings graph.build found (at pod_string_specs) that no
+    field spec covers."""
     index = graph.index
     covered = {id(ref.node) for ref in graph.references}
-    specs = pod_string_specs(table, {obj.kind for obj in index.objects})
-    for obj in index.objects:
-        for found in _pod_strings(obj, specs):
-            if id(found.node) in covered:
-                continue
-            for via, namespace, name in names_in(found.node.value, _context(obj, found.path)):
-                for target in _targets(index, obj, namespace, name):
-                    where = f"{found.field_path} ({via})" if via else found.field_path
-                    why = f"{index.key(obj).describe()} {where} names it: the program reads it by that name"
-                    yield Reader(target, obj, found.path, found.node, name, why, rolls=True, via=via)
+    for obj, node, parent, path in strings:
+        if id(node) in covered:
+            continue
+        for via, namespace, name in names_in(node.value, _context(parent, path)):
+            for target in _targets(index, obj, namespace, name):
+                field_path = format_path(path)
+                where = f"{field_path} ({via})" if via else field_path
+                why = f"{index.key(obj).describe()} {where} names it: the program reads it by that name"
+                yield Reader(target, obj, path, node, name, why, rolls=True, via=via)
 
 
-def _context(obj: KubeObject, path: Path) -> str | None:
+def _context(parent: Node | None, path: Path) -> str | None:
     """What comes before a string: the flag of a `--flag value` pair, the
-    variable an env value sets, or "" for a command's first word (the program)."""
+    variable an env value sets, or "" for a command's first word (the program).
+    `parent`: the mapping holding the string or the list it is an item of
+    (an env entry, a container), as the walk that found it gives it."""
     if path[-1] == "value":
-        return get_str(node_at(obj.node, path[:-1]), "name") or None
+        return get_str(parent, "name") or None
     index = path[-1]
     if not isinstance(index, int):
         return None
     if index == 0:
         return "" if path[-2] == "command" else None
-    previous = node_at(obj.node, path[:-1] + (index - 1,))
+    listed = get(parent, path[-2]) if isinstance(path[-2], str) else None
+    previous = listed.value[index - 1] if isinstance(listed, SequenceNode) else None
     if isinstance(previous, ScalarNode) and previous.value.startswith("-") and "=" not in previous.value:
         return previous.value.split()[-1] if previous.value.split() else None
     return None

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Container, Iterator
+from collections.abc import Callable, Container, Iterator
 from enum import Enum
-from functools import cached_property
+from functools import cache, cached_property
+from typing import Any
 
 from ...records import field, record
 from ...fieldspecs import CONFIG_KINDS, FieldSpec, ReferenceTable, Segment
-from ...fieldspecs.walk import Accessor, Compiled, walk
+from ...fieldspecs.walk import Accessor, Compiled, SpecIndex, walk
 from ..index.objects import ObjectIndex, ObjectKey, across_namespaces
 from ...syntax.nodes import MERGE_KEY, MappingNode, Node, ScalarNode, SequenceNode, entries, format_path, get, is_string, scalar_value
 from ..read import KubeObject
@@ -47,6 +48,11 @@ class Reference:
     def field_path(self) -> str:
         # Asked for again and again by the reports; the path never changes.
         return format_path(self.path)
+
+
+# A non-empty string some path of `build`'s `scanned` specs reaches:
+# (object, the scalar, the mapping or list item holding it, its path).
+Scanned = tuple[KubeObject, ScalarNode, Node | None, Path]
 
 
 @record
@@ -140,7 +146,7 @@ def reads(obj: KubeObject, table: ReferenceTable) -> Iterator[tuple[Node, bool]]
     later stages (annotations that roll them)."""
     compiled = table.applicable(obj.kind, obj.group, obj.api_version.rpartition("/")[2])
     if compiled is not None:
-        for _spec, hits in _hits(obj, compiled):
+        for _position, _spec, hits in _hits(obj, compiled):
             for node, _parent, _path in hits:
                 yield node, False
         for spec in compiled.specs:
@@ -155,16 +161,34 @@ def reads(obj: KubeObject, table: ReferenceTable) -> Iterator[tuple[Node, bool]]
             yield metadata, True
 
 
-def build(index: ObjectIndex, table: ReferenceTable) -> Graph:
+def build(index: ObjectIndex, table: ReferenceTable, scanned: SpecIndex | None = None,
+          wanted: Callable[[str], bool] = lambda text: True) -> tuple[Graph, list[Scanned]]:
+    """The graph, and the `wanted` strings at the paths of `scanned`
+    (byname's container args, commands and env values), found in the same
+    walk of each object as the references: a workload's containers are
+    stepped into once for both. The strings come object by object, each
+    spec's in document order; they are not kept in the graph, which lives
+    to the end of a render, as their one reader is done with them long
+    before (and `wanted` keeps the list to the few it needs)."""
     references: list[Reference] = []
+    strings: list[Scanned] = []
     # A user's config often restates a built-in spec (say, without the
     # group): the same field must still be one reference, not two.
     seen: set[tuple[int, Path]] = set()
+    walks: dict[tuple[str, str, str], tuple[Compiled, int] | None] = {}
     for obj in index.objects:
-        compiled = table.applicable(obj.kind, obj.group, obj.api_version.rpartition("/")[2])
-        if compiled is None:
+        key = (obj.kind, obj.group, obj.api_version.rpartition("/")[2])
+        both = walks.get(key, _MISSING)
+        if both is _MISSING:
+            both = walks[key] = _joined(table.applicable(*key), scanned.applicable(*key) if scanned else None)
+        if both is None:
             continue
-        for spec, hits in _hits(obj, compiled):
+        compiled, own = both
+        for position, spec, hits in _hits(obj, compiled):
+            if position >= own:
+                strings.extend((obj, node, parent, path) for node, parent, path in hits
+                               if is_string(node) and node.value and wanted(node.value))
+                continue
             if not _kind_applies(obj, spec, index):
                 continue
             for ref in _references(obj, spec, hits):
@@ -176,15 +200,29 @@ def build(index: ObjectIndex, table: ReferenceTable) -> Graph:
     # A flag's or variable's value that names nothing in the stream is just a value.
     references = [ref for ref in references if not (ref.spec.stream_only and ref.resolution is Resolution.DANGLING)]
     configs = [obj for obj in index.objects if is_config_object(obj)]
-    return Graph(index, references, configs)
+    return Graph(index, references, configs), strings
+
+
+_MISSING: Any = object()
+
+
+def _joined(own: Compiled | None, scanned: Compiled | None) -> tuple[Compiled, int] | None:
+    """One walk for the reference specs and the scanned ones: the specs of
+    both, and how many of them (the first) are reference specs."""
+    if scanned is None:
+        return None if own is None else (own, len(own.specs))
+    if own is None:
+        return scanned, 0
+    return Compiled([*own.specs, *scanned.specs]), len(own.specs)
 
 
 Hit = tuple[ScalarNode, Node | None, Path]
 
 
-def _hits(obj: KubeObject, compiled: Compiled) -> list[tuple[FieldSpec, list[Hit]]]:
-    """The leaves each spec reaches in one walk of the object, specs in table
-    order, each spec's leaves in document order (the order references keep)."""
+def _hits(obj: KubeObject, compiled: Compiled) -> list[tuple[int, FieldSpec, list[Hit]]]:
+    """(position, spec, leaves) for each spec that reaches a leaf in one walk
+    of the object, specs in table order, each spec's leaves in document
+    order (the order references keep)."""
     if not compiled.may_reach(obj.document.text):
         return []
     by_spec: dict[int, list[Hit]] = {}
@@ -193,7 +231,7 @@ def _hits(obj: KubeObject, compiled: Compiled) -> list[tuple[FieldSpec, list[Hit
         for position in ends:
             by_spec.setdefault(position, []).append(hit)
     specs = compiled.specs
-    return [(specs[position], by_spec[position]) for position in sorted(by_spec)]
+    return [(position, specs[position], by_spec[position]) for position in sorted(by_spec)]
 
 
 class YamlNodes(Accessor[Node]):
@@ -280,7 +318,7 @@ def find(obj: KubeObject, spec: FieldSpec) -> Iterator[Reference]:
 def find_all(obj: KubeObject, compiled: Compiled) -> Iterator[Reference]:
     """The names at the paths of compiled specs in one object, unresolved:
     spec by spec in their order, as `find` for each would give them."""
-    for spec, hits in _hits(obj, compiled):
+    for _position, spec, hits in _hits(obj, compiled):
         yield from _references(obj, spec, hits)
 
 
@@ -322,7 +360,7 @@ def _flag_value(node: ScalarNode, container: Node | None, path: Path, flags: tup
     """(text kept before the name, the value) when an argument gives one of
     `flags` a value: `--flag=value`, or `value` right after a bare `--flag`.
     `-flag` counts the same (Go's flag package takes either)."""
-    spellings = {dashes + flag.lstrip("-") for flag in flags for dashes in ("-", "--")}
+    spellings = _spellings(flags)
     flag, eq, value = node.value.partition("=")
     if eq and flag in spellings:
         return flag + "=", value
@@ -333,6 +371,13 @@ def _flag_value(node: ScalarNode, container: Node | None, path: Path, flags: tup
         if isinstance(previous, ScalarNode) and is_string(previous) and previous.value in spellings:
             return "", node.value
     return None
+
+
+@cache
+def _spellings(flags: tuple[str, ...]) -> frozenset[str]:
+    """Every way an argument may write one of `flags`: asked for each
+    argument of each container, for the few flag lists the table has."""
+    return frozenset(dashes + flag.lstrip("-") for flag in flags for dashes in ("-", "--"))
 
 
 def _filter_value(node: Node | None) -> str | list[str] | None:

@@ -1,0 +1,105 @@
+"""graph.build walks each object once for the references and for byname's
+pod strings: both must be what walking each spec set on its
+own finds, over every golden fixture's objects and a workload full of args,
+commands and env values."""
+
+from conftest import FIXTURES
+
+from postrender import fieldspecs
+from postrender.options import RenderOptions
+from postrender.pipeline.graph.byname import find_readers, may_name_config, pod_string_specs, scanned_specs
+from postrender.pipeline.graph.references import build, find_all
+from postrender.pipeline.index.objects import ObjectIndex
+from postrender.pipeline.read import Source, read
+from postrender.syntax.nodes import is_string
+
+TABLE = fieldspecs.load_table()
+
+WORKLOAD = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings}
+data: {a: b}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: app}
+spec:
+  template:
+    spec:
+      initContainers:
+      - name: init
+        command: [/bin/init, --source, settings]
+      containers:
+      - name: app
+        command: ["/bin/server", "--log-level=info"]
+        args: [--config=/etc/app, --configmap=$(POD_NAMESPACE)/settings, --port, "8080", ""]
+        env:
+        - {name: MODE, value: production}
+        - {name: SETTINGS, value: settings}
+        - {name: EMPTY, value: ""}
+        - name: FROM
+          valueFrom: {configMapKeyRef: {name: settings, key: a}}
+"""
+
+
+def _streams():
+    for case in sorted((FIXTURES / "golden").iterdir()):
+        path = case / "input.yaml"
+        if path.exists():
+            yield read([Source(str(path), path.read_text())], RenderOptions().limits)
+    yield read([Source("workload.yaml", WORKLOAD)], RenderOptions().limits)
+
+
+def _strings_alone(index):
+    """What byname walked on its own before: each object's pod strings."""
+    specs = pod_string_specs(TABLE, {obj.kind for obj in index.objects})
+    found = []
+    for obj in index.objects:
+        compiled = specs.applicable(obj.kind, obj.group, obj.api_version.rpartition("/")[2])
+        for ref in find_all(obj, compiled) if compiled is not None else ():
+            found.append((id(obj), id(ref.node), ref.path))
+    return found
+
+
+def test_one_walk_finds_the_references_and_the_pod_strings():
+    scanned = 0
+    for stream in _streams():
+        index = ObjectIndex(stream.objects, None, frozenset(TABLE.cluster_scoped))
+        alone, none = build(index, TABLE)
+        together, strings = build(index, TABLE, scanned_specs(TABLE, index))
+        assert [(id(r.node), r.path, r.spec, r.name, r.resolution) for r in together.references] == \
+            [(id(r.node), r.path, r.spec, r.name, r.resolution) for r in alone.references]
+        assert none == []
+        assert [(id(obj), id(node), path) for obj, node, _, path in strings] == _strings_alone(index)
+        assert all(is_string(node) and node.value for _, node, _, _ in strings)
+        scanned += len(strings)
+    assert scanned > 20
+
+
+def _readers(graph, strings):
+    return [(id(r.target), id(r.node), r.path, r.name, r.why, r.via) for r in find_readers(graph, strings).readers]
+
+
+def test_readers_found_from_the_scanned_strings():
+    stream = read([Source("workload.yaml", WORKLOAD)], RenderOptions().limits)
+    index = ObjectIndex(stream.objects, None, frozenset(TABLE.cluster_scoped))
+    readers = find_readers(*build(index, TABLE, scanned_specs(TABLE, index), may_name_config(index))).readers
+    assert sorted((r.field_path, r.via) for r in readers) == [
+        ("spec.template.spec.containers[0].env[1].value", "SETTINGS"),
+        ("spec.template.spec.initContainers[0].command[2]", "--source"),
+    ]
+
+
+def test_the_strings_kept_for_byname_are_all_it_reads():
+    # may_name_config drops strings naming no config object of the stream:
+    # find_readers must find the same readers as from every string.
+    kept = 0
+    for stream in _streams():
+        index = ObjectIndex(stream.objects, None, frozenset(TABLE.cluster_scoped))
+        graph, every = build(index, TABLE, scanned_specs(TABLE, index))
+        screened, some = build(index, TABLE, scanned_specs(TABLE, index), may_name_config(index))
+        assert _readers(screened, some) == _readers(graph, every)
+        assert len(some) <= len(every)
+        kept += len(some)
+    assert kept > 0
