@@ -14,7 +14,6 @@ kustomize's generators write), gets exactly kustomize's name.
 from __future__ import annotations
 
 import base64
-import json
 
 from ...syntax.jsontext import dumps
 from ...syntax.nodes import (
@@ -113,16 +112,8 @@ def stored_secret_data(fields: Fields) -> object:
     return merged
 
 
-# json.dumps makes an encoder per call, a third of the time of a ConfigMap's
-# text; hashing takes one for every object.
-_ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-
-
 def go_json(value: object) -> str:
-    try:
-        text = _ENCODER.encode(value)
-    except RecursionError:  # nested too deep for the C encoder: jsontext writes it without recursion
-        text = dumps(value, sort_keys=True, separators=(",", ":"))
+    text = dumps(value, sort_keys=True, separators=(",", ":"))
     for char, escape in _GO_ESCAPES.items():
         if char in text:
             text = text.replace(char, escape)
