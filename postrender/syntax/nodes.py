@@ -790,8 +790,7 @@ def to_offsets(root: Node, small_mappings: dict[str, Node] | None = None) -> Non
         elif isinstance(node, SequenceNode):
             children = node.value
         else:
-            _share_text(node)  # the root
-            continue
+            continue  # a scalar root: `--- |` text or a null, never shared
         for child in children:
             if type(child) is ScalarNode:
                 start = child.start_mark
@@ -802,11 +801,6 @@ def to_offsets(root: Node, small_mappings: dict[str, Node] | None = None) -> Non
                         child.value = intern(child.value)
             else:
                 stack.append(child)
-
-
-def _share_text(node: ScalarNode) -> None:
-    if len(node.value) < _SHARED_TEXT_BELOW:
-        node.value = intern(node.value)
 
 
 # What libyaml counts as a line break (a CRLF is one): its lines and columns
