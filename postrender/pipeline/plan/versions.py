@@ -30,7 +30,6 @@ from ...syntax.nodes import (
     get,
     go_base64,
     is_null,
-    is_string,
     json_key,
     scalar_value,
     string_value,
@@ -190,7 +189,7 @@ def validate(obj: KubeObject) -> Fields:
             raise PostrenderError(f"metadata.{field} must be a mapping", obj.location(node))
     fields = Fields(obj.node)
     secret_type = fields.nodes["type"]
-    if obj.kind == "Secret" and secret_type is not None and _string_value(secret_type) is None and not is_null(secret_type):
+    if obj.kind == "Secret" and secret_type is not None and string_value(secret_type) is None and not is_null(secret_type):
         raise PostrenderError("Secret type must be a string" + _not_a_string(secret_type), obj.location(secret_type))
     for field in ("data", "binaryData", "stringData"):
         node = fields.nodes[field]
@@ -204,8 +203,8 @@ def validate(obj: KubeObject) -> Fields:
         strings: dict[str, object] = {}
         for key, value in entries(node):
             # Only the key is named: the value may be a secret.
-            label = _json_key(key)
-            text = _string_value(value)
+            label = json_key(key)
+            text = string_value(value)
             if text is None:
                 what = "a base64 string" if encoded else "a string"
                 hint = _not_a_string(value, label, show_value=obj.kind == "ConfigMap")
@@ -215,17 +214,6 @@ def validate(obj: KubeObject) -> Fields:
             strings[label] = text
         fields.strings[field] = strings  # as hashing.string_entries reads them
     return fields
-
-
-def _json_key(node: Node) -> str:
-    """json_key; a key that is_string already is its own text (most keys),
-    found without resolving its tag."""
-    return node.value if isinstance(node, ScalarNode) and is_string(node) else json_key(node)
-
-
-def _string_value(node: Node) -> str | None:
-    """string_value; a value that is_string already is its own text."""
-    return node.value if isinstance(node, ScalarNode) and is_string(node) else string_value(node)
 
 
 # The fields whose values the API server takes as strings (base64 for
