@@ -58,11 +58,9 @@ class Policy:
 
     def rolls_on(self, workload: KubeObject, config: KubeObject) -> bool:
         """Whether a change to a config object the workload references rolls it."""
-        if self.ignores(config):
+        if self.ignores(config) or self.leaves_alone(workload):
             return False
         annotations = self._annotations(workload)
-        if annotations.get(AUTO) == "false":  # leaves_alone
-            return False
         if annotations.get(SEARCH) == "true" and annotations.get(AUTO) != "true":
             return config.annotations.get(MATCH) == "true"
         return True
