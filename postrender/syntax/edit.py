@@ -16,6 +16,7 @@ from operator import itemgetter
 from .jsontext import dumps
 from .nodes import (
     EXPLICIT_STR_STYLE,
+    LINE_BREAK,
     PROPERTIES,
     MappingNode,
     Node,
@@ -281,9 +282,6 @@ def _insert(text: str, mapping: MappingNode, values: dict[str, Value], newline: 
     return (start, start, body + newline + " " * indent)
 
 
-_OTHER_BREAK = re.compile("[\r\x85\u2028\u2029]")  # line breaks other than "\n" (nodes.LINE_BREAK)
-
-
 def _first_entry(text: str, key: Node) -> tuple[int, int]:
     """Offset and column of a block mapping's first entry: its key's (with
     any anchor or tag), or the `?` in front of an explicit key."""
@@ -291,8 +289,9 @@ def _first_entry(text: str, key: Node) -> tuple[int, int]:
     line_start = text.rfind("\n", 0, start) + 1
     before = text[line_start:start]
     # The column counts from the last line break of any kind (and past a
-    # byte-order mark): mostly the last "\n", which is known already.
-    key_column = column(text, start) if line_start == 0 or _OTHER_BREAK.search(before) else start - line_start
+    # byte-order mark): mostly the last "\n", which is known already
+    # (`before` holds none, so any break found in it is of another kind).
+    key_column = column(text, start) if line_start == 0 or LINE_BREAK.search(before) else start - line_start
     indicator = before.rstrip(" \t")
     if indicator.endswith("?"):
         back = len(before) - (len(indicator) - 1)
