@@ -573,16 +573,26 @@ def _first_line(text: str) -> str:
 
 def _yaml_error(doc: Document, exc: MarkedYAMLError) -> PostrenderError:
     mark = exc.problem_mark or exc.context_mark
-    line = doc.first_line + mark.line + 1 if mark is not None else doc.first_line + 1
+    line = doc.first_line + _mark_line(doc, mark) + 1 if mark is not None else doc.first_line + 1
     message = exc.problem or exc.context or "invalid YAML"
     if exc.context and exc.problem:
-        started = f" at line {doc.first_line + exc.context_mark.line + 1}" if exc.context_mark else ""
+        started = f" at line {doc.first_line + _mark_line(doc, exc.context_mark) + 1}" if exc.context_mark else ""
         message += f" ({exc.context}{started})"
     if exc.problem == "found invalid Unicode character escape code":
         message += f"; {_SURROGATE_HINT}"
     # Only a `# Source:` heading the document names it: one further down may
     # sit inside a quoted value, a Secret's perhaps.
     return PostrenderError(f"invalid YAML: {message}", doc.at(line))
+
+
+def _mark_line(doc: Document, mark: object) -> int:
+    """The 0-based line of an error's mark in the chunk. libyaml's composer
+    marks some errors with a node's start (a duplicate anchor's first
+    occurrence, the document a second one follows), and a node's start is
+    an offset, counted as libyaml counts it: from after a byte-order mark."""
+    if isinstance(mark, int):
+        return doc.chunk_line(mark + doc.text.startswith("\ufeff"))
+    return mark.line  # type: ignore[attr-defined]
 
 
 # kubectl reads a stream that starts with "{" as JSON up to the end of that

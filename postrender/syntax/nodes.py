@@ -5,13 +5,14 @@ node graphs with libyaml (fast, with source positions) and reads only the
 fields it needs. Aliases share node objects, so every generic walk here is
 cycle-safe and never expands an alias twice.
 
-Positions are offsets: as a document is composed (Composer.get_single_node),
-`to_offsets` replaces each node's two libyaml `Mark` objects by their
-offsets into the document's text, so `node.start_mark` and `node.end_mark`
-hold ints. A Mark costs about 96 bytes and every node has two: kept until
-the output is written, they were a third of a render's memory. Lines and
-columns, which few need, are worked out from the text (`line_starts`,
-`column`).
+Positions are offsets. The node classes are postrender's own, and libyaml's
+composer builds them directly (Composer): each node holds its tag, its value
+and the offsets of its start and end in the document's text, where ruamel's
+nodes hold two libyaml `Mark` objects and slots postrender never reads. A
+Mark costs about 96 bytes and every node had two: kept until the output is
+written, they were a third of a render's memory, and converting them
+afterwards took a walk of every node. Lines and columns, which few need,
+are worked out from the text (`line_starts`, `column`).
 """
 
 from __future__ import annotations
@@ -24,9 +25,8 @@ import struct
 from sys import intern
 from collections.abc import Callable, Iterator
 
+import _ruamel_yaml
 from ruamel.yaml.cyaml import CParser
-from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
-from ruamel.yaml.tag import Tag
 
 __all__ = [
     "Composer",
@@ -59,29 +59,139 @@ EXPLICIT_STR_STYLE = "!"
 MERGE_KEY = "<<"
 
 
-class _DefaultTag(str, Tag):
-    """A tag the composer resolved, that is also its own text.
+# Offsets and short texts are shared between nodes. libyaml gives every
+# node its own copies, yet most keys (`name`, `metadata`) and many values
+# (labels, kinds, versions) recur in every document, and so do the offsets
+# into each document's text. One object for each: a large render's peak
+# memory is a sixth lower (bench N=5000: 272 -> 226 MiB). Texts are interned
+# below a length past which they are mostly unique (certificates, scripts),
+# where interning would only add a table entry; offsets from a table made
+# once (about 0.5 MiB), past which documents are rare.
+_SHARED_OFFSETS = list(range(1 << 14))
+_SHARED_TEXT_BELOW = 64
+_SHARED_BELOW = len(_SHARED_OFFSETS)
 
-    ruamel's `node.tag` is `str(node.ctag)`: for a plain Tag that is a
-    Python-level __str__ on every read, and tags are read for every key
-    looked up. For a str it is a copy made in C.
+
+def _offset(mark: object) -> int:
+    """A position as an offset, shared where it can be: libyaml's composer
+    gives a Mark, postrender's own code an int."""
+    index: int = mark if type(mark) is int else mark.index  # type: ignore[attr-defined]
+    return _SHARED_OFFSETS[index] if index < _SHARED_BELOW else index
+
+
+class Node:
+    """A composed YAML node: its tag (as written, or the default one), its
+    value, and where it starts and ends in its document's text (offsets).
+
+    libyaml's composer calls the classes with its `Mark`s (Composer); code
+    that makes a node gives offsets.
     """
+
+    __slots__ = ("tag", "value", "start_mark")
+
+    tag: str
+    value: object
+    start_mark: int
+    end_mark: int
+
+
+class ScalarNode(Node):
+    """`value` is the scalar's text; `style` is "" (plain), "'", '"', "|"
+    or ">" (read.py sets EXPLICIT_STR_STYLE on a plain `!!str` scalar)."""
+
+    __slots__ = ("end_mark", "style")
+
+    value: str
+
+    def __init__(self, tag: str, value: str, start_mark: object, end_mark: object, style: str | None = None) -> None:
+        self.tag = tag
+        self.value = intern(value) if len(value) < _SHARED_TEXT_BELOW else value
+        self.start_mark = _offset(start_mark)
+        self.end_mark = _offset(end_mark)
+        self.style = style
+
+
+class _Collection(Node):
+    """libyaml's composer makes a collection before its content and gives
+    its end once the content is composed, by assigning `end_mark`."""
+
+    __slots__ = ("_end", "flow_style")
+
+    def __init__(self, tag: str, value: list, start_mark: object, end_mark: object | None,
+                 flow_style: bool | None = None) -> None:
+        self.tag = tag
+        self.value = value
+        self.start_mark = _offset(start_mark)
+        self._end = _offset(end_mark) if end_mark is not None else -1
+        self.flow_style = flow_style
+
+    @property
+    def end_mark(self) -> int:
+        return self._end
+
+    @end_mark.setter
+    def end_mark(self, mark: object) -> None:
+        self._end = _offset(mark)
+
+
+class SequenceNode(_Collection):
+    """`value` is the list of items."""
+
+    __slots__ = ()
+
+    value: list[Node]
+
+
+class MappingNode(_Collection):
+    """`value` is the list of (key, value) pairs, in order; `merge` holds
+    what get() uses to find a key (see _key_index)."""
+
+    __slots__ = ("merge",)
+
+    value: list[tuple[Node, Node]]
+
+    def __init__(self, tag: str, value: list, start_mark: object, end_mark: object | None,
+                 flow_style: bool | None = None) -> None:
+        super().__init__(tag, value, start_mark, end_mark, flow_style)
+        self.merge: dict[str, Node] | None = None
+
+    @_Collection.end_mark.setter
+    def end_mark(self, mark: object) -> None:
+        self._end = _offset(mark)
+        # The composer gives the end once the pairs are all there: a small
+        # mapping is then told how get() may search it (Composer decides
+        # per document, from its text), so that most need no _key_index.
+        if _small_mappings is not None and len(self.value) < _INDEX_FROM:
+            self.merge = _small_mappings
 
 
 _DEFAULT_TAGS = {
-    ScalarNode: _DefaultTag(YAML_TAG_PREFIX + "str"),
-    SequenceNode: _DefaultTag(YAML_TAG_PREFIX + "seq"),
-    MappingNode: _DefaultTag(YAML_TAG_PREFIX + "map"),
+    ScalarNode: YAML_TAG_PREFIX + "str",
+    SequenceNode: YAML_TAG_PREFIX + "seq",
+    MappingNode: YAML_TAG_PREFIX + "map",
 }
 
 
-# The tag of every scalar written without one (what Composer.resolve gives).
+# The tag of every scalar written without one (what Composer.resolve gives):
+# told apart from a written `!!str` by identity, as libyaml makes a new text
+# for each tag it reads.
 _UNTAGGED = _DEFAULT_TAGS[ScalarNode]
+
+# What get() may keep in the `merge` slot of the small mappings of the
+# document being composed (_SEARCH or _SEARCH_PLAIN), None between documents.
+_small_mappings: dict[str, Node] | None = None
+
+# The node classes ruamel.yaml.clib's composer makes: it looks them up by
+# name in its module on each node, so Composer puts postrender's in their
+# place while it composes, and ruamel's back after (ruamel's own loaders
+# use that module too). tests/unit/syntax/test_offsets.py checks both.
+_RUAMEL_NODES = (_ruamel_yaml.ScalarNode, _ruamel_yaml.SequenceNode, _ruamel_yaml.MappingNode)
+_OUR_NODES = (ScalarNode, SequenceNode, MappingNode)
 
 
 class Composer(CParser):
-    """libyaml's composer (ruamel.yaml.clib) with the resolver hooks it calls
-    answered directly.
+    """libyaml's composer (ruamel.yaml.clib), building postrender's nodes,
+    with the resolver hooks it calls answered directly.
 
     ruamel's CBaseLoader is the same parser plus a BaseConstructor and a
     BaseResolver, set up per document and asked per node; with no implicit
@@ -99,7 +209,7 @@ class Composer(CParser):
         if isinstance(stream, str) and MERGE_KEY not in stream:
             self._small_mappings = _SEARCH_PLAIN if "!" not in stream else _SEARCH
 
-    def resolve(self, kind: type, value: object, implicit: object) -> Tag:
+    def resolve(self, kind: type, value: object, implicit: object) -> str:
         return _DEFAULT_TAGS[kind]
 
     def descend_resolver(self, parent: object, index: object) -> None:
@@ -109,10 +219,21 @@ class Composer(CParser):
         pass
 
     def get_single_node(self) -> Node | None:
-        """The document's node graph, its positions as offsets (to_offsets)."""
-        root = super().get_single_node()
-        if root is not None:
-            to_offsets(root, self._small_mappings)
+        """The document's node graph, postrender's nodes, positions as offsets."""
+        global _small_mappings
+        clib = _ruamel_yaml
+        clib.ScalarNode, clib.SequenceNode, clib.MappingNode = _OUR_NODES
+        _small_mappings = self._small_mappings
+        try:
+            root = super().get_single_node()
+        finally:
+            clib.ScalarNode, clib.SequenceNode, clib.MappingNode = _RUAMEL_NODES
+            _small_mappings = None
+        if root is not None and not isinstance(root, Node):
+            # A ruamel.yaml.clib that no longer looks its node classes up
+            # by name: nothing here would read its nodes right.
+            raise RuntimeError(f"ruamel.yaml.clib composed {type(root).__module__} nodes, not postrender's; "
+                               "install a ruamel.yaml.clib below 0.3")
         return root
 
 
@@ -513,8 +634,8 @@ _SEARCH: dict[str, Node] = {}
 # The same, for a small mapping in a document whose text holds no `!` and
 # no `<<` (Composer): no key is tagged or a merge key, so a key reads as its
 # text unless it is a plain one that go-yaml may read as another value (`y`,
-# `1`, `0x1`, `~`). The composer sets either as it composes (to_offsets), so
-# that most mappings need no _key_index.
+# `1`, `0x1`, `~`). The composer sets either as it composes
+# (MappingNode.end_mark), so that most mappings need no _key_index.
 _SEARCH_PLAIN: dict[str, Node] = {}
 
 
@@ -560,7 +681,7 @@ def forget_keys(node: MappingNode) -> None:
 
 def _reads_as(key: ScalarNode, text: str) -> bool:
     """Whether Kubernetes reads `key` (whose text is `text`) as that very key."""
-    if key.ctag is _UNTAGGED and (key.style or _plain_is_text(text)):
+    if key.tag is _UNTAGGED and (key.style or _plain_is_text(text)):
         # An untagged quoted key, or a plain one that cannot read as anything
         # but its text: most keys, decided without resolving.
         return True
@@ -584,7 +705,7 @@ def is_string(node: ScalarNode) -> bool:
 
     A `!!binary` scalar reads as its decoded bytes: see string_value.
     """
-    if node.ctag is _UNTAGGED:
+    if node.tag is _UNTAGGED:
         text = node.value
         return bool(node.style) or _plain_is_text(text) or plain_is_string(text)
     if node.tag == STR_TAG:
@@ -621,7 +742,7 @@ def scalar_value(node: ScalarNode) -> object:
     Raises NotReadable where go-yaml v2 fails (`!!int abc`, bad `!!binary`).
     """
     # Most scalars are untagged: ruamel's `node.tag` is a property, not read for them.
-    if node.ctag is _UNTAGGED or node.tag == STR_TAG:
+    if node.tag is _UNTAGGED or node.tag == STR_TAG:
         return node.value if node.style else resolve_plain(node.value)[1]
     return tagged_value(node.tag, node.value)
 
@@ -656,7 +777,7 @@ def json_key(node: Node) -> str:
     """
     if not isinstance(node, ScalarNode):
         raise NotReadable("a mapping or sequence used as a key")
-    if node.ctag is _UNTAGGED or node.tag == STR_TAG:
+    if node.tag is _UNTAGGED or node.tag == STR_TAG:
         return node.value if node.style else plain_json_key(node.value)
     return _key_text(scalar_value(node))
 
@@ -751,56 +872,6 @@ def _shortest_float32(value: float) -> tuple[str, int]:
             shift = len(text) - count  # rounding up may add a digit (9.99 -> 10.0)
             return text.rstrip("0") or "0", point + shift
     raise AssertionError("a float32 always has a 9-digit representation")
-
-
-# Offsets and short texts are shared between nodes. libyaml gives every
-# node its own copies, yet most keys (`name`, `metadata`) and many values
-# (labels, kinds, versions) recur in every document, and so do the offsets
-# into each document's text. One object for each: a large render's peak
-# memory is a sixth lower (bench N=5000: 272 -> 226 MiB). Texts are interned
-# below a length past which they are mostly unique (certificates, scripts),
-# where interning would only add a table entry; offsets from a table made
-# once (about 0.5 MiB), past which documents are rare.
-_SHARED_OFFSETS = list(range(1 << 14))
-_SHARED_TEXT_BELOW = 64
-
-
-def to_offsets(root: Node, small_mappings: dict[str, Node] | None = None) -> None:
-    """Replace the marks of every node under root by their offsets.
-
-    small_mappings: what get() is to keep in the `merge` slot of each
-    mapping with fewer than _INDEX_FROM keys (_SEARCH or _SEARCH_PLAIN,
-    which the document's text decides), or None to leave it to _key_index.
-    """
-    offsets = _SHARED_OFFSETS
-    shared = len(offsets)
-    # Scalars, most nodes, are done where they are met, not stacked.
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        start = node.start_mark
-        if type(start) is int:
-            continue  # an alias's node, met again
-        begin, end = start.index, node.end_mark.index
-        node.start_mark, node.end_mark = (offsets[begin], offsets[end]) if end < shared else (begin, end)
-        if isinstance(node, MappingNode):
-            children = [n for pair in node.value for n in pair]
-            if small_mappings is not None and len(node.value) < _INDEX_FROM:
-                node.merge = small_mappings
-        elif isinstance(node, SequenceNode):
-            children = node.value
-        else:
-            continue  # a scalar root: `--- |` text or a null, never shared
-        for child in children:
-            if type(child) is ScalarNode:
-                start = child.start_mark
-                if type(start) is not int:
-                    begin, end = start.index, child.end_mark.index
-                    child.start_mark, child.end_mark = (offsets[begin], offsets[end]) if end < shared else (begin, end)
-                    if len(child.value) < _SHARED_TEXT_BELOW:
-                        child.value = intern(child.value)
-            else:
-                stack.append(child)
 
 
 # What libyaml counts as a line break (a CRLF is one): its lines and columns

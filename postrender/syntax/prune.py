@@ -106,4 +106,4 @@ def _stub_children(text: str, node: Node, needed: set[int], flat: set[int]) -> N
 
 def stub(text: str, node: Node) -> Node:
     """An empty collection standing where `node` was, ending where its content did."""
-    return type(node)(node.ctag, [], node.start_mark, content_end(text, node), flow_style=node.flow_style)
+    return type(node)(node.tag, [], node.start_mark, content_end(text, node), flow_style=node.flow_style)

@@ -357,6 +357,19 @@ def test_error_stays_on_one_line_when_the_source_comment_holds_odd_breaks():
         assert_refused(run_postrender([], text), None, None, "invalid YAML")
 
 
+def test_composer_errors_name_the_line_of_each_node_they_point_at():
+    # libyaml's composer marks these with a node's own start, an offset in
+    # the text (counted after a byte-order mark), not a libyaml mark.
+    cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  a: &x one\n  b: &x two\n"
+    for text in (cm, "\ufeff" + cm, "---\n# Source: chart/cm.yaml\n" + cm):
+        first = text.count("\n", 0, text.index("&x")) + 1
+        assert_refused(run_postrender([], text), 1, first + 1,
+                       f"invalid YAML: second occurrence (found duplicate anchor; first occurrence at line {first})")
+    text = "---\n# Source: chart/cm.yaml\r---\nkind: [\n"
+    assert_refused(run_postrender([], text), 1, 3,
+                   "invalid YAML: but found another document (expected a single document in the stream at line 3)")
+
+
 def test_explicit_keys_keep_inserted_entries_at_the_mapping_column():
     # Found by the fuzz test: `? --` made the first key start at column 2 and
     # `immutable: true` was indented under it, which no longer parsed.

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from postrender.syntax.edit import Splice, _first_entry, is_plain_safe, render_scalar
-from postrender.syntax.nodes import Composer, column, plain_is_string, unique_nodes
+from postrender.syntax.nodes import Composer, MappingNode, column, plain_is_string, unique_nodes
 
 # Characters a plain value may hold, with the letters and signs that make
 # numbers (e, x, o, b, _), booleans and nulls (y, n, t, f, o), and dates.
@@ -79,7 +79,7 @@ def test_first_entry_column_is_libyamls_whatever_the_line_breaks(newline: str, b
     for node in nodes:  # as read.py places them: in the text that still holds the byte-order mark
         node.start_mark += len(bom)
         node.end_mark += len(bom)
-    keys = [key for node in nodes if node.id == "mapping" for key, _ in node.value]
+    keys = [key for node in nodes if isinstance(node, MappingNode) for key, _ in node.value]
     assert len(keys) == 7
     for key in keys:
         start, key_column = _first_entry(text, key)

@@ -1,16 +1,20 @@
-"""Node positions are offsets (syntax.nodes.to_offsets); lines and columns
-are worked out from the text. They must be libyaml's own: error messages
-quote the line, and edits are indented by the column."""
+"""Node positions are offsets (syntax.nodes: the composer builds
+postrender's nodes with them); lines and columns are worked out from the
+text. They must be libyaml's own: error messages quote the line, and edits
+are indented by the column."""
 
 import bisect
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from ruamel.yaml import nodes as ruamel_nodes
+from ruamel.yaml.composer import ComposerError
 from ruamel.yaml.cyaml import CBaseLoader
 
 import manifest_strategies as ms
 from postrender.pipeline.read import Source, split
-from postrender.syntax.nodes import Composer, column, line_starts, unique_nodes
+from postrender.syntax import nodes
+from postrender.syntax.nodes import Composer, MappingNode, ScalarNode, SequenceNode, column, line_starts, unique_nodes
 
 
 def _nodes(loader_class, text: str) -> list:
@@ -22,10 +26,31 @@ def _nodes(loader_class, text: str) -> list:
     return unique_nodes(root) if root is not None else []
 
 
+def _ruamel_nodes(text: str) -> list:
+    """Every node ruamel's own loader composes, once each (its classes, not ours)."""
+    loader = CBaseLoader(text)
+    try:
+        root = loader.get_single_node()
+    finally:
+        loader.dispose()
+    seen: dict[int, object] = {}
+    stack = [root] if root is not None else []
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen[id(node)] = node
+        if isinstance(node, ruamel_nodes.MappingNode):
+            stack.extend(n for pair in node.value for n in pair)
+        elif isinstance(node, ruamel_nodes.SequenceNode):
+            stack.extend(node.value)
+    return list(seen.values())
+
+
 def _marks(text: str) -> list[tuple[int, int, int, int]]:
     """(offset, line, column, end offset) of every node, from libyaml's marks."""
     return sorted((node.start_mark.index, node.start_mark.line, node.start_mark.column, node.end_mark.index)
-                  for node in _nodes(CBaseLoader, text))
+                  for node in _ruamel_nodes(text))
 
 
 def _ours(text: str) -> list[tuple[int, int, int, int]]:
@@ -85,3 +110,30 @@ def test_recurring_texts_and_offsets_are_one_object():
     unique = "x" * 100  # long texts are mostly unique: not interned
     one, other = ([n for n in _nodes(Composer, f"k: {unique}\n") if n.value == unique][0] for _ in range(2))
     assert one.value is not other.value
+
+
+def test_ruamels_loaders_still_get_ruamels_nodes():
+    # Composer puts postrender's node classes in the C composer's module only
+    # while it composes, and ruamel's back after, also when composing fails.
+    text = "a: [b, {c: d}]\n"
+    ours = _nodes(Composer, text)
+    assert {type(n) for n in ours} == {MappingNode, SequenceNode, ScalarNode}
+    assert all(not hasattr(n, "__dict__") and type(n.start_mark) is int for n in ours)
+    theirs = _ruamel_nodes(text)
+    assert {type(n) for n in theirs} == {ruamel_nodes.MappingNode, ruamel_nodes.SequenceNode, ruamel_nodes.ScalarNode}
+    with pytest.raises(ComposerError):
+        _nodes(Composer, "a: &x 1\nb: &x 2\n")
+    assert {type(n) for n in _ruamel_nodes(text)} == {type(n) for n in theirs}
+    assert nodes._small_mappings is None
+
+
+def test_small_mappings_are_told_how_to_search_as_they_are_composed():
+    # Decided per document from its text (Composer): a `!` anywhere means a
+    # key may be tagged; a mapping of 8 keys or more is indexed, not searched.
+    plain = "a: {b: 1}\nc: {" + ", ".join(f"k{i}: {i}" for i in range(8)) + "}\n"
+    root = _nodes(Composer, plain)
+    mappings = [n for n in root if isinstance(n, MappingNode)]
+    assert sorted(len(m.value) for m in mappings) == [1, 2, 8]
+    assert [m.merge is nodes._SEARCH_PLAIN for m in sorted(mappings, key=lambda m: len(m.value))] == [True, True, False]
+    tagged = [n for n in _nodes(Composer, "a: {b: !!str 1}\n") if isinstance(n, MappingNode)]
+    assert tagged and all(m.merge is nodes._SEARCH for m in tagged)
