@@ -516,9 +516,11 @@ def _compose_root(doc: Document, limits: Limits, masked: str | None) -> Node | N
     except YAMLError as exc:
         raise _parse_error(doc, exc) from None
     finally:
+        events, plain_keys = loader.events, loader.plain_keys
         _release(loader)
     if root is None:
         return None
+    doc.nodes = events
     if masked is not None:
         _unmask_surrogates(root)
     if text.startswith("\ufeff"):
@@ -538,7 +540,8 @@ def _compose_root(doc: Document, limits: Limits, masked: str | None) -> Node | N
             doc.at(doc.line_of(root)),
         )
     doc.root = root
-    _check_structure(doc, root, limits)
+    if not plain_keys or _may_need_a_look(text):
+        _check_structure(doc, root, limits)
     return root
 
 
@@ -716,6 +719,19 @@ def _check_depth(doc: Document, max_depth: int, masked: str | None = None) -> No
 _VALUE_MAPPINGS = ("data", "stringData", "binaryData")
 
 
+# What only a walk of the node graph finds, written in the text: a tag, an
+# anchor (and so aliases), a merge key, a `\\/` escape, an infinite or NaN
+# number. Checked at C speed (`in`), against each document.
+_LOOKED_FOR = ("!", "&", MERGE_KEY, "\\/", *sorted({word.lstrip("+-") for word in NONFINITE_WORDS}))
+
+
+def _may_need_a_look(text: str) -> bool:
+    """Whether a document whose mappings all have plain, distinct keys (the
+    composer tells) may still hold something _check_structure refuses.
+    Most documents hold none of _LOOKED_FOR, and are not walked again."""
+    return any(written in text for written in _LOOKED_FOR)
+
+
 def _check_structure(doc: Document, root: Node, limits: Limits) -> None:
     """Refuse duplicate keys, alias bombs and what kubectl cannot read
     before anything walks the graph."""
@@ -733,10 +749,6 @@ def _check_structure(doc: Document, root: Node, limits: Limits) -> None:
     # ("keys", field), the keys only (a data mapping); ("hidden", where),
     # nothing (inside a value, or shared through an alias).
     stack: list[tuple[Node, tuple[str, str] | None]] = [(root, None)]
-    # Parse events, as libyaml counts them (Limits.max_nodes): the document's
-    # start and end, one for each value or alias, one more for a collection's
-    # end, one for each key.
-    events = 2 + len(stack)
     shared = doc.shared
     push = stack.append
     while stack:
@@ -756,7 +768,6 @@ def _check_structure(doc: Document, root: Node, limits: Limits) -> None:
             if key in shared and shown is None:
                 shown = ("hidden", "a mapping an alias uses")
         if isinstance(node, MappingNode):
-            events += 1 + 2 * len(node.value)
             _check_mapping(doc, node, tags, shown)
             if slashes:
                 for k, _ in node.value:
@@ -770,11 +781,9 @@ def _check_structure(doc: Document, root: Node, limits: Limits) -> None:
                 for k, v in node.value:
                     push((v, _inside(shown, k)))
         else:
-            events += 1 + len(node.value)
             inner = _inside(shown, None)
             for item in node.value:
                 push((item, inner))
-    doc.nodes = events
 
 
 def _inside(shown: tuple[str, str] | None, key: Node | None) -> tuple[str, str] | None:

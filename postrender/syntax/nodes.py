@@ -141,6 +141,13 @@ class SequenceNode(_Collection):
 
     value: list[Node]
 
+    @_Collection.end_mark.setter
+    def end_mark(self, mark: object) -> None:
+        self._end = _offset(mark)
+        composing = _composing
+        if composing is not None:
+            composing.events += 1 + len(self.value)  # its end, and each item
+
 
 class MappingNode(_Collection):
     """`value` is the list of (key, value) pairs, in order; `merge` holds
@@ -158,11 +165,30 @@ class MappingNode(_Collection):
     @_Collection.end_mark.setter
     def end_mark(self, mark: object) -> None:
         self._end = _offset(mark)
-        # The composer gives the end once the pairs are all there: a small
-        # mapping is then told how get() may search it (Composer decides
-        # per document, from its text), so that most need no _key_index.
-        if _small_mappings is not None and len(self.value) < _INDEX_FROM:
-            self.merge = _small_mappings
+        composing = _composing
+        if composing is None:
+            return
+        # The composer gives the end once the pairs are all there.
+        pairs = self.value
+        composing.events += 1 + 2 * len(pairs)  # its end, each key and each value
+        if len(pairs) < _INDEX_FROM and composing.small_mappings is not None:
+            # How get() may search it (decided per document, from its
+            # text), so that most mappings need no _key_index.
+            self.merge = composing.small_mappings
+        if composing.plain_keys:
+            composing.plain_keys = _plain_distinct_keys(pairs)
+
+
+def _plain_distinct_keys(pairs: list[tuple[Node, Node]]) -> bool:
+    """Whether every key surely reads as its own text and no two are written
+    alike, so that no two keys reach Kubernetes as one: quoted keys, and
+    plain ones that can read as nothing but their text (_plain_is_text)."""
+    try:
+        if len({key.value for key, _ in pairs}) != len(pairs):
+            return False
+    except TypeError:  # a collection as a key: its value is a list
+        return False
+    return all(key.style or _plain_is_text(key.value) for key, _ in pairs)  # type: ignore[attr-defined,arg-type]
 
 
 _DEFAULT_TAGS = {
@@ -177,9 +203,9 @@ _DEFAULT_TAGS = {
 # for each tag it reads.
 _UNTAGGED = _DEFAULT_TAGS[ScalarNode]
 
-# What get() may keep in the `merge` slot of the small mappings of the
-# document being composed (_SEARCH or _SEARCH_PLAIN), None between documents.
-_small_mappings: dict[str, Node] | None = None
+# The Composer composing now (None between documents): the collections'
+# end_mark setters report to it.
+_composing: Composer | None = None
 
 # The node classes ruamel.yaml.clib's composer makes: it looks them up by
 # name in its module on each node, so Composer puts postrender's in their
@@ -205,9 +231,15 @@ class Composer(CParser):
         # How get() may search the document's small mappings, decided from
         # the text at once: a merge key is a plain `<<` or a tagged one, and
         # a tag is always written with a `!` (`!!str`, `!foo`, `%TAG`).
-        self._small_mappings: dict[str, Node] | None = None
+        self.small_mappings: dict[str, Node] | None = None
         if isinstance(stream, str) and MERGE_KEY not in stream:
-            self._small_mappings = _SEARCH_PLAIN if "!" not in stream else _SEARCH
+            self.small_mappings = _SEARCH_PLAIN if "!" not in stream else _SEARCH
+        # Tallied as collections end: libyaml's parse events (a start per
+        # node, an end per collection; aliases are not seen, and count 0),
+        # and whether every mapping so far has plain, distinct keys
+        # (_plain_distinct_keys).
+        self.events = 0
+        self.plain_keys = True
 
     def resolve(self, kind: type, value: object, implicit: object) -> str:
         return _DEFAULT_TAGS[kind]
@@ -220,15 +252,17 @@ class Composer(CParser):
 
     def get_single_node(self) -> Node | None:
         """The document's node graph, postrender's nodes, positions as offsets."""
-        global _small_mappings
+        global _composing
         clib = _ruamel_yaml
         clib.ScalarNode, clib.SequenceNode, clib.MappingNode = _OUR_NODES
-        _small_mappings = self._small_mappings
+        _composing = self
         try:
             root = super().get_single_node()
         finally:
             clib.ScalarNode, clib.SequenceNode, clib.MappingNode = _RUAMEL_NODES
-            _small_mappings = None
+            _composing = None
+        if root is not None:
+            self.events += 3  # the document's start and end, and the root's start
         if root is not None and not isinstance(root, Node):
             # A ruamel.yaml.clib that no longer looks its node classes up
             # by name: nothing here would read its nodes right.

@@ -124,7 +124,7 @@ def test_ruamels_loaders_still_get_ruamels_nodes():
     with pytest.raises(ComposerError):
         _nodes(Composer, "a: &x 1\nb: &x 2\n")
     assert {type(n) for n in _ruamel_nodes(text)} == {type(n) for n in theirs}
-    assert nodes._small_mappings is None
+    assert nodes._composing is None
 
 
 def test_small_mappings_are_told_how_to_search_as_they_are_composed():
