@@ -104,10 +104,15 @@ class ScalarNode(Node):
     value: str
 
     def __init__(self, tag: str, value: str, start_mark: object, end_mark: object, style: str | None = None) -> None:
+        # _offset, written out: most nodes are scalars.
+        if type(start_mark) is not int:
+            start_mark, end_mark = start_mark.index, end_mark.index  # type: ignore[attr-defined]
+        if end_mark < _SHARED_BELOW:  # type: ignore[operator]
+            start_mark, end_mark = _SHARED_OFFSETS[start_mark], _SHARED_OFFSETS[end_mark]  # type: ignore[index]
         self.tag = tag
         self.value = intern(value) if len(value) < _SHARED_TEXT_BELOW else value
-        self.start_mark = _offset(start_mark)
-        self.end_mark = _offset(end_mark)
+        self.start_mark = start_mark  # type: ignore[assignment]
+        self.end_mark = end_mark  # type: ignore[assignment]
         self.style = style
 
 
@@ -188,7 +193,10 @@ def _plain_distinct_keys(pairs: list[tuple[Node, Node]]) -> bool:
             return False
     except TypeError:  # a collection as a key: its value is a list
         return False
-    return all(key.style or _plain_is_text(key.value) for key, _ in pairs)  # type: ignore[attr-defined,arg-type]
+    for key, _ in pairs:
+        if not key.style and not _plain_is_text(key.value):  # type: ignore[attr-defined,arg-type]
+            return False
+    return True
 
 
 _DEFAULT_TAGS = {
