@@ -17,12 +17,22 @@ What a record supports is what postrender's classes use: `frozen`, `eq`,
 `order`, defaults, `field(default_factory=..., repr=..., compare=...)`,
 `replace` and `fields`. Every annotation in the class body is a field, in
 order (no ClassVar), and a field without a default cannot follow one with a
-default. No inheritance between records.
+default. A record has no base class.
+
+A record's instances keep their fields in `__slots__`, not in a `__dict__`:
+a render holds some 100,000 of them at once, and a dict each is a third of
+their size. So an instance takes no attribute that is not a field, and the
+class no longer shows a field's default (`Limits.max_bytes` is the slot; an
+instance says the value). A cache an instance fills later goes in a slot of
+its own, named in `extra_slots` (`functools.cached_property` needs the
+`__dict__`, so a record refuses it). Nothing pickles or copies records:
+`replace` makes a changed copy.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cached_property
 from typing import Any, TypeVar, dataclass_transform
 
 T = TypeVar("T")
@@ -55,13 +65,15 @@ _WRITTEN = frozenset({"__init__", "__repr__", "__eq__", "__hash__", "__setattr__
 
 
 @dataclass_transform(field_specifiers=(field,))
-def record(cls: type[T] | None = None, /, *, frozen: bool = False, eq: bool = True, order: bool = False) -> Any:
+def record(cls: type[T] | None = None, /, *, frozen: bool = False, eq: bool = True, order: bool = False,
+           extra_slots: tuple[str, ...] = ()) -> Any:
     """`@record`, `@record(frozen=True)`, `@record(eq=False)`, `@record(order=True)`:
-    as `@dataclass` with the same arguments."""
+    as `@dataclass` with the same arguments and `slots=True`. `extra_slots`:
+    attributes that are not fields (no `__init__` argument, not compared or
+    shown), unset until the class's own code sets them: a cache."""
 
     def make(cls: type[T]) -> type[T]:
-        _prepare(cls, frozen=frozen, eq=eq, order=order)
-        return cls
+        return _prepare(cls, frozen=frozen, eq=eq, order=order, extra_slots=extra_slots)
 
     return make if cls is None else make(cls)
 
@@ -78,12 +90,20 @@ def replace(obj: T, /, **changes: Any) -> T:
     return type(obj)(**values)
 
 
-def _prepare(cls: type, *, frozen: bool, eq: bool, order: bool) -> None:
+def _prepare(cls: type, *, frozen: bool, eq: bool, order: bool, extra_slots: tuple[str, ...]) -> Any:
     written = _WRITTEN & cls.__dict__.keys()
     if written:
         raise TypeError(f"{cls.__name__}: a record writes {', '.join(sorted(written))} itself")
     if order and not eq:
         raise TypeError(f"{cls.__name__}: order=True needs eq=True")
+    if cls.__bases__ != (object,):
+        raise TypeError(f"{cls.__name__}: a record has no base class")  # a base's __dict__ would come back
+    if "__slots__" in cls.__dict__:
+        raise TypeError(f"{cls.__name__}: a record writes __slots__ itself; name non-fields in extra_slots")
+    cached = [name for name, value in cls.__dict__.items() if isinstance(value, cached_property)]
+    if cached:
+        raise TypeError(f"{cls.__name__}: cached_property {cached[0]!r} needs an instance __dict__;"
+                        " keep the value in a slot named in extra_slots")
     names = tuple(cls.__dict__.get("__annotations__", {}))
     defaults: dict[str, Any] = {}
     factories: dict[str, Callable[[], Any]] = {}
@@ -93,18 +113,30 @@ def _prepare(cls: type, *, frozen: bool, eq: bool, order: bool) -> None:
         value = cls.__dict__.get(name, _NO_DEFAULT)
         if isinstance(value, Field):
             factories[name] = value.default_factory
-            delattr(cls, name)  # as a dataclass does: no shared mutable default on the class
             if value.repr:
                 shown.append(name)
             if value.compare:
                 compared.append(name)
             continue
         if value is not _NO_DEFAULT:
-            defaults[name] = value  # stays on the class too, as a dataclass leaves it
+            defaults[name] = value
         elif defaults or factories:
             raise TypeError(f"{cls.__name__}: field {name!r} without a default follows one with a default")
         shown.append(name)
         compared.append(name)
+    clashes = set(extra_slots) & (set(names) | cls.__dict__.keys())
+    if clashes:
+        raise TypeError(f"{cls.__name__}: extra slot {sorted(clashes)[0]!r} is already a field or class attribute")
+    # A slot is a descriptor on the class, so it cannot share its name with
+    # a default there: the record is a new class, its body without the
+    # fields' defaults (the compiled __init__ holds them) and without the
+    # __dict__ and __weakref__ a slotless class has.
+    body = {key: value for key, value in cls.__dict__.items()
+            if key not in names and key not in ("__dict__", "__weakref__")}
+    body["__slots__"] = names + tuple(extra_slots)
+    body["__qualname__"] = cls.__qualname__  # type() keeps it out of the class's __dict__
+    cls = type(cls.__name__, cls.__bases__, body)
+    _rebind_class_cells(body.values(), cls)
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
         # The first instance: compile the real methods, then build it with them.
@@ -131,6 +163,20 @@ def _prepare(cls: type, *, frozen: bool, eq: bool, order: bool) -> None:
 
         cls.__setattr__ = __setattr__  # type: ignore[method-assign]
         cls.__delattr__ = __delattr__  # type: ignore[method-assign]
+    return cls
+
+
+def _rebind_class_cells(members: Any, cls: type) -> None:
+    """Methods that use `__class__` (zero-argument `super()` does) hold the
+    class they were defined in: point them at the record that replaces it."""
+    for member in members:
+        if isinstance(member, (classmethod, staticmethod)):
+            member = member.__func__
+        functions = (member.fget, member.fset, member.fdel) if isinstance(member, property) else (member,)
+        for function in functions:
+            code = getattr(function, "__code__", None)
+            if code is not None and "__class__" in code.co_freevars:
+                function.__closure__[code.co_freevars.index("__class__")].cell_contents = cls
 
 
 def _compile(cls: type, names: tuple[str, ...], defaults: dict[str, Any], factories: dict[str, Callable[[], Any]],

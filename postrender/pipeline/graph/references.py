@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Container, Iterator
 from enum import Enum
-from functools import cache, cached_property
+from functools import cache
 from typing import Any
 
 from ...records import field, record
@@ -25,7 +25,7 @@ class Resolution(Enum):
     AMBIGUOUS = "ambiguous"
 
 
-@record(eq=False)
+@record(eq=False, extra_slots=("_field_path",))
 class Reference:
     referrer: KubeObject
     spec: FieldSpec
@@ -44,10 +44,14 @@ class Reference:
     def target_kind(self) -> str:
         return self.spec.target_kind
 
-    @cached_property
+    @property
     def field_path(self) -> str:
         # Asked for again and again by the reports; the path never changes.
-        return format_path(self.path)
+        try:
+            return self._field_path
+        except AttributeError:
+            self._field_path: str = format_path(self.path)
+            return self._field_path
 
 
 # A non-empty string some path of `build`'s `scanned` specs reaches:

@@ -267,9 +267,10 @@ def test_process_readers_on_this_machine(tmp_path):
 PROBE = """#!{python}
 import json, sys
 from postrender.frontends import helmcontext
+from postrender.records import fields
 found = helmcontext.current()
 with open({out!r}, "w") as handle:
-    json.dump(vars(found) if found else None, handle)
+    json.dump({{name: getattr(found, name) for name in fields(found)}} if found else None, handle)
 sys.stdout.write(sys.stdin.read())
 """
 
