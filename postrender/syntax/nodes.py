@@ -132,11 +132,9 @@ class _Collection(Node):
 
     @property
     def end_mark(self) -> int:
+        # Assigned through each kind's setter, which also tells the Composer
+        # what it composed.
         return self._end
-
-    @end_mark.setter
-    def end_mark(self, mark: object) -> None:
-        self._end = _offset(mark)
 
 
 class SequenceNode(_Collection):
