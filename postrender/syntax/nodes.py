@@ -28,6 +28,8 @@ from collections.abc import Callable, Iterator
 import _ruamel_yaml
 from ruamel.yaml.cyaml import CParser
 
+from ..errors import PostrenderError
+
 __all__ = [
     "Composer",
     "MappingNode",
@@ -219,6 +221,9 @@ _composing: Composer | None = None
 # use that module too). tests/unit/syntax/test_offsets.py checks both.
 _RUAMEL_NODES = (_ruamel_yaml.ScalarNode, _ruamel_yaml.SequenceNode, _ruamel_yaml.MappingNode)
 _OUR_NODES = (ScalarNode, SequenceNode, MappingNode)
+# Asked for ruamel's own classes by a composer that did not take ours, so
+# that it gets as far as get_single_node's refusal.
+_DEFAULT_TAGS.update(zip(_RUAMEL_NODES, (_DEFAULT_TAGS[kind] for kind in _OUR_NODES)))
 
 
 class Composer(CParser):
@@ -272,9 +277,20 @@ class Composer(CParser):
         if root is not None and not isinstance(root, Node):
             # A ruamel.yaml.clib that no longer looks its node classes up
             # by name: nothing here would read its nodes right.
-            raise RuntimeError(f"ruamel.yaml.clib composed {type(root).__module__} nodes, not postrender's; "
-                               "install a ruamel.yaml.clib below 0.3")
+            raise PostrenderError(
+                f"ruamel.yaml.clib {_clib_version()} composes its own nodes, which postrender cannot read;"
+                " install ruamel.yaml.clib 0.2.8 to 0.2.15, the versions it is tested with"
+            )
         return root
+
+
+def _clib_version() -> str:
+    from importlib import metadata  # only when refusing: costs start-up time
+
+    try:
+        return metadata.version("ruamel.yaml.clib")
+    except metadata.PackageNotFoundError:
+        return "(version unknown)"
 
 
 class NotReadable(ValueError):

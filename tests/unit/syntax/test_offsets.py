@@ -137,3 +137,13 @@ def test_small_mappings_are_told_how_to_search_as_they_are_composed():
     assert [m.merge is nodes._SEARCH_PLAIN for m in sorted(mappings, key=lambda m: len(m.value))] == [True, True, False]
     tagged = [n for n in _nodes(Composer, "a: {b: !!str 1}\n") if isinstance(n, MappingNode)]
     assert tagged and all(m.merge is nodes._SEARCH for m in tagged)
+
+
+def test_a_composer_that_makes_its_own_nodes_is_refused(monkeypatch):
+    # Should a ruamel.yaml.clib stop looking its node classes up by name,
+    # its nodes would reach code that reads offsets: refused at once, naming it.
+    from postrender.errors import PostrenderError
+
+    monkeypatch.setattr(nodes, "_OUR_NODES", nodes._RUAMEL_NODES)
+    with pytest.raises(PostrenderError, match=r"ruamel.yaml.clib \S+ composes its own nodes"):
+        _nodes(Composer, "a: 1\n")
