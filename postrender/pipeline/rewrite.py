@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from ..records import field, record
+from ..records import record
 from ..syntax import edit
 from ..syntax.edit import Edit, Value
 from .graph.references import Graph, Reference
@@ -40,59 +40,102 @@ class Options:
 class DocumentEdits:
     """Changes to one document, merged per mapping so two stages that add
     keys under the same parent (say, pod-template annotations) never insert
-    the same key twice."""
+    the same key twice.
+
+    One is held per edited document until the stream is written, so it keeps
+    what the changes mean, which is what writing needs, and turns them into
+    text edits only then (`edits`); a container is made when first needed.
+    """
 
     document: Document
-    raw: list[Edit] = field(default_factory=list)
-    _entries: dict[int, tuple[MappingNode, dict[str, Value]]] = field(default_factory=dict)
+    # Each mapping given keys (nodes compare by identity) and the keys and
+    # values it is given.
+    _entries: dict[MappingNode, dict[str, Value]] | None = None
+    # Scalars replaced: the node and its new value, in the order asked.
+    _replaced: list[tuple[ScalarNode, str]] | None = None
+    # Items inserted into sequences: the sequence, the item it goes ahead of,
+    # the new item's value and the style of the scalar it is written as
+    # (None: a line of JSON), in the order asked.
+    _inserted: list[tuple[SequenceNode, Node, object, str | None]] | None = None
     # Unsuffixed copies written after the document (`--keep-original`).
-    copies: list["DocumentEdits"] = field(default_factory=list)
-
-    # Shared (aliased) scalars being replaced: node and the values asked for.
-    _shared_replaces: dict[int, tuple[ScalarNode, list[str]]] = field(default_factory=dict)
-    # What the text edits mean, node by node (the output-validity test reads
-    # them back): scalars replaced, and items inserted into sequences.
-    replaced: list[tuple[ScalarNode, str]] = field(default_factory=list)
-    inserted: list[tuple[SequenceNode, Node, object]] = field(default_factory=list)
+    copies: tuple["DocumentEdits", ...] = ()
 
     def set(self, mapping: MappingNode, values: dict[str, Value]) -> None:
+        """`values` becomes part of the edits: made for this call, and not
+        changed by the caller afterwards."""
         if self.document.shared:
             _refuse_shared(self.document, mapping, values)
-        _, current = self._entries.setdefault(id(mapping), (mapping, {}))
-        _merge(current, values)
+        if self._entries is None:
+            self._entries = {}
+        current = self._entries.get(mapping)
+        if current is None:
+            self._entries[mapping] = values
+        else:
+            _merge(current, values)
 
     def values_at(self, mapping: MappingNode) -> dict[str, Value]:
         """What has been asked to be set in mapping so far (for `graph`)."""
-        entry = self._entries.get(id(mapping))
-        return entry[1] if entry is not None else {}
+        values = self._entries.get(mapping) if self._entries is not None else None
+        return values if values is not None else {}
 
     def replace(self, node: ScalarNode, value: str) -> None:
-        if id(node) in self.document.shared:
-            self._shared_replaces.setdefault(id(node), (node, []))[1].append(value)
-        self.replaced.append((node, value))
-        self.raw.append(edit.replace_scalar(self.document.text, node, value))
+        if self._replaced is None:
+            self._replaced = []
+        self._replaced.append((node, value))
 
-    def insert_item(self, sequence: SequenceNode, before: Node, value: object) -> None:
-        """A new item, `value` written as one line of JSON, ahead of `before`."""
-        doc = self.document
-        self.inserted.append((sequence, before, value))
-        self.raw.append(edit.insert_item_before(doc.text, sequence, before, edit.json_line(value), doc.newline))
+    def insert_item(self, sequence: SequenceNode, before: Node, value: object, style: str | None = None) -> None:
+        """A new item ahead of `before`: the scalar `value` in `style`, or
+        with no style, `value` written as one line of JSON."""
+        if self._inserted is None:
+            self._inserted = []
+        self._inserted.append((sequence, before, value, style))
+
+    def add_copy(self, copy: DocumentEdits) -> None:
+        self.copies += (copy,)
 
     def entries(self) -> list[tuple[MappingNode, dict[str, Value]]]:
         """Each mapping given keys, with every key and value it is given."""
-        return list(self._entries.values())
+        return list(self._entries.items()) if self._entries is not None else []
+
+    @property
+    def replaced(self) -> Sequence[tuple[ScalarNode, str]]:
+        """Each scalar replaced and its new value."""
+        return self._replaced or ()
+
+    @property
+    def inserted(self) -> list[tuple[SequenceNode, Node, object]]:
+        """Each item inserted: the sequence, the item it goes ahead of, its value."""
+        return [(sequence, before, value) for sequence, before, value, _ in self._inserted or ()]
 
     def edits(self) -> list[Edit]:
         doc = self.document
-        for node, values in self._shared_replaces.values():
-            # Fine only when every path to the node is a reference getting
-            # the same new name (a container list reused with `*env`).
-            if len(set(values)) > 1 or len(values) < doc.paths_to(node):
-                raise _shared_error(doc, node)
-        out = list(self.raw)
-        for mapping, values in self._entries.values():
-            edit.set_entries(doc.text, mapping, values, doc.newline, out)
+        if doc.shared:
+            _check_shared(doc, self._replaced or ())
+        text, newline = doc.text, doc.newline
+        # Replacements and insertions never start and end at the same place
+        # (a replaced scalar has text; an item goes ahead of an item's text),
+        # so all replacements first, then all insertions, splice as the order
+        # they were asked in would.
+        out = [edit.replace_scalar(text, node, value) for node, value in self._replaced or ()]
+        for sequence, before, value, style in self._inserted or ():
+            item = edit.json_line(value) if style is None else edit.render_scalar(value, style)
+            out.append(edit.insert_item_before(text, sequence, before, item, newline))
+        for mapping, values in (self._entries or {}).items():
+            edit.set_entries(text, mapping, values, newline, out)
         return out
+
+
+def _check_shared(doc: Document, replaced: Sequence[tuple[ScalarNode, str]]) -> None:
+    """A shared (aliased) scalar may be replaced only when every path to it
+    is a reference getting the same new name (a container list reused with
+    `*env`)."""
+    asked: dict[int, tuple[ScalarNode, list[str]]] = {}
+    for node, value in replaced:
+        if id(node) in doc.shared:
+            asked.setdefault(id(node), (node, []))[1].append(value)
+    for node, values in asked.values():
+        if len(set(values)) > 1 or len(values) < doc.paths_to(node):
+            raise _shared_error(doc, node)
 
 
 def _refuse_shared(doc: Document, mapping: MappingNode, values: dict[str, Value]) -> None:
@@ -171,7 +214,7 @@ def _versions(plan: Plan, options: Options, result: Rewrite) -> None:
             if version.obj.item is None:
                 copy = DocumentEdits(doc)
                 copy.set(version.obj.node, _copy_marks(version))
-                edits.copies.append(copy)
+                edits.add_copy(copy)
             else:
                 items = get(doc.root, "items")
                 assert isinstance(items, SequenceNode)
@@ -227,7 +270,6 @@ def _grant(graph: Graph, plan: Plan, ref: Reference, alive: set[tuple[str, str, 
     namespace = graph.index.lookup_namespace(ref.referrer, ref.namespace)
     keep = namespace is None or (ref.target_kind, namespace, ref.name) in alive
     edits = result.edits_of(ref.referrer.document)
-    doc = ref.referrer.document
     sequence = node_at(ref.referrer.node, ref.path[:-1]) if isinstance(ref.path[-1], int) else None
     if not isinstance(sequence, SequenceNode):
         edits.replace(ref.node, names[0])  # a lone name, not a list: nothing to add to
@@ -238,9 +280,7 @@ def _grant(graph: Graph, plan: Plan, ref: Reference, alive: set[tuple[str, str, 
         edits.replace(ref.node, names[0])
     style = ref.node.style if ref.node.style in ("", "'", '"') else '"'
     for name in added:
-        edits.inserted.append((sequence, ref.node, name))
-        edits.raw.append(edit.insert_item_before(doc.text, sequence, ref.node, edit.render_scalar(name, style),
-                                                 doc.newline))
+        edits.insert_item(sequence, ref.node, name, style)
     result.rewritten.append((ref, ", ".join(([ref.name] if keep else []) + names)))
 
 
