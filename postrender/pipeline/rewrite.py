@@ -4,7 +4,7 @@ the plan stage decides, this writes."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from ..records import record
 from ..syntax import edit
@@ -49,8 +49,8 @@ class DocumentEdits:
 
     document: Document
     # Each mapping given keys (nodes compare by identity) and the keys and
-    # values it is given.
-    _entries: dict[MappingNode, dict[str, Value]] | None = None
+    # values it is given, or what makes them (`set_later`).
+    _entries: dict[MappingNode, dict[str, Value] | _Later] | None = None
     # Scalars replaced: the node and its new value, in the order asked.
     _replaced: list[tuple[ScalarNode, str]] | None = None
     # Items inserted into sequences: the sequence, the item it goes ahead of,
@@ -70,13 +70,26 @@ class DocumentEdits:
         current = self._entries.get(mapping)
         if current is None:
             self._entries[mapping] = values
-        else:
-            _merge(current, values)
+            return
+        if not isinstance(current, dict):
+            current = self._entries[mapping] = _made(current)
+        _merge(current, values)
+
+    def set_later(self, mapping: MappingNode, make: Callable[..., dict[str, Value]], *args: object) -> None:
+        """As `set(mapping, make(*args))`, the values made only when read: a
+        versioned object's marks, the same few keys made from its Version,
+        are held for every object until written, and read once."""
+        if self.document.shared or (self._entries is not None and mapping in self._entries):
+            self.set(mapping, make(*args))
+            return
+        if self._entries is None:
+            self._entries = {}
+        self._entries[mapping] = (make, *args)
 
     def values_at(self, mapping: MappingNode) -> dict[str, Value]:
         """What has been asked to be set in mapping so far (for `graph`)."""
-        values = self._entries.get(mapping) if self._entries is not None else None
-        return values if values is not None else {}
+        entry = self._entries.get(mapping) if self._entries is not None else None
+        return _made(entry) if entry is not None else {}
 
     def replace(self, node: ScalarNode, value: str) -> None:
         if self._replaced is None:
@@ -95,7 +108,7 @@ class DocumentEdits:
 
     def entries(self) -> list[tuple[MappingNode, dict[str, Value]]]:
         """Each mapping given keys, with every key and value it is given."""
-        return list(self._entries.items()) if self._entries is not None else []
+        return [(mapping, _made(entry)) for mapping, entry in (self._entries or {}).items()]
 
     @property
     def replaced(self) -> Sequence[tuple[ScalarNode, str]]:
@@ -120,9 +133,17 @@ class DocumentEdits:
         for sequence, before, value, style in self._inserted or ():
             item = edit.json_line(value) if style is None else edit.render_scalar(value, style)
             out.append(edit.insert_item_before(text, sequence, before, item, newline))
-        for mapping, values in (self._entries or {}).items():
-            edit.set_entries(text, mapping, values, newline, out)
+        for mapping, entry in (self._entries or {}).items():
+            edit.set_entries(text, mapping, _made(entry), newline, out)
         return out
+
+
+# Values not made yet: the function that makes them, then its arguments.
+_Later = tuple
+
+
+def _made(entry: dict[str, Value] | _Later) -> dict[str, Value]:
+    return entry if isinstance(entry, dict) else entry[0](*entry[1:])
 
 
 def _check_shared(doc: Document, replaced: Sequence[tuple[ScalarNode, str]]) -> None:
@@ -207,13 +228,13 @@ def _versions(plan: Plan, options: Options, result: Rewrite) -> None:
             continue
         doc = version.obj.document
         edits = result.edits_of(doc)
-        edits.set(version.obj.node, _marks(version, options))
+        edits.set_later(version.obj.node, _marks, version, options)
         if version.renamed:
             result.renamed.append(version)
         if version.keep_original:
             if version.obj.item is None:
                 copy = DocumentEdits(doc)
-                copy.set(version.obj.node, _copy_marks(version))
+                copy.set_later(version.obj.node, _copy_marks, version)
                 edits.add_copy(copy)
             else:
                 items = get(doc.root, "items")
