@@ -57,8 +57,9 @@ class DocumentEdits:
     # the new item's value and the style of the scalar it is written as
     # (None: a line of JSON), in the order asked.
     _inserted: list[tuple[SequenceNode, Node, object, str | None]] | None = None
-    # Unsuffixed copies written after the document (`--keep-original`).
-    copies: tuple["DocumentEdits", ...] = ()
+    # Each Version an unsuffixed copy written after the document is a copy
+    # of (`--keep-original`; the copies' edits are made when asked, `copies`).
+    _copied: tuple[Version, ...] = ()
 
     def set(self, mapping: MappingNode, values: dict[str, Value]) -> None:
         """`values` becomes part of the edits: made for this call, and not
@@ -103,8 +104,16 @@ class DocumentEdits:
             self._inserted = []
         self._inserted.append((sequence, before, value, style))
 
-    def add_copy(self, copy: DocumentEdits) -> None:
-        self.copies += (copy,)
+    def add_copy(self, version: Version) -> None:
+        """An unsuffixed copy of the document, marked as a copy of `version`."""
+        if self.document.shared:
+            _refuse_shared(self.document, version.obj.node, _copy_marks(version))
+        self._copied += (version,)
+
+    @property
+    def copies(self) -> tuple[DocumentEdits, ...]:
+        """The edits of each unsuffixed copy, in order."""
+        return tuple(_copy(self.document, version) for version in self._copied)
 
     def entries(self) -> list[tuple[MappingNode, dict[str, Value]]]:
         """Each mapping given keys, with every key and value it is given."""
@@ -233,9 +242,7 @@ def _versions(plan: Plan, options: Options, result: Rewrite) -> None:
             result.renamed.append(version)
         if version.keep_original:
             if version.obj.item is None:
-                copy = DocumentEdits(doc)
-                copy.set_later(version.obj.node, _copy_marks, version)
-                edits.add_copy(copy)
+                edits.add_copy(version)
             else:
                 items = get(doc.root, "items")
                 assert isinstance(items, SequenceNode)
@@ -319,6 +326,12 @@ def _marks(version: Version, options: Options) -> dict[str, Value]:
     if not options.mutable:
         top["immutable"] = True
     return top
+
+
+def _copy(doc: Document, version: Version) -> DocumentEdits:
+    copy = DocumentEdits(doc)
+    copy.set_later(version.obj.node, _copy_marks, version)
+    return copy
 
 
 def _copy_marks(version: Version) -> dict[str, Value]:
