@@ -121,25 +121,26 @@ class DocumentEdits:
 
     @property
     def replaced(self) -> Sequence[tuple[ScalarNode, str]]:
-        """Each scalar replaced and its new value."""
+        """Each scalar replaced and its new value, in order."""
         return self._replaced or ()
 
     @property
-    def inserted(self) -> list[tuple[SequenceNode, Node, object]]:
-        """Each item inserted: the sequence, the item it goes ahead of, its value."""
-        return [(sequence, before, value) for sequence, before, value, _ in self._inserted or ()]
+    def inserted(self) -> Sequence[tuple[SequenceNode, Node, object, str | None]]:
+        """Each item inserted: the sequence, the item it goes ahead of, its
+        value and its scalar style (None: a line of JSON), in order."""
+        return self._inserted or ()
 
     def edits(self) -> list[Edit]:
         doc = self.document
         if doc.shared:
-            _check_shared(doc, self._replaced or ())
+            _check_shared(doc, self.replaced)
         text, newline = doc.text, doc.newline
         # Replacements and insertions never start and end at the same place
         # (a replaced scalar has text; an item goes ahead of an item's text),
         # so all replacements first, then all insertions, splice as the order
         # they were asked in would.
-        out = [edit.replace_scalar(text, node, value) for node, value in self._replaced or ()]
-        for sequence, before, value, style in self._inserted or ():
+        out = [edit.replace_scalar(text, node, value) for node, value in self.replaced]
+        for sequence, before, value, style in self.inserted:
             item = edit.json_line(value) if style is None else edit.render_scalar(value, style)
             out.append(edit.insert_item_before(text, sequence, before, item, newline))
         for mapping, entry in (self._entries or {}).items():

@@ -76,7 +76,7 @@ def test_a_replaced_item_and_an_item_inserted_ahead_of_it_are_written_in_either_
         step()
     assert _written(edits).endswith("resourceNames: [added, new]\n")
     assert list(edits.replaced) == [(item, "new")]
-    assert edits.inserted == [(sequence, item, "added")]
+    assert list(edits.inserted) == [(sequence, item, "added", "")]
 
 
 SECRET_WITH_SHARED_ANNOTATIONS = (
