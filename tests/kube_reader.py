@@ -158,12 +158,12 @@ def expected_objects(result: Result, read_input: list[dict[str, Any]]) -> list[d
             _apply(edits.entries(), edits.replaced, paths, json_obj)
             # Items inserted into a sequence of the object: last position first,
             # so each index still counts items of the input.
-            inside = [(sequence, before, value) for sequence, before, value in edits.inserted if id(sequence) in paths]
+            inside = [(sequence, before, value) for sequence, before, value, _ in edits.inserted if id(sequence) in paths]
             # Several ahead of one item are written in order: the last first.
             for sequence, before, value in sorted(reversed(inside), key=lambda e: -_index(e[0], e[1])):
                 for seq_path in paths[id(sequence)]:
                     _at(json_obj, seq_path).insert(_index(sequence, before), copy.deepcopy(value))
-            for sequence, before, value in edits.inserted:
+            for sequence, before, value, _ in edits.inserted:
                 if before is obj.node:
                     # A new object, a List item ahead of this one: a copy of the
                     # input as kubectl read it, with the annotations the copy states.

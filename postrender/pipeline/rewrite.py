@@ -4,9 +4,9 @@ the plan stage decides, this writes."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 
-from ..records import field, record
+from ..records import record
 from ..syntax import edit
 from ..syntax.edit import Edit, Value
 from .graph.references import Graph, Reference
@@ -40,59 +40,133 @@ class Options:
 class DocumentEdits:
     """Changes to one document, merged per mapping so two stages that add
     keys under the same parent (say, pod-template annotations) never insert
-    the same key twice."""
+    the same key twice.
+
+    One is held per edited document until the stream is written, so it keeps
+    what the changes mean, which is what writing needs, and turns them into
+    text edits only then (`edits`); a container is made when first needed.
+    """
 
     document: Document
-    raw: list[Edit] = field(default_factory=list)
-    _entries: dict[int, tuple[MappingNode, dict[str, Value]]] = field(default_factory=dict)
-    # Unsuffixed copies written after the document (`--keep-original`).
-    copies: list["DocumentEdits"] = field(default_factory=list)
-
-    # Shared (aliased) scalars being replaced: node and the values asked for.
-    _shared_replaces: dict[int, tuple[ScalarNode, list[str]]] = field(default_factory=dict)
-    # What the text edits mean, node by node (the output-validity test reads
-    # them back): scalars replaced, and items inserted into sequences.
-    replaced: list[tuple[ScalarNode, str]] = field(default_factory=list)
-    inserted: list[tuple[SequenceNode, Node, object]] = field(default_factory=list)
+    # Each mapping given keys (nodes compare by identity) and the keys and
+    # values it is given, or what makes them (`set_later`).
+    _entries: dict[MappingNode, dict[str, Value] | _Later] | None = None
+    # Scalars replaced: the node and its new value, in the order asked.
+    _replaced: list[tuple[ScalarNode, str]] | None = None
+    # Items inserted into sequences: the sequence, the item it goes ahead of,
+    # the new item's value and the style of the scalar it is written as
+    # (None: a line of JSON), in the order asked.
+    _inserted: list[tuple[SequenceNode, Node, object, str | None]] | None = None
+    # Each Version an unsuffixed copy written after the document is a copy
+    # of (`--keep-original`; the copies' edits are made when asked, `copies`).
+    _copied: tuple[Version, ...] = ()
 
     def set(self, mapping: MappingNode, values: dict[str, Value]) -> None:
+        """`values` becomes part of the edits: made for this call, and not
+        changed by the caller afterwards."""
         if self.document.shared:
             _refuse_shared(self.document, mapping, values)
-        _, current = self._entries.setdefault(id(mapping), (mapping, {}))
+        if self._entries is None:
+            self._entries = {}
+        current = self._entries.get(mapping)
+        if current is None:
+            self._entries[mapping] = values
+            return
+        if not isinstance(current, dict):
+            current = self._entries[mapping] = _made(current)
         _merge(current, values)
+
+    def set_later(self, mapping: MappingNode, make: Callable[..., dict[str, Value]], *args: object) -> None:
+        """As `set(mapping, make(*args))`, the values made only when read: a
+        versioned object's marks, the same few keys made from its Version,
+        are held for every object until written, and read once."""
+        if self.document.shared or (self._entries is not None and mapping in self._entries):
+            self.set(mapping, make(*args))
+            return
+        if self._entries is None:
+            self._entries = {}
+        self._entries[mapping] = (make, *args)
 
     def values_at(self, mapping: MappingNode) -> dict[str, Value]:
         """What has been asked to be set in mapping so far (for `graph`)."""
-        entry = self._entries.get(id(mapping))
-        return entry[1] if entry is not None else {}
+        entry = self._entries.get(mapping) if self._entries is not None else None
+        return _made(entry) if entry is not None else {}
 
     def replace(self, node: ScalarNode, value: str) -> None:
-        if id(node) in self.document.shared:
-            self._shared_replaces.setdefault(id(node), (node, []))[1].append(value)
-        self.replaced.append((node, value))
-        self.raw.append(edit.replace_scalar(self.document.text, node, value))
+        if self._replaced is None:
+            self._replaced = []
+        self._replaced.append((node, value))
 
-    def insert_item(self, sequence: SequenceNode, before: Node, value: object) -> None:
-        """A new item, `value` written as one line of JSON, ahead of `before`."""
-        doc = self.document
-        self.inserted.append((sequence, before, value))
-        self.raw.append(edit.insert_item_before(doc.text, sequence, before, edit.json_line(value), doc.newline))
+    def insert_item(self, sequence: SequenceNode, before: Node, value: object, style: str | None = None) -> None:
+        """A new item ahead of `before`: the scalar `value` in `style`, or
+        with no style, `value` written as one line of JSON."""
+        if self._inserted is None:
+            self._inserted = []
+        self._inserted.append((sequence, before, value, style))
+
+    def add_copy(self, version: Version) -> None:
+        """An unsuffixed copy of the document, marked as a copy of `version`."""
+        if self.document.shared:
+            _refuse_shared(self.document, version.obj.node, _copy_marks(version))
+        self._copied += (version,)
+
+    @property
+    def copies(self) -> tuple[DocumentEdits, ...]:
+        """The edits of each unsuffixed copy, in order."""
+        return tuple(_copy(self.document, version) for version in self._copied)
 
     def entries(self) -> list[tuple[MappingNode, dict[str, Value]]]:
         """Each mapping given keys, with every key and value it is given."""
-        return list(self._entries.values())
+        return [(mapping, _made(entry)) for mapping, entry in (self._entries or {}).items()]
+
+    @property
+    def replaced(self) -> Sequence[tuple[ScalarNode, str]]:
+        """Each scalar replaced and its new value, in order."""
+        return self._replaced or ()
+
+    @property
+    def inserted(self) -> Sequence[tuple[SequenceNode, Node, object, str | None]]:
+        """Each item inserted: the sequence, the item it goes ahead of, its
+        value and its scalar style (None: a line of JSON), in order."""
+        return self._inserted or ()
 
     def edits(self) -> list[Edit]:
         doc = self.document
-        for node, values in self._shared_replaces.values():
-            # Fine only when every path to the node is a reference getting
-            # the same new name (a container list reused with `*env`).
-            if len(set(values)) > 1 or len(values) < doc.paths_to(node):
-                raise _shared_error(doc, node)
-        out = list(self.raw)
-        for mapping, values in self._entries.values():
-            edit.set_entries(doc.text, mapping, values, doc.newline, out)
+        if doc.shared:
+            _check_shared(doc, self.replaced)
+        text, newline = doc.text, doc.newline
+        # Replacements and insertions never start and end at the same place
+        # (a replaced scalar has text; an item goes ahead of an item's text),
+        # so all replacements first, then all insertions, splice as the order
+        # they were asked in would.
+        out = [edit.replace_scalar(text, node, value) for node, value in self.replaced]
+        for sequence, before, value, style in self.inserted:
+            item = edit.json_line(value) if style is None else edit.render_scalar(value, style)
+            out.append(edit.insert_item_before(text, sequence, before, item, newline))
+        for mapping, entry in (self._entries or {}).items():
+            edit.set_entries(text, mapping, _made(entry), newline, out)
         return out
+
+
+# Values not made yet: the function that makes them, then its arguments.
+_Later = tuple
+
+
+def _made(entry: dict[str, Value] | _Later) -> dict[str, Value]:
+    return entry if isinstance(entry, dict) else entry[0](*entry[1:])
+
+
+def _check_shared(doc: Document, replaced: Sequence[tuple[ScalarNode, str]]) -> None:
+    """A shared (aliased) scalar may be replaced only when every path to it
+    is a reference getting the same new name (a container list reused with
+    `*env`)."""
+    asked: dict[int, tuple[ScalarNode, list[str]]] = {}
+    for node, value in replaced:
+        if id(node) in doc.shared:
+            asked.setdefault(id(node), (node, []))[1].append(value)
+    for node, values in asked.values():
+        if len(set(values)) > 1 or len(values) < doc.paths_to(node):
+            raise _shared_error(doc, node)
 
 
 def _refuse_shared(doc: Document, mapping: MappingNode, values: dict[str, Value]) -> None:
@@ -164,14 +238,12 @@ def _versions(plan: Plan, options: Options, result: Rewrite) -> None:
             continue
         doc = version.obj.document
         edits = result.edits_of(doc)
-        edits.set(version.obj.node, _marks(version, options))
+        edits.set_later(version.obj.node, _marks, version, options)
         if version.renamed:
             result.renamed.append(version)
         if version.keep_original:
             if version.obj.item is None:
-                copy = DocumentEdits(doc)
-                copy.set(version.obj.node, _copy_marks(version))
-                edits.copies.append(copy)
+                edits.add_copy(version)
             else:
                 items = get(doc.root, "items")
                 assert isinstance(items, SequenceNode)
@@ -227,7 +299,6 @@ def _grant(graph: Graph, plan: Plan, ref: Reference, alive: set[tuple[str, str, 
     namespace = graph.index.lookup_namespace(ref.referrer, ref.namespace)
     keep = namespace is None or (ref.target_kind, namespace, ref.name) in alive
     edits = result.edits_of(ref.referrer.document)
-    doc = ref.referrer.document
     sequence = node_at(ref.referrer.node, ref.path[:-1]) if isinstance(ref.path[-1], int) else None
     if not isinstance(sequence, SequenceNode):
         edits.replace(ref.node, names[0])  # a lone name, not a list: nothing to add to
@@ -238,9 +309,7 @@ def _grant(graph: Graph, plan: Plan, ref: Reference, alive: set[tuple[str, str, 
         edits.replace(ref.node, names[0])
     style = ref.node.style if ref.node.style in ("", "'", '"') else '"'
     for name in added:
-        edits.inserted.append((sequence, ref.node, name))
-        edits.raw.append(edit.insert_item_before(doc.text, sequence, ref.node, edit.render_scalar(name, style),
-                                                 doc.newline))
+        edits.insert_item(sequence, ref.node, name, style)
     result.rewritten.append((ref, ", ".join(([ref.name] if keep else []) + names)))
 
 
@@ -258,6 +327,12 @@ def _marks(version: Version, options: Options) -> dict[str, Value]:
     if not options.mutable:
         top["immutable"] = True
     return top
+
+
+def _copy(doc: Document, version: Version) -> DocumentEdits:
+    copy = DocumentEdits(doc)
+    copy.set_later(version.obj.node, _copy_marks, version)
+    return copy
 
 
 def _copy_marks(version: Version) -> dict[str, Value]:
