@@ -48,8 +48,15 @@ def overlay(tmp_path: Path) -> Path:
 def build(path: Path, plugin_home: Path | None, alpha: bool = True, **extra: str) -> subprocess.CompletedProcess[str]:
     kubectl = require_tool("kubectl")
     command = [kubectl, "kustomize", str(path)] + (["--enable-alpha-plugins"] if alpha else [])
-    plugin = {"KUSTOMIZE_PLUGIN_HOME": str(plugin_home), "XDG_CACHE_HOME": str(plugin_home.parent / "cache")} \
-        if plugin_home else {}
+    plugin: dict[str, str] = {}
+    if plugin_home:
+        # kustomize writes each exec plugin's config to a temporary file and
+        # removes it only when the plugin succeeds: a refused stream leaves
+        # one behind, in the test's own folder rather than the machine's.
+        temporary = plugin_home.parent / "tmp"
+        temporary.mkdir(exist_ok=True)
+        plugin = {"KUSTOMIZE_PLUGIN_HOME": str(plugin_home), "XDG_CACHE_HOME": str(plugin_home.parent / "cache"),
+                  "TMPDIR": str(temporary)}
     env = tool_env(**plugin, **extra)
     # No controlling terminal: postrender's diagnostics stay out of the developer's.
     return subprocess.run(command, capture_output=True, text=True, env=env, start_new_session=True)
@@ -168,6 +175,10 @@ def test_a_bad_config_stops_kustomize_with_a_clear_message(plugin_home, overlay)
     result = build(overlay, plugin_home)
     assert result.returncode != 0 and result.stdout == ""
     assert "unknown field(s) keepOrignal" in result.stderr
+    # What kustomize leaves of a failed plugin run (README, kustomize): the
+    # plugin's config, which names no value of the stream.
+    left = list((plugin_home.parent / "tmp").glob("kust-plugin-config-*"))
+    assert len(left) == 1 and "keepOrignal: true" in left[0].read_text()
 
 
 # --- the config object itself ------------------------------------------------
