@@ -228,14 +228,34 @@ def split(source: Source, count: _Count | None = None) -> list[tuple[str, int]]:
     carried: int | None = None  # start of `%YAML`/`%TAG` directives, which belong to the next document
     for i, start in enumerate(starts):
         end = starts[i + 1] if i + 1 < len(starts) else len(text)
-        chunk = text[carried if carried is not None else start : end]
+        begin = carried if carried is not None else start
+        chunk = text[begin:end]
         if i + 1 < len(starts) and _only_directives(chunk):
-            carried = carried if carried is not None else start
+            carried = begin
             continue
         carried = None
+        if i + 1 < len(starts):
+            # `...` ends a document; directives after it open the next one.
+            tail = _directives_after_end(chunk)
+            if tail is not None:
+                carried, chunk = begin + tail, chunk[:tail]
         chunks.append((chunk, line))
         line += chunk.count("\n")
     return chunks
+
+
+def _directives_after_end(chunk: str) -> int | None:
+    """Where directives start that follow the chunk's last `...` line and
+    belong to the next document (kubectl and Helm read `...`, `%YAML 1.1`,
+    `---` between two documents), or None."""
+    marker = len(chunk)
+    while (marker := chunk.rfind("\n...", 0, marker)) != -1:
+        start = marker + 1
+        newline = chunk.find("\n", start)
+        after = len(chunk) if newline == -1 else newline + 1
+        if _MARKER_LINE.fullmatch(chunk[start:after].rstrip("\r\n")):
+            return after if after < len(chunk) and _only_directives(chunk[after:]) else None
+    return None
 
 
 def _document_starts(text: str, count: _Count | None = None) -> list[int]:
@@ -263,6 +283,26 @@ def opens_with_marker(text: str, at: int = 0) -> bool:
     """Whether a `---` document marker starts at `at` (`---kind:` is a key):
     the one rule the splitter and the writer share."""
     return text.startswith("---", at) and (at + 3 == len(text) or text[at + 3] in " \t\r\n")
+
+
+def opens_with_directives(text: str) -> bool:
+    """Whether a chunk opens with directives (`%YAML 1.1`, `%TAG ...`) before
+    its `---` line: the document before it must end with a `...` line."""
+    if opens_with_marker(text) or "%" not in text:
+        return False  # most chunks: a `---` line first, or no directive at all
+    marker = text.find("\n---")
+    while marker != -1 and not opens_with_marker(text, marker + 1):
+        marker = text.find("\n---", marker + 1)
+    return marker != -1 and _only_directives(text[: marker + 1])
+
+
+def ends_document(text: str) -> bool:
+    """Whether text ends with a `...` line (and comments or blank lines)."""
+    for line in reversed(text.splitlines()):
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            return _MARKER_LINE.fullmatch(stripped) is not None and stripped.startswith("...")
+    return False
 
 
 def _lines(text: str) -> Iterator[str]:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from ..syntax import edit
-from .read import Document, Source, Stream, opens_with_marker
+from .read import Document, Source, Stream, ends_document, opens_with_directives, opens_with_marker
 from .rewrite import Rewrite
 
 
@@ -43,8 +43,11 @@ class Output:
                 text = text.lstrip("\ufeff")
                 if last and not last.endswith("\n"):
                     yield (last := piece.newline)
-                if not opens_with_marker(text):
-                    yield (last := "---" + piece.newline)
+                yield (last := _between(last, text, piece.newline))
+            elif last is not None and opens_with_directives(text) and not ends_document(last):
+                # A copy was written before it, after the `...` that ended
+                # the document its directives follow.
+                yield (last := "..." + piece.newline)
             previous_source = piece.source
             yield (last := text)
             if piece.edits is None:
@@ -53,9 +56,18 @@ class Output:
                 if last and not last.endswith("\n"):
                     yield (last := piece.newline)
                 text = copy.apply(piece.text).lstrip("\ufeff")
-                if not opens_with_marker(text):
-                    text = "---" + piece.newline + text
-                yield (last := text)
+                yield (last := _between(last, text, piece.newline) + text)
+
+
+def _between(last: str | None, text: str, newline: str) -> str:
+    """What must come between the parts written so far and a document that
+    does not follow them in its source (a copy, another file's first): a
+    `---` line where it has none, and where it opens with directives
+    (`%YAML 1.1`), a `...` line ending the document before, without which
+    YAML reads the directives as content."""
+    if opens_with_directives(text):
+        return "" if last is None or ends_document(last) else "..." + newline
+    return "" if opens_with_marker(text) else "---" + newline
 
 
 def write(stream: Stream, rewrite: Rewrite) -> Output:
