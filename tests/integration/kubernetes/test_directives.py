@@ -15,21 +15,11 @@ import pytest
 from conftest import run_postrender
 from kube_reader import read_streams
 
-DEPLOY = """apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  template:
-    spec:
-      containers:
-      - name: c
-        envFrom:
-        - configMapRef:
-            name: settings
-        - secretRef:
-            name: token
-"""
+# The workload names both in flow style: rewritten in place, like block style.
+DEPLOY = (
+    "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    spec:\n      containers:\n"
+    "      - name: c\n        envFrom: [{configMapRef: {name: settings}}, {secretRef: {name: token}}]\n"
+)
 CONFIG = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  k: v\n"
 SECRET = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: token\ndata:\n  t: dG9rZW4=\n"
 
