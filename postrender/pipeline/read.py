@@ -216,11 +216,13 @@ class Stream:
     objects: list[KubeObject]
 
 
-def split(source: Source, count: _Count | None = None) -> list[tuple[str, int]]:
+def split(source: Source, count: _Count | None = None, documents_before: int = 0) -> list[tuple[str, int]]:
     """Chunks of a source, each with its first line (0-based). With a count,
-    refuses the source as soon as its documents outnumber the limit."""
+    refuses the source as soon as its documents outnumber the limit.
+    `documents_before`: documents of the stream before this source (for
+    messages)."""
     text = source.text
-    starts = _document_starts(text, count)
+    starts = _document_starts(text, count, source.name, documents_before)
     if not starts or starts[0] != 0:
         starts.insert(0, 0)
     chunks: list[tuple[str, int]] = []
@@ -258,7 +260,8 @@ def _directives_after_end(chunk: str) -> int | None:
     return None
 
 
-def _document_starts(text: str, count: _Count | None = None) -> list[int]:
+def _document_starts(text: str, count: _Count | None = None, name: str | None = None,
+                     documents_before: int = 0) -> list[int]:
     """Offsets of the `---` lines (opens_with_marker).
 
     str.find runs at memory speed; a MULTILINE regex tries every offset,
@@ -274,9 +277,23 @@ def _document_starts(text: str, count: _Count | None = None) -> list[int]:
                 ended = len(starts) + (0 if at == 0 or starts and starts[0] == 0 else 1)
                 count.check_objects(count.objects + ended, at, lambda: text.count("\n", 0, at) + 1)
             starts.append(at)
+        elif text.startswith("---", at):
+            document = documents_before + len(starts) + (0 if starts and starts[0] == 0 else 1)
+            raise PostrenderError(_GLUED_MARKER, Location(document, name, line=text.count("\n", 0, at) + 1))
         newline = text.find("\n---", at)
         if newline == -1:
             return starts
+
+
+# kubectl's reader takes every line that starts with `---` for a document
+# separator, and refuses one with more than a comment after it (`---#x` is
+# a separator, `---x` an error); Helm splits its manifests there whatever
+# follows. libyaml reads `---x` and `---#x` as text: a stream holding such a
+# line means one thing to postrender and another to the tools it feeds.
+_GLUED_MARKER = (
+    "a line starts with --- but YAML reads no document marker there (--- must be followed by a line break,"
+    " a space or a tab), while kubectl and Helm split documents at it; put a space or a line break after ---"
+)
 
 
 def opens_with_marker(text: str, at: int = 0) -> bool:
@@ -408,7 +425,7 @@ def read(sources: list[Source], limits: Limits, prune: Pruner | None = None) -> 
     for source in sources:
         count.source, count.position = source, 0
         odd_breaks = _has_odd_line_breaks(source.text)
-        chunks = split(source, count)
+        chunks = split(source, count, len(documents))
         source.held_in([chunk for chunk, _ in chunks])
         for chunk, first_line in chunks:
             doc = Document(

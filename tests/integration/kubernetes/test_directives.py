@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import run_postrender
-from kube_reader import read_streams
+from kube_reader import ReadError, read_streams
 
 # The workload names both in flow style: rewritten in place, like block style.
 DEPLOY = (
@@ -73,3 +73,20 @@ def test_a_file_that_opens_with_directives_follows_another_after_a_document_end(
     assert "\n...\n%YAML 1.1\n---\n" in result.stdout
     [objects] = read_streams([result.stdout])
     assert [kind for kind, _ in _names(objects)] == ["Deployment", "ConfigMap"]
+
+
+@pytest.mark.parametrize("line", ["---apiVersion: v1", "----", "---#comment"])
+def test_kubectl_splits_or_refuses_where_yaml_reads_no_marker(line):
+    # libyaml reads `---x` as text; kubectl's reader splits documents at it,
+    # or refuses it. postrender refuses it, rather than read one thing and
+    # hand the deployer another.
+    text = CONFIG + line + "\n" + SECRET.removeprefix("apiVersion: v1\n" if line.startswith("---api") else "")
+    try:
+        [objects] = read_streams([text])
+    except ReadError as exc:
+        assert "invalid Yaml document separator" in str(exc)
+    else:
+        assert _names(objects) == [("ConfigMap", "settings"), ("Secret", "token")]
+    result = run_postrender([], text)
+    assert result.status == 1 and result.stdout == ""
+    assert "YAML reads no document marker there" in result.stderr

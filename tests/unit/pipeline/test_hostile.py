@@ -357,6 +357,25 @@ def test_error_stays_on_one_line_when_the_source_comment_holds_odd_breaks():
         assert_refused(run_postrender([], text), None, None, "invalid YAML")
 
 
+@pytest.mark.parametrize("line", ["---apiVersion: v1", "----", "---#comment", "---kind: x", "--- x\n---y"])
+def test_a_line_that_starts_with_three_dashes_is_a_document_marker_or_refused(line, tmp_path):
+    # kubectl and Helm split documents at any line starting with ---; YAML
+    # reads `---x` as text. Refused wherever it stands, naming it.
+    glued = line.splitlines()[-1]
+    for text, document in ((CM + line + "\n" + CM, 1), ("---\n" + CM + "---\n" + CM + line + "\n", 2)):
+        document += line.count("\n")  # `--- x` opens a document of its own
+        at = text[: text.index(glued)].count("\n") + 1
+        result = run_postrender([], text)
+        assert_refused(result, document, at, "a line starts with --- but YAML reads no document marker")
+        assert glued not in result.stderr  # the message describes the line; it does not quote input
+    first, second = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    first.write_text(CM)
+    second.write_text(line + "\n" + CM)
+    # The line of the second file, in its second document (`--- x` opens it, if there).
+    assert_refused(run_postrender(["-f", str(first), "-f", str(second)], ""), 2, line.count("\n") + 1,
+                   "no document marker")
+
+
 def test_composer_errors_name_the_line_of_each_node_they_point_at():
     # libyaml's composer marks these with a node's own start, an offset in
     # the text (counted after a byte-order mark), not a libyaml mark.
