@@ -297,8 +297,8 @@ _GLUED_MARKER = (
 
 
 def opens_with_marker(text: str, at: int = 0) -> bool:
-    """Whether a `---` document marker starts at `at` (`---kind:` is a key):
-    the one rule the splitter and the writer share."""
+    """Whether a `---` document marker starts at `at` (`---kind:` is none,
+    and read refuses it): the one rule the splitter and the writer share."""
     return text.startswith("---", at) and (at + 3 == len(text) or text[at + 3] in " \t\r\n")
 
 
@@ -778,7 +778,7 @@ _VALUE_MAPPINGS = ("data", "stringData", "binaryData")
 
 
 # What only a walk of the node graph finds, written in the text: a tag, an
-# anchor (and so aliases), a merge key, a `\\/` escape, an infinite or NaN
+# anchor (and so aliases), a merge key, a `\/` escape, an infinite or NaN
 # number. Checked at C speed (`in`), against each document.
 _LOOKED_FOR = ("!", "&", MERGE_KEY, "\\/", *sorted({word.lstrip("+-") for word in NONFINITE_WORDS}))
 
