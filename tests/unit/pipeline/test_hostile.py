@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from ruamel.yaml.cyaml import CBaseLoader
 
 from conftest import FIXTURES, run_cli, run_postrender
+from postrender.errors import PostrenderError
 from postrender.limits import DEFAULT_MAX_DEPTH, MAX_DEPTH_CEILING
 
 BAD = FIXTURES / "bad"
@@ -407,10 +408,20 @@ def test_explicit_keys_keep_inserted_entries_at_the_mapping_column():
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet="-\n\r \t.a#%", max_size=60))
 def test_document_starts_match_the_marker_pattern(text):
-    # split() finds `---` lines with str.find for speed; it must agree with the regex.
+    # split() finds `---` lines with str.find for speed; it must agree with the
+    # regex, and refuse exactly the texts with a line that starts with --- but
+    # is no marker.
     from postrender.pipeline.read import _DOCUMENT_START, _document_starts
 
-    assert _document_starts(text) == [m.start() for m in _DOCUMENT_START.finditer(text)]
+    if _NO_MARKER.search(text):
+        with pytest.raises(PostrenderError, match="no document marker"):
+            _document_starts(text)
+    else:
+        assert _document_starts(text) == [m.start() for m in _DOCUMENT_START.finditer(text)]
+
+
+# A line that starts with --- but is no document marker (read refuses it).
+_NO_MARKER = re.compile(r"^---(?![ \t\r\n]|$)", re.M)
 
 
 @settings(max_examples=300, deadline=None)
@@ -420,6 +431,10 @@ def test_chunks_are_the_whole_text(text):
     from postrender.pipeline.read import Source, split
 
     source = Source(None, text)
+    if _NO_MARKER.search(text):
+        with pytest.raises(PostrenderError, match="no document marker"):
+            split(source)
+        return
     source.held_in([chunk for chunk, _ in split(source)])
     assert source.text == text and source.size == len(text)
 
