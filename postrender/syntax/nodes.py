@@ -218,7 +218,10 @@ _composing: Composer | None = None
 # The node classes ruamel.yaml.clib's composer makes: it looks them up by
 # name in its module on each node, so Composer puts postrender's in their
 # place while it composes, and ruamel's back after (ruamel's own loaders
-# use that module too). tests/unit/syntax/test_offsets.py checks both.
+# use that module too). tests/unit/syntax/test_offsets.py checks both. A
+# program that runs ruamel's C loaders in another thread while postrender
+# composes could get postrender's nodes: postrender itself composes in one
+# thread, and a library caller must do the same.
 _RUAMEL_NODES = (_ruamel_yaml.ScalarNode, _ruamel_yaml.SequenceNode, _ruamel_yaml.MappingNode)
 _OUR_NODES = (ScalarNode, SequenceNode, MappingNode)
 # Asked for ruamel's own classes by a composer that did not take ours, so
