@@ -236,7 +236,7 @@ def split(source: Source, count: _Count | None = None, documents_before: int = 0
             carried = begin
             continue
         carried = None
-        if i + 1 < len(starts):
+        if i + 1 < len(starts) and "%" in chunk:
             # `...` ends a document; directives after it open the next one.
             tail = _directives_after_end(chunk)
             if tail is not None:
