@@ -232,13 +232,12 @@ def set_entries(text: str, mapping: MappingNode, values: dict[str, Value], newli
             else:
                 # A null (or any non-mapping) value becomes a flow mapping.
                 edits.append(_replace_value(text, mapping, key, current, _flow(value), newline))
-        elif not isinstance(current, ScalarNode):
+        elif isinstance(current, ScalarNode) and _same_scalar(current, value):
+            continue  # it holds the value already
+        elif isinstance(current, ScalarNode) and isinstance(value, str) and is_string(current) and not _is_empty(current):
+            edits.append(replace_scalar(text, current, value))
+        else:
             edits.append(_replace_value(text, mapping, key, current, render_scalar(value, '"'), newline))
-        elif not _same_scalar(current, value):
-            if isinstance(value, str) and is_string(current) and not _is_empty(current):
-                edits.append(replace_scalar(text, current, value))
-            else:
-                edits.append(_replace_value(text, mapping, key, current, render_scalar(value, '"'), newline))
     if missing:
         edits.append(_insert(text, mapping, missing, newline))
     return edits
