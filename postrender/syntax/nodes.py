@@ -200,7 +200,7 @@ def _plain_distinct_keys(pairs: list[tuple[Node, Node]]) -> bool:
 
 
 _DEFAULT_TAGS = {
-    ScalarNode: YAML_TAG_PREFIX + "str",
+    ScalarNode: STR_TAG,
     SequenceNode: YAML_TAG_PREFIX + "seq",
     MappingNode: YAML_TAG_PREFIX + "map",
 }
@@ -803,8 +803,8 @@ def scalar_value(node: ScalarNode) -> object:
 
     Raises NotReadable where go-yaml v2 fails (`!!int abc`, bad `!!binary`).
     """
-    # Most scalars are untagged: ruamel's `node.tag` is a property, not read for them.
-    if node.tag is _UNTAGGED or node.tag == STR_TAG:
+    # An untagged scalar's tag is STR_TAG itself (_UNTAGGED): `==` answers by identity.
+    if node.tag == STR_TAG:
         return node.value if node.style else resolve_plain(node.value)[1]
     return tagged_value(node.tag, node.value)
 
@@ -839,7 +839,7 @@ def json_key(node: Node) -> str:
     """
     if not isinstance(node, ScalarNode):
         raise NotReadable("a mapping or sequence used as a key")
-    if node.tag is _UNTAGGED or node.tag == STR_TAG:
+    if node.tag == STR_TAG:
         return node.value if node.style else plain_json_key(node.value)
     return _key_text(scalar_value(node))
 

@@ -68,7 +68,7 @@ CASES = {
     "block scalar": "a: |\n  one\n  two\nb: >-\n  three\n\nc: 4\n",
     "explicit keys": "? a\n: 1\n? [b, c]\n: 2\n",
     "anchors": "a: &x {b: 1}\nc: *x\n",
-    # Past the table of shared offsets (to_offsets), and a scalar across its end.
+    # Past the table of shared offsets (nodes._SHARED_OFFSETS), and a scalar across its end.
     "long": "".join(f"key{i}: value-{i}\n" for i in range(1500)) + "last: " + "x" * 20000 + "\n",
 }
 
