@@ -146,8 +146,8 @@ def plan(
     for obj in graph.config_objects:
         fields = validate(obj)
         key = id(obj)
-        version = _version(obj, options, produced.get(key), fixed.get(key), read_by_name.get(key), key in consumed,
-                           fields)
+        version = _version(obj, options, fields, produced.get(key), fixed.get(key), read_by_name.get(key),
+                           key in consumed)
         if key in copies and version.renamed:
             version = replace(version, keep_original=True)
         versions.append(version)
@@ -246,15 +246,13 @@ def _not_a_string(node: Node, label: str = "", show_value: bool = False) -> str:
 def _version(
     obj: KubeObject,
     options: Options,
+    fields: Fields,
     produced_by: str | None,
-    fixed: str | None = None,
-    read_by_name: str | None = None,
-    consumed: bool = True,
-    fields: Fields | None = None,
+    fixed: str | None,
+    read_by_name: str | None,
+    consumed: bool,
 ) -> Version:
-    """`fields`: the object's, when read already (validate)."""
-    if fields is None:
-        fields = Fields(obj.node)
+    """`fields`: the object's, as validate read them."""
     digest = content_hash(obj.kind, obj.node, fields)
     name = obj.name or ""
     if obj.annotations.get(KUSTOMIZE_NEEDS_HASH) == "enabled":
