@@ -30,7 +30,7 @@ from ... import fieldspecs
 from ...fieldspecs.guardrules import guard_rules
 from ...fieldspecs import CONFIG_KINDS, ReferenceTable, pod_path_spec
 from ...fieldspecs.walk import SpecIndex
-from .references import Graph, Path, Reference, Scanned, find_all, lookup
+from .references import Graph, Path, Reference, Scanned, find_all, item_before, lookup
 from ..index.objects import ObjectIndex
 from ...syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, entries, format_path, get, get_str, is_string, node_at
 from ..read import KubeObject
@@ -258,8 +258,7 @@ def _context(parent: Node | None, path: Path) -> str | None:
         return None
     if index == 0:
         return "" if path[-2] == "command" else None
-    listed = get(parent, path[-2]) if isinstance(path[-2], str) else None
-    previous = listed.value[index - 1] if isinstance(listed, SequenceNode) else None
+    previous = item_before(parent, path)
     if isinstance(previous, ScalarNode) and previous.value.startswith("-") and "=" not in previous.value:
         return previous.value.split()[-1] if previous.value.split() else None
     return None

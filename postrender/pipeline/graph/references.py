@@ -368,13 +368,21 @@ def _flag_value(node: ScalarNode, container: Node | None, path: Path, flags: tup
     flag, eq, value = node.value.partition("=")
     if eq and flag in spellings:
         return flag + "=", value
-    index = path[-1]
-    items = get(container, str(path[-2])) if isinstance(container, MappingNode) and isinstance(index, int) else None
-    if isinstance(items, SequenceNode) and isinstance(index, int) and index > 0 and not node.value.startswith("-"):
-        previous = items.value[index - 1]
-        if isinstance(previous, ScalarNode) and is_string(previous) and previous.value in spellings:
-            return "", node.value
+    previous = None if node.value.startswith("-") else item_before(container, path)
+    if isinstance(previous, ScalarNode) and is_string(previous) and previous.value in spellings:
+        return "", node.value
     return None
+
+
+def item_before(holder: Node | None, path: Path) -> Node | None:
+    """The item before the one at `path` in its list, or None (the first
+    item, or no list item): `holder` is the mapping that holds the list, as
+    the field-spec walk gives a list item's parent."""
+    index = path[-1]
+    if not isinstance(index, int) or index == 0 or len(path) < 2 or not isinstance(path[-2], str):
+        return None
+    items = get(holder, path[-2])
+    return items.value[index - 1] if isinstance(items, SequenceNode) else None
 
 
 @cache
