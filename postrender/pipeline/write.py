@@ -44,10 +44,10 @@ class Output:
                 if last and not last.endswith("\n"):
                     yield (last := piece.newline)
                 yield (last := _between(last, text, piece.newline))
-            elif last is not None and opens_with_directives(text) and not ends_document(last):
+            elif end := _document_end(last, text, piece.newline):
                 # A copy was written before it, after the `...` that ended
                 # the document its directives follow.
-                yield (last := "..." + piece.newline)
+                yield (last := end)
             previous_source = piece.source
             yield (last := text)
             if piece.edits is None:
@@ -66,8 +66,16 @@ def _between(last: str | None, text: str, newline: str) -> str:
     (`%YAML 1.1`), a `...` line ending the document before, without which
     YAML reads the directives as content."""
     if opens_with_directives(text):
-        return "" if last is None or ends_document(last) else "..." + newline
+        return _document_end(last, text, newline)
     return "" if opens_with_marker(text) else "---" + newline
+
+
+def _document_end(last: str | None, text: str, newline: str) -> str:
+    """A `...` line, where `text` opens with directives and the parts
+    written so far end no document."""
+    if last is None or not opens_with_directives(text) or ends_document(last):
+        return ""
+    return "..." + newline
 
 
 def write(stream: Stream, rewrite: Rewrite) -> Output:
