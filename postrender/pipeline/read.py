@@ -573,7 +573,7 @@ def _compose_root(doc: Document, limits: Limits, masked: str | None) -> Node | N
     except YAMLError as exc:
         raise _parse_error(doc, exc) from None
     finally:
-        events, plain_keys = loader.events, loader.plain_keys
+        events, plain = loader.events, loader.plain_keys and loader.plain_text
         _release(loader)
     if root is None:
         return None
@@ -597,7 +597,7 @@ def _compose_root(doc: Document, limits: Limits, masked: str | None) -> Node | N
             doc.at(doc.line_of(root)),
         )
     doc.root = root
-    if not plain_keys or _may_need_a_look(text):
+    if not plain or _may_need_a_look(text):
         _check_structure(doc, root, limits)
     return root
 
@@ -777,16 +777,18 @@ def _check_depth(doc: Document, max_depth: int, masked: str | None = None) -> No
 _VALUE_MAPPINGS = ("data", "stringData", "binaryData")
 
 
-# What only a walk of the node graph finds, written in the text: a tag, an
-# anchor (and so aliases), a merge key, a `\/` escape, an infinite or NaN
-# number. Checked at C speed (`in`), against each document.
-_LOOKED_FOR = ("!", "&", MERGE_KEY, "\\/", *sorted({word.lstrip("+-") for word in NONFINITE_WORDS}))
+# What only a walk of the node graph finds, written in the text, beyond a
+# tag or a merge key (the composer looks for those: Composer.plain_text): an
+# anchor (and so aliases), a `\/` escape, an infinite or NaN number.
+# Checked at C speed (`in`), against each document.
+_LOOKED_FOR = ("&", "\\/", *sorted({word.lstrip("+-") for word in NONFINITE_WORDS}))
 
 
 def _may_need_a_look(text: str) -> bool:
-    """Whether a document whose mappings all have plain, distinct keys (the
-    composer tells) may still hold something _check_structure refuses.
-    Most documents hold none of _LOOKED_FOR, and are not walked again."""
+    """Whether a document whose text holds no tag or merge key and whose
+    mappings all have plain, distinct keys (the composer tells) may still
+    hold something _check_structure refuses. Most documents hold none of
+    _LOOKED_FOR, and are not walked again."""
     return any(written in text for written in _LOOKED_FOR)
 
 

@@ -242,12 +242,16 @@ class Composer(CParser):
 
     def __init__(self, stream: object) -> None:
         super().__init__(stream)
-        # How get() may search the document's small mappings, decided from
-        # the text at once: a merge key is a plain `<<` or a tagged one, and
-        # a tag is always written with a `!` (`!!str`, `!foo`, `%TAG`).
-        self.small_mappings: dict[str, Node] | None = None
-        if isinstance(stream, str) and MERGE_KEY not in stream:
-            self.small_mappings = _SEARCH_PLAIN if "!" not in stream else _SEARCH
+        # What the text rules out at once: a merge key is a plain `<<` or a
+        # tagged one, and a tag is always written with a `!` (`!!str`,
+        # `!foo`, `%TAG`). `plain_text`: neither is anywhere in it.
+        text = stream if isinstance(stream, str) else None
+        merges = text is None or MERGE_KEY in text
+        self.plain_text = not merges and "!" not in text  # type: ignore[operator]
+        # How get() may search the document's small mappings.
+        self.small_mappings: dict[str, Node] | None = (
+            None if merges else _SEARCH_PLAIN if self.plain_text else _SEARCH
+        )
         # Tallied as collections end: libyaml's parse events (a start per
         # node, an end per collection; aliases are not seen, and count 0),
         # and whether every mapping so far has plain, distinct keys

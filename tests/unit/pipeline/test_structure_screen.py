@@ -55,9 +55,13 @@ def test_what_the_walk_refuses_is_never_screened_out(outer, inner):
     lines += [f"  {key}: w" if not key.startswith("?") else f"  {key}\n  : w" for key in inner] or ["  k: w"]
     text = "\n".join(lines) + "\n"
     root, loader = _composed(text)
-    screened_out = loader.plain_keys and not read_stage._may_need_a_look(text)
     if _walk_refuses(text, root):
-        assert not screened_out, text
+        assert not _screened_out(text, loader), text
+
+
+def _screened_out(text: str, loader: Composer) -> bool:
+    """read._compose_root's decision not to walk the document again."""
+    return loader.plain_keys and loader.plain_text and not read_stage._may_need_a_look(text)
 
 
 @pytest.mark.parametrize("text", [
@@ -74,16 +78,19 @@ def test_each_key_that_kubernetes_reads_twice_is_walked_and_refused(text):
 def test_what_only_the_text_shows_is_walked(text):
     _root, loader = _composed(text)
     assert loader.plain_keys
-    assert read_stage._may_need_a_look(text)
+    assert not _screened_out(text, loader)
 
 
 def test_a_plain_document_is_not_walked(monkeypatch):
     walked = []
     monkeypatch.setattr(read_stage, "_check_structure", lambda doc, root, limits: walked.append(doc.index))
-    text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  k: v\n---\n" \
-           "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\ndata:\n  '1': v\n  1: w\n"
+    head = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {}\ndata:\n"
+    bodies = ["  k: v\n", "  '1': v\n  1: w\n", "  k: !!str v\n", "  <<: {k: v}\n", "  k: &a v\n  j: *a\n",
+              "  k: .nan\n"]
+    text = "---\n".join(head.format(f"c{i}") + body for i, body in enumerate(bodies))
     read_stage.read([Source(None, text)], Limits())
-    assert walked == [2]
+    # The keys (composer), a tag and a merge key (composer), the text (read).
+    assert walked == [2, 3, 4, 5, 6]
 
 
 @settings(deadline=None, max_examples=60, suppress_health_check=list(HealthCheck))
