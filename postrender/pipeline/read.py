@@ -307,10 +307,8 @@ def opens_with_directives(text: str) -> bool:
     its `---` line: the document before it must end with a `...` line."""
     if opens_with_marker(text) or "%" not in text:
         return False  # most chunks: a `---` line first, or no directive at all
-    marker = text.find("\n---")
-    while marker != -1 and not opens_with_marker(text, marker + 1):
-        marker = text.find("\n---", marker + 1)
-    return marker != -1 and _only_directives(text[: marker + 1])
+    starts = _document_starts(text)
+    return bool(starts) and _only_directives(text[: starts[0]])
 
 
 def ends_document(text: str) -> bool:
