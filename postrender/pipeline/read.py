@@ -279,7 +279,9 @@ def _document_starts(text: str, count: _Count | None = None, name: str | None = 
             starts.append(at)
         elif text.startswith("---", at):
             document = documents_before + len(starts) + (0 if starts and starts[0] == 0 else 1)
-            raise PostrenderError(_GLUED_MARKER, Location(document, name, line=text.count("\n", 0, at) + 1))
+            # Named as any other error in that document: by its `# Source:` heading, else the file.
+            where = leading_source_comment(text[starts[-1] if starts else 0 : at]) or name
+            raise PostrenderError(_GLUED_MARKER, Location(document, where, line=text.count("\n", 0, at) + 1))
         newline = text.find("\n---", at)
         if newline == -1:
             return starts

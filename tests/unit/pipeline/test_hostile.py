@@ -369,6 +369,9 @@ def test_a_line_that_starts_with_three_dashes_is_a_document_marker_or_refused(li
         result = run_postrender([], text)
         assert_refused(result, document, at, "a line starts with --- but YAML reads no document marker")
         assert glued not in result.stderr  # the message describes the line; it does not quote input
+    # Helm's `# Source:` heading names the template, as for any other error.
+    headed = "---\n# Source: chart/templates/cm.yaml\n" + CM + glued + "\n"
+    assert_refused(run_postrender([], headed), None, None, "(chart/templates/cm.yaml) line ")
     first, second = tmp_path / "a.yaml", tmp_path / "b.yaml"
     first.write_text(CM)
     second.write_text(line + "\n" + CM)
