@@ -2,13 +2,14 @@
 
 Every document stays alive from read to write, and a composed node costs
 some 210 bytes: kept whole, the node graphs are most of a render's memory.
-Each stage says which nodes of an object it reads (its `reads`); this module
-asks them all while the document is fresh and prunes the rest
-(syntax/prune.py). Kept whole: ConfigMaps and Secrets (hashed, copied,
-shown by diff), producers, and the objects a kindFrom spec looks up. Of
-every other object: its metadata, the fields the field specs reach, its pod
-templates with their metadata, the strings byname scans, and the scalars
-the guard could flag.
+So the field-spec walk runs here, once per object while its document is
+fresh (references.Finder): its references and pod strings keep only their
+own scalars. Then each stage says which nodes of an object it still reads
+(its `reads`), and the rest is pruned (syntax/prune.py). Kept whole:
+ConfigMaps and Secrets (hashed, copied, shown by diff), producers, and the
+objects a kindFrom spec looks up. Of every other object: its metadata, its
+pod templates with their metadata, the lists and RBAC rules around names
+that grants add to, and the scalars the guard could flag.
 
 A document with aliases or merge keys is kept whole: an alias makes one
 node sit at several paths, and a merge key lets `get` find a key in a
@@ -41,10 +42,15 @@ class Needs:
     def __init__(self, table: ReferenceTable, smallest: int | None = None) -> None:
         self._smallest = SMALLEST_PRUNED if smallest is None else smallest
         self._table = table
+        self._finder = references.Finder(table, byname.pod_string_specs(table))
+        # id(object) -> what the walk found in it (found_in).
+        self._found: dict[int, references.Found] = {}
         # Made when a document is first pruned: most renders prune none.
         self._readers: _Readers | None = None
 
     def __call__(self, doc: Document, objects: list[KubeObject]) -> None:
+        for obj in objects:
+            self._found[id(obj)] = self._finder(obj)
         if doc.root is None or doc.shared or not objects or doc.nodes < self._smallest or MERGE_KEY in doc.text:
             return
         if self._readers is None:
@@ -52,11 +58,17 @@ class Needs:
         keep: set[int] = set()
         whole: set[int] = set()
         for obj in objects:
-            for node, all_of_it in self._readers.reads(obj):
+            for node, all_of_it in self._readers.reads(obj, self._found[id(obj)]):
                 (whole if all_of_it else keep).add(id(node))
         if id(doc.root) in whole:
             return
         prune(doc.text, doc.root, keep, whole, guard.may_flag)
+
+
+    def found_in(self, obj: KubeObject) -> references.Found | None:
+        """What the field-spec walk found in an object as it was read, for
+        graph.build; None for an object this pruner never saw."""
+        return self._found.get(id(obj))
 
 
 class _Readers:
@@ -64,10 +76,9 @@ class _Readers:
 
     def __init__(self, table: ReferenceTable) -> None:
         self._table = table
-        self._pod_strings = byname.pod_string_specs(table)
         self._looked_up = table.kind_from_kinds()
 
-    def reads(self, obj: KubeObject) -> Iterator[tuple[Node, bool]]:
+    def reads(self, obj: KubeObject, found: references.Found) -> Iterator[tuple[Node, bool]]:
         if is_config_object(obj) or obj.kind in self._looked_up:
             yield obj.node, True
             return
@@ -75,6 +86,6 @@ class _Readers:
         metadata = get(obj.node, "metadata")
         if metadata is not None:
             yield metadata, True
-        yield from references.reads(obj, self._table)
-        yield from byname.reads(obj, self._pod_strings)
+        yield from references.reads(obj, self._table, found)
+        yield from byname.reads(obj, found)
         yield from producers.reads(obj)

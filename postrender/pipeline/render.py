@@ -7,7 +7,7 @@ from ..records import field, record
 from .plan import config_hash, keep, reloader
 from .check import broken, guard
 from .. import fieldspecs
-from .graph.byname import ByName, find_readers, may_name_config, scanned_specs
+from .graph.byname import ByName, find_readers, may_name_config, pod_string_specs
 from .graph.dependencies import Dependency, find_dependencies
 from ..errors import UsageError
 from .graph.producers import Productions, find_productions
@@ -67,11 +67,15 @@ def analyse(sources: list[Source], options: RenderOptions, stream: Stream | None
         for i, data in enumerate(fieldspecs.load_config_file(path)):
             extra.append((f"{path} (document {i + 1})", data))
     table = fieldspecs.load_table(extra)
+    needs = None
     if stream is None:
-        # Each document keeps only what the stages below read of it.
-        stream = read(sources, options.limits, Needs(table))
+        # The field specs are walked as each document is read, and each
+        # document then keeps only what the stages below read of it.
+        needs = Needs(table)
+        stream = read(sources, options.limits, needs)
     index = ObjectIndex(stream.objects, options.namespace, frozenset(table.cluster_scoped))
-    graph, pod_strings = build(index, table, scanned_specs(table, index), may_name_config(index))
+    graph, pod_strings = build(index, table, pod_string_specs(table), may_name_config(index),
+                               needs.found_in if needs is not None else None)
     productions = find_productions(graph)
     dependencies = find_dependencies(graph, table)
     renames = options.strategy != "annotate"

@@ -21,7 +21,7 @@ environment names it gets a postrender.io/config-hash over it (pipeline/plan/con
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Iterator
 from functools import cache
 from typing import Any
 
@@ -30,7 +30,7 @@ from ... import fieldspecs
 from ...fieldspecs.guardrules import guard_rules
 from ...fieldspecs import CONFIG_KINDS, ReferenceTable, pod_path_spec
 from ...fieldspecs.walk import SpecIndex
-from .references import Graph, Path, Reference, Scanned, find_all, item_before, lookup
+from .references import Found, Graph, Path, Scanned, lookup
 from ..index.objects import ObjectIndex
 from ...syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, entries, format_path, get, get_str, is_string, node_at
 from ..read import KubeObject
@@ -147,7 +147,7 @@ def _fixed_rows_for(obj: KubeObject) -> tuple[FixedName, ...]:
 
 
 def find_readers(graph: Graph, strings: list[Scanned]) -> ByName:
-    """`strings`: the ones graph.build found at scanned_specs."""
+    """`strings`: the ones graph.build found at pod_string_specs."""
     index = graph.index
     found = ByName()
     for obj in graph.config_objects:
@@ -166,7 +166,7 @@ def find_readers(graph: Graph, strings: list[Scanned]) -> ByName:
 
 def _rbac_readers(graph: Graph) -> Iterator[Reader]:
     rules = _data().get("rbac") or {}
-    kinds = {(k["kind"], k.get("group", "")) for k in rules.get("kinds") or ()}
+    kinds = _rbac_kinds()
     resources = rules.get("resources") or {}
     verbs = set(rules.get("verbs") or ())
     for ref in graph.references:
@@ -183,6 +183,12 @@ def _rbac_readers(graph: Graph) -> Iterator[Reader]:
             yield Reader(target, referrer, ref.path, ref.node, ref.name, why, rolls=False, via=ref.target_kind)
 
 
+@cache
+def _rbac_kinds() -> frozenset[tuple[str, str]]:
+    """(kind, group) of the objects that grant access by name."""
+    return frozenset((k["kind"], k.get("group", "")) for k in (_data().get("rbac") or {}).get("kinds") or ())
+
+
 def _strings(node: Node | None) -> list[str]:
     if isinstance(node, ScalarNode):
         return [node.value]
@@ -194,19 +200,13 @@ def _strings(node: Node | None) -> list[str]:
 # --- flags and environment values in pod specs -------------------------------
 
 
-def pod_string_specs(table: ReferenceTable, kinds: Collection[str] | None = None) -> SpecIndex:
-    """The podSpecStrings paths under the PodSpec holders of these kinds
-    (the stream's: a holder of another kind would never match), or of
-    every kind (None)."""
+def pod_string_specs(table: ReferenceTable) -> SpecIndex:
+    """The podSpecStrings paths under every PodSpec holder: the pod strings
+    find_readers looks at, for graph's Finder to collect in its walk (a
+    holder of a kind the stream lacks is never walked)."""
     return SpecIndex(pod_path_spec("ConfigMap", holder, {"path": path}, "fixednames.yaml")
-                     for holder in table.pod_holders() if kinds is None or holder.get("kind") in kinds
+                     for holder in table.pod_holders()
                      for path in _data().get("podSpecStrings") or ())
-
-
-def scanned_specs(table: ReferenceTable, index: ObjectIndex) -> SpecIndex:
-    """The pod strings find_readers looks at, for graph.build to collect in
-    its walk."""
-    return pod_string_specs(table, {obj.kind for obj in index.objects})
 
 
 def may_name_config(index: ObjectIndex) -> Callable[[str], bool]:
@@ -218,16 +218,18 @@ def may_name_config(index: ObjectIndex) -> Callable[[str], bool]:
     return lambda text: any(name in names for _, _, name in names_in(text))
 
 
-def reads(obj: KubeObject, specs: SpecIndex) -> Iterator[tuple[Node, bool]]:
-    """The strings in a pod spec this stage reads (see references.reads);
-    `specs`: pod_string_specs(table)."""
-    for found in _pod_strings(obj, specs):
-        yield found.node, False
-
-
-def _pod_strings(obj: KubeObject, specs: SpecIndex) -> Iterator[Reference]:
-    compiled = specs.applicable(obj.kind, obj.group, obj.api_version.rpartition("/")[2])
-    return find_all(obj, compiled) if compiled is not None else iter(())
+def reads(obj: KubeObject, found: Found) -> Iterator[tuple[Node, bool]]:
+    """What this stage reads of an object after read (see references.reads):
+    the rule of an RBAC grant by name, whose verbs and resources say whether
+    a program reads the object it names. The pod strings it reads were
+    found as the object was read (`found`)."""
+    if (obj.kind, obj.group) not in _rbac_kinds():
+        return
+    for ref in found.references:
+        if len(ref.path) >= 2:
+            rule = node_at(obj.node, ref.path[:2])
+            if rule is not None:
+                yield rule, True
 
 
 def _pod_readers(graph: Graph, strings: list[Scanned]) -> Iterator[Reader]:
@@ -235,33 +237,15 @@ def _pod_readers(graph: Graph, strings: list[Scanned]) -> Iterator[Reader]:
     field spec covers."""
     index = graph.index
     covered = {id(ref.node) for ref in graph.references}
-    for obj, node, parent, path in strings:
+    for obj, node, context, path in strings:
         if id(node) in covered:
             continue
-        for via, namespace, name in names_in(node.value, _context(parent, path)):
+        for via, namespace, name in names_in(node.value, context):
             for target in _targets(index, obj, namespace, name):
                 field_path = format_path(path)
                 where = f"{field_path} ({via})" if via else field_path
                 why = f"{index.key(obj).describe()} {where} names it: the program reads it by that name"
                 yield Reader(target, obj, path, node, name, why, rolls=True, via=via)
-
-
-def _context(parent: Node | None, path: Path) -> str | None:
-    """What comes before a string: the flag of a `--flag value` pair, the
-    variable an env value sets, or "" for a command's first word (the program).
-    `parent`: the mapping holding the string or the list it is an item of
-    (an env entry, a container), as the walk that found it gives it."""
-    if path[-1] == "value":
-        return get_str(parent, "name") or None
-    index = path[-1]
-    if not isinstance(index, int):
-        return None
-    if index == 0:
-        return "" if path[-2] == "command" else None
-    previous = item_before(parent, path)
-    if isinstance(previous, ScalarNode) and previous.value.startswith("-") and "=" not in previous.value:
-        return previous.value.split()[-1] if previous.value.split() else None
-    return None
 
 
 def names_in(text: str, context: str | None = None) -> Iterator[tuple[str, str | None, str]]:

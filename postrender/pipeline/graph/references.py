@@ -12,7 +12,7 @@ from ...records import field, record
 from ...fieldspecs import CONFIG_KINDS, FieldSpec, ReferenceTable, Segment
 from ...fieldspecs.walk import Accessor, Compiled, SpecIndex, walk
 from ..index.objects import ObjectIndex, ObjectKey, across_namespaces
-from ...syntax.nodes import MERGE_KEY, MappingNode, Node, ScalarNode, SequenceNode, entries, format_path, get, is_string, scalar_value
+from ...syntax.nodes import MERGE_KEY, MappingNode, Node, ScalarNode, SequenceNode, entries, format_path, get, get_str, is_string, node_at, scalar_value
 from ..read import KubeObject
 
 Path = tuple[str | int, ...]
@@ -55,8 +55,8 @@ class Reference:
 
 
 # A non-empty string some path of `build`'s `scanned` specs reaches:
-# (object, the scalar, the mapping or list item holding it, its path).
-Scanned = tuple[KubeObject, ScalarNode, Node | None, Path]
+# (object, the scalar, what comes before it (string_context), its path).
+Scanned = tuple[KubeObject, ScalarNode, str | None, Path]
 
 
 @record
@@ -143,62 +143,107 @@ def is_config_object(obj: KubeObject) -> bool:
     return obj.kind in CONFIG_KINDS and obj.api_version == "v1"
 
 
-def reads(obj: KubeObject, table: ReferenceTable) -> Iterator[tuple[Node, bool]]:
-    """The nodes of an object this stage reads, beyond its metadata, each
+def reads(obj: KubeObject, table: ReferenceTable, found: Found) -> Iterator[tuple[Node, bool]]:
+    """The nodes of an object later stages read, beyond its metadata, each
     with whether everything under it is read too: what the read stage must
-    keep of the document (pipeline/needs.py). The pod templates are read by
-    later stages (annotations that roll them)."""
+    keep of the document (pipeline/needs.py). The references themselves
+    were found as it was read (`found`, by a Finder): each keeps its own
+    scalar. Kept: what a kindFrom spec's check reads when the whole stream
+    is known, the list holding a name that is a list item (a grant by name
+    gains names beside it), and the pod templates with their metadata
+    (annotations that roll them, asked for here so that they are found
+    while the whole object is there)."""
     compiled = table.applicable(obj.kind, obj.group, obj.api_version.rpartition("/")[2])
-    if compiled is not None:
-        for _position, _spec, hits in _hits(obj, compiled):
-            for node, _parent, _path in hits:
-                yield node, False
-        for spec in compiled.specs:
-            if spec.kind_from is not None:
-                named = _node_at(obj.node, spec.kind_from[1])
-                if named is not None:
-                    yield named, False
-    for template, _path in pod_templates(obj, table):
-        yield template, False
-        metadata = get(template, "metadata")
-        if metadata is not None:
-            yield metadata, True
+    for spec in compiled.specs if compiled is not None else ():
+        if spec.kind_from is not None:
+            named = _node_at(obj.node, spec.kind_from[1])
+            if named is not None:
+                yield named, False
+    for ref in found.references:
+        if isinstance(ref.path[-1], int):
+            holder = node_at(obj.node, ref.path[:-1])
+            if holder is not None:
+                yield holder, True
+    for immutable in (False, True):
+        for template, _path in pod_templates(obj, table, immutable):
+            yield template, False
+            metadata = get(template, "metadata")
+            if metadata is not None:
+                yield metadata, True
+
+
+# What one walk of an object found while its document was whole (Finder):
+# the names at the reference specs' paths, unresolved, and the non-empty
+# strings at the scanned paths.
+@record(eq=False)
+class Found:
+    references: list[Reference]
+    strings: list[Scanned]
+
+
+class Finder:
+    """Walks an object's field specs, and `scanned`'s paths with them: a
+    workload's containers are stepped into once for both. The read stage
+    asks it for each object while its document is whole (pipeline/needs.py),
+    so that nothing the walk passes through needs to be kept for later."""
+
+    def __init__(self, table: ReferenceTable, scanned: SpecIndex | None = None) -> None:
+        self._table = table
+        self._scanned = scanned
+        self._walks: dict[tuple[str, str, str], tuple[Compiled, int] | None] = {}
+
+    def __call__(self, obj: KubeObject) -> Found:
+        key = (obj.kind, obj.group, obj.api_version.rpartition("/")[2])
+        both = self._walks.get(key, _MISSING)
+        if both is _MISSING:
+            scanned = self._scanned.applicable(*key) if self._scanned is not None else None
+            both = self._walks[key] = _joined(self._table.applicable(*key), scanned)
+        if both is None:
+            return _NOTHING
+        compiled, own = both
+        references: list[Reference] = []
+        strings: list[Scanned] = []
+        for position, spec, hits in _hits(obj, compiled):
+            if position >= own:
+                strings.extend((obj, node, string_context(parent, path), path) for node, parent, path in hits
+                               if is_string(node) and node.value)
+            else:
+                references.extend(_references(obj, spec, hits))
+        return Found(references, strings) if references or strings else _NOTHING
+
+
+_NOTHING = Found([], [])
 
 
 def build(index: ObjectIndex, table: ReferenceTable, scanned: SpecIndex | None = None,
-          wanted: Callable[[str], bool] = lambda text: True) -> tuple[Graph, list[Scanned]]:
+          wanted: Callable[[str], bool] = lambda text: True,
+          found: Callable[[KubeObject], Found | None] | None = None) -> tuple[Graph, list[Scanned]]:
     """The graph, and the `wanted` strings at the paths of `scanned`
-    (byname's container args, commands and env values), found in the same
-    walk of each object as the references: a workload's containers are
-    stepped into once for both. The strings come object by object, each
-    spec's in document order; they are not kept in the graph, which lives
-    to the end of a render, as their one reader is done with them long
-    before (and `wanted` keeps the list to the few it needs)."""
+    (byname's container args, commands and env values). The strings come
+    object by object, each spec's in document order; they are not kept in
+    the graph, which lives to the end of a render, as their one reader is
+    done with them long before (and `wanted` keeps the list to the few it
+    needs).
+
+    `found`: what a Finder with the same `scanned` found in an object as it
+    was read, or None for an object to walk now."""
     references: list[Reference] = []
     strings: list[Scanned] = []
     # A user's config often restates a built-in spec (say, without the
     # group): the same field must still be one reference, not two.
     seen: set[tuple[int, Path]] = set()
-    walks: dict[tuple[str, str, str], tuple[Compiled, int] | None] = {}
+    finder = Finder(table, scanned)
     for obj in index.objects:
-        key = (obj.kind, obj.group, obj.api_version.rpartition("/")[2])
-        both = walks.get(key, _MISSING)
-        if both is _MISSING:
-            both = walks[key] = _joined(table.applicable(*key), scanned.applicable(*key) if scanned else None)
-        if both is None:
-            continue
-        compiled, own = both
-        for position, spec, hits in _hits(obj, compiled):
-            if position >= own:
-                strings.extend((obj, node, parent, path) for node, parent, path in hits
-                               if is_string(node) and node.value and wanted(node.value))
+        walked = found(obj) if found is not None else None
+        if walked is None:
+            walked = finder(obj)
+        strings.extend(string for string in walked.strings if wanted(string[1].value))
+        for ref in walked.references:
+            if ref.spec.kind_from is not None and not _kind_applies(obj, ref.spec, index):
                 continue
-            if not _kind_applies(obj, spec, index):
-                continue
-            for ref in _references(obj, spec, hits):
-                if (id(ref.node), ref.path) not in seen:
-                    seen.add((id(ref.node), ref.path))
-                    references.append(ref)
+            if (id(ref.node), ref.path) not in seen:
+                seen.add((id(ref.node), ref.path))
+                references.append(ref)
     for ref in references:
         _resolve(ref, index)
     # A flag's or variable's value that names nothing in the stream is just a value.
@@ -383,6 +428,24 @@ def item_before(holder: Node | None, path: Path) -> Node | None:
         return None
     items = get(holder, path[-2])
     return items.value[index - 1] if isinstance(items, SequenceNode) else None
+
+
+def string_context(parent: Node | None, path: Path) -> str | None:
+    """What comes before a string: the flag of a `--flag value` pair, the
+    variable an env value sets, or "" for a command's first word (the program).
+    `parent`: the mapping holding the string or the list it is an item of
+    (an env entry, a container), as the walk that found it gives it."""
+    if path[-1] == "value":
+        return get_str(parent, "name") or None
+    index = path[-1]
+    if not isinstance(index, int):
+        return None
+    if index == 0:
+        return "" if path[-2] == "command" else None
+    previous = item_before(parent, path)
+    if isinstance(previous, ScalarNode) and previous.value.startswith("-") and "=" not in previous.value:
+        return previous.value.split()[-1] if previous.value.split() else None
+    return None
 
 
 @cache

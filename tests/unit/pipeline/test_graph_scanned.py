@@ -7,7 +7,7 @@ from conftest import FIXTURES
 
 from postrender import fieldspecs
 from postrender.options import RenderOptions
-from postrender.pipeline.graph.byname import find_readers, may_name_config, pod_string_specs, scanned_specs
+from postrender.pipeline.graph.byname import find_readers, may_name_config, pod_string_specs
 from postrender.pipeline.graph.references import build, find_all
 from postrender.pipeline.index.objects import ObjectIndex
 from postrender.pipeline.read import Source, read
@@ -53,7 +53,7 @@ def _streams():
 
 def _strings_alone(index):
     """What byname walked on its own before: each object's pod strings."""
-    specs = pod_string_specs(TABLE, {obj.kind for obj in index.objects})
+    specs = pod_string_specs(TABLE)
     found = []
     for obj in index.objects:
         compiled = specs.applicable(obj.kind, obj.group, obj.api_version.rpartition("/")[2])
@@ -67,7 +67,7 @@ def test_one_walk_finds_the_references_and_the_pod_strings():
     for stream in _streams():
         index = ObjectIndex(stream.objects, None, frozenset(TABLE.cluster_scoped))
         alone, none = build(index, TABLE)
-        together, strings = build(index, TABLE, scanned_specs(TABLE, index))
+        together, strings = build(index, TABLE, pod_string_specs(TABLE))
         assert [(id(r.node), r.path, r.spec, r.name, r.resolution) for r in together.references] == \
             [(id(r.node), r.path, r.spec, r.name, r.resolution) for r in alone.references]
         assert none == []
@@ -84,7 +84,7 @@ def _readers(graph, strings):
 def test_readers_found_from_the_scanned_strings():
     stream = read([Source("workload.yaml", WORKLOAD)], RenderOptions().limits)
     index = ObjectIndex(stream.objects, None, frozenset(TABLE.cluster_scoped))
-    readers = find_readers(*build(index, TABLE, scanned_specs(TABLE, index), may_name_config(index))).readers
+    readers = find_readers(*build(index, TABLE, pod_string_specs(TABLE), may_name_config(index))).readers
     assert sorted((r.field_path, r.via) for r in readers) == [
         ("spec.template.spec.containers[0].env[1].value", "SETTINGS"),
         ("spec.template.spec.initContainers[0].command[2]", "--source"),
@@ -97,9 +97,70 @@ def test_the_strings_kept_for_byname_are_all_it_reads():
     kept = 0
     for stream in _streams():
         index = ObjectIndex(stream.objects, None, frozenset(TABLE.cluster_scoped))
-        graph, every = build(index, TABLE, scanned_specs(TABLE, index))
-        screened, some = build(index, TABLE, scanned_specs(TABLE, index), may_name_config(index))
+        graph, every = build(index, TABLE, pod_string_specs(TABLE))
+        screened, some = build(index, TABLE, pod_string_specs(TABLE), may_name_config(index))
         assert _readers(screened, some) == _readers(graph, every)
         assert len(some) <= len(every)
         kept += len(some)
     assert kept > 0
+
+
+def _graph_facts(graph, strings):
+    return ([(id(r.node), r.path, r.spec, r.name, r.namespace, r.prefix, r.optional, r.resolution, id(r.target))
+             for r in graph.references],
+            [(id(obj), id(node), context, path) for obj, node, context, path in strings])
+
+
+def test_what_read_found_is_what_build_finds_walking():
+    # render walks each object as its document is read (needs.Needs runs a
+    # Finder), then prunes the document: build must give from those finds
+    # exactly what its own walk of the whole objects gives.
+    from postrender.pipeline.needs import Needs
+
+    compared = 0
+    for case in sorted((FIXTURES / "golden").iterdir()):
+        path = case / "input.yaml"
+        if not path.exists():
+            continue
+        sources = [Source(str(path), path.read_text())]
+        whole = read(sources, RenderOptions().limits)
+        needs = Needs(TABLE, smallest=10**9)  # walks, prunes nothing: the same nodes either way
+        walked = read([Source(str(path), path.read_text())], RenderOptions().limits, needs)
+        assert all(needs.found_in(obj) is not None for obj in walked.objects)
+        index = ObjectIndex(walked.objects, None, frozenset(TABLE.cluster_scoped))
+        asked = []
+
+        def found_in(obj):
+            asked.append(needs.found_in(obj))
+            return asked[-1]
+
+        from_read = build(index, TABLE, pod_string_specs(TABLE), found=found_in)
+        assert len(asked) == len(walked.objects) and None not in asked  # what read found was used
+        from_walk = build(index, TABLE, pod_string_specs(TABLE))
+        assert _graph_facts(*from_read) == _graph_facts(*from_walk)
+        compared += len(from_walk[0].references)
+        del whole
+    assert compared > 50
+
+
+def test_a_pruned_stream_gives_the_graph_of_the_whole_one():
+    # Every document pruned to what the stages read after read: the
+    # references and strings found as it was read are those of the whole.
+    from postrender.pipeline.needs import Needs
+
+    def facts(stream, found):
+        index = ObjectIndex(stream.objects, None, frozenset(TABLE.cluster_scoped))
+        graph, strings = build(index, TABLE, pod_string_specs(TABLE), found=found)
+        where = {id(obj): i for i, obj in enumerate(stream.objects)}
+        return ([(where[id(r.referrer)], r.node.start_mark, r.path, r.name, r.resolution,
+                  where.get(id(r.target))) for r in graph.references],
+                [(where[id(obj)], node.start_mark, context, path) for obj, node, context, path in strings])
+
+    for case in sorted((FIXTURES / "golden").iterdir()):
+        path = case / "input.yaml"
+        if not path.exists():
+            continue
+        whole = read([Source(str(path), path.read_text())], RenderOptions().limits)
+        needs = Needs(TABLE, smallest=0)
+        pruned = read([Source(str(path), path.read_text())], RenderOptions().limits, needs)
+        assert facts(pruned, needs.found_in) == facts(whole, None), case.name
