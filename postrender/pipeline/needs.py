@@ -21,9 +21,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..fieldspecs import ReferenceTable
-from ..syntax.nodes import MERGE_KEY, Node, get
-from ..syntax.prune import prune
-from .check import guard
+from ..syntax.nodes import MERGE_KEY
+from ..syntax.prune import Path, prune
 from .graph import byname, producers, references
 from .graph.references import is_config_object
 from .read import Document, KubeObject
@@ -55,15 +54,15 @@ class Needs:
             return
         if self._readers is None:
             self._readers = _Readers(self._table)
-        keep: set[int] = set()
-        whole: set[int] = set()
+        keep: list[tuple[Path, bool]] = []
         for obj in objects:
-            for node, all_of_it in self._readers.reads(obj, self._found[id(obj)]):
-                (whole if all_of_it else keep).add(id(node))
-        if id(doc.root) in whole:
-            return
-        prune(doc.text, doc.root, keep, whole, guard.may_flag)
-
+            # A `List`'s items are objects of their own, each at its place in the list.
+            at: Path = () if obj.item is None else ("items", obj.item)
+            for path, all_of_it in self._readers.reads(obj, self._found[id(obj)]):
+                if all_of_it and not at and not path:
+                    return  # the whole document stays
+                keep.append((at + path, all_of_it))
+        prune(doc.text, doc.root, keep)
 
     def found_in(self, obj: KubeObject) -> references.Found | None:
         """What the field-spec walk found in an object as it was read, for
@@ -78,14 +77,11 @@ class _Readers:
         self._table = table
         self._looked_up = table.kind_from_kinds()
 
-    def reads(self, obj: KubeObject, found: references.Found) -> Iterator[tuple[Node, bool]]:
+    def reads(self, obj: KubeObject, found: references.Found) -> Iterator[tuple[Path, bool]]:
         if is_config_object(obj) or obj.kind in self._looked_up:
-            yield obj.node, True
+            yield (), True
             return
-        yield obj.node, False
-        metadata = get(obj.node, "metadata")
-        if metadata is not None:
-            yield metadata, True
+        yield ("metadata",), True
         yield from references.reads(obj, self._table, found)
         yield from byname.reads(obj, found)
         yield from producers.reads(obj)

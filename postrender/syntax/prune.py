@@ -18,90 +18,70 @@ would have found nothing the stages need there.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Iterable
 
 from .edit import content_end
-from .nodes import MappingNode, Node, ScalarNode, SequenceNode
+from .nodes import MappingNode, Node, ScalarNode, SequenceNode, get
 
-# Whether a scalar must stay: from the key it is the value of, or (`item`
-# True) the nearest key above the list it is an item of (None: none).
-Wanted = Callable[[str | None, bool], bool]
+Path = tuple[str | int, ...]
 
 
-def prune(text: str, root: Node, keep: Collection[int], whole: Collection[int], wanted: Wanted) -> None:
+def prune(text: str, root: Node, keep: Iterable[tuple[Path, bool]]) -> None:
     """Make the tree under `root` hold only what is needed, in place.
 
-    `keep`: ids of nodes that stay (with the collections leading to them);
-    `whole`: ids of nodes that stay with everything under them; `wanted`:
-    asked for each other scalar. A list of scalars stays whole where its
-    holder stays: filters and flags read its items side by side. Kept nodes
-    stay the very same objects, so what holds them by identity still does.
+    `keep`: paths from `root` to the nodes that stay, each with whether
+    everything under it stays too. The collections leading to them stay, and
+    beside each of those its scalars and its lists of scalars (filters and
+    flags read items side by side). Kept nodes stay the very same objects,
+    so what holds them by identity still does. Only the kept paths are
+    followed, never the whole tree: a document costs what it keeps.
     """
-    parent_of: dict[int, Node] = {}
-    needed: set[int] = set()
-    flat: set[int] = set()  # lists of scalars
-    collections: list[Node] = []
-
-    def need(node: Node | None) -> None:
-        while node is not None and id(node) not in needed:
+    needed: set[int] = {id(root)}
+    whole: set[int] = set()
+    for path, all_of_it in keep:
+        node: Node | None = root
+        for step in path:
+            node = _child(node, step)
+            if node is None:
+                break
             needed.add(id(node))
-            node = parent_of.get(id(node))
-
-    # (node, the nearest key above it): the walk never builds a path, which
-    # for every node of a large document costs more than the rest of it.
-    stack: list[tuple[Node, str | None]] = [(root, None)]
+        else:
+            if all_of_it and node is not None:
+                whole.add(id(node))
+    stack = [root]
     while stack:
-        node, above = stack.pop()
+        node = stack.pop()
         if id(node) in whole:
-            need(node)
             continue
-        if id(node) in keep:
-            need(node)
         if isinstance(node, MappingNode):
-            collections.append(node)
-            for key, value in node.value:
-                if not isinstance(key, ScalarNode):
-                    need(node)  # a complex key: rare, kept as it is
-                    continue
-                parent_of[id(value)] = node
-                if isinstance(value, ScalarNode):
-                    if id(value) in keep or wanted(key.value, False):
-                        need(value)
-                else:
-                    stack.append((value, key.value))
+            pairs = node.value
+            for i, (key, value) in enumerate(pairs):
+                if id(value) in needed:
+                    stack.append(value)
+                elif _dropped(value) and isinstance(key, ScalarNode):  # a complex key is rare: kept as it is
+                    pairs[i] = (key, stub(text, value))
+            node.merge = None  # get()'s key index held the dropped values
         elif isinstance(node, SequenceNode):
-            collections.append(node)
-            flat_list = True
-            for item in node.value:
-                parent_of[id(item)] = node
-                if isinstance(item, ScalarNode):
-                    if id(item) in keep or wanted(above, True):
-                        need(item)
-                else:
-                    flat_list = False
-                    stack.append((item, above))
-            if flat_list:
-                flat.add(id(node))
-    for node in collections:
-        if id(node) in needed and id(node) not in whole:
-            _stub_children(text, node, needed, flat)
+            items = node.value
+            for i, item in enumerate(items):
+                if id(item) in needed:
+                    stack.append(item)
+                elif _dropped(item):
+                    items[i] = stub(text, item)
 
 
-def _stub_children(text: str, node: Node, needed: set[int], flat: set[int]) -> None:
-    def dropped(child: Node) -> bool:
-        return not isinstance(child, ScalarNode) and id(child) not in needed and id(child) not in flat
+def _child(node: Node | None, step: str | int) -> Node | None:
+    if isinstance(step, int):
+        return node.value[step] if isinstance(node, SequenceNode) and 0 <= step < len(node.value) else None
+    return get(node, step)
 
-    if isinstance(node, MappingNode):
-        pairs = node.value
-        for i, (key, value) in enumerate(pairs):
-            if dropped(value):
-                pairs[i] = (key, stub(text, value))
-        node.merge = None  # get()'s key index held the dropped values
-    else:
-        items = node.value
-        for i, item in enumerate(items):
-            if dropped(item):
-                items[i] = stub(text, item)
+
+def _dropped(node: Node) -> bool:
+    """A child of a kept collection that is not kept: any collection but a
+    list of scalars (and an empty one, a stub already)."""
+    if isinstance(node, ScalarNode) or not node.value:
+        return False
+    return not (isinstance(node, SequenceNode) and all(isinstance(item, ScalarNode) for item in node.value))
 
 
 def stub(text: str, node: Node) -> Node:

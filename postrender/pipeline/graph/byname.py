@@ -218,7 +218,7 @@ def may_name_config(index: ObjectIndex) -> Callable[[str], bool]:
     return lambda text: any(name in names for _, _, name in names_in(text))
 
 
-def reads(obj: KubeObject, found: Found) -> Iterator[tuple[Node, bool]]:
+def reads(obj: KubeObject, found: Found) -> Iterator[tuple[Path, bool]]:
     """What this stage reads of an object after read (see references.reads):
     the rule of an RBAC grant by name, whose verbs and resources say whether
     a program reads the object it names. The pod strings it reads were
@@ -227,9 +227,7 @@ def reads(obj: KubeObject, found: Found) -> Iterator[tuple[Node, bool]]:
         return
     for ref in found.references:
         if len(ref.path) >= 2:
-            rule = node_at(obj.node, ref.path[:2])
-            if rule is not None:
-                yield rule, True
+            yield ref.path[:2], True
 
 
 def _pod_readers(graph: Graph, strings: list[Scanned]) -> Iterator[Reader]:

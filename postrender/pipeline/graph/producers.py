@@ -14,7 +14,7 @@ from typing import Any
 from ...records import field, record
 from ... import fieldspecs
 from ...fieldspecs import CONFIG_KINDS, FieldSpec, Segment, parse_path
-from .references import Graph, Reference, find
+from .references import Graph, Path, Reference, find
 from ..index.objects import ObjectIndex
 from ...syntax.nodes import Node, format_path, get
 from ..read import KubeObject
@@ -115,11 +115,11 @@ def _rule(raw: dict[str, Any]) -> Rule:
     )
 
 
-def reads(obj: KubeObject) -> Iterator[tuple[Node, bool]]:
+def reads(obj: KubeObject) -> Iterator[tuple[Path, bool]]:
     """A producer is read whole: its name fields, and its content, which
     postrender/config-hash digests (see references.reads)."""
     if any(rule.kind == obj.kind and rule.group in (None, obj.group) for rule in rules()):
-        yield obj.node, True
+        yield (), True
 
 
 def find_productions(graph: Graph) -> Productions:

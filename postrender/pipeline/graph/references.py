@@ -12,7 +12,7 @@ from ...records import field, record
 from ...fieldspecs import CONFIG_KINDS, FieldSpec, ReferenceTable, Segment
 from ...fieldspecs.walk import Accessor, Compiled, SpecIndex, walk
 from ..index.objects import ObjectIndex, ObjectKey, across_namespaces
-from ...syntax.nodes import MERGE_KEY, MappingNode, Node, ScalarNode, SequenceNode, entries, format_path, get, get_str, is_string, node_at, scalar_value
+from ...syntax.nodes import MERGE_KEY, MappingNode, Node, ScalarNode, SequenceNode, entries, format_path, get, get_str, is_string, scalar_value
 from ..read import KubeObject
 
 Path = tuple[str | int, ...]
@@ -143,8 +143,8 @@ def is_config_object(obj: KubeObject) -> bool:
     return obj.kind in CONFIG_KINDS and obj.api_version == "v1"
 
 
-def reads(obj: KubeObject, table: ReferenceTable, found: Found) -> Iterator[tuple[Node, bool]]:
-    """The nodes of an object later stages read, beyond its metadata, each
+def reads(obj: KubeObject, table: ReferenceTable, found: Found) -> Iterator[tuple[Path, bool]]:
+    """The paths in an object later stages read, beyond its metadata, each
     with whether everything under it is read too: what the read stage must
     keep of the document (pipeline/needs.py). The references themselves
     were found as it was read (`found`, by a Finder): each keeps its own
@@ -156,20 +156,14 @@ def reads(obj: KubeObject, table: ReferenceTable, found: Found) -> Iterator[tupl
     compiled = table.applicable(obj.kind, obj.group, obj.api_version.rpartition("/")[2])
     for spec in compiled.specs if compiled is not None else ():
         if spec.kind_from is not None:
-            named = _node_at(obj.node, spec.kind_from[1])
-            if named is not None:
-                yield named, False
+            yield tuple(segment.key for segment in spec.kind_from[1]), False
     for ref in found.references:
         if isinstance(ref.path[-1], int):
-            holder = node_at(obj.node, ref.path[:-1])
-            if holder is not None:
-                yield holder, True
+            yield ref.path[:-1], True
     for immutable in (False, True):
-        for template, _path in pod_templates(obj, table, immutable):
-            yield template, False
-            metadata = get(template, "metadata")
-            if metadata is not None:
-                yield metadata, True
+        for _template, path in pod_templates(obj, table, immutable):
+            yield path, False
+            yield path + ("metadata",), True
 
 
 # What one walk of an object found while its document was whole (Finder):
