@@ -10,18 +10,19 @@ vanished object, so it fails the render (broken.py) unless
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator
 from functools import cache
 
 
 from ...fieldspecs.guardrules import guard_rules, squeezed
 from ...records import record
-from ..graph.references import Graph, Path, is_config_object
+from ..graph.references import Graph, Path, Reference, is_config_object
 from ..index.objects import IMPLICIT
 from ...syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, format_path, get_str, is_string, scalars
 from ..plan.versions import Plan, Version
 from ...vocabulary import ANNOTATION_KEEP_ORIGINAL, ANNOTATION_VERSIONED
-from ..read import KubeObject
+from ..read import Document, KubeObject
 
 # Identity and bookkeeping, never references to a ConfigMap or Secret.
 _SKIPPED = {("metadata", "name"), ("metadata", "generateName"), ("metadata", "namespace"),
@@ -75,9 +76,10 @@ def check(graph: Graph, the_plan: Plan) -> list[Finding]:
     # A scalar matters only if its text is a stale name or it may be an
     # argument (_argument's shapes): the rest, most of them, skip every test.
     stale_texts = {name for _, name in by_name}
+    screen = _Screen(stale_texts, graph.references)
     findings: list[Finding] = []
     for obj in index.objects:
-        if is_config_object(obj):
+        if is_config_object(obj) or not screen.may_flag(obj.document):
             continue
         namespace = index.namespace_of(obj)
         for node, path, parent in _candidates(obj, stale_texts):
@@ -126,6 +128,74 @@ def _candidate_keys() -> tuple[frozenset[str], tuple[str, ...], frozenset[str]]:
         suffixes.update(rules["suffixes"])
         lists |= rules["lists"]
     return frozenset(keys), tuple(sorted(suffixes)), frozenset(lists)
+
+
+# What a name the screen looks for is made of. Every other character (space,
+# line break, quote, `=`, `/`, a flow indicator, any non-ASCII one) bounds it.
+_NAME = re.compile(r"[A-Za-z0-9._-]+")
+# Each byte that is no name character as a space: bytes.split then gives a
+# text's runs of name characters, all in C.
+_BOUNDS_TO_SPACE = bytes(c if _NAME.fullmatch(chr(c)) else 0x20 for c in range(256))
+
+
+def _name_runs(text: str) -> list[bytes]:
+    return text.encode("utf-8", "surrogatepass").translate(_BOUNDS_TO_SPACE).split()
+
+
+class _Screen:
+    """Which documents may hold a finding, from their text, so that most are
+    never walked.
+
+    A finding is a scalar, not a covered reference, whose value is a stale
+    name or holds one (an argument: after `=` or `/`, up to its end). Without
+    a backslash (an escape in a double-quoted scalar) and when every stale
+    name is a run of _NAME's characters, such a scalar's text holds the
+    name as written, with no such character either side: folding only turns
+    line breaks into spaces, and a single-quoted scalar's `''` is a quote.
+    So a document may hold a finding only if its text holds a stale name
+    somewhere outside the text of every covered reference: two scalars'
+    texts never overlap, and an alias names a node written in the same
+    document, whose text is where the anchor is.
+    """
+
+    def __init__(self, names: set[str], references: Iterable[Reference]) -> None:
+        # None: a name a document may write other than as itself; walk them all.
+        self._names = (frozenset(name.encode() for name in names)
+                       if all(_NAME.fullmatch(name) for name in names) else None)
+        spans: dict[int, list[tuple[int, int]]] = {}
+        for ref in references:
+            spans.setdefault(id(ref.referrer.document), []).append((ref.node.start_mark, ref.node.end_mark))
+        # id(document) -> its covered references' (start, end) and starts, by
+        # start: a scalar's text never overlaps another's.
+        self._covered: dict[int, tuple[list[tuple[int, int]], list[int]]] = {}
+        for document, pairs in spans.items():
+            pairs.sort()
+            self._covered[document] = (pairs, [start for start, _ in pairs])
+        # id(document) -> the answer: a `List`'s items share their document.
+        self._answers: dict[int, bool] = {}
+
+    def may_flag(self, document: Document) -> bool:
+        answer = self._answers.get(id(document))
+        if answer is None:
+            answer = self._answers[id(document)] = self._may_flag(document)
+        return answer
+
+    def _may_flag(self, document: Document) -> bool:
+        text = document.text
+        if self._names is None or "\\" in text:
+            return True
+        found = self._names.intersection(_name_runs(text))
+        if not found:
+            return False
+        spans, starts = self._covered.get(id(document), ((), []))
+        for name in (run.decode() for run in found):
+            at = text.find(name)
+            while at >= 0:
+                i = bisect_right(starts, at) - 1
+                if i < 0 or at + len(name) > spans[i][1]:
+                    return True  # not all within a covered reference's text
+                at = text.find(name, at + 1)
+        return False
 
 
 def _candidates(obj: KubeObject, texts: set[str]) -> Iterator[tuple[ScalarNode, Path, Node | None]]:
