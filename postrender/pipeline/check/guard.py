@@ -136,10 +136,21 @@ _NAME = re.compile(r"[A-Za-z0-9._-]+")
 # Each byte that is no name character as a space: bytes.split then gives a
 # text's runs of name characters, all in C.
 _BOUNDS_TO_SPACE = bytes(c if _NAME.fullmatch(chr(c)) else 0x20 for c in range(256))
+# A big document's runs are split a piece at a time: as one list they could
+# weigh more than its text (a long flow list of numbers).
+_PIECE = 1 << 16
 
 
-def _name_runs(text: str) -> list[bytes]:
-    return text.encode("utf-8", "surrogatepass").translate(_BOUNDS_TO_SPACE).split()
+def _name_runs(text: str) -> Iterator[list[bytes]]:
+    """The runs of name characters in `text`, in pieces."""
+    written = text.encode("utf-8", "surrogatepass").translate(_BOUNDS_TO_SPACE)
+    start = 0
+    while start < len(written):
+        end = written.find(b" ", start + _PIECE)  # no run crosses a space
+        if end < 0:
+            end = len(written)
+        yield written[start:end].split()
+        start = end
 
 
 class _Screen:
@@ -184,7 +195,9 @@ class _Screen:
         text = document.text
         if self._names is None or "\\" in text:
             return True
-        found = self._names.intersection(_name_runs(text))
+        found: set[bytes] = set()
+        for runs in _name_runs(text):
+            found |= self._names.intersection(runs)
         if not found:
             return False
         spans, starts = self._covered.get(id(document), ((), []))

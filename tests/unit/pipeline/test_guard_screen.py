@@ -111,6 +111,7 @@ FLAGGED = {
     "an escape elsewhere": widget('configMapName: web-config\n  other: "tab\\there"'),
     "folded": widget("configMapName: >-\n    web-config"),
     "literal": widget("configMapName: |-\n    web-config"),
+    "windows line breaks": widget("configMapName: web-config").replace("\n", "\r\n"),
     "a comment beside it": widget("configMapName: web-config # web-config"),
     "JSON": '{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"},'
             ' "spec": {"configMapName": "web-config"}}\n',
@@ -129,6 +130,18 @@ FLAGGED = {
 
 @pytest.mark.parametrize("text", FLAGGED.values(), ids=FLAGGED.keys())
 def test_a_name_however_written_is_found_screened(text, monkeypatch):
+    findings = _same(CONFIG + "---\n" + text, "--version-all", monkeypatch)
+    assert any("still names ConfigMap 'web-config'" in finding for finding in findings), findings
+
+
+@pytest.mark.parametrize("piece", [1, 2, 5, 40])
+def test_a_big_document_is_read_in_pieces(piece, monkeypatch):
+    # Pieces end at a space: no name is cut in two, wherever it sits.
+    monkeypatch.setattr(guard, "_PIECE", piece)
+    text = widget("configMapName: web-config\n  other: [a, bb, ccc]\n  again: 'x web-config'")
+    runs = [run for runs in guard._name_runs(text) for run in runs]
+    assert runs == [run.encode() for run in guard._NAME.findall(text)]
+    assert runs.count(b"web-config") == 2
     findings = _same(CONFIG + "---\n" + text, "--version-all", monkeypatch)
     assert any("still names ConfigMap 'web-config'" in finding for finding in findings), findings
 
@@ -157,10 +170,12 @@ def test_covered_references_and_unrelated_documents_are_not_walked():
     assert screen.may_flag(objects[1].document)
 
 
-def test_positions_are_characters_of_the_document_text():
+@pytest.mark.parametrize("newline, bom", [("\n", ""), ("\r\n", ""), ("\r\n", "\ufeff")])
+def test_positions_are_characters_of_the_document_text(newline, bom):
     # The screen compares a found name's place with covered references' texts.
-    text = CONFIG + "---\n" + listed(WORKLOAD, widget("configMapName: web-config"),
-                                  WORKLOAD.replace("{name: web,", "{name: web2,"))
+    text = listed(WORKLOAD, widget("configMapName: web-config"),
+                  WORKLOAD.replace("{name: web,", "{name: web2,")) + "---\n" + CONFIG
+    text = bom + text.replace("\n", newline)
     analysis = analyse([decode(text.encode(), None)], RenderOptions(version_all=True))
     assert analysis.graph.references
     for ref in analysis.graph.references:
