@@ -13,6 +13,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from functools import cache
+from math import inf
 
 
 from ...fieldspecs.guardrules import guard_rules, squeezed
@@ -173,22 +174,18 @@ class _Screen:
         # None: a name a document may write other than as itself; walk them all.
         self._names = (frozenset(name.encode() for name in names)
                        if all(_NAME.fullmatch(name) for name in names) else None)
-        spans: dict[int, list[tuple[int, int]]] = {}
+        # id(document) -> its covered references' scalars.
+        self._covered: dict[int, list[ScalarNode]] = {}
         for ref in references:
-            spans.setdefault(id(ref.referrer.document), []).append((ref.node.start_mark, ref.node.end_mark))
-        # id(document) -> its covered references' (start, end) and starts, by
-        # start: a scalar's text never overlaps another's.
-        self._covered: dict[int, tuple[list[tuple[int, int]], list[int]]] = {}
-        for document, pairs in spans.items():
-            pairs.sort()
-            self._covered[document] = (pairs, [start for start, _ in pairs])
-        # id(document) -> the answer: a `List`'s items share their document.
-        self._answers: dict[int, bool] = {}
+            self._covered.setdefault(id(ref.referrer.document), []).append(ref.node)
+        # The document last asked about and its answer: a `List`'s items, asked in a row, share one.
+        self._last: tuple[Document | None, bool] = (None, False)
 
     def may_flag(self, document: Document) -> bool:
-        answer = self._answers.get(id(document))
-        if answer is None:
-            answer = self._answers[id(document)] = self._may_flag(document)
+        last, answer = self._last
+        if document is not last:
+            answer = self._may_flag(document)
+            self._last = (document, answer)
         return answer
 
     def _may_flag(self, document: Document) -> bool:
@@ -200,11 +197,12 @@ class _Screen:
             found |= self._names.intersection(runs)
         if not found:
             return False
-        spans, starts = self._covered.get(id(document), ((), []))
+        # (start, end) by start: a scalar's text never overlaps another's.
+        spans = sorted((node.start_mark, node.end_mark) for node in self._covered.get(id(document), ()))
         for name in (run.decode() for run in found):
             at = text.find(name)
             while at >= 0:
-                i = bisect_right(starts, at) - 1
+                i = bisect_right(spans, (at, inf)) - 1  # the last starting at or before it
                 if i < 0 or at + len(name) > spans[i][1]:
                     return True  # not all within a covered reference's text
                 at = text.find(name, at + 1)
