@@ -73,15 +73,17 @@ def check(graph: Graph, the_plan: Plan) -> list[Finding]:
     for (kind, namespace, name), version in stale.items():
         by_name.setdefault((kind, name), []).append((namespace, version))
     index = graph.index
-    covered = {id(ref.node) for ref in graph.references}
     # A scalar matters only if its text is a stale name or it may be an
     # argument (_argument's shapes): the rest, most of them, skip every test.
     stale_texts = {name for _, name in by_name}
     screen = _Screen(stale_texts, graph.references)
+    covered: set[int] | None = None
     findings: list[Finding] = []
     for obj in index.objects:
         if is_config_object(obj) or not screen.may_flag(obj.document):
             continue
+        if covered is None:  # built for the first document the screen lets through
+            covered = {id(ref.node) for ref in graph.references}
         namespace = index.namespace_of(obj)
         for node, path, parent in _candidates(obj, stale_texts):
             if id(node) in covered or path[:2] in _SKIPPED or not is_string(node):
@@ -134,15 +136,15 @@ def _candidate_keys() -> tuple[frozenset[str], tuple[str, ...], frozenset[str]]:
 # What a name the screen looks for is made of. Every other character (space,
 # line break, quote, `=`, `/`, a flow indicator, any non-ASCII one) bounds it.
 _NAME = re.compile(r"[A-Za-z0-9._-]+")
-# Each byte that is no name character as a space: bytes.split then gives a
-# text's runs of name characters, all in C.
+# Each byte that is no name character as a space (ASCII, then): split then
+# gives a text's runs of name characters, all in C.
 _BOUNDS_TO_SPACE = bytes(c if _NAME.fullmatch(chr(c)) else 0x20 for c in range(256))
 # A big document's runs are split a piece at a time: as one list they could
 # weigh more than its text (a long flow list of numbers).
 _PIECE = 1 << 16
 
 
-def _name_runs(text: str) -> Iterator[list[bytes]]:
+def _name_runs(text: str) -> Iterator[list[str]]:
     """The runs of name characters in `text`, in pieces."""
     written = text.encode("utf-8", "surrogatepass").translate(_BOUNDS_TO_SPACE)
     start = 0
@@ -150,7 +152,7 @@ def _name_runs(text: str) -> Iterator[list[bytes]]:
         end = written.find(b" ", start + _PIECE)  # no run crosses a space
         if end < 0:
             end = len(written)
-        yield written[start:end].split()
+        yield written[start:end].decode("ascii").split()
         start = end
 
 
@@ -172,12 +174,11 @@ class _Screen:
 
     def __init__(self, names: set[str], references: Iterable[Reference]) -> None:
         # None: a name a document may write other than as itself; walk them all.
-        self._names = (frozenset(name.encode() for name in names)
-                       if all(_NAME.fullmatch(name) for name in names) else None)
-        # id(document) -> its covered references' scalars.
+        self._names = names if all(_NAME.fullmatch(name) for name in names) else None
+        # Document.index (one stream's, as the graph's) -> its covered references' scalars.
         self._covered: dict[int, list[ScalarNode]] = {}
         for ref in references:
-            self._covered.setdefault(id(ref.referrer.document), []).append(ref.node)
+            self._covered.setdefault(ref.referrer.document.index, []).append(ref.node)
         # The document last asked about and its answer: a `List`'s items, asked in a row, share one.
         self._last: tuple[Document | None, bool] = (None, False)
 
@@ -192,14 +193,14 @@ class _Screen:
         text = document.text
         if self._names is None or "\\" in text:
             return True
-        found: set[bytes] = set()
+        found: set[str] = set()
         for runs in _name_runs(text):
             found |= self._names.intersection(runs)
         if not found:
             return False
         # (start, end) by start: a scalar's text never overlaps another's.
-        spans = sorted((node.start_mark, node.end_mark) for node in self._covered.get(id(document), ()))
-        for name in (run.decode() for run in found):
+        spans = sorted((node.start_mark, node.end_mark) for node in self._covered.get(document.index, ()))
+        for name in found:
             at = text.find(name)
             while at >= 0:
                 i = bisect_right(spans, (at, inf)) - 1  # the last starting at or before it
