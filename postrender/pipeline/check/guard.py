@@ -20,10 +20,12 @@ from ...fieldspecs.guardrules import guard_rules, squeezed
 from ...records import record
 from ..graph.references import Graph, Path, Reference, is_config_object
 from ..index.objects import IMPLICIT
-from ...syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, format_path, get_str, is_string, scalars
+from ...syntax.nodes import (
+    MappingNode, Node, ScalarNode, SequenceNode, format_path, get_str, is_string, node_at, scalars,
+)
 from ..plan.versions import Plan, Version
 from ...vocabulary import ANNOTATION_KEEP_ORIGINAL, ANNOTATION_VERSIONED
-from ..read import Document, KubeObject
+from ..read import Document, KubeObject, object_node, recompose
 
 # Identity and bookkeeping, never references to a ConfigMap or Secret.
 _SKIPPED = {("metadata", "name"), ("metadata", "generateName"), ("metadata", "namespace"),
@@ -34,6 +36,10 @@ _SKIPPED = {("metadata", "name"), ("metadata", "generateName"), ("metadata", "na
 class Finding:
     referrer: KubeObject
     path: Path
+    # The node at `path` (node_at) in the referrer's document composed again
+    # (read.recompose), where messages place the finding; None where the
+    # path reaches no node (a key Kubernetes reads as another, a merged key).
+    node: Node | None
     version: Version
     where: str  # the referrer as kind/namespace/name
     target: str  # the renamed object, likewise
@@ -77,16 +83,24 @@ def check(graph: Graph, the_plan: Plan) -> list[Finding]:
     # argument (_argument's shapes): the rest, most of them, skip every test.
     stale_texts = {name for _, name in by_name}
     screen = _Screen(stale_texts, graph.references)
-    covered: set[int] | None = None
     findings: list[Finding] = []
+    # The document walked now: read dropped what the other stages do not
+    # read of it (pipeline/needs.py), so the guard composes it again, whole,
+    # and holds one at a time. With it, the start offsets of its covered
+    # references' scalars, which are those of the same scalars in the new graph.
+    walked: tuple[Document | None, MappingNode | None, set[int]] = (None, None, set())
     for obj in index.objects:
         if is_config_object(obj) or not screen.may_flag(obj.document):
             continue
-        if covered is None:  # built for the first document the screen lets through
-            covered = {id(ref.node) for ref in graph.references}
+        if walked[0] is not obj.document:
+            walked = (obj.document, recompose(obj.document), screen.covered(obj.document))
+        _, root, covered = walked
+        top = object_node(root, obj) if root is not None else None
+        if top is None:
+            continue  # never: read found this object in the same text
         namespace = index.namespace_of(obj)
-        for node, path, parent in _candidates(obj, stale_texts):
-            if id(node) in covered or path[:2] in _SKIPPED or not is_string(node):
+        for node, path, parent in _candidates(top, bool(obj.document.shared), stale_texts):
+            if node.start_mark in covered or path[:2] in _SKIPPED or not is_string(node):
                 continue
             for kind in guard_rules():
                 argument = _argument(kind, node, path, parent)
@@ -95,13 +109,13 @@ def check(graph: Graph, the_plan: Plan) -> list[Finding]:
                     version = _lookup(stale, by_name, kind, stated or namespace, name,
                                       obj.kind in index.cluster_scoped and stated is None)
                     if version is not None:
-                        findings.append(Finding(obj, path, version, index.key(obj).describe(),
+                        findings.append(Finding(obj, path, node_at(top, path), version, index.key(obj).describe(),
                                                 index.key(version.obj).describe(), False, row))
                     continue
                 version = _lookup(stale, by_name, kind, namespace, node.value, obj.kind in index.cluster_scoped)
                 if version is not None and _looks_like_reference(kind, path, parent):
                     sibling = isinstance(parent, MappingNode) and get_str(parent, "namespace") is not None
-                    findings.append(Finding(obj, path, version, index.key(obj).describe(),
+                    findings.append(Finding(obj, path, node_at(top, path), version, index.key(obj).describe(),
                                             index.key(version.obj).describe(), sibling))
     return findings
 
@@ -182,6 +196,11 @@ class _Screen:
         # The document last asked about and its answer: a `List`'s items, asked in a row, share one.
         self._last: tuple[Document | None, bool] = (None, False)
 
+    def covered(self, document: Document) -> set[int]:
+        """Where the document's covered references' scalars start: a scalar
+        found there, in any graph of the same text, is one of them."""
+        return {node.start_mark for node in self._covered.get(document.index, ())}
+
     def may_flag(self, document: Document) -> bool:
         last, answer = self._last
         if document is not last:
@@ -210,20 +229,21 @@ class _Screen:
         return False
 
 
-def _candidates(obj: KubeObject, texts: set[str]) -> Iterator[tuple[ScalarNode, Path, Node | None]]:
-    """The scalars `check` looks at (a stale name's text, or an argument's
-    shape), as `scalars` gives them, in document order.
+def _candidates(top: MappingNode, shared: bool, texts: set[str]) -> Iterator[tuple[ScalarNode, Path, Node | None]]:
+    """The scalars under an object's node `top` that `check` looks at (a
+    stale name's text, or an argument's shape), as `scalars` gives them, in
+    document order. `shared`: its document has nodes aliases reach twice.
 
     Most scalars are neither: they are not visited one by one with a path,
     which over a whole stream costs more than the checks. Where an alias
     makes a node reachable twice, `scalars` decides which path counts.
     """
-    if obj.document.shared:
-        for node, path, parent in scalars(obj.node):
+    if shared:
+        for node, path, parent in scalars(top):
             if node.value in texts or _may_be_argument(path):
                 yield node, path, parent
         return
-    stack: list[tuple[Node, Path, Node | None]] = [(obj.node, (), None)]
+    stack: list[tuple[Node, Path, Node | None]] = [(top, (), None)]
     while stack:
         node, path, parent = stack.pop()
         if isinstance(node, ScalarNode):
