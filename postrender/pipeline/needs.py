@@ -7,8 +7,9 @@ asks them all while the document is fresh and prunes the rest
 (syntax/prune.py). Kept whole: ConfigMaps and Secrets (hashed, copied,
 shown by diff), producers, and the objects a kindFrom spec looks up. Of
 every other object: its metadata, the fields the field specs reach, its pod
-templates with their metadata, the strings byname scans, and the scalars
-the guard could flag.
+templates with their metadata, and the strings byname scans. The guard
+reads none of it: it composes again, from its text, each document that
+may hold a finding (check/guard.py).
 
 A document with aliases or merge keys is kept whole: an alias makes one
 node sit at several paths, and a merge key lets `get` find a key in a
@@ -22,7 +23,6 @@ from collections.abc import Iterator
 from ..fieldspecs import ReferenceTable
 from ..syntax.nodes import MERGE_KEY, Node, get
 from ..syntax.prune import prune
-from .check import guard
 from .graph import byname, producers, references
 from .graph.references import is_config_object
 from .read import Document, KubeObject
@@ -56,7 +56,7 @@ class Needs:
                 (whole if all_of_it else keep).add(id(node))
         if id(doc.root) in whole:
             return
-        prune(doc.text, doc.root, keep, whole, guard.may_flag)
+        prune(doc.text, doc.root, keep, whole)
 
 
 class _Readers:

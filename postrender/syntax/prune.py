@@ -18,24 +18,19 @@ would have found nothing the stages need there.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 
 from .edit import content_end
 from .nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-# Whether a scalar must stay: from the key it is the value of, or (`item`
-# True) the nearest key above the list it is an item of (None: none).
-Wanted = Callable[[str | None, bool], bool]
-
-
-def prune(text: str, root: Node, keep: Collection[int], whole: Collection[int], wanted: Wanted) -> None:
+def prune(text: str, root: Node, keep: Collection[int], whole: Collection[int]) -> None:
     """Make the tree under `root` hold only what is needed, in place.
 
     `keep`: ids of nodes that stay (with the collections leading to them);
-    `whole`: ids of nodes that stay with everything under them; `wanted`:
-    asked for each other scalar. A list of scalars stays whole where its
-    holder stays: filters and flags read its items side by side. Kept nodes
-    stay the very same objects, so what holds them by identity still does.
+    `whole`: ids of nodes that stay with everything under them. A list of
+    scalars stays whole where its holder stays: filters and flags read its
+    items side by side. Kept nodes stay the very same objects, so what
+    holds them by identity still does.
     """
     parent_of: dict[int, Node] = {}
     needed: set[int] = set()
@@ -47,11 +42,11 @@ def prune(text: str, root: Node, keep: Collection[int], whole: Collection[int], 
             needed.add(id(node))
             node = parent_of.get(id(node))
 
-    # (node, the nearest key above it): the walk never builds a path, which
-    # for every node of a large document costs more than the rest of it.
-    stack: list[tuple[Node, str | None]] = [(root, None)]
+    # The walk never builds a path, which for every node of a large
+    # document costs more than the rest of it.
+    stack: list[Node] = [root]
     while stack:
-        node, above = stack.pop()
+        node = stack.pop()
         if id(node) in whole:
             need(node)
             continue
@@ -65,21 +60,21 @@ def prune(text: str, root: Node, keep: Collection[int], whole: Collection[int], 
                     continue
                 parent_of[id(value)] = node
                 if isinstance(value, ScalarNode):
-                    if id(value) in keep or wanted(key.value, False):
+                    if id(value) in keep:
                         need(value)
                 else:
-                    stack.append((value, key.value))
+                    stack.append(value)
         elif isinstance(node, SequenceNode):
             collections.append(node)
             flat_list = True
             for item in node.value:
                 parent_of[id(item)] = node
                 if isinstance(item, ScalarNode):
-                    if id(item) in keep or wanted(above, True):
+                    if id(item) in keep:
                         need(item)
                 else:
                     flat_list = False
-                    stack.append((item, above))
+                    stack.append(item)
             if flat_list:
                 flat.add(id(node))
     for node in collections:

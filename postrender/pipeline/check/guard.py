@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator
-from functools import cache
 from math import inf
 
 
@@ -118,33 +117,6 @@ def check(graph: Graph, the_plan: Plan) -> list[Finding]:
                     findings.append(Finding(obj, path, node_at(top, path), version, index.key(obj).describe(),
                                             index.key(version.obj).describe(), sibling))
     return findings
-
-
-@cache
-def may_flag(key: str | None, item: bool) -> bool:
-    """Whether `check` could ever look at a scalar, whatever the names in
-    the stream, from the key it is the value of or (`item`) the nearest key
-    above the list holding it: a superset of what _looks_like_reference and
-    _argument accept (every rule on a `name` key needs the key to be `name`).
-    The read stage keeps such scalars when it drops what no stage reads."""
-    if key is None:
-        return False
-    keys, suffixes, lists = _candidate_keys()
-    lowered = key.lower()
-    if item:
-        return key in ("args", "command") or lowered in lists
-    return lowered in keys or lowered.endswith(suffixes)
-
-
-@cache
-def _candidate_keys() -> tuple[frozenset[str], tuple[str, ...], frozenset[str]]:
-    """(keys, key suffixes, list keys) of any kind's rules, lower case."""
-    keys, suffixes, lists = {"name", "value"}, set(), set()
-    for rules in guard_rules().values():
-        keys |= rules["keys"]
-        suffixes.update(rules["suffixes"])
-        lists |= rules["lists"]
-    return frozenset(keys), tuple(sorted(suffixes)), frozenset(lists)
 
 
 # What a name the screen looks for is made of. Every other character (space,
