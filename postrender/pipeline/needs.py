@@ -9,7 +9,8 @@ own scalars. Then each stage says which nodes of an object it still reads
 ConfigMaps and Secrets (hashed, copied, shown by diff), producers, and the
 objects a kindFrom spec looks up. Of every other object: its metadata, its
 pod templates with their metadata, the lists and RBAC rules around names
-that grants add to, and the scalars the guard could flag.
+that grants add to. The guard reads none of it: it composes again, from
+its text, each document that may hold a finding (check/guard.py).
 
 A document with aliases or merge keys is kept whole: an alias makes one
 node sit at several paths, and a merge key lets `get` find a key in a
@@ -28,29 +29,25 @@ from .graph.references import is_config_object
 from .read import Document, KubeObject
 
 
-# Documents smaller than this (in libyaml's parse events, about one per
-# node) are kept whole: asking every stage costs about as much as composing,
-# and a small document, mostly metadata and references, would lose little.
-# A CRD or a large workload loses most of its nodes.
-SMALLEST_PRUNED = 200
-
-
 class Needs:
     """read's pruner for one field-spec table (read.Pruner)."""
 
-    def __init__(self, table: ReferenceTable, smallest: int | None = None) -> None:
-        self._smallest = SMALLEST_PRUNED if smallest is None else smallest
+    def __init__(self, table: ReferenceTable, prune: bool = True) -> None:
+        """`prune`: False walks each object as it is read but keeps every
+        node (tests compare the two)."""
+        self._prune = prune
         self._table = table
         self._finder = references.Finder(table, byname.pod_string_specs(table))
         # id(object) -> what the walk found in it (found_in).
         self._found: dict[int, references.Found] = {}
-        # Made when a document is first pruned: most renders prune none.
-        self._readers: _Readers | None = None
+        self._readers: _Readers | None = None  # made when a document is first pruned
 
     def __call__(self, doc: Document, objects: list[KubeObject]) -> None:
         for obj in objects:
             self._found[id(obj)] = self._finder(obj)
-        if doc.root is None or doc.shared or not objects or doc.nodes < self._smallest or MERGE_KEY in doc.text:
+        # Every document, small ones too: the walk is done, and what the
+        # stages still read is a few paths (prune follows only those).
+        if not self._prune or doc.root is None or doc.shared or not objects or MERGE_KEY in doc.text:
             return
         if self._readers is None:
             self._readers = _Readers(self._table)

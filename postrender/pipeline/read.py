@@ -528,7 +528,7 @@ def _compose(doc: Document, limits: Limits, count: _Count) -> Node | None:
     if not text.strip() or only_comments(text):
         count.add_nodes(doc, _EMPTY_DOCUMENT_NODES)
         return None
-    masked = _mask_surrogate_escapes(text) if _is_json_first(doc) else None
+    masked = _masked(doc)
     if _may_nest_deeply(text, limits.max_depth):
         _check_depth(doc, limits.max_depth, masked)
     if count.may_exceed(doc):
@@ -567,21 +567,10 @@ def _parse_error(doc: Document, exc: YAMLError) -> PostrenderError:
 
 def _compose_root(doc: Document, limits: Limits, masked: str | None) -> Node | None:
     text = doc.text
-    loader = Composer(masked or text)
-    try:
-        root = loader.get_single_node()
-    except YAMLError as exc:
-        raise _parse_error(doc, exc) from None
-    finally:
-        events, plain = loader.events, loader.plain_keys and loader.plain_text
-        _release(loader)
+    root, events, plain = _composed(doc, masked)
     if root is None:
         return None
     doc.nodes = events
-    if masked is not None:
-        _unmask_surrogates(root)
-    if text.startswith("\ufeff"):
-        _shift_offsets(root, 1)
     if isinstance(root, ScalarNode) and root.style in ("|", ">"):
         # `--- |` is text someone wrote as a document on purpose; it holds no
         # object to version, so it passes through. Other scalars are refused
@@ -600,6 +589,55 @@ def _compose_root(doc: Document, limits: Limits, masked: str | None) -> Node | N
     if not plain or _may_need_a_look(text):
         _check_structure(doc, root, limits)
     return root
+
+
+def _composed(doc: Document, masked: str | None) -> tuple[Node | None, int, bool]:
+    """(root, parse events, whether the text holds no tag or merge key and
+    every mapping plain, distinct keys) of the document's text as read sees
+    it: surrogate escapes joined back, offsets counted in the text."""
+    loader = Composer(masked or doc.text)
+    try:
+        root = loader.get_single_node()
+    except YAMLError as exc:
+        raise _parse_error(doc, exc) from None
+    finally:
+        events, plain = loader.events, loader.plain_keys and loader.plain_text
+        _release(loader)
+    if root is not None:
+        if masked is not None:
+            _unmask_surrogates(root)
+        if doc.text.startswith("\ufeff"):
+            _shift_offsets(root, 1)
+    return root, events, plain
+
+
+def recompose(doc: Document) -> MappingNode | None:
+    """The document's node graph composed again from its text, whole: the
+    nodes read composed, at the same offsets, with the same values and
+    styles, before any stage pruned them (pipeline/needs.py). None for a
+    document that holds no object. It changes nothing: the document passed
+    read's checks and limits once already. The caller drops it when done
+    with the document."""
+    if doc.root is None:
+        return None  # read found no object: a `|` or `>` text, a null, comments
+    root, _, _ = _composed(doc, _masked(doc))
+    if not isinstance(root, MappingNode):
+        return None  # never: the same text composed to a mapping once
+    if "!" in doc.text:
+        # The styles _check_structure gives the first graph's `!!str` scalars.
+        for node in unique_nodes(root):
+            if isinstance(node, ScalarNode):
+                _mark_explicit_str(doc.text, node)
+    return root
+
+
+def object_node(root: MappingNode, obj: KubeObject) -> MappingNode | None:
+    """`obj`'s node in a graph recompose gave for its document."""
+    if obj.item is None:
+        return root
+    items = _list_items(root)
+    node = items.value[obj.item] if items is not None and obj.item < len(items.value) else None
+    return node if isinstance(node, MappingNode) else None
 
 
 def _shift_offsets(root: Node, by: int) -> None:
@@ -680,6 +718,12 @@ _HIGH, _LOW, _STAND_IN = 0xD800, 0xDC00, 0xE000
 
 def _is_json_first(doc: Document) -> bool:
     return doc.index == 1 and doc.text.lstrip(_GO_SPACE).startswith("{")
+
+
+def _masked(doc: Document) -> str | None:
+    """The text libyaml composes for a JSON-first document with surrogate
+    escapes (see _mask_surrogate_escapes); None: the document's own."""
+    return _mask_surrogate_escapes(doc.text) if _is_json_first(doc) else None
 
 
 def _mask_surrogate_escapes(text: str) -> str | None:
@@ -873,8 +917,7 @@ def _check_scalar(doc: Document, node: ScalarNode, tags: bool) -> None:
     if not tags:
         return
     if node.tag == STR_TAG:
-        if not node.style and _has_tag(doc.text, node):
-            node.style = EXPLICIT_STR_STYLE
+        _mark_explicit_str(doc.text, node)
         return
     try:
         json_value(node)
@@ -898,8 +941,7 @@ def _check_mapping(doc: Document, node: MappingNode, tags: bool, shown: tuple[st
     for key, value in node.value:
         if not isinstance(key, ScalarNode):
             _unreadable(doc, key, "a mapping or sequence used as a key")
-        if tags and key.tag == STR_TAG and not key.style and _has_tag(doc.text, key):
-            key.style = EXPLICIT_STR_STYLE
+        if tags and _mark_explicit_str(doc.text, key):
             forget_keys(node)  # a message may have looked a key up already
         label = key.value
         if label == MERGE_KEY and is_merge_key(key):
@@ -924,6 +966,15 @@ def _check_mapping(doc: Document, node: MappingNode, tags: bool, shown: tuple[st
         keys[label] = key
     if merges:
         _check_merged_keys(doc, node)
+
+
+def _mark_explicit_str(text: str, node: ScalarNode) -> bool:
+    """Give a plain scalar written with a `!!str` tag EXPLICIT_STR_STYLE,
+    which tells it from an untagged one (nodes.is_string); whether it did."""
+    if node.tag == STR_TAG and not node.style and _has_tag(text, node):
+        node.style = EXPLICIT_STR_STYLE
+        return True
+    return False
 
 
 def _check_merge(doc: Document, key: ScalarNode, value: Node) -> None:
@@ -1020,9 +1071,9 @@ def _shared_nodes(root: Node) -> frozenset[int]:
 def _objects_of(doc: Document) -> list[KubeObject]:
     root = doc.root
     assert isinstance(root, MappingNode)
-    kind = get_str(root, "kind")
-    items = get(root, "items")
-    if kind and kind.endswith("List") and isinstance(items, SequenceNode):
+    items = _list_items(root)
+    if items is not None:
+        kind = get_str(root, "kind")
         objects = []
         for i, item in enumerate(items.value):
             if not isinstance(item, MappingNode):
@@ -1030,6 +1081,14 @@ def _objects_of(doc: Document) -> list[KubeObject]:
             objects.append(_object(doc, item, i))
         return objects
     return [_object(doc, root, None)]
+
+
+def _list_items(root: MappingNode) -> SequenceNode | None:
+    """The items of a document that is a `List` (any kind ending in List
+    with a sequence of `items`), each an object; None for any other."""
+    kind = get_str(root, "kind")
+    items = get(root, "items")
+    return items if kind and kind.endswith("List") and isinstance(items, SequenceNode) else None
 
 
 def _object(doc: Document, node: MappingNode, item: int | None) -> KubeObject:

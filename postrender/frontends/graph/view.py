@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from ...pipeline.check import broken, guard
 from ...pipeline.graph.references import Resolution
 from ...pipeline.index.objects import IMPLICIT
-from ...syntax.nodes import node_at
 from ...pipeline.read import KubeObject
 
 
@@ -131,8 +130,7 @@ def build_view(analysis, result=None, warnings: list[str] | None = None) -> View
     for finding in findings:
         target = finding.version.obj
         referenced.add(id(target))
-        node = node_at(finding.referrer.node, finding.path)
-        position = node.start_mark if node is not None else finding.referrer.node.end_mark
+        position = finding.node.start_mark if finding.node is not None else finding.referrer.node.end_mark
         edges.append(Edge(finding.referrer, finding.field_path, position, target.kind, finding.version.base_name,
                           _namespace_label(None, finding.referrer), target, "unrewritten",
                           "no field spec covers this field, so it still names the old name", "guard"))

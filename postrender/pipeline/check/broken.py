@@ -20,7 +20,7 @@ from . import guard
 from ..graph.byname import Reader
 from ...errors import PostrenderError, Problems
 from ..graph.references import Graph, Resolution
-from ...syntax.nodes import Node, node_at
+from ...syntax.nodes import Node
 from ..plan.versions import Plan, Version
 from ...vocabulary import ANNOTATION_KEEP_ORIGINAL
 from ..read import KubeObject
@@ -71,10 +71,12 @@ def find(graph: Graph, the_plan: Plan, held: dict[int, str], readers: list[Reade
                     f"left as written ({held[id(ref)]}), but {_renamed(graph, lost)}: it would name nothing; "
                     + _FIXES)))
     # The guard's finding on the same field says it better: it names the row to add.
-    guarded = {id(node) for f in findings if (node := node_at(f.referrer.node, f.path)) is not None}
+    # By place: a finding's node belongs to a graph of its document composed again (guard.check).
+    guarded = {(f.referrer.document.index, f.node.start_mark) for f in findings if f.node is not None}
     seen: set[tuple[int, int]] = set()
     for reader in readers:
-        if id(reader.node) in rewritten or id(reader.node) in guarded or (id(reader.node), id(reader.target)) in seen:
+        if id(reader.node) in rewritten or (reader.referrer.document.index, reader.node.start_mark) in guarded \
+                or (id(reader.node), id(reader.target)) in seen:
             continue
         seen.add((id(reader.node), id(reader.target)))
         lost = _lost(the_plan, [reader.target])
@@ -84,8 +86,7 @@ def find(graph: Graph, the_plan: Plan, held: dict[int, str], readers: list[Reade
                 f"versioned anyway (opted in, or --version-all) and {_renamed(graph, lost)}: "
                 f"it would name nothing; {_FIXES}")))
     for finding in findings:
-        node = node_at(finding.referrer.node, finding.path)
-        problems.append(Broken(finding.referrer, node if node is not None else finding.referrer.node,
+        problems.append(Broken(finding.referrer, finding.node if finding.node is not None else finding.referrer.node,
                                finding.field_path, finding.version.base_name, _guard_message(finding),
                                from_guard=True))
     problems.sort(key=lambda b: (b.referrer.document.index, b.node.start_mark))

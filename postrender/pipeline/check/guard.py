@@ -10,18 +10,21 @@ vanished object, so it fails the render (broken.py) unless
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from functools import cache
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator
+from math import inf
 
 
 from ...fieldspecs.guardrules import guard_rules, squeezed
 from ...records import record
-from ..graph.references import Graph, Path, is_config_object
+from ..graph.references import Graph, Path, Reference, is_config_object
 from ..index.objects import IMPLICIT
-from ...syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, format_path, get_str, is_string, scalars
+from ...syntax.nodes import (
+    MappingNode, Node, ScalarNode, SequenceNode, format_path, get_str, is_string, node_at, scalars,
+)
 from ..plan.versions import Plan, Version
 from ...vocabulary import ANNOTATION_KEEP_ORIGINAL, ANNOTATION_VERSIONED
-from ..read import KubeObject
+from ..read import Document, KubeObject, object_node, recompose
 
 # Identity and bookkeeping, never references to a ConfigMap or Secret.
 _SKIPPED = {("metadata", "name"), ("metadata", "generateName"), ("metadata", "namespace"),
@@ -32,6 +35,10 @@ _SKIPPED = {("metadata", "name"), ("metadata", "generateName"), ("metadata", "na
 class Finding:
     referrer: KubeObject
     path: Path
+    # The node at `path` (node_at) in the referrer's document composed again
+    # (read.recompose), where messages place the finding; None where the
+    # path reaches no node (a key Kubernetes reads as another, a merged key).
+    node: Node | None
     version: Version
     where: str  # the referrer as kind/namespace/name
     target: str  # the renamed object, likewise
@@ -71,17 +78,28 @@ def check(graph: Graph, the_plan: Plan) -> list[Finding]:
     for (kind, namespace, name), version in stale.items():
         by_name.setdefault((kind, name), []).append((namespace, version))
     index = graph.index
-    covered = {id(ref.node) for ref in graph.references}
     # A scalar matters only if its text is a stale name or it may be an
     # argument (_argument's shapes): the rest, most of them, skip every test.
     stale_texts = {name for _, name in by_name}
+    screen = _Screen(stale_texts, graph.references)
     findings: list[Finding] = []
+    # The document walked now: read dropped what the other stages do not
+    # read of it (pipeline/needs.py), so the guard composes it again, whole,
+    # and holds one at a time. With it, the start offsets of its covered
+    # references' scalars, which are those of the same scalars in the new graph.
+    walked: tuple[Document | None, MappingNode | None, set[int]] = (None, None, set())
     for obj in index.objects:
-        if is_config_object(obj):
+        if is_config_object(obj) or not screen.may_flag(obj.document):
             continue
+        if walked[0] is not obj.document:
+            walked = (obj.document, recompose(obj.document), screen.covered(obj.document))
+        _, root, covered = walked
+        top = object_node(root, obj) if root is not None else None
+        if top is None:
+            continue  # never: read found this object in the same text
         namespace = index.namespace_of(obj)
-        for node, path, parent in _candidates(obj, stale_texts):
-            if id(node) in covered or path[:2] in _SKIPPED or not is_string(node):
+        for node, path, parent in _candidates(top, bool(obj.document.shared), stale_texts):
+            if node.start_mark in covered or path[:2] in _SKIPPED or not is_string(node):
                 continue
             for kind in guard_rules():
                 argument = _argument(kind, node, path, parent)
@@ -90,58 +108,114 @@ def check(graph: Graph, the_plan: Plan) -> list[Finding]:
                     version = _lookup(stale, by_name, kind, stated or namespace, name,
                                       obj.kind in index.cluster_scoped and stated is None)
                     if version is not None:
-                        findings.append(Finding(obj, path, version, index.key(obj).describe(),
+                        findings.append(Finding(obj, path, node_at(top, path), version, index.key(obj).describe(),
                                                 index.key(version.obj).describe(), False, row))
                     continue
                 version = _lookup(stale, by_name, kind, namespace, node.value, obj.kind in index.cluster_scoped)
                 if version is not None and _looks_like_reference(kind, path, parent):
                     sibling = isinstance(parent, MappingNode) and get_str(parent, "namespace") is not None
-                    findings.append(Finding(obj, path, version, index.key(obj).describe(),
+                    findings.append(Finding(obj, path, node_at(top, path), version, index.key(obj).describe(),
                                             index.key(version.obj).describe(), sibling))
     return findings
 
 
-@cache
-def may_flag(key: str | None, item: bool) -> bool:
-    """Whether `check` could ever look at a scalar, whatever the names in
-    the stream, from the key it is the value of or (`item`) the nearest key
-    above the list holding it: a superset of what _looks_like_reference and
-    _argument accept (every rule on a `name` key needs the key to be `name`).
-    The read stage keeps such scalars when it drops what no stage reads."""
-    if key is None:
+# What a name the screen looks for is made of. Every other character (space,
+# line break, quote, `=`, `/`, a flow indicator, any non-ASCII one) bounds it.
+_NAME = re.compile(r"[A-Za-z0-9._-]+")
+# Each byte that is no name character as a space (ASCII, then): split then
+# gives a text's runs of name characters, all in C.
+_BOUNDS_TO_SPACE = bytes(c if _NAME.fullmatch(chr(c)) else 0x20 for c in range(256))
+# A big document's runs are split a piece at a time: as one list they could
+# weigh more than its text (a long flow list of numbers).
+_PIECE = 1 << 16
+
+
+def _name_runs(text: str) -> Iterator[list[str]]:
+    """The runs of name characters in `text`, in pieces."""
+    written = text.encode("utf-8", "surrogatepass").translate(_BOUNDS_TO_SPACE)
+    start = 0
+    while start < len(written):
+        end = written.find(b" ", start + _PIECE)  # no run crosses a space
+        if end < 0:
+            end = len(written)
+        yield written[start:end].decode("ascii").split()
+        start = end
+
+
+class _Screen:
+    """Which documents may hold a finding, from their text, so that most are
+    never walked.
+
+    A finding is a scalar, not a covered reference, whose value is a stale
+    name or holds one (an argument: after `=` or `/`, up to its end). Without
+    a backslash (an escape in a double-quoted scalar) and when every stale
+    name is a run of _NAME's characters, such a scalar's text holds the
+    name as written, with no such character either side: folding only turns
+    line breaks into spaces, and a single-quoted scalar's `''` is a quote.
+    So a document may hold a finding only if its text holds a stale name
+    somewhere outside the text of every covered reference: two scalars'
+    texts never overlap, and an alias names a node written in the same
+    document, whose text is where the anchor is.
+    """
+
+    def __init__(self, names: set[str], references: Iterable[Reference]) -> None:
+        # None: a name a document may write other than as itself; walk them all.
+        self._names = names if all(_NAME.fullmatch(name) for name in names) else None
+        # Document.index (one stream's, as the graph's) -> its covered references' scalars.
+        self._covered: dict[int, list[ScalarNode]] = {}
+        for ref in references:
+            self._covered.setdefault(ref.referrer.document.index, []).append(ref.node)
+        # The document last asked about and its answer: a `List`'s items, asked in a row, share one.
+        self._last: tuple[Document | None, bool] = (None, False)
+
+    def covered(self, document: Document) -> set[int]:
+        """Where the document's covered references' scalars start: a scalar
+        found there, in any graph of the same text, is one of them."""
+        return {node.start_mark for node in self._covered.get(document.index, ())}
+
+    def may_flag(self, document: Document) -> bool:
+        last, answer = self._last
+        if document is not last:
+            answer = self._may_flag(document)
+            self._last = (document, answer)
+        return answer
+
+    def _may_flag(self, document: Document) -> bool:
+        text = document.text
+        if self._names is None or "\\" in text:
+            return True
+        found: set[str] = set()
+        for runs in _name_runs(text):
+            found |= self._names.intersection(runs)
+        if not found:
+            return False
+        # (start, end) by start: a scalar's text never overlaps another's.
+        spans = sorted((node.start_mark, node.end_mark) for node in self._covered.get(document.index, ()))
+        for name in found:
+            at = text.find(name)
+            while at >= 0:
+                i = bisect_right(spans, (at, inf)) - 1  # the last starting at or before it
+                if i < 0 or at + len(name) > spans[i][1]:
+                    return True  # not all within a covered reference's text
+                at = text.find(name, at + 1)
         return False
-    keys, suffixes, lists = _candidate_keys()
-    lowered = key.lower()
-    if item:
-        return key in ("args", "command") or lowered in lists
-    return lowered in keys or lowered.endswith(suffixes)
 
 
-@cache
-def _candidate_keys() -> tuple[frozenset[str], tuple[str, ...], frozenset[str]]:
-    """(keys, key suffixes, list keys) of any kind's rules, lower case."""
-    keys, suffixes, lists = {"name", "value"}, set(), set()
-    for rules in guard_rules().values():
-        keys |= rules["keys"]
-        suffixes.update(rules["suffixes"])
-        lists |= rules["lists"]
-    return frozenset(keys), tuple(sorted(suffixes)), frozenset(lists)
-
-
-def _candidates(obj: KubeObject, texts: set[str]) -> Iterator[tuple[ScalarNode, Path, Node | None]]:
-    """The scalars `check` looks at (a stale name's text, or an argument's
-    shape), as `scalars` gives them, in document order.
+def _candidates(top: MappingNode, shared: bool, texts: set[str]) -> Iterator[tuple[ScalarNode, Path, Node | None]]:
+    """The scalars under an object's node `top` that `check` looks at (a
+    stale name's text, or an argument's shape), as `scalars` gives them, in
+    document order. `shared`: its document has nodes aliases reach twice.
 
     Most scalars are neither: they are not visited one by one with a path,
     which over a whole stream costs more than the checks. Where an alias
     makes a node reachable twice, `scalars` decides which path counts.
     """
-    if obj.document.shared:
-        for node, path, parent in scalars(obj.node):
+    if shared:
+        for node, path, parent in scalars(top):
             if node.value in texts or _may_be_argument(path):
                 yield node, path, parent
         return
-    stack: list[tuple[Node, Path, Node | None]] = [(obj.node, (), None)]
+    stack: list[tuple[Node, Path, Node | None]] = [(top, (), None)]
     while stack:
         node, path, parent = stack.pop()
         if isinstance(node, ScalarNode):

@@ -17,20 +17,13 @@ import manifest_strategies as ms
 from conftest import FIXTURES
 from postrender.cli import parse, render_options
 from postrender.errors import PostrenderError
-from postrender.pipeline import needs
 from postrender.pipeline.needs import Needs
 from postrender.pipeline.read import Source, read
 from postrender.pipeline.render import render
 from postrender.report import Reporter
 from postrender import fieldspecs
 from postrender.limits import Limits
-from postrender.syntax.nodes import unique_nodes
-
-@pytest.fixture(autouse=True)
-def prune_every_document(monkeypatch):
-    # Renders prune only large documents; these cases are small.
-    monkeypatch.setattr(needs, "SMALLEST_PRUNED", 0)
-
+from postrender.syntax.nodes import MappingNode, node_at, unique_nodes
 
 GOLDEN = sorted(p for p in (FIXTURES / "golden").iterdir() if (p / "input.yaml").exists())
 CORPUS = sorted(p for p in (FIXTURES / "corpus").rglob("*.yaml"))
@@ -193,10 +186,90 @@ def test_what_later_stages_find_deep_in_a_document_survives(text, shows):
     _same(text, "")
 
 
-def test_small_documents_are_kept_whole(monkeypatch):
-    monkeypatch.setattr(needs, "SMALLEST_PRUNED", 200)
-    assert _kept(WORKLOAD)[1] == _kept(WORKLOAD)[0]
+def test_every_document_keeps_only_what_is_read_later():
+    # A small workload keeps its metadata, its template's metadata and the
+    # keys on the way there; the reference was found as it was read.
+    whole, kept = _kept(WORKLOAD)
+    assert kept < whole * 0.5, (whole, kept)
     big = CRD.replace("              size:", "".join(f"              f{i}: {{type: string}}\n" for i in range(200))
                       + "              size:")
     whole, kept = _kept(big)
     assert kept < whole * 0.1, (whole, kept)
+
+
+# The guard reads no pruned graph: it composes the documents it walks again
+# (read.recompose). Each stream holds a field only the guard sees naming a
+# renamed ConfigMap or Secret, written as each shape the recompose must
+# reproduce (offsets, escapes, items of a List, aliases).
+SECRET = """\
+apiVersion: v1
+kind: Secret
+metadata: {name: web-secret}
+stringData: {a: "1"}
+"""
+
+
+def _widget(spec: str, name: str = "w") -> str:
+    return f"apiVersion: example.com/v1\nkind: Widget\nmetadata: {{name: {name}}}\nspec:\n{spec}"
+
+
+def _listed(*docs: str) -> str:
+    return "apiVersion: v1\nkind: List\nitems:\n" + "".join(
+        "- " + doc.rstrip("\n").replace("\n", "\n  ") + "\n" for doc in docs)
+
+
+_DEEP = "  deep:\n    nested:\n    - settings: {configMapName: web-config, secretName: web-secret}\n" \
+        "  unrelated: {a: {b: [1, 2, 3]}}\n"
+_ARGS = WORKLOAD.replace(
+    "        envFrom:", "        args: [--app-config=web-config, --app-config-map, default/web-config]\n"
+    "        envFrom:")
+GUARD_FINDS = {
+    "block": WORKLOAD + "---\n" + SECRET + "---\n" + _widget(_DEEP),
+    "flow": WORKLOAD + "---\n" + SECRET + "---\n" + _widget(
+        "  deep: {nested: [{settings: {configMapName: web-config, secretName: web-secret}}], other: [x, y]}\n"),
+    "in a List": SECRET + "---\n" + _listed(*WORKLOAD.split("---\n"), _widget(_DEEP)),
+    # The covered envFrom reference and the finding in one document, offsets counted after a BOM.
+    "a byte-order mark": "\ufeff" + _listed(WORKLOAD.split("---\n")[0], _widget(_DEEP)) + "---\n"
+                         + WORKLOAD.split("---\n")[1] + "---\n" + SECRET,
+    "JSON first, a surrogate escape": '{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"},'
+                                      ' "spec": {"note": "\\ud83d\\ude00 and web-config", "deep": [{"x": 1},'
+                                      ' {"configMapName": "web-config"}]}}\n---\n' + WORKLOAD,
+    "an alias": WORKLOAD + "---\n" + _widget("  configMapName: &n web-config\n  more: {configMapName: *n}\n"),
+    "arguments": _ARGS,
+    "an escape in a double-quoted scalar": WORKLOAD + "---\n" + _widget(
+        '  deep:\n    configMapName: "web\\x2dconfig"\n    probe: {a: [1, 2]}\n'),
+    "windows line breaks": (WORKLOAD + "---\n" + _widget(_DEEP)).replace("\n", "\r\n"),
+}
+
+
+def _findings(text: str, argv: str, pruned: bool) -> list[tuple]:
+    options = render_options(parse([*shlex.split(argv), "--allow-broken-references"]))
+    sources = [Source("input.yaml", text)]
+    stream = None if pruned else read(sources, options.limits)
+    result = render(sources, options, Reporter(stderr=io.StringIO()), stream)
+    return [(f.where, f.field_path, f.message(), f.referrer.document.line_of(f.node), f.node.start_mark)
+            for f in result.findings]
+
+
+@pytest.mark.parametrize("argv", ["", "--version-all"])
+@pytest.mark.parametrize("text", GUARD_FINDS.values(), ids=GUARD_FINDS.keys())
+def test_the_guard_finds_alike_in_pruned_documents(text, argv):
+    findings = _findings(text, argv, pruned=True)
+    assert findings == _findings(text, argv, pruned=False)
+    # Without --version-all a ConfigMap a program reads by name (arguments) keeps its name.
+    if argv or text is not _ARGS:
+        assert any("still names ConfigMap 'web-config'" in message for _, _, message, _, _ in findings), findings
+    _same(text, argv + " --allow-broken-references")
+    _same(text, argv)
+
+
+def test_the_guard_keeps_nothing_in_a_pruned_document():
+    # Read drops what only the guard would look at: the Widget's spec, which
+    # no field spec reaches, is a stub; the guard still finds the field.
+    table = fieldspecs.load_table([])
+    text = WORKLOAD + "---\n" + _widget(_DEEP)
+    widget = read([Source(None, text)], Limits(), Needs(table)).documents[-1]
+    spec = node_at(widget.root, ("spec",))
+    assert isinstance(spec, MappingNode) and spec.value == [], spec
+    assert any(path == "spec.deep.nested[0].settings.configMapName"
+               for _, path, _, _, _ in _findings(text, "", pruned=True))

@@ -1,0 +1,183 @@
+"""The guard's text screen (check/guard.py, _Screen) only spares walks: a
+render that walks every document finds the same fields, in the same order,
+with the same messages. Each case renders twice, screened and not."""
+
+import io
+import json
+import shlex
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+import manifest_strategies as ms
+from conftest import FIXTURES
+from postrender.cli import parse, render_options
+from postrender.errors import PostrenderError
+from postrender.inputs import decode
+from postrender.options import RenderOptions
+from postrender.pipeline.check import guard
+from postrender.pipeline.read import Source
+from postrender.pipeline.render import analyse, render
+from postrender.report import Reporter
+
+GOLDEN = sorted(p for p in (FIXTURES / "golden").iterdir() if (p / "input.yaml").exists())
+CORPUS = sorted(p for p in (FIXTURES / "corpus").rglob("*.yaml"))
+VARIANTS = ["", "--version-all", "--keep-original none", "--version-all --keep-original none --namespace other"]
+
+
+def _render(text: str, argv: str, screened: bool, monkeypatch) -> tuple[str, list[str], list[str], list[str]]:
+    with monkeypatch.context() as patch:
+        if not screened:
+            patch.setattr(guard._Screen, "may_flag", lambda self, document: True)
+        options = render_options(parse([*shlex.split(argv), "-v", "--allow-broken-references"]))
+        reporter = Reporter(verbose=True, stderr=io.StringIO(), keep_infos=True)
+        try:
+            result = render([Source("input.yaml", text)], options, reporter)
+        except PostrenderError as error:
+            return f"error: {error}", [], [], []
+        findings = [f"{f.where} {f.field_path} {f.message()}" for f in result.findings]
+        return result.output, [w.message for w in reporter.warnings], reporter.infos, findings
+
+
+def _same(text: str, argv: str, monkeypatch) -> list[str]:
+    """The findings, the same screened or not."""
+    walked = _render(text, argv, False, monkeypatch)
+    assert _render(text, argv, True, monkeypatch) == walked
+    return walked[3]
+
+
+@pytest.mark.parametrize("case", GOLDEN, ids=[c.name for c in GOLDEN])
+def test_golden_inputs_find_alike(case: Path, monkeypatch):
+    args = (case / "args").read_text() if (case / "args").exists() else ""
+    _same((case / "input.yaml").read_text(encoding="utf-8"), args.replace("--strict", ""), monkeypatch)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("path", CORPUS, ids=[p.name for p in CORPUS])
+def test_corpus_finds_alike(path: Path, variant: str, monkeypatch):
+    _same(path.read_text(encoding="utf-8"), variant, monkeypatch)
+
+
+@settings(deadline=None, max_examples=60, suppress_health_check=list(HealthCheck))
+@given(ms.written(ms.streams()))
+def test_any_stream_finds_alike(drawn):
+    _stream, text = drawn
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _same(text, "--version-all", monkeypatch)
+
+
+CONFIG = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: web-config}
+data: {a: "1"}
+"""
+WORKLOAD = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, annotations: {note: "héllo wörld 日本 web"}}
+spec:
+  template:
+    spec:
+      containers:
+      - name: web
+        image: nginx
+        envFrom: [{configMapRef: {name: web-config}}]
+        env: [{name: LEVEL, value: debug}]
+"""
+
+
+def widget(field: str, name: str = "w") -> str:
+    return f"apiVersion: example.com/v1\nkind: Widget\nmetadata: {{name: {name}}}\nspec:\n  {field}\n"
+
+
+def workload(container: str) -> str:
+    return WORKLOAD.replace("        env: [", f"        {container}\n        env: [")
+
+
+def listed(*items: str) -> str:
+    indented = ["  - " + item.rstrip("\n").replace("\n", "\n    ") for item in items]
+    return "apiVersion: v1\nkind: List\nitems:\n" + "\n".join(indented) + "\n"
+
+
+# Each is written so that the guard must flag it: the screen must not hide it.
+FLAGGED = {
+    "plain": widget("configMapName: web-config"),
+    "flow": widget("deep: {nested: [{settings: {configMapName: web-config}}]}"),
+    "single quoted": widget("configMapName: 'web-config'"),
+    "double quoted": widget('configMapName: "web-config"'),
+    "an escape": widget(r'configMapName: "web\x2dconfig"'),
+    "an escape elsewhere": widget('configMapName: web-config\n  other: "tab\\there"'),
+    "folded": widget("configMapName: >-\n    web-config"),
+    "literal": widget("configMapName: |-\n    web-config"),
+    "windows line breaks": widget("configMapName: web-config").replace("\n", "\r\n"),
+    "a comment beside it": widget("configMapName: web-config # web-config"),
+    "JSON": '{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"},'
+            ' "spec": {"configMapName": "web-config"}}\n',
+    "JSON escape": '{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"},'
+                   ' "spec": {"configMapName": "web\\u002dconfig"}}\n',
+    "a flag's value": workload("args: [--app-config=web-config]"),
+    "a namespaced flag value": workload("args: [--app-config=$(POD_NAMESPACE)/web-config]"),
+    "after a bare flag": workload("command: [app, --app-config, default/web-config]"),
+    "an env value": WORKLOAD.replace("{name: LEVEL, value: debug}", "{name: APP_CONFIG_MAP, value: web-config}"),
+    # A covered reference writes the name in the same document, before and after it.
+    "beside a covered reference": listed(WORKLOAD, widget("configMapName: web-config")),
+    "before a covered reference": listed(widget("configMapName: web-config"), WORKLOAD),
+    "an anchor it aliases": listed(widget("configMapName: &n web-config"), widget("configMapRef2: {name: *n}", "w2")),
+}
+
+
+@pytest.mark.parametrize("text", FLAGGED.values(), ids=FLAGGED.keys())
+def test_a_name_however_written_is_found_screened(text, monkeypatch):
+    findings = _same(CONFIG + "---\n" + text, "--version-all", monkeypatch)
+    assert any("still names ConfigMap 'web-config'" in finding for finding in findings), findings
+
+
+@pytest.mark.parametrize("piece", [1, 2, 5, 40])
+def test_a_big_document_is_read_in_pieces(piece, monkeypatch):
+    # Pieces end at a space: no name is cut in two, wherever it sits.
+    monkeypatch.setattr(guard, "_PIECE", piece)
+    text = widget("configMapName: web-config\n  other: [a, bb, ccc]\n  again: 'x web-config'")
+    runs = [run for runs in guard._name_runs(text) for run in runs]
+    assert runs == guard._NAME.findall(text)
+    assert runs.count("web-config") == 2
+    findings = _same(CONFIG + "---\n" + text, "--version-all", monkeypatch)
+    assert any("still names ConfigMap 'web-config'" in finding for finding in findings), findings
+
+
+@pytest.mark.parametrize("name", ["web:config", "web config", "web'config", "Web_Config.1"])
+def test_names_the_screen_cannot_see_are_walked(name, monkeypatch):
+    # A quote, a colon or a space could be written other ways: no screen.
+    written = json.dumps(name)
+    text = CONFIG.replace("{name: web-config}", f"{{name: {written}}}") + "---\n" + widget(f"configMapName: {written}")
+    findings = _same(text, "--version-all", monkeypatch)
+    assert any("still names ConfigMap" in finding for finding in findings), findings
+
+
+def _screen(text: str) -> tuple[guard._Screen, list]:
+    analysis = analyse([decode(text.encode(), None)], RenderOptions(version_all=True))
+    names = {name for (_, _, name) in guard._stale_names(analysis.graph, analysis.plan)}
+    return guard._Screen(names, analysis.graph.references), analysis.graph.index.objects
+
+
+def test_covered_references_and_unrelated_documents_are_not_walked():
+    service = "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec: {selector: {app: web}}\n"
+    screen, objects = _screen(CONFIG + "---\n" + WORKLOAD + "---\n" + service)
+    assert [screen.may_flag(obj.document) for obj in objects[1:]] == [False, False]
+    # The name outside a covered reference, even where no rule looks: walked.
+    screen, objects = _screen(CONFIG + "---\n" + WORKLOAD.replace("image: nginx", "image: web-config"))
+    assert screen.may_flag(objects[1].document)
+
+
+@pytest.mark.parametrize("newline, bom", [("\n", ""), ("\r\n", ""), ("\r\n", "\ufeff")])
+def test_positions_are_characters_of_the_document_text(newline, bom):
+    # The screen compares a found name's place with covered references' texts.
+    text = listed(WORKLOAD, widget("configMapName: web-config"),
+                  WORKLOAD.replace("{name: web,", "{name: web2,")) + "---\n" + CONFIG
+    text = bom + text.replace("\n", newline)
+    analysis = analyse([decode(text.encode(), None)], RenderOptions(version_all=True))
+    assert analysis.graph.references
+    for ref in analysis.graph.references:
+        written = ref.referrer.document.text[ref.node.start_mark:ref.node.end_mark]
+        assert written == ref.node.value, (written, ref.node.value)
