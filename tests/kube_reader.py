@@ -26,7 +26,7 @@ from typing import Any
 from conftest import require_tool
 
 from postrender.syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, entries
-from postrender.pipeline.read import KubeObject
+from postrender.pipeline.read import Document, KubeObject, object_node, recompose
 from postrender.pipeline.render import Result
 
 MARKER_KIND = "PostrenderTestMarker"
@@ -108,6 +108,36 @@ def node_paths(root: Node) -> dict[int, list[JsonPath]]:
     return paths
 
 
+def scalar_paths(doc: Document, obj: KubeObject) -> dict[int, list[JsonPath]]:
+    """The JSON paths of each scalar of `obj` by its start offset, from its
+    document composed again whole: read prunes each document to what later
+    stages read, and a replaced reference's scalar is no longer in the tree
+    (its Reference holds it). Two scalars never start at one offset."""
+    root = recompose(doc)
+    whole = object_node(root, obj) if root is not None else None
+    by_offset: dict[int, list[JsonPath]] = {}
+    for node, paths in _nodes_and_paths(whole) if whole is not None else ():
+        if isinstance(node, ScalarNode):
+            by_offset.setdefault(node.start_mark, []).extend(paths)
+    return by_offset
+
+
+def _nodes_and_paths(root: Node) -> list[tuple[Node, list[JsonPath]]]:
+    nodes: dict[int, Node] = {}
+    stack: list[Node] = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in nodes:
+            continue
+        nodes[id(node)] = node
+        if isinstance(node, MappingNode):
+            stack.extend(value for _, value in entries(node))
+        elif isinstance(node, SequenceNode):
+            stack.extend(node.value)
+    paths = node_paths(root)
+    return [(node, paths[key]) for key, node in nodes.items()]
+
+
 def _at(value: Any, path: JsonPath, create: bool = False) -> Any:
     for part in path:
         if isinstance(value, dict):
@@ -155,7 +185,7 @@ def expected_objects(result: Result, read_input: list[dict[str, Any]]) -> list[d
         inserted_before: dict[int, list[dict[str, Any]]] = {}
         for position, (obj, json_obj) in enumerate(members):
             paths = node_paths(obj.node)
-            _apply(edits.entries(), edits.replaced, paths, json_obj)
+            _apply(edits.entries(), edits.replaced, paths, json_obj, scalar_paths(doc, obj))
             # Items inserted into a sequence of the object: last position first,
             # so each index still counts items of the input.
             inside = [(sequence, before, value) for sequence, before, value, _ in edits.inserted if id(sequence) in paths]
@@ -176,7 +206,8 @@ def expected_objects(result: Result, read_input: list[dict[str, Any]]) -> list[d
         for document_copy in edits.copies:
             assert len(members) == 1, "a copied document holds one object"
             (obj, _), original = members[0], originals[0]
-            _apply(document_copy.entries(), document_copy.replaced, node_paths(obj.node), original)
+            _apply(document_copy.entries(), document_copy.replaced, node_paths(obj.node), original,
+                   scalar_paths(doc, obj))
             out.append(original)
     return out
 
@@ -190,10 +221,11 @@ def _apply(
     replaced: Iterable[tuple[ScalarNode, str]],
     paths: dict[int, JsonPath],
     json_obj: dict[str, Any],
+    at_offset: dict[int, list[JsonPath]],
 ) -> None:
     for mapping, values in given:
         for path in paths.get(id(mapping), []):
             _merge(_at(json_obj, path, create=True), values)
     for node, value in replaced:
-        for path in paths.get(id(node), []):
+        for path in paths.get(id(node)) or at_offset.get(node.start_mark, []):
             _set(json_obj, path, value)
