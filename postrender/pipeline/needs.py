@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..fieldspecs import ReferenceTable
+from ..fieldspecs.walk import SpecIndex
 from ..syntax.nodes import MERGE_KEY
 from ..syntax.prune import Path, prune
 from .graph import byname, producers, references
@@ -32,12 +33,14 @@ from .read import Document, KubeObject
 class Needs:
     """read's pruner for one field-spec table (read.Pruner)."""
 
-    def __init__(self, table: ReferenceTable, prune: bool = True) -> None:
-        """`prune`: False walks each object as it is read but keeps every
-        node (tests compare the two)."""
+    def __init__(self, table: ReferenceTable, scanned: SpecIndex, prune: bool = True) -> None:
+        """`scanned`: the pod-string paths walked with the field specs
+        (byname.pod_string_specs), the index graph.build is given too.
+        `prune`: False walks each object as it is read but keeps every node
+        (tests compare the two)."""
         self._prune = prune
         self._table = table
-        self._finder = references.Finder(table, byname.pod_string_specs(table))
+        self._finder = references.Finder(table, scanned)
         # id(object) -> what the walk found in it (found_in).
         self._found: dict[int, references.Found] = {}
         self._readers: _Readers | None = None  # made when a document is first pruned

@@ -67,14 +67,15 @@ def analyse(sources: list[Source], options: RenderOptions, stream: Stream | None
         for i, data in enumerate(fieldspecs.load_config_file(path)):
             extra.append((f"{path} (document {i + 1})", data))
     table = fieldspecs.load_table(extra)
+    scanned = pod_string_specs(table)
     needs = None
     if stream is None:
         # The field specs are walked as each document is read, and each
         # document then keeps only what the stages below read of it.
-        needs = Needs(table)
+        needs = Needs(table, scanned)
         stream = read(sources, options.limits, needs)
     index = ObjectIndex(stream.objects, options.namespace, frozenset(table.cluster_scoped))
-    graph, pod_strings = build(index, table, pod_string_specs(table), may_name_config(index),
+    graph, pod_strings = build(index, table, scanned, may_name_config(index),
                                needs.found_in if needs is not None else None)
     productions = find_productions(graph)
     dependencies = find_dependencies(graph, table)

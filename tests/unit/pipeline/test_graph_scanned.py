@@ -124,7 +124,7 @@ def test_what_read_found_is_what_build_finds_walking():
             continue
         sources = [Source(str(path), path.read_text())]
         whole = read(sources, RenderOptions().limits)
-        needs = Needs(TABLE, prune=False)  # walks, prunes nothing: the same nodes either way
+        needs = Needs(TABLE, pod_string_specs(TABLE), prune=False)  # walks, prunes nothing: the same nodes either way
         walked = read([Source(str(path), path.read_text())], RenderOptions().limits, needs)
         assert all(needs.found_in(obj) is not None for obj in walked.objects)
         index = ObjectIndex(walked.objects, None, frozenset(TABLE.cluster_scoped))
@@ -161,6 +161,6 @@ def test_a_pruned_stream_gives_the_graph_of_the_whole_one():
         if not path.exists():
             continue
         whole = read([Source(str(path), path.read_text())], RenderOptions().limits)
-        needs = Needs(TABLE)
+        needs = Needs(TABLE, pod_string_specs(TABLE))
         pruned = read([Source(str(path), path.read_text())], RenderOptions().limits, needs)
         assert facts(pruned, needs.found_in) == facts(whole, None), case.name

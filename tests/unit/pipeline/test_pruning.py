@@ -17,6 +17,7 @@ import manifest_strategies as ms
 from conftest import FIXTURES
 from postrender.cli import parse, render_options
 from postrender.errors import PostrenderError
+from postrender.pipeline.graph.byname import pod_string_specs
 from postrender.pipeline.needs import Needs
 from postrender.pipeline.read import Source, read
 from postrender.pipeline.render import render
@@ -77,7 +78,7 @@ def _kept(text: str) -> tuple[int, int]:
     """(nodes composed, nodes kept) over the stream's documents."""
     table = fieldspecs.load_table([])
     whole = sum(len(unique_nodes(d.root)) for d in read([Source(None, text)], Limits()).documents if d.root)
-    pruned = read([Source(None, text)], Limits(), Needs(table)).documents
+    pruned = read([Source(None, text)], Limits(), Needs(table, pod_string_specs(table))).documents
     return whole, sum(len(unique_nodes(d.root)) for d in pruned if d.root)
 
 
@@ -268,7 +269,7 @@ def test_the_guard_keeps_nothing_in_a_pruned_document():
     # no field spec reaches, is a stub; the guard still finds the field.
     table = fieldspecs.load_table([])
     text = WORKLOAD + "---\n" + _widget(_DEEP)
-    widget = read([Source(None, text)], Limits(), Needs(table)).documents[-1]
+    widget = read([Source(None, text)], Limits(), Needs(table, pod_string_specs(table))).documents[-1]
     spec = node_at(widget.root, ("spec",))
     assert isinstance(spec, MappingNode) and spec.value == [], spec
     assert any(path == "spec.deep.nested[0].settings.configMapName"
