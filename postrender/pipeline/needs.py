@@ -27,7 +27,7 @@ from ..syntax.nodes import MERGE_KEY
 from ..syntax.prune import Path, prune
 from .graph import byname, producers, references
 from .graph.references import is_config_object
-from .read import Document, KubeObject
+from .read import Document, KubeObject, object_path
 
 
 class Needs:
@@ -56,8 +56,7 @@ class Needs:
             self._readers = _Readers(self._table)
         keep: list[tuple[Path, bool]] = []
         for obj in objects:
-            # A `List`'s items are objects of their own, each at its place in the list.
-            at: Path = () if obj.item is None else ("items", obj.item)
+            at = object_path(obj)
             for path, all_of_it in self._readers.reads(obj, self._found[id(obj)]):
                 if all_of_it and not at and not path:
                     return  # the whole document stays

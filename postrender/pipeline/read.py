@@ -42,6 +42,7 @@ from ..syntax.nodes import (
     json_key,
     json_value,
     line_starts,
+    node_at,
     plain_json_key,
     string_map,
     unique_nodes,
@@ -633,11 +634,16 @@ def recompose(doc: Document) -> MappingNode | None:
 
 def object_node(root: MappingNode, obj: KubeObject) -> MappingNode | None:
     """`obj`'s node in a graph recompose gave for its document."""
-    if obj.item is None:
-        return root
-    items = _list_items(root)
-    node = items.value[obj.item] if items is not None and obj.item < len(items.value) else None
+    if obj.item is not None and _list_items(root) is None:
+        return None  # never: read found a List's item in the same text
+    node = node_at(root, object_path(obj))
     return node if isinstance(node, MappingNode) else None
+
+
+def object_path(obj: KubeObject) -> tuple[str | int, ...]:
+    """Where an object sits in its document: the root, or a `List`'s item
+    (see _list_items)."""
+    return () if obj.item is None else ("items", obj.item)
 
 
 def _shift_offsets(root: Node, by: int) -> None:
