@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .edit import content_end
-from .nodes import MappingNode, Node, ScalarNode, SequenceNode, get
+from .nodes import MappingNode, Node, ScalarNode, SequenceNode, node_at
 
 Path = tuple[str | int, ...]
 
@@ -41,7 +41,7 @@ def prune(text: str, root: Node, keep: Iterable[tuple[Path, bool]]) -> None:
     for path, all_of_it in keep:
         node: Node | None = root
         for step in path:
-            node = _child(node, step)
+            node = node_at(node, (step,))
             if node is None:
                 break
             needed.add(id(node))
@@ -68,12 +68,6 @@ def prune(text: str, root: Node, keep: Iterable[tuple[Path, bool]]) -> None:
                     stack.append(item)
                 elif _dropped(item):
                     items[i] = stub(text, item)
-
-
-def _child(node: Node | None, step: str | int) -> Node | None:
-    if isinstance(step, int):
-        return node.value[step] if isinstance(node, SequenceNode) and 0 <= step < len(node.value) else None
-    return get(node, step)
 
 
 def _dropped(node: Node) -> bool:
