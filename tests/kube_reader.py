@@ -25,7 +25,7 @@ from typing import Any
 
 from conftest import require_tool
 
-from postrender.syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, entries
+from postrender.syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, entries, unique_nodes
 from postrender.pipeline.read import Document, KubeObject, object_node, recompose
 from postrender.pipeline.render import Result
 
@@ -115,27 +115,14 @@ def scalar_paths(doc: Document, obj: KubeObject) -> dict[int, list[JsonPath]]:
     (its Reference holds it). Two scalars never start at one offset."""
     root = recompose(doc)
     whole = object_node(root, obj) if root is not None else None
+    if whole is None:
+        return {}
+    paths = node_paths(whole)
     by_offset: dict[int, list[JsonPath]] = {}
-    for node, paths in _nodes_and_paths(whole) if whole is not None else ():
+    for node in unique_nodes(whole):
         if isinstance(node, ScalarNode):
-            by_offset.setdefault(node.start_mark, []).extend(paths)
+            by_offset.setdefault(node.start_mark, []).extend(paths.get(id(node), ()))  # a key has none
     return by_offset
-
-
-def _nodes_and_paths(root: Node) -> list[tuple[Node, list[JsonPath]]]:
-    nodes: dict[int, Node] = {}
-    stack: list[Node] = [root]
-    while stack:
-        node = stack.pop()
-        if id(node) in nodes:
-            continue
-        nodes[id(node)] = node
-        if isinstance(node, MappingNode):
-            stack.extend(value for _, value in entries(node))
-        elif isinstance(node, SequenceNode):
-            stack.extend(node.value)
-    paths = node_paths(root)
-    return [(node, paths[key]) for key, node in nodes.items()]
 
 
 def _at(value: Any, path: JsonPath, create: bool = False) -> Any:
