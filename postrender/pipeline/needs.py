@@ -4,13 +4,16 @@ Every document stays alive from read to write, and a composed node costs
 some 210 bytes: kept whole, the node graphs are most of a render's memory.
 So the field-spec walk runs here, once per object while its document is
 fresh (references.Finder): its references and pod strings keep only their
-own scalars. Then each stage says which nodes of an object it still reads
-(its `reads`), and the rest is pruned (syntax/prune.py). Kept whole:
-ConfigMaps and Secrets (hashed, copied, shown by diff), producers, and the
-objects a kindFrom spec looks up. Of every other object: its metadata, its
-pod templates with their metadata, the lists and RBAC rules around names
-that grants add to. The guard reads none of it: it composes again, from
-its text, each document that may hold a finding (check/guard.py).
+own scalars, and its pod templates are read into facts (their paths and
+annotations: references.PodTemplate). Then each stage says which nodes of
+an object it still reads (its `reads`), and the rest is pruned
+(syntax/prune.py). Kept whole: ConfigMaps and Secrets (hashed, renamed,
+copied), producers, and the objects a kindFrom spec looks up. Of every
+other object: the lists and RBAC rules around names that grants add to,
+and only in runs that give most workloads keys, its metadata and its pod
+templates with their metadata. A rarer edit that gives a mapping keys
+composes its document again (rewrite.DocumentEdits.mapping_at), as the
+guard does each document that may hold a finding (check/guard.py).
 
 A document with aliases or merge keys is kept whole: an alias makes one
 node sit at several paths, and a merge key lets `get` find a key in a
@@ -33,12 +36,19 @@ from .read import Document, KubeObject, object_path
 class Needs:
     """read's pruner for one field-spec table (read.Pruner)."""
 
-    def __init__(self, table: ReferenceTable, scanned: SpecIndex, prune: bool = True) -> None:
+    def __init__(self, table: ReferenceTable, scanned: SpecIndex, prune: bool = True,
+                 edits_everywhere: bool = False) -> None:
         """`scanned`: the pod-string paths walked with the field specs
         (byname.pod_string_specs), the index graph.build is given too.
         `prune`: False walks each object as it is read but keeps every node
-        (tests compare the two)."""
+        (tests compare the two). `edits_everywhere`: the run gives most
+        workloads keys (--strategy=annotate puts a config hash on every pod
+        template, --keep-previous and --retain a record of what each uses),
+        so their metadata and pod templates' metadata are kept for those
+        edits; otherwise such an edit is rare, and composes its document
+        again (rewrite.py)."""
         self._prune = prune
+        self._edits_everywhere = edits_everywhere
         self._table = table
         self._finder = references.Finder(table, scanned)
         # id(object) -> what the walk found in it (found_in).
@@ -48,12 +58,13 @@ class Needs:
     def __call__(self, doc: Document, objects: list[KubeObject]) -> None:
         for obj in objects:
             self._found[id(obj)] = self._finder(obj)
+            references.templates_read(obj, self._table)
         # Every document, small ones too: the walk is done, and what the
         # stages still read is a few paths (prune follows only those).
         if not self._prune or doc.root is None or doc.shared or not objects or MERGE_KEY in doc.text:
             return
         if self._readers is None:
-            self._readers = _Readers(self._table)
+            self._readers = _Readers(self._table, self._edits_everywhere)
         keep: list[tuple[Path, bool]] = []
         for obj in objects:
             at = object_path(obj)
@@ -62,6 +73,7 @@ class Needs:
                     return  # the whole document stays
                 keep.append((at + path, all_of_it))
         prune(doc.text, doc.root, keep)
+        doc.kept_for_edits = self._edits_everywhere
 
     def found_in(self, obj: KubeObject) -> references.Found | None:
         """What the field-spec walk found in an object as it was read, for
@@ -72,15 +84,17 @@ class Needs:
 class _Readers:
     """What the stages read of one object, asked of each in turn."""
 
-    def __init__(self, table: ReferenceTable) -> None:
+    def __init__(self, table: ReferenceTable, edits_everywhere: bool) -> None:
         self._table = table
         self._looked_up = table.kind_from_kinds()
+        self._edits_everywhere = edits_everywhere
 
     def reads(self, obj: KubeObject, found: references.Found) -> Iterator[tuple[Path, bool]]:
         if is_config_object(obj) or obj.kind in self._looked_up:
             yield (), True
             return
-        yield ("metadata",), True
-        yield from references.reads(obj, self._table, found)
+        if self._edits_everywhere:
+            yield ("metadata",), True
+        yield from references.reads(obj, self._table, found, self._edits_everywhere)
         yield from byname.reads(obj, found)
         yield from producers.reads(obj)

@@ -120,6 +120,10 @@ class Document:
     nodes: int = 0
     # Where each line of the text starts, once a line is asked for.
     line_starts: list[int] | None = None
+    # Whether what read kept of the node graph can take new keys: False when
+    # it kept no metadata or pod templates (pipeline/needs.py), and an edit
+    # that gives a mapping keys composes the document again (rewrite.py).
+    kept_for_edits: bool = True
 
     def line_of(self, node: Node) -> int:
         return self.first_line + self.chunk_line(node.start_mark) + 1

@@ -72,7 +72,7 @@ def analyse(sources: list[Source], options: RenderOptions, stream: Stream | None
     if stream is None:
         # The field specs are walked as each document is read, and each
         # document then keeps only what the stages below read of it.
-        needs = Needs(table, scanned)
+        needs = Needs(table, scanned, edits_everywhere=_edits_everywhere(options))
         stream = read(sources, options.limits, needs)
     index = ObjectIndex(stream.objects, options.namespace, frozenset(table.cluster_scoped))
     graph, pod_strings = build(index, table, scanned, may_name_config(index),
@@ -102,6 +102,13 @@ def analyse(sources: list[Source], options: RenderOptions, stream: Stream | None
                             record_refs=bool(options.keep_previous or options.retain is not None), held=policy.held)
     return Analysis(stream, table, graph, the_plan, productions, dependencies, policy, hashes, retention, warnings,
                     by_name, notes)
+
+
+def _edits_everywhere(options: RenderOptions) -> bool:
+    """Whether the run gives most workloads keys: a config hash on every pod
+    template (--strategy=annotate), a record of what each uses (keep.py:
+    --keep-previous, --retain)."""
+    return options.strategy == "annotate" or bool(options.keep_previous) or options.retain is not None
 
 
 def _first_reason(rules: list[tuple[str, dict[int, str]]]) -> dict[int, str]:

@@ -9,7 +9,7 @@ from collections.abc import Callable, Collection, Sequence
 from ..records import record
 from ..syntax import edit
 from ..syntax.edit import Edit, Value
-from .graph.references import Graph, Reference
+from .graph.references import Graph, Path, Reference
 from .index.hashing import to_json_value
 from ..errors import PostrenderError
 from ..syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, get, node_at
@@ -28,7 +28,7 @@ from ..vocabulary import (
     LABEL_SCOPE,
     LABEL_VERSIONED,
 )
-from .read import Document
+from .read import Document, KubeObject, object_node, recompose
 
 
 @record
@@ -60,6 +60,34 @@ class DocumentEdits:
     # Each Version an unsuffixed copy written after the document is a copy
     # of (`--keep-original`; the copies' edits are made when asked, `copies`).
     _copied: tuple[Version, ...] = ()
+    # The document composed again, for keys given to a mapping read did not
+    # keep (see mapping_at).
+    _whole: MappingNode | None = None
+
+    def mapping_at(self, obj: KubeObject, path: Path) -> MappingNode:
+        """The mapping at `path` in `obj`, to give keys to. Read keeps of most
+        documents only the few nodes later stages read, not the mappings a
+        rare edit gives keys to (a config hash on a pod template, say): such
+        a document is composed again here, once, and every mapping edit of
+        it goes to that graph, so edits to one mapping still merge. Replaced
+        scalars and inserted items are placed by offset, the same in both."""
+        root: Node | None = obj.node
+        if not self.document.kept_for_edits:
+            if self._whole is None:
+                self._whole = recompose(self.document)
+            root = object_node(self._whole, obj) if self._whole is not None else None
+        mapping = node_at(root, path) if root is not None else None
+        if not isinstance(mapping, MappingNode):
+            raise AssertionError(f"no mapping at {path!r} of {obj.describe()}")
+        return mapping
+
+    def set_at(self, obj: KubeObject, path: Path, values: dict[str, Value]) -> None:
+        """As `set`, on the mapping at `path` in `obj` (mapping_at)."""
+        self.set(self.mapping_at(obj, path), values)
+
+    def set_later_at(self, obj: KubeObject, path: Path, make: Callable[..., dict[str, Value]], *args: object) -> None:
+        """As `set_later`, on the mapping at `path` in `obj` (mapping_at)."""
+        self.set_later(self.mapping_at(obj, path), make, *args)
 
     def set(self, mapping: MappingNode, values: dict[str, Value]) -> None:
         """`values` becomes part of the edits: made for this call, and not
@@ -88,7 +116,8 @@ class DocumentEdits:
         self._entries[mapping] = (make, *args)
 
     def values_at(self, mapping: MappingNode) -> dict[str, Value]:
-        """What has been asked to be set in mapping so far (for `graph`)."""
+        """What has been asked to be set in mapping so far (for `graph`;
+        mapping_at gives the mapping)."""
         entry = self._entries.get(mapping) if self._entries is not None else None
         return _made(entry) if entry is not None else {}
 
@@ -238,7 +267,7 @@ def _versions(plan: Plan, options: Options, result: Rewrite) -> None:
             continue
         doc = version.obj.document
         edits = result.edits_of(doc)
-        edits.set_later(version.obj.node, _marks, version, options)
+        edits.set_later_at(version.obj, (), _marks, version, options)
         if version.renamed:
             result.renamed.append(version)
         if version.keep_original:
@@ -272,7 +301,8 @@ def _references(graph: Graph, plan: Plan, held: Collection[int], result: Rewrite
 
 def _config_hashes(places: Sequence[Place], result: Rewrite) -> None:
     for p in places:
-        result.edits_of(p.obj.document).set(p.holder, {"metadata": {"annotations": {ANNOTATION_CONFIG_HASH: p.value}}})
+        result.edits_of(p.obj.document).set_at(p.obj, p.template or (),
+                                               {"metadata": {"annotations": {ANNOTATION_CONFIG_HASH: p.value}}})
 
 
 def _retention(retention: Retention, result: Rewrite) -> None:
@@ -282,10 +312,10 @@ def _retention(retention: Retention, result: Rewrite) -> None:
             values["labels"] = {LABEL_SCOPE: mark.scope}
         if mark.keep:
             values["annotations"] = dict(mark.keep)
-        result.edits_of(mark.obj.document).set(mark.obj.node, {"metadata": values})
+        result.edits_of(mark.obj.document).set_at(mark.obj, (), {"metadata": values})
     for refs in retention.records:
-        result.edits_of(refs.referrer.document).set(
-            refs.holder, {"metadata": {"annotations": {ANNOTATION_REFS: refs.value}}})
+        result.edits_of(refs.referrer.document).set_at(
+            refs.referrer, refs.template, {"metadata": {"annotations": {ANNOTATION_REFS: refs.value}}})
 
 
 def _grant(graph: Graph, plan: Plan, ref: Reference, alive: set[tuple[str, str, str]], result: Rewrite) -> None:
@@ -331,7 +361,7 @@ def _marks(version: Version, options: Options) -> dict[str, Value]:
 
 def _copy(doc: Document, version: Version) -> DocumentEdits:
     copy = DocumentEdits(doc)
-    copy.set_later(version.obj.node, _copy_marks, version)
+    copy.set_later_at(version.obj, (), _copy_marks, version)
     return copy
 
 

@@ -18,6 +18,7 @@ from .nodes import (
     EXPLICIT_STR_STYLE,
     LINE_BREAK,
     PROPERTIES,
+    STUBS,
     MappingNode,
     Node,
     ScalarNode,
@@ -215,6 +216,10 @@ def set_entries(text: str, mapping: MappingNode, values: dict[str, Value], newli
                 edits: list[Edit] | None = None) -> list[Edit]:
     """Make `mapping` hold each key with its value: replace or insert. The
     edits are added to `edits` (nested mappings' too), and returned."""
+    if isinstance(mapping, STUBS):
+        # Its entries are in the text, not in the stub: keys "missing" here
+        # would be written a second time.
+        raise AssertionError("an edit reached a mapping the read stage did not keep (pipeline/needs.py)")
     if edits is None:
         edits = []
     missing: dict[str, Value] = {}
@@ -368,6 +373,8 @@ def _flow(values: dict[str, Value], json_style: bool = True) -> str:
 
 def insert_item_before(text: str, sequence: SequenceNode, item: Node, item_text: str, newline: str) -> Edit:
     """A new sequence item, written as one flow line, placed before `item`."""
+    if isinstance(sequence, STUBS):
+        raise AssertionError("an edit reached a sequence the read stage did not keep (pipeline/needs.py)")
     start = content_start(text, item)
     if sequence.flow_style:
         return (start, start, item_text + ", ")

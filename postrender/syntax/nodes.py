@@ -184,6 +184,23 @@ class MappingNode(_Collection):
             composing.plain_keys = _plain_distinct_keys(pairs)
 
 
+class StubMapping(MappingNode):
+    """What syntax/prune.py leaves where a mapping no later stage reads was:
+    empty, though the text holds its entries, so no edit may give it keys
+    (syntax/edit.py refuses to)."""
+
+    __slots__ = ()
+
+
+class StubSequence(SequenceNode):
+    """What syntax/prune.py leaves where a sequence no later stage reads was."""
+
+    __slots__ = ()
+
+
+STUBS = (StubMapping, StubSequence)
+
+
 def _plain_distinct_keys(pairs: list[tuple[Node, Node]]) -> bool:
     """Whether every key surely reads as its own text and no two are written
     alike, so that no two keys reach Kubernetes as one: quoted keys, and

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .edit import content_end
-from .nodes import MappingNode, Node, ScalarNode, SequenceNode, node_at
+from .nodes import MappingNode, Node, ScalarNode, SequenceNode, StubMapping, StubSequence, node_at
 
 Path = tuple[str | int, ...]
 
@@ -80,4 +80,5 @@ def _dropped(node: Node) -> bool:
 
 def stub(text: str, node: Node) -> Node:
     """An empty collection standing where `node` was, ending where its content did."""
-    return type(node)(node.tag, [], node.start_mark, content_end(text, node), flow_style=node.flow_style)
+    kind = StubMapping if isinstance(node, MappingNode) else StubSequence
+    return kind(node.tag, [], node.start_mark, content_end(text, node), flow_style=node.flow_style)

@@ -236,7 +236,7 @@ def _referrers(analysis: Analysis, out_index: ObjectIndex, ids: dict[int, Config
         tokenized = exact
         for path, prefix, token in tokens.get(id(obj), []):
             tokenized = _replaced(tokenized, path, prefix + token)
-        shapes = {path: _shape(path, exact, tokenized, template=True) for _, path in templates}
+        shapes = {t.path: _shape(t.path, exact, tokenized, template=True) for t in templates}
         namespace = index.namespace_of(obj)
         whole = None if shapes else _shape((), exact, tokenized)
         recorded = {

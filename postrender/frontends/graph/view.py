@@ -111,7 +111,7 @@ def build_view(analysis, result=None, warnings: list[str] | None = None) -> View
         else:
             status, note = "resolved", "declared dependency: feeds postrender.io/config-hash"
             referenced.add(id(dep.target))
-        edges.append(Edge(dep.referrer, dep.field_path, dep.holder.start_mark, dep.kind, dep.name,
+        edges.append(Edge(dep.referrer, dep.field_path, dep.start, dep.kind, dep.name,
                           _namespace_label(None, dep.referrer), dep.target, status, note, dep.origin))
 
     for reader in analysis.by_name.readers:
@@ -173,7 +173,7 @@ def _marks(obj: KubeObject, result) -> dict:
     if result is None:
         return {}
     edits = result.rewrite.for_document(obj.document)
-    values = edits.values_at(obj.node) if edits is not None else {}
+    values = edits.values_at(edits.mapping_at(obj, ())) if edits is not None else {}
     metadata = values.get("metadata") if isinstance(values.get("metadata"), dict) else {}
     marks: dict = {"immutable": values.get("immutable") is True}
     for key in ("labels", "annotations"):

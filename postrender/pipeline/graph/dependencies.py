@@ -18,14 +18,14 @@ from ... import fieldspecs
 from ...fieldspecs import CONFIG_KINDS, ReferenceTable
 from .references import Graph, Path, is_config_object, pod_templates
 from ..index.objects import across_namespaces, base_name_of
-from ...syntax.nodes import MappingNode, format_path, get, string_map
+from ...syntax.nodes import format_path
 from ..read import KubeObject
 
 
 @record(eq=False)
 class Dependency:
     referrer: KubeObject
-    holder: MappingNode  # the pod template declaring it, or the referrer itself
+    start: int  # where the pod template declaring it, or the referrer itself, starts in the text
     template: Path | None  # that template's path; None: declared on the object
     annotation: str
     origin: str
@@ -53,24 +53,20 @@ def find_dependencies(graph: Graph, table: ReferenceTable) -> list[Dependency]:
     for obj in graph.index.objects:
         if is_config_object(obj):
             continue
-        places: list[tuple[MappingNode, Path | None, dict[str, str]]] = [(obj.node, None, obj.annotations)]
-        for template, path in pod_templates(obj, table):
-            if path:  # the empty path is the object itself (a Pod), already covered
-                places.append((template, path, annotations_of(template)))
-        for holder, path, declared in places:
+        places: list[tuple[int, Path | None, dict[str, str]]] = [(obj.node.start_mark, None, obj.annotations)]
+        for template in pod_templates(obj, table):
+            if template.path:  # the empty path is the object itself (a Pod), already covered
+                places.append((template.start, template.path, template.annotations))
+        for start, path, declared in places:
             for key, value in declared.items():
                 for rule in rules():
                     if _applies(rule, key):
                         for kind, name in _parse(rule, value):
-                            dep = Dependency(obj, holder, path, key, str(rule.get("origin", key)), kind, name)
+                            dep = Dependency(obj, start, path, key, str(rule.get("origin", key)), kind, name)
                             if dep.supported:
                                 dep.target = names.resolve(dep)
                             found.append(dep)
     return found
-
-
-def annotations_of(holder: MappingNode) -> dict[str, str]:
-    return string_map(get(get(holder, "metadata"), "annotations"))
 
 
 def _applies(rule: dict[str, Any], key: str) -> bool:

@@ -12,7 +12,10 @@ from ...records import field, record
 from ...fieldspecs import CONFIG_KINDS, FieldSpec, ReferenceTable, Segment
 from ...fieldspecs.walk import Accessor, Compiled, SpecIndex, walk
 from ..index.objects import ObjectIndex, ObjectKey, across_namespaces
-from ...syntax.nodes import MERGE_KEY, MappingNode, Node, ScalarNode, SequenceNode, entries, format_path, get, get_str, is_string, scalar_value
+from ...syntax.nodes import (
+    MERGE_KEY, MappingNode, Node, ScalarNode, SequenceNode, entries, format_path, get, get_str, is_string, scalar_value,
+    string_map,
+)
 from ..read import KubeObject
 
 Path = tuple[str | int, ...]
@@ -66,13 +69,28 @@ class Graph:
     config_objects: list[KubeObject]
 
 
-def pod_templates(obj: KubeObject, table: ReferenceTable, immutable: bool = False) -> tuple[tuple[MappingNode, Path], ...]:
+@record(frozen=True, eq=False)
+class PodTemplate:
+    """A workload's pod template, as read while its document was whole: the
+    read stage keeps none of its nodes (pipeline/needs.py), so what the
+    stages after it read of a template is here. `path`: where it sits in the
+    object (the empty path: a Pod is its own); `start`: its offset in the
+    document's text; `annotations`: its metadata.annotations (Reloader's and
+    dependency annotations count there too)."""
+
+    path: Path
+    start: int
+    annotations: dict[str, str]
+
+
+def pod_templates(obj: KubeObject, table: ReferenceTable, immutable: bool = False) -> tuple[PodTemplate, ...]:
     """The pod templates of a workload, for annotations that must roll it
     (one per item where the path crosses a list, as an Experiment's
     templates). `immutable`: only those the API server never lets change.
 
     Asked for each reference by several stages (holds, config hashes,
-    dependencies, Reloader, retention): found once per workload and table.
+    dependencies, Reloader, retention): found once per workload and table,
+    first while the object is whole (the read stage asks: templates_read).
     A kind without templates (most objects) needs no memo."""
     paths = table.template_paths(obj.kind, obj.group, obj.api_version.rpartition("/")[2], immutable)
     if not paths:
@@ -84,13 +102,29 @@ def pod_templates(obj: KubeObject, table: ReferenceTable, immutable: bool = Fals
     return known[1]
 
 
-def _find_pod_templates(root: MappingNode, paths: tuple[tuple[Segment, ...], ...]) -> tuple[tuple[MappingNode, Path], ...]:
-    found: list[tuple[MappingNode, Path]] = []
+def templates_read(obj: KubeObject, table: ReferenceTable) -> None:
+    """Find an object's pod templates now, while its document is whole."""
+    pod_templates(obj, table)
+    pod_templates(obj, table, immutable=True)
+
+
+def _find_pod_templates(root: MappingNode, paths: tuple[tuple[Segment, ...], ...]) -> tuple[PodTemplate, ...]:
+    found: dict[Path, PodTemplate] = {}
     for segments in paths:
         for node, path in _templates_at(root, segments, ()):
-            if (node, path) not in found:
-                found.append((node, path))
-    return tuple(found)
+            if path not in found:
+                found[path] = PodTemplate(path, node.start_mark, annotations_of(node))
+    return tuple(found.values())
+
+
+# The annotations of most templates: none. One mapping for all of them;
+# nothing writes to it.
+_NO_ANNOTATIONS: dict[str, str] = {}
+
+
+def annotations_of(holder: MappingNode) -> dict[str, str]:
+    """A mapping's metadata.annotations, as strings."""
+    return string_map(get(get(holder, "metadata"), "annotations")) or _NO_ANNOTATIONS
 
 
 def _templates_at(node: Node | None, segments: tuple[Segment, ...], path: Path) -> Iterator[tuple[MappingNode, Path]]:
@@ -104,11 +138,11 @@ def _templates_at(node: Node | None, segments: tuple[Segment, ...], path: Path) 
         yield from _templates_at(get(node, segments[0].key), segments[1:], path + (segments[0].key,))
 
 
-def template_holding(obj: KubeObject, path: Path, table: ReferenceTable) -> tuple[MappingNode, Path] | None:
+def template_holding(obj: KubeObject, path: Path, table: ReferenceTable) -> PodTemplate | None:
     """The pod template a field sits in (a Pod is its own, at the empty path)."""
-    for holder, template in pod_templates(obj, table):
-        if path[: len(template)] == template:
-            return holder, template
+    for template in pod_templates(obj, table):
+        if path[: len(template.path)] == template.path:
+            return template
     return None
 
 
@@ -119,7 +153,7 @@ def in_immutable_template(obj: KubeObject, path: Path, table: ReferenceTable) ->
     instead (recreatedWhenAnnotated), so its template may change."""
     if is_hook(obj, table):
         return False
-    return any(path[: len(template)] == template for _, template in pod_templates(obj, table, immutable=True))
+    return any(path[: len(t.path)] == t.path for t in pod_templates(obj, table, immutable=True))
 
 
 def is_hook(obj: KubeObject, table: ReferenceTable) -> bool:
@@ -143,16 +177,17 @@ def is_config_object(obj: KubeObject) -> bool:
     return obj.kind in CONFIG_KINDS and obj.api_version == "v1"
 
 
-def reads(obj: KubeObject, table: ReferenceTable, found: Found) -> Iterator[tuple[Path, bool]]:
-    """The paths in an object later stages read, beyond its metadata, each
-    with whether everything under it is read too: what the read stage must
-    keep of the document (pipeline/needs.py). The references themselves
-    were found as it was read (`found`, by a Finder): each keeps its own
-    scalar. Kept: what a kindFrom spec's check reads when the whole stream
-    is known, the list holding a name that is a list item (a grant by name
-    gains names beside it), and the pod templates with their metadata
-    (annotations that roll them, asked for here so that they are found
-    while the whole object is there)."""
+def reads(obj: KubeObject, table: ReferenceTable, found: Found, templates: bool) -> Iterator[tuple[Path, bool]]:
+    """The paths in an object later stages read, each with whether
+    everything under it is read too: what the read stage must keep of the
+    document (pipeline/needs.py). The references themselves were found as
+    it was read (`found`, by a Finder): each keeps its own scalar, and the
+    pod templates' facts are read then too (templates_read). Kept: what a
+    kindFrom spec's check reads when the whole stream is known, the list
+    holding a name that is a list item (a grant by name gains names beside
+    it), and with `templates`, the pod templates with their metadata, for
+    runs that annotate most of them (rewrite.py composes a document again
+    for the few others)."""
     compiled = table.applicable(obj.kind, obj.group, obj.api_version.rpartition("/")[2])
     for spec in compiled.specs if compiled is not None else ():
         if spec.kind_from is not None:
@@ -160,10 +195,12 @@ def reads(obj: KubeObject, table: ReferenceTable, found: Found) -> Iterator[tupl
     for ref in found.references:
         if isinstance(ref.path[-1], int):
             yield ref.path[:-1], True
+    if not templates:
+        return
     for immutable in (False, True):
-        for _template, path in pod_templates(obj, table, immutable):
-            yield path, False
-            yield path + ("metadata",), True
+        for template in pod_templates(obj, table, immutable):
+            yield template.path, False
+            yield template.path + ("metadata",), True
 
 
 # What one walk of an object found while its document was whole (Finder):

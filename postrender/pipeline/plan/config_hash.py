@@ -25,7 +25,7 @@ from ..graph.dependencies import Dependency
 from ...fieldspecs import ReferenceTable
 from ..graph.references import Graph, Path, Resolution, in_immutable_template, pod_templates, template_holding
 from ..index.hashing import go_json, sha256_hex, to_json_value
-from ...syntax.nodes import MappingNode, format_path
+from ...syntax.nodes import format_path
 from ..index.objects import base_name_of
 from .versions import Plan, is_service_account_token
 from ...vocabulary import ANNOTATION_CONFIG_HASH, KUSTOMIZE_NEEDS_HASH
@@ -43,7 +43,6 @@ class Place:
     """Where one hash goes: a pod template, or a referrer's own metadata."""
 
     obj: KubeObject
-    holder: MappingNode
     template: Path | None  # None: the object's metadata
     items: dict[Item, bool] = field(default_factory=dict)  # item -> a rewritten name carries its changes
     value: str = ""
@@ -77,10 +76,10 @@ def config_hashes(
     environment values naming an object a program reads by name (byname.py);
     the name stays as written, so only the hash can roll the workload."""
     places: dict[tuple[int, Path | None], Place] = {}
-    def place(obj: KubeObject, holder: MappingNode, path: Path | None) -> Place:
+    def place(obj: KubeObject, path: Path | None) -> Place:
         key = (id(obj), path)
         if key not in places:
-            places[key] = Place(obj, holder, path)
+            places[key] = Place(obj, path)
         return places[key]
 
     def places_at(obj: KubeObject, path: Path | None) -> list[Place]:
@@ -90,17 +89,16 @@ def config_hashes(
         if path is not None:
             holding = template_holding(obj, path, table)
             if holding is not None:
-                if in_immutable_template(obj, holding[1], table):
+                if in_immutable_template(obj, holding.path, table):
                     return []
-                return [place(obj, holding[0], holding[1] or None)]
-            return [place(obj, obj.node, None)]
-        found = [(holder, template) for holder, template in pod_templates(obj, table)
-                 if not in_immutable_template(obj, template, table)]
+                return [place(obj, holding.path or None)]
+            return [place(obj, None)]
+        found = [t.path for t in pod_templates(obj, table) if not in_immutable_template(obj, t.path, table)]
         if found:
-            return [place(obj, holder, template or None) for holder, template in found]
+            return [place(obj, template or None) for template in found]
         if pod_templates(obj, table):
             return []
-        return [place(obj, obj.node, None)]
+        return [place(obj, None)]
 
     # What each hash would cover: (referrer, where, item, whether a rewritten
     # name carries the item's changes), in the order places are made.

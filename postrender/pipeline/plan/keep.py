@@ -13,12 +13,11 @@ from collections.abc import Collection
 from ...records import record
 from ...errors import UsageError
 from ...fieldspecs import ReferenceTable
-from ..graph.references import Graph, Reference, template_holding
+from ..graph.references import Graph, Path, Reference, template_holding
 from ..index.objects import IMPLICIT
 from .versions import Plan, Version, label_value
 from ...vocabulary import INSTANCE_LABEL, KEEP_POLICIES, LABEL_SCOPE
 from ..read import KubeObject
-from ...syntax.nodes import Node
 
 HELM_KEEP_WARNING = (
     "--keep-previous=helm: Helm then keeps old versions but forgets them, and the first "
@@ -50,10 +49,11 @@ class Mark:
 
 @record(frozen=True)
 class Record:
-    """A `postrender.io/refs` value and the mapping whose metadata holds it."""
+    """A `postrender.io/refs` value and where it goes: the metadata of the
+    referrer's pod template at `template`, or its own (the empty path)."""
 
     referrer: KubeObject
-    holder: Node
+    template: Path
     value: str
 
 
@@ -94,16 +94,16 @@ def decide(
 
 def _records(graph: Graph, the_plan: Plan, table: ReferenceTable, held: Collection[int]) -> tuple[Record, ...]:
     # Per referrer, then per place (a pod template, else the metadata).
-    places: dict[int, tuple[KubeObject, Node, set[str]]] = {}
+    places: dict[tuple[int, Path], tuple[KubeObject, Path, set[str]]] = {}
     for ref in graph.references:
         version = _versioned_target(ref, the_plan)
         if version is None or id(ref) in held:
             continue
         referrer = ref.referrer
-        holder = _holder(ref, table)
-        entry = places.setdefault(id(holder), (referrer, holder, set()))
+        template = _template(ref, table)
+        entry = places.setdefault((id(referrer), template), (referrer, template, set()))
         entry[2].add(_ref_entry(graph, ref, version))
-    return tuple(Record(referrer, holder, ",".join(sorted(names))) for referrer, holder, names in places.values())
+    return tuple(Record(referrer, template, ",".join(sorted(names))) for referrer, template, names in places.values())
 
 
 def _versioned_target(ref: Reference, the_plan: Plan) -> Version | None:
@@ -113,11 +113,12 @@ def _versioned_target(ref: Reference, the_plan: Plan) -> Version | None:
     return version if version is not None and version.versioned else None
 
 
-def _holder(ref: Reference, table: ReferenceTable) -> Node:
+def _template(ref: Reference, table: ReferenceTable) -> Path:
     """The pod template a reference sits in, so ReplicaSets and
-    ControllerRevisions copy the record; the object itself otherwise."""
+    ControllerRevisions copy the record; the object itself (the empty
+    path) otherwise."""
     found = template_holding(ref.referrer, ref.path, table)
-    return found[0] if found is not None else ref.referrer.node
+    return found.path if found is not None else ()
 
 
 def _ref_entry(graph: Graph, ref: Reference, version: Version) -> str:

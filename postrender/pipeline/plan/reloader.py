@@ -28,7 +28,6 @@ from __future__ import annotations
 from ...records import field, record
 from ...fieldspecs import ReferenceTable
 from ..graph.references import Graph, Reference, is_config_object, pod_templates
-from ..graph.dependencies import annotations_of
 from .versions import Plan
 from ..read import KubeObject
 
@@ -85,9 +84,9 @@ def policy(graph: Graph, table: ReferenceTable, hold: bool, also_held: dict[int,
             merged = {}
             # Reloader reads the workload's metadata; a pod template's
             # annotations count too, the workload's own winning.
-            for template, path in pod_templates(obj, table):
-                if path:
-                    merged.update(annotations_of(template))
+            for template in pod_templates(obj, table):
+                if template.path:
+                    merged.update(template.annotations)
             merged.update(obj.annotations)
         if AUTO in merged or SEARCH in merged:
             result._workloads[id(obj)] = {key: merged[key] for key in (AUTO, SEARCH) if key in merged}
