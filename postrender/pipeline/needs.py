@@ -30,6 +30,7 @@ from ..syntax.nodes import MERGE_KEY
 from ..syntax.prune import Path, prune
 from .graph import byname, producers, references
 from .graph.references import is_config_object
+from .index.configs import content_of
 from .read import Document, KubeObject, object_path
 
 
@@ -59,6 +60,9 @@ class Needs:
         for obj in objects:
             self._found[id(obj)] = self._finder(obj)
             references.templates_read(obj, self._table)
+            if is_config_object(obj):
+                content_of(obj)
+                byname.data_names(obj)
         # Every document, small ones too: the walk is done, and what the
         # stages still read is a few paths (prune follows only those).
         if not self._prune or doc.root is None or doc.shared or not objects or MERGE_KEY in doc.text:
@@ -73,7 +77,10 @@ class Needs:
                     return  # the whole document stays
                 keep.append((at + path, all_of_it))
         prune(doc.text, doc.root, keep)
-        doc.kept_for_edits = self._edits_everywhere
+        # A config object keeps all its own edits touch (its metadata, and
+        # the scalars beside it); a workload, only in runs that give most
+        # of them keys.
+        doc.kept_for_edits = self._edits_everywhere or all(is_config_object(obj) for obj in objects)
 
     def found_in(self, obj: KubeObject) -> references.Found | None:
         """What the field-spec walk found in an object as it was read, for
@@ -90,10 +97,14 @@ class _Readers:
         self._edits_everywhere = edits_everywhere
 
     def reads(self, obj: KubeObject, found: references.Found) -> Iterator[tuple[Path, bool]]:
-        if is_config_object(obj) or obj.kind in self._looked_up:
+        if obj.kind in self._looked_up:
             yield (), True
             return
-        if self._edits_everywhere:
+        if is_config_object(obj):
+            # Its content was read (index/configs.py). A List's item is
+            # copied from its nodes (rewrite._copy_as_item).
+            yield ((), True) if obj.item is not None else (("metadata",), True)
+        elif self._edits_everywhere:
             yield ("metadata",), True
         yield from references.reads(obj, self._table, found, self._edits_everywhere)
         yield from byname.reads(obj, found)

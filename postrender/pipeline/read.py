@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Callable, Iterator
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
@@ -201,6 +201,8 @@ class KubeObject:
     item: int | None = None  # position in a `List`'s items
     annotations: dict[str, str] = field(default_factory=dict)
     labels: dict[str, str] = field(default_factory=dict)
+    # A ConfigMap's or Secret's content as read (index/configs.ConfigContent).
+    content: Any = None
 
     @property
     def group(self) -> str:

@@ -31,6 +31,7 @@ from ...fieldspecs.guardrules import guard_rules
 from ...fieldspecs import CONFIG_KINDS, ReferenceTable, pod_path_spec
 from ...fieldspecs.walk import SpecIndex
 from .references import Found, Graph, Path, Scanned, lookup
+from ..index.configs import content_of
 from ..index.objects import ObjectIndex
 from ...syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, entries, format_path, get, get_str, is_string, node_at
 from ..read import KubeObject
@@ -298,23 +299,45 @@ def _data_keys() -> tuple[frozenset[str], tuple[str, ...]]:
 
 def _data_readers(graph: Graph) -> Iterator[Reader]:
     index = graph.index
-    keys, suffixes = _data_keys()
     for holder in graph.config_objects:
-        data = get(holder.node, "data")
-        if holder.kind != "ConfigMap" or not isinstance(data, MappingNode):
+        for path, value, name, via in data_names(holder):
+            for target in _targets(index, holder, None, name):
+                why = (f"{index.key(holder).describe()} {format_path(path)} names it "
+                       f"({via}: {name}): the program configured there reads it by name")
+                yield Reader(target, holder, path, value, name, why, rolls=False, via=via)
+
+
+# A name a ConfigMap's data entry gives a program: where (("data", key)), the
+# entry's scalar, the name, and the key in the entry's text that gives it.
+DataName = tuple[Path, ScalarNode, str, str]
+
+
+def data_names(holder: KubeObject) -> tuple[DataName, ...]:
+    """What a ConfigMap's data entries name, by the keys configDataKeys and
+    the guard's rules list (`secretName: web-tls` in an embedded config file).
+    Found once, while the object is whole (the read stage asks,
+    pipeline/needs.py), and kept with its content: read keeps no data."""
+    if holder.kind != "ConfigMap":
+        return ()
+    content = content_of(holder)
+    if content.named is None:
+        content.named = tuple(_scan_data(holder))
+    return content.named
+
+
+def _scan_data(holder: KubeObject) -> Iterator[DataName]:
+    data = get(holder.node, "data")
+    if not isinstance(data, MappingNode):
+        return
+    keys, suffixes = _data_keys()
+    for key, value in entries(data):
+        if not isinstance(value, ScalarNode) or not is_string(value) or len(value.value) > _MAX_SCANNED:
             continue
-        for key, value in entries(data):
-            if not isinstance(value, ScalarNode) or not is_string(value) or len(value.value) > _MAX_SCANNED:
+        if ":" not in value.value:
+            continue
+        for match in _DATA_ENTRY.finditer(value.value):
+            entry_key = match.group("key").lower()
+            if entry_key not in keys and not entry_key.endswith(suffixes):
                 continue
-            if ":" not in value.value:
-                continue
-            for match in _DATA_ENTRY.finditer(value.value):
-                entry_key = match.group("key").lower()
-                if entry_key not in keys and not entry_key.endswith(suffixes):
-                    continue
-                name = match.group("name")
-                path: Path = ("data", key.value if isinstance(key, ScalarNode) else "?")
-                for target in _targets(index, holder, None, name):
-                    why = (f"{index.key(holder).describe()} {format_path(path)} names it "
-                           f"({match.group('key')}: {name}): the program configured there reads it by name")
-                    yield Reader(target, holder, path, value, name, why, rolls=False, via=match.group("key"))
+            path: Path = ("data", key.value if isinstance(key, ScalarNode) else "?")
+            yield path, value, match.group("name"), match.group("key")

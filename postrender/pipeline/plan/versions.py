@@ -12,28 +12,14 @@ Naming rules (documented in the README):
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Collection, Iterable
 
 from ...records import record, replace
-from ...errors import PostrenderError
 from ..graph.references import Graph
-from ..index.hashing import Fields, content_hash, short_hash
+from ..index.configs import ConfigContent, content_of
+from ..index.hashing import short_hash
 from ..index.objects import ObjectIndex, base_name_of
-from ...syntax.nodes import (
-    STR_TAG,
-    MappingNode,
-    Node,
-    ScalarNode,
-    entries,
-    get,
-    go_base64,
-    is_null,
-    json_key,
-    scalar_value,
-    string_value,
-)
 from ..read import KubeObject
 from ...vocabulary import (
     ANNOTATION_COPY_OF,
@@ -144,9 +130,11 @@ def plan(
     consumed = consumed_objects(graph, held)
     versions: list[Version] = []
     for obj in graph.config_objects:
-        fields = validate(obj)
+        content = content_of(obj)
+        if content.refused is not None:
+            raise content.refused
         key = id(obj)
-        version = _version(obj, options, fields, produced.get(key), fixed.get(key), read_by_name.get(key),
+        version = _version(obj, options, content, produced.get(key), fixed.get(key), read_by_name.get(key),
                            key in consumed)
         if key in copies and version.renamed:
             version = replace(version, keep_original=True)
@@ -167,106 +155,30 @@ def opted_in(obj: KubeObject) -> bool:
     return obj.annotations.get(ANNOTATION_VERSIONED) == "true" or obj.labels.get(LABEL_VERSIONED) == "true"
 
 
-def is_empty(fields: Fields) -> bool:
-    """No data at all: no or empty data, binaryData and stringData."""
-    for field in ("data", "binaryData", "stringData"):
-        node = fields.nodes[field]
-        if isinstance(node, MappingNode) and node.value:
-            return False
-    return True
-
-
-def validate(obj: KubeObject) -> Fields:
-    """Refuses what the API server or the hash cannot take; returns the
-    fields read, with the string fields' entries the hash then reads."""
-    if not obj.name:
-        raise PostrenderError(f"{obj.kind} has no metadata.name", obj.location())
-    # postrender adds keys to these; anything but a mapping would be replaced.
-    metadata = get(obj.node, "metadata")
-    for field in ("labels", "annotations"):
-        node = get(metadata, field)
-        if node is not None and not isinstance(node, MappingNode) and not is_null(node):
-            raise PostrenderError(f"metadata.{field} must be a mapping", obj.location(node))
-    fields = Fields(obj.node)
-    secret_type = fields.nodes["type"]
-    if obj.kind == "Secret" and secret_type is not None and string_value(secret_type) is None and not is_null(secret_type):
-        raise PostrenderError("Secret type must be a string" + _not_a_string(secret_type), obj.location(secret_type))
-    for field in ("data", "binaryData", "stringData"):
-        node = fields.nodes[field]
-        if not isinstance(node, MappingNode):
-            if node is None or is_null(node):
-                continue
-            raise PostrenderError(f"{obj.kind} {field} must be a mapping", obj.location(node))
-        if field not in _STRING_FIELDS[obj.kind]:
-            continue  # not a field of this kind: the API server drops it
-        encoded = field == "binaryData" or (obj.kind == "Secret" and field == "data")
-        strings: dict[str, object] = {}
-        for key, value in entries(node):
-            # Only the key is named: the value may be a secret.
-            label = json_key(key)
-            text = string_value(value)
-            if text is None:
-                what = "a base64 string" if encoded else "a string"
-                hint = _not_a_string(value, label, show_value=obj.kind == "ConfigMap")
-                raise PostrenderError(f"{field}.{label} must be {what}{hint}", obj.location(value))
-            if encoded and go_base64(text) is None:
-                raise PostrenderError(f"{field}.{label} is not valid base64 (encode it, or move it to stringData as plain text)", obj.location(value))
-            strings[label] = text
-        fields.strings[field] = strings  # as hashing.string_entries reads them
-    return fields
-
-
-# The fields whose values the API server takes as strings (base64 for
-# binaryData and a Secret's data); a ConfigMap's stringData or a Secret's
-# binaryData is no field of theirs.
-_STRING_FIELDS = {"ConfigMap": ("data", "binaryData"), "Secret": ("data", "stringData")}
-
-
-def _not_a_string(node: Node, label: str = "", show_value: bool = False) -> str:
-    """Why Kubernetes reads a node as something other than a string, and the
-    mechanical fix. The value itself is quoted back only when `show_value`
-    (a short ConfigMap value): a Secret's never is."""
-    if not isinstance(node, ScalarNode):
-        return f" (write the text as a block scalar: `{label or 'key'}: |`)"
-    value = scalar_value(node)  # read.py has refused what kubectl cannot read
-    if value is None:
-        what = "null"
-        fix = 'write "" for an empty string' if not node.style else "drop the !!null tag"
-    else:
-        what = "a boolean" if isinstance(value, bool) else "a number"
-        fix = "drop its tag or make it !!str"
-        if node.tag == STR_TAG:
-            shown = show_value and len(node.value) <= 40
-            fix = f"quote it: {json.dumps(node.value, ensure_ascii=False)}" if shown else "quote it"
-    if node.tag == STR_TAG:
-        return f" ({fix}; unquoted, Kubernetes reads it as {what} under YAML 1.1)"
-    return f" ({fix}; its tag makes it {what})"
-
-
 def _version(
     obj: KubeObject,
     options: Options,
-    fields: Fields,
+    content: ConfigContent,
     produced_by: str | None,
     fixed: str | None,
     read_by_name: str | None,
     consumed: bool,
 ) -> Version:
-    """`fields`: the object's, as validate read them."""
-    digest = content_hash(obj.kind, obj.node, fields)
+    """`content`: the object's, as read (index/configs.py)."""
+    digest = content.hash
     name = obj.name or ""
     if obj.annotations.get(KUSTOMIZE_NEEDS_HASH) == "enabled":
         return Version(obj, digest, name, name, excluded="kustomize generator output: kustomize adds its own suffix")
     if obj.annotations.get(ANNOTATION_VERSIONED) == "false" or obj.labels.get(LABEL_VERSIONED) == "false":
         reason = "a keep-original copy" if ANNOTATION_COPY_OF in obj.annotations else "opted out (postrender.io/versioned: \"false\")"
         return Version(obj, digest, name, name, excluded=reason)
-    if obj.kind == "Secret" and _is_token_type(fields.nodes["type"]):
+    if content.token:
         return Version(obj, digest, name, name, excluded="service-account token Secret (filled in by the token controller)")
     if produced_by:
         return Version(obj, digest, name, name, excluded=produced_by)
     # A controller writes into an empty object under its name; an immutable,
     # renamed copy would stay empty while the controller writes elsewhere.
-    if is_empty(fields):
+    if content.empty:
         return Version(obj, digest, name, name, excluded=EMPTY)
     if fixed:
         return Version(obj, digest, name, name, excluded=fixed)
@@ -285,11 +197,7 @@ def _version(
 
 def is_service_account_token(obj: KubeObject) -> bool:
     """The token controller fills such a Secret in, under its own name."""
-    return obj.kind == "Secret" and _is_token_type(get(obj.node, "type"))
-
-
-def _is_token_type(node: Node | None) -> bool:
-    return isinstance(node, ScalarNode) and node.value == "kubernetes.io/service-account-token"
+    return obj.kind == "Secret" and content_of(obj).token
 
 
 def versioned_name(base: str, digest: str) -> str:

@@ -139,9 +139,21 @@ def test_what_no_stage_reads_is_dropped():
     assert kept < whole * 0.5, (whole, kept)
 
 
-def test_config_objects_and_aliases_are_kept_whole():
+def test_a_config_object_keeps_its_metadata_not_its_data():
+    # Its content is read into facts as it is read (index/configs.py): the
+    # data entries go, its metadata and the scalars beside it stay for the
+    # edits it gets. In a List it stays whole: its copy is made from its nodes.
     config = WORKLOAD.split("---\n")[1]
-    assert _kept(config)[1] == _kept(config)[0]
+    table = fieldspecs.load_table([])
+    doc = read([Source(None, config)], Limits(), Needs(table, pod_string_specs(table))).documents[0]
+    assert node_at(doc.root, ("metadata", "name")).value == "web-config"
+    assert node_at(doc.root, ("data",)).value == []
+    assert doc.kept_for_edits
+    listed = "apiVersion: v1\nkind: List\nitems:\n- " + config.replace("\n", "\n  ").rstrip() + "\n"
+    assert _kept(listed)[1] == _kept(listed)[0]
+
+
+def test_aliases_and_merge_keys_keep_a_document_whole():
     aliased = CRD.replace("  group: example.com", "  group: &g example.com\n  other: *g")
     whole, kept = _kept(aliased)
     assert kept == whole
@@ -274,3 +286,74 @@ def test_the_guard_keeps_nothing_in_a_pruned_document():
     assert isinstance(spec, MappingNode) and spec.value == [], spec
     assert any(path == "spec.deep.nested[0].settings.configMapName"
                for _, path, _, _, _ in _findings(text, "", pruned=True))
+
+
+# A workload keeps no metadata and no pod template unless the run gives most
+# workloads keys; an edit that gives one a key then composes its document
+# again (rewrite.DocumentEdits.mapping_at), and must land as on the whole one.
+def _workload_kept(edits_everywhere: bool):
+    table = fieldspecs.load_table([])
+    needs = Needs(table, pod_string_specs(table), edits_everywhere=edits_everywhere)
+    return read([Source(None, WORKLOAD.split("---\n")[0])], Limits(), needs).documents[0]
+
+
+def test_a_workload_keeps_its_metadata_only_for_runs_that_edit_most_of_them():
+    doc = _workload_kept(False)
+    assert not doc.kept_for_edits
+    assert node_at(doc.root, ("metadata",)).value == []
+    assert node_at(doc.root, ("spec",)).value == []
+    doc = _workload_kept(True)
+    assert doc.kept_for_edits
+    assert node_at(doc.root, ("spec", "template", "metadata", "labels", "app")).value == "web"
+
+
+# Each edit that gives a workload's mapping keys: a config hash on its pod
+# template (a name read by a program; --strategy annotate), on its own
+# metadata (a kind with no template), a record of what it uses
+# (--keep-previous), in a List beside the config it uses. Runs that edit
+# most workloads keep what those edits need instead (the second and third).
+_READ_BY_PROGRAM = WORKLOAD.replace(
+    "        envFrom:", "        args: [--config-map=web-config]\n        envFrom:")
+_NO_TEMPLATE = """\
+apiVersion: v1
+kind: Secret
+metadata: {name: pull, annotations: {postrender.io/versioned: "false"}}
+type: kubernetes.io/dockerconfigjson
+data: {.dockerconfigjson: e30=}
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: web
+  labels: {app: web}
+imagePullSecrets:
+- name: pull
+"""
+EDITED = {
+    "a hash on a template": (_READ_BY_PROGRAM, ""),
+    "a hash everywhere": (WORKLOAD, "--strategy annotate"),
+    "a record of what it uses": (WORKLOAD, "--keep-previous helm"),
+    "in a List": (_listed(*WORKLOAD.split("---\n")), "--keep-previous argocd"),
+    "a List, renamed": (_listed(*_READ_BY_PROGRAM.split("---\n")), ""),
+    "an object without a template": (_NO_TEMPLATE, ""),
+    "... and a record": (_NO_TEMPLATE.replace(', annotations: {postrender.io/versioned: "false"}', ""), "--keep-previous argocd"),
+}
+
+
+@pytest.mark.parametrize("case", EDITED, ids=list(EDITED))
+def test_an_edit_to_a_mapping_read_did_not_keep_lands_as_on_the_whole(case):
+    text, argv = EDITED[case]
+    output, _, _ = _render(text, argv, pruned=True)
+    assert not output.startswith("error:"), output
+    assert output != text
+    _same(text, argv)
+
+
+def test_no_edit_gives_a_stub_keys():
+    from postrender.syntax.edit import set_entries
+    from postrender.syntax.prune import stub
+
+    doc = read([Source(None, WORKLOAD.split("---\n")[0])], Limits()).documents[0]
+    metadata = node_at(doc.root, ("metadata",))
+    with pytest.raises(AssertionError):
+        set_entries(doc.text, stub(doc.text, metadata), {"labels": {"a": "b"}}, "\n")

@@ -1,0 +1,145 @@
+"""What a ConfigMap or Secret holds, read once while its document is whole.
+
+The read stage keeps of a config object its metadata and the scalars beside
+it, not its data (pipeline/needs.py): the data is most of a config's nodes
+and text, and what the stages after read need of it is small. So it is read
+here, as the document is read, into a ConfigContent kept on the object:
+its content hash (index/hashing.py), whether it holds any data, whether it
+is a service-account token Secret, and what the API server or the hash
+would refuse, raised only when the plan is made, as before. byname adds the
+names its data entries give a program (graph/byname.data_names).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ...errors import PostrenderError
+from ...records import record
+from ...syntax.nodes import (
+    STR_TAG,
+    MappingNode,
+    Node,
+    ScalarNode,
+    entries,
+    get,
+    go_base64,
+    is_null,
+    json_key,
+    scalar_value,
+    string_value,
+)
+from ..read import KubeObject
+from .hashing import Fields, content_hash
+
+
+@record(eq=False)
+class ConfigContent:
+    hash: str  # kustomize's content hash; "" when refused
+    empty: bool  # no data, binaryData or stringData entry at all
+    token: bool  # a Secret of type kubernetes.io/service-account-token
+    # What validate refused: raised when the plan is made, so that the
+    # stream's other errors keep coming first, as when it was read later.
+    refused: PostrenderError | None = None
+    # What byname found in the data (graph/byname.data_names), once asked.
+    named: Any = None
+
+
+def content_of(obj: KubeObject) -> ConfigContent:
+    """The object's content, read now if no stage has yet: the read stage
+    asks while the document is whole (pipeline/needs.py); a stream read
+    without pruning (KRM, library callers) is read when first asked."""
+    known = obj.content
+    if known is None:
+        known = obj.content = _read(obj)
+    return known
+
+
+def _read(obj: KubeObject) -> ConfigContent:
+    try:
+        fields = validate(obj)
+    except PostrenderError as refused:
+        return ConfigContent("", False, False, refused)
+    token = obj.kind == "Secret" and _is_token_type(fields.nodes["type"])
+    return ConfigContent(content_hash(obj.kind, obj.node, fields), is_empty(fields), token)
+
+
+def _is_token_type(node: Node | None) -> bool:
+    return isinstance(node, ScalarNode) and node.value == "kubernetes.io/service-account-token"
+
+
+def is_empty(fields: Fields) -> bool:
+    """No data at all: no or empty data, binaryData and stringData."""
+    for field in ("data", "binaryData", "stringData"):
+        node = fields.nodes[field]
+        if isinstance(node, MappingNode) and node.value:
+            return False
+    return True
+
+
+def validate(obj: KubeObject) -> Fields:
+    """Refuses what the API server or the hash cannot take; returns the
+    fields read, with the string fields' entries the hash then reads."""
+    if not obj.name:
+        raise PostrenderError(f"{obj.kind} has no metadata.name", obj.location())
+    # postrender adds keys to these; anything but a mapping would be replaced.
+    metadata = get(obj.node, "metadata")
+    for field in ("labels", "annotations"):
+        node = get(metadata, field)
+        if node is not None and not isinstance(node, MappingNode) and not is_null(node):
+            raise PostrenderError(f"metadata.{field} must be a mapping", obj.location(node))
+    fields = Fields(obj.node)
+    secret_type = fields.nodes["type"]
+    if obj.kind == "Secret" and secret_type is not None and string_value(secret_type) is None and not is_null(secret_type):
+        raise PostrenderError("Secret type must be a string" + _not_a_string(secret_type), obj.location(secret_type))
+    for field in ("data", "binaryData", "stringData"):
+        node = fields.nodes[field]
+        if not isinstance(node, MappingNode):
+            if node is None or is_null(node):
+                continue
+            raise PostrenderError(f"{obj.kind} {field} must be a mapping", obj.location(node))
+        if field not in _STRING_FIELDS[obj.kind]:
+            continue  # not a field of this kind: the API server drops it
+        encoded = field == "binaryData" or (obj.kind == "Secret" and field == "data")
+        strings: dict[str, object] = {}
+        for key, value in entries(node):
+            # Only the key is named: the value may be a secret.
+            label = json_key(key)
+            text = string_value(value)
+            if text is None:
+                what = "a base64 string" if encoded else "a string"
+                hint = _not_a_string(value, label, show_value=obj.kind == "ConfigMap")
+                raise PostrenderError(f"{field}.{label} must be {what}{hint}", obj.location(value))
+            if encoded and go_base64(text) is None:
+                raise PostrenderError(f"{field}.{label} is not valid base64 (encode it, or move it to stringData as plain text)", obj.location(value))
+            strings[label] = text
+        fields.strings[field] = strings  # as hashing.string_entries reads them
+    return fields
+
+
+# The fields whose values the API server takes as strings (base64 for
+# binaryData and a Secret's data); a ConfigMap's stringData or a Secret's
+# binaryData is no field of theirs.
+_STRING_FIELDS = {"ConfigMap": ("data", "binaryData"), "Secret": ("data", "stringData")}
+
+
+def _not_a_string(node: Node, label: str = "", show_value: bool = False) -> str:
+    """Why Kubernetes reads a node as something other than a string, and the
+    mechanical fix. The value itself is quoted back only when `show_value`
+    (a short ConfigMap value): a Secret's never is."""
+    if not isinstance(node, ScalarNode):
+        return f" (write the text as a block scalar: `{label or 'key'}: |`)"
+    value = scalar_value(node)  # read.py has refused what kubectl cannot read
+    if value is None:
+        what = "null"
+        fix = 'write "" for an empty string' if not node.style else "drop the !!null tag"
+    else:
+        what = "a boolean" if isinstance(value, bool) else "a number"
+        fix = "drop its tag or make it !!str"
+        if node.tag == STR_TAG:
+            shown = show_value and len(node.value) <= 40
+            fix = f"quote it: {json.dumps(node.value, ensure_ascii=False)}" if shown else "quote it"
+    if node.tag == STR_TAG:
+        return f" ({fix}; unquoted, Kubernetes reads it as {what} under YAML 1.1)"
+    return f" ({fix}; its tag makes it {what})"
