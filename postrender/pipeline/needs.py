@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from ..fieldspecs import ReferenceTable
 from ..fieldspecs.walk import SpecIndex
 from ..syntax.nodes import MERGE_KEY
-from ..syntax.prune import Path, prune
+from ..syntax.prune import Path, prune, stub
 from .graph import byname, producers, references
 from .graph.references import is_config_object
 from .index.configs import content_of
@@ -76,7 +76,13 @@ class Needs:
                 if all_of_it and not at and not path:
                     return  # the whole document stays
                 keep.append((at + path, all_of_it))
-        prune(doc.text, doc.root, keep)
+        if keep or objects[0].item is not None:
+            prune(doc.text, doc.root, keep)
+        else:
+            # No stage reads anything of it (most workloads and Services in
+            # a run that edits few of them): not even the keys stay. An
+            # empty mapping stands for the object, where it was.
+            doc.root = objects[0].node = stub(doc.text, doc.root)
         # A config object keeps all its own edits touch (its metadata, and
         # the scalars beside it); a workload, only in runs that give most
         # of them keys.
