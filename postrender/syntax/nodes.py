@@ -24,6 +24,7 @@ import re
 import struct
 from sys import intern
 from collections.abc import Callable, Iterator
+from operator import attrgetter, itemgetter
 
 import _ruamel_yaml
 from ruamel.yaml.cyaml import CParser
@@ -126,10 +127,12 @@ class _Collection(Node):
 
     def __init__(self, tag: str, value: list, start_mark: object, end_mark: object | None,
                  flow_style: bool | None = None) -> None:
+        # _offset, written out: the composer gives a Mark, and no end yet.
+        index: int = start_mark if type(start_mark) is int else start_mark.index  # type: ignore[attr-defined]
         self.tag = tag
         self.value = value
-        self.start_mark = _offset(start_mark)
-        self._end = _offset(end_mark) if end_mark is not None else -1
+        self.start_mark = _SHARED_OFFSETS[index] if index < _SHARED_BELOW else index
+        self._end = -1 if end_mark is None else _offset(end_mark)
         self.flow_style = flow_style
 
     @property
@@ -148,7 +151,9 @@ class SequenceNode(_Collection):
 
     @_Collection.end_mark.setter
     def end_mark(self, mark: object) -> None:
-        self._end = _offset(mark)
+        # _offset, written out: the composer gives every collection its end.
+        index: int = mark if type(mark) is int else mark.index  # type: ignore[attr-defined]
+        self._end = _SHARED_OFFSETS[index] if index < _SHARED_BELOW else index
         composing = _composing
         if composing is not None:
             composing.events += 1 + len(self.value)  # its end, and each item
@@ -164,12 +169,13 @@ class MappingNode(_Collection):
 
     def __init__(self, tag: str, value: list, start_mark: object, end_mark: object | None,
                  flow_style: bool | None = None) -> None:
-        super().__init__(tag, value, start_mark, end_mark, flow_style)
+        _Collection.__init__(self, tag, value, start_mark, end_mark, flow_style)
         self.merge: dict[str, Node] | None = None
 
     @_Collection.end_mark.setter
     def end_mark(self, mark: object) -> None:
-        self._end = _offset(mark)
+        index: int = mark if type(mark) is int else mark.index  # type: ignore[attr-defined]
+        self._end = _SHARED_OFFSETS[index] if index < _SHARED_BELOW else index
         composing = _composing
         if composing is None:
             return
@@ -189,14 +195,32 @@ def _plain_distinct_keys(pairs: list[tuple[Node, Node]]) -> bool:
     alike, so that no two keys reach Kubernetes as one: quoted keys, and
     plain ones that can read as nothing but their text (_plain_is_text)."""
     try:
-        if len({key.value for key, _ in pairs}) != len(pairs):
-            return False
+        texts = set(map(_VALUE, map(_FIRST, pairs)))
     except TypeError:  # a collection as a key: its value is a list
         return False
+    if len(texts) != len(pairs):
+        return False
+    if texts <= _TEXT_KEYS:
+        return True
     for key, _ in pairs:
-        if not key.style and not _plain_is_text(key.value):  # type: ignore[attr-defined,arg-type]
+        text = key.value
+        if _plain_is_text(text):  # type: ignore[arg-type]
+            if len(_TEXT_KEYS) < _TEXT_KEYS_HELD and len(text) < _SHARED_TEXT_BELOW:  # type: ignore[arg-type]
+                _TEXT_KEYS.add(text)  # type: ignore[arg-type]
+        elif not key.style:  # type: ignore[attr-defined]
             return False
     return True
+
+
+# Key texts _plain_is_text found to read as themselves: the same keys
+# (`name`, `metadata`, `labels`) recur in every document, and a mapping
+# whose keys are all known needs no key looked at (a set's subset test, in
+# C). Held up to a bound, as unique keys (a ConfigMap's) would only add
+# entries.
+_TEXT_KEYS: set[str] = set()
+_TEXT_KEYS_HELD = 1024
+_FIRST = itemgetter(0)
+_VALUE = attrgetter("value")
 
 
 _DEFAULT_TAGS = {
