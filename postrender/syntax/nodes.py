@@ -283,7 +283,10 @@ class Composer(CParser):
         self.events = 0
         self.plain_keys = True
 
-    def resolve(self, kind: type, value: object, implicit: object) -> str:
+    # Static: libyaml's composer calls it for every untagged node, and a
+    # bound method would be made for each call.
+    @staticmethod
+    def resolve(kind: type, value: object, implicit: object) -> str:
         return _DEFAULT_TAGS[kind]
 
     # libyaml's composer calls these two around every node it composes;
@@ -698,7 +701,7 @@ def get(node: Node | None, key: str) -> Node | None:
         for k, v in node.value:
             # No key here is tagged: one written `key` reads as `key`, quoted
             # or plain, unless `key` itself may read as another value.
-            if k.value == key and (_plain_is_text(key) or _reads_as(k, key)):
+            if k.value == key and (key in _TEXT_KEYS or _plain_is_text(key) or _reads_as(k, key)):
                 return v
         return None
     if index is _SEARCH:
