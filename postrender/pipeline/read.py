@@ -655,10 +655,10 @@ def _shift_offsets(root: Node, by: int) -> None:
 
 
 def _release(loader: Composer) -> None:
-    """Free a loader now: it refers to itself (as its parser, composer,
-    resolver...), and cli.py runs with the cyclic collector paused."""
+    """Done with a loader. A Composer refers to nothing that refers back to
+    it (no instance dict: Composer.__slots__), so reference counting frees
+    it even while cli.py runs with the cyclic collector paused."""
     loader.dispose()
-    vars(loader).clear()
 
 
 def only_comments(text: str) -> bool:

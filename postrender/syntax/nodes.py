@@ -264,6 +264,12 @@ class Composer(CParser):
     `resolve`: libyaml hands them over as written.
     """
 
+    # No instance dict: libyaml's composer looks up three of its methods
+    # for every node (resolve, descend_resolver, ascend_resolver), and each
+    # lookup would search the dict first. It also leaves nothing that refers
+    # back to the loader, which reference counting alone then frees.
+    __slots__ = ("plain_text", "small_mappings", "events", "plain_keys")
+
     def __init__(self, stream: object) -> None:
         super().__init__(stream)
         # What the text rules out at once: a merge key is a plain `<<` or a
