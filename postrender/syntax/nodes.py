@@ -187,21 +187,23 @@ class MappingNode(_Collection):
             # text), so that most mappings need no _key_index.
             self.merge = composing.small_mappings
         if composing.plain_keys:
-            composing.plain_keys = _plain_distinct_keys(pairs)
+            # Whether every key surely reads as its own text and no two are
+            # written alike, so that no two keys reach Kubernetes as one:
+            # quoted keys, and plain ones that can read as nothing but their
+            # text (_plain_is_text). Here, not in a function of its own: it
+            # is asked of every mapping, and most have only known keys.
+            try:
+                texts = set(map(_VALUE, map(_FIRST, pairs)))
+            except TypeError:  # a collection as a key: its value is a list
+                composing.plain_keys = False
+                return
+            if len(texts) != len(pairs) or not texts <= _TEXT_KEYS and not _plain_keys(pairs):
+                composing.plain_keys = False
 
 
-def _plain_distinct_keys(pairs: list[tuple[Node, Node]]) -> bool:
-    """Whether every key surely reads as its own text and no two are written
-    alike, so that no two keys reach Kubernetes as one: quoted keys, and
-    plain ones that can read as nothing but their text (_plain_is_text)."""
-    try:
-        texts = set(map(_VALUE, map(_FIRST, pairs)))
-    except TypeError:  # a collection as a key: its value is a list
-        return False
-    if len(texts) != len(pairs):
-        return False
-    if texts <= _TEXT_KEYS:
-        return True
+def _plain_keys(pairs: list[tuple[Node, Node]]) -> bool:
+    """Whether every key is quoted or a plain one that reads as its text,
+    learning the texts that do (_TEXT_KEYS)."""
     for key, _ in pairs:
         text = key.value
         if _plain_is_text(text):  # type: ignore[arg-type]
