@@ -273,7 +273,7 @@ class Composer(CParser):
     __slots__ = ("plain_text", "small_mappings", "events", "plain_keys")
 
     def __init__(self, stream: object) -> None:
-        super().__init__(stream)
+        CParser.__init__(self, _Text(stream) if type(stream) is str else stream)
         # What the text rules out at once: a merge key is a plain `<<` or a
         # tagged one, and a tag is always written with a `!` (`!!str`,
         # `!foo`, `%TAG`). `plain_text`: neither is anywhere in it.
@@ -287,7 +287,7 @@ class Composer(CParser):
         # Tallied as collections end: libyaml's parse events (a start per
         # node, an end per collection; aliases are not seen, and count 0),
         # and whether every mapping so far has plain, distinct keys
-        # (_plain_distinct_keys).
+        # (MappingNode.end_mark).
         self.events = 0
         self.plain_keys = True
 
@@ -327,6 +327,25 @@ class Composer(CParser):
                 " install ruamel.yaml.clib 0.2.8 to 0.2.15, the versions it is tested with"
             )
         return root
+
+
+class _Text:
+    """A text as a stream CParser reads, all at once: given a str itself,
+    CParser first asks it for a `read` method, and the AttributeError that
+    answers costs more than reading through this (about 2 µs a document).
+    The text is the same to libyaml, encoded to UTF-8 either way."""
+
+    __slots__ = ("text",)
+
+    name = "<unicode string>"  # what CParser calls a str it reads (ReaderError names it)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def read(self, size: int) -> str:
+        # CParser keeps what is beyond `size` for later calls; "" ends it.
+        text, self.text = self.text, ""
+        return text
 
 
 def _clib_version() -> str:
