@@ -24,6 +24,7 @@ import re
 import struct
 from sys import intern
 from collections.abc import Callable, Iterator
+from operator import attrgetter, itemgetter
 
 import _ruamel_yaml
 from ruamel.yaml.cyaml import CParser
@@ -126,10 +127,12 @@ class _Collection(Node):
 
     def __init__(self, tag: str, value: list, start_mark: object, end_mark: object | None,
                  flow_style: bool | None = None) -> None:
+        # _offset, written out: the composer gives a Mark, and no end yet.
+        index: int = start_mark if type(start_mark) is int else start_mark.index  # type: ignore[attr-defined]
         self.tag = tag
         self.value = value
-        self.start_mark = _offset(start_mark)
-        self._end = _offset(end_mark) if end_mark is not None else -1
+        self.start_mark = _SHARED_OFFSETS[index] if index < _SHARED_BELOW else index
+        self._end = -1 if end_mark is None else _offset(end_mark)
         self.flow_style = flow_style
 
     @property
@@ -148,7 +151,9 @@ class SequenceNode(_Collection):
 
     @_Collection.end_mark.setter
     def end_mark(self, mark: object) -> None:
-        self._end = _offset(mark)
+        # _offset, written out: the composer gives every collection its end.
+        index: int = mark if type(mark) is int else mark.index  # type: ignore[attr-defined]
+        self._end = _SHARED_OFFSETS[index] if index < _SHARED_BELOW else index
         composing = _composing
         if composing is not None:
             composing.events += 1 + len(self.value)  # its end, and each item
@@ -164,12 +169,13 @@ class MappingNode(_Collection):
 
     def __init__(self, tag: str, value: list, start_mark: object, end_mark: object | None,
                  flow_style: bool | None = None) -> None:
-        super().__init__(tag, value, start_mark, end_mark, flow_style)
+        _Collection.__init__(self, tag, value, start_mark, end_mark, flow_style)
         self.merge: dict[str, Node] | None = None
 
     @_Collection.end_mark.setter
     def end_mark(self, mark: object) -> None:
-        self._end = _offset(mark)
+        index: int = mark if type(mark) is int else mark.index  # type: ignore[attr-defined]
+        self._end = _SHARED_OFFSETS[index] if index < _SHARED_BELOW else index
         composing = _composing
         if composing is None:
             return
@@ -181,7 +187,18 @@ class MappingNode(_Collection):
             # text), so that most mappings need no _key_index.
             self.merge = composing.small_mappings
         if composing.plain_keys:
-            composing.plain_keys = _plain_distinct_keys(pairs)
+            # Whether every key surely reads as its own text and no two are
+            # written alike, so that no two keys reach Kubernetes as one:
+            # quoted keys, and plain ones that can read as nothing but their
+            # text (_plain_is_text). Here, not in a function of its own: it
+            # is asked of every mapping, and most have only known keys.
+            try:
+                texts = set(map(_VALUE, map(_FIRST, pairs)))
+            except TypeError:  # a collection as a key: its value is a list
+                composing.plain_keys = False
+                return
+            if len(texts) != len(pairs) or not texts <= _TEXT_KEYS and not _plain_keys(pairs):
+                composing.plain_keys = False
 
 
 class StubMapping(MappingNode):
@@ -201,19 +218,28 @@ class StubSequence(SequenceNode):
 STUBS = (StubMapping, StubSequence)
 
 
-def _plain_distinct_keys(pairs: list[tuple[Node, Node]]) -> bool:
-    """Whether every key surely reads as its own text and no two are written
-    alike, so that no two keys reach Kubernetes as one: quoted keys, and
-    plain ones that can read as nothing but their text (_plain_is_text)."""
-    try:
-        if len({key.value for key, _ in pairs}) != len(pairs):
-            return False
-    except TypeError:  # a collection as a key: its value is a list
-        return False
+def _plain_keys(pairs: list[tuple[Node, Node]]) -> bool:
+    """Whether every key is quoted or a plain one that reads as its text,
+    learning the texts that do (_TEXT_KEYS)."""
     for key, _ in pairs:
-        if not key.style and not _plain_is_text(key.value):  # type: ignore[attr-defined,arg-type]
+        text = key.value
+        if _plain_is_text(text):  # type: ignore[arg-type]
+            if len(_TEXT_KEYS) < _TEXT_KEYS_HELD and len(text) < _SHARED_TEXT_BELOW:  # type: ignore[arg-type]
+                _TEXT_KEYS.add(text)  # type: ignore[arg-type]
+        elif not key.style:  # type: ignore[attr-defined]
             return False
     return True
+
+
+# Key texts _plain_is_text found to read as themselves: the same keys
+# (`name`, `metadata`, `labels`) recur in every document, and a mapping
+# whose keys are all known needs no key looked at (a set's subset test, in
+# C). Held up to a bound, as unique keys (a ConfigMap's) would only add
+# entries.
+_TEXT_KEYS: set[str] = set()
+_TEXT_KEYS_HELD = 1024
+_FIRST = itemgetter(0)
+_VALUE = attrgetter("value")
 
 
 _DEFAULT_TAGS = {
@@ -257,8 +283,14 @@ class Composer(CParser):
     `resolve`: libyaml hands them over as written.
     """
 
+    # No instance dict: libyaml's composer looks up three of its methods
+    # for every node (resolve, descend_resolver, ascend_resolver), and each
+    # lookup would search the dict first. It also leaves nothing that refers
+    # back to the loader, which reference counting alone then frees.
+    __slots__ = ("plain_text", "small_mappings", "events", "plain_keys")
+
     def __init__(self, stream: object) -> None:
-        super().__init__(stream)
+        CParser.__init__(self, _Text(stream) if type(stream) is str else stream)
         # What the text rules out at once: a merge key is a plain `<<` or a
         # tagged one, and a tag is always written with a `!` (`!!str`,
         # `!foo`, `%TAG`). `plain_text`: neither is anywhere in it.
@@ -272,11 +304,14 @@ class Composer(CParser):
         # Tallied as collections end: libyaml's parse events (a start per
         # node, an end per collection; aliases are not seen, and count 0),
         # and whether every mapping so far has plain, distinct keys
-        # (_plain_distinct_keys).
+        # (MappingNode.end_mark).
         self.events = 0
         self.plain_keys = True
 
-    def resolve(self, kind: type, value: object, implicit: object) -> str:
+    # Static: libyaml's composer calls it for every untagged node, and a
+    # bound method would be made for each call.
+    @staticmethod
+    def resolve(kind: type, value: object, implicit: object) -> str:
         return _DEFAULT_TAGS[kind]
 
     # libyaml's composer calls these two around every node it composes;
@@ -309,6 +344,25 @@ class Composer(CParser):
                 " install ruamel.yaml.clib 0.2.8 to 0.2.15, the versions it is tested with"
             )
         return root
+
+
+class _Text:
+    """A text as a stream CParser reads, all at once: given a str itself,
+    CParser first asks it for a `read` method, and the AttributeError that
+    answers costs more than reading through this (about 2 µs a document).
+    The text is the same to libyaml, encoded to UTF-8 either way."""
+
+    __slots__ = ("text",)
+
+    name = "<unicode string>"  # what CParser calls a str it reads (ReaderError names it)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def read(self, size: int) -> str:
+        # CParser keeps what is beyond `size` for later calls; "" ends it.
+        text, self.text = self.text, ""
+        return text
 
 
 def _clib_version() -> str:
@@ -691,7 +745,7 @@ def get(node: Node | None, key: str) -> Node | None:
         for k, v in node.value:
             # No key here is tagged: one written `key` reads as `key`, quoted
             # or plain, unless `key` itself may read as another value.
-            if k.value == key and (_plain_is_text(key) or _reads_as(k, key)):
+            if k.value == key and (key in _TEXT_KEYS or _plain_is_text(key) or _reads_as(k, key)):
                 return v
         return None
     if index is _SEARCH:
