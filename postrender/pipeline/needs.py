@@ -26,7 +26,7 @@ from collections.abc import Iterator
 
 from ..fieldspecs import ReferenceTable
 from ..fieldspecs.walk import SpecIndex
-from ..syntax.nodes import MERGE_KEY
+from ..syntax.nodes import MERGE_KEY, MappingNode, node_at
 from ..syntax.prune import Path, prune, stub
 from .graph import byname, producers, references
 from .graph.references import is_config_object
@@ -76,7 +76,14 @@ class Needs:
                 if all_of_it and not at and not path:
                     return  # the whole document stays
                 keep.append((at + path, all_of_it))
-        if keep or objects[0].item is not None:
+        if objects[0].item is not None:
+            prune(doc.text, doc.root, keep)
+            for obj in objects:
+                # A List's item no path kept is a stub in the list now; the
+                # object must not hold the whole item on by itself.
+                kept = node_at(doc.root, object_path(obj))
+                obj.node = kept if isinstance(kept, MappingNode) else stub(doc.text, obj.node)
+        elif keep:
             prune(doc.text, doc.root, keep)
         else:
             # No stage reads anything of it (most workloads and Services in

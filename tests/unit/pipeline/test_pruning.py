@@ -355,3 +355,13 @@ def test_no_edit_gives_a_stub_keys():
     metadata = node_at(doc.root, ("metadata",))
     with pytest.raises(AssertionError):
         set_entries(doc.text, stub(doc.text, metadata), {"labels": {"a": "b"}}, "\n")
+
+
+def test_a_list_item_nothing_is_read_of_holds_no_nodes():
+    # The object held its item on by itself while the list held a stub.
+    table = fieldspecs.load_table([])
+    text = _listed(*WORKLOAD.split("---\n"))
+    objects = read([Source(None, text)], Limits(), Needs(table, pod_string_specs(table))).objects
+    workload, config = objects
+    assert workload.node.value == [] and workload.node is node_at(workload.document.root, ("items", 0))
+    assert config.node is node_at(config.document.root, ("items", 1)) and config.node.value
