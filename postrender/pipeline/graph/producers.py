@@ -118,8 +118,16 @@ def _rule(raw: dict[str, Any]) -> Rule:
 def reads(obj: KubeObject) -> Iterator[tuple[Path, bool]]:
     """A producer is read whole: its name fields, and its content, which
     postrender/config-hash digests (see references.reads)."""
-    if any(rule.kind == obj.kind and rule.group in (None, obj.group) for rule in rules()):
+    if any(_applies(rule, obj) for rule in rules()):
         yield (), True
+
+
+def _applies(rule: Rule, obj: KubeObject) -> bool:
+    """Whether `obj` is a producer by `rule` (an Ingress only with
+    cert-manager's annotations, say)."""
+    if rule.kind != obj.kind or (rule.group is not None and rule.group != obj.group):
+        return False
+    return not rule.if_annotation or any(key in obj.annotations for key in rule.if_annotation)
 
 
 def find_productions(graph: Graph) -> Productions:
@@ -127,9 +135,7 @@ def find_productions(graph: Graph) -> Productions:
     found = Productions()
     for obj in index.objects:
         for rule in rules():
-            if rule.kind != obj.kind or (rule.group is not None and rule.group != obj.group):
-                continue
-            if rule.if_annotation and not any(key in obj.annotations for key in rule.if_annotation):
+            if not _applies(rule, obj):
                 continue
             for item in _names(obj, rule, index):
                 found.add(item)

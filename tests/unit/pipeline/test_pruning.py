@@ -365,3 +365,35 @@ def test_a_list_item_nothing_is_read_of_holds_no_nodes():
     workload, config = objects
     assert workload.node.value == [] and workload.node is node_at(workload.document.root, ("items", 0))
     assert config.node is node_at(config.document.root, ("items", 1)) and config.node.value
+
+
+_INGRESS = """\
+apiVersion: v1
+kind: Secret
+metadata: {name: web-tls}
+type: kubernetes.io/tls
+data: {tls.crt: eA==, tls.key: eA==}
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: web
+  annotations: {team: web}
+spec:
+  tls:
+  - hosts: [example.com]
+    secretName: web-tls
+  rules:
+  - host: example.com
+    http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}]}
+"""
+
+
+@pytest.mark.parametrize("issuer", [False, True])
+def test_a_producer_is_kept_whole_only_when_its_rule_applies(issuer):
+    # cert-manager's ingress-shim makes the Secret only for an annotated Ingress.
+    text = _INGRESS.replace("{team: web}", "{team: web, cert-manager.io/cluster-issuer: le}") if issuer else _INGRESS
+    whole, kept = _kept(text.split("---\n")[1])
+    assert (kept == whole) is issuer, (whole, kept)
+    _same(text, "")
+    _same(text, "--keep-previous argocd")
