@@ -209,7 +209,9 @@ def _render(args: argparse.Namespace, reporter: Reporter) -> str | Iterable[str]
     resource_list = None if args.krm else krm.detect(sources, options.limits)
     if args.krm or resource_list is not None:
         return krm.run(sources, options, reporter, resource_list)
-    result = render(sources, options, reporter)
+    # Released: each document's node graph is dropped as its edits are
+    # spliced, so the output's splices replace the graphs in memory.
+    result = render(sources, options, reporter, release=True)
     if _left_to_exit is not None:
         _left_to_exit.append(result)  # see run()
     # Part by part: the writing holds the documents' text and edits, not their node graphs.
