@@ -439,6 +439,9 @@ def run() -> NoReturn:
     main() returns, all it promised is done: the output written and flushed,
     or a file replaced; the log closed. So the render's analysis is kept
     until here, and the process leaves with os._exit, which skips both.
+    (The stream command drops each document's node graph once it is
+    spliced, write.write's `release`, for a lower peak; the records left,
+    objects, references, versions, are still left to the exit.)
     """
     global _left_to_exit
     _left_to_exit = []
