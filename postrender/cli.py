@@ -209,7 +209,9 @@ def _render(args: argparse.Namespace, reporter: Reporter) -> str | Iterable[str]
     resource_list = None if args.krm else krm.detect(sources, options.limits)
     if args.krm or resource_list is not None:
         return krm.run(sources, options, reporter, resource_list)
-    result = render(sources, options, reporter)
+    # Released: each document's node graph is dropped as its edits are
+    # spliced, so the output's splices replace the graphs in memory.
+    result = render(sources, options, reporter, release=True)
     if _left_to_exit is not None:
         _left_to_exit.append(result)  # see run()
     # Part by part: the writing holds the documents' text and edits, not their node graphs.
@@ -437,6 +439,9 @@ def run() -> NoReturn:
     main() returns, all it promised is done: the output written and flushed,
     or a file replaced; the log closed. So the render's analysis is kept
     until here, and the process leaves with os._exit, which skips both.
+    (The stream command drops each document's node graph once it is
+    spliced, write.write's `release`, for a lower peak; the records left,
+    objects, references, versions, are still left to the exit.)
     """
     global _left_to_exit
     _left_to_exit = []

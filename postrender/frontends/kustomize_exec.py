@@ -134,7 +134,7 @@ def run(path: str, paths: list[str], sources: list[Source], options: RenderOptio
             f"--plugin-config reads the resources from standard input, not from {', '.join(paths)} "
             "(a word in argsOneLiner/argsFromFile that is not a postrender flag?)"
         )
-    return render(sources, load_file(path).apply(options), reporter).written
+    return render(sources, load_file(path).apply(options), reporter, release=True).written
 
 
 def exec_plugin_argv(argv: list[str]) -> list[str]:

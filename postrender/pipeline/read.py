@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
+from types import MappingProxyType
 from typing import Any, NoReturn
 
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
@@ -190,6 +191,11 @@ class Rendered:
         return self.before + (lines - self.origin - len(self.removed)) + 1
 
 
+# The annotations or labels of an object that has none, as most have no
+# annotations: one read-only mapping for all, not an empty dict each.
+NO_STRINGS: Mapping[str, str] = MappingProxyType({})
+
+
 @record(eq=False)
 class KubeObject:
     document: Document
@@ -199,8 +205,8 @@ class KubeObject:
     name: str | None
     namespace: str | None
     item: int | None = None  # position in a `List`'s items
-    annotations: dict[str, str] = field(default_factory=dict)
-    labels: dict[str, str] = field(default_factory=dict)
+    annotations: Mapping[str, str] = field(default_factory=dict)
+    labels: Mapping[str, str] = field(default_factory=dict)
     # A ConfigMap's or Secret's content as read (index/configs.ConfigContent).
     content: Any = None
 
@@ -1131,8 +1137,8 @@ def _object(doc: Document, node: MappingNode, item: int | None) -> KubeObject:
         name=name,
         namespace=get_str(metadata, "namespace") or None,
         item=item,
-        annotations=string_map(get(metadata, "annotations")),
-        labels=string_map(get(metadata, "labels")),
+        annotations=string_map(get(metadata, "annotations")) or NO_STRINGS,
+        labels=string_map(get(metadata, "labels")) or NO_STRINGS,
     )
     if item is None and doc.source_comment is None:
         doc.source_comment = obj.annotations.get(HELM4_FILENAME_ANNOTATION)

@@ -143,7 +143,12 @@ def _holds(graph: Graph, table: fieldspecs.ReferenceTable) -> dict[int, str]:
     return holds
 
 
-def render(sources: list[Source], options: RenderOptions, reporter: Reporter, stream: Stream | None = None) -> Result:
+def render(sources: list[Source], options: RenderOptions, reporter: Reporter, stream: Stream | None = None,
+           release: bool = False) -> Result:
+    """`release`: the caller only writes the stream out, so each document's
+    node graph is dropped once its edits are spliced (write.write): the
+    result's analysis then holds no nodes. Not with --retain, which reads
+    the analysis after writing."""
     analysis = analyse(sources, options, stream)
     result = rewrite(analysis.graph, analysis.plan, RewriteOptions(mutable=options.mutable), held=analysis.policy.held,
                      config_hashes=analysis.config_hashes, retention=analysis.retention)
@@ -154,7 +159,8 @@ def render(sources: list[Source], options: RenderOptions, reporter: Reporter, st
     _report(analysis.graph, result, reporter, analysis.productions, {id(p.node) for p in problems})
     _report_analysis(analysis, reporter)
     broken.report(problems, reporter, options.allow_broken, options.strict)
-    written: Output | list[str] = write(analysis.stream, result)
+    release = release and options.retain is None
+    written: Output | list[str] = write(analysis.stream, result, release)
     if options.retain is not None:
         # Imported only here: a plain render never loads a cluster client.
         from ..cluster.retain import carry_forward

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from ..syntax import edit
-from .read import Document, Source, Stream, ends_document, opens_with_directives, opens_with_marker
+from .read import Document, KubeObject, Source, Stream, ends_document, opens_with_directives, opens_with_marker
 from .rewrite import Rewrite
 
 
@@ -78,8 +78,25 @@ def _document_end(last: str | None, text: str, newline: str) -> str:
     return "..." + newline
 
 
-def write(stream: Stream, rewrite: Rewrite) -> Output:
-    return Output([_piece(doc, rewrite) for doc in stream.documents])
+def write(stream: Stream, rewrite: Rewrite, release: bool = False) -> Output:
+    """`release`: drop each document's node graph, and its edit records, as
+    soon as its splice is made, so the splices take the graphs' place rather
+    than adding to them at the end. Afterwards no document or object has
+    nodes (`root` and `node` are None): only for a caller that just writes
+    the stream out (the stream command), never one that reads the analysis."""
+    if not release:
+        return Output([_piece(doc, rewrite) for doc in stream.documents])
+    objects: dict[int, list[KubeObject]] = {}
+    for obj in stream.objects:
+        objects.setdefault(obj.document.index, []).append(obj)
+    pieces = []
+    for doc in stream.documents:
+        pieces.append(_piece(doc, rewrite))
+        doc.root = None
+        for obj in objects.pop(doc.index, ()):
+            obj.node = None  # type: ignore[assignment]
+        rewrite.by_document.pop(doc.index, None)
+    return Output(pieces)
 
 
 def _piece(doc: Document, rewrite: Rewrite) -> _Piece:

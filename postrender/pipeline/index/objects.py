@@ -7,6 +7,7 @@ namespace-less objects share (the deployer decides it later).
 
 from __future__ import annotations
 
+from collections.abc import Collection
 
 from ...records import record
 from ...errors import PostrenderError
@@ -52,21 +53,32 @@ class ObjectIndex:
         self.default_namespace = default_namespace or IMPLICIT
         self.cluster_scoped = cluster_scoped
         self.objects = objects
-        self._by_key: dict[ObjectKey, KubeObject] = {}
-        self._by_name: dict[tuple[str, str, str], list[KubeObject]] = {}
+        # (group, kind) -> name -> the object of that name, or where several
+        # namespaces hold one, namespace -> object in stream order. No key,
+        # list or tuple per object: those took 3.5 MiB for 20,000 objects.
+        self._by_name: dict[tuple[str, str], dict[str, KubeObject | dict[str, KubeObject]]] = {}
         for obj in objects:
             if obj.name is None:
                 continue  # generateName objects cannot be referenced by name
-            key = self.key(obj)
-            other = self._by_key.get(key)
+            names = self._by_name.get((obj.group, obj.kind))
+            if names is None:
+                names = self._by_name[(obj.group, obj.kind)] = {}
+            held = names.get(obj.name)
+            if held is None:
+                names[obj.name] = obj
+                continue
+            if isinstance(held, KubeObject):
+                held = names[obj.name] = {self.namespace_of(held): held}
+            namespace = self.namespace_of(obj)
+            other = held.get(namespace)
             if other is not None:
+                key = self.key(obj)
                 raise PostrenderError(
                     f"duplicate object {key.describe()}: also defined in document {other.document.index}"
                     + (f" ({other.document.source_comment})" if other.document.source_comment else ""),
                     obj.location(),
                 )
-            self._by_key[key] = obj
-            self._by_name.setdefault((key.group, key.kind, key.name), []).append(obj)
+            held[namespace] = obj
 
     def namespace_of(self, obj: KubeObject) -> str:
         if obj.kind in self.cluster_scoped:
@@ -87,7 +99,17 @@ class ObjectIndex:
         return ObjectKey(obj.group, obj.kind, self.namespace_of(obj), obj.name or "")
 
     def get(self, key: ObjectKey) -> KubeObject | None:
-        return self._by_key.get(key)
+        held = self._by_name.get((key.group, key.kind), _NONE).get(key.name)
+        if isinstance(held, KubeObject):
+            return held if self.namespace_of(held) == key.namespace else None
+        return held.get(key.namespace) if held is not None else None
 
-    def named(self, group: str, kind: str, name: str) -> list[KubeObject]:
-        return self._by_name.get((group, kind, name), [])
+    def named(self, group: str, kind: str, name: str) -> Collection[KubeObject]:
+        """Every object of that name, in any namespace, in stream order."""
+        held = self._by_name.get((group, kind), _NONE).get(name)
+        if isinstance(held, KubeObject):
+            return (held,)
+        return held.values() if held is not None else ()
+
+
+_NONE: dict = {}  # read only

@@ -91,10 +91,12 @@ class Plan:
 
     def __init__(self, versions: Iterable[Version]):
         self.versions: tuple[Version, ...] = tuple(versions)
-        self._by_object = {id(v.obj): v for v in self.versions}
+        # Keyed by the object itself (it hashes by identity): an id would be
+        # an int object of its own per version.
+        self._by_object = {v.obj: v for v in self.versions}
 
     def of(self, obj: KubeObject) -> Version | None:
-        return self._by_object.get(id(obj))
+        return self._by_object.get(obj)
 
     def alive_names(self, index: ObjectIndex) -> set[tuple[str, str, str]]:
         """(kind, namespace, name) of every ConfigMap and Secret the output holds:

@@ -56,3 +56,81 @@ def test_a_copy_and_a_next_source_are_documents_of_their_own(lead):
     assert stream.objects[1].name.startswith("cfg-")
     again = render([Source(None, output)], RenderOptions(keep_original="all"), Reporter(stderr=io.StringIO()))
     assert again.output == output
+
+
+# --- release: the stream command drops each document's nodes once spliced ----
+
+def _render_case(text: str, argv: list[str], release: bool):
+    from postrender.cli import parse, render_options
+
+    err = io.StringIO()
+    result = render([Source("input.yaml", text)], render_options(parse(argv)), Reporter(verbose=True, stderr=err),
+                    release=release)
+    return result, result.output, err.getvalue()
+
+
+def _golden_cases():
+    from pathlib import Path
+    import shlex
+
+    golden = Path(__file__).parents[3] / "fixtures" / "golden"
+    for case in sorted(golden.iterdir()):
+        if (case / "input.yaml").exists():
+            args = case / "args"
+            yield case.name, (case / "input.yaml").read_text(encoding="utf-8"), \
+                shlex.split(args.read_text()) if args.exists() else []
+
+
+GOLDEN = list(_golden_cases())
+
+
+@pytest.mark.parametrize("extra", [[], ["--keep-original=all"], ["--version-all", "--mutable", "--allow-broken-references"]])
+@pytest.mark.parametrize(("name", "text", "argv"), GOLDEN, ids=[case[0] for case in GOLDEN])
+def test_released_render_writes_the_same_stream_and_messages(name, text, argv, extra):
+    kept, kept_output, kept_messages = _render_case(text, [*argv, *extra], release=False)
+    released, output, messages = _render_case(text, [*argv, *extra], release=True)
+    assert (output, messages) == (kept_output, kept_messages)
+    # Without release, a library caller still finds every node the analysis read.
+    assert all(obj.node is not None and obj.document.root is not None for obj in kept.analysis.stream.objects)
+    assert all(doc.root is None for doc in released.analysis.stream.documents)
+    assert all(obj.node is None for obj in released.analysis.stream.objects)
+
+
+def test_release_leaves_no_node_but_the_references_own_scalars():
+    import gc
+
+    from postrender.syntax.nodes import Node
+
+    # A workload's pod templates are memoised, edits are recorded per
+    # document, copies are made (--keep-original), a List holds items: every
+    # holder of a node a render has.
+    text = "\n---\n".join([
+        CM.format(name="cfg"), DEPLOY,
+        "apiVersion: v1\nkind: List\nitems:\n- " + CM.format(name="other").replace("\n", "\n  "),
+        "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: j\nspec:\n  template:\n    spec:\n"
+        "      containers:\n      - name: c\n        envFrom:\n        - configMapRef:\n            name: other\n",
+    ])
+    gc.collect()
+    before = {id(o) for o in gc.get_objects() if isinstance(o, Node)}
+    result, _, _ = _render_case(text, ["--keep-original=all"], release=True)
+    gc.collect()
+    alive = {id(o) for o in gc.get_objects() if isinstance(o, Node)} - before
+    scalars = {id(ref.node) for ref in result.analysis.graph.references}
+    assert len(scalars) >= 2 and alive <= scalars
+    assert not result.rewrite.by_document
+    assert all(obj.node is None for obj in result.analysis.stream.objects)
+    kept, _, _ = _render_case(text, ["--keep-original=all"], release=False)
+    gc.collect()
+    assert len({id(o) for o in gc.get_objects() if isinstance(o, Node)} - before) > 3 * len(scalars)
+
+
+def test_retain_keeps_the_analysis_it_reads_after_writing(monkeypatch):
+    import postrender.cluster.retain as retain
+
+    seen = []
+    monkeypatch.setattr(retain, "carry_forward",
+                        lambda analysis, *_: seen.append([d.root for d in analysis.stream.documents]) or "")
+    from postrender.options import RenderOptions as Options
+
+    render([Source(None, CM.format(name="cfg"))], Options(retain=1), Reporter(stderr=io.StringIO()), release=True)
+    assert seen and all(root is not None for root in seen[0])

@@ -1,0 +1,85 @@
+"""The object index: an object by its key, and every object of a name, as
+Kubernetes' namespace rules place them."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from postrender.errors import PostrenderError
+from postrender.limits import Limits
+from postrender.pipeline.index.objects import IMPLICIT, ObjectIndex, ObjectKey
+from postrender.pipeline.read import Source, read
+
+
+def _stream(objects: list[tuple[str, str, str | None, str]]):
+    docs = []
+    for api_version, kind, namespace, name in objects:
+        ns = f"\n  namespace: {namespace}" if namespace is not None else ""
+        docs.append(f"apiVersion: {api_version}\nkind: {kind}\nmetadata:\n  name: {name}{ns}\n")
+    return read([Source(None, "---\n".join(docs))], Limits()).objects
+
+
+def test_a_name_in_several_namespaces_is_found_by_key_and_listed_in_stream_order():
+    objects = _stream([("v1", "ConfigMap", "nx", "a"), ("v1", "Secret", "nx", "a"), ("v1", "ConfigMap", None, "a"),
+                       ("v1", "ConfigMap", "ny", "a"), ("apps/v1", "Deployment", "nx", "a"), ("v1", "Namespace", None, "a")])
+    index = ObjectIndex(objects, None, frozenset({"Namespace"}))
+    cm_x, secret, cm_implicit, cm_y, deploy, namespace = objects
+    assert list(index.named("", "ConfigMap", "a")) == [cm_x, cm_implicit, cm_y]
+    assert list(index.named("", "Secret", "a")) == [secret]
+    assert list(index.named("apps", "Deployment", "a")) == [deploy]
+    assert list(index.named("", "Deployment", "a")) == [] and list(index.named("", "ConfigMap", "b")) == []
+    assert index.get(ObjectKey("", "ConfigMap", "ny", "a")) is cm_y
+    assert index.get(ObjectKey("", "ConfigMap", IMPLICIT, "a")) is cm_implicit
+    assert index.get(ObjectKey("", "ConfigMap", "nz", "a")) is None
+    assert index.get(ObjectKey("", "Secret", "nx", "a")) is secret
+    assert index.get(ObjectKey("", "Secret", "ny", "a")) is None
+    assert index.get(ObjectKey("", "Namespace", IMPLICIT, "a")) is namespace
+    assert index.get(index.key(deploy)) is deploy
+
+
+def test_an_object_defined_twice_is_refused_naming_the_first():
+    # Without metadata.namespace, an object lands in --namespace: the same as one that says so.
+    objects = _stream([("v1", "ConfigMap", "ny", "a"), ("v1", "ConfigMap", "nx", "a"), ("v1", "ConfigMap", None, "a")])
+    with pytest.raises(PostrenderError, match=r"duplicate object ConfigMap/nx/a: also defined in document 2$"):
+        ObjectIndex(objects, "nx", frozenset())
+    ObjectIndex(objects, "nz", frozenset())  # three namespaces: no duplicate
+
+
+_OBJECTS = st.lists(st.tuples(st.sampled_from(["v1", "apps/v1"]), st.sampled_from(["ConfigMap", "Namespace"]),
+                              st.sampled_from([None, "nx", "ny"]), st.sampled_from(["a", "b"])), max_size=12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_OBJECTS, st.sampled_from([None, "nx"]))
+def test_the_index_answers_as_a_search_of_every_object(specs, default):
+    objects = _stream(specs)
+    cluster_scoped = frozenset({"Namespace"})
+
+    def namespace_of(obj):
+        return IMPLICIT if obj.kind in cluster_scoped else obj.namespace or default or IMPLICIT
+
+    keys = [(o.group, o.kind, namespace_of(o), o.name) for o in objects]
+    if len(set(keys)) < len(keys):
+        with pytest.raises(PostrenderError, match="duplicate object"):
+            ObjectIndex(objects, default, cluster_scoped)
+        return
+    index = ObjectIndex(objects, default, cluster_scoped)
+    for group in ("", "apps"):
+        for kind in ("ConfigMap", "Namespace"):
+            for name in ("a", "b"):
+                assert list(index.named(group, kind, name)) == [
+                    o for o in objects if (o.group, o.kind, o.name) == (group, kind, name)]
+                for namespace in (IMPLICIT, "nx", "ny"):
+                    found = [o for o, key in zip(objects, keys) if key == (group, kind, namespace, name)]
+                    assert index.get(ObjectKey(group, kind, namespace, name)) is (found[0] if found else None)
+
+
+def test_objects_without_annotations_or_labels_share_one_read_only_mapping():
+    bare = _stream([("v1", "ConfigMap", None, "a")])[0]
+    labelled = read([Source(None, "kind: ConfigMap\nmetadata:\n  name: c\n  labels: {k: v}\n")], Limits()).objects[0]
+    assert bare.annotations is bare.labels is labelled.annotations and bare.labels == {}
+    assert dict(labelled.labels) == {"k": "v"}
+    with pytest.raises(TypeError):
+        bare.labels["k"] = "v"  # type: ignore[index]
