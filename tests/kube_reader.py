@@ -108,20 +108,25 @@ def node_paths(root: Node) -> dict[int, list[JsonPath]]:
     return paths
 
 
-def scalar_paths(doc: Document, obj: KubeObject) -> dict[int, list[JsonPath]]:
-    """The JSON paths of each scalar of `obj` by its start offset, from its
-    document composed again whole: read prunes each document to what later
-    stages read, and a replaced reference's scalar is no longer in the tree
-    (its Reference holds it). Two scalars never start at one offset."""
+def scalar_paths(doc: Document, obj: KubeObject) -> dict[int | tuple[str, int], list[JsonPath]]:
+    """The JSON paths of each scalar of `obj` by its start offset, and of
+    each mapping by ("mapping", its start offset), from its document
+    composed again whole: read prunes each document to what later stages
+    read, so a replaced reference's scalar is no longer in the tree (its
+    Reference holds it), and an edit may give keys to a mapping of a graph
+    composed again (rewrite.DocumentEdits.mapping_at). Two scalars never
+    start at one offset, nor two mappings."""
     root = recompose(doc)
     whole = object_node(root, obj) if root is not None else None
     if whole is None:
         return {}
     paths = node_paths(whole)
-    by_offset: dict[int, list[JsonPath]] = {}
+    by_offset: dict[int | tuple[str, int], list[JsonPath]] = {}
     for node in unique_nodes(whole):
         if isinstance(node, ScalarNode):
             by_offset.setdefault(node.start_mark, []).extend(paths.get(id(node), ()))  # a key has none
+        elif isinstance(node, MappingNode):
+            by_offset.setdefault(("mapping", node.start_mark), []).extend(paths.get(id(node), ()))
     return by_offset
 
 
@@ -208,10 +213,10 @@ def _apply(
     replaced: Iterable[tuple[ScalarNode, str]],
     paths: dict[int, JsonPath],
     json_obj: dict[str, Any],
-    at_offset: dict[int, list[JsonPath]],
+    at_offset: dict[int | tuple[str, int], list[JsonPath]],
 ) -> None:
     for mapping, values in given:
-        for path in paths.get(id(mapping), []):
+        for path in paths.get(id(mapping)) or at_offset.get(("mapping", mapping.start_mark), []):
             _merge(_at(json_obj, path, create=True), values)
     for node, value in replaced:
         for path in paths.get(id(node)) or at_offset.get(node.start_mark, []):

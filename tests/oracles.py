@@ -95,7 +95,7 @@ def postrender_reading(text: str) -> tuple[str | None, str | None, dict[str, Any
     from postrender.errors import PostrenderError
     from postrender.pipeline.index.hashing import canonical_json, content_hash
     from postrender.limits import Limits
-    from postrender.pipeline.plan.versions import validate
+    from postrender.pipeline.index.configs import validate
     from postrender.pipeline.read import Source, read
 
     try:
