@@ -197,7 +197,6 @@ def _completion_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _render(args: argparse.Namespace, reporter: Reporter) -> str | Iterable[str]:
-    from .frontends import krm
     from .pipeline.render import render
 
     options = render_options(args)
@@ -206,9 +205,14 @@ def _render(args: argparse.Namespace, reporter: Reporter) -> str | Iterable[str]
         from .frontends import kustomize_exec as kustomize_exec
 
         return kustomize_exec.run(args.plugin_config, [*args.filenames, *args.paths], sources, options, reporter)
-    resource_list = None if args.krm else krm.detect(sources, options.limits)
-    if args.krm or resource_list is not None:
-        return krm.run(sources, options, reporter, resource_list)
+    # krm.detect looks only at standard input, and finds no ResourceList in
+    # a text that never names one: a plain stream's run does not load it.
+    if args.krm or len(sources) == 1 and sources[0].name is None and "ResourceList" in sources[0].text:
+        from .frontends import krm
+
+        resource_list = None if args.krm else krm.detect(sources, options.limits)
+        if args.krm or resource_list is not None:
+            return krm.run(sources, options, reporter, resource_list)
     # Released: each document's node graph is dropped as its edits are
     # spliced, so the output's splices replace the graphs in memory.
     result = render(sources, options, reporter, release=True)

@@ -11,9 +11,10 @@ from typing import BinaryIO, TextIO
 
 from .errors import Location, PostrenderError, UsageError
 from .pipeline.read import Source
+from .lazyre import LazyPattern
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
-_DOCUMENT_START = re.compile(rb"^---(?=[ \t\r\n]|$)", re.M)
+_DOCUMENT_START = LazyPattern(rb"^---(?=[ \t\r\n]|$)", re.M)
 
 
 NO_INPUT = (

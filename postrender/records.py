@@ -7,10 +7,11 @@ compiles it when the class is defined, and loading `dataclasses` loads
 which a given run never instantiates (a stream without ConfigMaps makes no
 `Version`, no `Edit`).
 
-`record` compiles the methods instances use in hot loops (`__init__`,
-`__eq__`, `__hash__`, the order comparisons) in one piece, when the first
-instance is made; they are the code a dataclass generates, so instances are
-built and compared as fast. `__repr__` and a frozen record's refusal to
+`record` compiles the methods instances use in hot loops as they are
+first needed: `__init__` when the first instance is made, `__eq__`,
+`__hash__` and the order comparisons in one piece when one of them is
+first called (most records are never compared). They are the code a
+dataclass generates, so instances are built and compared as fast. `__repr__` and a frozen record's refusal to
 assign are plain closures.
 
 What a record supports is what postrender's classes use: `frozen`, `eq`,
@@ -139,11 +140,19 @@ def _prepare(cls: type, *, frozen: bool, eq: bool, order: bool, extra_slots: tup
     _rebind_class_cells(body.values(), cls)
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        # The first instance: compile the real methods, then build it with them.
+        # The first instance: compile the real __init__, then build it with it.
         del cls.__init__  # type: ignore[misc]
-        for method_name, method in _compile(cls, names, defaults, factories, compared, frozen, eq, order).items():
-            setattr(cls, method_name, method)
+        cls.__init__ = _compile_init(cls, names, defaults, factories, frozen)  # type: ignore[misc]
         cls.__init__(self, *args, **kwargs)  # type: ignore[misc]
+
+    # The comparisons (and a frozen record's __hash__), compiled the first
+    # time one of them is called: most records are never compared or hashed
+    # (a render's options, its analysis), and compiling costs as much again.
+    comparisons = _comparisons(eq, order)
+    if eq and frozen:
+        comparisons.append("__hash__")
+    for method_name in comparisons:
+        setattr(cls, method_name, _compiled_on_call(cls, method_name, compared, frozen, eq, order))
 
     def __repr__(self: Any) -> str:
         shown_values = ", ".join(f"{name}={getattr(self, name)!r}" for name in shown)
@@ -179,9 +188,9 @@ def _rebind_class_cells(members: Any, cls: type) -> None:
                 function.__closure__[code.co_freevars.index("__class__")].cell_contents = cls
 
 
-def _compile(cls: type, names: tuple[str, ...], defaults: dict[str, Any], factories: dict[str, Callable[[], Any]],
-             compared: list[str], frozen: bool, eq: bool, order: bool) -> dict[str, Any]:
-    """The methods a dataclass would generate for these fields, compiled in one piece."""
+def _compile_init(cls: type, names: tuple[str, ...], defaults: dict[str, Any],
+                  factories: dict[str, Callable[[], Any]], frozen: bool) -> Callable[..., None]:
+    """The __init__ a dataclass would generate for these fields."""
     scope: dict[str, Any] = {"_MISSING": _NO_DEFAULT, "_set": object.__setattr__}
     parameters, body = [], []
     for name in names:
@@ -198,18 +207,48 @@ def _compile(cls: type, names: tuple[str, ...], defaults: dict[str, Any], factor
         # A frozen record refuses setattr, so its __init__ sets through object's.
         body.append(f"_set(self, {name!r}, {value})" if frozen else f"self.{name} = {value}")
     lines = [f"def __init__(self, {', '.join(parameters)}):", *(f"    {line}" for line in body or ["pass"])]
+    return _compile(cls, lines, scope)["__init__"]
+
+
+_OPERATORS = {"__eq__": "==", "__lt__": "<", "__le__": "<=", "__gt__": ">", "__ge__": ">="}
+
+
+def _comparisons(eq: bool, order: bool) -> list[str]:
+    return [name for name in _OPERATORS if name == "__eq__" and eq or name != "__eq__" and order]
+
+
+def _compiled_on_call(cls: type, method_name: str, compared: list[str], frozen: bool, eq: bool,
+                      order: bool) -> Callable[..., Any]:
+    """A stand-in for a comparison (or __hash__) that compiles them all, puts
+    them on the class in its place, and calls the real one."""
+
+    def compile_and_call(self: Any, *args: Any) -> Any:
+        for name, method in _compile_comparisons(cls, compared, frozen, eq, order).items():
+            setattr(cls, name, method)
+        return getattr(cls, method_name)(self, *args)
+
+    compile_and_call.__name__ = method_name
+    compile_and_call.__qualname__ = f"{cls.__qualname__}.{method_name}"
+    return compile_and_call
+
+
+def _compile_comparisons(cls: type, compared: list[str], frozen: bool, eq: bool, order: bool) -> dict[str, Any]:
+    """The comparisons and __hash__ a dataclass would generate, in one piece."""
+    lines: list[str] = []
     mine = "(" + "".join(f"self.{name}, " for name in compared) + ")"
     theirs = "(" + "".join(f"other.{name}, " for name in compared) + ")"
-    comparisons = {"__eq__": "=="} if eq else {}
-    if order:
-        comparisons.update({"__lt__": "<", "__le__": "<=", "__gt__": ">", "__ge__": ">="})
-    for method_name, operator in comparisons.items():
+    for method_name in _comparisons(eq, order):
         lines += [f"def {method_name}(self, other):",
                   "    if other.__class__ is self.__class__:",
-                  f"        return {mine} {operator} {theirs}",
+                  f"        return {mine} {_OPERATORS[method_name]} {theirs}",
                   "    return NotImplemented"]
     if eq and frozen:
         lines += ["def __hash__(self):", f"    return hash({mine})"]
+    return _compile(cls, lines, {})
+
+
+def _compile(cls: type, lines: list[str], scope: dict[str, Any]) -> dict[str, Any]:
+    """The functions `lines` define, named as methods of `cls`."""
     exec("\n".join(lines), scope)  # noqa: S102 - our own source, built from the class's field names
     methods = {key: value for key, value in scope.items() if key.startswith("__") and callable(value)}
     for method in methods.values():

@@ -7,7 +7,7 @@ and no stage has to import another's module to learn a name.
 
 from __future__ import annotations
 
-import re
+from .lazyre import LazyPattern
 
 # On a versioned ConfigMap or Secret (rewrite.py writes them; a second run
 # and the cluster code read them back).
@@ -66,7 +66,7 @@ IDENTITY_ANNOTATIONS = (
 )
 
 MAX_LABEL_VALUE = 63
-_LABEL_VALUE = re.compile(r"^(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?)?$")
+_LABEL_VALUE = LazyPattern(r"^(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?)?$")
 
 
 def is_label_value(text: str) -> bool:

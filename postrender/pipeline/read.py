@@ -48,6 +48,7 @@ from ..syntax.nodes import (
     string_map,
     unique_nodes,
 )
+from ..lazyre import LazyPattern
 
 HELM4_FILENAME_ANNOTATION = "postrenderer.helm.sh/postrender-filename"
 # Helm 4 adds annotations under this prefix for the post-renderer and removes them after.
@@ -55,15 +56,15 @@ HELM4_ANNOTATION_PREFIX = "postrenderer.helm.sh/"
 
 # A document marker line, as a pattern: opens_with_marker tests it by hand
 # (faster), and a test checks the two agree.
-_DOCUMENT_START = re.compile(r"^---(?=[ \t\r\n]|$)", re.M)
+_DOCUMENT_START = LazyPattern(r"^---(?=[ \t\r\n]|$)", re.M)
 _SOURCE_COMMENT = re.compile(r"^# Source: (.+?)\r?$", re.M)
 _MARKER_LINE = re.compile(r"(?:---|\.\.\.)(?:[ \t]+#.*)?")
 # Line breaks to libyaml (YAML 1.1) that are not LF or CRLF. Edits are placed
 # by LF lines, so one between nodes would put an edit in the wrong place:
 # such a document is refused. Inside a quoted scalar they are only content
 # (kubectl kustomize writes U+2028 that way), and the scalar is edited whole.
-_ODD_LINE_BREAK = re.compile("\r(?!\n)|[\x85\u2028\u2029]")
-_LONE_CR = re.compile("\r(?!\n)")
+_ODD_LINE_BREAK = LazyPattern("\r(?!\n)|[\x85\u2028\u2029]")
+_LONE_CR = LazyPattern("\r(?!\n)")
 
 
 class Source:
@@ -726,11 +727,11 @@ _SLASH_HINT = (
     " starts the stream; write / instead"
 )
 _GO_SPACE = " \t\n\v\f\r\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
-_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|.)", re.S)
+_ESCAPE = LazyPattern(r"\\(?:u([0-9a-fA-F]{4})|.)", re.S)
 # Surrogates are parsed as stand-ins from this private-use range, one for one
 # (same escape length, so every position stays put), then joined back.
-_STAND_INS = re.compile("[\ue000-\ue7ff]")
-_STAND_IN_ESCAPE = re.compile(r"\\u[eE][0-7]|\\U0000[eE][0-7]")
+_STAND_INS = LazyPattern("[\ue000-\ue7ff]")
+_STAND_IN_ESCAPE = LazyPattern(r"\\u[eE][0-7]|\\U0000[eE][0-7]")
 _HIGH, _LOW, _STAND_IN = 0xD800, 0xDC00, 0xE000
 
 

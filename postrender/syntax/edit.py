@@ -28,6 +28,7 @@ from .nodes import (
     is_string,
     one_line,
 )
+from ..lazyre import LazyPattern
 
 
 # An edit: (start, end, new text) puts the new text in place of
@@ -112,7 +113,7 @@ def content_end(text: str, node: Node) -> int:
     return end
 
 
-_BLOCK_HEADER_COMMENT = re.compile(r"[|>][-+0-9]*[ \t]+(#[^\r\n]*)")
+_BLOCK_HEADER_COMMENT = LazyPattern(r"[|>][-+0-9]*[ \t]+(#[^\r\n]*)")
 
 
 def _header_comment(text: str, node: ScalarNode) -> str:
@@ -134,7 +135,7 @@ def _value_on_next_line(text: str, key: Node, value: Node) -> bool:
 
 
 # A plain scalar postrender writes: no indicator, space or quote anywhere.
-_PLAIN_CHARACTERS = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]*")
+_PLAIN_CHARACTERS = LazyPattern(r"[A-Za-z0-9][A-Za-z0-9._/-]*")
 # Plain words YAML 1.1 readers (go-yaml v2, PyYAML) take for booleans or null.
 _RESERVED_WORDS = frozenset(
     w for word in ("y", "yes", "n", "no", "true", "false", "on", "off", "null")
@@ -143,7 +144,7 @@ _RESERVED_WORDS = frozenset(
 # What YAML cannot hold raw inside quotes: DEL and the C1 controls (NEL is a
 # line break to YAML 1.1 and would fold), U+2028/U+2029 (line breaks too), the
 # byte-order mark, the non-characters U+FFFE/U+FFFF, lone surrogates.
-_UNSAFE_IN_QUOTES = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]")
+_UNSAFE_IN_QUOTES = LazyPattern("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]")
 
 
 def render_scalar(value: str | bool, style: str | None = None) -> str:

@@ -30,6 +30,7 @@ import _ruamel_yaml
 from ruamel.yaml.cyaml import CParser
 
 from ..errors import PostrenderError
+from ..lazyre import LazyPattern
 
 __all__ = [
     "Composer",
@@ -418,10 +419,10 @@ NONFINITE_WORDS = frozenset(w for w, (kind, value) in _WORDS.items() if kind == 
 _WORD_HINTS = frozenset(c for c, hint in _HINTS.items() if hint == _HINT_WORD)
 
 # go-yaml's yamlStyleFloat, applied after underscores are removed.
-_YAML_STYLE_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
+_YAML_STYLE_FLOAT = LazyPattern(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
 # Go's strconv.ParseFloat syntax for a decimal starting with ".": digits and
 # underscores (checked by _underscores_ok), an optional exponent.
-_DOT_FLOAT = re.compile(r"\.[0-9_]*(?:[eE][-+]?[0-9][0-9_]*)?")
+_DOT_FLOAT = LazyPattern(r"\.[0-9_]*(?:[eE][-+]?[0-9][0-9_]*)?")
 _INT64 = 1 << 63
 _UINT64 = 1 << 64
 _DIGITS = {c: int(c, 16) for c in "0123456789abcdefABCDEF"}
@@ -458,7 +459,7 @@ def _hint(text: str) -> str:
 # anywhere), and its other ints are a 0b/0o/0x prefix (any case) after
 # underscores and a sign. Anything else, a content hash (`3f2a...`) or a
 # version (`1.2.3-rc1`), is a string without parsing.
-_MAY_BE_NUMBER = re.compile(r"[-+0-9_.eE]*|[-+_]*0_*[bBoOxX].*", re.DOTALL)
+_MAY_BE_NUMBER = LazyPattern(r"[-+0-9_.eE]*|[-+_]*0_*[bBoOxX].*", re.DOTALL)
 
 
 def _resolve_number(text: str) -> tuple[str, object]:
@@ -634,7 +635,7 @@ def _days_in(month: int, year: int) -> int:
 
 # Anchors and tags written before a node (its start mark includes them); a
 # verbatim tag (`!<tag:yaml.org,2002:str>`) may hold commas.
-PROPERTIES = re.compile(r"(?:(?:!<[^>]*>|[&!][^\s,\[\]{}]*)\s+)+")
+PROPERTIES = LazyPattern(r"(?:(?:!<[^>]*>|[&!][^\s,\[\]{}]*)\s+)+")
 
 
 def is_null(node: Node | None) -> bool:

@@ -25,6 +25,7 @@ from ...syntax.nodes import (
 from ..plan.versions import Plan, Version
 from ...vocabulary import ANNOTATION_KEEP_ORIGINAL, ANNOTATION_VERSIONED
 from ..read import Document, KubeObject, object_node, recompose
+from ...lazyre import LazyPattern
 
 # Identity and bookkeeping, never references to a ConfigMap or Secret.
 _SKIPPED = {("metadata", "name"), ("metadata", "generateName"), ("metadata", "namespace"),
@@ -273,7 +274,7 @@ def _lookup(stale: dict[tuple[str, str, str], Version], by_name: dict[tuple[str,
 
 
 # `[namespace/]name`; a `$(VAR)/` prefix is the pod's own namespace (POD_NAMESPACE).
-_NAMED = re.compile(
+_NAMED = LazyPattern(
     r"(?:(?:(?P<namespace>[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)|\$\([A-Za-z_][A-Za-z0-9_]*\))/)?(?P<name>[^/\s=$]+)"
 )
 

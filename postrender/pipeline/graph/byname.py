@@ -35,18 +35,19 @@ from ..index.configs import content_of
 from ..index.objects import ObjectIndex
 from ...syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, entries, format_path, get, get_str, is_string, node_at
 from ..read import KubeObject
+from ...lazyre import LazyPattern
 
 # The API server refuses a ConfigMap over 1 MiB; larger data is not scanned.
 _MAX_SCANNED = 1 << 20
 _DNS_NAME = re.compile(r"^[a-z0-9](?:[-a-z0-9.]{0,251}[a-z0-9])?$")
-_DNS_LABEL = re.compile(r"^[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?$")
+_DNS_LABEL = LazyPattern(r"^[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?$")
 # `$(POD_NAMESPACE)` (Kubernetes' own expansion) or `${NAMESPACE}` (a shell's):
 # a namespace the pod learns at run time, taken to be its own.
-_VARIABLE = re.compile(r"^\$[({][A-Za-z_][A-Za-z0-9_]*[)}]$")
+_VARIABLE = LazyPattern(r"^\$[({][A-Za-z_][A-Za-z0-9_]*[)}]$")
 # Words in a flag or variable name that say which kind it names.
 _KIND_HINTS = {"ConfigMap": ("configmap", "config"), "Secret": ("secret", "cert", "tls", "key")}
 # `key: value` in YAML, block or flow, or `"key": "value"` in JSON.
-_DATA_ENTRY = re.compile(
+_DATA_ENTRY = LazyPattern(
     r"""(?P<key>[A-Za-z_][A-Za-z0-9_.-]*)["']?[ \t]*:[ \t]*["']?(?P<name>[a-z0-9][-a-z0-9.]*)(?=["']?[ \t]*(?:[,}\]#\r\n]|$))"""
 )
 

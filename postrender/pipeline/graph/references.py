@@ -17,6 +17,7 @@ from ...syntax.nodes import (
     string_map,
 )
 from ..read import KubeObject
+from ...lazyre import LazyPattern
 
 Path = tuple[str | int, ...]
 
@@ -433,7 +434,7 @@ def _references(obj: KubeObject, spec: FieldSpec, hits: list[Hit]) -> Iterator[R
         yield Reference(obj, spec, node, path, value, namespace, prefix, optional)
 
 
-_VARIABLE = re.compile(r"\$\([A-Za-z_][A-Za-z0-9_]*\)")
+_VARIABLE = LazyPattern(r"\$\([A-Za-z_][A-Za-z0-9_]*\)")
 
 
 def _flag_value(node: ScalarNode, container: Node | None, path: Path, flags: tuple[str, ...]) -> tuple[str, str] | None:
