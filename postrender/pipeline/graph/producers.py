@@ -90,6 +90,16 @@ def rules() -> tuple[Rule, ...]:
     return tuple(_rule(raw) for raw in fieldspecs.data("producers.yaml").get("producers") or [])
 
 
+@cache
+def _rules_by_kind() -> dict[str, tuple[Rule, ...]]:
+    """The rules for each kind a rule names: most objects are of none, and
+    are asked about as each is read (reads) and once more (find_productions)."""
+    by_kind: dict[str, list[Rule]] = {}
+    for rule in rules():
+        by_kind.setdefault(rule.kind, []).append(rule)
+    return {kind: tuple(found) for kind, found in by_kind.items()}
+
+
 def _rule(raw: dict[str, Any]) -> Rule:
     target = str(raw["target"])
     assert target in CONFIG_KINDS, target
@@ -118,7 +128,7 @@ def _rule(raw: dict[str, Any]) -> Rule:
 def reads(obj: KubeObject) -> Iterator[tuple[Path, bool]]:
     """A producer is read whole: its name fields, and its content, which
     postrender/config-hash digests (see references.reads)."""
-    if any(_applies(rule, obj) for rule in rules()):
+    if any(_applies(rule, obj) for rule in _rules_by_kind().get(obj.kind, ())):
         yield (), True
 
 
@@ -133,8 +143,9 @@ def _applies(rule: Rule, obj: KubeObject) -> bool:
 def find_productions(graph: Graph) -> Productions:
     index = graph.index
     found = Productions()
+    by_kind = _rules_by_kind()
     for obj in index.objects:
-        for rule in rules():
+        for rule in by_kind.get(obj.kind, ()):
             if not _applies(rule, obj):
                 continue
             for item in _names(obj, rule, index):
