@@ -9,6 +9,7 @@ object a previous run already renamed.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
@@ -53,7 +54,7 @@ def find_dependencies(graph: Graph, table: ReferenceTable) -> list[Dependency]:
     for obj in graph.index.objects:
         if is_config_object(obj):
             continue
-        places: list[tuple[int, Path | None, dict[str, str]]] = [(obj.node.start_mark, None, obj.annotations)]
+        places: list[tuple[int, Path | None, Mapping[str, str]]] = [(obj.node.start_mark, None, obj.annotations)]
         for template in pod_templates(obj, table):
             if template.path:  # the empty path is the object itself (a Pod), already covered
                 places.append((template.start, template.path, template.annotations))

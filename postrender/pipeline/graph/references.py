@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Container, Iterator
+from collections.abc import Callable, Container, Iterator, Mapping
 from enum import Enum
 from functools import cache
 from typing import Any
@@ -16,7 +16,7 @@ from ...syntax.nodes import (
     MERGE_KEY, MappingNode, Node, ScalarNode, SequenceNode, entries, format_path, get, get_str, is_string, scalar_value,
     string_map,
 )
-from ..read import KubeObject
+from ..read import NO_STRINGS, KubeObject
 from ...lazyre import LazyPattern
 
 Path = tuple[str | int, ...]
@@ -81,7 +81,7 @@ class PodTemplate:
 
     path: Path
     start: int
-    annotations: dict[str, str]
+    annotations: Mapping[str, str]
 
 
 def pod_templates(obj: KubeObject, table: ReferenceTable, immutable: bool = False) -> tuple[PodTemplate, ...]:
@@ -118,14 +118,10 @@ def _find_pod_templates(root: MappingNode, paths: tuple[tuple[Segment, ...], ...
     return tuple(found.values())
 
 
-# The annotations of most templates: none. One mapping for all of them;
-# nothing writes to it.
-_NO_ANNOTATIONS: dict[str, str] = {}
-
-
-def annotations_of(holder: MappingNode) -> dict[str, str]:
-    """A mapping's metadata.annotations, as strings."""
-    return string_map(get(get(holder, "metadata"), "annotations")) or _NO_ANNOTATIONS
+def annotations_of(holder: MappingNode) -> Mapping[str, str]:
+    """A mapping's metadata.annotations, as strings (most templates have
+    none: read's one empty mapping, as for an object's)."""
+    return string_map(get(get(holder, "metadata"), "annotations")) or NO_STRINGS
 
 
 def _templates_at(node: Node | None, segments: tuple[Segment, ...], path: Path) -> Iterator[tuple[MappingNode, Path]]:

@@ -136,7 +136,7 @@ def _field(fields: Fields, name: str) -> object:
 
 def string_entries(node: MappingNode) -> dict[str, object]:
     """data, binaryData or stringData: JSON keys to the strings Kubernetes
-    gets (plan.validate has refused anything else)."""
+    gets (index/configs.validate has refused anything else)."""
     out: dict[str, object] = {}
     for key, value in entries(node):
         text = string_value(value)
