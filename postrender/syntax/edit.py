@@ -8,7 +8,6 @@ indentation of everything else stay exactly as they were.
 from __future__ import annotations
 
 import json
-import re
 from array import array
 from functools import lru_cache
 from operator import itemgetter

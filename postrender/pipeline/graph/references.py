@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Container, Iterator, Mapping
 from enum import Enum
 from functools import cache
