@@ -99,16 +99,21 @@ def analyse(sources: list[Source], options: RenderOptions, stream: Stream | None
     hashes = config_hash.config_hashes(graph, table, the_plan, productions, dependencies, policy, options.strategy,
                                     by_name.readers)
     retention = keep.decide(graph, the_plan, table, scope=options.scope, keep_previous=options.keep_previous,
-                            record_refs=bool(options.keep_previous or options.retain is not None), held=policy.held)
+                            record_refs=_records_refs(options), held=policy.held)
     return Analysis(stream, table, graph, the_plan, productions, dependencies, policy, hashes, retention, warnings,
                     by_name, notes)
 
 
+def _records_refs(options: RenderOptions) -> bool:
+    """Whether each referrer gets a record of the versions it uses
+    (postrender.io/refs, keep.py): --keep-previous and --retain read it."""
+    return bool(options.keep_previous) or options.retain is not None
+
+
 def _edits_everywhere(options: RenderOptions) -> bool:
     """Whether the run gives most workloads keys: a config hash on every pod
-    template (--strategy=annotate), a record of what each uses (keep.py:
-    --keep-previous, --retain)."""
-    return options.strategy == "annotate" or bool(options.keep_previous) or options.retain is not None
+    template (--strategy=annotate), a record of what each uses."""
+    return options.strategy == "annotate" or _records_refs(options)
 
 
 def _first_reason(rules: list[tuple[str, dict[int, str]]]) -> dict[int, str]:
