@@ -197,6 +197,7 @@ def _completion_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _render(args: argparse.Namespace, reporter: Reporter) -> str | Iterable[str]:
+    from .frontends import resource_list_text
     from .pipeline.render import render
 
     options = render_options(args)
@@ -205,9 +206,8 @@ def _render(args: argparse.Namespace, reporter: Reporter) -> str | Iterable[str]
         from .frontends import kustomize_exec as kustomize_exec
 
         return kustomize_exec.run(args.plugin_config, [*args.filenames, *args.paths], sources, options, reporter)
-    # krm.detect looks only at standard input, and finds no ResourceList in
-    # a text that never names one: a plain stream's run does not load it.
-    if args.krm or len(sources) == 1 and sources[0].name is None and "ResourceList" in sources[0].text:
+    # A plain stream's run does not load the KRM front end.
+    if args.krm or resource_list_text(sources):
         from .frontends import krm
 
         resource_list = None if args.krm else krm.detect(sources, options.limits)

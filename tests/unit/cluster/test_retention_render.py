@@ -234,7 +234,7 @@ def test_a_plain_render_imports_only_what_it_uses(tmp_path):
     imported = [line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines()
                 if line.startswith("import time:")]
     assert "postrender.pipeline.render" in imported, "the render ran"
-    unwanted = ("postrender.cluster", "postrender.frontends.diff", "postrender.frontends.graph",
+    unwanted = ("postrender.cluster", "postrender.frontends.diff", "postrender.frontends.graph", "postrender.frontends.krm",
                 "postrender.frontends.kustomize_exec", "postrender.completion", "kubernetes",
                 "traceback", "tempfile", "importlib.resources",
                 "fractions", "decimal",  # float32 formatting only (syntax/nodes.py)
