@@ -76,20 +76,19 @@ class Needs:
                 if all_of_it and not at and not path:
                     return  # the whole document stays
                 keep.append((at + path, all_of_it))
-        if objects[0].item is not None:
-            prune(doc.text, doc.root, keep)
-            for obj in objects:
-                # A List's item no path kept is a stub in the list now; the
-                # object must not hold the whole item on by itself.
-                kept = node_at(doc.root, object_path(obj))
-                obj.node = kept if isinstance(kept, MappingNode) else stub(doc.text, obj.node)
-        elif keep:
+        listed = objects[0].item is not None
+        if keep or listed:
             prune(doc.text, doc.root, keep)
         else:
             # No stage reads anything of it (most workloads and Services in
             # a run that edits few of them): not even the keys stay. An
             # empty mapping stands for the object, where it was.
             doc.root = objects[0].node = stub(doc.text, doc.root)
+        for obj in objects if listed else ():
+            # A List's item no path kept is a stub in the list now; the
+            # object must not hold the whole item on by itself.
+            kept = node_at(doc.root, object_path(obj))
+            obj.node = kept if isinstance(kept, MappingNode) else stub(doc.text, obj.node)
         # A config object keeps all its own edits touch (its metadata, and
         # the scalars beside it); a workload, only in runs that give most
         # of them keys.
