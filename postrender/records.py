@@ -11,8 +11,8 @@ which a given run never instantiates (a stream without ConfigMaps makes no
 first needed: `__init__` when the first instance is made, `__eq__`,
 `__hash__` and the order comparisons in one piece when one of them is
 first called (most records are never compared). They are the code a
-dataclass generates, so instances are built and compared as fast. `__repr__` and a frozen record's refusal to
-assign are plain closures.
+dataclass generates, so instances are built and compared as fast.
+`__repr__` and a frozen record's refusal to assign are plain closures.
 
 What a record supports is what postrender's classes use: `frozen`, `eq`,
 `order`, defaults, `field(default_factory=..., repr=..., compare=...)`,
