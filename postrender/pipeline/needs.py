@@ -7,8 +7,11 @@ fresh (references.Finder): its references and pod strings keep only their
 own scalars, and its pod templates are read into facts (their paths and
 annotations: references.PodTemplate). Then each stage says which nodes of
 an object it still reads (its `reads`), and the rest is pruned
-(syntax/prune.py). Kept whole: ConfigMaps and Secrets (hashed, renamed,
-copied), producers, and the objects a kindFrom spec looks up. Of every
+(syntax/prune.py). A ConfigMap's or Secret's content is read into facts
+(index/configs.py) and its own edits, its version's marks, are made while
+it is whole (rewrite.prepare), so none of its tree stays; in runs that give
+configs other keys too, its metadata does. Kept whole: producers, a List's
+configs, and the objects a kindFrom spec looks up. Of every
 other object: the lists and RBAC rules around names that grants add to,
 and only in runs that give most workloads keys, its metadata and its pod
 templates with their metadata. A rarer edit that gives a mapping keys
@@ -22,7 +25,7 @@ mapping the pruning walk sees as a value of `<<`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from ..fieldspecs import ReferenceTable
 from ..fieldspecs.walk import SpecIndex
@@ -38,7 +41,7 @@ class Needs:
     """read's pruner for one field-spec table (read.Pruner)."""
 
     def __init__(self, table: ReferenceTable, scanned: SpecIndex, prune: bool = True,
-                 edits_everywhere: bool = False) -> None:
+                 edits_everywhere: bool = False, prepare: Prepare | None = None) -> None:
         """`scanned`: the pod-string paths walked with the field specs
         (byname.pod_string_specs), the index graph.build is given too.
         `prune`: False walks each object as it is read but keeps every node
@@ -47,9 +50,13 @@ class Needs:
         template, --keep-previous and --retain a record of what each uses),
         so their metadata and pod templates' metadata are kept for those
         edits; otherwise such an edit is rare, and composes its document
-        again (rewrite.py)."""
+        again (rewrite.py). `prepare`: makes a config's own edits (its
+        version's marks) from its whole mapping, so that none of its tree
+        need be kept (rewrite.prepare); None when the run gives configs
+        other keys too (edits_everywhere), or keeps their trees."""
         self._prune = prune
         self._edits_everywhere = edits_everywhere
+        self._prepare = None if edits_everywhere else prepare
         self._table = table
         self._finder = references.Finder(table, scanned)
         # id(object) -> what the walk found in it (found_in).
@@ -69,6 +76,10 @@ class Needs:
             return
         if self._readers is None:
             self._readers = _Readers(self._table, self._edits_everywhere)
+        if self._prepare is not None and objects[0].item is None:
+            obj = objects[0]  # a document that is no List holds one object
+            if is_config_object(obj) and obj.kind not in self._readers.looked_up:
+                obj.prepared = self._prepare(obj, obj.node)
         keep: list[tuple[Path, bool]] = []
         for obj in objects:
             at = object_path(obj)
@@ -89,10 +100,11 @@ class Needs:
             # object must not hold the whole item on by itself.
             kept = node_at(doc.root, object_path(obj))
             obj.node = kept if isinstance(kept, MappingNode) else stub(doc.text, obj.node)
-        # A config object keeps all its own edits touch (its metadata, and
-        # the scalars beside it); a workload, only in runs that give most
-        # of them keys.
-        doc.kept_for_edits = self._edits_everywhere or all(is_config_object(obj) for obj in objects)
+        # A config object whose edits were not made ahead keeps all they
+        # touch (its metadata, and the scalars beside it); a workload, only
+        # in runs that give most of them keys.
+        doc.kept_for_edits = self._edits_everywhere or all(
+            is_config_object(obj) and obj.prepared is None for obj in objects)
 
     def found_in(self, obj: KubeObject) -> references.Found | None:
         """What the field-spec walk found in an object as it was read, for
@@ -105,19 +117,24 @@ class _Readers:
 
     def __init__(self, table: ReferenceTable, edits_everywhere: bool) -> None:
         self._table = table
-        self._looked_up = table.kind_from_kinds()
+        self.looked_up = table.kind_from_kinds()
         self._edits_everywhere = edits_everywhere
 
     def reads(self, obj: KubeObject, found: references.Found) -> Iterator[tuple[Path, bool]]:
-        if obj.kind in self._looked_up:
+        if obj.kind in self.looked_up:
             yield (), True
             return
-        if is_config_object(obj):
-            # Its content was read (index/configs.py). A List's item is
-            # copied from its nodes (rewrite._copy_as_item).
+        if is_config_object(obj) and obj.prepared is None:
+            # Its content was read (index/configs.py), but not its edits made.
+            # A List's item is copied from its nodes (rewrite._copy_as_item).
             yield ((), True) if obj.item is not None else (("metadata",), True)
         elif self._edits_everywhere:
             yield ("metadata",), True
         yield from references.reads(obj, self._table, found, self._edits_everywhere)
         yield from byname.reads(obj, found)
         yield from producers.reads(obj)
+
+
+# A config object and its whole mapping -> its edits made ahead, or None
+# (rewrite.prepare, with the run's options).
+Prepare = Callable[[KubeObject, MappingNode], object | None]

@@ -210,6 +210,9 @@ class KubeObject:
     labels: Mapping[str, str] = field(default_factory=dict)
     # A ConfigMap's or Secret's content as read (index/configs.ConfigContent).
     content: Any = None
+    # A ConfigMap's or Secret's own edits, made while its document was whole
+    # (rewrite.Prepared), when read keeps none of its tree.
+    prepared: Any = None
 
     @property
     def group(self) -> str:

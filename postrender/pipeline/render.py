@@ -17,10 +17,11 @@ from .needs import Needs
 from ..options import RenderOptions
 from .plan.versions import Options as PlanOptions
 from .plan.versions import Plan, plan
-from .read import Source, Stream, read
+from .read import KubeObject, Source, Stream, read
 from ..report import Reporter
 from .rewrite import Options as RewriteOptions
-from .rewrite import Rewrite, rewrite
+from .rewrite import Prepared, Rewrite, prepare, rewrite
+from ..syntax.nodes import MappingNode
 from ..vocabulary import STRATEGIES
 from .write import Output, write
 
@@ -68,11 +69,17 @@ def analyse(sources: list[Source], options: RenderOptions, stream: Stream | None
             extra.append((f"{path} (document {i + 1})", data))
     table = fieldspecs.load_table(extra)
     scanned = pod_string_specs(table)
+    plan_options = PlanOptions(keep_original=options.keep_original, hooks_hidden=options.hooks_hidden,
+                               version_all=options.version_all)
     needs = None
     if stream is None:
         # The field specs are walked as each document is read, and each
-        # document then keeps only what the stages below read of it.
-        needs = Needs(table, scanned, edits_everywhere=_edits_everywhere(options))
+        # document then keeps only what the stages below read of it; a
+        # config's own edits are made then, from its whole tree.
+        def prepare_config(obj: KubeObject, root: MappingNode) -> Prepared | None:
+            return prepare(obj, root, _rewrite_options(options), plan_options.keeps_original(obj))
+
+        needs = Needs(table, scanned, edits_everywhere=_edits_everywhere(options), prepare=prepare_config)
         stream = read(sources, options.limits, needs)
     index = ObjectIndex(stream.objects, options.namespace, frozenset(table.cluster_scoped))
     graph, pod_strings = build(index, table, scanned, may_name_config(index),
@@ -91,8 +98,6 @@ def analyse(sources: list[Source], options: RenderOptions, stream: Stream | None
         ("--strategy=annotate", config_hash.kept_names(graph, options.strategy)),
     ])
     by_name = find_readers(graph, pod_strings)
-    plan_options = PlanOptions(keep_original=options.keep_original, hooks_hidden=options.hooks_hidden,
-                               version_all=options.version_all)
     the_plan = plan(graph, plan_options, kept, held=policy.held, fixed=by_name.fixed, read_by_name=by_name.read(),
                     copies=policy.copies)
     warnings, notes = reloader.copy_notes(policy, the_plan)
@@ -102,6 +107,10 @@ def analyse(sources: list[Source], options: RenderOptions, stream: Stream | None
                             record_refs=_records_refs(options), held=policy.held)
     return Analysis(stream, table, graph, the_plan, productions, dependencies, policy, hashes, retention, warnings,
                     by_name, notes)
+
+
+def _rewrite_options(options: RenderOptions) -> RewriteOptions:
+    return RewriteOptions(mutable=options.mutable)
 
 
 def _records_refs(options: RenderOptions) -> bool:
@@ -155,7 +164,7 @@ def render(sources: list[Source], options: RenderOptions, reporter: Reporter, st
     result's analysis then holds no nodes. Not with --retain, which reads
     the analysis after writing."""
     analysis = analyse(sources, options, stream)
-    result = rewrite(analysis.graph, analysis.plan, RewriteOptions(mutable=options.mutable), held=analysis.policy.held,
+    result = rewrite(analysis.graph, analysis.plan, _rewrite_options(options), held=analysis.policy.held,
                      config_hashes=analysis.config_hashes, retention=analysis.retention)
     if analysis.retention.warning:
         reporter.warn(analysis.retention.warning)

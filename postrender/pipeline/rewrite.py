@@ -8,14 +8,16 @@ from collections.abc import Callable, Collection, Sequence
 
 from ..records import record
 from ..syntax import edit
-from ..syntax.edit import Edit, Value
+from ..syntax.edit import Edit, Packed, Value
 from .graph.references import Graph, Path, Reference
+from .index.configs import content_of
 from .index.hashing import to_json_value
+from .index.objects import base_name_of
 from ..errors import PostrenderError
 from ..syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, get, node_at
 from .plan.config_hash import Place
 from .plan.keep import Retention
-from .plan.versions import Plan, Version, label_value
+from .plan.versions import Plan, Version, label_value, never_versioned, versioned_name
 from ..vocabulary import (
     ANNOTATION_CONFIG_HASH,
     ANNOTATION_COPY_OF,
@@ -34,6 +36,63 @@ from .read import Document, KubeObject, object_node, recompose
 @record
 class Options:
     mutable: bool = False
+
+
+@record(eq=False)
+class Prepared:
+    """A config's own edits, made while its document was whole, so that read
+    need not keep its tree (pipeline/needs.py): the marks of the version it
+    becomes when versioned as its content says (`_expected`), and, when it
+    may keep an unsuffixed copy, the copy's marks. Used only when the plan
+    makes exactly that version; any other edit to the document composes it
+    again (DocumentEdits.mapping_at), and the marks are made there instead."""
+
+    marks: Packed
+    copy: Packed | None
+
+
+def prepare(obj: KubeObject, root: MappingNode, options: Options, copies: bool) -> Prepared | None:
+    """`obj`'s edits made ahead from `root`, its whole mapping (Prepared);
+    `copies`: whether the plan may give it an unsuffixed copy. None for a
+    shape the edits cannot be made for: the object then keeps its tree, and
+    meets the same code when written as it always did."""
+    content = content_of(obj)
+    if content.empty or content.refused is not None or never_versioned(obj, content) is not None:
+        return _NOTHING  # never versioned: no marks, and no copy
+    doc = obj.document
+    key = _expected(obj, options)
+    try:
+        marks = Packed(edit.set_entries(doc.text, root, _marks(*key), doc.newline))
+        copy = Packed(edit.set_entries(doc.text, root, _copy_marks(key[1]), doc.newline)) if copies else None
+    except Exception:
+        # Whatever set_entries refuses of a shape, it refuses at write as
+        # before, if the object is versioned at all.
+        return None
+    return Prepared(marks, copy)
+
+
+_NOTHING = Prepared(Packed(()), None)
+
+
+def _expected(obj: KubeObject, options: Options) -> _MarksKey:
+    """What `_marks` is made from for the version `obj` becomes if versioned
+    as its content says (plan/versions.py)."""
+    base = base_name_of(obj)
+    digest = content_of(obj).hash
+    return (base, versioned_name(base, digest), digest, options.mutable)
+
+
+def _expected_name(obj: KubeObject) -> str:
+    return versioned_name(base_name_of(obj), content_of(obj).hash)
+
+
+def _marks_key(version: Version, options: Options) -> _MarksKey:
+    return (version.base_name, version.name, version.hash, options.mutable)
+
+
+# What a version's marks are made from: its base name, name and hash, and
+# whether it stays mutable (`_marks`).
+_MarksKey = tuple[str, str, str, bool]
 
 
 @record(eq=False)
@@ -63,6 +122,10 @@ class DocumentEdits:
     # The document composed again, for keys given to a mapping read did not
     # keep (see mapping_at).
     _whole: MappingNode | None = None
+    # A config's marks as made ahead (Prepared): the object, the edits, and
+    # the values they set, standing for set_later_at(obj, (), ...) until
+    # another mapping edit comes (mapping_at).
+    _ahead: tuple[KubeObject, Packed, _Later] | None = None
 
     def mapping_at(self, obj: KubeObject, path: Path) -> MappingNode:
         """The mapping at `path` in `obj`, to give keys to. Read keeps of most
@@ -71,6 +134,15 @@ class DocumentEdits:
         a document is composed again here, once, and every mapping edit of
         it goes to that graph, so edits to one mapping still merge. Replaced
         scalars and inserted items are placed by offset, the same in both."""
+        if self._ahead is not None:
+            # Marks made ahead cannot merge with other keys: they are set
+            # again, first, as they would have been.
+            owner, _, later = self._ahead
+            self._ahead = None
+            self._set_later(self._mapping(owner, ()), later)
+        return self._mapping(obj, path)
+
+    def _mapping(self, obj: KubeObject, path: Path) -> MappingNode:
         root: Node | None = obj.node
         if not self.document.kept_for_edits:
             if self._whole is None:
@@ -108,16 +180,36 @@ class DocumentEdits:
         """As `set(mapping, make(*args))`, the values made only when read: a
         versioned object's marks, the same few keys made from its Version,
         are held for every object until written, and read once."""
+        self._set_later(mapping, (make, *args))
+
+    def _set_later(self, mapping: MappingNode, later: _Later) -> None:
         if self.document.shared or (self._entries is not None and mapping in self._entries):
-            self.set(mapping, make(*args))
+            self.set(mapping, _made(later))
             return
         if self._entries is None:
             self._entries = {}
-        self._entries[mapping] = (make, *args)
+        self._entries[mapping] = later
+
+    def set_ahead(self, obj: KubeObject, made: Packed | None, make: Callable[..., dict[str, Value]],
+                  *args: object) -> None:
+        """As `set_later_at(obj, (), make, *args)`, with `made` the edits
+        those values make, made ahead while the document was whole (Prepared;
+        None: not made). Used as they are while no other mapping of the
+        document gets keys."""
+        if made is None or self._entries is not None or self._ahead is not None:
+            self.set_later_at(obj, (), make, *args)
+        else:
+            self._ahead = (obj, made, (make, *args))
+
+    def values_of(self, obj: KubeObject) -> dict[str, Value]:
+        """What has been asked to be set in `obj`'s own mapping so far (for `graph`)."""
+        if self._ahead is not None and self._ahead[0] is obj:
+            return _made(self._ahead[2])
+        return self.values_at(self.mapping_at(obj, ()))
 
     def values_at(self, mapping: MappingNode) -> dict[str, Value]:
-        """What has been asked to be set in mapping so far (for `graph`;
-        mapping_at gives the mapping)."""
+        """What has been asked to be set in mapping so far (mapping_at gives
+        the mapping)."""
         entry = self._entries.get(mapping) if self._entries is not None else None
         return _made(entry) if entry is not None else {}
 
@@ -136,7 +228,7 @@ class DocumentEdits:
     def add_copy(self, version: Version) -> None:
         """An unsuffixed copy of the document, marked as a copy of `version`."""
         if self.document.shared:
-            _refuse_shared(self.document, version.obj.node, _copy_marks(version))
+            _refuse_shared(self.document, version.obj.node, _copy_marks(version.name))
         self._copied += (version,)
 
     @property
@@ -172,6 +264,8 @@ class DocumentEdits:
         for sequence, before, value, style in self.inserted:
             item = edit.json_line(value) if style is None else edit.render_scalar(value, style)
             out.append(edit.insert_item_before(text, sequence, before, item, newline))
+        if self._ahead is not None:
+            out.extend(self._ahead[1])  # what set_entries made of them, in its order
         for mapping, entry in (self._entries or {}).items():
             edit.set_entries(text, mapping, _made(entry), newline, out)
         return out
@@ -265,9 +359,12 @@ def _versions(plan: Plan, options: Options, result: Rewrite) -> None:
     for version in plan.versions:
         if not version.versioned or version.unchanged:
             continue
-        doc = version.obj.document
+        obj = version.obj
+        doc = obj.document
         edits = result.edits_of(doc)
-        edits.set_later_at(version.obj, (), _marks, version, options)
+        key = _marks_key(version, options)
+        prepared = obj.prepared if obj.prepared is not None and _expected(obj, options) == key else None
+        edits.set_ahead(obj, prepared.marks if prepared is not None else None, _marks, *key)
         if version.renamed:
             result.renamed.append(version)
         if version.keep_original:
@@ -343,30 +440,34 @@ def _grant(graph: Graph, plan: Plan, ref: Reference, alive: set[tuple[str, str, 
     result.rewritten.append((ref, ", ".join(([ref.name] if keep else []) + names)))
 
 
-def _marks(version: Version, options: Options) -> dict[str, Value]:
-    base_label = label_value(version.base_name)
+def _marks(base_name: str, name: str, digest: str, mutable: bool) -> dict[str, Value]:
+    """A version's marks, from its _MarksKey."""
+    base_label = label_value(base_name)
     labels: dict[str, Value] = {
         LABEL_VERSIONED: "true",
         LABEL_BASE_NAME: base_label,
-        LABEL_CONTENT_HASH: version.hash,
+        LABEL_CONTENT_HASH: digest,
     }
-    metadata_values: dict[str, Value] = {"name": version.name, "labels": labels}
-    if base_label != version.base_name:
-        metadata_values["annotations"] = {ANNOTATION_ORIGINAL_NAME: version.base_name}
+    metadata_values: dict[str, Value] = {"name": name, "labels": labels}
+    if base_label != base_name:
+        metadata_values["annotations"] = {ANNOTATION_ORIGINAL_NAME: base_name}
     top: dict[str, Value] = {"metadata": metadata_values}
-    if not options.mutable:
+    if not mutable:
         top["immutable"] = True
     return top
 
 
 def _copy(doc: Document, version: Version) -> DocumentEdits:
     copy = DocumentEdits(doc)
-    copy.set_later_at(version.obj, (), _copy_marks, version)
+    obj = version.obj
+    prepared = obj.prepared
+    made = prepared.copy if prepared is not None and _expected_name(obj) == version.name else None
+    copy.set_ahead(obj, made, _copy_marks, version.name)
     return copy
 
 
-def _copy_marks(version: Version) -> dict[str, Value]:
-    return {"metadata": {"annotations": {ANNOTATION_VERSIONED: "false", ANNOTATION_COPY_OF: version.name}}}
+def _copy_marks(name: str) -> dict[str, Value]:
+    return {"metadata": {"annotations": {ANNOTATION_VERSIONED: "false", ANNOTATION_COPY_OF: name}}}
 
 
 def _copy_as_item(version: Version) -> dict:

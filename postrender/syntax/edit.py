@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from array import array
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from operator import itemgetter
 
@@ -41,25 +42,45 @@ _POSITION = itemgetter(0, 1)  # an edit's (start, end)
 Value = str | bool | dict[str, "Value"]
 
 
-class Splice:
-    """Edits to one text, in order and checked not to overlap, so `apply`
-    cannot fail. Packed: kept from the checks until the text is written,
-    a tuple each would take more room than the text they insert."""
+class Packed:
+    """Edits held until the text is written, in the order given. Packed: a
+    tuple each would take more room than the text they insert."""
 
     __slots__ = ("_bounds", "_texts")
+
+    def __init__(self, edits: Iterable[Edit]) -> None:
+        bounds: list[int] = []  # start, end and the new text's length, edit by edit
+        texts: list[str] = []
+        for start, end, text in edits:
+            bounds += (start, end, len(text))
+            texts.append(text)
+        self._bounds = array("q", bounds)
+        self._texts = "".join(texts)
+
+    def __iter__(self) -> Iterator[Edit]:
+        texts = self._texts
+        at = 0
+        triples = iter(self._bounds)
+        for start, end, length in zip(triples, triples, triples):
+            yield (start, end, texts[at : at + length])
+            at += length
+
+
+class Splice(Packed):
+    """Edits to one text, in order and checked not to overlap, so `apply`
+    cannot fail."""
+
+    __slots__ = ()
 
     def __init__(self, edits: list[Edit]) -> None:
         # Duplicates arise when an alias makes two references one node.
         ordered = sorted(dict.fromkeys(edits), key=_POSITION)
-        bounds: list[int] = []  # start, end and the new text's length, edit by edit
         position = 0
-        for start, end, text in ordered:
+        for start, end, _ in ordered:
             if start < position:
                 raise AssertionError(f"overlapping edits at offset {start}")
-            bounds += (start, end, len(text))
             position = end
-        self._bounds = array("q", bounds)
-        self._texts = "".join([text for _, _, text in ordered])
+        Packed.__init__(self, ordered)
         # The stream goes out as UTF-8, a part at a time: text that cannot be
         # encoded (a lone surrogate from a YAML escape) must fail here, before any.
         self._texts.encode("utf-8")

@@ -173,7 +173,7 @@ def _marks(obj: KubeObject, result) -> dict:
     if result is None:
         return {}
     edits = result.rewrite.for_document(obj.document)
-    values = edits.values_at(edits.mapping_at(obj, ())) if edits is not None else {}
+    values = edits.values_of(obj) if edits is not None else {}
     metadata = values.get("metadata") if isinstance(values.get("metadata"), dict) else {}
     marks: dict = {"immutable": values.get("immutable") is True}
     for key in ("labels", "annotations"):

@@ -33,7 +33,7 @@ from ...fieldspecs.walk import SpecIndex
 from .references import Found, Graph, Path, Scanned, lookup
 from ..index.configs import content_of
 from ..index.objects import ObjectIndex
-from ...syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, entries, format_path, get, get_str, is_string, node_at
+from ...syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, entries, format_path, get, is_string, node_at
 from ..read import KubeObject
 from ...lazyre import LazyPattern
 
@@ -70,7 +70,7 @@ class FixedName:
             return False
         if self.namespace is not None and namespace != self.namespace:
             return False
-        if self.type is not None and get_str(obj.node, "type") != self.type:
+        if self.type is not None and content_of(obj).type != self.type:
             return False
         return not self.if_label or any(key in obj.labels for key in self.if_label)
 

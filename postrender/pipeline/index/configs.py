@@ -24,6 +24,7 @@ from ...syntax.nodes import (
     ScalarNode,
     entries,
     get,
+    get_str,
     go_base64,
     is_null,
     json_key,
@@ -39,6 +40,7 @@ class ConfigContent:
     hash: str  # kustomize's content hash; "" when refused
     empty: bool  # no data, binaryData or stringData entry at all
     token: bool  # a Secret of type kubernetes.io/service-account-token
+    type: str | None  # a Secret's `type` as written, when a string
     # What validate refused: raised when the plan is made, so that the
     # stream's other errors keep coming first, as when it was read later.
     refused: PostrenderError | None = None
@@ -60,9 +62,9 @@ def _read(obj: KubeObject) -> ConfigContent:
     try:
         fields = validate(obj)
     except PostrenderError as refused:
-        return ConfigContent("", False, False, refused)
+        return ConfigContent("", False, False, get_str(obj.node, "type"), refused)
     token = obj.kind == "Secret" and _is_token_type(fields.nodes["type"])
-    return ConfigContent(content_hash(obj.kind, obj.node, fields), is_empty(fields), token)
+    return ConfigContent(content_hash(obj.kind, obj.node, fields), is_empty(fields), token, get_str(obj.node, "type"))
 
 
 def _is_token_type(node: Node | None) -> bool:

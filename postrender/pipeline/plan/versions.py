@@ -169,13 +169,9 @@ def _version(
     """`content`: the object's, as read (index/configs.py)."""
     digest = content.hash
     name = obj.name or ""
-    if obj.annotations.get(KUSTOMIZE_NEEDS_HASH) == "enabled":
-        return Version(obj, digest, name, name, excluded="kustomize generator output: kustomize adds its own suffix")
-    if obj.annotations.get(ANNOTATION_VERSIONED) == "false" or obj.labels.get(LABEL_VERSIONED) == "false":
-        reason = "a keep-original copy" if ANNOTATION_COPY_OF in obj.annotations else "opted out (postrender.io/versioned: \"false\")"
-        return Version(obj, digest, name, name, excluded=reason)
-    if content.token:
-        return Version(obj, digest, name, name, excluded="service-account token Secret (filled in by the token controller)")
+    as_read = never_versioned(obj, content)
+    if as_read is not None:
+        return Version(obj, digest, name, name, excluded=as_read)
     if produced_by:
         return Version(obj, digest, name, name, excluded=produced_by)
     # A controller writes into an empty object under its name; an immutable,
@@ -195,6 +191,19 @@ def _version(
     if obj.labels.get(LABEL_VERSIONED) == "true" and obj.labels.get(LABEL_CONTENT_HASH) == digest and name == target:
         return Version(obj, digest, base, name, unchanged=True, keep_original=False)
     return Version(obj, digest, base, target, keep_original=keep)
+
+
+def never_versioned(obj: KubeObject, content: ConfigContent) -> str | None:
+    """Why the object keeps its name whatever the rest of the stream holds,
+    as far as it says itself (read ahead by rewrite.prepare); None when
+    other objects decide. Asked first, in this order."""
+    if obj.annotations.get(KUSTOMIZE_NEEDS_HASH) == "enabled":
+        return "kustomize generator output: kustomize adds its own suffix"
+    if obj.annotations.get(ANNOTATION_VERSIONED) == "false" or obj.labels.get(LABEL_VERSIONED) == "false":
+        return "a keep-original copy" if ANNOTATION_COPY_OF in obj.annotations else "opted out (postrender.io/versioned: \"false\")"
+    if content.token:
+        return "service-account token Secret (filled in by the token controller)"
+    return None
 
 
 def is_service_account_token(obj: KubeObject) -> bool:
