@@ -29,7 +29,8 @@ from postrender.syntax.nodes import MappingNode, node_at, unique_nodes
 GOLDEN = sorted(p for p in (FIXTURES / "golden").iterdir() if (p / "input.yaml").exists())
 CORPUS = sorted(p for p in (FIXTURES / "corpus").rglob("*.yaml"))
 # Flags that change what the stages read: every one of them must agree too.
-VARIANTS = ["", "--strategy annotate", "--version-all", "--keep-original all --keep-previous helm"]
+VARIANTS = ["", "--strategy annotate", "--version-all", "--keep-original all --keep-previous helm",
+            "--keep-original all", "--mutable --keep-original none"]
 
 
 def _args(case: Path) -> str:
@@ -139,18 +140,108 @@ def test_what_no_stage_reads_is_dropped():
     assert kept < whole * 0.5, (whole, kept)
 
 
-def test_a_config_object_keeps_its_metadata_not_its_data():
-    # Its content is read into facts as it is read (index/configs.py): the
-    # data entries go, its metadata and the scalars beside it stay for the
-    # edits it gets. In a List it stays whole: its copy is made from its nodes.
-    config = WORKLOAD.split("---\n")[1]
+def _prepared(text: str, argv: str = "", keep_nodes: bool = False):
+    """The first object of `text` as read by a render with `argv`, which
+    makes configs' edits ahead unless the run edits everything."""
+    from postrender.pipeline.render import _edits_everywhere, _rewrite_options
+    from postrender.pipeline.rewrite import prepare
+
+    options = render_options(parse(shlex.split(argv)))
     table = fieldspecs.load_table([])
-    doc = read([Source(None, config)], Limits(), Needs(table, pod_string_specs(table))).documents[0]
+
+    def ahead(obj, root):
+        return prepare(obj, root, _rewrite_options(options), True)
+
+    needs = Needs(table, pod_string_specs(table), prune=not keep_nodes,
+                  edits_everywhere=_edits_everywhere(options), prepare=ahead)
+    return read([Source(None, text)], Limits(), needs).objects[0]
+
+
+def test_a_config_object_keeps_none_of_its_tree_once_its_edits_are_made():
+    # Its content is read into facts as it is read (index/configs.py), and
+    # its own edits made then (rewrite.prepare): nothing of it stays, not
+    # even its metadata. A run that gives configs other keys too (a record
+    # of what they are kept for) keeps their metadata and the scalars
+    # beside it instead; in a List it stays whole: its copy is made from
+    # its nodes.
+    config = WORKLOAD.split("---\n")[1]
+    obj = _prepared(config)
+    assert obj.document.root.value == [] and obj.prepared is not None
+    assert not obj.document.kept_for_edits
+    obj = _prepared(config, "--keep-previous helm")
+    doc = obj.document
+    assert obj.prepared is None
     assert node_at(doc.root, ("metadata", "name")).value == "web-config"
     assert node_at(doc.root, ("data",)).value == []
     assert doc.kept_for_edits
     listed = "apiVersion: v1\nkind: List\nitems:\n- " + config.replace("\n", "\n  ").rstrip() + "\n"
     assert _kept(listed)[1] == _kept(listed)[0]
+
+
+_SHAPES = {
+    "block": WORKLOAD.split("---\n")[1].replace("metadata: {name: web-config}", "metadata:\n  name: web-config\n  labels:\n    a: b"),
+    "flow": WORKLOAD.split("---\n")[1],
+    "a Secret, marked by an earlier run": (
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s-old\n  labels:\n    postrender.io/versioned: \"true\"\n"
+        "    postrender.io/base-name: s\n    postrender.io/content-hash: old\nimmutable: true\ntype: Opaque\n"
+        "data:\n  a: eA==\n"),
+    "a long name": WORKLOAD.split("---\n")[1].replace("web-config", "x" * 250),
+}
+
+
+@pytest.mark.parametrize("argv", ["", "--mutable", "--keep-original all"])
+@pytest.mark.parametrize("shape", _SHAPES, ids=list(_SHAPES))
+def test_edits_made_ahead_are_what_the_whole_tree_makes(shape, argv):
+    # The version the plan makes, its copy and a version it did not expect,
+    # each edited from what was made ahead (or, unexpected, from the
+    # document composed again), against the same edits on the whole tree.
+    from postrender.pipeline.render import _rewrite_options
+    from postrender.pipeline.rewrite import DocumentEdits, _copy, _marks, _marks_key
+    from postrender.pipeline.plan.versions import Version
+    from postrender.pipeline.index.configs import content_of
+
+    text = _SHAPES[shape]
+    options = _rewrite_options(render_options(parse(shlex.split(argv))))
+    ahead = _prepared(text, argv)
+    whole = _prepared(text, argv, keep_nodes=True)
+    assert ahead.prepared is not None and ahead.node.value == [] and whole.prepared is None
+    digest = content_of(ahead).hash
+    expected = Version(ahead, digest, "s" if "s-old" in text else ahead.name, "")
+    for name in (f"{expected.base_name}-{digest}"[:253], "unexpected"):
+        made = []
+        for obj in (ahead, whole):
+            version = Version(obj, digest, expected.base_name, name if len(name) < 253 else _expected_name(obj))
+            edits = DocumentEdits(obj.document)
+            prepared = obj.prepared
+            key = _marks_key(version, options)
+            usable = prepared is not None and name != "unexpected"
+            edits.set_ahead(obj, prepared.marks if usable else None, _marks, *key)
+            made.append((sorted(edits.edits()), sorted(_copy(obj.document, version).edits())))
+        assert made[0] == made[1]
+
+
+def _expected_name(obj):
+    from postrender.pipeline.rewrite import _expected_name as name
+
+    return name(obj)
+
+
+def test_marks_made_ahead_merge_with_a_later_edit_to_the_same_object():
+    # Another stage giving the config keys: the marks are set again on the
+    # document composed again, first, and the two merge as on the whole tree.
+    from postrender.pipeline.rewrite import DocumentEdits, _marks
+
+    config = _SHAPES["block"]
+    key = ("web-config", "web-config-abc", "abc", False)
+    made = []
+    for obj in (_prepared(config), _prepared(config, keep_nodes=True)):
+        edits = DocumentEdits(obj.document)
+        edits.set_ahead(obj, obj.prepared.marks if obj.prepared is not None else None, _marks, *key)
+        edits.set_at(obj, (), {"metadata": {"labels": {"extra": "1"}, "annotations": {"b": "2"}}})
+        assert edits.values_of(obj)["metadata"]["labels"]["extra"] == "1"
+        made.append(sorted(edits.edits()))
+    assert made[0] == made[1]
+    assert sum(text.count("extra") + text.count("content-hash") for _, _, text in made[0]) == 2
 
 
 def test_aliases_and_merge_keys_keep_a_document_whole():
