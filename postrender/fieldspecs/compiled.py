@@ -9,7 +9,7 @@ import json
 # sha256 of each source table when this was generated.
 SOURCES = {'builtin.yaml': 'dd1ebacd9c0d30d96801541b6d5ffedde531a47ffbd697c13cb90f90597e398b',
  'dependencies.yaml': '7eb6c9031b701775c1705fd2c3b67df81209b76dd8f7e7b4cd5a014d6ac343a2',
- 'fixednames.yaml': '1c6744a5da370b682ec39f5d17a5af3f5fbbe9d7875215db4470db4cf38b0f1c',
+ 'fixednames.yaml': '3899b7299d396600aac717afe3bbb765b84264c4f52b70b364f40524d31754e2',
  'guard.yaml': '86396b37593a88b3868097ade04b3fd366ce722d77ccd40e5fdc9ecb45c46c72',
  'producers.yaml': 'b0554675ad45cf20df211e0f5cec83658afdb5b2b2793a80d5411513d3418f32'}
 
@@ -2226,6 +2226,67 @@ TABLES = json.loads(r'''{
    "ephemeralContainers/command",
    "ephemeralContainers/env/value"
   ],
+  "nameHints": {
+   "configKinds": {
+    "ConfigMap": [
+     "configmap",
+     "config"
+    ],
+    "Secret": [
+     "secret",
+     "cert",
+     "tls",
+     "key"
+    ]
+   },
+   "otherKinds": {
+    "Service": [
+     "service",
+     "svc",
+     "publishedservice",
+     "serviceaccount",
+     "dns",
+     "host",
+     "hostname"
+    ],
+    "Ingress": [
+     "ingress",
+     "ingressclass",
+     "class"
+    ],
+    "Gateway": [
+     "gateway"
+    ],
+    "Issuer": [
+     "issuer",
+     "clusterissuer"
+    ],
+    "Lease": [
+     "lease",
+     "election",
+     "elect",
+     "leader"
+    ],
+    "Namespace": [
+     "namespace",
+     "ns"
+    ],
+    "Pod": [
+     "pod"
+    ],
+    "Node": [
+     "node",
+     "nodename"
+    ],
+    "Deployment": [
+     "deployment",
+     "statefulset",
+     "daemonset",
+     "replicaset",
+     "cronjob"
+    ]
+   }
+  },
   "rbac": {
    "kinds": [
     {

@@ -11,7 +11,8 @@ signals find them, each from data (fieldspecs/fixednames.yaml):
   know themselves;
 - RBAC: a Role or ClusterRole rule on configmaps/secrets with `resourceNames`;
 - strings in a pod spec (container args, command, env values) that name an
-  object and that no field spec covers;
+  object and that no field spec covers, unless the flag or variable that
+  holds one says it names another kind (`--publish-service`);
 - names in a ConfigMap's data (an operator's configuration naming a Secret).
 
 Each object found keeps its name (plan.py); a workload whose flag or
@@ -44,8 +45,10 @@ _DNS_LABEL = LazyPattern(r"^[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?$")
 # `$(POD_NAMESPACE)` (Kubernetes' own expansion) or `${NAMESPACE}` (a shell's):
 # a namespace the pod learns at run time, taken to be its own.
 _VARIABLE = LazyPattern(r"^\$[({][A-Za-z_][A-Za-z0-9_]*[)}]$")
-# Words in a flag or variable name that say which kind it names.
-_KIND_HINTS = {"ConfigMap": ("configmap", "config"), "Secret": ("secret", "cert", "tls", "key")}
+# The words of a flag or variable name (fixednames.yaml nameHints.otherKinds):
+# split at anything but letters and digits, and between a lower-case letter
+# or digit and an upper-case one (`publishService`).
+_WORD_BREAK = LazyPattern(r"(?<=[a-z0-9])(?=[A-Z])|[^A-Za-z0-9]+")
 # `key: value` in YAML, block or flow, or `"key": "value"` in JSON.
 _DATA_ENTRY = LazyPattern(
     r"""(?P<key>[A-Za-z_][A-Za-z0-9_.-]*)["']?[ \t]*:[ \t]*["']?(?P<name>[a-z0-9][-a-z0-9.]*)(?=["']?[ \t]*(?:[,}\]#\r\n]|$))"""
@@ -105,7 +108,7 @@ class ByName:
         happens to hold the same word (`--publish-service`)."""
         found: dict[int, tuple[bool, str]] = {}
         for reader in self.readers:
-            likely = any(hint in reader.via.lower() for hint in _KIND_HINTS[reader.target.kind])
+            likely = says_kind(reader.via, reader.target.kind)
             if id(reader.target) not in found or (likely and not found[id(reader.target)][0]):
                 found[id(reader.target)] = (likely, reader.why)
         return {key: why for key, (_, why) in found.items()}
@@ -114,6 +117,40 @@ class ByName:
 @cache
 def _data() -> dict[str, Any]:
     return fieldspecs.data("fixednames.yaml")
+
+
+@cache
+def _name_hints() -> tuple[dict[str, tuple[str, ...]], dict[str, str]]:
+    """(config kind -> its words, word of another kind -> that kind), from
+    fixednames.yaml nameHints."""
+    hints = _data().get("nameHints") or {}
+    config = {kind: tuple(w.lower() for w in words) for kind, words in (hints.get("configKinds") or {}).items()}
+    assert set(config) == set(CONFIG_KINDS), config
+    other = {w.lower(): kind for kind, words in (hints.get("otherKinds") or {}).items() for w in words}
+    assert not set(other) & {w for words in config.values() for w in words}, other
+    return config, other
+
+
+def says_kind(via: str, kind: str) -> bool:
+    """Whether a flag or variable name holds a word of config kind `kind`
+    (`--tcp-services-configmap` says ConfigMap), ignoring case, `-`, `_`, `.`."""
+    squeezed = via.lower().replace("-", "").replace("_", "").replace(".", "")
+    return any(word in squeezed for word in _name_hints()[0][kind])
+
+
+def other_kind(via: str) -> str | None:
+    """The kind a flag or variable name says it names when that is no
+    ConfigMap or Secret (`--publish-service`: Service), else None: one with
+    a config word, or with no word of either (`--source`), may name one."""
+    if not via or any(says_kind(via, kind) for kind in CONFIG_KINDS):
+        return None
+    other = _name_hints()[1]
+    for word in _WORD_BREAK.split(via):
+        word = word.lower()
+        for stem in (word, word[:-1] if word.endswith("s") else "", word[:-2] if word.endswith("es") else ""):
+            if stem in other:
+                return other[stem]
+    return None
 
 
 @cache
@@ -241,6 +278,8 @@ def _pod_readers(graph: Graph, strings: list[Scanned]) -> Iterator[Reader]:
         if id(node) in covered:
             continue
         for via, namespace, name in names_in(node.value, context):
+            if other_kind(via) is not None:
+                continue  # `--publish-service=ns/name`: a Service sharing a config's name
             for target in _targets(index, obj, namespace, name):
                 field_path = format_path(path)
                 where = f"{field_path} ({via})" if via else field_path

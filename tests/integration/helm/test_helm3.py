@@ -158,3 +158,37 @@ def test_error_names_the_line_in_the_files_own_output(helm3):
     source = (LINES_CHART / "templates" / "settings.yaml").read_text().splitlines()
     assert source[rendered - 1] == "  replicas: {{ .Values.replicas }}"
     assert stream != rendered, "the chart is laid out so the stream line differs"
+
+
+def test_a_flag_naming_a_service_does_not_pin_the_config_sharing_its_name(helm3):
+    # ingress-nginx's shape (fixtures/charts/controller): --publish-service
+    # names the Service that shares the controller ConfigMap's name. The
+    # ConfigMap is versioned, --configmap follows it, the Service and the
+    # flags naming other kinds keep theirs, and a new setting rolls the
+    # controller through the rewritten --configmap.
+    helm, env = helm3
+    chart = ROOT / "fixtures" / "charts" / "controller"
+
+    def render(*args: str) -> dict[str, dict]:
+        command = [helm, "template", "rel", str(chart), "-n", "edge", "--post-renderer", "postrender", *args]
+        result = subprocess.run(command, capture_output=True, text=True, env=env, start_new_session=True)
+        assert result.returncode == 0, result.stderr
+        return {ident(d): d for d in documents(result.stdout)}
+
+    first = render()
+    (config,) = configs(without_copies(list(first.values()))).values()
+    assert config["metadata"]["name"] != "rel-controller" and base_name(config["metadata"]["name"]) == "rel-controller"
+    assert config.get("immutable") is True
+    assert "Service/rel-controller" in first
+    deployment = first["Deployment/rel-controller"]
+    pod = deployment["spec"]["template"]
+    assert pod["spec"]["containers"][0]["args"] == [
+        "/controller",
+        "--publish-service=$(POD_NAMESPACE)/rel-controller",
+        "--election-id=rel-controller-leader",
+        "--watch-namespace=$(POD_NAMESPACE)",
+        f"--configmap=$(POD_NAMESPACE)/{config['metadata']['name']}",
+    ]
+    assert "postrender.io/config-hash" not in (pod.get("metadata", {}).get("annotations") or {})
+    second = render("--set", "controller.config.a=b")
+    assert second["Deployment/rel-controller"]["spec"]["template"] != pod

@@ -3,11 +3,12 @@ pod strings: both must be what walking each spec set on its
 own finds, over every golden fixture's objects and a workload full of args,
 commands and env values."""
 
+import pytest
 from conftest import FIXTURES
 
 from postrender import fieldspecs
 from postrender.options import RenderOptions
-from postrender.pipeline.graph.byname import find_readers, may_name_config, pod_string_specs
+from postrender.pipeline.graph.byname import find_readers, may_name_config, other_kind, pod_string_specs, says_kind
 from postrender.pipeline.graph.references import build, find_all
 from postrender.pipeline.index.objects import ObjectIndex
 from postrender.pipeline.read import Source, read
@@ -164,3 +165,131 @@ def test_a_pruned_stream_gives_the_graph_of_the_whole_one():
         needs = Needs(TABLE, pod_string_specs(TABLE))
         pruned = read([Source(str(path), path.read_text())], RenderOptions().limits, needs)
         assert facts(pruned, needs.found_in) == facts(whole, None), case.name
+
+
+# --- a flag or variable that names another kind ------------------------------
+
+SHARED = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: ctl, namespace: edge}
+data: {a: b}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: ctl, namespace: edge}
+data: {a: Yg==}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: ctl, namespace: edge}
+spec: {ports: [{port: 80}]}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: app, namespace: edge}
+spec:
+  template:
+    spec:
+      containers:
+      - name: app
+        image: i
+"""
+
+
+def _readers_of(container: str) -> list[tuple[str, str]]:
+    text = SHARED + "".join(f"        {line}\n" for line in container.splitlines())
+    stream = read([Source("shared.yaml", text)], RenderOptions().limits)
+    index = ObjectIndex(stream.objects, None, frozenset(TABLE.cluster_scoped))
+    found = find_readers(*build(index, TABLE, pod_string_specs(TABLE), may_name_config(index)))
+    return sorted({(r.target.kind, r.via) for r in found.readers})
+
+
+# Each names a Service, an Ingress class, a Lease, a namespace, a pod, a
+# node, a workload, a Gateway or an Issuer (sources in fixednames.yaml
+# nameHints), written every way a container gives a flag or a variable.
+OTHER_KINDS = [
+    "args: [--publish-service=$(POD_NAMESPACE)/ctl]",        # ingress-nginx, haproxy-ingress
+    "args: [--default-backend-service=edge/ctl]",             # ingress-nginx
+    "args: [--publish-service, $(POD_NAMESPACE)/ctl]",        # the value as the next item
+    "args: [--ingress-class=ctl]",                            # ingress-nginx, external-dns
+    "args: [--election-id=ctl]",                              # ingress-nginx: its Lease
+    "args: [--leader-elect-resource-name=ctl]",               # client-go (cluster-autoscaler)
+    "args: [--leader-election-id=ctl]",                       # controller-runtime operators
+    "args: [--watch-namespace=ctl]",                          # ingress-nginx
+    'args: ["--namespaces=other,ctl"]',                       # kube-state-metrics, prometheus-operator
+    "args: [--kubelet-service=edge/ctl]",                     # prometheus-operator
+    "args: [--dynamic-serving-dns-names=ctl]",                # cert-manager webhook
+    "args: [--host=ctl]",                                     # kube-webhook-certgen
+    "args: [--pod=ctl, --node=ctl]",                          # kube-state-metrics sharding
+    "args: [--gateway-name=ctl]",                             # external-dns
+    "args: [--default-issuer-name=ctl]",                      # cert-manager
+    "args: [--deployment=ctl]",
+    "args: [--providers.kubernetesingress.ingressendpoint.publishedservice=edge/ctl]",  # Traefik
+    "command: [sh, -c, exec controller --publish-service=edge/ctl]",
+    "env: [{name: CONTROLLER_PUBLISH_SERVICE, value: edge/ctl}]",   # Kong
+    "env: [{name: CONTROLLER_KONG_ADMIN_SVC, value: edge/ctl}]",    # Kong
+    "env: [{name: CONTROLLER_ELECTION_ID, value: ctl}]",            # Kong
+    "env: [{name: WATCH_NAMESPACE, value: ctl}]",                   # operator-sdk
+    "env: [{name: publishService, value: ctl}]",                    # camelCase words
+]
+
+
+@pytest.mark.parametrize("container", OTHER_KINDS)
+def test_a_flag_or_variable_that_names_another_kind_reads_no_config(container):
+    # The Service (or Lease, namespace ...) shares the configs' name: that
+    # the word matches them is a coincidence, not a read by name.
+    assert _readers_of(container) == []
+    assert other_kind(_via(container)) is not None
+
+
+# A word of a config kind counts whatever else the name says; a name that
+# says no kind at all still counts (a program may read anything by name).
+# (Which config kind a flag says does not choose its targets: a name it
+# holds is read as either's.)
+READS = {
+    "args: [--service-configmap=edge/ctl]": {"ConfigMap", "Secret"},
+    "args: [--ingress-tls-secret=ctl]": {"ConfigMap", "Secret"},
+    "args: [--leader-election-configmap=ctl]": {"ConfigMap", "Secret"},
+    "env: [{name: SERVICE_CONFIG, value: ctl}]": {"ConfigMap", "Secret"},
+    "args: [--settings=$(POD_NAMESPACE)/ctl]": {"ConfigMap", "Secret"},
+    "args: [serve, ctl]": {"ConfigMap", "Secret"},
+    "env: [{name: RELEASE_NAME, value: ctl}]": {"ConfigMap", "Secret"},     # `release` is no `lease`
+    "env: [{name: GHOST, value: ctl}]": {"ConfigMap", "Secret"},            # nor `ghost` a `host`
+    "args: [--publish-service=edge/ctl, --source=ctl]": {"ConfigMap", "Secret"},
+}
+
+
+@pytest.mark.parametrize("container", READS)
+def test_a_flag_that_says_a_config_kind_or_no_kind_still_reads_it(container):
+    assert {kind for kind, _ in _readers_of(container)} == READS[container]
+    assert all(other_kind(via) is None for _, via in _readers_of(container))
+
+
+def _via(container: str) -> str:
+    """The flag or variable of a one-item container line above."""
+    if container.startswith("env"):
+        return container.split("name: ")[1].split(",")[0]
+    flags = [word for word in container.replace("[", " ").replace(",", " ").replace('"', " ").split()
+             if word.startswith("--")]
+    return flags[-1].partition("=")[0]
+
+
+def test_the_reason_shown_is_the_reader_whose_flag_says_the_kind():
+    found = _readers_of("args: [--source=ctl, --settings-secret=ctl]")
+    assert found == [("ConfigMap", "--settings-secret"), ("ConfigMap", "--source"),
+                     ("Secret", "--settings-secret"), ("Secret", "--source")]
+    text = SHARED + "        args: [--source=ctl, --settings-secret=ctl]\n"
+    stream = read([Source("shared.yaml", text)], RenderOptions().limits)
+    index = ObjectIndex(stream.objects, None, frozenset(TABLE.cluster_scoped))
+    why = find_readers(*build(index, TABLE, pod_string_specs(TABLE), may_name_config(index))).read()
+    secret = next(o for o in index.objects if o.kind == "Secret")
+    assert "(--settings-secret)" in why[id(secret)]
+
+
+def test_the_name_hints_are_data_and_every_config_kind_has_words():
+    hints = fieldspecs.data("fixednames.yaml")["nameHints"]
+    assert set(hints["configKinds"]) == {"ConfigMap", "Secret"}
+    assert {"Service", "Lease", "Namespace"} <= set(hints["otherKinds"])
+    for kind, words in hints["configKinds"].items():
+        assert all(says_kind(f"--x-{word}-y", kind) for word in words)
