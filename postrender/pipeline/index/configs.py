@@ -31,7 +31,7 @@ from ...syntax.nodes import (
     string_value,
 )
 from ..read import KubeObject
-from .hashing import Fields, content_hash
+from .hashing import Fields, content_hash, kustomize_secret_hash
 
 
 @record(eq=False)
@@ -44,6 +44,9 @@ class ConfigContent:
     refused: PostrenderError | None = None
     # What byname found in the data (graph/byname.data_names), once asked.
     named: Any = None
+    # kustomize's hash of a Secret as written, where it is not `hash`
+    # (hashing.kustomize_secret_hash): the suffix kustomize gave it.
+    kustomize_hash: str | None = None
 
 
 def content_of(obj: KubeObject) -> ConfigContent:
@@ -61,8 +64,12 @@ def _read(obj: KubeObject) -> ConfigContent:
         fields = validate(obj)
     except PostrenderError as refused:
         return ConfigContent("", False, False, refused)
-    token = obj.kind == "Secret" and _is_token_type(fields.nodes["type"])
-    return ConfigContent(content_hash(obj.kind, obj.node, fields), is_empty(fields), token)
+    secret = obj.kind == "Secret"
+    token = secret and _is_token_type(fields.nodes["type"])
+    content = ConfigContent(content_hash(obj.kind, obj.node, fields), is_empty(fields), token)
+    if secret:
+        content.kustomize_hash = kustomize_secret_hash(fields)
+    return content
 
 
 def _is_token_type(node: Node | None) -> bool:

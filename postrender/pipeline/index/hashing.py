@@ -89,6 +89,27 @@ def canonical_json(kind: str, node: MappingNode, fields: Fields | None = None) -
     return go_json(hashed)
 
 
+def kustomize_secret_hash(fields: Fields) -> str | None:
+    """kustomize's own hash of a Secret as written, where it is not
+    content_hash's; None where they agree.
+
+    kustomize's hasher reads a Secret as written: `type` as its text ("" when
+    missing), `stringData` apart from `data` (kept when it is a mapping), so a
+    Secret it suffixes with `stringData` or without `type` (a generator's
+    output patched, a resource annotated needsHashSuffix) carries this hash.
+    Its generators write neither: `data` and an explicit `type` only.
+    """
+    type_node = fields.nodes["type"]
+    written_type = type_node.value if isinstance(type_node, ScalarNode) else ""
+    string_data = isinstance(fields.nodes["stringData"], MappingNode)
+    if not string_data and written_type == secret_type(fields):
+        return None
+    hashed = {"kind": "Secret", "name": "", "type": written_type, "data": _field(fields, "data")}
+    if string_data:
+        hashed["stringData"] = fields.entries_of("stringData")
+    return encode_hash(sha256_hex(go_json(hashed)))
+
+
 def secret_type(fields: Fields) -> str:
     """The API server defaults a missing, null or empty type to Opaque
     (string_value reads no string in a missing or null one)."""
