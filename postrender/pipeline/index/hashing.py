@@ -54,6 +54,19 @@ def short_hash(text: str) -> str:
     return encode_hash(sha256_hex(text))
 
 
+# What encode_hash writes: hex digits, 0 1 3 a e replaced.
+_HASH_ALPHABET = frozenset("2456789bcdfghkmt")
+
+
+def hash_suffix(name: str) -> str | None:
+    """The last 10 characters of a name `<base>-<10 characters>` when they
+    could be a content hash (encode_hash's alphabet); None otherwise."""
+    if len(name) <= 11 or name[-11] != "-":
+        return None
+    suffix = name[-10:]
+    return suffix if _HASH_ALPHABET.issuperset(suffix) else None
+
+
 class Fields:
     """The top-level fields of a ConfigMap or Secret that its hash and the
     plan read, each looked up once: `nodes` holds each one's node (None when

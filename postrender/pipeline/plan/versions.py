@@ -20,7 +20,7 @@ from collections.abc import Collection, Iterable
 from ...records import record, replace
 from ..graph.references import Graph
 from ..index.configs import ConfigContent, content_of
-from ..index.hashing import short_hash
+from ..index.hashing import hash_suffix, short_hash
 from ..index.objects import ObjectIndex, base_name_of
 from ..read import KubeObject
 from ...vocabulary import (
@@ -229,11 +229,8 @@ def suffixed_by_kustomize(obj: KubeObject, content: ConfigContent) -> bool:
     leave it to the previous-run rule. A name that merely ends in ten such
     characters, not its hash, is no kustomize name.
     """
-    name = obj.name or ""
-    if len(name) <= HASH_SUFFIX_LENGTH or name[-HASH_SUFFIX_LENGTH] != "-":
-        return False
-    suffix = name[-HASH_SUFFIX_LENGTH + 1:]
-    if suffix != content.hash and suffix != content.kustomize_hash:
+    suffix = hash_suffix(obj.name or "")
+    if suffix is None or (suffix != content.hash and suffix != content.kustomize_hash):
         return False
     return not (obj.labels.get(LABEL_VERSIONED) == "true" and obj.labels.get(LABEL_CONTENT_HASH) == content.hash)
 

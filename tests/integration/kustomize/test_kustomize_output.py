@@ -18,7 +18,7 @@ from oracles import kubectl_read
 KUSTOMIZATION = """\
 namePrefix: pre-
 # Every name kustomize does not suffix still ends in ten hash-like characters.
-nameSuffix: -2024m01d15
+nameSuffix: -7g2k9m8h5t
 namespace: team
 labels:
   - pairs: {app: web}
@@ -100,13 +100,13 @@ spec:
 """
 
 # What kustomize names `<base>-<hash>`, by kind and base.
-SUFFIXED = {(kind, f"pre-{name}-2024m01d15") for kind, name in [
+SUFFIXED = {(kind, f"pre-{name}-7g2k9m8h5t") for kind, name in [
     ("ConfigMap", "app-config"), ("ConfigMap", "files"), ("ConfigMap", "empty"),
     ("Secret", "app-secret"), ("Secret", "tls"), ("Secret", "patched"), ("Secret", "annotated"),
 ]}
 # What postrender versions: kustomize left them unsuffixed.
-PLAIN = {("ConfigMap", "pre-nohash-2024m01d15"), ("ConfigMap", "pre-release-2024m01d15")}
-DEPLOYMENT = "pre-web-2024m01d15"
+PLAIN = {("ConfigMap", "pre-nohash-7g2k9m8h5t"), ("ConfigMap", "pre-release-7g2k9m8h5t")}
+DEPLOYMENT = "pre-web-7g2k9m8h5t"
 HASHED = re.compile(r"(?P<base>.+)-(?P<hash>[a-z0-9]{10})")
 
 

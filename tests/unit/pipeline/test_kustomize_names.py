@@ -229,6 +229,7 @@ def test_secrets_kustomize_hashes_as_written_keep_their_names(name):
     "settings4h2mbtbbt6",  # its hash without the dash
     "4h2mbtbbt6",  # its hash alone: no base
     "settings-4H2MBTBBT6",  # not the hash's alphabet
+    "settings-2024m01d15",  # a date, not the hash's alphabet
 ])
 def test_a_name_that_only_looks_suffixed_is_versioned(name):
     out = run_postrender(["-v"], config(name) + "---\n" + workload(("ConfigMap", name)))
@@ -287,3 +288,12 @@ def test_graph_says_why_the_name_is_kept():
     for name, entry in kept.items():
         assert entry["versioned"] is False
         assert entry["excluded"].startswith(f"its name already ends in its content hash (-{name[-10:]})")
+
+
+def test_a_secret_kustomize_would_hash_as_written_is_versioned_when_neither_hash_matches():
+    stream = ("apiVersion: v1\nkind: Secret\nmetadata:\n  name: creds-7g2k9m8h5t\nstringData:\n  a: b\n---\n"
+              + workload(("Secret", "creds-7g2k9m8h5t")))
+    out = run_postrender(["-v", "--keep-original=none"], stream)
+    assert out.status == 0, out.stderr
+    assert config_names(out.stdout) == ["creds-7g2k9m8h5t-k695gkmbtk"]
+    assert env_refs(out.stdout) == ["creds-7g2k9m8h5t-k695gkmbtk"]
