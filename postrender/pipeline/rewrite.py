@@ -17,7 +17,7 @@ from ..errors import PostrenderError
 from ..syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, get, node_at
 from .plan.config_hash import Place
 from .plan.keep import Retention
-from .plan.versions import Plan, Version, label_value, never_versioned, versioned_name
+from .plan.versions import Plan, Version, kept_as_written, label_value, versioned_name
 from ..vocabulary import (
     ANNOTATION_CONFIG_HASH,
     ANNOTATION_COPY_OF,
@@ -57,7 +57,7 @@ def prepare(obj: KubeObject, root: MappingNode, options: Options, copies: bool) 
     shape the edits cannot be made for: the object then keeps its tree, and
     meets the same code when written as it always did."""
     content = content_of(obj)
-    if content.empty or content.refused is not None or never_versioned(obj, content) is not None:
+    if content.empty or content.refused is not None or kept_as_written(obj, content) is not None:
         return _NOTHING  # never versioned: no marks, and no copy
     doc = obj.document
     key = _expected(obj, options)

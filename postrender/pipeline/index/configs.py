@@ -32,7 +32,7 @@ from ...syntax.nodes import (
     string_value,
 )
 from ..read import KubeObject
-from .hashing import Fields, content_hash
+from .hashing import Fields, content_hash, hash_suffix, kustomize_secret_hash
 
 
 @record(eq=False)
@@ -46,6 +46,10 @@ class ConfigContent:
     refused: PostrenderError | None = None
     # What byname found in the data (graph/byname.data_names), once asked.
     named: Any = None
+    # kustomize's hash of a Secret as written, where it is not `hash`
+    # (hashing.kustomize_secret_hash): the suffix kustomize gave it. Only
+    # for a name ending in what could be a hash other than `hash`.
+    kustomize_hash: str | None = None
 
 
 def content_of(obj: KubeObject) -> ConfigContent:
@@ -63,8 +67,14 @@ def _read(obj: KubeObject) -> ConfigContent:
         fields = validate(obj)
     except PostrenderError as refused:
         return ConfigContent("", False, False, get_str(obj.node, "type"), refused)
-    token = obj.kind == "Secret" and _is_token_type(fields.nodes["type"])
-    return ConfigContent(content_hash(obj.kind, obj.node, fields), is_empty(fields), token, get_str(obj.node, "type"))
+    secret = obj.kind == "Secret"
+    token = secret and _is_token_type(fields.nodes["type"])
+    content = ConfigContent(content_hash(obj.kind, obj.node, fields), is_empty(fields), token,
+                            get_str(obj.node, "type"))
+    # Only a name kustomize may have suffixed is worth kustomize's own hash.
+    if secret and hash_suffix(obj.name or "") not in (None, content.hash):
+        content.kustomize_hash = kustomize_secret_hash(fields)
+    return content
 
 
 def _is_token_type(node: Node | None) -> bool:

@@ -54,6 +54,19 @@ def short_hash(text: str) -> str:
     return encode_hash(sha256_hex(text))
 
 
+# What encode_hash writes: hex digits, 0 1 3 a e replaced.
+_HASH_ALPHABET = frozenset("2456789bcdfghkmt")
+
+
+def hash_suffix(name: str) -> str | None:
+    """The last 10 characters of a name `<base>-<10 characters>` when they
+    could be a content hash (encode_hash's alphabet); None otherwise."""
+    if len(name) <= 11 or name[-11] != "-":
+        return None
+    suffix = name[-10:]
+    return suffix if _HASH_ALPHABET.issuperset(suffix) else None
+
+
 class Fields:
     """The top-level fields of a ConfigMap or Secret that its hash and the
     plan read, each looked up once: `nodes` holds each one's node (None when
@@ -87,6 +100,27 @@ def canonical_json(kind: str, node: MappingNode, fields: Fields | None = None) -
     else:
         hashed = {"kind": "Secret", "name": "", "type": secret_type(fields), "data": stored_secret_data(fields)}
     return go_json(hashed)
+
+
+def kustomize_secret_hash(fields: Fields) -> str | None:
+    """kustomize's own hash of a Secret as written, where it is not
+    content_hash's; None where they agree.
+
+    kustomize's hasher reads a Secret as written: `type` as its text ("" when
+    missing), `stringData` apart from `data` (kept when it is a mapping), so a
+    Secret it suffixes with `stringData` or without `type` (a generator's
+    output patched, a resource annotated needsHashSuffix) carries this hash.
+    Its generators write neither: `data` and an explicit `type` only.
+    """
+    type_node = fields.nodes["type"]
+    written_type = type_node.value if isinstance(type_node, ScalarNode) else ""
+    string_data = isinstance(fields.nodes["stringData"], MappingNode)
+    if not string_data and written_type == secret_type(fields):
+        return None
+    hashed = {"kind": "Secret", "name": "", "type": written_type, "data": _field(fields, "data")}
+    if string_data:
+        hashed["stringData"] = fields.entries_of("stringData")
+    return encode_hash(sha256_hex(go_json(hashed)))
 
 
 def secret_type(fields: Fields) -> str:

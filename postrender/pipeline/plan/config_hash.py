@@ -28,7 +28,7 @@ from ..index.hashing import go_json, sha256_hex, to_json_value
 from ...syntax.nodes import format_path
 from ..index.objects import base_name_of
 from .versions import Plan, is_service_account_token
-from ...vocabulary import ANNOTATION_CONFIG_HASH, KUSTOMIZE_NEEDS_HASH
+from ...vocabulary import ANNOTATION_CONFIG_HASH
 from ..graph.producers import Production, Productions
 from ..read import KubeObject
 from .reloader import Policy
@@ -179,11 +179,9 @@ def _item(config: KubeObject, the_plan: Plan, productions: Productions) -> Item 
 
 
 def _carried(config: KubeObject, the_plan: Plan) -> bool:
+    # A name kustomize suffixes with the content hash carries it too.
     version = the_plan.of(config)
-    if version is not None and version.versioned:
-        return True
-    # kustomize's generators already put a content hash in the name.
-    return config.annotations.get(KUSTOMIZE_NEEDS_HASH) == "enabled"
+    return version is not None and version.name_follows_content
 
 
 def _produced_item(production: Production) -> Item | None:

@@ -7,7 +7,9 @@ Naming rules (documented in the README):
   the full base>` appended, so distinct long names stay distinct;
 - the `postrender.io/base-name` label holds the base when it is a valid label
   value, else its first 52 characters plus `-<10-character hash>`; the full
-  base then also goes in the `postrender.io/original-name` annotation.
+  base then also goes in the `postrender.io/original-name` annotation;
+- a name kustomize already suffixed with the content hash keeps it
+  (suffixed_by_kustomize).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from collections.abc import Collection, Iterable
 from ...records import record, replace
 from ..graph.references import Graph
 from ..index.configs import ConfigContent, content_of
-from ..index.hashing import short_hash
+from ..index.hashing import hash_suffix, short_hash
 from ..index.objects import ObjectIndex, base_name_of
 from ..read import KubeObject
 from ...vocabulary import (
@@ -44,6 +46,9 @@ class Version:
     excluded: str | None = None  # why it keeps its name
     unchanged: bool = False  # already versioned with this content
     keep_original: bool = False
+    # Excluded because kustomize suffixes it with its content hash: its name
+    # changes with its content all the same.
+    kustomized: bool = False
 
     @property
     def versioned(self) -> bool:
@@ -52,6 +57,11 @@ class Version:
     @property
     def renamed(self) -> bool:
         return self.versioned and not self.unchanged and self.name != self.obj.name
+
+    @property
+    def name_follows_content(self) -> bool:
+        """New content gives a new name: postrender's or kustomize's suffix."""
+        return self.versioned or self.kustomized
 
 
 @record
@@ -84,6 +94,11 @@ UNREFERENCED = (
     f'(opt in: {LABEL_VERSIONED}: "true" or --version-all)'
 )
 EMPTY = "no data: a placeholder a controller fills in; kept mutable"
+KUSTOMIZE_GENERATOR = "kustomize generator output: kustomize adds its own suffix"
+KUSTOMIZE_SUFFIXED = (
+    "its name already ends in its content hash (-{hash}), as kustomize names "
+    "configMapGenerator and secretGenerator output: new content already gives a new name"
+)
 
 
 class Plan:
@@ -169,9 +184,9 @@ def _version(
     """`content`: the object's, as read (index/configs.py)."""
     digest = content.hash
     name = obj.name or ""
-    as_read = never_versioned(obj, content)
-    if as_read is not None:
-        return Version(obj, digest, name, name, excluded=as_read)
+    kept = kept_as_written(obj, content)
+    if kept is not None:
+        return kept
     if produced_by:
         return Version(obj, digest, name, name, excluded=produced_by)
     # A controller writes into an empty object under its name; an immutable,
@@ -193,17 +208,44 @@ def _version(
     return Version(obj, digest, base, target, keep_original=keep)
 
 
-def never_versioned(obj: KubeObject, content: ConfigContent) -> str | None:
-    """Why the object keeps its name whatever the rest of the stream holds,
-    as far as it says itself (read ahead by rewrite.prepare); None when
-    other objects decide. Asked first, in this order."""
+def kept_as_written(obj: KubeObject, content: ConfigContent) -> Version | None:
+    """The version of an object that keeps its name whatever the rest of
+    the stream holds, as far as it says itself (asked ahead by
+    rewrite.prepare too); None when other objects decide. Asked first, in
+    this order."""
+    digest = content.hash
+    name = obj.name or ""
     if obj.annotations.get(KUSTOMIZE_NEEDS_HASH) == "enabled":
-        return "kustomize generator output: kustomize adds its own suffix"
+        return Version(obj, digest, name, name, excluded=KUSTOMIZE_GENERATOR, kustomized=True)
+    if suffixed_by_kustomize(obj, content):
+        return Version(obj, digest, name, name, excluded=KUSTOMIZE_SUFFIXED.format(hash=name[-10:]), kustomized=True)
     if obj.annotations.get(ANNOTATION_VERSIONED) == "false" or obj.labels.get(LABEL_VERSIONED) == "false":
-        return "a keep-original copy" if ANNOTATION_COPY_OF in obj.annotations else "opted out (postrender.io/versioned: \"false\")"
+        reason = "a keep-original copy" if ANNOTATION_COPY_OF in obj.annotations else "opted out (postrender.io/versioned: \"false\")"
+        return Version(obj, digest, name, name, excluded=reason)
     if content.token:
-        return "service-account token Secret (filled in by the token controller)"
+        return Version(obj, digest, name, name, excluded="service-account token Secret (filled in by the token controller)")
     return None
+
+
+def suffixed_by_kustomize(obj: KubeObject, content: ConfigContent) -> bool:
+    """Whether the name is `<base>-<hash>`, its own content hash, as
+    `kustomize build` names a configMapGenerator's or secretGenerator's output.
+
+    kustomize's HashTransformer runs after every other transformer
+    (namePrefix and nameSuffix included) and appends `-<hash>` to the final
+    name. Its hasher (api/hasher) reads kind and content only: it looks the
+    name up as one key `metadata/name`, which finds nothing, so the name
+    counts as "", and namespace, labels and annotations not at all. So the
+    suffix is content.hash, or for a Secret kustomize hashes otherwise
+    (stringData, no type) content.kustomize_hash. postrender's own output
+    has that shape too: its marks (a content-hash label equal to the hash)
+    leave it to the previous-run rule. A name that merely ends in ten such
+    characters, not its hash, is no kustomize name.
+    """
+    suffix = hash_suffix(obj.name or "")
+    if suffix is None or (suffix != content.hash and suffix != content.kustomize_hash):
+        return False
+    return not (obj.labels.get(LABEL_VERSIONED) == "true" and obj.labels.get(LABEL_CONTENT_HASH) == content.hash)
 
 
 def is_service_account_token(obj: KubeObject) -> bool:
