@@ -54,11 +54,16 @@ HELM4_FILENAME_ANNOTATION = "postrenderer.helm.sh/postrender-filename"
 # Helm 4 adds annotations under this prefix for the post-renderer and removes them after.
 HELM4_ANNOTATION_PREFIX = "postrenderer.helm.sh/"
 
-# A document marker line, as a pattern: opens_with_marker tests it by hand
-# (faster), and a test checks the two agree.
-_DOCUMENT_START = LazyPattern(r"^---(?=[ \t\r\n]|$)", re.M)
+# Go's white space (unicode.IsSpace), which its strings.TrimSpace strips.
+_GO_SPACE = " \t\n\v\f\r\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+# A document separator line as kubectl reads one (apimachinery's YAMLReader
+# reads lines, LF-ended, and takes one that starts with `---` for a
+# separator when what follows, trimmed of Go white space, is nothing or a
+# comment): as a pattern, which opens_with_marker tests by hand (faster),
+# and a test checks the two agree.
+_DOCUMENT_START = LazyPattern("^---[" + _GO_SPACE.replace("\n", "") + "]*(?:#.*)?$", re.M)
 _SOURCE_COMMENT = re.compile(r"^# Source: (.+?)\r?$", re.M)
-_MARKER_LINE = re.compile(r"(?:---|\.\.\.)(?:[ \t]+#.*)?")
+_MARKER_LINE = re.compile(r"---(?:[ \t]*#.*)?|\.\.\.(?:[ \t]+#.*)?")
 # Line breaks to libyaml (YAML 1.1) that are not LF or CRLF. Edits are placed
 # by LF lines, so one between nodes would put an edit in the wrong place:
 # such a document is refused. Inside a quoted scalar they are only content
@@ -234,10 +239,10 @@ class Stream:
 
 
 def split(source: Source, count: _Count | None = None, documents_before: int = 0) -> list[tuple[str, int]]:
-    """Chunks of a source, each with its first line (0-based). With a count,
-    refuses the source as soon as its documents outnumber the limit.
-    `documents_before`: documents of the stream before this source (for
-    messages)."""
+    """Chunks of a source, each with its first line (0-based), split where
+    kubectl splits (_document_starts). With a count, refuses the source as
+    soon as its documents outnumber the limit. `documents_before`:
+    documents of the stream before this source (for messages)."""
     text = source.text
     starts = _document_starts(text, count, source.name, documents_before)
     if not starts or starts[0] != 0:
@@ -249,37 +254,68 @@ def split(source: Source, count: _Count | None = None, documents_before: int = 0
         end = starts[i + 1] if i + 1 < len(starts) else len(text)
         begin = carried if carried is not None else start
         chunk = text[begin:end]
-        if i + 1 < len(starts) and _only_directives(chunk):
-            carried = begin
-            continue
+        if i == 0 and "%" in chunk and _only_directives(chunk):
+            # Before the file's first `---`: kubectl's first chunk, which
+            # go-yaml refuses, directives and no document.
+            raise _stray_directive(chunk, 0, documents_before + 1, source.name)
         carried = None
         if i + 1 < len(starts) and "%" in chunk:
             # `...` ends a document; directives after it open the next one.
-            tail = _directives_after_end(chunk)
-            if tail is not None:
+            found = _directives_after_end(chunk)
+            if found is not None:
+                marker, tail = found
+                body = chunk.find("\n", start - begin) + 1 if opens_with_marker(text, start) else 0
+                if not _holds_content(chunk[body:marker]):
+                    # kubectl drops the `---` line before: its chunk opens
+                    # with `...` and directives, which go-yaml refuses.
+                    where = documents_before + len(chunks) + 1
+                    raise _stray_directive(chunk, tail, where, source.name, line)
                 carried, chunk = begin + tail, chunk[:tail]
         chunks.append((chunk, line))
         line += chunk.count("\n")
     return chunks
 
 
-def _directives_after_end(chunk: str) -> int | None:
-    """Where directives start that follow the chunk's last `...` line and
-    belong to the next document (kubectl and Helm read `...`, `%YAML 1.1`,
-    `---` between two documents), or None."""
+def _directives_after_end(chunk: str) -> tuple[int, int] | None:
+    """(the start of the chunk's last `...` line, the start of the
+    directives after it), where directives follow that line and belong to
+    the next document (`...`, `%YAML 1.1`, `---` between two documents), or
+    None."""
     marker = len(chunk)
     while (marker := chunk.rfind("\n...", 0, marker)) != -1:
         start = marker + 1
         newline = chunk.find("\n", start)
         after = len(chunk) if newline == -1 else newline + 1
         if _MARKER_LINE.fullmatch(chunk[start:after].rstrip("\r\n")):
-            return after if after < len(chunk) and _only_directives(chunk[after:]) else None
+            return (start, after) if after < len(chunk) and _only_directives(chunk[after:]) else None
     return None
+
+
+def _holds_content(text: str) -> bool:
+    """Whether text has a line that is not blank, a comment or `...`."""
+    for line in _lines(text):
+        stripped = line.strip().lstrip("\ufeff")
+        if stripped and not stripped.startswith("#") and not _MARKER_LINE.fullmatch(stripped):
+            return True
+    return False
+
+
+def _stray_directive(chunk: str, at: int, document: int, name: str | None, first_line: int = 0) -> PostrenderError:
+    """The error for directives from `at` in the chunk that kubectl refuses."""
+    lines = chunk.count("\n", 0, at)
+    for text in _lines(chunk[at:]):
+        if text.strip().lstrip("\ufeff").startswith("%"):
+            break
+        lines += 1
+    where = leading_source_comment(chunk) or name
+    return PostrenderError(_STRAY_DIRECTIVE, Location(document, where, line=first_line + lines + 1))
 
 
 def _document_starts(text: str, count: _Count | None = None, name: str | None = None,
                      documents_before: int = 0) -> list[int]:
-    """Offsets of the `---` lines (opens_with_marker).
+    """Offsets of the document separator lines (opens_with_marker); refuses
+    a line that starts with `---` and is none, and a separator line kubectl
+    reads as text (_read_as_text).
 
     str.find runs at memory speed; a MULTILINE regex tries every offset,
     which is most of the time spent on a 50 MB ConfigMap.
@@ -288,46 +324,126 @@ def _document_starts(text: str, count: _Count | None = None, name: str | None = 
     newline = -1  # as if the text followed a line break
     while True:
         at = newline + 1
-        if opens_with_marker(text, at):
+        if text.startswith("---", at):
+            if not opens_with_marker(text, at):
+                raise _refused_separator(_INVALID_SEPARATOR, text, at, starts, name, documents_before)
+            if _hidden_from_yaml(text, at) and _read_as_text(text, at, starts):
+                raise _refused_separator(_SEPARATOR_READ_AS_TEXT, text, at, starts, name, documents_before)
             if count is not None and len(starts) > count.spare_objects:
                 # The documents before this one, each ended (as read() counts them).
                 ended = len(starts) + (0 if at == 0 or starts and starts[0] == 0 else 1)
                 count.check_objects(count.objects + ended, at, lambda: text.count("\n", 0, at) + 1)
             starts.append(at)
-        elif text.startswith("---", at):
-            document = documents_before + len(starts) + (0 if starts and starts[0] == 0 else 1)
-            # Named as any other error in that document: by its `# Source:` heading, else the file.
-            where = leading_source_comment(text[starts[-1] if starts else 0 : at]) or name
-            raise PostrenderError(_GLUED_MARKER, Location(document, where, line=text.count("\n", 0, at) + 1))
         newline = text.find("\n---", at)
         if newline == -1:
             return starts
 
 
-# kubectl's reader takes every line that starts with `---` for a document
-# separator, and refuses one with more than a comment after it (`---#x` is
-# a separator, `---x` an error); Helm splits its manifests there whatever
-# follows. libyaml reads `---x` and `---#x` as text: a stream holding such a
-# line means one thing to postrender and another to the tools it feeds.
-_GLUED_MARKER = (
-    "a line starts with --- but YAML reads no document marker there (--- must be followed by a line break,"
-    " a space or a tab), while kubectl and Helm split documents at it; put a space or a line break after ---"
+def _refused_separator(message: str, text: str, at: int, starts: list[int], name: str | None,
+                       documents_before: int) -> PostrenderError:
+    document = documents_before + len(starts) + (0 if starts and starts[0] == 0 else 1)
+    # Named as any other error in that document: by its `# Source:` heading, else the file.
+    where = leading_source_comment(text[starts[-1] if starts else 0 : at]) or name
+    return PostrenderError(message, Location(document, where, line=text.count("\n", 0, at) + 1))
+
+
+# kubectl's reader (and Helm's, which is the same code) refuses a line that
+# starts with `---` and goes on with more than white space and a comment:
+# `---x`, `----`, and `--- x` or `--- |`, which YAML reads as a marker and
+# a document's first node.
+_INVALID_SEPARATOR = (
+    "a line starts with --- and goes on with more than white space and a comment, which kubectl and Helm"
+    " refuse as a document separator (invalid Yaml document separator); put what follows --- on a line of its own"
+)
+# A separator line YAML reads as text (`---#x`, no space before the comment)
+# where kubectl reads it as a document's first line: go-yaml then reads it
+# as text as well, and kubectl fails on that document.
+_SEPARATOR_READ_AS_TEXT = (
+    "a --- line with no space or tab after ---, but a comment or other white space, opens the file or follows"
+    " another --- line or a JSON document: there kubectl reads it as text, not as a document separator;"
+    " put a space after --- or remove the line"
+)
+# kubectl and Helm never apply a directive: a `---` line after it always
+# splits it off, into a chunk of its own or the end of the document before.
+# go-yaml ignores what follows the `...` that ends that document, and
+# refuses a chunk that opens with directives.
+_STRAY_DIRECTIVE = (
+    "a directive (a line that starts with %) before the file's first document, or after a ... line that ends"
+    " none: kubectl and Helm refuse it there (they read a directive only after the ... line that ends a"
+    " document, and then ignore it); remove it"
 )
 
 
 def opens_with_marker(text: str, at: int = 0) -> bool:
-    """Whether a `---` document marker starts at `at` (`---kind:` is none,
-    and read refuses it): the one rule the splitter and the writer share."""
-    return text.startswith("---", at) and (at + 3 == len(text) or text[at + 3] in " \t\r\n")
+    """Whether a document separator line starts at `at`, as kubectl reads
+    one: `---`, then nothing but Go white space and maybe a comment
+    (`---kind:` and `--- x` are none, and read refuses them). The one rule
+    the splitter and the writer share."""
+    if not text.startswith("---", at):
+        return False
+    after = at + 3
+    if after == len(text) or text[after] == "\n" or text.startswith("\r\n", after):
+        return True  # most separators
+    end = text.find("\n", after)
+    rest = (text[after:] if end == -1 else text[after:end]).strip(_GO_SPACE)
+    return not rest or rest[0] == "#"
+
+
+def _hidden_from_yaml(text: str, at: int) -> bool:
+    """Whether the separator line at `at` is text to YAML (`---#x`): libyaml
+    takes `---` for a marker only before a space, a tab or a line break.
+    Composed with the line masked (_masked)."""
+    return at + 3 < len(text) and text[at + 3] not in " \t\r\n"
+
+
+def _read_as_text(text: str, at: int, starts: list[int]) -> bool:
+    """Whether kubectl may read the separator line at `at` as its chunk's
+    first line, not as a separator. Its reader drops a separator line only
+    when some line came since the last one it dropped (or the file's, or a
+    JSON document's, start), and keeps it otherwise, where go-yaml reads
+    `---#x` as text. Judged by the line before alone, which the writer keeps
+    before it: a separator line there may be dropped or kept (each second of
+    a run is), and a copy or another file written before the run could turn
+    one into the other."""
+    if at == 0:
+        return True
+    before = text.rfind("\n", 0, at - 1) + 1
+    if starts and starts[-1] == before:
+        return True
+    return not starts and _json_ends_just_before(text, at)
+
+
+def _json_ends_just_before(text: str, at: int) -> bool:
+    """Whether the text before `at` is a JSON value followed by white space
+    with at most one line break. kubectl reads a stream that opens with `{`
+    as JSON first; it goes on as YAML past white space and one line break
+    after the value, and a separator line there opens that YAML's first chunk."""
+    head = text[:at]
+    start = len(head) - len(head.lstrip(_GO_SPACE))
+    if not head.startswith("{", start):
+        return False
+    import json  # only for this rare shape: a plain render does without it
+
+    try:
+        _, end = json.JSONDecoder().raw_decode(head, start)
+    except ValueError:
+        return False  # kubectl reads it as YAML from the start
+    return head[end:].lstrip(_GO_SPACE.replace("\n", "")) in ("", "\n")
+
+
+def _leading_directives(text: str) -> int | None:
+    """Where the separator line is that follows the directives a chunk opens
+    with (`%YAML 1.1`, `%TAG ...`), or None."""
+    if opens_with_marker(text) or "%" not in text:
+        return None  # most chunks: a `---` line first, or no directive at all
+    starts = _document_starts(text)
+    return starts[0] if starts and _only_directives(text[: starts[0]]) else None
 
 
 def opens_with_directives(text: str) -> bool:
     """Whether a chunk opens with directives (`%YAML 1.1`, `%TAG ...`) before
     its `---` line: the document before it must end with a `...` line."""
-    if opens_with_marker(text) or "%" not in text:
-        return False  # most chunks: a `---` line first, or no directive at all
-    starts = _document_starts(text)
-    return bool(starts) and _only_directives(text[: starts[0]])
+    return _leading_directives(text) is not None
 
 
 def ends_document(text: str) -> bool:
@@ -621,7 +737,7 @@ def _composed(doc: Document, masked: str | None) -> tuple[Node | None, int, bool
         events, plain = loader.events, loader.plain_keys and loader.plain_text
         _release(loader)
     if root is not None:
-        if masked is not None:
+        if masked is not None and _is_json_first(doc):
             _unmask_surrogates(root)
         if doc.text.startswith("\ufeff"):
             _shift_offsets(root, 1)
@@ -729,7 +845,6 @@ _SLASH_HINT = (
     "a \\/ escape in a double-quoted string: go-yaml v2 (kubectl, Helm) reads it only in a JSON document that"
     " starts the stream; write / instead"
 )
-_GO_SPACE = " \t\n\v\f\r\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 _ESCAPE = LazyPattern(r"\\(?:u([0-9a-fA-F]{4})|.)", re.S)
 # Surrogates are parsed as stand-ins from this private-use range, one for one
 # (same escape length, so every position stays put), then joined back.
@@ -744,8 +859,37 @@ def _is_json_first(doc: Document) -> bool:
 
 def _masked(doc: Document) -> str | None:
     """The text libyaml composes for a JSON-first document with surrogate
-    escapes (see _mask_surrogate_escapes); None: the document's own."""
-    return _mask_surrogate_escapes(doc.text) if _is_json_first(doc) else None
+    escapes (see _mask_surrogate_escapes), or for one that opens with what
+    kubectl reads and YAML does not (_mask_kubectl_lines); None: the
+    document's own."""
+    if _is_json_first(doc):
+        return _mask_surrogate_escapes(doc.text)
+    return _mask_kubectl_lines(doc.text)
+
+
+def _mask_kubectl_lines(text: str) -> str | None:
+    """The text with its opening lines as kubectl reads them, each masked
+    in place (same length, so every offset stays put): a `---#x` separator
+    line becomes `---` and spaces (_hidden_from_yaml), and directives
+    before it, which kubectl never applies (_STRAY_DIRECTIVE), comments.
+    An undefined `!k!` tag handle then fails as it does in kubectl. None:
+    nothing to mask (most documents: `---` and a line break)."""
+    if text.startswith("---"):
+        if not _hidden_from_yaml(text, 0):
+            return None
+        separator, head = 0, ""
+    elif text[:1].isalnum() or (found := _leading_directives(text)) is None:
+        return None
+    else:
+        separator = found
+        head = re.sub("^%", "#", text[:separator], flags=re.M)
+    end = text.find("\n", separator)
+    end = len(text) if end == -1 else end
+    line = text[separator:end]
+    if _hidden_from_yaml(text, separator):
+        cr = "\r" if line.endswith("\r") else ""
+        line = "---" + " " * (len(line) - 3 - len(cr)) + cr
+    return head + line + text[end:]
 
 
 def _mask_surrogate_escapes(text: str) -> str | None:

@@ -133,8 +133,8 @@ def _golden_case(path) -> Case:
 
 
 def _readable_part(case: Case) -> Case:
-    """The fixture without the documents kubectl cannot read at all (`--- |`
-    text documents, an invalid `!!binary`); the golden test holds those
+    """The fixture without the documents kubectl cannot read at all (`|` text
+    documents, an invalid `!!binary`); the golden test holds those
     byte for byte. What remains must still pass the oracle."""
     chunks = [chunk for chunk, _ in split(Source(None, case.text))]
     readable = []

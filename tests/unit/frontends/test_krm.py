@@ -281,7 +281,7 @@ LOOKALIKES = {
     "single-quoted value": PLAIN_CM + "data:\n  k: 'x\n" + CLAIM + "  y'\n" + BROKEN,
     "block value": PLAIN_CM + "data:\n  k: |\n" + "".join("    " + line + "\n" for line in CLAIM.splitlines()) + BROKEN,
     "flow value": PLAIN_CM + 'data: {k: "\n' + CLAIM + '"}\n' + BROKEN,
-    "text document": "--- |\n" + "".join("  " + line + "\n" for line in CLAIM.splitlines()) + "---\n" + PLAIN_CM + BROKEN,
+    "text document": "---\n|\n" + "".join("  " + line + "\n" for line in CLAIM.splitlines()) + "---\n" + PLAIN_CM + BROKEN,
     # A ResourceList among other documents is not one either.
     "second document": PLAIN_CM + "---\n" + CLAIM + BROKEN,
     "two ResourceLists": CLAIM + "---\n" + CLAIM + BROKEN,

@@ -321,9 +321,10 @@ def test_explicit_string_tag_makes_a_string():
 
 
 def test_block_scalar_documents_pass_but_plain_scalar_documents_do_not():
-    passed = run_postrender([], "--- |\n  some text\n---\n" + CM)
-    assert passed.status == 0 and passed.stdout.startswith("--- |\n  some text\n---\n")
-    assert_refused(run_postrender([], "--- some text\n---\n" + CM), 1, 1, "found a scalar")
+    passed = run_postrender([], "---\n|\n  some text\n---\n" + CM)
+    assert passed.status == 0 and passed.stdout.startswith("---\n|\n  some text\n---\n")
+    assert_refused(run_postrender([], "---\nsome text\n---\n" + CM), 1, 2, "found a scalar")
+    # On the `---` line kubectl refuses either (test_a_line_that_starts_with_three_dashes...).
 
 
 def test_empty_input_gives_empty_output():
@@ -332,14 +333,44 @@ def test_empty_input_gives_empty_output():
         assert (result.status, result.stdout, result.stderr) == (0, text, "")
 
 
-def test_directives_belong_to_the_document_after_them():
-    text = "%YAML 1.1\n%TAG !k! tag:kubernetes.io,2024:\n---\n" + CM + "---\n" + DEPLOY
+def test_directives_after_a_document_end_belong_to_the_document_after_them():
+    text = CM + "...\n%YAML 1.1\n%TAG !k! tag:kubernetes.io,2024:\n---\n" + DEPLOY
     result = run_postrender([], text)
     assert result.status == 0, result.stderr
-    assert result.stdout.startswith("%YAML 1.1\n%TAG !k! tag:kubernetes.io,2024:\n---\napiVersion: v1\n")
+    assert "\n...\n%YAML 1.1\n%TAG !k! tag:kubernetes.io,2024:\n---\napiVersion: apps/v1\n" in result.stdout
     assert re.search(r"^          name: cfg-\w{10}$", result.stdout, re.M)
     # Errors still count lines from the top of the stream.
     assert_refused(run_postrender([], text.replace("kind: Deployment", "kind: [")), 2, 12, "invalid YAML")
+
+
+def test_directives_after_a_document_end_are_not_applied():
+    # kubectl never applies a directive: the `---` line after it splits it
+    # off, into the end of the document before, where go-yaml ignores it.
+    # A %TAG handle is undefined in the next document, as in kubectl...
+    tagged = CM + "...\n%TAG !k! tag:kubernetes.io,2024:\n---\n" + CM.replace("a: b", "a: !k!x b")
+    assert_refused(run_postrender([], tagged), 2, 15, "undefined tag handle")
+    # ...and a directive libyaml would refuse is never read.
+    for directives in ("%YAML 2.0\n", "%FOO bar\n", "%YAML 1.1\n%YAML 1.1\n"):
+        text = CM + "...\n" + directives + "---\n" + DEPLOY
+        result = run_postrender([], text)
+        assert result.status == 0, result.stderr
+        assert "\n...\n" + directives + "---\napiVersion: apps/v1\n" in result.stdout
+
+
+@pytest.mark.parametrize("text, document, line", [
+    ("%YAML 1.1\n---\n" + CM, 1, 1),
+    ("# Source: x\n\n%TAG !k! tag:kubernetes.io,2024:\n---\n" + CM, 1, 3),
+    ("\ufeff%YAML 1.1\r\n---\r\n" + CM.replace("\n", "\r\n"), 1, 1),
+    ("%YAML 1.1\n", 1, 1),
+    ("%YAML 1.1\n---#x\n" + CM, 1, 1),
+    ("---\n...\n%YAML 1.1\n---\n" + CM, 1, 3),
+    (CM + "---\n# only a comment\n...\n%YAML 1.1\n---\n" + CM, 2, 10),
+], ids=["first", "after comments", "bom crlf", "alone", "before a glued separator", "after an empty document",
+        "after a comment document"])
+def test_directives_kubectl_refuses_are_refused(text, document, line):
+    # kubectl's first chunk of a file holds the directives alone, and a `...`
+    # with no document before it opens its chunk: go-yaml refuses both.
+    assert_refused(run_postrender([], text), document, line, "a directive (a line that starts with %)")
 
 
 def test_unicode_line_separators_inside_quoted_strings_pass():
@@ -358,26 +389,73 @@ def test_error_stays_on_one_line_when_the_source_comment_holds_odd_breaks():
         assert_refused(run_postrender([], text), None, None, "invalid YAML")
 
 
-@pytest.mark.parametrize("line", ["---apiVersion: v1", "----", "---#comment", "---kind: x", "--- x\n---y"])
-def test_a_line_that_starts_with_three_dashes_is_a_document_marker_or_refused(line, tmp_path):
-    # kubectl and Helm split documents at any line starting with ---; YAML
-    # reads `---x` as text. Refused wherever it stands, naming it.
-    glued = line.splitlines()[-1]
-    for text, document in ((CM + line + "\n" + CM, 1), ("---\n" + CM + "---\n" + CM + line + "\n", 2)):
-        document += line.count("\n")  # `--- x` opens a document of its own
-        at = text[: text.index(glued)].count("\n") + 1
+INVALID_SEPARATORS = ["---apiVersion: v1", "----", "---kind: x", "--- x", "--- |", "--- {a: b}", "--- !!map",
+                      "---\t&a", "---\xa0x", "---\v-"]
+
+
+@pytest.mark.parametrize("line", INVALID_SEPARATORS)
+def test_a_line_that_starts_with_three_dashes_is_a_separator_or_refused(line, tmp_path):
+    # kubectl and Helm refuse a line that starts with --- and goes on with
+    # more than white space and a comment ("invalid Yaml document
+    # separator"), even where YAML reads a marker and a node (`--- x`).
+    for text, document in ((CM + line + "\n" + CM, 1), ("---\n" + CM + "---\n" + CM + line + "\r\n", 2)):
+        at = text[: text.index(line)].count("\n") + 1
         result = run_postrender([], text)
-        assert_refused(result, document, at, "a line starts with --- but YAML reads no document marker")
-        assert glued not in result.stderr  # the message describes the line; it does not quote input
+        assert_refused(result, document, at, "a line starts with --- and goes on with more than white space")
+        assert line not in result.stderr  # the message describes the line; it does not quote input
     # Helm's `# Source:` heading names the template, as for any other error.
-    headed = "---\n# Source: chart/templates/cm.yaml\n" + CM + glued + "\n"
+    headed = "---\n# Source: chart/templates/cm.yaml\n" + CM + line + "\n"
     assert_refused(run_postrender([], headed), None, None, "(chart/templates/cm.yaml) line ")
     first, second = tmp_path / "a.yaml", tmp_path / "b.yaml"
     first.write_text(CM)
     second.write_text(line + "\n" + CM)
-    # The line of the second file, in its second document (`--- x` opens it, if there).
-    assert_refused(run_postrender(["-f", str(first), "-f", str(second)], ""), 2, line.count("\n") + 1,
-                   "no document marker")
+    # The line of the second file, in its first document.
+    assert_refused(run_postrender(["-f", str(first), "-f", str(second)], ""), 2, 1, "more than white space")
+
+
+GLUED_SEPARATORS = ["---#x", "---#", "---#---", "---\v#x", "---\f", "---\xa0# nbsp", "---\u3000", "---# \t"]
+
+
+@pytest.mark.parametrize("crlf", [False, True], ids=["lf", "crlf"])
+@pytest.mark.parametrize("line", GLUED_SEPARATORS)
+def test_a_separator_yaml_reads_as_text_splits_where_kubectl_splits(line, crlf):
+    # kubectl's reader takes `---#x` for a separator, as `--- #x`; libyaml
+    # reads text. Composed with the line masked, written back as it was.
+    text = DEPLOY + line + "\n" + CM + "# a comment\n" + line + "\n" + CM.replace("cfg", "other") + line
+    text = text.replace("\n", "\r\n") if crlf else text
+    result = run_postrender(["--keep-original=all"], text)
+    assert result.status == 0, result.stderr
+    out = result.stdout
+    assert out.count(line) == text.count(line) + 1  # and the copy's, which follows its document
+    assert re.search(r"^          name: cfg-\w{10}\r?$", out, re.M)
+    again = run_postrender(["--keep-original=all"], out)
+    assert (again.status, again.stdout) == (0, out), again.stderr
+    untouched = CM.replace("cfg", "kept") + line + "\n" + DEPLOY.replace("name: cfg", "name: none")
+    assert run_postrender([], untouched).stdout == untouched
+
+
+@pytest.mark.parametrize("text, document, line", [
+    ("---#x\n" + CM, 1, 1),
+    ("---\n---#x\n" + CM, 1, 2),
+    (CM + "---\n---#x\n" + CM, 2, 8),
+    (CM + "--- # a comment\r\n---\v\r\n" + CM, 2, 8),
+    (CM + "---#x\n---#x\n" + CM, 2, 8),
+    ('{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "j"}}\n---#x\n' + CM, 1, 2),
+    ('  {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "j"}} \t\n---#x\n' + CM, 1, 2),
+], ids=["first line", "after the first ---", "after a ---", "crlf", "after a ---#", "after JSON", "after JSON and spaces"])
+def test_a_separator_kubectl_reads_as_text_is_refused(text, document, line):
+    # kubectl drops a separator line only when a line came since the last
+    # one it dropped; otherwise go-yaml reads it, and `---#x` is text.
+    assert_refused(run_postrender([], text), document, line, "there kubectl reads it as text")
+
+
+def test_a_glued_separator_after_a_json_document_and_a_line_passes():
+    # kubectl goes on as YAML past one line break after a JSON first value.
+    for tail in ("\n\n", "\n# c\n", " # c\n"):
+        text = '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "j"}}' + tail + "---#x\n" + DEPLOY
+        result = run_postrender([], text)
+        assert result.status == 0, result.stderr
+        assert "---#x\n" in result.stdout
 
 
 def test_composer_errors_name_the_line_of_each_node_they_point_at():
@@ -408,36 +486,66 @@ def test_explicit_keys_keep_inserted_entries_at_the_mapping_column():
         assert (again.status, again.stdout) == (0, result.stdout), again.stderr
 
 
-@settings(max_examples=300, deadline=None)
-@given(st.text(alphabet="-\n\r \t.a#%", max_size=60))
-def test_document_starts_match_the_marker_pattern(text):
-    # split() finds `---` lines with str.find for speed; it must agree with the
-    # regex, and refuse exactly the texts with a line that starts with --- but
-    # is no marker.
+def _kubectl_separators(text: str) -> tuple[list[int], list[int]] | None:
+    """apimachinery's YAMLReader, line by line: the offsets of the separator
+    lines, and of those it keeps as its chunk's first line (it drops one only
+    when a line came since the last it dropped); None where it refuses one."""
+    from postrender.pipeline.read import _GO_SPACE
+
+    separators: list[int] = []
+    kept: list[int] = []
+    buffered, at = False, 0
+    for line in text.split("\n"):
+        if line.startswith("---"):
+            rest = line[3:].strip(_GO_SPACE)
+            if rest and not rest.startswith("#"):
+                return None
+            separators.append(at)
+            if not buffered:
+                kept.append(at)
+            buffered = not buffered
+        else:
+            buffered = True
+        at += len(line) + 1
+    return separators, kept
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="-\n\r \t.a#%\v\xa0", max_size=60))
+def test_document_starts_are_kubectls_separators(text):
+    # split() finds `---` lines with str.find for speed; it must agree with
+    # the regex and with kubectl's reader: refuse what kubectl refuses, and a
+    # separator YAML reads as text where kubectl does too (or may, once
+    # written: right after another separator line).
     from postrender.pipeline.read import _DOCUMENT_START, _document_starts
 
-    if _NO_MARKER.search(text):
-        with pytest.raises(PostrenderError, match="no document marker"):
+    model = _kubectl_separators(text)
+    if model is None:
+        with pytest.raises(PostrenderError, match="more than white space and a comment"):
+            _document_starts(text)
+        return
+    separators, kept = model
+    assert [m.start() for m in _DOCUMENT_START.finditer(text)] == separators
+    hidden = [at for at in separators if text[at + 3 : at + 4] not in ("", " ", "\t", "\r", "\n")]
+    read_as_text = [at for at in hidden if at in kept or at - 1 in [s + len(text[s:].split("\n")[0]) for s in separators]]
+    if read_as_text:
+        with pytest.raises(PostrenderError, match="there kubectl reads it as text"):
             _document_starts(text)
     else:
-        assert _document_starts(text) == [m.start() for m in _DOCUMENT_START.finditer(text)]
-
-
-# A line that starts with --- but is no document marker (read refuses it).
-_NO_MARKER = re.compile(r"^---(?![ \t\r\n]|$)", re.M)
+        assert _document_starts(text) == separators
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.text(alphabet="-\n\r \t.a#%", max_size=60))
+@given(st.text(alphabet="-\n\r \t.a#%\v", max_size=60))
 def test_chunks_are_the_whole_text(text):
     # read() keeps a source's text as its chunks alone (Source.held_in): they must join to it.
     from postrender.pipeline.read import Source, split
 
     source = Source(None, text)
-    if _NO_MARKER.search(text):
-        with pytest.raises(PostrenderError, match="no document marker"):
-            split(source)
-        return
+    try:
+        split(source)
+    except PostrenderError:
+        return  # refused (test_document_starts_are_kubectls_separators)
     source.held_in([chunk for chunk, _ in split(source)])
     assert source.text == text and source.size == len(text)
 
@@ -446,7 +554,7 @@ def test_a_source_read_keeps_its_text_once():
     from postrender.options import RenderOptions
     from postrender.pipeline.read import Source, read
 
-    text = "%YAML 1.1\n---\n" + CM + "---\n" + CM.replace("name: cfg", "name: other") + "# end"
+    text = "---\n" + CM + "...\n%YAML 1.1\n---#x\n" + CM.replace("name: cfg", "name: other") + "# end"
     source = Source("in.yaml", text)
     stream = read([source], RenderOptions().limits)
     assert source.text == text
