@@ -237,8 +237,11 @@ class DocumentEdits:
         return tuple(_copy(self.document, version) for version in self._copied)
 
     def entries(self) -> list[tuple[MappingNode, dict[str, Value]]]:
-        """Each mapping given keys, with every key and value it is given."""
-        return [(mapping, _made(entry)) for mapping, entry in (self._entries or {}).items()]
+        """Each mapping given keys, with every key and value it is given;
+        marks made ahead, on the object's mapping as read keeps it (which
+        starts where the whole one did)."""
+        ahead = [(self._ahead[0].node, _made(self._ahead[2]))] if self._ahead is not None else []
+        return ahead + [(mapping, _made(entry)) for mapping, entry in (self._entries or {}).items()]
 
     @property
     def replaced(self) -> Sequence[tuple[ScalarNode, str]]:
