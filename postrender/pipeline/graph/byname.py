@@ -22,7 +22,7 @@ environment names it gets a postrender.io/config-hash over it (pipeline/plan/con
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import cache
 from typing import Any
 
@@ -134,8 +134,12 @@ def _name_hints() -> tuple[dict[str, tuple[str, ...]], dict[str, str]]:
 def says_kind(via: str, kind: str) -> bool:
     """Whether a flag or variable name holds a word of config kind `kind`
     (`--tcp-services-configmap` says ConfigMap), ignoring case, `-`, `_`, `.`."""
-    squeezed = via.lower().replace("-", "").replace("_", "").replace(".", "")
+    squeezed = _squeezed(via)
     return any(word in squeezed for word in _name_hints()[0][kind])
+
+
+def _squeezed(via: str) -> str:
+    return via.lower().replace("-", "").replace("_", "").replace(".", "")
 
 
 def other_kind(via: str) -> str | None:
@@ -280,7 +284,11 @@ def _pod_readers(graph: Graph, strings: list[Scanned]) -> Iterator[Reader]:
         for via, namespace, name in names_in(node.value, context):
             if other_kind(via) is not None:
                 continue  # `--publish-service=ns/name`: a Service sharing a config's name
-            for target in _targets(index, obj, namespace, name):
+            # A flag that spells its kind out (`--configmap`, `--tls-secret`)
+            # reads no object of the other kind that shares the name; a
+            # looser word (`--config`, `--cert`) may name either.
+            kinds = [kind for kind in CONFIG_KINDS if kind.lower() in _squeezed(via)] or CONFIG_KINDS
+            for target in _targets(index, obj, namespace, name, kinds):
                 field_path = format_path(path)
                 where = f"{field_path} ({via})" if via else field_path
                 why = f"{index.key(obj).describe()} {where} names it: the program reads it by that name"
@@ -315,9 +323,10 @@ def names_in(text: str, context: str | None = None) -> Iterator[tuple[str, str |
                 yield flag, namespace or None, name
 
 
-def _targets(index: ObjectIndex, referrer: KubeObject, namespace: str | None, name: str) -> list[KubeObject]:
+def _targets(index: ObjectIndex, referrer: KubeObject, namespace: str | None, name: str,
+             kinds: Iterable[str] = CONFIG_KINDS) -> list[KubeObject]:
     found = []
-    for kind in CONFIG_KINDS:
+    for kind in kinds:
         target, _, _ = lookup(index, referrer, kind, name, namespace)
         if target is not None and target is not referrer:
             found.append(target)

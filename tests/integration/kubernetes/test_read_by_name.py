@@ -466,8 +466,13 @@ FORMS = {
 }
 
 
-@pytest.mark.parametrize("form", FORMS)
-@pytest.mark.parametrize("kind", ["ConfigMap", "Secret"])
+# A flag that spells a kind out names only that kind.
+SPELLED = {"flag name": "Secret", "${VAR}/name": "ConfigMap", "comma list": "ConfigMap"}
+
+
+@pytest.mark.parametrize("kind, form", [
+    (kind, form) for kind in ("ConfigMap", "Secret") for form in FORMS if SPELLED.get(form, kind) == kind
+])
 def test_a_name_in_a_flag_or_env_value_keeps_the_object_and_rolls_the_reader(form, kind):
     container = FORMS[form]
     pod: dict[str, Any] = {}
@@ -613,3 +618,14 @@ def test_a_reference_held_by_reloader_keeps_a_copy_and_is_not_broken():
     text = stream(config("ConfigMap", "cfg"), deployment(mounting("ConfigMap", "cfg")), held)
     out = kubectl_read(render([], text))
     assert {o["metadata"]["name"] for o in out if o["kind"] == "ConfigMap"} >= {"cfg"}
+
+
+@pytest.mark.parametrize("form", SPELLED)
+def test_a_flag_that_spells_a_kind_out_reads_no_other(form):
+    # `--settings-secret cfg` reads a Secret: a ConfigMap that shares the
+    # name is read by no program, so the reader gets no hash over it.
+    other = "ConfigMap" if SPELLED[form] == "Secret" else "Secret"
+    result = run_postrender(["-v"], stream(config(other, "cfg"), deployment(FORMS[form])))
+    assert result.status == 0, result.stderr
+    assert "reads it by that name" not in result.stderr
+    assert HASH not in json.dumps(kubectl_read(result.stdout)[1])

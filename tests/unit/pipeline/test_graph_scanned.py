@@ -245,12 +245,14 @@ def test_a_flag_or_variable_that_names_another_kind_reads_no_config(container):
 
 # A word of a config kind counts whatever else the name says; a name that
 # says no kind at all still counts (a program may read anything by name).
-# (Which config kind a flag says does not choose its targets: a name it
-# holds is read as either's.)
+# A flag that spells a kind out reads only that kind; a looser word
+# (`config`, `cert`) may name either.
 READS = {
-    "args: [--service-configmap=edge/ctl]": {"ConfigMap", "Secret"},
-    "args: [--ingress-tls-secret=ctl]": {"ConfigMap", "Secret"},
-    "args: [--leader-election-configmap=ctl]": {"ConfigMap", "Secret"},
+    "args: [--service-configmap=edge/ctl]": {"ConfigMap"},
+    "args: [--ingress-tls-secret=ctl]": {"Secret"},
+    "args: [--leader-election-configmap=ctl]": {"ConfigMap"},
+    "env: [{name: APP_CONFIGMAP_SECRET, value: ctl}]": {"ConfigMap", "Secret"},
+    "args: [--cert=ctl]": {"ConfigMap", "Secret"},
     "env: [{name: SERVICE_CONFIG, value: ctl}]": {"ConfigMap", "Secret"},
     "args: [--settings=$(POD_NAMESPACE)/ctl]": {"ConfigMap", "Secret"},
     "args: [serve, ctl]": {"ConfigMap", "Secret"},
@@ -277,8 +279,7 @@ def _via(container: str) -> str:
 
 def test_the_reason_shown_is_the_reader_whose_flag_says_the_kind():
     found = _readers_of("args: [--source=ctl, --settings-secret=ctl]")
-    assert found == [("ConfigMap", "--settings-secret"), ("ConfigMap", "--source"),
-                     ("Secret", "--settings-secret"), ("Secret", "--source")]
+    assert found == [("ConfigMap", "--source"), ("Secret", "--settings-secret"), ("Secret", "--source")]
     text = SHARED + "        args: [--source=ctl, --settings-secret=ctl]\n"
     stream = read([Source("shared.yaml", text)], RenderOptions().limits)
     index = ObjectIndex(stream.objects, None, frozenset(TABLE.cluster_scoped))
