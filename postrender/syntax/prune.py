@@ -81,4 +81,9 @@ def _dropped(node: Node) -> bool:
 def stub(text: str, node: Node) -> Node:
     """An empty collection standing where `node` was, ending where its content did."""
     kind = StubMapping if isinstance(node, MappingNode) else StubSequence
-    return kind(node.tag, [], node.start_mark, content_end(text, node), flow_style=node.flow_style)
+    return kind(node.tag, _NOTHING, node.start_mark, content_end(text, node), flow_style=node.flow_style)
+
+
+# Every stub's content: one shared empty tuple, not a list each (a stub
+# stands for most documents of a large stream), which nothing can add to.
+_NOTHING: tuple = ()

@@ -166,13 +166,13 @@ def test_a_config_object_keeps_none_of_its_tree_once_its_edits_are_made():
     # its nodes.
     config = WORKLOAD.split("---\n")[1]
     obj = _prepared(config)
-    assert obj.document.root.value == [] and obj.prepared is not None
+    assert obj.document.root.value == () and obj.prepared is not None
     assert not obj.document.kept_for_edits
     obj = _prepared(config, "--keep-previous helm")
     doc = obj.document
     assert obj.prepared is None
     assert node_at(doc.root, ("metadata", "name")).value == "web-config"
-    assert node_at(doc.root, ("data",)).value == []
+    assert node_at(doc.root, ("data",)).value == ()
     assert doc.kept_for_edits
     listed = "apiVersion: v1\nkind: List\nitems:\n- " + config.replace("\n", "\n  ").rstrip() + "\n"
     assert _kept(listed)[1] == _kept(listed)[0]
@@ -204,7 +204,7 @@ def test_edits_made_ahead_are_what_the_whole_tree_makes(shape, argv):
     options = _rewrite_options(render_options(parse(shlex.split(argv))))
     ahead = _prepared(text, argv)
     whole = _prepared(text, argv, keep_nodes=True)
-    assert ahead.prepared is not None and ahead.node.value == [] and whole.prepared is None
+    assert ahead.prepared is not None and ahead.node.value == () and whole.prepared is None
     digest = content_of(ahead).hash
     expected = Version(ahead, digest, "s" if "s-old" in text else ahead.name, "")
     for name in (f"{expected.base_name}-{digest}"[:253], "unexpected"):
@@ -373,7 +373,7 @@ def test_the_guard_keeps_nothing_in_a_pruned_document():
     table = fieldspecs.load_table([])
     text = WORKLOAD + "---\n" + _widget(_DEEP)
     widget = read([Source(None, text)], Limits(), Needs(table, pod_string_specs(table))).documents[-1]
-    assert isinstance(widget.root, MappingNode) and widget.root.value == [], widget.root
+    assert isinstance(widget.root, MappingNode) and widget.root.value == (), widget.root
     assert any(path == "spec.deep.nested[0].settings.configMapName"
                for _, path, _, _, _ in _findings(text, "", pruned=True))
 
@@ -390,7 +390,7 @@ def _workload_kept(edits_everywhere: bool):
 def test_a_workload_keeps_its_metadata_only_for_runs_that_edit_most_of_them():
     doc = _workload_kept(False)
     assert not doc.kept_for_edits
-    assert doc.root.value == [], "nothing is read of it later: not even its keys stay"
+    assert doc.root.value == (), "nothing is read of it later: not even its keys stay"
     doc = _workload_kept(True)
     assert doc.kept_for_edits
     assert node_at(doc.root, ("spec", "template", "metadata", "labels", "app")).value == "web"
@@ -454,7 +454,7 @@ def test_a_list_item_nothing_is_read_of_holds_no_nodes():
     text = _listed(*WORKLOAD.split("---\n"))
     objects = read([Source(None, text)], Limits(), Needs(table, pod_string_specs(table))).objects
     workload, config = objects
-    assert workload.node.value == [] and workload.node is node_at(workload.document.root, ("items", 0))
+    assert workload.node.value == () and workload.node is node_at(workload.document.root, ("items", 0))
     assert config.node is node_at(config.document.root, ("items", 1)) and config.node.value
 
 
