@@ -436,6 +436,7 @@ def read(sources: list[Source], limits: Limits, prune: Pruner | None = None) -> 
     objects: list[KubeObject] = []
     rendered_so_far: dict[str, int] = {}  # chart file -> lines of its rendered text so far
     count = _Count(limits)
+    shared: _SharedMaps = {}
     for source in sources:
         count.source, count.position = source, 0
         odd_breaks = _has_odd_line_breaks(source.text)
@@ -459,7 +460,7 @@ def read(sources: list[Source], limits: Limits, prune: Pruner | None = None) -> 
                 _check_line_breaks(doc)
             if doc.root is None:
                 continue
-            found = _objects_of(doc)
+            found = _objects_of(doc, shared)
             if found and found[0].item is not None:  # a List's items
                 count.objects += len(found)
                 count.check_objects(count.objects, count.position, lambda: doc.first_line + 1)
@@ -1098,7 +1099,7 @@ def _shared_nodes(root: Node) -> frozenset[int]:
     return frozenset(shared)
 
 
-def _objects_of(doc: Document) -> list[KubeObject]:
+def _objects_of(doc: Document, shared: _SharedMaps) -> list[KubeObject]:
     root = doc.root
     assert isinstance(root, MappingNode)
     items = _list_items(root)
@@ -1108,9 +1109,9 @@ def _objects_of(doc: Document) -> list[KubeObject]:
         for i, item in enumerate(items.value):
             if not isinstance(item, MappingNode):
                 raise PostrenderError(f"{kind} item {i} is not a mapping", doc.location(item))
-            objects.append(_object(doc, item, i))
+            objects.append(_object(doc, item, i, shared))
         return objects
-    return [_object(doc, root, None)]
+    return [_object(doc, root, None, shared)]
 
 
 def _list_items(root: MappingNode) -> SequenceNode | None:
@@ -1121,7 +1122,7 @@ def _list_items(root: MappingNode) -> SequenceNode | None:
     return items if kind and kind.endswith("List") and isinstance(items, SequenceNode) else None
 
 
-def _object(doc: Document, node: MappingNode, item: int | None) -> KubeObject:
+def _object(doc: Document, node: MappingNode, item: int | None, shared: _SharedMaps) -> KubeObject:
     api_version = get_str(node, "apiVersion") or ""
     kind = get_str(node, "kind")
     metadata = get(node, "metadata")
@@ -1138,9 +1139,30 @@ def _object(doc: Document, node: MappingNode, item: int | None) -> KubeObject:
         name=name,
         namespace=get_str(metadata, "namespace") or None,
         item=item,
-        annotations=string_map(get(metadata, "annotations")) or NO_STRINGS,
-        labels=string_map(get(metadata, "labels")) or NO_STRINGS,
+        annotations=_strings(get(metadata, "annotations"), shared),
+        labels=_strings(get(metadata, "labels"), shared),
     )
     if item is None and doc.source_comment is None:
         doc.source_comment = obj.annotations.get(HELM4_FILENAME_ANNOTATION)
     return obj
+
+
+# The objects of one app or component write the same labels (often the
+# same annotations) one after another: a dict of one entry costs 184 bytes,
+# as much as the object holding it. So read keeps one mapping for each run
+# of entries, by their texts in order, and every object that writes them
+# shares it (no reader changes an object's labels or annotations).
+_SharedMaps = dict[tuple[str, ...], Mapping[str, str]]
+
+
+def _strings(node: Node | None, shared: _SharedMaps) -> Mapping[str, str]:
+    """string_map of a metadata field, shared with the objects before that
+    wrote the same entries in the same order."""
+    if not isinstance(node, MappingNode) or not node.value:
+        return NO_STRINGS
+    texts = tuple(text for key, value in node.value if isinstance(key, ScalarNode) and isinstance(value, ScalarNode)
+                  for text in (key.value, value.value))
+    known = shared.get(texts)
+    if known is None:
+        known = shared[texts] = string_map(node) or NO_STRINGS
+    return known
