@@ -45,6 +45,7 @@ from ..syntax.nodes import (
     line_starts,
     node_at,
     plain_json_key,
+    shared_int,
     string_map,
     unique_nodes,
 )
@@ -444,9 +445,9 @@ def read(sources: list[Source], limits: Limits, prune: Pruner | None = None) -> 
         source.held_in([chunk for chunk, _ in chunks])
         for chunk, first_line in chunks:
             doc = Document(
-                index=len(documents) + 1,
+                index=shared_int(len(documents) + 1),
                 text=chunk,
-                first_line=first_line,
+                first_line=shared_int(first_line),
                 source=source,
                 root=None,
                 newline="\r\n" if "\r\n" in chunk else "\n",
