@@ -1151,19 +1151,15 @@ def _object(doc: Document, node: MappingNode, item: int | None, shared: _SharedM
 # The objects of one app or component write the same labels (often the
 # same annotations) one after another: a dict of one entry costs 184 bytes,
 # as much as the object holding it. So read keeps one mapping for each run
-# of entries, by their texts in order, and every object that writes them
-# shares it (no reader changes an object's labels or annotations).
-_SharedMaps = dict[tuple[str, ...], Mapping[str, str]]
+# of entries, in their order, and every object that writes them shares it
+# (no reader changes an object's labels or annotations).
+_SharedMaps = dict[tuple[tuple[str, str], ...], Mapping[str, str]]
 
 
 def _strings(node: Node | None, shared: _SharedMaps) -> Mapping[str, str]:
     """string_map of a metadata field, shared with the objects before that
     wrote the same entries in the same order."""
-    if not isinstance(node, MappingNode) or not node.value:
+    strings = string_map(node)
+    if not strings:
         return NO_STRINGS
-    texts = tuple(text for key, value in node.value if isinstance(key, ScalarNode) and isinstance(value, ScalarNode)
-                  for text in (key.value, value.value))
-    known = shared.get(texts)
-    if known is None:
-        known = shared[texts] = string_map(node) or NO_STRINGS
-    return known
+    return shared.setdefault(tuple(strings.items()), strings)
