@@ -45,6 +45,7 @@ from ..syntax.nodes import (
     line_starts,
     node_at,
     plain_json_key,
+    shared_int,
     string_map,
     unique_nodes,
 )
@@ -555,6 +556,7 @@ def read(sources: list[Source], limits: Limits, prune: Pruner | None = None) -> 
     objects: list[KubeObject] = []
     rendered_so_far: dict[str, int] = {}  # chart file -> lines of its rendered text so far
     count = _Count(limits)
+    shared: _SharedMaps = {}
     for source in sources:
         count.source, count.position = source, 0
         odd_breaks = _has_odd_line_breaks(source.text)
@@ -562,9 +564,9 @@ def read(sources: list[Source], limits: Limits, prune: Pruner | None = None) -> 
         source.held_in([chunk for chunk, _ in chunks])
         for chunk, first_line in chunks:
             doc = Document(
-                index=len(documents) + 1,
+                index=shared_int(len(documents) + 1),
                 text=chunk,
-                first_line=first_line,
+                first_line=shared_int(first_line),
                 source=source,
                 root=None,
                 newline="\r\n" if "\r\n" in chunk else "\n",
@@ -578,7 +580,7 @@ def read(sources: list[Source], limits: Limits, prune: Pruner | None = None) -> 
                 _check_line_breaks(doc)
             if doc.root is None:
                 continue
-            found = _objects_of(doc)
+            found = _objects_of(doc, shared)
             if found and found[0].item is not None:  # a List's items
                 count.objects += len(found)
                 count.check_objects(count.objects, count.position, lambda: doc.first_line + 1)
@@ -1245,7 +1247,7 @@ def _shared_nodes(root: Node) -> frozenset[int]:
     return frozenset(shared)
 
 
-def _objects_of(doc: Document) -> list[KubeObject]:
+def _objects_of(doc: Document, shared: _SharedMaps) -> list[KubeObject]:
     root = doc.root
     assert isinstance(root, MappingNode)
     items = _list_items(root)
@@ -1255,9 +1257,9 @@ def _objects_of(doc: Document) -> list[KubeObject]:
         for i, item in enumerate(items.value):
             if not isinstance(item, MappingNode):
                 raise PostrenderError(f"{kind} item {i} is not a mapping", doc.location(item))
-            objects.append(_object(doc, item, i))
+            objects.append(_object(doc, item, i, shared))
         return objects
-    return [_object(doc, root, None)]
+    return [_object(doc, root, None, shared)]
 
 
 def _list_items(root: MappingNode) -> SequenceNode | None:
@@ -1268,7 +1270,7 @@ def _list_items(root: MappingNode) -> SequenceNode | None:
     return items if kind and kind.endswith("List") and isinstance(items, SequenceNode) else None
 
 
-def _object(doc: Document, node: MappingNode, item: int | None) -> KubeObject:
+def _object(doc: Document, node: MappingNode, item: int | None, shared: _SharedMaps) -> KubeObject:
     api_version = get_str(node, "apiVersion") or ""
     kind = get_str(node, "kind")
     metadata = get(node, "metadata")
@@ -1285,9 +1287,26 @@ def _object(doc: Document, node: MappingNode, item: int | None) -> KubeObject:
         name=name,
         namespace=get_str(metadata, "namespace") or None,
         item=item,
-        annotations=string_map(get(metadata, "annotations")) or NO_STRINGS,
-        labels=string_map(get(metadata, "labels")) or NO_STRINGS,
+        annotations=_strings(get(metadata, "annotations"), shared),
+        labels=_strings(get(metadata, "labels"), shared),
     )
     if item is None and doc.source_comment is None:
         doc.source_comment = obj.annotations.get(HELM4_FILENAME_ANNOTATION)
     return obj
+
+
+# The objects of one app or component write the same labels (often the
+# same annotations) one after another: a dict of one entry costs 184 bytes,
+# as much as the object holding it. So read keeps one mapping for each run
+# of entries, in their order, and every object that writes them shares it
+# (no reader changes an object's labels or annotations).
+_SharedMaps = dict[tuple[tuple[str, str], ...], Mapping[str, str]]
+
+
+def _strings(node: Node | None, shared: _SharedMaps) -> Mapping[str, str]:
+    """string_map of a metadata field, shared with the objects before that
+    wrote the same entries in the same order."""
+    strings = string_map(node)
+    if not strings:
+        return NO_STRINGS
+    return shared.setdefault(tuple(strings.items()), strings)

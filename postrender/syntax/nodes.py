@@ -49,6 +49,7 @@ __all__ = [
     "plain_json_key",
     "scalar_value",
     "scalars",
+    "shared_int",
     "string_map",
     "string_value",
     "unique_nodes",
@@ -74,6 +75,12 @@ MERGE_KEY = "<<"
 _SHARED_OFFSETS = list(range(1 << 14))
 _SHARED_TEXT_BELOW = 64
 _SHARED_BELOW = len(_SHARED_OFFSETS)
+
+
+def shared_int(value: int) -> int:
+    """The one object for a small non-negative int (as offsets are shared):
+    for numbers every document keeps, its index and first line."""
+    return _SHARED_OFFSETS[value] if value < _SHARED_BELOW else value
 
 
 def _offset(mark: object) -> int:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container, Iterator, Mapping
+from collections.abc import Callable, Container, Iterator, Mapping, Sequence
 from enum import Enum
 from functools import cache
 from typing import Any
 
-from ...records import field, record
+from ...records import record
 from ...fieldspecs import CONFIG_KINDS, FieldSpec, ReferenceTable, Segment
 from ...fieldspecs.walk import Accessor, Compiled, SpecIndex, walk
 from ..index.objects import ObjectIndex, ObjectKey, across_namespaces
@@ -41,7 +41,9 @@ class Reference:
     # Set only when the reference resolved, exactly or across namespaces.
     target: KubeObject | None = None
     resolution: Resolution = Resolution.DANGLING
-    candidates: list[KubeObject] = field(default_factory=list)
+    # The objects an AMBIGUOUS name matches; empty otherwise (one shared
+    # empty tuple, not a list each: a render holds every reference).
+    candidates: Sequence[KubeObject] = ()
 
     @property
     def target_kind(self) -> str:
@@ -218,6 +220,10 @@ class Finder:
         self._table = table
         self._scanned = scanned
         self._walks: dict[tuple[str, str, str], tuple[Compiled, int] | None] = {}
+        # One tuple for each path references were found at: the workloads
+        # of a stream name their configs at the same few paths, and a
+        # reference keeps its path to the end of a render.
+        self._paths: dict[Path, Path] = {}
 
     def __call__(self, obj: KubeObject) -> Found:
         key = (obj.kind, obj.group, obj.api_version.rpartition("/")[2])
@@ -235,7 +241,7 @@ class Finder:
                 strings.extend((obj, node, string_context(parent, path), path) for node, parent, path in hits
                                if is_string(node) and node.value)
             else:
-                references.extend(_references(obj, spec, hits))
+                references.extend(_references(obj, spec, hits, self._paths))
         return Found(references, strings) if references or strings else _NOTHING
 
 
@@ -402,8 +408,10 @@ def find_all(obj: KubeObject, compiled: Compiled) -> Iterator[Reference]:
 _single: dict[FieldSpec, Compiled] = {}
 
 
-def _references(obj: KubeObject, spec: FieldSpec, hits: list[Hit]) -> Iterator[Reference]:
-    """The names one spec finds at the leaves its path reaches."""
+def _references(obj: KubeObject, spec: FieldSpec, hits: list[Hit],
+                paths: dict[Path, Path] | None = None) -> Iterator[Reference]:
+    """The names one spec finds at the leaves its path reaches. `paths`:
+    the paths met before, each to be kept as the one tuple."""
     for node, parent, path in hits:
         if not is_string(node) or not node.value:
             continue
@@ -426,6 +434,8 @@ def _references(obj: KubeObject, spec: FieldSpec, hits: list[Hit]) -> Iterator[R
                 namespace = ns_node.value
         optional_node = get(parent, "optional") if isinstance(parent, MappingNode) else None
         optional = isinstance(optional_node, ScalarNode) and scalar_value(optional_node) is True
+        if paths is not None:
+            path = paths.setdefault(path, path)
         yield Reference(obj, spec, node, path, value, namespace, prefix, optional)
 
 
@@ -498,7 +508,7 @@ def _resolve(ref: Reference, index: ObjectIndex) -> None:
 
 def lookup(
     index: ObjectIndex, referrer: KubeObject, kind: str, name: str, namespace: str | None
-) -> tuple[KubeObject | None, Resolution, list[KubeObject]]:
+) -> tuple[KubeObject | None, Resolution, Sequence[KubeObject]]:
     """Where a name a referrer writes leads: (target, resolution, candidates).
 
     `namespace` is the one the referrer states, if any. The target is set only
@@ -509,15 +519,15 @@ def lookup(
         if exact is not None and exact.api_version == "v1":
             # Found by key: the objects of that name in other namespaces
             # (one per tenant, in a stream of many) are not looked at.
-            return exact, Resolution.RESOLVED, []
+            return exact, Resolution.RESOLVED, ()
     candidates = [c for c in index.named("", kind, name) if c.api_version == "v1"]
     if namespace is None:
         # A cluster-scoped referrer with no namespace field: any namespace.
         if len(candidates) == 1:
-            return candidates[0], Resolution.RESOLVED, candidates
-        return None, Resolution.AMBIGUOUS if candidates else Resolution.DANGLING, candidates
+            return candidates[0], Resolution.RESOLVED, ()
+        return (None, Resolution.AMBIGUOUS, candidates) if candidates else (None, Resolution.DANGLING, ())
     # Resolve across the implicit namespace, but say so.
     across = [c for c in candidates if across_namespaces(namespace, index.namespace_of(c))]
     if len(across) == 1:
-        return across[0], Resolution.CROSS_NAMESPACE, across
-    return None, Resolution.AMBIGUOUS if across else Resolution.DANGLING, across
+        return across[0], Resolution.CROSS_NAMESPACE, ()
+    return (None, Resolution.AMBIGUOUS, across) if across else (None, Resolution.DANGLING, ())

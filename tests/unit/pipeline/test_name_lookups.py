@@ -64,7 +64,7 @@ def test_a_reference_resolves_in_its_namespace_whatever_the_other_tenants_hold()
     analysis = _analysis(*tenants)
     assert len(analysis.graph.references) == 50
     for ref in analysis.graph.references:
-        assert ref.resolution is Resolution.RESOLVED and ref.candidates == []
+        assert ref.resolution is Resolution.RESOLVED and not ref.candidates
         assert ref.target.namespace == ref.referrer.namespace
 
 
