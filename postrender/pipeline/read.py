@@ -1299,7 +1299,7 @@ def _object(doc: Document, node: MappingNode, item: int | None, shared: _SharedM
 # same annotations) one after another: a dict of one entry costs 184 bytes,
 # as much as the object holding it. So read keeps one mapping for each run
 # of entries, in their order, and every object that writes them shares it
-# (no reader changes an object's labels or annotations).
+# (read-only, as NO_STRINGS is: a change through one would change them all).
 _SharedMaps = dict[tuple[tuple[str, str], ...], Mapping[str, str]]
 
 
@@ -1309,4 +1309,8 @@ def _strings(node: Node | None, shared: _SharedMaps) -> Mapping[str, str]:
     strings = string_map(node)
     if not strings:
         return NO_STRINGS
-    return shared.setdefault(tuple(strings.items()), strings)
+    key = tuple(strings.items())
+    known = shared.get(key)
+    if known is None:
+        known = shared[key] = MappingProxyType(strings)
+    return known
