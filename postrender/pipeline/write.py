@@ -79,11 +79,12 @@ def _document_end(last: str | None, text: str, newline: str) -> str:
 
 
 def write(stream: Stream, rewrite: Rewrite, release: bool = False) -> Output:
-    """`release`: drop each document's node graph, and its edit records, as
-    soon as its splice is made, so the splices take the graphs' place rather
-    than adding to them at the end. Afterwards no document or object has
-    nodes (`root` and `node` are None): only for a caller that just writes
-    the stream out (the stream command), never one that reads the analysis."""
+    """`release`: drop each document's node graph, and its edit records
+    (the edits its configs had made ahead among them), as soon as its splice
+    is made, so the splices take their place rather than adding to them at
+    the end. Afterwards no document or object has nodes (`root` and `node`
+    are None): only for a caller that just writes the stream out (the
+    stream command), never one that reads the analysis."""
     if not release:
         return Output([_piece(doc, rewrite) for doc in stream.documents])
     objects: dict[int, list[KubeObject]] = {}
@@ -95,6 +96,7 @@ def write(stream: Stream, rewrite: Rewrite, release: bool = False) -> Output:
         doc.root = None
         for obj in objects.pop(doc.index, ()):
             obj.node = None  # type: ignore[assignment]
+            obj.prepared = None
         rewrite.by_document.pop(doc.index, None)
     return Output(pieces)
 
