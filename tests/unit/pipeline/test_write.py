@@ -93,7 +93,7 @@ def test_released_render_writes_the_same_stream_and_messages(name, text, argv, e
     # Without release, a library caller still finds every node the analysis read.
     assert all(obj.node is not None and obj.document.root is not None for obj in kept.analysis.stream.objects)
     assert all(doc.root is None for doc in released.analysis.stream.documents)
-    assert all(obj.node is None for obj in released.analysis.stream.objects)
+    assert all(obj.node is None and obj.prepared is None for obj in released.analysis.stream.objects)
 
 
 def test_release_leaves_no_node_but_the_references_own_scalars():
