@@ -47,7 +47,7 @@ class Prepared:
     makes exactly that version; any other edit to the document composes it
     again (DocumentEdits.mapping_at), and the marks are made there instead."""
 
-    marks: Packed
+    marks: Packed | None
     copy: Packed | None
 
 
@@ -58,7 +58,7 @@ def prepare(obj: KubeObject, root: MappingNode, options: Options, copies: bool) 
     meets the same code when written as it always did."""
     content = content_of(obj)
     if content.empty or content.refused is not None or kept_as_written(obj, content) is not None:
-        return _NOTHING  # never versioned: no marks, and no copy
+        return _NOTHING  # never versioned: no tree kept, and nothing made
     doc = obj.document
     key = _expected(obj, options)
     try:
@@ -71,7 +71,9 @@ def prepare(obj: KubeObject, root: MappingNode, options: Options, copies: bool) 
     return Prepared(marks, copy)
 
 
-_NOTHING = Prepared(Packed(()), None)
+# What an object that is never versioned has made ahead: nothing. Were the
+# plan to version it after all, its document would be composed again.
+_NOTHING = Prepared(None, None)
 
 
 def _expected(obj: KubeObject, options: Options) -> _MarksKey:
