@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 from ...pipeline.check import guard
 from ...errors import PostrenderError
 from ...pipeline.graph.references import Path, is_config_object, pod_templates
-from ...pipeline.index.hashing import go_json, to_json_value
+from ...pipeline.index.hashing import go_json, hash_suffix, to_json_value
 from ...pipeline.index.objects import IMPLICIT, ObjectIndex, ObjectKey, base_name_of
 from ...syntax.nodes import MappingNode, ScalarNode, entries, get, get_str
 from ...options import RenderOptions
 from ...pipeline.plan.versions import Version
-from ...vocabulary import ANNOTATION_CONFIG_HASH, ANNOTATION_COPY_OF, ANNOTATION_REFS
+from ...vocabulary import ANNOTATION_CONFIG_HASH, ANNOTATION_COPY_OF, ANNOTATION_REFS, KUSTOMIZE_NEEDS_HASH
 from ...pipeline.read import Source, read
 from ...records import replace
 from ...pipeline.render import Analysis, render
@@ -120,8 +120,8 @@ def build(label: str, sources: list[Source], options: RenderOptions) -> Side:
         # Still one line; it says which side, which the render's own message cannot.
         raise PostrenderError(f"{label}: {exc}") from None
     out_index = ObjectIndex(output.objects, options.namespace, frozenset(analysis.table.cluster_scoped))
-    ids, configs, versions = _configs(analysis, out_index)
-    referrers = _referrers(analysis, out_index, ids, configs, versions)
+    ids, configs, versions, by_content = _configs(analysis, out_index)
+    referrers = _referrers(analysis, out_index, ids, by_content, versions)
     return Side(label, configs, referrers, versions, quiet.warnings, quiet.infos)
 
 
@@ -134,12 +134,15 @@ def _configs(analysis: Analysis, out_index: ObjectIndex):
     versions: dict[tuple[str, str, str], str] = {}
     for version in the_plan.versions:
         obj = version.obj
-        cid = ConfigId(obj.kind, index.namespace_of(obj), base_name_of(obj))
+        cid = ConfigId(obj.kind, index.namespace_of(obj), _config_name(version))
         ids[id(obj)] = cid
         candidates.setdefault(cid, []).append(version)
         if version.versioned:
             versions[(obj.kind, cid.namespace, version.name)] = cid.name
     configs: dict[ConfigId, Config] = {}
+    # A postrender.io/config-hash item names a config as the plan does
+    # (config_hash.item: kind, base_name_of, hash), a kustomize name whole.
+    by_content: dict[tuple[str, str, str], list[ConfigId]] = {}
     for cid, group in candidates.items():
         # A keep-original copy shares its base name; so may versions a
         # previous render carried forward (--retain). The one in use wins.
@@ -152,7 +155,22 @@ def _configs(analysis: Analysis, out_index: ObjectIndex):
         node = (written or primary.obj).node
         found, secret_type = _entries(cid.kind, node)
         configs[cid] = Config(cid, primary.name, primary.hash, primary.excluded, found, secret_type)
-    return ids, configs, versions
+        by_content.setdefault((cid.kind, base_name_of(primary.obj), primary.hash), []).append(cid)
+    return ids, configs, versions, by_content
+
+
+def _config_name(version: Version) -> str:
+    """The name a config keeps from one render to the next: its base name,
+    or a kustomize name (`app-config-hf678c7m2b`) without its content hash,
+    so that kustomize's old and new names pair up as postrender's own do.
+    An object kustomize is yet to suffix (needsHashSuffix) has no hash in
+    its name to take off."""
+    obj = version.obj
+    if version.kustomized and obj.annotations.get(KUSTOMIZE_NEEDS_HASH) != "enabled":
+        suffix = hash_suffix(version.name)
+        if suffix is not None:
+            return version.name[: -len(suffix) - 1]
+    return base_name_of(obj)
 
 
 def _entries(kind: str, node: MappingNode) -> tuple[dict[str, Entry], str | None]:
@@ -189,7 +207,8 @@ def _digest(data: bytes) -> str:
 
 
 def _referrers(analysis: Analysis, out_index: ObjectIndex, ids: dict[int, ConfigId],
-               configs: dict[ConfigId, Config], versions: dict[tuple[str, str, str], str]) -> dict[ObjectKey, Referrer]:
+               by_content: dict[tuple[str, str, str], list[ConfigId]],
+               versions: dict[tuple[str, str, str], str]) -> dict[ObjectKey, Referrer]:
     graph, table = analysis.graph, analysis.table
     index = graph.index
     links: dict[int, list[Link]] = {}
@@ -211,9 +230,6 @@ def _referrers(analysis: Analysis, out_index: ObjectIndex, ids: dict[int, Config
             links.setdefault(id(finding.referrer), []).append(
                 Link(ids[id(finding.version.obj)], finding.field_path, unrewritable=True))
     hashed: dict[int, set[ConfigId]] = {}
-    by_content: dict[tuple[str, str, str], list[ConfigId]] = {}
-    for cid, config in configs.items():
-        by_content.setdefault((cid.kind, cid.name, config.hash), []).append(cid)
     for place in analysis.config_hashes:
         namespace = index.namespace_of(place.obj)
         for item in place.items:
