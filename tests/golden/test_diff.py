@@ -234,6 +234,41 @@ def test_already_post_rendered_input_matches_by_base_name_and_content():
     assert {c["name"] for c in report["configChanges"]} == {"settings", long_name}
 
 
+def test_kustomize_names_pair_as_one_changed_object_that_rolls_its_workloads():
+    """`kubectl kustomize` output: a generator's name ends in its own content
+    hash, which postrender keeps, so a changed one has another name in NEW."""
+    report = _report(FIXTURES / "diff" / "kustomize-names")
+    changes = {f"{c['kind']}/{c['name']}": c for c in report["configChanges"]}
+    assert set(changes) == {"ConfigMap/app-config", "Secret/app-secret"}
+    assert {c["status"] for c in changes.values()} == {"changed"}
+    assert (changes["ConfigMap/app-config"]["oldName"], changes["ConfigMap/app-config"]["newName"]) == (
+        "app-config-ttg76c7k7c", "app-config-t292246ffm")
+    assert changes["Secret/app-secret"]["keys"] == {"changed": ["password"], "added": [], "removed": []}
+    rolls = _rolls(report)
+    assert set(rolls) == {"Deployment/web", "CronJob/report"}
+    assert set(_because(rolls["Deployment/web"])) == {"ConfigMap/app-config", "Secret/app-secret"}
+    assert set(_because(rolls["CronJob/report"])) == {"ConfigMap/app-config"}
+    for roll in rolls.values():
+        assert roll["podTemplateChangedDirectly"] is False
+        assert {(b["change"], b["via"]) for b in roll["because"]} == {("changed", "name")}
+    assert report["doesNotRoll"] == []
+    # Not postrender's versions: `postrender gc` collects none of kustomize's names.
+    assert report["versions"] == {"created": [], "noLongerReferenced": []}
+
+
+def test_a_config_hash_over_a_kustomize_name_counts_as_a_use_of_its_config():
+    """--strategy=annotate hashes a kustomize name whole (the plan's item);
+    the diff must find the config it pairs under its name without the hash."""
+    from postrender.frontends.diff.side import ConfigId, build
+    from postrender.options import RenderOptions
+    from postrender.pipeline.read import Source
+
+    case = FIXTURES / "diff" / "kustomize-names"
+    side = build("new", [Source("new", (case / "new.yaml").read_text())], RenderOptions(strategy="annotate"))
+    (web,) = [r for key, r in side.referrers.items() if key.name == "web"]
+    assert web.hashed == {ConfigId("ConfigMap", "shop", "app-config"), ConfigId("Secret", "shop", "app-secret")}
+
+
 def test_annotate_strategy_rolls_by_hash_and_keeps_names():
     report = _report(FIXTURES / "diff" / "annotate-strategy")
     (roll,) = report["rolls"]
