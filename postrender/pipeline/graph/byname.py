@@ -28,7 +28,7 @@ from typing import Any
 
 from ...records import field, record
 from ... import fieldspecs
-from ...fieldspecs.guardrules import guard_rules
+from ...fieldspecs.guardrules import guard_rules, squeezed
 from ...fieldspecs import CONFIG_KINDS, ReferenceTable, pod_path_spec
 from ...fieldspecs.walk import SpecIndex
 from .references import Found, Graph, Path, Scanned, lookup
@@ -134,12 +134,8 @@ def _name_hints() -> tuple[dict[str, tuple[str, ...]], dict[str, str]]:
 def says_kind(via: str, kind: str) -> bool:
     """Whether a flag or variable name holds a word of config kind `kind`
     (`--tcp-services-configmap` says ConfigMap), ignoring case, `-`, `_`, `.`."""
-    squeezed = _squeezed(via)
-    return any(word in squeezed for word in _name_hints()[0][kind])
-
-
-def _squeezed(via: str) -> str:
-    return via.lower().replace("-", "").replace("_", "").replace(".", "")
+    words = squeezed(via)
+    return any(word in words for word in _name_hints()[0][kind])
 
 
 def other_kind(via: str) -> str | None:
@@ -287,7 +283,7 @@ def _pod_readers(graph: Graph, strings: list[Scanned]) -> Iterator[Reader]:
             # A flag that spells its kind out (`--configmap`, `--tls-secret`)
             # reads no object of the other kind that shares the name; a
             # looser word (`--config`, `--cert`) may name either.
-            kinds = [kind for kind in CONFIG_KINDS if kind.lower() in _squeezed(via)] or CONFIG_KINDS
+            kinds = [kind for kind in CONFIG_KINDS if kind.lower() in squeezed(via)] or CONFIG_KINDS
             for target in _targets(index, obj, namespace, name, kinds):
                 field_path = format_path(path)
                 where = f"{field_path} ({via})" if via else field_path
