@@ -120,7 +120,7 @@ def kustomize_secret_hash(fields: Fields) -> str | None:
     hashed = {"kind": "Secret", "name": "", "type": written_type, "data": _field(fields, "data")}
     if string_data:
         hashed["stringData"] = fields.entries_of("stringData")
-    return encode_hash(sha256_hex(go_json(hashed)))
+    return short_hash(go_json(hashed))
 
 
 def secret_type(fields: Fields) -> str:
