@@ -63,14 +63,14 @@ def content_of(obj: KubeObject) -> ConfigContent:
 
 
 def _read(obj: KubeObject) -> ConfigContent:
+    written_type = get_str(obj.node, "type")
     try:
         fields = validate(obj)
     except PostrenderError as refused:
-        return ConfigContent("", False, False, get_str(obj.node, "type"), refused)
+        return ConfigContent("", False, False, written_type, refused)
     secret = obj.kind == "Secret"
     token = secret and _is_token_type(fields.nodes["type"])
-    content = ConfigContent(content_hash(obj.kind, obj.node, fields), is_empty(fields), token,
-                            get_str(obj.node, "type"))
+    content = ConfigContent(content_hash(obj.kind, obj.node, fields), is_empty(fields), token, written_type)
     # Only a name kustomize may have suffixed is worth kustomize's own hash.
     if secret and hash_suffix(obj.name or "") not in (None, content.hash):
         content.kustomize_hash = kustomize_secret_hash(fields)
