@@ -203,7 +203,7 @@ def _version(
     keep = options.keeps_original(obj)
     base = base_name_of(obj)
     target = versioned_name(base, digest)
-    if obj.labels.get(LABEL_VERSIONED) == "true" and obj.labels.get(LABEL_CONTENT_HASH) == digest and name == target:
+    if marked_with(obj, digest) and name == target:
         return Version(obj, digest, base, name, unchanged=True, keep_original=False)
     return Version(obj, digest, base, target, keep_original=keep)
 
@@ -245,7 +245,13 @@ def suffixed_by_kustomize(obj: KubeObject, content: ConfigContent) -> bool:
     suffix = hash_suffix(obj.name or "")
     if suffix is None or (suffix != content.hash and suffix != content.kustomize_hash):
         return False
-    return not (obj.labels.get(LABEL_VERSIONED) == "true" and obj.labels.get(LABEL_CONTENT_HASH) == content.hash)
+    return not marked_with(obj, content.hash)
+
+
+def marked_with(obj: KubeObject, digest: str) -> bool:
+    """Whether a previous run versioned the object with this content (its
+    marks say so)."""
+    return obj.labels.get(LABEL_VERSIONED) == "true" and obj.labels.get(LABEL_CONTENT_HASH) == digest
 
 
 def is_service_account_token(obj: KubeObject) -> bool:
