@@ -76,8 +76,10 @@ def analyse(sources: list[Source], options: RenderOptions, stream: Stream | None
         # The field specs are walked as each document is read, and each
         # document then keeps only what the stages below read of it; a
         # config's own edits are made then, from its whole tree.
+        rewrite_options = _rewrite_options(options)
+
         def prepare_config(obj: KubeObject, root: MappingNode) -> Prepared | None:
-            return prepare(obj, root, _rewrite_options(options), plan_options.keeps_original(obj))
+            return prepare(obj, root, rewrite_options, plan_options.keeps_original(obj))
 
         needs = Needs(table, scanned, edits_everywhere=_edits_everywhere(options), prepare=prepare_config)
         stream = read(sources, options.limits, needs)
