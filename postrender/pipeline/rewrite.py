@@ -79,13 +79,16 @@ _NOTHING = Prepared(None, None)
 def _expected(obj: KubeObject, options: Options) -> _MarksKey:
     """What `_marks` is made from for the version `obj` becomes if versioned
     as its content says (plan/versions.py)."""
+    base, name, digest = _expected_version(obj)
+    return (base, name, digest, options.mutable)
+
+
+def _expected_version(obj: KubeObject) -> tuple[str, str, str]:
+    """(base name, name, hash) of the version `obj` becomes if versioned as
+    its content says."""
     base = base_name_of(obj)
     digest = content_of(obj).hash
-    return (base, versioned_name(base, digest), digest, options.mutable)
-
-
-def _expected_name(obj: KubeObject) -> str:
-    return versioned_name(base_name_of(obj), content_of(obj).hash)
+    return base, versioned_name(base, digest), digest
 
 
 def _marks_key(version: Version, options: Options) -> _MarksKey:
@@ -466,7 +469,7 @@ def _copy(doc: Document, version: Version) -> DocumentEdits:
     copy = DocumentEdits(doc)
     obj = version.obj
     prepared = obj.prepared
-    made = prepared.copy if prepared is not None and _expected_name(obj) == version.name else None
+    made = prepared.copy if prepared is not None and _expected_version(obj)[1] == version.name else None
     copy.set_ahead(obj, made, _copy_marks, version.name)
     return copy
 

@@ -221,9 +221,9 @@ def test_edits_made_ahead_are_what_the_whole_tree_makes(shape, argv):
 
 
 def _expected_name(obj):
-    from postrender.pipeline.rewrite import _expected_name as name
+    from postrender.pipeline.rewrite import _expected_version
 
-    return name(obj)
+    return _expected_version(obj)[1]
 
 
 def test_marks_made_ahead_merge_with_a_later_edit_to_the_same_object():
