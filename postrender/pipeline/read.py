@@ -45,6 +45,7 @@ from ..syntax.nodes import (
     line_starts,
     node_at,
     plain_json_key,
+    scalar_value,
     shared_int,
     string_map,
     unique_nodes,
@@ -706,13 +707,8 @@ def _compose_root(doc: Document, limits: Limits, masked: str | None) -> Node | N
     if root is None:
         return None
     doc.nodes = events
-    if isinstance(root, ScalarNode) and root.style in ("|", ">"):
-        # `--- |` is text someone wrote as a document on purpose; it holds no
-        # object to version, so it passes through. Other scalars are refused
-        # below: they are what a broken template leaves behind.
-        return None
     doc.source_comment = leading_source_comment(text)
-    if isinstance(root, ScalarNode) and root.tag.endswith(":null") or is_null(root):
+    if isinstance(root, ScalarNode) and _is_null_document(doc, root):
         return None
     if not isinstance(root, MappingNode):
         shape = "sequence" if isinstance(root, SequenceNode) else "scalar"
@@ -724,6 +720,20 @@ def _compose_root(doc: Document, limits: Limits, masked: str | None) -> Node | N
     if not plain or _may_need_a_look(text):
         _check_structure(doc, root, limits)
     return root
+
+
+def _is_null_document(doc: Document, root: ScalarNode) -> bool:
+    """Whether kubectl skips a document that is one scalar, as it skips an
+    empty one: it does where go-yaml v2 reads the scalar as null (`null`,
+    `~`, `!!null`, `&a`). Any other scalar, a `|` or `>` block of text
+    included, is a string, number or bool kubectl cannot read as an object;
+    a `!!null` tag on something else (`!!null x`) go-yaml refuses."""
+    if "!" in doc.text:
+        _mark_explicit_str(doc.text, root)  # `!!str ~` is the string "~"
+    try:
+        return scalar_value(root) is None
+    except NotReadable as exc:
+        _unreadable(doc, root, str(exc))
 
 
 def _composed(doc: Document, masked: str | None) -> tuple[Node | None, int, bool]:
@@ -754,7 +764,7 @@ def recompose(doc: Document) -> MappingNode | None:
     read's checks and limits once already. The caller drops it when done
     with the document."""
     if doc.root is None:
-        return None  # read found no object: a `|` or `>` text, a null, comments
+        return None  # read found no object: a null, comments
     root, _, _ = _composed(doc, _masked(doc))
     if not isinstance(root, MappingNode):
         return None  # never: the same text composed to a mapping once

@@ -63,6 +63,14 @@ REFUSED = [
     ("duplicate-key", CM + "---\n" + DEPLOY.replace("  name: web\n", "  name: web\n  name: web2\n"),
      2, 12, "duplicate key 'name'"),
     ("scalar-document", CM + "---\njust words\n", 2, 8, "found a scalar"),
+    # kubectl refuses a document of text however it is written (a string is
+    # no object): literal or folded, chomped, indented, tagged, anchored.
+    ("text-document", CM + "---\n|\n  just words\n", 2, 8, "found a scalar"),
+    ("folded-text-document", "# Source: app/templates/notes.yaml\n>-\n  just\n  words\n---\n" + CM, 1, 2,
+     "found a scalar"),
+    ("tagged-text-document", CM + "---\n!!str |2+\n   words\n\n", 2, 8, "found a scalar"),
+    ("string-tagged-null-document", CM + "---\n!!str ~\n", 2, 8, "found a scalar"),
+    ("null-tagged-text-document", CM + "---\n&t !!null |\n  words\n", 2, 8, "a !!null value that is not one"),
     ("sequence-document", CM + "---\n- a\n- b\n", 2, 8, "found a sequence"),
     ("no-kind", CM + "---\napiVersion: v1\nmetadata:\n  name: x\n", 2, 8, "object has no kind"),
     ("configmap-no-name", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  labels: {a: b}\ndata:\n  a: b\n",
@@ -320,11 +328,25 @@ def test_explicit_string_tag_makes_a_string():
     assert run_postrender([], text.replace("!!str ", "")).status == 1
 
 
-def test_block_scalar_documents_pass_but_plain_scalar_documents_do_not():
-    passed = run_postrender([], "---\n|\n  some text\n---\n" + CM)
-    assert passed.status == 0 and passed.stdout.startswith("---\n|\n  some text\n---\n")
-    assert_refused(run_postrender([], "---\nsome text\n---\n" + CM), 1, 2, "found a scalar")
+@pytest.mark.parametrize("scalar", ["some text", "'some text'", "|\n  some text", ">\n  some text", "|-\n  some text",
+                                    "|+\n  some text\n", "|1\n  some text", ">2-\n   some text", "|", "|\n",
+                                    "!!str |\n  some text", "&a |\n  some text", "! >\n  some text", "!!str",
+                                    "!!str null", "!!binary |\n  aGk=", "# c\n|\n  some text\n...", "1", "true"])
+def test_a_document_that_is_a_scalar_is_refused_as_kubectl_refuses_it(scalar):
+    # kubectl reads each as a string, number or bool, which is no object
+    # (tests/integration/kubernetes/test_document_roots.py asks it).
+    text = "---\n" + scalar + "\n---\n" + CM
+    line = 3 if scalar.startswith("#") else 2
+    assert_refused(run_postrender([], text), 1, line, "found a scalar")
     # On the `---` line kubectl refuses either (test_a_line_that_starts_with_three_dashes...).
+
+
+@pytest.mark.parametrize("scalar", ["null", "~", "Null", "", "!!null", "!!null ''", "!!null |", "&a", "&a ~", "&a !!null"])
+def test_a_document_that_is_a_null_passes_as_kubectl_skips_it(scalar):
+    text = "---\n" + scalar + "\n---\n" + CM
+    result = run_postrender([], text)
+    assert result.status == 0, result.stderr
+    assert result.stdout.startswith("---\n" + scalar + "\n---\n")
 
 
 def test_empty_input_gives_empty_output():

@@ -76,7 +76,7 @@ SHAPES = {
     "tags": WIDGET + "  s: !!str 123\n  !!str 1: x\n  t: !!str\n  b: !!binary aGk=\n  i: !!int '7'\n",
     "block scalars": WIDGET + "  lit: |-\n    web-config\n  fold: >\n    a\n    b\n",
     "quoted with escapes": WIDGET + '  q: "web\\x2dconfig"\n  s: \'it\'\'s\'\n',
-    "a literal document": "---\n|\n  just text\n---\n" + CONFIG,
+    "tagged null documents": "---\n!!null\n---\n&a ~\n---\n!!null |\n---\n" + CONFIG,
     "null and comment documents": "---\n# only a comment\n---\nnull\n---\n~\n---\n" + CONFIG,
     "a Helm source heading": "---\n# Source: chart/templates/w.yaml\n" + WIDGET,
 }
