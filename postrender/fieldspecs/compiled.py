@@ -7,7 +7,7 @@ run the script; tests/unit/fieldspecs/test_compiled_fieldspecs.py checks the two
 import json
 
 # sha256 of each source table when this was generated.
-SOURCES = {'builtin.yaml': 'dd1ebacd9c0d30d96801541b6d5ffedde531a47ffbd697c13cb90f90597e398b',
+SOURCES = {'builtin.yaml': 'a38018b09cbd4df627f040502a16de7b22599ceb7ce136c626635c1c0d0698db',
  'dependencies.yaml': '7eb6c9031b701775c1705fd2c3b67df81209b76dd8f7e7b4cd5a014d6ac343a2',
  'fixednames.yaml': '3899b7299d396600aac717afe3bbb765b84264c4f52b70b364f40524d31754e2',
  'guard.yaml': '86396b37593a88b3868097ade04b3fd366ce722d77ccd40e5fdc9ecb45c46c72',
@@ -1386,12 +1386,10 @@ TABLES = json.loads(r'''{
        "spec/provider/vault/auth/jwt/secretRef/name",
        "spec/provider/vault/auth/cert/clientCert/name",
        "spec/provider/vault/auth/cert/secretRef/name",
-       "spec/provider/vault/caProvider[type=Secret]/name",
        "spec/provider/kubernetes/auth/cert/clientCert/name",
        "spec/provider/kubernetes/auth/cert/clientKey/name",
        "spec/provider/kubernetes/auth/token/bearerToken/name",
-       "spec/provider/kubernetes/authRef/name",
-       "spec/provider/kubernetes/server/caProvider[type=Secret]/name"
+       "spec/provider/kubernetes/authRef/name"
       ]
      },
      {
@@ -1413,12 +1411,10 @@ TABLES = json.loads(r'''{
        "spec/provider/vault/auth/jwt/secretRef/name",
        "spec/provider/vault/auth/cert/clientCert/name",
        "spec/provider/vault/auth/cert/secretRef/name",
-       "spec/provider/vault/caProvider[type=Secret]/name",
        "spec/provider/kubernetes/auth/cert/clientCert/name",
        "spec/provider/kubernetes/auth/cert/clientKey/name",
        "spec/provider/kubernetes/auth/token/bearerToken/name",
-       "spec/provider/kubernetes/authRef/name",
-       "spec/provider/kubernetes/server/caProvider[type=Secret]/name"
+       "spec/provider/kubernetes/authRef/name"
       ]
      },
      {
@@ -1432,30 +1428,6 @@ TABLES = json.loads(r'''{
     "kind": "ConfigMap",
     "version": "v1",
     "fieldSpecs": [
-     {
-      "kind": "SecretStore",
-      "group": "external-secrets.io",
-      "path": "spec/provider/vault/caProvider[type=ConfigMap]/name",
-      "namespaceField": "namespace"
-     },
-     {
-      "kind": "SecretStore",
-      "group": "external-secrets.io",
-      "path": "spec/provider/kubernetes/server/caProvider[type=ConfigMap]/name",
-      "namespaceField": "namespace"
-     },
-     {
-      "kind": "ClusterSecretStore",
-      "group": "external-secrets.io",
-      "path": "spec/provider/vault/caProvider[type=ConfigMap]/name",
-      "namespaceField": "namespace"
-     },
-     {
-      "kind": "ClusterSecretStore",
-      "group": "external-secrets.io",
-      "path": "spec/provider/kubernetes/server/caProvider[type=ConfigMap]/name",
-      "namespaceField": "namespace"
-     },
      {
       "kind": "ExternalSecret",
       "group": "external-secrets.io",
