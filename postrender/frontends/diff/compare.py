@@ -14,6 +14,7 @@ from .model import (
     REMOVED,
     RENAMED,
     VIA_HASH,
+    VIA_KUSTOMIZE_SUFFIX,
     VIA_NAME,
     VIA_REFS,
     Cause,
@@ -44,14 +45,23 @@ def compare(old: Side, new: Side, show_values: bool = False) -> Report:
         if before.templates or after.templates:
             changed = [p for p in sorted(before.templates.keys() | after.templates.keys(), key=_path_order)
                        if _exact(before.templates.get(p)) != _exact(after.templates.get(p))]
-            if not changed:
-                continue
             causes = _causes(before, after, changes)
+            if not changed:
+                # The template the render writes is the same, but kustomize
+                # suffixes its generator's output after the render, and the
+                # template it writes names the new suffix.
+                causes = [c for c in causes if c.via == VIA_KUSTOMIZE_SUFFIX]
+                if causes:
+                    report.rolls.append(Roll(after.ref, causes))
+                    moved.add(key)
+                continue
             direct = _direct([(before.templates.get(p), after.templates.get(p)) for p in changed], bool(causes))
             report.rolls.append(Roll(after.ref, causes, direct))
             moved.add(key)
-        elif _exact(before.whole) != _exact(after.whole):
+        else:
             causes = _causes(before, after, changes)
+            if _exact(before.whole) == _exact(after.whole):
+                causes = [c for c in causes if c.via == VIA_KUSTOMIZE_SUFFIX]  # as above
             if causes:
                 # Only config-driven updates belong here; other edits to, say, an
                 # Ingress are the reviewer's ordinary diff.
@@ -107,6 +117,7 @@ def _config_change(cid: ConfigId, old: Config | None, new: Config | None, show_v
         cid.kind, _ns(cid.namespace), cid.name,
         old.name if old else None, new.name if new else None, UNCHANGED,
         kept=new.excluded if new else None,
+        suffixed_by_kustomize=new is not None and new.suffixed_by_kustomize,
     )
     if old is None:
         change.status = ADDED
@@ -147,13 +158,19 @@ def _causes(before: Referrer, after: Referrer, changes: dict[ConfigId, ConfigCha
     used_before = {link.config for link in before.links if link.active} | before.hashed | before.recorded
     used_after = {link.config for link in after.links if link.active} | after.hashed | after.recorded
     named_after = {link.config for link in after.links if link.active and not link.declared}
+    # kustomize rewrites a reference to its generator's output whatever
+    # postrender would hold it for (a Reloader annotation, a hook): only a
+    # field no field spec covers stays as written.
+    named_for_kustomize = {link.config for link in after.links if not link.unrewritable and not link.declared}
     causes: list[Cause] = []
     for cid in sorted(used_before | used_after):
         change = changes[cid]
         if cid in used_before and cid in used_after:
             if change.status == UNCHANGED:
                 continue
-            if change.old_name != change.new_name and cid in named_after:
+            if change.old_name != change.new_name and change.suffixed_by_kustomize and cid in named_for_kustomize:
+                via = VIA_KUSTOMIZE_SUFFIX
+            elif change.old_name != change.new_name and cid in named_after:
                 via = VIA_NAME
             elif cid in after.hashed:
                 via = VIA_HASH

@@ -54,6 +54,9 @@ NO_LONGER_USED = "no longer used"  # in both, used by this workload only in OLD
 VIA_NAME = "name"  # a rewritten reference: the new name is in the pod template
 VIA_HASH = ANNOTATION_CONFIG_HASH  # the object keeps its name; a hash over it changes
 VIA_REFS = ANNOTATION_REFS  # only the record of versions in use (--keep-previous, --retain) names it
+# kustomize's generator output (needsHashSuffix): kustomize suffixes the name
+# with the content hash after postrender ran and rewrites the reference.
+VIA_KUSTOMIZE_SUFFIX = "kustomize hash suffix"
 
 
 @dataclass
@@ -63,13 +66,16 @@ class ConfigChange:
     kind: str
     namespace: str | None
     name: str  # the base (unversioned) name
-    old_name: str | None  # the name it ends with in OLD; None: not in OLD
+    old_name: str | None  # the name it ends with in OLD (kustomize's suffix included); None: not in OLD
     new_name: str | None
     status: str
     keys: KeyChanges = field(default_factory=KeyChanges)
     notes: list[str] = field(default_factory=list)  # e.g. a Secret's type change
     kept: str | None = None  # why it keeps its name in NEW (the plan's reason)
     values: list[ValueChange] | None = None  # ConfigMaps with --show-values only
+    # kustomize's generator output in NEW (needsHashSuffix): kustomize gives
+    # it new_name, its hash suffix, after postrender, and rewrites references.
+    suffixed_by_kustomize: bool = False
 
     def describe(self) -> str:
         ns = f"{self.namespace}/" if self.namespace else ""
@@ -82,7 +88,8 @@ class Cause:
 
     config: ConfigChange
     change: str  # CHANGED, RENAMED, ADDED, REMOVED, NOW_USED, NO_LONGER_USED
-    via: str | None  # how the change reaches the pod template: VIA_NAME, VIA_HASH, VIA_REFS; None: the use itself changed
+    via: str | None  # how the change reaches the pod template: VIA_NAME, VIA_HASH, VIA_REFS, VIA_KUSTOMIZE_SUFFIX;
+    # None: the use itself changed
 
 
 @dataclass

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from ...pipeline.check import guard
 from ...errors import PostrenderError
 from ...pipeline.graph.references import Path, is_config_object, pod_templates
-from ...pipeline.index.hashing import go_json, hash_suffix, to_json_value
+from ...pipeline.index.hashing import Fields, go_json, hash_suffix, kustomize_secret_hash, to_json_value
 from ...pipeline.index.objects import IMPLICIT, ObjectIndex, ObjectKey, base_name_of
 from ...syntax.nodes import MappingNode, ScalarNode, entries, get, get_str
 from ...options import RenderOptions
@@ -58,6 +58,10 @@ class Config:
     excluded: str | None  # why it keeps its name
     entries: dict[str, Entry]
     secret_type: str | None = None
+    # kustomize appends its hash to the name after the render (the object is
+    # generator output, annotated needsHashSuffix): `name` is the name it
+    # ends with, and kustomize rewrites the references to it.
+    suffixed_by_kustomize: bool = False
 
 
 @dataclass
@@ -154,7 +158,9 @@ def _configs(analysis: Analysis, out_index: ObjectIndex):
         written = out_index.get(ObjectKey("", cid.kind, cid.namespace, primary.name))
         node = (written or primary.obj).node
         found, secret_type = _entries(cid.kind, node)
-        configs[cid] = Config(cid, primary.name, primary.hash, primary.excluded, found, secret_type)
+        later = _suffix_to_come(primary, node)
+        name = primary.name if later is None else f"{primary.name}-{later}"
+        configs[cid] = Config(cid, name, primary.hash, primary.excluded, found, secret_type, later is not None)
         by_content.setdefault((cid.kind, base_name_of(primary.obj), primary.hash), []).append(cid)
     return ids, configs, versions, by_content
 
@@ -171,6 +177,18 @@ def _config_name(version: Version) -> str:
         if suffix is not None:
             return version.name[: -len(suffix) - 1]
     return base_name_of(obj)
+
+
+def _suffix_to_come(version: Version, node: MappingNode) -> str | None:
+    """The hash kustomize appends to the name of its generator's output
+    (annotated needsHashSuffix) once every transformer, postrender
+    included, has run: its hash of the object as written (a Secret's
+    `stringData` or missing `type` counted as kustomize counts them)."""
+    if not version.kustomized or version.obj.annotations.get(KUSTOMIZE_NEEDS_HASH) != "enabled":
+        return None
+    if version.obj.kind == "Secret":
+        return kustomize_secret_hash(Fields(node)) or version.hash
+    return version.hash
 
 
 def _entries(kind: str, node: MappingNode) -> tuple[dict[str, Entry], str | None]:

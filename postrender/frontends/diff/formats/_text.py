@@ -13,6 +13,7 @@ from ..model import (
     REMOVED,
     RENAMED,
     VIA_HASH,
+    VIA_KUSTOMIZE_SUFFIX,
     VIA_REFS,
     Cause,
     ConfigChange,
@@ -70,6 +71,8 @@ def config_keys(change: ConfigChange) -> str:
 def config_names(change: ConfigChange) -> str:
     if change.old_name == change.new_name:
         return f"{change.new_name} (keeps its name{': ' + change.kept if change.kept else ''})"
+    if change.suffixed_by_kustomize:
+        return f"{change.old_name or '(none)'} -> {change.new_name} (kustomize's suffix, added after postrender)"
     return f"{change.old_name or '(none)'} -> {change.new_name or '(none)'}"
 
 
@@ -77,6 +80,9 @@ def cause(c: Cause) -> str:
     config = c.config
     if c.change == CHANGED and c.via == VIA_HASH:
         return f"{config.describe()}: {config_names(config)}; carried by postrender.io/config-hash"
+    if c.change == CHANGED and c.via == VIA_KUSTOMIZE_SUFFIX:
+        return (f"{config.describe()}: {config.old_name} -> {config.new_name}, "
+                "kustomize's hash suffix (generator output: kustomize renames it and the reference after postrender)")
     if c.change == CHANGED and c.via == VIA_REFS:
         return (f"{config.describe()}: {config.old_name} -> {config.new_name}, "
                 "named only in postrender.io/refs (the reference itself is left as written)")
