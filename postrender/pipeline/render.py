@@ -167,7 +167,8 @@ def render(sources: list[Source], options: RenderOptions, reporter: Reporter, st
     the analysis after writing."""
     analysis = analyse(sources, options, stream)
     result = rewrite(analysis.graph, analysis.plan, _rewrite_options(options), held=analysis.policy.held,
-                     config_hashes=analysis.config_hashes, retention=analysis.retention)
+                     config_hashes=analysis.config_hashes, retention=analysis.retention,
+                     explain=reporter.wants_info)
     if analysis.retention.warning:
         reporter.warn(analysis.retention.warning)
     findings = guard.check(analysis.graph, analysis.plan)

@@ -335,56 +335,102 @@ def _merge(into: dict[str, Value], values: dict[str, Value]) -> None:
 
 @record
 class Rewrite:
-    by_document: dict[int, DocumentEdits]
+    """The edits of every edited document, by index. A document whose only
+    edits are its configs' own marks holds, until they are asked for, just
+    their versions: most versioned configs then cost a render no record of
+    their own, and their marks are made as the document is written."""
+
+    _by_document: dict[int, DocumentEdits | tuple[Version, ...]]
     renamed: list[Version]
+    # Each reference rewritten and its new value, when asked for (`explain`).
     rewritten: list[tuple[Reference, str]]
+    options: Options = Options()
 
     def for_document(self, doc: Document) -> DocumentEdits | None:
-        return self.by_document.get(doc.index)
+        edits = self._by_document.get(doc.index)
+        if edits is None or type(edits) is DocumentEdits:
+            return edits
+        return self._start(doc, edits)
 
     def edits_of(self, doc: Document) -> DocumentEdits:
-        edits = self.by_document.get(doc.index)
-        if edits is None:
-            # Made only when missing: most calls find it.
-            edits = self.by_document[doc.index] = DocumentEdits(doc)
+        edits = self._by_document.get(doc.index)
+        if type(edits) is DocumentEdits:
+            return edits  # most calls
+        return self._start(doc, edits or ())
+
+    def release(self, doc: Document) -> None:
+        """Forget `doc`'s edits, once written."""
+        self._by_document.pop(doc.index, None)
+
+    @property
+    def held(self) -> int:
+        """How many documents' edits are held."""
+        return len(self._by_document)
+
+    def _versioned(self, version: Version) -> None:
+        obj = version.obj
+        held = self._by_document.get(obj.document.index)
+        if obj.document.shared or obj.item is not None:
+            # What may refuse the document (an alias its marks would
+            # change, an item copy that is no JSON) refuses it now, before
+            # the checks, as the rest of the rewrite would.
+            _mark(self.edits_of(obj.document), version, self.options)
+        elif held is None:
+            self._by_document[obj.document.index] = (version,)
+        elif type(held) is DocumentEdits:
+            _mark(held, version, self.options)
+        else:
+            self._by_document[obj.document.index] = held + (version,)
+
+    def _start(self, doc: Document, versions: tuple[Version, ...]) -> DocumentEdits:
+        """The document's edits, beginning with its versions' marks: those
+        come first, whatever asks for the edits first."""
+        edits = self._by_document[doc.index] = DocumentEdits(doc)
+        for version in versions:
+            _mark(edits, version, self.options)
         return edits
 
 
 def rewrite(graph: Graph, plan: Plan, options: Options, held: Collection[int] = (),
-            config_hashes: Sequence[Place] = (), retention: Retention = Retention()) -> Rewrite:
+            config_hashes: Sequence[Place] = (), retention: Retention = Retention(),
+            explain: bool = False) -> Rewrite:
     """`held`: ids of references to leave as written (reloader.py);
     `config_hashes`: where config_hash.py put a hash; `retention`: keep.py's
-    marks. Edits to one mapping merge, in this order."""
-    result = Rewrite({}, [], [])
-    _versions(plan, options, result)
-    _references(graph, plan, held, result)
+    marks; `explain`: keep each rewritten reference and its new value (for
+    `-v`). Edits to one mapping merge, in this order."""
+    result = Rewrite({}, [], [], options)
+    _versions(plan, result)
+    _references(graph, plan, held, result, explain)
     _config_hashes(config_hashes, result)
     _retention(retention, result)
     return result
 
 
-def _versions(plan: Plan, options: Options, result: Rewrite) -> None:
+def _versions(plan: Plan, result: Rewrite) -> None:
     for version in plan.versions:
         if not version.versioned or version.unchanged:
             continue
-        obj = version.obj
-        doc = obj.document
-        edits = result.edits_of(doc)
-        key = _marks_key(version, options)
-        prepared = obj.prepared if obj.prepared is not None and _expected(obj, options) == key else None
-        edits.set_ahead(obj, prepared.marks if prepared is not None else None, _marks, *key)
+        result._versioned(version)
         if version.renamed:
             result.renamed.append(version)
-        if version.keep_original:
-            if version.obj.item is None:
-                edits.add_copy(version)
-            else:
-                items = get(doc.root, "items")
-                assert isinstance(items, SequenceNode)
-                edits.insert_item(items, version.obj.node, _copy_as_item(version))
 
 
-def _references(graph: Graph, plan: Plan, held: Collection[int], result: Rewrite) -> None:
+def _mark(edits: DocumentEdits, version: Version, options: Options) -> None:
+    """A version's own edits: its marks, and its unsuffixed copy if it keeps one."""
+    obj = version.obj
+    key = _marks_key(version, options)
+    prepared = obj.prepared if obj.prepared is not None and _expected(obj, options) == key else None
+    edits.set_ahead(obj, prepared.marks if prepared is not None else None, _marks, *key)
+    if version.keep_original:
+        if obj.item is None:
+            edits.add_copy(version)
+        else:
+            items = get(obj.document.root, "items")
+            assert isinstance(items, SequenceNode)
+            edits.insert_item(items, obj.node, _copy_as_item(version))
+
+
+def _references(graph: Graph, plan: Plan, held: Collection[int], result: Rewrite, explain: bool) -> None:
     alive: set[tuple[str, str, str]] | None = None
     for ref in graph.references:
         if id(ref) in held:
@@ -392,7 +438,7 @@ def _references(graph: Graph, plan: Plan, held: Collection[int], result: Rewrite
         if ref.spec.grants:
             if alive is None:
                 alive = plan.alive_names(graph.index)
-            _grant(graph, plan, ref, alive, result)
+            _grant(graph, plan, ref, alive, result, explain)
             continue
         if ref.target is None:
             continue
@@ -401,7 +447,8 @@ def _references(graph: Graph, plan: Plan, held: Collection[int], result: Rewrite
             continue
         new_value = ref.prefix + version.name
         result.edits_of(ref.referrer.document).replace(ref.node, new_value)
-        result.rewritten.append((ref, new_value))
+        if explain:
+            result.rewritten.append((ref, new_value))
 
 
 def _config_hashes(places: Sequence[Place], result: Rewrite) -> None:
@@ -423,7 +470,8 @@ def _retention(retention: Retention, result: Rewrite) -> None:
             refs.referrer, refs.template, {"metadata": {"annotations": {ANNOTATION_REFS: refs.value}}})
 
 
-def _grant(graph: Graph, plan: Plan, ref: Reference, alive: set[tuple[str, str, str]], result: Rewrite) -> None:
+def _grant(graph: Graph, plan: Plan, ref: Reference, alive: set[tuple[str, str, str]], result: Rewrite,
+           explain: bool) -> None:
     """A grant by name (RBAC resourceNames) gains each versioned name; the
     original stays where it still names an object: a kept copy, another
     namespace's object, or any namespace's for a cluster-wide grant."""
@@ -437,7 +485,8 @@ def _grant(graph: Graph, plan: Plan, ref: Reference, alive: set[tuple[str, str, 
     sequence = node_at(ref.referrer.node, ref.path[:-1]) if isinstance(ref.path[-1], int) else None
     if not isinstance(sequence, SequenceNode):
         edits.replace(ref.node, names[0])  # a lone name, not a list: nothing to add to
-        result.rewritten.append((ref, names[0]))
+        if explain:
+            result.rewritten.append((ref, names[0]))
         return
     added = names if keep else names[1:]
     if not keep:
@@ -445,7 +494,8 @@ def _grant(graph: Graph, plan: Plan, ref: Reference, alive: set[tuple[str, str, 
     style = ref.node.style if ref.node.style in ("", "'", '"') else '"'
     for name in added:
         edits.insert_item(sequence, ref.node, name, style)
-    result.rewritten.append((ref, ", ".join(([ref.name] if keep else []) + names)))
+    if explain:
+        result.rewritten.append((ref, ", ".join(([ref.name] if keep else []) + names)))
 
 
 def _marks(base_name: str, name: str, digest: str, mutable: bool) -> dict[str, Value]:

@@ -97,7 +97,7 @@ def write(stream: Stream, rewrite: Rewrite, release: bool = False) -> Output:
         for obj in objects.pop(doc.index, ()):
             obj.node = None  # type: ignore[assignment]
             obj.prepared = None
-        rewrite.by_document.pop(doc.index, None)
+        rewrite.release(doc)
     return Output(pieces)
 
 
