@@ -547,6 +547,11 @@ def _main(argv: list[str], current: list[Reporter]) -> int:
             import traceback  # only here: loading it costs every run a few ms
 
             traceback.print_exc()
+        if isinstance(exc, ImportError) and exc.name:
+            # A broken install, not a bug: say what to mend (a module name quotes no input).
+            reporter.error(f"cannot load the module {exc.name!r} postrender needs; "
+                           "reinstall postrender with its dependencies")
+            return 1
         # The exception text could quote input, so only its type is shown.
         reporter.error(f"internal error ({type(exc).__name__}); please report it with POSTRENDER_DEBUG=1 output")
         return 1

@@ -87,3 +87,29 @@ def test_a_failed_last_flush_is_a_failure():
                               stderr=subprocess.PIPE, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, check=False)
     assert done.returncode == 1
     assert b"No space left on device" in done.stderr
+
+
+def test_a_missing_dependency_is_one_line_naming_it_without_a_traceback(tmp_path):
+    # A broken install (ruamel.yaml missing, say): the error names the
+    # module to mend, and reporting it, which loads more of postrender,
+    # fails no further. Under Helm (HELM_BIN set) the reporter looks for
+    # where to deliver it as well, the path that once raised again.
+    blocker = tmp_path / "sitecustomize.py"
+    blocker.write_text(
+        "import sys\n"
+        "class _Missing:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] in ('ruamel', '_ruamel_yaml'):\n"
+        "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
+        "sys.meta_path.insert(0, _Missing())\n"
+    )
+    for extra in ({}, {"HELM_BIN": "helm", "HELM_CACHE_HOME": str(tmp_path / "cache")}):
+        env = {"PYTHONPATH": f"{tmp_path}:{ROOT}", "PATH": "/usr/bin:/bin", **extra}
+        done = subprocess.run([sys.executable, "-m", "postrender"], input=b"apiVersion: v1\n", env=env,
+                              capture_output=True, check=False)
+        assert done.returncode == 1
+        assert done.stdout == b""
+        lines = done.stderr.decode().splitlines()
+        assert lines[0].startswith("postrender: error: cannot load the module 'ruamel")
+        assert "reinstall postrender" in lines[0]
+        assert "Traceback" not in done.stderr.decode()
