@@ -73,3 +73,23 @@ def test_without_earlier_names_nothing_changes():
     assert not index.renamed_by_kustomize
     assert lookup(index, web, "ConfigMap", "cfg", None) == (None, Resolution.DANGLING, ())
     assert lookup(index, web, "ConfigMap", "pre-cfg", None) == (cm, Resolution.RESOLVED, ())
+
+
+def test_diff_pairs_two_streams_kustomize_handed_a_plugin(tmp_path):
+    import json
+
+    from conftest import run_postrender
+
+    web = _object("Deployment", "pre-web", None, "web", "Deployment", "default", "pre-") + (
+        "spec:\n  template:\n    spec:\n      containers:\n        - name: c\n"
+        "          envFrom: [{configMapRef: {name: cfg}}]\n")
+    for side, value in (("old", "1"), ("new", "2")):
+        cm = _object("ConfigMap", "pre-cfg", None, "cfg", "ConfigMap", "default", "pre-") + f"data: {{k: '{value}'}}\n"
+        (tmp_path / f"{side}.yaml").write_text(cm + "---\n" + web)
+    result = run_postrender(["diff", "-o", "json", str(tmp_path / "old.yaml"), str(tmp_path / "new.yaml")])
+    assert result.status == 0, result.stderr
+    report = json.loads(result.stdout)
+    (change,) = report["configChanges"]
+    assert change["name"] == "pre-cfg" and change["oldName"] != change["newName"]
+    (roll,) = report["rolls"]
+    assert roll["name"] == "pre-web" and [(b["name"], b["via"]) for b in roll["because"]] == [("pre-cfg", "name")]
