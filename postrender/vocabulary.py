@@ -51,6 +51,19 @@ STRATEGIES = ("rename", "annotate")
 
 # kustomize's own marks.
 KUSTOMIZE_NEEDS_HASH = "internal.config.kubernetes.io/needsHashSuffix"
+# What kustomize records on an object its namePrefix/nameSuffix/namespace
+# renamed, in the stream it hands a transformer (exec plugin, KRM function):
+# the earlier ids, one comma-separated item per rename, oldest first, a
+# namespace never set written "default". References in that stream still
+# name the earlier names; kustomize rewrites them only after every
+# transformer ran, to the current name of the one object with that earlier
+# name (graph/references.py resolves them the same way).
+KUSTOMIZE_PREVIOUS_NAMES = "internal.config.kubernetes.io/previousNames"
+KUSTOMIZE_PREVIOUS_KINDS = "internal.config.kubernetes.io/previousKinds"
+KUSTOMIZE_PREVIOUS_NAMESPACES = "internal.config.kubernetes.io/previousNamespaces"
+# The prefixes and suffixes applied to an object: when a name leads to
+# several objects, kustomize picks the one renamed as its referrer was.
+KUSTOMIZE_RENAMES = ("internal.config.kubernetes.io/prefixes", "internal.config.kubernetes.io/suffixes")
 PATH_ANNOTATIONS = ("internal.config.kubernetes.io/path", "config.kubernetes.io/path")
 INDEX_ANNOTATIONS = ("internal.config.kubernetes.io/index", "config.kubernetes.io/index")
 # Where an orchestrator (kustomize, kpt) keeps an item's identity and file. A keep-original copy

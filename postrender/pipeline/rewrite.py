@@ -25,6 +25,9 @@ from ..vocabulary import (
     ANNOTATION_REFS,
     ANNOTATION_VERSIONED,
     IDENTITY_ANNOTATIONS,
+    KUSTOMIZE_PREVIOUS_KINDS,
+    KUSTOMIZE_PREVIOUS_NAMES,
+    KUSTOMIZE_PREVIOUS_NAMESPACES,
     LABEL_BASE_NAME,
     LABEL_CONTENT_HASH,
     LABEL_SCOPE,
@@ -63,7 +66,8 @@ def prepare(obj: KubeObject, root: MappingNode, options: Options, copies: bool) 
     key = _expected(obj, options)
     try:
         marks = Packed(edit.set_entries(doc.text, root, _marks(*key), doc.newline))
-        copy = Packed(edit.set_entries(doc.text, root, _copy_marks(key[1]), doc.newline)) if copies else None
+        copy = (Packed(edit.set_entries(doc.text, root, _copy_marks(key[1], _own_id(obj)), doc.newline))
+                if copies else None)
     except Exception:
         # Whatever set_entries refuses of a shape, it refuses at write as
         # before, if the object is versioned at all.
@@ -233,7 +237,7 @@ class DocumentEdits:
     def add_copy(self, version: Version) -> None:
         """An unsuffixed copy of the document, marked as a copy of `version`."""
         if self.document.shared:
-            _refuse_shared(self.document, version.obj.node, _copy_marks(version.name))
+            _refuse_shared(self.document, version.obj.node, _copy_marks(version.name, _own_id(version.obj)))
         self._copied += (version,)
 
     @property
@@ -520,12 +524,25 @@ def _copy(doc: Document, version: Version) -> DocumentEdits:
     obj = version.obj
     prepared = obj.prepared
     made = prepared.copy if prepared is not None and _expected_version(obj)[1] == version.name else None
-    copy.set_ahead(obj, made, _copy_marks, version.name)
+    copy.set_ahead(obj, made, _copy_marks, version.name, _own_id(obj))
     return copy
 
 
-def _copy_marks(name: str) -> dict[str, Value]:
-    return {"metadata": {"annotations": {ANNOTATION_VERSIONED: "false", ANNOTATION_COPY_OF: name}}}
+def _copy_marks(name: str, own_id: tuple[tuple[str, str], ...] = ()) -> dict[str, Value]:
+    return {"metadata": {"annotations": {ANNOTATION_VERSIONED: "false", ANNOTATION_COPY_OF: name, **dict(own_id)}}}
+
+
+def _own_id(obj: KubeObject) -> tuple[tuple[str, str], ...]:
+    """For a copy of an object kustomize renamed: the earlier names it
+    records, replaced by the copy's own id. kustomize maps a name a
+    reference still holds after the plugin to the object with that earlier
+    name: the versioned one keeps them; on the copy too, a reference
+    postrender did not rewrite would match both and fail the build ("found
+    multiple possible referrals")."""
+    if KUSTOMIZE_PREVIOUS_NAMES not in obj.annotations:
+        return ()
+    return ((KUSTOMIZE_PREVIOUS_NAMES, obj.name or ""), (KUSTOMIZE_PREVIOUS_KINDS, obj.kind),
+            (KUSTOMIZE_PREVIOUS_NAMESPACES, obj.namespace or "default"))
 
 
 def _copy_as_item(version: Version) -> dict:
@@ -534,6 +551,6 @@ def _copy_as_item(version: Version) -> dict:
     assert isinstance(copy, dict)
     metadata = copy.setdefault("metadata", {})
     annotations = {k: v for k, v in (metadata.get("annotations") or {}).items() if k not in IDENTITY_ANNOTATIONS}
-    annotations.update({ANNOTATION_VERSIONED: "false", ANNOTATION_COPY_OF: version.name})
+    annotations.update(_copy_marks(version.name, _own_id(version.obj))["metadata"]["annotations"])
     metadata["annotations"] = annotations
     return copy

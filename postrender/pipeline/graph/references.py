@@ -513,6 +513,8 @@ def lookup(
 
     `namespace` is the one the referrer states, if any. The target is set only
     when the name resolved, exactly or across namespaces."""
+    if index.renamed_by_kustomize:
+        return _lookup_renamed(index, referrer, kind, name, namespace)
     namespace = index.lookup_namespace(referrer, namespace)
     if namespace is not None:
         exact = index.get(ObjectKey("", kind, namespace, name))
@@ -531,3 +533,42 @@ def lookup(
     if len(across) == 1:
         return across[0], Resolution.CROSS_NAMESPACE, ()
     return (None, Resolution.AMBIGUOUS, across) if across else (None, Resolution.DANGLING, ())
+
+
+def _lookup_renamed(
+    index: ObjectIndex, referrer: KubeObject, kind: str, name: str, stated: str | None
+) -> tuple[KubeObject | None, Resolution, Sequence[KubeObject]]:
+    """`lookup` in a stream kustomize hands a transformer, where its
+    namePrefix/nameSuffix/namespace already renamed objects but references
+    still name them as they were (kustomize rewrites them after every
+    transformer ran). A name leads to the object it names now or named
+    before; a namespace the reference states matches the object's namespace
+    now or the one it had under that name. Where several remain in the
+    referrer's namespace, kustomize's own rule picks: the one renamed with
+    the referrer's prefixes and suffixes, or the first when they all have
+    one name."""
+    namespace = index.lookup_namespace(referrer, stated)
+    then: dict[KubeObject, str | None] = {c: None for c in index.named("", kind, name) if c.api_version == "v1"}
+    for candidate, earlier in index.previously_named("", kind, name):
+        if candidate.api_version == "v1" and (candidate not in then or earlier == stated):
+            then[candidate] = earlier
+    if namespace is None:
+        return _kustomize_pick(index, referrer, list(then), Resolution.RESOLVED)
+    exact = [c for c, earlier in then.items()
+             if index.namespace_of(c) == namespace or (stated is not None and earlier == stated)]
+    if exact:
+        return _kustomize_pick(index, referrer, exact, Resolution.RESOLVED)
+    across = [c for c in then if across_namespaces(namespace, index.namespace_of(c))]
+    return _kustomize_pick(index, referrer, across, Resolution.CROSS_NAMESPACE)
+
+
+def _kustomize_pick(index: ObjectIndex, referrer: KubeObject, candidates: list[KubeObject], found: Resolution
+                    ) -> tuple[KubeObject | None, Resolution, Sequence[KubeObject]]:
+    if len(candidates) > 1:
+        renames = index.kustomize_renames(referrer)
+        alike = [c for c in candidates if index.kustomize_renames(c) == renames]
+        if len(alike) == 1 or (alike and len({c.name for c in alike}) == 1):
+            candidates = alike[:1]
+    if len(candidates) == 1:
+        return candidates[0], found, ()
+    return (None, Resolution.AMBIGUOUS, candidates) if candidates else (None, Resolution.DANGLING, ())

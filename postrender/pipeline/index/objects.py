@@ -12,7 +12,10 @@ from collections.abc import Collection
 from ...records import record
 from ...errors import PostrenderError
 from ..read import KubeObject
-from ...vocabulary import ANNOTATION_ORIGINAL_NAME, LABEL_BASE_NAME, LABEL_VERSIONED
+from ...vocabulary import (
+    ANNOTATION_ORIGINAL_NAME, KUSTOMIZE_PREVIOUS_KINDS, KUSTOMIZE_PREVIOUS_NAMES, KUSTOMIZE_PREVIOUS_NAMESPACES,
+    KUSTOMIZE_RENAMES, LABEL_BASE_NAME, LABEL_VERSIONED,
+)
 
 IMPLICIT = ""  # the namespace nobody named; never a valid Kubernetes namespace
 
@@ -57,9 +60,15 @@ class ObjectIndex:
         # namespaces hold one, namespace -> object in stream order. No key,
         # list or tuple per object: those took 3.5 MiB for 20,000 objects.
         self._by_name: dict[tuple[str, str], dict[str, KubeObject | dict[str, KubeObject]]] = {}
+        # (group, kind) -> an earlier name -> (object, the namespace it had
+        # then): the names kustomize records on objects it renamed (empty
+        # outside a stream kustomize hands a transformer).
+        self._by_previous_name: dict[tuple[str, str], dict[str, list[tuple[KubeObject, str]]]] = {}
         for obj in objects:
             if obj.name is None:
                 continue  # generateName objects cannot be referenced by name
+            if KUSTOMIZE_PREVIOUS_NAMES in obj.annotations:
+                self._add_previous_names(obj)
             names = self._by_name.get((obj.group, obj.kind))
             if names is None:
                 names = self._by_name[(obj.group, obj.kind)] = {}
@@ -79,6 +88,32 @@ class ObjectIndex:
                     obj.location(),
                 )
             held[namespace] = obj
+
+    def _add_previous_names(self, obj: KubeObject) -> None:
+        names = obj.annotations[KUSTOMIZE_PREVIOUS_NAMES].split(",")
+        kinds = obj.annotations.get(KUSTOMIZE_PREVIOUS_KINDS, "").split(",")
+        namespaces = obj.annotations.get(KUSTOMIZE_PREVIOUS_NAMESPACES, "").split(",")
+        for j, name in enumerate(names):
+            kind = kinds[j] if j < len(kinds) and kinds[j] else obj.kind
+            held = self._by_previous_name.setdefault((obj.group, kind), {}).setdefault(name, [])
+            namespace = namespaces[j] if j < len(namespaces) else ""
+            if all(other is not obj or ns != namespace for other, ns in held):
+                held.append((obj, namespace))
+
+    @property
+    def renamed_by_kustomize(self) -> bool:
+        """Whether some object carries the earlier names kustomize records."""
+        return bool(self._by_previous_name)
+
+    def previously_named(self, group: str, kind: str, name: str) -> list[tuple[KubeObject, str]]:
+        """(object, its namespace then) for each object kustomize renamed
+        from that name, in stream order."""
+        return self._by_previous_name.get((group, kind), _NONE).get(name, [])
+
+    @staticmethod
+    def kustomize_renames(obj: KubeObject) -> tuple[str, ...]:
+        """The prefixes and suffixes kustomize applied to an object."""
+        return tuple(obj.annotations.get(annotation, "") for annotation in KUSTOMIZE_RENAMES)
 
     def namespace_of(self, obj: KubeObject) -> str:
         if obj.kind in self.cluster_scoped:
