@@ -63,7 +63,7 @@ class Prepared(edit.Stencil):
 class Ahead:
     """One group of a Prepared's edits (its marks, or its copy's), as
     DocumentEdits.set_ahead is given them: made when written, from the
-    values the marks are made from (`_values`)."""
+    values the marks are made from (`_VALUES`)."""
 
     __slots__ = ("prepared", "index")
 
@@ -73,16 +73,25 @@ class Ahead:
 
     def made(self, args: tuple) -> list[Edit]:
         """The edits, given the arguments `_marks` (or `_copy_marks`) is
-        given: the texts of those the edits were made from."""
-        edits = self.prepared.group(self.index, _values(args))
+        given."""
+        edits = self.prepared.group(self.index, _VALUES[self.index](*args))
         assert edits is not None  # a group not made gives no Ahead
         return edits
 
 
-def _values(args: tuple) -> tuple[str, ...]:
-    """The texts among the arguments marks are made from: what differs
-    between configs' marks, taken out of the shared texts (Prepared)."""
-    return tuple(a for a in args if isinstance(a, str))
+def _marks_values(base_name: str, name: str, digest: str, mutable: bool) -> tuple[str, ...]:
+    """What differs between configs' marks, taken out of the texts they
+    share (Prepared): the base name and the hash, of which the name is
+    made (a long one cut: its marks' texts are then its own)."""
+    return (base_name, digest)
+
+
+def _copy_values(name: str) -> tuple[str, ...]:
+    return (name,)
+
+
+# Each group's values, from the arguments its marks are made from.
+_VALUES = (_marks_values, _copy_values)
 
 
 def prepare(obj: KubeObject, root: MappingNode, options: Options, copies: bool) -> Prepared | None:
@@ -97,8 +106,10 @@ def prepare(obj: KubeObject, root: MappingNode, options: Options, copies: bool) 
     key = _expected(obj, options)
     try:
         marks = edit.set_entries(doc.text, root, _marks(*key), doc.newline)
-        copy = edit.set_entries(doc.text, root, _copy_marks(key[1]), doc.newline) if copies else None
-        return Prepared([(marks, _values(key)), (copy, _values((key[1],))) if copy is not None else None])
+        made = [(marks, _marks_values(*key))]
+        if copies:
+            made.append((edit.set_entries(doc.text, root, _copy_marks(key[1]), doc.newline), _copy_values(key[1])))
+        return Prepared(made)
     except Exception:
         # Whatever set_entries refuses of a shape, it refuses at write as
         # before, if the object is versioned at all.

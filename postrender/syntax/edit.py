@@ -88,18 +88,14 @@ class Stencil:
         scalar does)."""
         pieces: list[str] = []
         numbers: list[int] = []
-        groups = list(groups)
-        while groups and groups[-1] is None:
-            groups.pop()  # a group not made at the end needs no number
         for group in groups:
             if group is None:
                 numbers.append(_ABSENT)
                 pieces.append("")
                 continue
             edits, values = group
-            each = [text for _, _, text in edits]
-            texts = _JOIN.join(each)
-            if _RESERVED.search("".join(each)):
+            texts = _JOIN.join([text for _, _, text in edits])
+            if _reserved_in(texts) or edits and texts.count(_JOIN) != len(edits) - 1:
                 raise ValueError("a text holds a character the stencil reserves")
             # Taken out in order, put back in the reverse order: each step is
             # undone exactly, since no text holds a reserved character.
@@ -111,9 +107,11 @@ class Stencil:
             for start, end, _ in edits:
                 numbers += (start, end)
         self._template = _shared(_GROUPS.join(pieces))
-        top = max(numbers, default=0)
-        code = "H" if top < 1 << 16 else "I" if top < 1 << 32 else "Q"
-        self._numbers = code.encode() + array(code, numbers).tobytes()
+        try:  # offsets in a document under 64 KiB: most
+            self._numbers = b"H" + array("H", numbers).tobytes()
+        except OverflowError:
+            code = "I" if max(numbers) < 1 << 32 else "Q"
+            self._numbers = code.encode() + array(code, numbers).tobytes()
 
     def has(self, index: int) -> bool:
         """Whether group `index` was made."""
@@ -158,7 +156,12 @@ class Stencil:
 _PLACEHOLDERS = "\x00\x01\x02\x03"
 _JOIN = "\x05"
 _GROUPS = "\x06"
-_RESERVED = LazyPattern("[\x00-\x06]")
+
+
+def _reserved_in(text: str) -> bool:
+    """Whether `text` holds a placeholder or the group separator (each a
+    search in C: a pattern would step through the text a character at a time)."""
+    return "\x00" in text or "\x01" in text or "\x02" in text or "\x03" in text or _GROUPS in text
 _ABSENT = 0xFFFF  # the count of a group not made (a count never reaches it: one edit a key)
 
 
@@ -417,8 +420,10 @@ def _first_entry(text: str, key: Node) -> tuple[int, int]:
     before = text[line_start:start]
     # The column counts from the last line break of any kind (and past a
     # byte-order mark): mostly the last "\n", which is known already
-    # (`before` holds none, so any break found in it is of another kind).
-    key_column = column(text, start) if line_start == 0 or LINE_BREAK.search(before) else start - line_start
+    # (`before` holds none, so any break found in it is of another kind),
+    # or on the first line, the text's start, where no mark opens it.
+    odd = LINE_BREAK.search(before) or line_start == 0 and text.startswith("\ufeff")
+    key_column = column(text, start) if odd else start - line_start
     indicator = before.rstrip(" \t")
     if indicator.endswith("?"):
         back = len(before) - (len(indicator) - 1)
@@ -458,7 +463,9 @@ def _block_lines(values: dict[str, Value], indent: int, step: int = 2) -> list[s
             lines.append(f"{margin}{_plain_or_quoted(key)}:")
             lines.extend(_block_lines(value, indent + step, step))
         else:
-            lines.append(f"{margin}{_plain_or_quoted(key)}: {render_scalar(value)}")
+            # render_scalar's own choice for a text: most values are.
+            rendered = _plain_or_quoted(value) if type(value) is str else render_scalar(value)
+            lines.append(f"{margin}{_plain_or_quoted(key)}: {rendered}")
     return lines
 
 
