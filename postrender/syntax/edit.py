@@ -90,12 +90,14 @@ class Stencil:
         numbers: list[int] = []
         for group in groups:
             if group is None:
-                numbers.append(_ABSENT)
-                pieces.append("")
+                pieces.append(_ABSENT)
                 continue
             edits, values = group
-            texts = _JOIN.join([text for _, _, text in edits])
-            if _reserved_in(texts) or edits and texts.count(_JOIN) != len(edits) - 1:
+            texts = ""
+            for start, end, text in edits:
+                texts += _JOIN + text  # each edit's text follows a _JOIN
+                numbers += (start, end)
+            if _reserved_in(texts) or texts.count(_JOIN) != len(edits):
                 raise ValueError("a text holds a character the stencil reserves")
             # Taken out in order, put back in the reverse order: each step is
             # undone exactly, since no text holds a reserved character.
@@ -103,72 +105,80 @@ class Stencil:
                 if value:
                     texts = texts.replace(value, placeholder)
             pieces.append(texts)
-            numbers.append(len(edits))
-            for start, end, _ in edits:
-                numbers += (start, end)
-        self._template = _shared(_GROUPS.join(pieces))
+        # Each group's piece ends in _GROUPS: none at all is "".
+        self._template = _shared(_GROUPS.join(pieces) + _GROUPS if pieces else "")
+        # Each edit's start and end; their width follows from their count
+        # (the template's _JOINs) and the bytes' length.
         try:  # offsets in a document under 64 KiB: most
-            self._numbers = b"H" + array("H", numbers).tobytes()
+            self._numbers = array("H", numbers).tobytes()
         except OverflowError:
-            code = "I" if max(numbers) < 1 << 32 else "Q"
-            self._numbers = code.encode() + array(code, numbers).tobytes()
+            self._numbers = array("I" if max(numbers) < 1 << 32 else "Q", numbers).tobytes()
 
     def has(self, index: int) -> bool:
         """Whether group `index` was made."""
-        return self._find(index) is not None
+        groups = _parsed(self._template)
+        return index < len(groups) and groups[index] is not None
 
     def group(self, index: int, values: tuple[str, ...]) -> list[Edit] | None:
         """The edits of group `index`, made with `values` (the ones given
         when it was made), in their order; None for a group not made."""
-        found = self._find(index)
-        if found is None:
+        groups = _parsed(self._template)
+        made = groups[index] if index < len(groups) else None
+        if made is None:
             return None
-        numbers, at = found
-        texts = self._template.split(_GROUPS)[index]
-        for placeholder, value in reversed(list(zip(_PLACEHOLDERS, values))):
-            if value:
-                texts = texts.replace(placeholder, value)
-        count = numbers[at]
-        if not count:
+        texts, before, size = made
+        for i in range(min(len(values), len(_PLACEHOLDERS)) - 1, -1, -1):
+            if values[i]:
+                texts = texts.replace(_PLACEHOLDERS[i], values[i])
+        edits = texts.split(_JOIN)[1:]
+        if not edits:
             return []
-        bounds = iter(numbers[at + 1 : at + 1 + 2 * count])
-        return [(start, end, text) for (start, end), text in zip(zip(bounds, bounds), texts.split(_JOIN))]
-
-    def _find(self, index: int) -> tuple[array, int] | None:
-        """The numbers, and where group `index`'s start (its count); None
-        for a group not made."""
-        numbers = array(chr(self._numbers[0]), self._numbers[1:])
-        at = 0
-        for _ in range(index):  # past the groups before it
-            if at >= len(numbers):
-                return None
-            count = numbers[at]
-            at += 1 if count == _ABSENT else 1 + 2 * count
-        if at >= len(numbers) or numbers[at] == _ABSENT:
-            return None
-        return numbers, at
+        width = len(self._numbers) // size
+        numbers = array("H" if width == 2 else "I" if width == 4 else "Q", self._numbers)
+        bounds = iter(numbers[before : before + 2 * len(edits)])
+        return [(start, end, text) for start, end, text in zip(bounds, bounds, edits)]
 
 
 # What stencils reserve in their templates: a character for each value
-# taken out, and the two separators (between a group's edits, between
-# groups). None of them is in a YAML stream (libyaml refuses C0 controls
-# other than tab and line breaks), nor in a scalar postrender renders.
+# taken out, and the separators (ahead of each edit's text, between groups)
+# and what stands for a group not made. None of them is in a YAML stream
+# (libyaml refuses C0 controls other than tab and line breaks), nor in a
+# scalar postrender renders.
 _PLACEHOLDERS = "\x00\x01\x02\x03"
+_ABSENT = "\x04"
 _JOIN = "\x05"
 _GROUPS = "\x06"
 
 
 def _reserved_in(text: str) -> bool:
-    """Whether `text` holds a placeholder or the group separator (each a
-    search in C: a pattern would step through the text a character at a time)."""
-    return "\x00" in text or "\x01" in text or "\x02" in text or "\x03" in text or _GROUPS in text
-_ABSENT = 0xFFFF  # the count of a group not made (a count never reaches it: one edit a key)
+    """Whether `text` holds a placeholder, the group separator or what
+    stands for a group not made (each a search in C: a pattern would step
+    through the text a character at a time)."""
+    return ("\x00" in text or "\x01" in text or "\x02" in text or "\x03" in text or _ABSENT in text
+            or _GROUPS in text)
 
 
 @lru_cache(maxsize=1024)
 def _shared(template: str) -> str:
     """The one object for equal templates, as far as the cache holds them."""
     return template
+
+
+@lru_cache(maxsize=1024)
+def _parsed(template: str) -> tuple[tuple[str, int, int] | None, ...]:
+    """Each group of a template: its texts, where its offsets start among
+    the numbers and how many numbers there are in all; None for a group
+    not made."""
+    size = 2 * template.count(_JOIN)
+    groups = []
+    before = 0
+    for piece in template.split(_GROUPS)[:-1]:
+        if piece == _ABSENT:
+            groups.append(None)
+            continue
+        groups.append((piece, before, size))
+        before += 2 * piece.count(_JOIN)
+    return tuple(groups)
 
 
 class Splice(Packed):
