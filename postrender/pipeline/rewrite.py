@@ -8,7 +8,7 @@ from collections.abc import Callable, Collection, Sequence
 
 from ..records import record
 from ..syntax import edit
-from ..syntax.edit import Edit, Packed, Value
+from ..syntax.edit import Edit, Value
 from .graph.references import Graph, Path, Reference
 from .index.configs import content_of
 from .index.hashing import to_json_value
@@ -41,17 +41,60 @@ class Options:
     mutable: bool = False
 
 
-@record(eq=False)
-class Prepared:
+class Prepared(edit.Stencil):
     """A config's own edits, made while its document was whole, so that read
     need not keep its tree (pipeline/needs.py): the marks of the version it
     becomes when versioned as its content says (`_expected`), and, when it
     may keep an unsuffixed copy, the copy's marks. Used only when the plan
     makes exactly that version; any other edit to the document composes it
-    again (DocumentEdits.mapping_at), and the marks are made there instead."""
+    again (DocumentEdits.mapping_at), and the marks are made there instead.
+    A stencil: every config holds one, and most are never versioned, so the
+    texts are shared by configs of the same shape, and made with the
+    version's names when written (`Ahead`)."""
 
-    marks: Packed | None
-    copy: Packed | None
+    __slots__ = ()
+
+    @property
+    def marks(self) -> Ahead | None:
+        return Ahead(self, 0) if self.has(0) else None
+
+    @property
+    def copy(self) -> Ahead | None:
+        return Ahead(self, 1) if self.has(1) else None
+
+
+class Ahead:
+    """One group of a Prepared's edits (its marks, or its copy's), as
+    DocumentEdits.set_ahead is given them: made when written, from the
+    values the marks are made from (`_VALUES`)."""
+
+    __slots__ = ("prepared", "index")
+
+    def __init__(self, prepared: Prepared, index: int) -> None:
+        self.prepared = prepared
+        self.index = index
+
+    def made(self, args: tuple) -> list[Edit]:
+        """The edits, given the arguments `_marks` (or `_copy_marks`) is
+        given."""
+        edits = self.prepared.group(self.index, _VALUES[self.index](*args))
+        assert edits is not None  # a group not made gives no Ahead
+        return edits
+
+
+def _marks_values(base_name: str, name: str, digest: str, mutable: bool) -> tuple[str, ...]:
+    """What differs between configs' marks, taken out of the texts they
+    share (Prepared): the base name and the hash, of which the name is
+    made (a long one cut: its marks' texts are then its own)."""
+    return (base_name, digest)
+
+
+def _copy_values(name: str, own_id: tuple[tuple[str, str], ...] = ()) -> tuple[str, ...]:
+    return (name,)
+
+
+# Each group's values, from the arguments its marks are made from.
+_VALUES = (_marks_values, _copy_values)
 
 
 def prepare(obj: KubeObject, root: MappingNode, options: Options, copies: bool) -> Prepared | None:
@@ -65,19 +108,21 @@ def prepare(obj: KubeObject, root: MappingNode, options: Options, copies: bool) 
     doc = obj.document
     key = _expected(obj, options)
     try:
-        marks = Packed(edit.set_entries(doc.text, root, _marks(*key), doc.newline))
-        copy = (Packed(edit.set_entries(doc.text, root, _copy_marks(key[1], _own_id(obj)), doc.newline))
-                if copies else None)
+        marks = edit.set_entries(doc.text, root, _marks(*key), doc.newline)
+        made = [(marks, _marks_values(*key))]
+        if copies:
+            made.append((edit.set_entries(doc.text, root, _copy_marks(key[1], _own_id(obj)), doc.newline),
+                         _copy_values(key[1])))
+        return Prepared(made)
     except Exception:
         # Whatever set_entries refuses of a shape, it refuses at write as
         # before, if the object is versioned at all.
         return None
-    return Prepared(marks, copy)
 
 
 # What an object that is never versioned has made ahead: nothing. Were the
 # plan to version it after all, its document would be composed again.
-_NOTHING = Prepared(None, None)
+_NOTHING = Prepared(())
 
 
 def _expected(obj: KubeObject, options: Options) -> _MarksKey:
@@ -134,7 +179,7 @@ class DocumentEdits:
     # A config's marks as made ahead (Prepared): the object, the edits, and
     # the values they set, standing for set_later_at(obj, (), ...) until
     # another mapping edit comes (mapping_at).
-    _ahead: tuple[KubeObject, Packed, _Later] | None = None
+    _ahead: tuple[KubeObject, Ahead, _Later] | None = None
 
     def mapping_at(self, obj: KubeObject, path: Path) -> MappingNode:
         """The mapping at `path` in `obj`, to give keys to. Read keeps of most
@@ -199,7 +244,7 @@ class DocumentEdits:
             self._entries = {}
         self._entries[mapping] = later
 
-    def set_ahead(self, obj: KubeObject, made: Packed | None, make: Callable[..., dict[str, Value]],
+    def set_ahead(self, obj: KubeObject, made: Ahead | None, make: Callable[..., dict[str, Value]],
                   *args: object) -> None:
         """As `set_later_at(obj, (), make, *args)`, with `made` the edits
         those values make, made ahead while the document was whole (Prepared;
@@ -277,7 +322,8 @@ class DocumentEdits:
             item = edit.json_line(value) if style is None else edit.render_scalar(value, style)
             out.append(edit.insert_item_before(text, sequence, before, item, newline))
         if self._ahead is not None:
-            out.extend(self._ahead[1])  # what set_entries made of them, in its order
+            # What set_entries made of them, in its order.
+            out.extend(self._ahead[1].made(self._ahead[2][1:]))
         for mapping, entry in (self._entries or {}).items():
             edit.set_entries(text, mapping, _made(entry), newline, out)
         return out

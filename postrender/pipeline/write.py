@@ -87,18 +87,24 @@ def write(stream: Stream, rewrite: Rewrite, release: bool = False) -> Output:
     stream command), never one that reads the analysis."""
     if not release:
         return Output([_piece(doc, rewrite) for doc in stream.documents])
-    objects: dict[int, list[KubeObject]] = {}
-    for obj in stream.objects:
-        objects.setdefault(obj.document.index, []).append(obj)
+    objects = stream.objects
+    at = 0  # objects come in their documents' order: no index of them is made
     pieces = []
     for doc in stream.documents:
         pieces.append(_piece(doc, rewrite))
         doc.root = None
-        for obj in objects.pop(doc.index, ()):
-            obj.node = None  # type: ignore[assignment]
-            obj.prepared = None
+        while at < len(objects) and objects[at].document is doc:
+            _release(objects[at])
+            at += 1
         rewrite.release(doc)
+    for obj in objects[at:]:  # out of order (a library caller's stream)
+        _release(obj)
     return Output(pieces)
+
+
+def _release(obj: KubeObject) -> None:
+    obj.node = None  # type: ignore[assignment]
+    obj.prepared = None
 
 
 def _piece(doc: Document, rewrite: Rewrite) -> _Piece:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from operator import itemgetter
 
@@ -64,6 +64,121 @@ class Packed:
         for start, end, length in zip(triples, triples, triples):
             yield (start, end, texts[at : at + length])
             at += length
+
+
+class Stencil:
+    """Groups of edits held until written, their texts kept apart from the
+    few values that differ from one object to the next.
+
+    Edits made ahead for many objects (a config's marks) differ mostly in
+    their offsets and a few values (a name, a hash): with those values
+    taken out, the texts are the same for every object of the same shape,
+    and one text is shared by all (`_shared`). What each object keeps is
+    that text and its offsets, packed in one bytes object: some 110 bytes
+    where the edits as made take 500. `group` gives a group back, each
+    value put in again where it was taken out.
+    """
+
+    __slots__ = ("_template", "_numbers")
+
+    def __init__(self, groups: Sequence[tuple[list[Edit], tuple[str, ...]] | None]) -> None:
+        """`groups`: each group's edits and the values taken out of their
+        texts, or None for a group not made. Raises ValueError when a text
+        holds a character the template reserves (no YAML text or rendered
+        scalar does)."""
+        pieces: list[str] = []
+        numbers: list[int] = []
+        for group in groups:
+            if group is None:
+                pieces.append(_ABSENT)
+                continue
+            edits, values = group
+            texts = ""
+            for start, end, text in edits:
+                texts += _JOIN + text  # each edit's text follows a _JOIN
+                numbers += (start, end)
+            if _reserved_in(texts) or texts.count(_JOIN) != len(edits):
+                raise ValueError("a text holds a character the stencil reserves")
+            # Taken out in order, put back in the reverse order: each step is
+            # undone exactly, since no text holds a reserved character.
+            for placeholder, value in zip(_PLACEHOLDERS, values):
+                if value:
+                    texts = texts.replace(value, placeholder)
+            pieces.append(texts)
+        # Each group's piece ends in _GROUPS: none at all is "".
+        self._template = _shared(_GROUPS.join(pieces) + _GROUPS if pieces else "")
+        # Each edit's start and end; their width follows from their count
+        # (the template's _JOINs) and the bytes' length.
+        try:  # offsets in a document under 64 KiB: most
+            self._numbers = array("H", numbers).tobytes()
+        except OverflowError:
+            self._numbers = array("I" if max(numbers) < 1 << 32 else "Q", numbers).tobytes()
+
+    def has(self, index: int) -> bool:
+        """Whether group `index` was made."""
+        groups = _parsed(self._template)
+        return index < len(groups) and groups[index] is not None
+
+    def group(self, index: int, values: tuple[str, ...]) -> list[Edit] | None:
+        """The edits of group `index`, made with `values` (the ones given
+        when it was made), in their order; None for a group not made."""
+        groups = _parsed(self._template)
+        made = groups[index] if index < len(groups) else None
+        if made is None:
+            return None
+        texts, before, size = made
+        for i in range(min(len(values), len(_PLACEHOLDERS)) - 1, -1, -1):
+            if values[i]:
+                texts = texts.replace(_PLACEHOLDERS[i], values[i])
+        edits = texts.split(_JOIN)[1:]
+        if not edits:
+            return []
+        width = len(self._numbers) // size
+        numbers = array("H" if width == 2 else "I" if width == 4 else "Q", self._numbers)
+        bounds = iter(numbers[before : before + 2 * len(edits)])
+        return [(start, end, text) for start, end, text in zip(bounds, bounds, edits)]
+
+
+# What stencils reserve in their templates: a character for each value
+# taken out, and the separators (ahead of each edit's text, between groups)
+# and what stands for a group not made. None of them is in a YAML stream
+# (libyaml refuses C0 controls other than tab and line breaks), nor in a
+# scalar postrender renders.
+_PLACEHOLDERS = "\x00\x01\x02\x03"
+_ABSENT = "\x04"
+_JOIN = "\x05"
+_GROUPS = "\x06"
+
+
+def _reserved_in(text: str) -> bool:
+    """Whether `text` holds a placeholder, the group separator or what
+    stands for a group not made (each a search in C: a pattern would step
+    through the text a character at a time)."""
+    return ("\x00" in text or "\x01" in text or "\x02" in text or "\x03" in text or _ABSENT in text
+            or _GROUPS in text)
+
+
+@lru_cache(maxsize=1024)
+def _shared(template: str) -> str:
+    """The one object for equal templates, as far as the cache holds them."""
+    return template
+
+
+@lru_cache(maxsize=1024)
+def _parsed(template: str) -> tuple[tuple[str, int, int] | None, ...]:
+    """Each group of a template: its texts, where its offsets start among
+    the numbers and how many numbers there are in all; None for a group
+    not made."""
+    size = 2 * template.count(_JOIN)
+    groups = []
+    before = 0
+    for piece in template.split(_GROUPS)[:-1]:
+        if piece == _ABSENT:
+            groups.append(None)
+            continue
+        groups.append((piece, before, size))
+        before += 2 * piece.count(_JOIN)
+    return tuple(groups)
 
 
 class Splice(Packed):
@@ -315,8 +430,10 @@ def _first_entry(text: str, key: Node) -> tuple[int, int]:
     before = text[line_start:start]
     # The column counts from the last line break of any kind (and past a
     # byte-order mark): mostly the last "\n", which is known already
-    # (`before` holds none, so any break found in it is of another kind).
-    key_column = column(text, start) if line_start == 0 or LINE_BREAK.search(before) else start - line_start
+    # (`before` holds none, so any break found in it is of another kind),
+    # or on the first line, the text's start, where no mark opens it.
+    odd = LINE_BREAK.search(before) or line_start == 0 and text.startswith("\ufeff")
+    key_column = column(text, start) if odd else start - line_start
     indicator = before.rstrip(" \t")
     if indicator.endswith("?"):
         back = len(before) - (len(indicator) - 1)
@@ -356,7 +473,9 @@ def _block_lines(values: dict[str, Value], indent: int, step: int = 2) -> list[s
             lines.append(f"{margin}{_plain_or_quoted(key)}:")
             lines.extend(_block_lines(value, indent + step, step))
         else:
-            lines.append(f"{margin}{_plain_or_quoted(key)}: {render_scalar(value)}")
+            # render_scalar's own choice for a text: most values are.
+            rendered = _plain_or_quoted(value) if type(value) is str else render_scalar(value)
+            lines.append(f"{margin}{_plain_or_quoted(key)}: {rendered}")
     return lines
 
 

@@ -252,6 +252,8 @@ def _stale_names(graph: Graph, the_plan: Plan) -> dict[tuple[str, str, str], Ver
         for old in (version.base_name, obj.name or ""):
             if old and old != version.name:
                 stale[(obj.kind, namespace, old)] = version
+    if not stale:
+        return stale  # nothing renamed: no need for every name the output holds
     alive = the_plan.alive_names(graph.index)
     return {key: v for key, v in stale.items() if key not in alive}
 

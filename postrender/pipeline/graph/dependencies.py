@@ -50,7 +50,7 @@ def rules() -> tuple[dict[str, Any], ...]:
 
 def find_dependencies(graph: Graph, table: ReferenceTable) -> list[Dependency]:
     found: list[Dependency] = []
-    names = _ConfigNames(graph)
+    names: _ConfigNames | None = None  # made at the first dependency: most streams declare none
     for obj in graph.index.objects:
         if is_config_object(obj):
             continue
@@ -65,6 +65,7 @@ def find_dependencies(graph: Graph, table: ReferenceTable) -> list[Dependency]:
                         for kind, name in _parse(rule, value):
                             dep = Dependency(obj, start, path, key, str(rule.get("origin", key)), kind, name)
                             if dep.supported:
+                                names = names or _ConfigNames(graph)
                                 dep.target = names.resolve(dep)
                             found.append(dep)
     return found

@@ -151,7 +151,7 @@ def find_productions(graph: Graph) -> Productions:
             for item in _names(obj, rule, index):
                 found.add(item)
     configs: dict[tuple[str, str | None], list[KubeObject]] = {}
-    for config in graph.config_objects:
+    for config in graph.config_objects if found.items else ():  # most streams produce nothing
         configs.setdefault((config.kind, config.name), []).append(config)
     for item in found.items:
         for config in configs.get((item.target_kind, item.name), ()):

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from postrender.syntax.edit import Splice, _first_entry, is_plain_safe, render_scalar
+from postrender.syntax.edit import Splice, Stencil, _first_entry, is_plain_safe, render_scalar
 from postrender.syntax.nodes import Composer, MappingNode, column, plain_is_string, unique_nodes
 
 # Characters a plain value may hold, with the letters and signs that make
@@ -86,3 +86,37 @@ def test_first_entry_column_is_libyamls_whatever_the_line_breaks(newline: str, b
         explicit = text[start] == "?"
         assert key_column == column(text, start)
         assert start == (key.start_mark - 2 if explicit else key.start_mark)
+
+
+_EDIT_TEXT = st.text(st.characters(blacklist_characters="\x00\x01\x02\x03\x04\x05\x06"), max_size=12)
+_EDITS = st.lists(st.tuples(st.integers(0, 1 << 40), st.integers(0, 1 << 40), _EDIT_TEXT), max_size=4)
+
+
+@settings(max_examples=500)
+@given(st.lists(st.one_of(st.none(), st.tuples(_EDITS, st.lists(_EDIT_TEXT, max_size=5).map(tuple))), max_size=3))
+def test_a_stencil_gives_back_each_group_as_made(groups) -> None:
+    # Whatever the values (empty, inside one another, inside the texts) and
+    # offsets (narrow or wide), each group comes back as it was given, and
+    # a group not made as None.
+    stencil = Stencil(groups)
+    for index, group in enumerate(groups + [None]):
+        values = group[1] if group is not None else ()
+        assert stencil.group(index, values) == (group[0] if group is not None else None)
+        assert stencil.has(index) == (group is not None)
+
+
+def test_stencils_of_one_shape_share_their_texts() -> None:
+    # Marks differ between configs only in the names taken out: what each
+    # keeps of the texts is one shared object.
+    def marks(name: str, at: int) -> Stencil:
+        return Stencil([([(at, at + len(name), f"{name}-h1"), (at + 30, at + 30, f"\n  labels:\n    base: {name}")],
+                         (name, "h1"))])
+
+    first, second = marks("cm-1", 10), marks("cm-22", 200)
+    assert first._template is second._template
+    assert second.group(0, ("cm-22", "h1")) == [(200, 205, "cm-22-h1"), (230, 230, "\n  labels:\n    base: cm-22")]
+
+
+def test_a_stencil_refuses_a_text_holding_what_it_reserves() -> None:
+    with pytest.raises(ValueError):
+        Stencil([([(0, 0, "a\x05b")], ())])
