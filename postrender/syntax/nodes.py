@@ -223,6 +223,12 @@ class MappingNode(_Collection):
             # text (_plain_is_text). Here, not in a function of its own: it
             # is asked of every mapping, and most have only known keys.
             try:
+                if len(pairs) == 1:
+                    # Most mappings (labels, selectors, a ref's name): no
+                    # two keys to tell apart.
+                    if pairs[0][0].value not in _TEXT_KEYS and not _plain_keys(pairs):
+                        composing.plain_keys = False
+                    return
                 texts = set(map(_VALUE, map(_FIRST, pairs)))
             except TypeError:  # a collection as a key: its value is a list
                 composing.plain_keys = False
