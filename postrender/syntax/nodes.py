@@ -223,10 +223,21 @@ class MappingNode(_Collection):
             # text (_plain_is_text). Here, not in a function of its own: it
             # is asked of every mapping, and most have only known keys.
             try:
-                if len(pairs) == 1:
-                    # Most mappings (labels, selectors, a ref's name): no
-                    # two keys to tell apart.
-                    if pairs[0][0].value not in _TEXT_KEYS and not _plain_keys(pairs):
+                if len(pairs) < 3:
+                    # Most mappings (labels, selectors, a reference): one
+                    # key or two, compared without a set.
+                    if not pairs:
+                        return
+                    first = pairs[0][0].value
+                    if len(pairs) == 1:
+                        known = first in _TEXT_KEYS
+                    else:
+                        second = pairs[1][0].value
+                        if first == second:
+                            composing.plain_keys = False
+                            return
+                        known = first in _TEXT_KEYS and second in _TEXT_KEYS
+                    if not known and not _plain_keys(pairs):
                         composing.plain_keys = False
                     return
                 texts = set(map(_VALUE, map(_FIRST, pairs)))
