@@ -248,31 +248,30 @@ class MappingNode(_Collection):
                 composing.plain_keys = False
 
 
-def _composed_sequence(tag: str, value: list, start_mark: object, end_mark: None, flow_style: bool | None,
-                       new: Callable[[type], object] = object.__new__) -> SequenceNode:
-    """SequenceNode(...) for libyaml's composer: see _composed_scalar."""
-    node: SequenceNode = new(SequenceNode)  # type: ignore[assignment]
-    index: int = start_mark.index  # type: ignore[attr-defined]
-    node.tag = tag
-    node.value = value
-    node.start_mark = _SHARED_OFFSETS[index] if index < _SHARED_BELOW else index
-    node._end = -1  # the composer gives the end once the content is composed
-    node.flow_style = flow_style
-    return node
+def _collection_maker(kind: type[_Collection]) -> Callable[..., _Collection]:
+    """SequenceNode(...) or MappingNode(...) for libyaml's composer, which
+    gives the end once the content is composed: see _composed_scalar. One
+    function made for each class, which the composer calls directly."""
+    mapping = kind is MappingNode
+
+    def composed(tag: str, value: list, start_mark: object, end_mark: None, flow_style: bool | None,
+                 new: Callable[[type], object] = object.__new__) -> _Collection:
+        node: _Collection = new(kind)  # type: ignore[assignment]
+        index: int = start_mark.index  # type: ignore[attr-defined]
+        node.tag = tag
+        node.value = value
+        node.start_mark = _SHARED_OFFSETS[index] if index < _SHARED_BELOW else index
+        node._end = -1
+        node.flow_style = flow_style
+        if mapping:
+            node.merge = None  # type: ignore[attr-defined]
+        return node
+
+    return composed
 
 
-def _composed_mapping(tag: str, value: list, start_mark: object, end_mark: None, flow_style: bool | None,
-                      new: Callable[[type], object] = object.__new__) -> MappingNode:
-    """MappingNode(...) for libyaml's composer: see _composed_scalar."""
-    node: MappingNode = new(MappingNode)  # type: ignore[assignment]
-    index: int = start_mark.index  # type: ignore[attr-defined]
-    node.tag = tag
-    node.value = value
-    node.start_mark = _SHARED_OFFSETS[index] if index < _SHARED_BELOW else index
-    node._end = -1  # the composer gives the end once the content is composed
-    node.flow_style = flow_style
-    node.merge = None
-    return node
+_composed_sequence = _collection_maker(SequenceNode)
+_composed_mapping = _collection_maker(MappingNode)
 
 
 class StubMapping(MappingNode):
