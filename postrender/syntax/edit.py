@@ -473,9 +473,7 @@ def _block_lines(values: dict[str, Value], indent: int, step: int = 2) -> list[s
             lines.append(f"{margin}{_plain_or_quoted(key)}:")
             lines.extend(_block_lines(value, indent + step, step))
         else:
-            # render_scalar's own choice for a text: most values are.
-            rendered = _plain_or_quoted(value) if type(value) is str else render_scalar(value)
-            lines.append(f"{margin}{_plain_or_quoted(key)}: {rendered}")
+            lines.append(f"{margin}{_plain_or_quoted(key)}: {render_scalar(value)}")
     return lines
 
 
