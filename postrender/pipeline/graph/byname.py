@@ -153,6 +153,17 @@ def other_kind(via: str) -> str | None:
     return None
 
 
+def kinds_named_by(via: str) -> tuple[str, ...]:
+    """The config kinds a flag or variable may name: none when it says
+    another kind (`--publish-service=ns/name`, a Service sharing a config's
+    name), only the one it spells out (`--configmap`, `--tls-secret`), else
+    either (a looser word, `--config`, `--cert`, or none)."""
+    if other_kind(via) is not None:
+        return ()
+    words = squeezed(via)
+    return tuple(kind for kind in CONFIG_KINDS if kind.lower() in words) or CONFIG_KINDS
+
+
 @cache
 def fixed_names() -> tuple[FixedName, ...]:
     rows = []
@@ -278,13 +289,7 @@ def _pod_readers(graph: Graph, strings: list[Scanned]) -> Iterator[Reader]:
         if id(node) in covered:
             continue
         for via, namespace, name in names_in(node.value, context):
-            if other_kind(via) is not None:
-                continue  # `--publish-service=ns/name`: a Service sharing a config's name
-            # A flag that spells its kind out (`--configmap`, `--tls-secret`)
-            # reads no object of the other kind that shares the name; a
-            # looser word (`--config`, `--cert`) may name either.
-            kinds = [kind for kind in CONFIG_KINDS if kind.lower() in squeezed(via)] or CONFIG_KINDS
-            for target in _targets(index, obj, namespace, name, kinds):
+            for target in _targets(index, obj, namespace, name, kinds_named_by(via)):
                 field_path = format_path(path)
                 where = f"{field_path} ({via})" if via else field_path
                 why = f"{index.key(obj).describe()} {where} names it: the program reads it by that name"
