@@ -21,8 +21,8 @@ from ...pipeline.index.hashing import Fields, go_json, hash_suffix, kustomize_se
 from ...pipeline.index.objects import IMPLICIT, ObjectIndex, ObjectKey, base_name_of
 from ...syntax.nodes import MappingNode, ScalarNode, entries, get, get_str
 from ...options import RenderOptions
-from ...pipeline.plan.versions import Version
-from ...vocabulary import ANNOTATION_CONFIG_HASH, ANNOTATION_COPY_OF, ANNOTATION_REFS, KUSTOMIZE_NEEDS_HASH
+from ...pipeline.plan.versions import Version, suffixed_later_by_kustomize
+from ...vocabulary import ANNOTATION_CONFIG_HASH, ANNOTATION_COPY_OF, ANNOTATION_REFS
 from ...pipeline.read import Source, read
 from ...records import replace
 from ...pipeline.render import Analysis, render
@@ -172,7 +172,7 @@ def _config_name(version: Version) -> str:
     An object kustomize is yet to suffix (needsHashSuffix) has no hash in
     its name to take off."""
     obj = version.obj
-    if version.kustomized and obj.annotations.get(KUSTOMIZE_NEEDS_HASH) != "enabled":
+    if version.kustomized and not suffixed_later_by_kustomize(obj):
         suffix = hash_suffix(version.name)
         if suffix is not None:
             return version.name[: -len(suffix) - 1]
@@ -184,7 +184,7 @@ def _suffix_to_come(version: Version, node: MappingNode) -> str | None:
     (annotated needsHashSuffix) once every transformer, postrender
     included, has run: its hash of the object as written (a Secret's
     `stringData` or missing `type` counted as kustomize counts them)."""
-    if not version.kustomized or version.obj.annotations.get(KUSTOMIZE_NEEDS_HASH) != "enabled":
+    if not suffixed_later_by_kustomize(version.obj):
         return None
     if version.obj.kind == "Secret":
         return kustomize_secret_hash(Fields(node)) or version.hash

@@ -215,7 +215,7 @@ def kept_as_written(obj: KubeObject, content: ConfigContent) -> Version | None:
     this order."""
     digest = content.hash
     name = obj.name or ""
-    if obj.annotations.get(KUSTOMIZE_NEEDS_HASH) == "enabled":
+    if suffixed_later_by_kustomize(obj):
         return Version(obj, digest, name, name, excluded=KUSTOMIZE_GENERATOR, kustomized=True)
     if suffixed_by_kustomize(obj, content):
         return Version(obj, digest, name, name, excluded=KUSTOMIZE_SUFFIXED.format(hash=name[-10:]), kustomized=True)
@@ -225,6 +225,13 @@ def kept_as_written(obj: KubeObject, content: ConfigContent) -> Version | None:
     if content.token:
         return Version(obj, digest, name, name, excluded="service-account token Secret (filled in by the token controller)")
     return None
+
+
+def suffixed_later_by_kustomize(obj: KubeObject) -> bool:
+    """Whether kustomize appends the content hash to the name after every
+    transformer, postrender included, has run: its generators' output, in
+    the stream a plugin is handed (annotated needsHashSuffix)."""
+    return obj.annotations.get(KUSTOMIZE_NEEDS_HASH) == "enabled"
 
 
 def suffixed_by_kustomize(obj: KubeObject, content: ConfigContent) -> bool:
