@@ -90,6 +90,8 @@ def _marks_values(base_name: str, name: str, digest: str, mutable: bool) -> tupl
 
 
 def _copy_values(name: str, own_id: tuple[tuple[str, str], ...] = ()) -> tuple[str, ...]:
+    """As _marks_values, for _copy_marks' arguments: the name. `own_id`, the
+    object's own (kustomize streams only), stays in the texts."""
     return (name,)
 
 
@@ -394,7 +396,7 @@ class Rewrite:
     renamed: list[Version]
     # Each reference rewritten and its new value, when asked for (`explain`).
     rewritten: list[tuple[Reference, str]]
-    options: Options = Options()
+    options: Options
 
     def for_document(self, doc: Document) -> DocumentEdits | None:
         edits = self._by_document.get(doc.index)
@@ -413,24 +415,25 @@ class Rewrite:
         self._by_document.pop(doc.index, None)
 
     @property
-    def held(self) -> int:
-        """How many documents' edits are held."""
+    def documents_pending(self) -> int:
+        """How many documents' edits are held, not yet written."""
         return len(self._by_document)
 
     def _versioned(self, version: Version) -> None:
         obj = version.obj
-        held = self._by_document.get(obj.document.index)
         if obj.document.shared or obj.item is not None:
             # What may refuse the document (an alias its marks would
             # change, an item copy that is no JSON) refuses it now, before
             # the checks, as the rest of the rewrite would.
             _mark(self.edits_of(obj.document), version, self.options)
-        elif held is None:
+            return
+        pending = self._by_document.get(obj.document.index)
+        if pending is None:
             self._by_document[obj.document.index] = (version,)
-        elif type(held) is DocumentEdits:
-            _mark(held, version, self.options)
+        elif type(pending) is DocumentEdits:
+            _mark(pending, version, self.options)
         else:
-            self._by_document[obj.document.index] = held + (version,)
+            self._by_document[obj.document.index] = pending + (version,)
 
     def _start(self, doc: Document, versions: tuple[Version, ...]) -> DocumentEdits:
         """The document's edits, beginning with its versions' marks: those

@@ -117,7 +117,7 @@ def test_release_leaves_no_node_but_the_references_own_scalars():
     alive = {id(o) for o in gc.get_objects() if isinstance(o, Node)} - before
     scalars = {id(ref.node) for ref in result.analysis.graph.references}
     assert len(scalars) >= 2 and alive <= scalars
-    assert not result.rewrite.held
+    assert not result.rewrite.documents_pending
     assert all(obj.node is None for obj in result.analysis.stream.objects)
     kept, _, _ = _render_case(text, ["--keep-original=all"], release=False)
     gc.collect()
