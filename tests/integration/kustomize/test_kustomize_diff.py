@@ -127,30 +127,9 @@ CAPTURE = """\
 tee "$(sed -n 's/^into: //p' "$1")"
 """
 
-HANDED = """\
-namespace: team
-resources: [deployment.yaml]
-configMapGenerator:
-  - name: app-config
-    literals: [greeting={greeting}, color=blue]
-  - name: stable
-    literals: [a=b]
-secretGenerator:
-  - name: app-secret
-    literals: [password={password}]
-  - name: tls
-    type: kubernetes.io/tls
-    literals: [tls.crt=c, tls.key=k]
-  - name: patched
-    literals: [a=b]
-patches:
-  - patch: |
-      apiVersion: v1
-      kind: Secret
-      metadata: {{name: patched}}
-      stringData: {{extra: {extra}}}
-transformers: [capture.yaml]
-"""
+# The same build, with a transformer that keeps the stream kustomize hands
+# it, and no namePrefix (a namespace alone changes no name).
+HANDED = KUSTOMIZATION.replace("namePrefix: pre-\n", "") + "transformers: [capture.yaml]\n"
 
 
 def _handed(tmp_path: Path, side: str, **values: str) -> tuple[Path, dict[str, str]]:
