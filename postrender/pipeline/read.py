@@ -51,6 +51,7 @@ from ..syntax.nodes import (
     unique_nodes,
 )
 from ..lazyre import LazyPattern
+from .packed import PackedTexts
 
 HELM4_FILENAME_ANNOTATION = "postrenderer.helm.sh/postrender-filename"
 # Helm 4 adds annotations under this prefix for the post-renderer and removes them after.
@@ -77,26 +78,35 @@ _LONE_CR = LazyPattern("\r(?!\n)")
 class Source:
     """One input: a file, or standard input.
 
-    Its text is held once. Once read() has split it, the documents' chunks
-    are the text, and `text` joins them again only when asked (a KRM answer
-    after a failure): a stream is never held both whole and in chunks.
+    Its text is held once. Once read() has split it, its documents' texts,
+    held compressed (pipeline/packed.py), are the text, and `text` joins
+    them again only when asked (a KRM answer after a failure): a stream is
+    never held both whole and in pieces.
     """
 
-    __slots__ = ("name", "size", "_text", "_chunks")
+    __slots__ = ("name", "size", "_text", "_packed", "first_document")
 
     def __init__(self, name: str | None, text: str) -> None:
         self.name = name
         self.size = len(text)  # in characters
         self._text: str | None = text
-        self._chunks: tuple[str, ...] = ()
+        self._packed: PackedTexts | None = None
+        self.first_document = 0  # the stream's index (Document.index) of its first document, once read
 
     @property
     def text(self) -> str:
-        return self._text if self._text is not None else "".join(self._chunks)
+        return self._text if self._text is not None else self._packed.whole()  # type: ignore[union-attr]
 
-    def held_in(self, chunks: list[str]) -> None:
-        """From now on the text is these chunks, which join to it."""
-        self._chunks, self._text = tuple(chunks), None
+    def pack(self, starts: list[int]) -> None:
+        """From now on the text is held packed, cut into documents where
+        `starts` say. A source read a second time (a stream that only
+        looked like a KRM function's input) is packed already, the same way."""
+        if self._text is not None:
+            self._packed, self._text = PackedTexts(self._text, starts), None
+
+    def document_text(self, document: int) -> str:
+        """The text of its `document`th document (0-based), once packed."""
+        return self._packed.text(document)  # type: ignore[union-attr]
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Source) and (self.name, self.size) == (other.name, other.size) and \
@@ -109,30 +119,63 @@ class Source:
         return f"Source(name={self.name!r}, size={self.size})"
 
 
-@record(eq=False)
+# Most documents share no node (they have no alias): one empty set for all,
+# as each frozenset() is a new object of 216 bytes.
+_NOTHING_SHARED: frozenset[int] = frozenset()
+
+
 class Document:
-    index: int  # 1-based, across all sources
-    text: str
-    first_line: int  # 0-based line of the chunk within its source
-    source: Source
-    root: Node | None
-    newline: str
-    source_comment: str | None = None
-    # Ids of nodes reachable by more than one path (through aliases): an edit
-    # to one of them shows up at every alias.
-    shared: frozenset[int] = frozenset()
-    # Where it sits in its chart file's rendered text, once Helm named the file.
-    rendered: Rendered | None = None
-    # A `# Source:` comment heading the chunk, known before it is composed.
-    header_source: str | None = None
-    # Its size in libyaml's parse events (see Limits.max_nodes).
-    nodes: int = 0
-    # Where each line of the text starts, once a line is asked for.
-    line_starts: list[int] | None = None
-    # Whether what read kept of the node graph can take new keys: False when
-    # it kept no metadata or pod templates (pipeline/needs.py), and an edit
-    # that gives a mapping keys composes the document again (rewrite.py).
-    kept_for_edits: bool = True
+    """One document of a source: its text and what read made of it.
+
+    Its text is its own while read works on it; then read lets go of it
+    (`let_go_of_text`), and the text is cut from the source's packed texts
+    each time it is asked for (pipeline/packed.py): a caller that reads it
+    often holds it in a name.
+    """
+
+    __slots__ = ("index", "_text", "first_line", "source", "root", "newline", "source_comment", "shared",
+                 "rendered", "header_source", "nodes", "line_starts", "kept_for_edits")
+
+    def __init__(self, index: int, text: str, first_line: int, source: Source, root: Node | None, newline: str,
+                 source_comment: str | None = None) -> None:
+        self.index = index  # 1-based, across all sources
+        self._text: str | None = text
+        self.first_line = first_line  # 0-based line of the chunk within its source
+        self.source = source
+        self.root = root
+        self.newline = newline
+        self.source_comment = source_comment
+        # Ids of nodes reachable by more than one path (through aliases): an
+        # edit to one of them shows up at every alias.
+        self.shared: frozenset[int] = _NOTHING_SHARED
+        # Where it sits in its chart file's rendered text, once Helm named the file.
+        self.rendered: Rendered | None = None
+        # A `# Source:` comment heading the chunk, known before it is composed.
+        self.header_source: str | None = None
+        # Its size in libyaml's parse events (see Limits.max_nodes).
+        self.nodes = 0
+        # Where each line of the text starts, once a line is asked for.
+        self.line_starts: list[int] | None = None
+        # Whether what read kept of the node graph can take new keys: False
+        # when it kept no metadata or pod templates (pipeline/needs.py), and
+        # an edit that gives a mapping keys composes the document again
+        # (rewrite.py).
+        self.kept_for_edits = True
+
+    @property
+    def text(self) -> str:
+        text = self._text
+        if text is not None:
+            return text
+        return self.source.document_text(self.index - self.source.first_document)
+
+    def let_go_of_text(self) -> None:
+        """Read is done with the text: from now on it comes from the source's
+        packed texts."""
+        self._text = None
+
+    def __repr__(self) -> str:
+        return f"Document(index={self.index}, source={self.source!r}, first_line={self.first_line})"
 
     def line_of(self, node: Node) -> int:
         return self.first_line + self.chunk_line(node.start_mark) + 1
@@ -246,20 +289,29 @@ def split(source: Source, count: _Count | None = None, documents_before: int = 0
     soon as its documents outnumber the limit. `documents_before`:
     documents of the stream before this source (for messages)."""
     text = source.text
-    starts = _document_starts(text, count, source.name, documents_before)
+    starts = _chunk_starts(text, source.name, count, documents_before)
+    ends = [start for start, _ in starts[1:]] + [len(text)]
+    return [(text[start:end], line) for (start, line), end in zip(starts, ends)]
+
+
+def _chunk_starts(text: str, name: str | None, count: _Count | None,
+                  documents_before: int) -> list[tuple[int, int]]:
+    """Where each chunk of split() starts, and its first line: the chunks
+    follow each other, the first at 0, and join to the text."""
+    starts = _document_starts(text, count, name, documents_before)
     if not starts or starts[0] != 0:
         starts.insert(0, 0)
-    chunks: list[tuple[str, int]] = []
+    chunks: list[tuple[int, int]] = []
     line = 0
     carried: int | None = None  # start of `%YAML`/`%TAG` directives, which belong to the next document
     for i, start in enumerate(starts):
         end = starts[i + 1] if i + 1 < len(starts) else len(text)
         begin = carried if carried is not None else start
-        chunk = text[begin:end]
+        chunk = text[begin:end] if text.find("%", begin, end) != -1 else ""  # only directives need a look
         if i == 0 and "%" in chunk and _only_directives(chunk):
             # Before the file's first `---`: kubectl's first chunk, which
             # go-yaml refuses, directives and no document.
-            raise _stray_directive(chunk, 0, documents_before + 1, source.name)
+            raise _stray_directive(chunk, 0, documents_before + 1, name)
         carried = None
         if i + 1 < len(starts) and "%" in chunk:
             # `...` ends a document; directives after it open the next one.
@@ -271,10 +323,10 @@ def split(source: Source, count: _Count | None = None, documents_before: int = 0
                     # kubectl drops the `---` line before: its chunk opens
                     # with `...` and directives, which go-yaml refuses.
                     where = documents_before + len(chunks) + 1
-                    raise _stray_directive(chunk, tail, where, source.name, line)
-                carried, chunk = begin + tail, chunk[:tail]
-        chunks.append((chunk, line))
-        line += chunk.count("\n")
+                    raise _stray_directive(chunk, tail, where, name, line)
+                carried, end = begin + tail, begin + tail
+        chunks.append((begin, line))
+        line += text.count("\n", begin, end)
     return chunks
 
 
@@ -561,9 +613,11 @@ def read(sources: list[Source], limits: Limits, prune: Pruner | None = None) -> 
     for source in sources:
         count.source, count.position = source, 0
         odd_breaks = _has_odd_line_breaks(source.text)
-        chunks = split(source, count, len(documents))
-        source.held_in([chunk for chunk, _ in chunks])
-        for chunk, first_line in chunks:
+        starts = _chunk_starts(source.text, source.name, count, len(documents))
+        source.pack([start for start, _ in starts])
+        source.first_document = len(documents) + 1
+        for at, (_, first_line) in enumerate(starts):
+            chunk = source.document_text(at)
             doc = Document(
                 index=shared_int(len(documents) + 1),
                 text=chunk,
@@ -573,24 +627,31 @@ def read(sources: list[Source], limits: Limits, prune: Pruner | None = None) -> 
                 newline="\r\n" if "\r\n" in chunk else "\n",
             )
             documents.append(doc)
-            _helm3_header(doc, rendered_so_far)
-            doc.root = _compose(doc, limits, count)
-            count.position += len(chunk)
-            count.objects += 1
-            if odd_breaks:
-                _check_line_breaks(doc)
-            if doc.root is None:
-                continue
-            found = _objects_of(doc, shared)
-            if found and found[0].item is not None:  # a List's items
-                count.objects += len(found)
-                count.check_objects(count.objects, count.position, lambda: doc.first_line + 1)
-            _helm4_header(doc, rendered_so_far)
-            if prune is not None:
-                prune(doc, found)
-            objects.extend(found)
+            _read_document(doc, limits, count, odd_breaks, rendered_so_far, shared, prune, objects)
+            doc.let_go_of_text()
         count.before += source.size
     return Stream(sources, documents, objects)
+
+
+def _read_document(doc: Document, limits: Limits, count: _Count, odd_breaks: bool, rendered_so_far: dict[str, int],
+                   shared: _SharedMaps, prune: Pruner | None, objects: list[KubeObject]) -> None:
+    """Composes, checks and prunes one document, adding its objects."""
+    _helm3_header(doc, rendered_so_far)
+    doc.root = _compose(doc, limits, count)
+    count.position += len(doc.text)
+    count.objects += 1
+    if odd_breaks:
+        _check_line_breaks(doc)
+    if doc.root is None:
+        return
+    found = _objects_of(doc, shared)
+    if found and found[0].item is not None:  # a List's items
+        count.objects += len(found)
+        count.check_objects(count.objects, count.position, lambda: doc.first_line + 1)
+    _helm4_header(doc, rendered_so_far)
+    if prune is not None:
+        prune(doc, found)
+    objects.extend(found)
 
 
 def _helm3_header(doc: Document, so_far: dict[str, int]) -> None:

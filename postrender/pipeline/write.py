@@ -12,16 +12,16 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from ..syntax import edit
-from .read import Document, KubeObject, Source, Stream, ends_document, opens_with_directives, opens_with_marker
+from .read import Document, KubeObject, Stream, ends_document, opens_with_directives, opens_with_marker
 from .rewrite import Rewrite
 
 
 class _Piece(NamedTuple):
-    """One input document and the edits it gets, in order and checked."""
+    """One input document and the edits it gets, in order and checked. Its
+    text is asked of the document as the piece is written, not held: the
+    source holds it packed until then (pipeline/packed.py)."""
 
-    text: str
-    newline: str
-    source: Source
+    document: Document
     edits: edit.Splice | None  # None: written as read
     copies: tuple[edit.Splice, ...] = ()
 
@@ -37,26 +37,28 @@ class Output:
         last = None  # the part given out last
         previous_source = None
         for piece in self._pieces:
-            text = piece.text if piece.edits is None else piece.edits.apply(piece.text)
-            if previous_source is not None and piece.source is not previous_source:
+            doc = piece.document
+            read, newline = doc.text, doc.newline
+            text = read if piece.edits is None else piece.edits.apply(read)
+            if previous_source is not None and doc.source is not previous_source:
                 # A byte-order mark opens a file, not a document inside a stream.
                 text = text.lstrip("\ufeff")
                 if last and not last.endswith("\n"):
-                    yield (last := piece.newline)
-                yield (last := _between(last, text, piece.newline))
-            elif end := _document_end(last, text, piece.newline):
+                    yield (last := newline)
+                yield (last := _between(last, text, newline))
+            elif end := _document_end(last, text, newline):
                 # A copy was written before it, after the `...` that ended
                 # the document its directives follow.
                 yield (last := end)
-            previous_source = piece.source
+            previous_source = doc.source
             yield (last := text)
             if piece.edits is None:
                 continue
             for copy in piece.copies:
                 if last and not last.endswith("\n"):
-                    yield (last := piece.newline)
-                text = copy.apply(piece.text).lstrip("\ufeff")
-                yield (last := _between(last, text, piece.newline) + text)
+                    yield (last := newline)
+                text = copy.apply(read).lstrip("\ufeff")
+                yield (last := _between(last, text, newline) + text)
 
 
 def _between(last: str | None, text: str, newline: str) -> str:
@@ -110,6 +112,5 @@ def _release(obj: KubeObject) -> None:
 def _piece(doc: Document, rewrite: Rewrite) -> _Piece:
     edits = rewrite.for_document(doc)
     if edits is None:
-        return _Piece(doc.text, doc.newline, doc.source, None)
-    return _Piece(doc.text, doc.newline, doc.source, edit.Splice(edits.edits()),
-                  tuple(edit.Splice(copy.edits()) for copy in edits.copies))
+        return _Piece(doc, None)
+    return _Piece(doc, edit.Splice(edits.edits()), tuple(edit.Splice(copy.edits()) for copy in edits.copies))

@@ -558,17 +558,28 @@ def test_document_starts_are_kubectls_separators(text):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.text(alphabet="-\n\r \t.a#%\v", max_size=60))
-def test_chunks_are_the_whole_text(text):
-    # read() keeps a source's text as its chunks alone (Source.held_in): they must join to it.
-    from postrender.pipeline.read import Source, split
+@given(st.text(alphabet="-\n\r \t.a#%\v", max_size=60), st.sampled_from([1, 3, 16, 1 << 16]))
+def test_chunks_are_the_whole_text(text, block):
+    # read() keeps a source's text as its documents' packed texts alone
+    # (Source.pack): each must be its chunk, and together the text, wherever
+    # the blocks are cut.
+    from postrender.pipeline import packed
+    from postrender.pipeline.read import Source, _chunk_starts, split
 
     source = Source(None, text)
     try:
-        split(source)
+        chunks = split(source)
     except PostrenderError:
         return  # refused (test_document_starts_are_kubectls_separators)
-    source.held_in([chunk for chunk, _ in split(source)])
+    starts = _chunk_starts(text, None, None, 0)
+    assert [start for start, _ in starts] == [sum(len(c) for c, _ in chunks[:i]) for i in range(len(chunks))]
+    assert [line for _, line in starts] == [line for _, line in chunks]
+    saved, packed.BLOCK = packed.BLOCK, block
+    try:
+        source.pack([start for start, _ in starts])
+    finally:
+        packed.BLOCK = saved
+    assert [source.document_text(i) for i in reversed(range(len(chunks)))] == [c for c, _ in reversed(chunks)]
     assert source.text == text and source.size == len(text)
 
 
@@ -580,8 +591,9 @@ def test_a_source_read_keeps_its_text_once():
     source = Source("in.yaml", text)
     stream = read([source], RenderOptions().limits)
     assert source.text == text
-    # The documents' chunks are the text: no second copy of it, whole.
-    assert source._text is None and all(a is b for a, b in zip(source._chunks, (d.text for d in stream.documents)))
+    # Once read, the source holds its text packed, and no document holds it whole.
+    assert source._text is None and all(doc._text is None for doc in stream.documents)
+    assert "".join(doc.text for doc in stream.documents) == text
 
 
 # --- size: nodes and documents may grow only with the input -----------------
