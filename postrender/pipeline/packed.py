@@ -9,14 +9,20 @@ done with a document's text once the document is composed, checked and
 pruned; the later stages look again at few documents' text, and the writer
 at each once, in order.
 
-So a source's text is compressed as soon as it is split, in blocks of whole
-documents, and a document's text is cut from its block when asked. Manifests
-compress about fivefold with zlib's fastest level (4 to 12 times: their keys
-and indentation repeat), which costs about 1% of a render's time: 45 ms for
-13 MB, and a block's text is made again once for each stage that reads the
-documents in order (one block is kept made: `_made`). A document of a
+So in a large stream a source's text is compressed as soon as it is split,
+in blocks of whole documents, and the whole text let go of; a document's
+text is cut from its block, made again, when asked (one block is kept
+made: read and the stages after it that look at texts look in document
+order). zlib's fastest level, without its header and checksum, makes
+manifests some ten times smaller (their keys and indentation repeat: the
+bench stream and a rendered Argo CD chart both 11 times). A document of a
 block's size or more is held as it is: its own reading (its nodes, its
-hash) makes the peak, and compressing it would cost more time than it saves.
+hash) makes the peak, and compressing it would cost more time than it
+saves.
+
+(Compressing each block only once read is done with it would spare read
+making it again, but the blocks, cut from the text at once, were then
+malloc's to keep: N=5000 peaked at 65 MiB, not 58.)
 """
 
 from __future__ import annotations
@@ -29,6 +35,12 @@ from bisect import bisect_right
 # manifest is 0.5 to 5 KB), small enough that making a block again for one
 # document's text is cheap (about 40 µs).
 BLOCK = 1 << 16
+# Compressing costs about 6% of a render's instructions (zlib's own work,
+# once to compress and once for each stage that reads the texts): it
+# pays where the text is a large part of the peak, not in a small render,
+# whose peak is the interpreter's 17 MiB and its records. From this many
+# characters in a stream (the goal's allowance, 40 MiB, holds 10 times it).
+COMPRESS_FROM = 1 << 22
 _FASTEST = 1
 # A text read with errors="surrogateescape" holds lone surrogates, which
 # UTF-8 cannot encode: they go through as three bytes each, and back.
@@ -45,17 +57,18 @@ class PackedTexts:
         """`starts`: where each document starts in `text`, the first at 0."""
         self._starts = array("q", starts)  # 8 bytes a document, where a list holds an int object each
         self._size = len(text)
-        self._blocks: list[bytes | str] = []  # a str: one document of a block's size or more, as it is
+        # Compressed, or a str: a document of a block's size or more.
+        self._blocks: list[bytes | str] = []
         self._block_starts: list[int] = []  # the document each block starts with
         first, at = 0, 0  # the block being filled: its first document, and where it starts
         for i, start in enumerate(starts):
             end = starts[i + 1] if i + 1 < len(starts) else len(text)
             if end - start >= BLOCK:
                 if i > first:
-                    self._add(first, zlib.compress(_utf8(text[at:start]), _FASTEST))
+                    self._add(first, _deflate(text[at:start]))  # the documents before it
                 self._add(i, text[start:end])
             elif end - at >= BLOCK or i + 1 == len(starts):
-                self._add(first, zlib.compress(_utf8(text[at:end]), _FASTEST))
+                self._add(first, _deflate(text[at:end]))
             else:
                 continue
             first, at = i + 1, end
@@ -83,13 +96,23 @@ class PackedTexts:
         return "".join(self._block(block) for block in range(len(self._blocks)))
 
     def _block(self, block: int) -> str:
-        if block == self._made_at:
-            return self._made  # type: ignore[return-value]
-        packed = self._blocks[block]
-        made = packed if type(packed) is str else zlib.decompress(packed).decode("utf-8", _SURROGATES)
-        self._made, self._made_at = made, block
-        return made
+        held = self._blocks[block]
+        if type(held) is str:
+            return held
+        if block != self._made_at:
+            self._made, self._made_at = _inflate(held), block
+        return self._made  # type: ignore[return-value]
 
 
-def _utf8(text: str) -> bytes:
-    return text.encode("utf-8", _SURROGATES)
+# Raw deflate, without zlib's header and checksum, which guard data that
+# leaves the process: these blocks never do (-35% time to compress them).
+_RAW = -15
+
+
+def _deflate(text: str) -> bytes:
+    packer = zlib.compressobj(_FASTEST, zlib.DEFLATED, _RAW)
+    return packer.compress(text.encode("utf-8", _SURROGATES)) + packer.flush()
+
+
+def _inflate(packed: bytes) -> str:
+    return zlib.decompress(packed, _RAW).decode("utf-8", _SURROGATES)

@@ -51,6 +51,7 @@ from ..syntax.nodes import (
     unique_nodes,
 )
 from ..lazyre import LazyPattern
+from . import packed
 from .packed import PackedTexts
 
 HELM4_FILENAME_ANNOTATION = "postrenderer.helm.sh/postrender-filename"
@@ -78,104 +79,66 @@ _LONE_CR = LazyPattern("\r(?!\n)")
 class Source:
     """One input: a file, or standard input.
 
-    Its text is held once. Once read() has split it, its documents' texts,
-    held compressed (pipeline/packed.py), are the text, and `text` joins
-    them again only when asked (a KRM answer after a failure): a stream is
-    never held both whole and in pieces.
+    Its text is held once. Once read() has split it, the documents' chunks
+    are the text, and `text` joins them again only when asked (a KRM answer
+    after a failure): a stream is never held both whole and in chunks. In a
+    large stream the chunks are held compressed (pipeline/packed.py).
     """
 
-    __slots__ = ("name", "size", "_text", "_packed", "first_document")
+    __slots__ = ("name", "size", "_text", "_chunks", "_packed", "first_document")
 
     def __init__(self, name: str | None, text: str) -> None:
         self.name = name
         self.size = len(text)  # in characters
         self._text: str | None = text
+        self._chunks: tuple[str, ...] = ()
         self._packed: PackedTexts | None = None
         self.first_document = 0  # the stream's index (Document.index) of its first document, once read
 
     @property
     def text(self) -> str:
-        return self._text if self._text is not None else self._packed.whole()  # type: ignore[union-attr]
+        if self._text is not None:
+            return self._text
+        return self._packed.whole() if self._packed is not None else "".join(self._chunks)
+
+    def held_in(self, chunks: list[str]) -> None:
+        """From now on the text is these chunks, which join to it."""
+        self._chunks, self._text = tuple(chunks), None
 
     def pack(self, starts: list[int]) -> None:
-        """From now on the text is held packed, cut into documents where
-        `starts` say. A source read a second time (a stream that only
-        looked like a KRM function's input) is packed already, the same way."""
-        if self._text is not None:
-            self._packed, self._text = PackedTexts(self._text, starts), None
+        """From now on the text is held compressed, cut into documents
+        where `starts` say."""
+        self._packed, self._text = PackedTexts(self.text, starts), None
 
     def document_text(self, document: int) -> str:
-        """The text of its `document`th document (0-based), once packed."""
-        return self._packed.text(document)  # type: ignore[union-attr]
+        """The text of its `document`th document (0-based), once held in
+        chunks or packed."""
+        return self._chunks[document] if self._packed is None else self._packed.text(document)
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Source) and (self.name, self.size) == (other.name, other.size) and \
-            self.text == other.text
-
-    def __hash__(self) -> int:
-        return hash((self.name, self.size))
-
-    def __repr__(self) -> str:
-        return f"Source(name={self.name!r}, size={self.size})"
-
-
-# Most documents share no node (they have no alias): one empty set for all,
-# as each frozenset() is a new object of 216 bytes.
-_NOTHING_SHARED: frozenset[int] = frozenset()
-
-
+@record(eq=False)
 class Document:
-    """One document of a source: its text and what read made of it.
-
-    Its text is its own while read works on it; then read lets go of it
-    (`let_go_of_text`), and the text is cut from the source's packed texts
-    each time it is asked for (pipeline/packed.py): a caller that reads it
-    often holds it in a name.
-    """
-
-    __slots__ = ("index", "_text", "first_line", "source", "root", "newline", "source_comment", "shared",
-                 "rendered", "header_source", "nodes", "line_starts", "kept_for_edits")
-
-    def __init__(self, index: int, text: str, first_line: int, source: Source, root: Node | None, newline: str,
-                 source_comment: str | None = None) -> None:
-        self.index = index  # 1-based, across all sources
-        self._text: str | None = text
-        self.first_line = first_line  # 0-based line of the chunk within its source
-        self.source = source
-        self.root = root
-        self.newline = newline
-        self.source_comment = source_comment
-        # Ids of nodes reachable by more than one path (through aliases): an
-        # edit to one of them shows up at every alias.
-        self.shared: frozenset[int] = _NOTHING_SHARED
-        # Where it sits in its chart file's rendered text, once Helm named the file.
-        self.rendered: Rendered | None = None
-        # A `# Source:` comment heading the chunk, known before it is composed.
-        self.header_source: str | None = None
-        # Its size in libyaml's parse events (see Limits.max_nodes).
-        self.nodes = 0
-        # Where each line of the text starts, once a line is asked for.
-        self.line_starts: list[int] | None = None
-        # Whether what read kept of the node graph can take new keys: False
-        # when it kept no metadata or pod templates (pipeline/needs.py), and
-        # an edit that gives a mapping keys composes the document again
-        # (rewrite.py).
-        self.kept_for_edits = True
-
-    @property
-    def text(self) -> str:
-        text = self._text
-        if text is not None:
-            return text
-        return self.source.document_text(self.index - self.source.first_document)
-
-    def let_go_of_text(self) -> None:
-        """Read is done with the text: from now on it comes from the source's
-        packed texts."""
-        self._text = None
-
-    def __repr__(self) -> str:
-        return f"Document(index={self.index}, source={self.source!r}, first_line={self.first_line})"
+    index: int  # 1-based, across all sources
+    text: str
+    first_line: int  # 0-based line of the chunk within its source
+    source: Source
+    root: Node | None
+    newline: str
+    source_comment: str | None = None
+    # Ids of nodes reachable by more than one path (through aliases): an edit
+    # to one of them shows up at every alias.
+    shared: frozenset[int] = frozenset()
+    # Where it sits in its chart file's rendered text, once Helm named the file.
+    rendered: Rendered | None = None
+    # A `# Source:` comment heading the chunk, known before it is composed.
+    header_source: str | None = None
+    # Its size in libyaml's parse events (see Limits.max_nodes).
+    nodes: int = 0
+    # Where each line of the text starts, once a line is asked for.
+    line_starts: list[int] | None = None
+    # Whether what read kept of the node graph can take new keys: False when
+    # it kept no metadata or pod templates (pipeline/needs.py), and an edit
+    # that gives a mapping keys composes the document again (rewrite.py).
+    kept_for_edits: bool = True
 
     def line_of(self, node: Node) -> int:
         return self.first_line + self.chunk_line(node.start_mark) + 1
@@ -218,6 +181,32 @@ class Document:
         where = self.source_comment or self.header_source or self.source.name
         line = self.line_of(node) if node is not None else self.first_line + 1
         return Location(self.index, where, kind, name, line, self.rendered_line(line))
+
+
+class PackedDocument(Document):
+    """A document of a large stream, whose source holds its text compressed
+    (pipeline/packed.py).
+
+    Its text is its own while read works on it, in its slot (read asks for
+    it some fifteen times a document). Then read lets go of it
+    (`let_go_of_text`), and from then on `text` is cut from the source's
+    packed texts each time it is asked for (__getattr__): a caller that
+    reads it often holds it in a name. A class of its own, as a class with
+    __getattr__ pays for it on every attribute looked up: a small stream's
+    documents keep their text, and their lookups cost what they did
+    (documents with __getattr__: render +1.4% instructions at N=1000).
+    """
+
+    __slots__ = ()
+
+    def let_go_of_text(self) -> None:
+        del self.text
+
+    def __getattr__(self, name: str) -> str:
+        # Called only for a slot that holds nothing: `text`, once let go of.
+        if name != "text":
+            raise AttributeError(name)
+        return self.source.document_text(self.index - self.source.first_document)
 
 
 @record(frozen=True)
@@ -290,8 +279,12 @@ def split(source: Source, count: _Count | None = None, documents_before: int = 0
     documents of the stream before this source (for messages)."""
     text = source.text
     starts = _chunk_starts(text, source.name, count, documents_before)
+    return list(zip(_chunks(text, starts), (line for _, line in starts)))
+
+
+def _chunks(text: str, starts: list[tuple[int, int]]) -> list[str]:
     ends = [start for start, _ in starts[1:]] + [len(text)]
-    return [(text[start:end], line) for (start, line), end in zip(starts, ends)]
+    return [text[start:end] for (start, _), end in zip(starts, ends)]
 
 
 def _chunk_starts(text: str, name: str | None, count: _Count | None,
@@ -610,15 +603,22 @@ def read(sources: list[Source], limits: Limits, prune: Pruner | None = None) -> 
     rendered_so_far: dict[str, int] = {}  # chart file -> lines of its rendered text so far
     count = _Count(limits)
     shared: _SharedMaps = {}
+    compress = sum(source.size for source in sources) >= packed.COMPRESS_FROM
+    kind = PackedDocument if compress else Document
     for source in sources:
         count.source, count.position = source, 0
-        odd_breaks = _has_odd_line_breaks(source.text)
-        starts = _chunk_starts(source.text, source.name, count, len(documents))
-        source.pack([start for start, _ in starts])
+        text = source.text
+        odd_breaks = _has_odd_line_breaks(text)
+        starts = _chunk_starts(text, source.name, count, len(documents))
+        if compress:
+            source.pack([start for start, _ in starts])
+        else:
+            source.held_in(_chunks(text, starts))
+        del text  # packed: the source holds it no more
         source.first_document = len(documents) + 1
         for at, (_, first_line) in enumerate(starts):
             chunk = source.document_text(at)
-            doc = Document(
+            doc = kind(
                 index=shared_int(len(documents) + 1),
                 text=chunk,
                 first_line=shared_int(first_line),
@@ -628,7 +628,8 @@ def read(sources: list[Source], limits: Limits, prune: Pruner | None = None) -> 
             )
             documents.append(doc)
             _read_document(doc, limits, count, odd_breaks, rendered_so_far, shared, prune, objects)
-            doc.let_go_of_text()
+            if compress:
+                doc.let_go_of_text()  # type: ignore[attr-defined]
         count.before += source.size
     return Stream(sources, documents, objects)
 

@@ -31,3 +31,20 @@ def test_golden(case: Path):
     assert result.stdout == expected_path.read_bytes().decode("utf-8")
     again = run_postrender(_args(case), result.stdout)
     assert again.stdout == result.stdout, "a second run must change nothing"
+
+
+@pytest.mark.parametrize("block", [1, 200])
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_golden_whatever_the_blocks(case: Path, block: int, monkeypatch):
+    # Documents' texts are held in compressed blocks of about 64 KiB
+    # (pipeline/packed.py), compressed only in a large stream, so a golden
+    # input is one block, never compressed: compressed and cut smaller, each
+    # document is a block of its own held as it is (1), or blocks of a few
+    # (200), and the output must not change.
+    from postrender.pipeline import packed
+
+    monkeypatch.setattr(packed, "BLOCK", block)
+    monkeypatch.setattr(packed, "COMPRESS_FROM", 0)
+    result = run_postrender(_args(case), (case / "input.yaml").read_bytes())
+    assert result.status == 0, result.stderr
+    assert result.stdout == (case / "expected.yaml").read_bytes().decode("utf-8")

@@ -581,19 +581,40 @@ def test_chunks_are_the_whole_text(text, block):
         packed.BLOCK = saved
     assert [source.document_text(i) for i in reversed(range(len(chunks)))] == [c for c, _ in reversed(chunks)]
     assert source.text == text and source.size == len(text)
+    held = Source(None, text)
+    held.held_in([chunk for chunk, _ in chunks])
+    assert held.text == text and [held.document_text(i) for i in range(len(chunks))] == [c for c, _ in chunks]
 
 
-def test_a_source_read_keeps_its_text_once():
+def _holds_text(doc) -> bool:
+    from postrender.pipeline.read import Document
+
+    try:
+        Document.text.__get__(doc)  # the slot itself, not __getattr__'s answer
+    except AttributeError:
+        return False
+    return True
+
+
+def test_a_source_read_keeps_its_text_once(monkeypatch):
     from postrender.options import RenderOptions
-    from postrender.pipeline.read import Source, read
+    from postrender.pipeline import packed
+    from postrender.pipeline.read import PackedDocument, Source, read
 
     text = "---\n" + CM + "...\n%YAML 1.1\n---#x\n" + CM.replace("name: cfg", "name: other") + "# end"
     source = Source("in.yaml", text)
     stream = read([source], RenderOptions().limits)
     assert source.text == text
-    # Once read, the source holds its text packed, and no document holds it whole.
-    assert source._text is None and all(doc._text is None for doc in stream.documents)
-    assert "".join(doc.text for doc in stream.documents) == text
+    # The documents' chunks are the text: no second copy of it, whole.
+    assert source._text is None and all(a is b for a, b in zip(source._chunks, (d.text for d in stream.documents)))
+    # In a large stream the source holds it compressed, and no document holds it whole.
+    monkeypatch.setattr(packed, "COMPRESS_FROM", 0)
+    source = Source("in.yaml", text)
+    stream = read([source], RenderOptions().limits)
+    assert source._text is None and not source._chunks and isinstance(source._packed._blocks[0], bytes)
+    assert all(type(doc) is PackedDocument for doc in stream.documents)
+    assert not any(map(_holds_text, stream.documents))
+    assert "".join(doc.text for doc in stream.documents) == text == source.text
 
 
 # --- size: nodes and documents may grow only with the input -----------------

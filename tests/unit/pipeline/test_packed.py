@@ -1,0 +1,60 @@
+"""pipeline/packed.py: a source's documents' texts come back exactly, from
+blocks compressed or held as they are, in any order, wherever the blocks are cut."""
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from postrender.pipeline import packed
+from postrender.pipeline.packed import PackedTexts
+
+# Document texts as manifests hold them, and what a text read from JSON
+# escapes may hold: characters beyond ASCII and lone surrogates.
+_TEXTS = st.lists(st.text(alphabet=st.sampled_from("ab: \n-\t\u00e9\u2028\U0001f600\ud800\udfff"), max_size=40),
+                  min_size=1, max_size=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_TEXTS, st.sampled_from([1, 2, 7, 30, 1 << 16]), st.randoms())
+def test_texts_come_back_exactly(texts, block, random):
+    text = "".join(texts)
+    starts = [sum(map(len, texts[:i])) for i in range(len(texts))]
+    saved, packed.BLOCK = packed.BLOCK, block
+    try:
+        held = PackedTexts(text, starts)
+    finally:
+        packed.BLOCK = saved
+    order = list(range(len(texts)))
+    random.shuffle(order)
+    assert [held.text(i) for i in order] == [texts[i] for i in order]
+    assert held.whole() == text and len(held) == len(texts)
+
+
+def test_small_documents_are_compressed_and_a_large_one_held_as_it_is():
+    document = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  k: v\n---\n"
+    text = document * 4000 + "data: " + "x" * (packed.BLOCK * 2)  # many small documents, then a large one
+    starts = [i * len(document) for i in range(4001)]
+    held = PackedTexts(text, starts)
+    sizes = [len(block) for block in held._blocks]
+    # The small ones: a tenth of their text or less; the large one as it is.
+    assert all(isinstance(block, bytes) for block in held._blocks[:-1])
+    assert sum(sizes[:-1]) * 10 < len(document) * 4000
+    assert held._blocks[-1] == "data: " + "x" * (packed.BLOCK * 2)
+    assert held.text(3999) == document and held.text(4000) == held._blocks[-1] and held.text(0) == document
+
+
+def test_read_compresses_a_large_stream_only(monkeypatch):
+    from postrender.options import RenderOptions
+    from postrender.pipeline.read import Document, PackedDocument, Source, read
+
+    text = "".join(f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{i}\n---\n" for i in range(3000))
+    monkeypatch.setattr(packed, "COMPRESS_FROM", len(text) + 1)
+    small = Source(None, text)
+    kept = read([small], RenderOptions().limits)
+    assert small._packed is None and all(type(doc) is Document for doc in kept.documents)
+    monkeypatch.setattr(packed, "COMPRESS_FROM", len(text))
+    large = Source(None, text)
+    stream = read([large], RenderOptions().limits)
+    assert all(isinstance(block, bytes) for block in large._packed._blocks)
+    assert all(type(doc) is PackedDocument for doc in stream.documents)
+    assert [doc.text for doc in stream.documents] == [doc.text for doc in kept.documents]
+    assert large.text == small.text == text
