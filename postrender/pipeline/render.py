@@ -177,6 +177,8 @@ def render(sources: list[Source], options: RenderOptions, reporter: Reporter, st
     _report_analysis(analysis, reporter)
     broken.report(problems, reporter, options.allow_broken, options.strict)
     release = release and options.retain is None
+    if release:
+        _drop_before_write(analysis)
     written: Output | list[str] = write(analysis.stream, result, release)
     if options.retain is not None:
         # Imported only here: a plain render never loads a cluster client.
@@ -184,6 +186,17 @@ def render(sources: list[Source], options: RenderOptions, reporter: Reporter, st
 
         written = [carry_forward(analysis, options, reporter, "".join(written))]
     return Result(written, analysis, result, findings)
+
+
+def _drop_before_write(analysis: Analysis) -> None:
+    """Drop what the analysis holds that writing never reads, for a caller
+    that only writes the stream out: every reference, with its scalar
+    (the edits hold the scalars they replace), and each workload's pod
+    templates. The stream's splices then take their place rather than adding
+    to them: the peak of a render is at the end of write, and at N=20000
+    these were some 15 MiB of it."""
+    analysis.graph.references = []
+    analysis.table.object_facts.clear()
 
 
 def _report(graph: Graph, result: Rewrite, reporter: Reporter, productions: Productions,
