@@ -178,7 +178,7 @@ def render(sources: list[Source], options: RenderOptions, reporter: Reporter, st
     broken.report(problems, reporter, options.allow_broken, options.strict)
     release = release and options.retain is None
     if release:
-        _drop_before_write(analysis)
+        _drop_before_write(analysis, result)
     written: Output | list[str] = write(analysis.stream, result, release)
     if options.retain is not None:
         # Imported only here: a plain render never loads a cluster client.
@@ -188,15 +188,18 @@ def render(sources: list[Source], options: RenderOptions, reporter: Reporter, st
     return Result(written, analysis, result, findings)
 
 
-def _drop_before_write(analysis: Analysis) -> None:
-    """Drop what the analysis holds that writing never reads, for a caller
-    that only writes the stream out: every reference, with its scalar
-    (the edits hold the scalars they replace), and each workload's pod
-    templates. The stream's splices then take their place rather than adding
-    to them: the peak of a render is at the end of write, and at N=20000
-    these were some 15 MiB of it."""
-    analysis.graph.references = []
+def _drop_before_write(analysis: Analysis, result: Rewrite) -> None:
+    """Drop what a render holds that writing never reads, for a caller that
+    only writes the stream out: the graph (every reference, with its scalar:
+    the edits hold the scalars they replace; the index), each workload's pod
+    templates, and the plan (the edits hold the versions their documents
+    still need, each let go once its document is written). These then make
+    room for the stream's splices rather than adding to them: a render's
+    peak is at the end of write (N=20000: 207 -> 189 MiB)."""
+    analysis.graph = Graph(ObjectIndex([], None, frozenset()), [], [])
     analysis.table.object_facts.clear()
+    analysis.plan = Plan(())
+    result.renamed.clear()  # reported already (_report)
 
 
 def _report(graph: Graph, result: Rewrite, reporter: Reporter, productions: Productions,
