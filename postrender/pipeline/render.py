@@ -161,10 +161,11 @@ def _holds(graph: Graph, table: fieldspecs.ReferenceTable) -> dict[int, str]:
 
 def render(sources: list[Source], options: RenderOptions, reporter: Reporter, stream: Stream | None = None,
            release: bool = False) -> Result:
-    """`release`: the caller only writes the stream out, so each document's
-    node graph is dropped once its edits are spliced (write.write): the
-    result's analysis then holds no nodes. Not with --retain, which reads
-    the analysis after writing."""
+    """`release`: the caller only writes the stream out, so what writing
+    never reads is dropped before it writes (_drop_before_write: the graph,
+    the plan) and each document's node graph once its edits are spliced
+    (write.write): the result's analysis then holds neither. Not with
+    --retain, which reads the analysis after writing."""
     analysis = analyse(sources, options, stream)
     result = rewrite(analysis.graph, analysis.plan, _rewrite_options(options), held=analysis.policy.held,
                      config_hashes=analysis.config_hashes, retention=analysis.retention,
