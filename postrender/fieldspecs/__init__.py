@@ -112,10 +112,12 @@ class ReferenceTable:
     _template_paths: dict[tuple[str, str, str, bool], tuple[tuple[Segment, ...], ...]] = field(
         default_factory=dict, repr=False, compare=False)
     # Facts a render derives from one object through this table (its pod
-    # templates, asked for by five stages, per reference): (what, id(object))
-    # -> (the object, kept so its id stays its own; the fact). Emptied with
-    # _template_paths.
-    object_facts: dict[tuple[str, int], tuple[Any, Any]] = field(default_factory=dict, repr=False, compare=False)
+    # templates, asked for by five stages, per reference): what -> object
+    # (which hashes by identity) -> the fact. One table per fact, keyed by
+    # the object itself: a (what, id) key and an (object, fact) pair took
+    # some 150 bytes per workload and fact, held to the end of a render.
+    # Emptied with _template_paths.
+    object_facts: dict[str, dict[Any, Any]] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def specs(self) -> list[FieldSpec]:

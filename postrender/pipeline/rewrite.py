@@ -397,6 +397,8 @@ class Rewrite:
     # Each reference rewritten and its new value, when asked for (`explain`).
     rewritten: list[tuple[Reference, str]]
     options: Options
+    # How many documents' edits _by_document's table was last made for (see release).
+    _table_for: int = 0
 
     def for_document(self, doc: Document) -> DocumentEdits | None:
         edits = self._by_document.get(doc.index)
@@ -412,7 +414,15 @@ class Rewrite:
 
     def release(self, doc: Document) -> None:
         """Forget `doc`'s edits, once written."""
-        self._by_document.pop(doc.index, None)
+        held = self._by_document
+        self._table_for = max(self._table_for, len(held))
+        held.pop(doc.index, None)
+        # A dict keeps its table as its entries go, and writing keeps the
+        # splices that replace them: once half are gone, the rest move to a
+        # table their size (N=20000: a 2.4 MiB table, empty at the end).
+        if len(held) * 2 < self._table_for:
+            self._by_document = dict(held)
+            self._table_for = len(held)
 
     @property
     def documents_pending(self) -> int:

@@ -97,11 +97,14 @@ def pod_templates(obj: KubeObject, table: ReferenceTable, immutable: bool = Fals
     paths = table.template_paths(obj.kind, obj.group, obj.api_version.rpartition("/")[2], immutable)
     if not paths:
         return ()
-    key = ("immutable pod templates" if immutable else "pod templates", id(obj))
-    known = table.object_facts.get(key)
+    what = "immutable pod templates" if immutable else "pod templates"
+    facts = table.object_facts.get(what)
+    if facts is None:
+        facts = table.object_facts[what] = {}
+    known = facts.get(obj)
     if known is None:
-        known = table.object_facts[key] = (obj, _find_pod_templates(obj.node, paths))
-    return known[1]
+        known = facts[obj] = _find_pod_templates(obj.node, paths)
+    return known
 
 
 def templates_read(obj: KubeObject, table: ReferenceTable) -> None:
@@ -115,8 +118,14 @@ def _find_pod_templates(root: MappingNode, paths: tuple[tuple[Segment, ...], ...
     for segments in paths:
         for node, path in _templates_at(root, segments, ()):
             if path not in found:
-                found[path] = PodTemplate(path, node.start_mark, annotations_of(node))
+                found[path] = PodTemplate(_PATHS.setdefault(path, path), node.start_mark, annotations_of(node))
     return tuple(found.values())
+
+
+# Each template path found, one tuple for every workload where it is found
+# (every Deployment's is ("spec", "template")): a workload's templates are
+# held to the end of a render, and a path of its own took 64 bytes of each.
+_PATHS: dict[Path, Path] = {}
 
 
 def annotations_of(holder: MappingNode) -> Mapping[str, str]:

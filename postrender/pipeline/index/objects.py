@@ -7,7 +7,7 @@ namespace-less objects share (the deployer decides it later).
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Container
 
 from ...records import record
 from ...errors import PostrenderError
@@ -138,6 +138,11 @@ class ObjectIndex:
         if isinstance(held, KubeObject):
             return held if self.namespace_of(held) == key.namespace else None
         return held.get(key.namespace) if held is not None else None
+
+    def names_of_kinds(self, kinds: Collection[str]) -> list[Container[str]]:
+        """For each group with objects of one of the kinds, the names its
+        objects of that kind have (objects without a name have none)."""
+        return [names for (_, kind), names in self._by_name.items() if kind in kinds]
 
     def named(self, group: str, kind: str, name: str) -> Collection[KubeObject]:
         """Every object of that name, in any namespace, in stream order."""

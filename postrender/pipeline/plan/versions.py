@@ -155,6 +155,11 @@ def plan(
                            key in consumed)
         if key in copies and version.renamed:
             version = replace(version, keep_original=True)
+        if not version.versioned:
+            # Its marks, made ahead as it was read (rewrite.Prepared), are
+            # never asked for: dropped as its version is made, so the
+            # versions take their place rather than adding to them.
+            obj.prepared = None
         versions.append(version)
     return Plan(versions)
 
