@@ -26,7 +26,6 @@ from .nodes import (
     column,
     get,
     is_string,
-    one_line,
 )
 from ..lazyre import LazyPattern
 
@@ -428,6 +427,12 @@ def _first_entry(text: str, key: Node) -> tuple[int, int]:
     start = key.start_mark
     line_start = text.rfind("\n", 0, start) + 1
     before = text[line_start:start]
+    if before == " " * len(before) and (line_start or not text.startswith("\ufeff")):
+        # Most keys: only their indentation before them on their line,
+        # which is then their column (with the change below, a config's
+        # edits made ahead -6%: instructions -0.8% on 20,000 ConfigMaps,
+        # -0.7% at N=1000).
+        return start, start - line_start
     # The column counts from the last line break of any kind (and past a
     # byte-order mark): mostly the last "\n", which is known already
     # (`before` holds none, so any break found in it is of another kind),
@@ -448,21 +453,25 @@ def _line_end_anchor(text: str, mapping: MappingNode) -> int | None:
     that line where it was.
     """
     for key, value in reversed(mapping.value):
-        if not isinstance(key, ScalarNode) or not isinstance(value, ScalarNode):
+        if not isinstance(value, ScalarNode) or value.style not in _ONE_LINE_STYLES or not isinstance(key, ScalarNode):
             continue
-        if value.style not in ("", "'", '"', EXPLICIT_STR_STYLE):
-            continue
+        end = value.end_mark
         if value.start_mark < key.end_mark:  # an alias to an earlier node
             continue
-        if value.end_mark == value.start_mark:  # empty value: `key:`
+        if end == value.start_mark:  # empty value: `key:`
             continue
-        if not one_line(text, key.start_mark, value.end_mark):
+        if LINE_BREAK.search(text, key.start_mark, end) is not None:  # not on one line
             continue
-        end = text.find("\n", value.end_mark)
+        end = text.find("\n", end)
         if end == -1:
             return len(text)
         return end - 1 if end > 0 and text[end - 1] == "\r" else end
     return None
+
+
+# The styles of a scalar _line_end_anchor may append after, asked first:
+# most entries it passes hold a mapping or a list.
+_ONE_LINE_STYLES = frozenset(("", "'", '"', EXPLICIT_STR_STYLE))
 
 
 def _block_lines(values: dict[str, Value], indent: int, step: int = 2) -> list[str]:

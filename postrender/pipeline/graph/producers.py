@@ -132,6 +132,12 @@ def reads(obj: KubeObject) -> Iterator[tuple[Path, bool]]:
         yield (), True
 
 
+def may_produce(kind: str) -> bool:
+    """Whether an object of this kind can be a producer (reads reads it
+    whole): most kinds never are."""
+    return kind in _rules_by_kind()
+
+
 def _applies(rule: Rule, obj: KubeObject) -> bool:
     """Whether `obj` is a producer by `rule` (an Ingress only with
     cert-manager's annotations, say)."""

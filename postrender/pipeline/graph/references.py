@@ -184,6 +184,14 @@ def is_config_object(obj: KubeObject) -> bool:
     return obj.kind in CONFIG_KINDS and obj.api_version == "v1"
 
 
+def kind_from_paths(obj: KubeObject, table: ReferenceTable) -> list[Path]:
+    """Where a kindFrom spec's check reads an object of this kind (the same
+    for every object of its kind, group and version)."""
+    compiled = table.applicable(obj.kind, obj.group, obj.api_version.rpartition("/")[2])
+    specs = compiled.specs if compiled is not None else ()
+    return [tuple(segment.key for segment in spec.kind_from[1]) for spec in specs if spec.kind_from is not None]
+
+
 def reads(obj: KubeObject, table: ReferenceTable, found: Found, templates: bool) -> Iterator[tuple[Path, bool]]:
     """The paths in an object later stages read, each with whether
     everything under it is read too: what the read stage must keep of the
@@ -195,10 +203,8 @@ def reads(obj: KubeObject, table: ReferenceTable, found: Found, templates: bool)
     it), and with `templates`, the pod templates with their metadata, for
     runs that annotate most of them (rewrite.py composes a document again
     for the few others)."""
-    compiled = table.applicable(obj.kind, obj.group, obj.api_version.rpartition("/")[2])
-    for spec in compiled.specs if compiled is not None else ():
-        if spec.kind_from is not None:
-            yield tuple(segment.key for segment in spec.kind_from[1]), False
+    for path in kind_from_paths(obj, table):
+        yield path, False
     for ref in found.references:
         if isinstance(ref.path[-1], int):
             yield ref.path[:-1], True
