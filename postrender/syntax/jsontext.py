@@ -84,8 +84,13 @@ def _c_encoder(encoder: json.JSONEncoder) -> Any:
     make = json.encoder.c_make_encoder
     if make is None:
         return None
-    return make({}, encoder.default, json.encoder.encode_basestring, encoder.indent, encoder.key_separator,
-                encoder.item_separator, encoder.sort_keys, encoder.skipkeys, encoder.allow_nan)
+    try:
+        # The call JSONEncoder.iterencode makes; not a
+        # public interface, so a Python that changed it gets the Python one.
+        return make({}, encoder.default, json.encoder.encode_basestring, encoder.indent, encoder.key_separator,
+                    encoder.item_separator, encoder.sort_keys, encoder.skipkeys, encoder.allow_nan)
+    except TypeError:
+        return None
 
 
 def _key(key: Any) -> str:
