@@ -35,7 +35,7 @@ from bisect import bisect_right
 # manifest is 0.5 to 5 KB), small enough that making a block again for one
 # document's text is cheap (about 40 µs).
 BLOCK = 1 << 16
-# Compressing costs about 6% of a render's instructions (zlib's own work,
+# Compressing costs about 9% of a render's instructions (zlib's own work,
 # once to compress and once for each stage that reads the texts): it
 # pays where the text is a large part of the peak, not in a small render,
 # whose peak is the interpreter's 17 MiB and its records. From this many
