@@ -50,6 +50,20 @@ def test_bad_input_fails_cleanly(name):
     assert "Traceback" not in out.stderr
 
 
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_bad_input_fails_the_same_from_compressed_text(name, monkeypatch):
+    # A large stream's documents give their text back from compressed blocks
+    # once read is done with them (pipeline/packed.py): errors found after
+    # read (a duplicate object, a ConfigMap's data) must name the same line.
+    from postrender.pipeline import packed
+
+    stream = HELM3.format(file="first.yaml", body=CM_OK.replace("ok", "first")) + CASES[name][0]
+    plain = run_postrender([], stream)
+    monkeypatch.setattr(packed, "COMPRESS_FROM", 0)
+    monkeypatch.setattr(packed, "BLOCK", 40)
+    assert run_postrender([], stream) == plain and plain.status == 1
+
+
 def test_secret_value_is_not_in_the_error():
     stream = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n  password: hunter2-is-secret!\n"
     out = run_postrender([], stream)
