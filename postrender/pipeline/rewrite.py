@@ -50,7 +50,7 @@ class Prepared(edit.Located):
     again (DocumentEdits.mapping_at), and the marks are made there instead.
     Every config holds one, and most are never versioned: only the edits'
     places are found ahead, and their texts made when written (`Ahead`;
-    on 20,000 tiny ConfigMaps, none versioned, instructions -N%)."""
+    on 20,000 tiny ConfigMaps, none versioned, instructions -7.4%)."""
 
     __slots__ = ()
 

@@ -68,17 +68,17 @@ class Packed:
 # An edit located, its text not made yet: (start, end, how). `how` makes
 # the text from the values the edits were located for (`made_text`): a
 # function, the path to the mapping of the values, the key (or the keys,
-# as a tuple) of what it is given, and the rest of its arguments (each a
+# as a tuple) of what it is given, then the rest of its arguments (each a
 # string, number or flag: the same for every object of the same shape).
 LocatedEdit = tuple[int, int, tuple]
 
 
 def made_text(how: tuple, values: dict[str, Value]) -> str:
     """The text of a located edit, given the values it was located for."""
-    make, path, key, args = how
-    for step in path:
+    for step in how[1]:
         values = values[step]  # type: ignore[assignment]
-    return make(values[key] if type(key) is str else {k: values[k] for k in key}, *args)
+    key = how[2]
+    return how[0](values[key] if type(key) is str else {k: values[k] for k in key}, *how[3:])
 
 
 class Located:
@@ -364,15 +364,15 @@ def locate_entries(text: str, mapping: MappingNode, values: dict[str, Value], ne
             else:
                 # A null (or any non-mapping) value becomes a flow mapping.
                 start, end, prefix = _replace_value(text, mapping, key, current, newline)
-                located.append((start, end, (_flow_text, path, key, (prefix,))))
+                located.append((start, end, (_flow_text, path, key, prefix)))
         elif isinstance(current, ScalarNode) and _same_scalar(current, value):
             continue  # it holds the value already
         elif isinstance(current, ScalarNode) and isinstance(value, str) and is_string(current) and not _is_empty(current):
             start, end, prefix, style, suffix = _scalar_place(text, current)
-            located.append((start, end, (_scalar_text, path, key, (prefix, style, suffix))))
+            located.append((start, end, (_scalar_text, path, key, prefix, style, suffix)))
         else:
             start, end, prefix = _replace_value(text, mapping, key, current, newline)
-            located.append((start, end, (_scalar_text, path, key, (prefix, '"', ""))))
+            located.append((start, end, (_scalar_text, path, key, prefix, '"', "")))
     if missing:
         located.append(_insert(text, mapping, tuple(missing), path, newline))
     return located
@@ -415,9 +415,9 @@ def _insert(text: str, mapping: MappingNode, keys: tuple[str, ...], path: tuple[
     start, indent = _first_entry(text, mapping.value[0][0])
     anchor = _line_end_anchor(text, mapping)
     if anchor is not None:
-        return (anchor, anchor, (_lines_text, path, keys, (indent, newline, True)))
+        return (anchor, anchor, (_lines_text, path, keys, indent, newline, True))
     # No safe line end: insert ahead of the first entry, which then moves down.
-    return (start, start, (_lines_text, path, keys, (indent, newline, False)))
+    return (start, start, (_lines_text, path, keys, indent, newline, False))
 
 
 def _lines_text(values: dict[str, Value], indent: int, newline: str, after_line: bool) -> str:
@@ -499,7 +499,7 @@ def _insert_flow(text: str, mapping: MappingNode, keys: tuple[str, ...], path: t
     if text[start] != "{":
         raise AssertionError("flow mapping without a brace")
     if not mapping.value:
-        return (start + 1, start + 1, (_flow_body_text, path, keys, (True, "", "")))
+        return (start + 1, start + 1, (_flow_body_text, path, keys, True, "", ""))
     # JSON stays JSON: new entries follow the style of the first key.
     json_style = mapping.value[0][0].style == '"'
     key, value = mapping.value[-1]
@@ -507,8 +507,8 @@ def _insert_flow(text: str, mapping: MappingNode, keys: tuple[str, ...], path: t
         end = value.end_mark
         # After a bare tag or anchor (`!!null`) a comma would become part of it.
         space = " " if content_start(text, value) == end > value.start_mark else ""
-        return (end, end, (_flow_body_text, path, keys, (json_style, space + ", ", "")))
-    return (start + 1, start + 1, (_flow_body_text, path, keys, (json_style, "", ", ")))
+        return (end, end, (_flow_body_text, path, keys, json_style, space + ", ", ""))
+    return (start + 1, start + 1, (_flow_body_text, path, keys, json_style, "", ", "))
 
 
 def _flow_body_text(values: dict[str, Value], json_style: bool, prefix: str, suffix: str) -> str:

@@ -111,7 +111,7 @@ def test_located_edits_give_back_each_group_made_from_the_values(groups, values)
     # Whatever the offsets (narrow or wide), each group comes back in its
     # order, each text made from the values given, and a group not made as None.
     values = {key: values.get(key, "") for key in "abc"}
-    located = Located([None if group is None else [(start, end, (_tagged, (), key, (tag,))) for start, end, key, tag in group]
+    located = Located([None if group is None else [(start, end, (_tagged, (), key, tag)) for start, end, key, tag in group]
                        for group in groups])
     for index, group in enumerate(groups + [None]):
         made = located.group(index, values)
