@@ -41,16 +41,16 @@ class Options:
     mutable: bool = False
 
 
-class Prepared(edit.Stencil):
-    """A config's own edits, made while its document was whole, so that read
-    need not keep its tree (pipeline/needs.py): the marks of the version it
-    becomes when versioned as its content says (`_expected`), and, when it
+class Prepared(edit.Located):
+    """A config's own edits, located while its document was whole, so that
+    read need not keep its tree (pipeline/needs.py): the marks of the version
+    it becomes when versioned as its content says (`_expected`), and, when it
     may keep an unsuffixed copy, the copy's marks. Used only when the plan
     makes exactly that version; any other edit to the document composes it
     again (DocumentEdits.mapping_at), and the marks are made there instead.
-    A stencil: every config holds one, and most are never versioned, so the
-    texts are shared by configs of the same shape, and made with the
-    version's names when written (`Ahead`)."""
+    Every config holds one, and most are never versioned: only the edits'
+    places are found ahead, and their texts made when written (`Ahead`;
+    on 20,000 tiny ConfigMaps, none versioned, instructions -7.4%)."""
 
     __slots__ = ()
 
@@ -66,7 +66,7 @@ class Prepared(edit.Stencil):
 class Ahead:
     """One group of a Prepared's edits (its marks, or its copy's), as
     DocumentEdits.set_ahead is given them: made when written, from the
-    values the marks are made from (`_VALUES`)."""
+    values they set."""
 
     __slots__ = ("prepared", "index")
 
@@ -74,29 +74,12 @@ class Ahead:
         self.prepared = prepared
         self.index = index
 
-    def made(self, args: tuple) -> list[Edit]:
-        """The edits, given the arguments `_marks` (or `_copy_marks`) is
-        given."""
-        edits = self.prepared.group(self.index, _VALUES[self.index](*args))
+    def made(self, values: dict[str, Value]) -> list[Edit]:
+        """The edits, given the values `_marks` (or `_copy_marks`) made:
+        the ones they were located for."""
+        edits = self.prepared.group(self.index, values)
         assert edits is not None  # a group not made gives no Ahead
         return edits
-
-
-def _marks_values(base_name: str, name: str, digest: str, mutable: bool) -> tuple[str, ...]:
-    """What differs between configs' marks, taken out of the texts they
-    share (Prepared): the base name and the hash, of which the name is
-    made (a long one cut: its marks' texts are then its own)."""
-    return (base_name, digest)
-
-
-def _copy_values(name: str, own_id: tuple[tuple[str, str], ...] = ()) -> tuple[str, ...]:
-    """As _marks_values, for _copy_marks' arguments: the name. `own_id`, the
-    object's own (kustomize streams only), stays in the texts."""
-    return (name,)
-
-
-# Each group's values, from the arguments its marks are made from.
-_VALUES = (_marks_values, _copy_values)
 
 
 def prepare(obj: KubeObject, root: MappingNode, options: Options, copies: bool) -> Prepared | None:
@@ -110,15 +93,13 @@ def prepare(obj: KubeObject, root: MappingNode, options: Options, copies: bool) 
     doc = obj.document
     key = _expected(obj, options)
     try:
-        marks = edit.set_entries(doc.text, root, _marks(*key), doc.newline)
-        made = [(marks, _marks_values(*key))]
+        located = [edit.locate_entries(doc.text, root, _marks(*key), doc.newline)]
         if copies:
-            made.append((edit.set_entries(doc.text, root, _copy_marks(key[1], _own_id(obj)), doc.newline),
-                         _copy_values(key[1])))
-        return Prepared(made)
+            located.append(edit.locate_entries(doc.text, root, _copy_marks(key[1], _own_id(obj)), doc.newline))
+        return Prepared(located)
     except Exception:
-        # Whatever set_entries refuses of a shape, it refuses at write as
-        # before, if the object is versioned at all.
+        # Whatever locate_entries refuses of a shape, set_entries refuses
+        # at write as before, if the object is versioned at all.
         return None
 
 
@@ -324,8 +305,8 @@ class DocumentEdits:
             item = edit.json_line(value) if style is None else edit.render_scalar(value, style)
             out.append(edit.insert_item_before(text, sequence, before, item, newline))
         if self._ahead is not None:
-            # What set_entries made of them, in its order.
-            out.extend(self._ahead[1].made(self._ahead[2][1:]))
+            # What set_entries makes of them, in its order.
+            out.extend(self._ahead[1].made(_made(self._ahead[2])))
         for mapping, entry in (self._entries or {}).items():
             edit.set_entries(text, mapping, _made(entry), newline, out)
         return out

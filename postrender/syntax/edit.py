@@ -65,49 +65,50 @@ class Packed:
             at += length
 
 
-class Stencil:
-    """Groups of edits held until written, their texts kept apart from the
-    few values that differ from one object to the next.
+# An edit located, its text not made yet: (start, end, how). `how` makes
+# the text from the values the edits were located for (`made_text`): a
+# function, the path to the mapping of the values, the key (or the keys,
+# as a tuple) of what it is given, then the rest of its arguments (each a
+# string, number or flag: the same for every object of the same shape).
+LocatedEdit = tuple[int, int, tuple]
 
-    Edits made ahead for many objects (a config's marks) differ mostly in
-    their offsets and a few values (a name, a hash): with those values
-    taken out, the texts are the same for every object of the same shape,
-    and one text is shared by all (`_shared`). What each object keeps is
-    that text and its offsets, packed in one bytes object: some 110 bytes
-    where the edits as made take 500. `group` gives a group back, each
-    value put in again where it was taken out.
+
+def made_text(how: tuple, values: dict[str, Value]) -> str:
+    """The text of a located edit, given the values it was located for."""
+    for step in how[1]:
+        values = values[step]  # type: ignore[assignment]
+    key = how[2]
+    return how[0](values[key] if type(key) is str else {k: values[k] for k in key}, *how[3:])
+
+
+class Located:
+    """Groups of edits located, their texts made only when asked (`group`).
+
+    Edits located ahead for many objects (a config's marks), most of them
+    never asked for, differ in their offsets and in the values their texts
+    are made from: what makes the texts (`how`) is the same for every
+    object of the same shape, and one is shared by all (`_shared`). What
+    each object keeps is that and its offsets, packed in one bytes object.
     """
 
-    __slots__ = ("_template", "_numbers")
+    __slots__ = ("_shape", "_numbers")
 
-    def __init__(self, groups: Sequence[tuple[list[Edit], tuple[str, ...]] | None]) -> None:
-        """`groups`: each group's edits and the values taken out of their
-        texts, or None for a group not made. Raises ValueError when a text
-        holds a character the template reserves (no YAML text or rendered
-        scalar does)."""
-        pieces: list[str] = []
+    def __init__(self, groups: Sequence[list[LocatedEdit] | None]) -> None:
+        """`groups`: each group's edits located, or None for a group not made."""
+        shape: list[tuple[tuple, ...] | None] = []
         numbers: list[int] = []
         for group in groups:
             if group is None:
-                pieces.append(_ABSENT)
+                shape.append(None)
                 continue
-            edits, values = group
-            texts = ""
-            for start, end, text in edits:
-                texts += _JOIN + text  # each edit's text follows a _JOIN
+            hows = []
+            for start, end, how in group:
                 numbers += (start, end)
-            if _reserved_in(texts) or texts.count(_JOIN) != len(edits):
-                raise ValueError("a text holds a character the stencil reserves")
-            # Taken out in order, put back in the reverse order: each step is
-            # undone exactly, since no text holds a reserved character.
-            for placeholder, value in zip(_PLACEHOLDERS, values):
-                if value:
-                    texts = texts.replace(value, placeholder)
-            pieces.append(texts)
-        # Each group's piece ends in _GROUPS: none at all is "".
-        self._template = _shared(_GROUPS.join(pieces) + _GROUPS if pieces else "")
+                hows.append(how)
+            shape.append(tuple(hows))
+        self._shape = _shared(tuple(shape))
         # Each edit's start and end; their width follows from their count
-        # (the template's _JOINs) and the bytes' length.
+        # (the shape's) and the bytes' length.
         try:  # offsets in a document under 64 KiB: most
             self._numbers = array("H", numbers).tobytes()
         except OverflowError:
@@ -115,69 +116,37 @@ class Stencil:
 
     def has(self, index: int) -> bool:
         """Whether group `index` was made."""
-        groups = _parsed(self._template)
-        return index < len(groups) and groups[index] is not None
+        return index < len(self._shape) and self._shape[index] is not None
 
-    def group(self, index: int, values: tuple[str, ...]) -> list[Edit] | None:
-        """The edits of group `index`, made with `values` (the ones given
-        when it was made), in their order; None for a group not made."""
-        groups = _parsed(self._template)
-        made = groups[index] if index < len(groups) else None
-        if made is None:
+    def group(self, index: int, values: dict[str, Value]) -> list[Edit] | None:
+        """The edits of group `index`, their texts made from `values` (the
+        ones they were located for), in their order; None for a group not
+        made."""
+        shape = self._shape
+        hows = shape[index] if index < len(shape) else None
+        if hows is None:
             return None
-        texts, before, size = made
-        for i in range(min(len(values), len(_PLACEHOLDERS)) - 1, -1, -1):
-            if values[i]:
-                texts = texts.replace(_PLACEHOLDERS[i], values[i])
-        edits = texts.split(_JOIN)[1:]
-        if not edits:
+        if not hows:
             return []
+        size, before = _layout(shape, index)
         width = len(self._numbers) // size
         numbers = array("H" if width == 2 else "I" if width == 4 else "Q", self._numbers)
-        bounds = iter(numbers[before : before + 2 * len(edits)])
-        return [(start, end, text) for start, end, text in zip(bounds, bounds, edits)]
-
-
-# What stencils reserve in their templates: a character for each value
-# taken out, and the separators (ahead of each edit's text, between groups)
-# and what stands for a group not made. None of them is in a YAML stream
-# (libyaml refuses C0 controls other than tab and line breaks), nor in a
-# scalar postrender renders.
-_PLACEHOLDERS = "\x00\x01\x02\x03"
-_ABSENT = "\x04"
-_JOIN = "\x05"
-_GROUPS = "\x06"
-
-
-def _reserved_in(text: str) -> bool:
-    """Whether `text` holds a placeholder, the group separator or what
-    stands for a group not made (each a search in C: a pattern would step
-    through the text a character at a time)."""
-    return ("\x00" in text or "\x01" in text or "\x02" in text or "\x03" in text or _ABSENT in text
-            or _GROUPS in text)
+        bounds = iter(numbers[before : before + 2 * len(hows)])
+        return [(start, end, made_text(how, values)) for start, end, how in zip(bounds, bounds, hows)]
 
 
 @lru_cache(maxsize=1024)
-def _shared(template: str) -> str:
-    """The one object for equal templates, as far as the cache holds them."""
-    return template
+def _shared(shape: tuple) -> tuple:
+    """The one object for equal shapes, as far as the cache holds them."""
+    return shape
 
 
 @lru_cache(maxsize=1024)
-def _parsed(template: str) -> tuple[tuple[str, int, int] | None, ...]:
-    """Each group of a template: its texts, where its offsets start among
-    the numbers and how many numbers there are in all; None for a group
-    not made."""
-    size = 2 * template.count(_JOIN)
-    groups = []
-    before = 0
-    for piece in template.split(_GROUPS)[:-1]:
-        if piece == _ABSENT:
-            groups.append(None)
-            continue
-        groups.append((piece, before, size))
-        before += 2 * piece.count(_JOIN)
-    return tuple(groups)
+def _layout(shape: tuple, index: int) -> tuple[int, int]:
+    """How many offsets a shape's edits have in all, and where group
+    `index`'s start among them."""
+    return (2 * sum(len(group) for group in shape if group),
+            2 * sum(len(group) for group in shape[:index] if group))
 
 
 class Splice(Packed):
@@ -337,27 +306,50 @@ def quote_unsafe(json_text: str) -> str:
 def replace_scalar(text: str, node: ScalarNode, value: str) -> Edit:
     """Replace a string scalar in place, keeping its anchor, tag and (plain,
     single or double) quoting style; a block scalar becomes double-quoted."""
+    start, end, prefix, style, suffix = _scalar_place(text, node)
+    return (start, end, prefix + render_scalar(value, style) + suffix)
+
+
+def _scalar_place(text: str, node: ScalarNode) -> tuple[int, int, str, str, str]:
+    """Where replace_scalar puts a scalar's new value: its start and end,
+    the text before and after the value, and the style it is written in."""
     start = content_start(text, node)
     if node.style in ("|", ">"):
-        return (start, content_end(text, node), render_scalar(value, '"') + _header_comment(text, node))
+        return (start, content_end(text, node), "", '"', _header_comment(text, node))
     # After an explicit `!!str` tag a plain scalar is a string whatever it reads as.
     style = "" if node.style == EXPLICIT_STR_STYLE else node.style if node.style in ("", "'", '"') else '"'
     # `key: !!str` with nothing after the tag: a space keeps the two apart.
     space = " " if start == node.end_mark and text[start - 1 : start] not in ("", " ", "\t") else ""
-    return (start, node.end_mark, space + render_scalar(value, style))
+    return (start, node.end_mark, space, style, "")
+
+
+def _scalar_text(value: str | bool, prefix: str, style: str, suffix: str) -> str:
+    return prefix + render_scalar(value, style) + suffix
 
 
 def set_entries(text: str, mapping: MappingNode, values: dict[str, Value], newline: str,
                 edits: list[Edit] | None = None) -> list[Edit]:
     """Make `mapping` hold each key with its value: replace or insert. The
     edits are added to `edits` (nested mappings' too), and returned."""
+    if edits is None:
+        edits = []
+    for start, end, how in locate_entries(text, mapping, values, newline):
+        edits.append((start, end, made_text(how, values)))
+    return edits
+
+
+def locate_entries(text: str, mapping: MappingNode, values: dict[str, Value], newline: str,
+                   located: list[LocatedEdit] | None = None, path: tuple[str, ...] = ()) -> list[LocatedEdit]:
+    """set_entries' edits located, their texts not made (`made_text` makes
+    each from `values`): all that needs the nodes. `path`: where `mapping`'s
+    values are in the values the texts are made from."""
     if isinstance(mapping, STUBS):
         # Its entries are in the text, not in the stub: keys "missing" here
         # would be written a second time.
         raise AssertionError("an edit reached a mapping the read stage did not keep (pipeline/needs.py)")
-    if edits is None:
-        edits = []
-    missing: dict[str, Value] = {}
+    if located is None:
+        located = []
+    missing: list[str] = []
     # The keys written in the mapping itself: one pass over its entries for
     # all the keys set. A key not written there is inserted, even when a
     # merge key (`<<`) gives it a value; the others are looked up as read.
@@ -365,22 +357,25 @@ def set_entries(text: str, mapping: MappingNode, values: dict[str, Value], newli
     for key, value in values.items():
         current = get(mapping, key) if key in written else None
         if current is None:
-            missing[key] = value
+            missing.append(key)
         elif isinstance(value, dict):
             if isinstance(current, MappingNode):
-                set_entries(text, current, value, newline, edits)
+                locate_entries(text, current, value, newline, located, path + (key,))
             else:
                 # A null (or any non-mapping) value becomes a flow mapping.
-                edits.append(_replace_value(text, mapping, key, current, _flow(value), newline))
+                start, end, prefix = _replace_value(text, mapping, key, current, newline)
+                located.append((start, end, (_flow_text, path, key, prefix)))
         elif isinstance(current, ScalarNode) and _same_scalar(current, value):
             continue  # it holds the value already
         elif isinstance(current, ScalarNode) and isinstance(value, str) and is_string(current) and not _is_empty(current):
-            edits.append(replace_scalar(text, current, value))
+            start, end, prefix, style, suffix = _scalar_place(text, current)
+            located.append((start, end, (_scalar_text, path, key, prefix, style, suffix)))
         else:
-            edits.append(_replace_value(text, mapping, key, current, render_scalar(value, '"'), newline))
+            start, end, prefix = _replace_value(text, mapping, key, current, newline)
+            located.append((start, end, (_scalar_text, path, key, prefix, '"', "")))
     if missing:
-        edits.append(_insert(text, mapping, missing, newline))
-    return edits
+        located.append(_insert(text, mapping, tuple(missing), path, newline))
+    return located
 
 
 def _same_scalar(node: ScalarNode, value: str | bool) -> bool:
@@ -389,36 +384,49 @@ def _same_scalar(node: ScalarNode, value: str | bool) -> bool:
     return node.value == value and is_string(node)
 
 
-def _replace_value(text: str, mapping: MappingNode, key: str, node: Node, rendered: str, newline: str) -> Edit:
-    """Replace the value of `key` in `mapping`, with its anchor and tag, by
-    the YAML text `rendered`; an empty value (`key:`, `key: # note`, `{key}`,
-    `? key`) gets the text, and the `:` it lacks, where a value goes."""
+def _replace_value(text: str, mapping: MappingNode, key: str, node: Node, newline: str) -> tuple[int, int, str]:
+    """Where the value of `key` in `mapping`, with its anchor and tag, is
+    replaced by new YAML text: the start, the end and what goes before the
+    text; an empty value (`key:`, `key: # note`, `{key}`, `? key`) gets the
+    text, and the `:` it lacks, where a value goes."""
     key_node = next(k for k, v in mapping.value if isinstance(k, ScalarNode) and k.value == key and v is node)
     start = node.start_mark
     if not _is_empty(node):
-        return (start, content_end(text, node), rendered)
+        return (start, content_end(text, node), "")
     if ":" in text[content_end(text, key_node) : start]:
-        return (start, start, (" " if text[start - 1] == ":" else "") + rendered)
+        return (start, start, " " if text[start - 1] == ":" else "")
     at = content_end(text, key_node)
     if _value_on_next_line(text, key_node, node):
         # `? key` on its own line: the value goes on a line of its own,
         # in the column of the `?`.
         column = _first_entry(text, key_node)[1]
-        return (at, at, newline + " " * column + ": " + rendered)
-    return (at, at, ": " + rendered)
+        return (at, at, newline + " " * column + ": ")
+    return (at, at, ": ")
 
 
-def _insert(text: str, mapping: MappingNode, values: dict[str, Value], newline: str) -> Edit:
+def _flow_text(value: dict[str, Value], prefix: str) -> str:
+    return prefix + _flow(value)
+
+
+def _insert(text: str, mapping: MappingNode, keys: tuple[str, ...], path: tuple[str, ...],
+            newline: str) -> LocatedEdit:
     if mapping.flow_style or not mapping.value:
-        return _insert_flow(text, mapping, values)
+        return _insert_flow(text, mapping, keys, path)
     start, indent = _first_entry(text, mapping.value[0][0])
-    lines = _block_lines(values, indent)
     anchor = _line_end_anchor(text, mapping)
     if anchor is not None:
-        return (anchor, anchor, newline + newline.join(lines))
+        return (anchor, anchor, (_lines_text, path, keys, indent, newline, True))
     # No safe line end: insert ahead of the first entry, which then moves down.
-    body = newline.join(lines)[indent:]
-    return (start, start, body + newline + " " * indent)
+    return (start, start, (_lines_text, path, keys, indent, newline, False))
+
+
+def _lines_text(values: dict[str, Value], indent: int, newline: str, after_line: bool) -> str:
+    """Entries inserted as block lines: after a line's end, or ahead of the
+    first entry (which then moves down)."""
+    lines = _block_lines(values, indent)
+    if after_line:
+        return newline + newline.join(lines)
+    return newline.join(lines)[indent:] + newline + " " * indent
 
 
 def _first_entry(text: str, key: Node) -> tuple[int, int]:
@@ -486,22 +494,26 @@ def _block_lines(values: dict[str, Value], indent: int, step: int = 2) -> list[s
     return lines
 
 
-def _insert_flow(text: str, mapping: MappingNode, values: dict[str, Value]) -> Edit:
+def _insert_flow(text: str, mapping: MappingNode, keys: tuple[str, ...], path: tuple[str, ...]) -> LocatedEdit:
     start = content_start(text, mapping)
     if text[start] != "{":
         raise AssertionError("flow mapping without a brace")
     if not mapping.value:
-        return (start + 1, start + 1, _flow(values)[1:-1])
+        return (start + 1, start + 1, (_flow_body_text, path, keys, True, "", ""))
     # JSON stays JSON: new entries follow the style of the first key.
     json_style = mapping.value[0][0].style == '"'
-    body = _flow(values, json_style)[1:-1]
     key, value = mapping.value[-1]
     if value.end_mark > key.start_mark:  # not an alias to an earlier node
         end = value.end_mark
         # After a bare tag or anchor (`!!null`) a comma would become part of it.
         space = " " if content_start(text, value) == end > value.start_mark else ""
-        return (end, end, space + ", " + body)
-    return (start + 1, start + 1, body + ", ")
+        return (end, end, (_flow_body_text, path, keys, json_style, space + ", ", ""))
+    return (start + 1, start + 1, (_flow_body_text, path, keys, json_style, "", ", "))
+
+
+def _flow_body_text(values: dict[str, Value], json_style: bool, prefix: str, suffix: str) -> str:
+    """Entries inserted into a flow mapping, between `prefix` and `suffix`."""
+    return prefix + _flow(values, json_style)[1:-1] + suffix
 
 
 def _flow(values: dict[str, Value], json_style: bool = True) -> str:

@@ -5,7 +5,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from postrender.syntax.edit import Splice, Stencil, _first_entry, is_plain_safe, render_scalar
+from postrender.syntax.edit import (
+    Located,
+    Splice,
+    _first_entry,
+    is_plain_safe,
+    locate_entries,
+    render_scalar,
+    set_entries,
+)
 from postrender.syntax.nodes import Composer, MappingNode, column, plain_is_string, unique_nodes
 
 # Characters a plain value may hold, with the letters and signs that make
@@ -88,35 +96,70 @@ def test_first_entry_column_is_libyamls_whatever_the_line_breaks(newline: str, b
         assert start == (key.start_mark - 2 if explicit else key.start_mark)
 
 
-_EDIT_TEXT = st.text(st.characters(blacklist_characters="\x00\x01\x02\x03\x04\x05\x06"), max_size=12)
-_EDITS = st.lists(st.tuples(st.integers(0, 1 << 40), st.integers(0, 1 << 40), _EDIT_TEXT), max_size=4)
+def _tagged(value: str, tag: str) -> str:
+    return tag + value
+
+
+_EDIT_TEXT = st.text(max_size=12)
+_LOCATED = st.lists(st.tuples(st.integers(0, 1 << 40), st.integers(0, 1 << 40), st.sampled_from("abc"), _EDIT_TEXT),
+                    max_size=4)
 
 
 @settings(max_examples=500)
-@given(st.lists(st.one_of(st.none(), st.tuples(_EDITS, st.lists(_EDIT_TEXT, max_size=5).map(tuple))), max_size=3))
-def test_a_stencil_gives_back_each_group_as_made(groups) -> None:
-    # Whatever the values (empty, inside one another, inside the texts) and
-    # offsets (narrow or wide), each group comes back as it was given, and
-    # a group not made as None.
-    stencil = Stencil(groups)
+@given(st.lists(st.one_of(st.none(), _LOCATED), max_size=3), st.dictionaries(st.sampled_from("abc"), _EDIT_TEXT))
+def test_located_edits_give_back_each_group_made_from_the_values(groups, values) -> None:
+    # Whatever the offsets (narrow or wide), each group comes back in its
+    # order, each text made from the values given, and a group not made as None.
+    values = {key: values.get(key, "") for key in "abc"}
+    located = Located([None if group is None else [(start, end, (_tagged, (), key, tag)) for start, end, key, tag in group]
+                       for group in groups])
     for index, group in enumerate(groups + [None]):
-        values = group[1] if group is not None else ()
-        assert stencil.group(index, values) == (group[0] if group is not None else None)
-        assert stencil.has(index) == (group is not None)
+        made = located.group(index, values)
+        assert made == (None if group is None else [(start, end, tag + values[key]) for start, end, key, tag in group])
+        assert located.has(index) == (group is not None)
 
 
-def test_stencils_of_one_shape_share_their_texts() -> None:
-    # Marks differ between configs only in the names taken out: what each
-    # keeps of the texts is one shared object.
-    def marks(name: str, at: int) -> Stencil:
-        return Stencil([([(at, at + len(name), f"{name}-h1"), (at + 30, at + 30, f"\n  labels:\n    base: {name}")],
-                         (name, "h1"))])
-
-    first, second = marks("cm-1", 10), marks("cm-22", 200)
-    assert first._template is second._template
-    assert second.group(0, ("cm-22", "h1")) == [(200, 205, "cm-22-h1"), (230, 230, "\n  labels:\n    base: cm-22")]
+def _mapping(text: str) -> MappingNode:
+    loader = Composer(text)
+    try:
+        root = loader.get_single_node()
+    finally:
+        loader.dispose()
+    assert isinstance(root, MappingNode)
+    return root
 
 
-def test_a_stencil_refuses_a_text_holding_what_it_reserves() -> None:
-    with pytest.raises(ValueError):
-        Stencil([([(0, 0, "a\x05b")], ())])
+_MARKS = {"metadata": {"name": "cm-1-h1", "labels": {"versioned": "true", "base": "cm 1"}}, "immutable": True}
+
+
+@pytest.mark.parametrize("text", [
+    "kind: ConfigMap\nmetadata:\n  name: cm-1\ndata:\n  k: v\n",
+    "kind: ConfigMap\nmetadata:\n  name: 'cm-1'  # note\n  labels:\n    base: cm 1\nimmutable: false\n",
+    "kind: ConfigMap\nmetadata: {name: cm-1}\nimmutable:\n",
+    'metadata: {"name": "cm-1", "labels": {}}\n',
+    "metadata:\n  name: |\n    cm-1\n  labels: ~\n",
+    "metadata:\n  ? name\n  : cm-1\n  labels:\n    - x\n",
+    "metadata:\n  name: !!str\n",
+])
+def test_located_edits_make_what_set_entries_makes(text: str) -> None:
+    # Located ahead and made later, a config's marks are the edits
+    # set_entries makes at once, whatever shape its mapping has.
+    root = _mapping(text)
+    expected = set_entries(text, root, _MARKS, "\n")
+    assert Located([locate_entries(text, root, _MARKS, "\n")]).group(0, _MARKS) == expected
+    assert expected
+
+
+def test_located_edits_of_one_shape_share_what_makes_their_texts() -> None:
+    # Marks differ between configs in their offsets and the values set:
+    # what each keeps of how its texts are made is one shared object.
+    def marks(name: str, padding: str) -> tuple[Located, dict]:
+        text = f"kind: ConfigMap\nmetadata:\n  name: {name}{padding}\ndata:\n  k: v\n"
+        values = {"metadata": {"name": name + "-h1", "labels": {"base": name}}}
+        return Located([locate_entries(text, _mapping(text), values, "\n")]), values
+
+    (first, _), (second, values) = marks("cm-1", ""), marks("cm-22", " " * 300)
+    assert first._shape is second._shape
+    assert second.group(0, values) == [(34, 39, "cm-22-h1"), (339, 339, "\n  labels:\n    base: cm-22")]
+
+
