@@ -115,6 +115,16 @@ class Source:
         chunks or packed."""
         return self._chunks[document] if self._packed is None else self._packed.text(document)
 
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Source) and (self.name, self.size) == (other.name, other.size) and \
+            self.text == other.text
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.size))
+
+    def __repr__(self) -> str:
+        return f"Source(name={self.name!r}, size={self.size})"
+
 @record(eq=False)
 class Document:
     index: int  # 1-based, across all sources

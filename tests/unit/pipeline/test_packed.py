@@ -58,3 +58,16 @@ def test_read_compresses_a_large_stream_only(monkeypatch):
     assert all(type(doc) is PackedDocument for doc in stream.documents)
     assert [doc.text for doc in stream.documents] == [doc.text for doc in kept.documents]
     assert large.text == small.text == text
+
+
+def test_a_source_compares_by_name_and_text_however_it_holds_it(monkeypatch):
+    from postrender.options import RenderOptions
+    from postrender.pipeline.read import Source, read
+
+    text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: d\n"
+    whole, chunked, compressed = Source("in.yaml", text), Source("in.yaml", text), Source("in.yaml", text)
+    read([chunked], RenderOptions().limits)
+    monkeypatch.setattr(packed, "COMPRESS_FROM", 0)
+    read([compressed], RenderOptions().limits)
+    assert whole == chunked == compressed and len({whole, chunked, compressed}) == 1
+    assert Source("other.yaml", text) != whole and repr(compressed) == f"Source(name='in.yaml', size={len(text)})"
