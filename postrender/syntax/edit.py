@@ -26,6 +26,7 @@ from .nodes import (
     column,
     get,
     is_string,
+    one_line,
 )
 from ..lazyre import LazyPattern
 
@@ -468,7 +469,7 @@ def _line_end_anchor(text: str, mapping: MappingNode) -> int | None:
             continue
         if end == value.start_mark:  # empty value: `key:`
             continue
-        if LINE_BREAK.search(text, key.start_mark, end) is not None:  # not on one line
+        if not one_line(text, key.start_mark, end):
             continue
         end = text.find("\n", end)
         if end == -1:
