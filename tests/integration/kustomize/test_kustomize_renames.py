@@ -18,7 +18,7 @@ import pytest
 
 from conftest import require_tool
 from kube_reader import read_streams
-from manifests import all_references, configs, documents, tool_env, venv_bin, versioned
+from manifests import all_references, documents, tool_env, venv_bin, versioned
 
 APP = """\
 apiVersion: v1
