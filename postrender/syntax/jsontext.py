@@ -9,44 +9,34 @@ with an explicit stack; scalars still go through `json.dumps`.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 
-# json.dumps with any argument but the value makes a JSONEncoder per call;
-# one per form is made once (callers use one or two forms).
-_ENCODERS: dict[tuple[bool, tuple[str, str]], json.JSONEncoder] = {}
-# Each form's C encoder, as JSONEncoder.encode makes one for every call
-# (with a closure and a dict of the containers it is in): one is made per
-# form and called directly (a config's content read -9%, each hashed
-# through here: -1.3% instructions on 20,000 ConfigMaps). Its dict is
-# empty again after each value it writes, but not after an error: it is
-# then made anew.
-_C_ENCODERS: dict[tuple[bool, tuple[str, str]], Any] = {}
+# json.dumps with any argument but the value makes a JSONEncoder per call,
+# and JSONEncoder.encode makes a C encoder (with a closure and a dict of the
+# containers it is in) for every value it writes: one writer per form is
+# made once (callers use one or two forms; a config's content read -9%,
+# each hashed through here: -1.3% instructions on 20,000 ConfigMaps). A C
+# encoder's dict is empty again after each value it writes, but not after
+# an error: the form's writer is then made anew.
+_WRITERS: dict[tuple[bool, tuple[str, str]], Callable[[Any], str]] = {}
 
 
 def dumps(value: Any, *, sort_keys: bool = False, separators: tuple[str, str] = (", ", ": ")) -> str:
     """`json.dumps(value, ensure_ascii=False, sort_keys=..., separators=...)`."""
     form = (sort_keys, separators)
-    encode = _C_ENCODERS.get(form)
-    if encode is None:
-        encoder = _ENCODERS.get(form)
-        if encoder is None:
-            encoder = _ENCODERS[form] = json.JSONEncoder(ensure_ascii=False, sort_keys=sort_keys, separators=separators)
-        encode = _c_encoder(encoder)
-        if encode is not None:
-            _C_ENCODERS[form] = encode
+    write = _WRITERS.get(form)
+    if write is None:
+        write = _WRITERS[form] = _writer(sort_keys, separators)
     try:
         # Most values (a ConfigMap's data, an edit's scalar) are shallow: the
         # C encoder writes them at once, and stops at the recursion limit.
-        if encode is None:
-            return _ENCODERS[form].encode(value)
-        if isinstance(value, str):
-            return json.encoder.encode_basestring(value)  # what encode() writes for a str
-        return "".join(encode(value, 0))
+        return write(value)
     except RecursionError:
-        _C_ENCODERS.pop(form, None)
+        _WRITERS.pop(form, None)
     except BaseException:
-        _C_ENCODERS.pop(form, None)  # its dict may still hold what it was in
+        _WRITERS.pop(form, None)  # a C encoder's dict may still hold what it was in
         raise
     item_separator, key_separator = separators
     parts: list[str] = []
@@ -77,20 +67,30 @@ def dumps(value: Any, *, sort_keys: bool = False, separators: tuple[str, str] = 
     return "".join(parts)
 
 
-def _c_encoder(encoder: json.JSONEncoder) -> Any:
-    """The C encoder `encoder.encode` makes for each value it writes, made
-    once; None where the json module has none (its Python encoder is then
-    used as it is)."""
+def _writer(sort_keys: bool, separators: tuple[str, str]) -> Callable[[Any], str]:
+    """What `encode` of a JSONEncoder of this form writes, with the C encoder
+    it makes for each value made once; its own `encode` where the json
+    module has no C encoder."""
+    encoder = json.JSONEncoder(ensure_ascii=False, sort_keys=sort_keys, separators=separators)
     make = json.encoder.c_make_encoder
-    if make is None:
-        return None
     try:
-        # The call JSONEncoder.iterencode makes; not a
-        # public interface, so a Python that changed it gets the Python one.
-        return make({}, encoder.default, json.encoder.encode_basestring, encoder.indent, encoder.key_separator,
-                    encoder.item_separator, encoder.sort_keys, encoder.skipkeys, encoder.allow_nan)
+        # The call JSONEncoder.iterencode makes; not a public interface, so a
+        # Python that changed it gets the Python encoder.
+        encode = make and make({}, encoder.default, json.encoder.encode_basestring, encoder.indent,
+                               encoder.key_separator, encoder.item_separator, encoder.sort_keys,
+                               encoder.skipkeys, encoder.allow_nan)
     except TypeError:
-        return None
+        encode = None
+    if not encode:
+        return encoder.encode
+    encode_string = json.encoder.encode_basestring
+
+    def write(value: Any) -> str:
+        if isinstance(value, str):
+            return encode_string(value)  # what encode() writes for a str
+        return "".join(encode(value, 0))
+
+    return write
 
 
 def _key(key: Any) -> str:
