@@ -73,9 +73,13 @@ def _build(tmp_path: Path, side: str, **values: str) -> tuple[Path, dict[str, st
     assert built.returncode == 0, built.stderr
     output = tmp_path / f"{side}.yaml"
     output.write_text(built.stdout)
-    names = {d["metadata"]["name"].rsplit("-", 1)[0]: d["metadata"]["name"]
-             for d in documents(built.stdout) if d["kind"] in ("ConfigMap", "Secret")}
-    return output, names
+    return output, _config_names(built.stdout)
+
+
+def _config_names(built: str) -> dict[str, str]:
+    """Each ConfigMap's and Secret's name in a build, by its name without kustomize's suffix."""
+    return {d["metadata"]["name"].rsplit("-", 1)[0]: d["metadata"]["name"]
+            for d in documents(built) if d["kind"] in ("ConfigMap", "Secret")}
 
 
 def test_a_changed_generator_output_is_one_change_that_rolls_its_workload(tmp_path: Path):
@@ -151,9 +155,7 @@ def _handed(tmp_path: Path, side: str, **values: str) -> tuple[Path, dict[str, s
     built = subprocess.run([kubectl, "kustomize", "--enable-alpha-plugins", str(folder)], capture_output=True,
                            text=True, env=tool_env(KUSTOMIZE_PLUGIN_HOME=str(home)))
     assert built.returncode == 0, built.stderr
-    names = {d["metadata"]["name"].rsplit("-", 1)[0]: d["metadata"]["name"]
-             for d in documents(built.stdout) if d["kind"] in ("ConfigMap", "Secret")}
-    return handed, names
+    return handed, _config_names(built.stdout)
 
 
 def test_a_changed_generator_output_handed_to_a_plugin_rolls_its_workload_through_kustomizes_suffix(tmp_path: Path):
