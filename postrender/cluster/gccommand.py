@@ -9,6 +9,7 @@ import sys
 from datetime import datetime, timedelta, timezone
 
 from .. import fieldspecs
+from ..diagnostics import escape_controls
 from ..errors import PostrenderError, UsageError
 from ..options import check_scope
 from ..vocabulary import LABEL_SCOPE
@@ -86,8 +87,12 @@ def _table_text(decisions: list[Decision], outcomes: list[Outcome] | None, polic
     rows = [header]
     for decision, result in _rows(decisions, outcomes):
         v = decision.version
-        rows.append((v.namespace, f"{v.kind}/{v.name}", format_age(policy.now - v.created), result,
-                     decision.reason))
+        # Names come from the cluster: a custom resource's name (a user, in
+        # the reason) may hold any character but `/` and `%`, and an error
+        # the API server gave (the result) any text. None reaches a
+        # terminal as a control character.
+        rows.append(tuple(escape_controls(cell) for cell in (
+            v.namespace, f"{v.kind}/{v.name}", format_age(policy.now - v.created), result, decision.reason)))
     widths = [max(len(r[i]) for r in rows) for i in range(len(header) - 1)]
     lines = ["   ".join(c.ljust(w) for c, w in zip(r[:-1], widths)) + "   " + r[-1] for r in rows]
     return "\n".join(line.rstrip() for line in lines) + "\n"
