@@ -9,12 +9,12 @@ from collections.abc import Callable, Collection, Sequence
 from ..records import record
 from ..syntax import edit
 from ..syntax.edit import Edit, Value
-from .graph.references import Graph, Path, Reference
+from .graph.references import Graph, Path, Reference, moved_namespace
 from .index.configs import content_of
 from .index.hashing import to_json_value
 from .index.objects import base_name_of
 from ..errors import PostrenderError
-from ..syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, get, node_at
+from ..syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, format_path, get, node_at
 from .plan.config_hash import Place
 from .plan.keep import Retention
 from .plan.versions import Plan, Version, kept_as_written, label_value, versioned_name
@@ -490,7 +490,16 @@ def _references(graph: Graph, plan: Plan, held: Collection[int], result: Rewrite
         if version is None or not version.versioned or ref.name == version.name:
             continue
         new_value = ref.prefix + version.name
-        result.edits_of(ref.referrer.document).replace(ref.node, new_value)
+        edits = result.edits_of(ref.referrer.document)
+        edits.replace(ref.node, new_value)
+        # Most references state no namespace of their own: nothing to look up.
+        namespace = moved_namespace(ref, graph.index) if ref.namespace is not None else None
+        if namespace is not None:
+            assert ref.spec.namespace_field is not None  # moved_namespace says so
+            edits.set_at(ref.referrer, ref.path[:-1], {ref.spec.namespace_field: namespace})
+            if explain:
+                field = format_path(ref.path[:-1] + (ref.spec.namespace_field,))
+                new_value += f"; {field}: {ref.namespace} -> {namespace}"
         if explain:
             result.rewritten.append((ref, new_value))
 
