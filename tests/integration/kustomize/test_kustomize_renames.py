@@ -449,6 +449,50 @@ MOVED_MEMBERS: dict[str, dict] = {
 }
 
 
+# References that write the namespace before the name (`old/name`): the
+# namespace path is None, the name path leads to that text (after a flag's `=`).
+_NGINX = "nginx.ingress.kubernetes.io/"
+_INGRESS_ANNOTATIONS = [("Secret", _NGINX + "auth-secret"), ("Secret", _NGINX + "auth-tls-secret"),
+                        ("Secret", _NGINX + "proxy-ssl-secret"), ("ConfigMap", _NGINX + "custom-headers")]
+_CONTAINER = ("spec", "template", "spec", "containers", 0)
+MOVED_MEMBERS.update({
+    "namespace-in-an-annotation": {
+        "referrers": "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: ing\n  namespace: old\n"
+                     "  annotations:\n" + "".join(f"    {key}: old/{target.lower()[:6]}\n"
+                                                  for target, key in _INGRESS_ANNOTATIONS)
+        + "spec: {rules: [{host: example.com}]}\n"
+        + "---\napiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\n"
+          "metadata:\n  name: hook\n  annotations: {cert-manager.io/inject-ca-from-secret: old/secret}\nwebhooks: []\n",
+        "refs": [("Ingress", "ing", target, ("metadata", "annotations", key), None) for target, key in _INGRESS_ANNOTATIONS]
+        + [("ValidatingWebhookConfiguration", "hook", "Secret",
+            ("metadata", "annotations", "cert-manager.io/inject-ca-from-secret"), None)],
+        "mappings": [],
+    },
+    "namespace-in-a-flag": {
+        "referrers": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: controller, namespace: old}\nspec:\n"
+                     "  selector: {matchLabels: {app: c}}\n  template:\n    metadata: {labels: {app: c}}\n"
+                     "    spec:\n      containers:\n        - name: c\n          image: example.com/c\n"
+                     "          args: [--default-ssl-certificate=old/secret, --configmap, old/config]\n",
+        "refs": [("Deployment", "controller", "Secret", _CONTAINER + ("args", 0), None),
+                 ("Deployment", "controller", "ConfigMap", _CONTAINER + ("args", 2), None)],
+        "mappings": [],
+    },
+})
+
+
+def _stated(referrer: dict, name_path: tuple, namespace_path: tuple | None) -> tuple[str | None, str]:
+    """(namespace, name) a reference states: the namespace from its field,
+    or before the name (`old/name`, after a flag's `=`), or the referrer's."""
+    value = _value_at(referrer, name_path)
+    if namespace_path is None:
+        namespace, _, name = value.rpartition("=")[2].rpartition("/")
+        return namespace, name
+    try:
+        return _value_at(referrer, namespace_path), value
+    except KeyError:
+        return referrer["metadata"].get("namespace"), value
+
+
 def _nameref_config(mappings: list[tuple[str, str, str, str]]) -> str:
     """kustomize `configurations:` naming each {name, namespace} mapping."""
     text = "nameReference:\n"
@@ -493,14 +537,10 @@ def _builds(tmp_path: Path, mode: str, folders: dict[str, dict[str, str]]) -> tu
     return plain, built
 
 
-def _target_of(built: list[dict], referrer: dict, kind: str, name_path: tuple, namespace_path: tuple) -> dict | None:
-    """The object a reference in the output names, by name and namespace
-    (the referrer's own where the reference states none)."""
-    name = _value_at(referrer, name_path)
-    try:
-        namespace = _value_at(referrer, namespace_path)
-    except KeyError:
-        namespace = referrer["metadata"].get("namespace")
+def _target_of(built: list[dict], referrer: dict, kind: str, name_path: tuple,
+               namespace_path: tuple | None) -> dict | None:
+    """The object a reference in the output names, by name and namespace."""
+    namespace, name = _stated(referrer, name_path, namespace_path)
     found = [d for d in built if d["kind"] == kind and d["metadata"]["name"] == name
              and d["metadata"].get("namespace") == namespace]
     return found[0] if found else None
@@ -535,11 +575,11 @@ def test_a_reference_stating_the_namespace_its_target_moved_from_states_the_new_
         assert found["metadata"]["labels"]["postrender.io/base-name"] == prefix + target.lower()[:6]
         # (b) kustomize alone states the namespace it moved the target to, or leaves `old` (a field
         # spec of its own leads to the name alone): never another one.
-        alone = _value_at(_named(plain, kind, prefix + name), namespace_path)
+        alone = _stated(_named(plain, kind, prefix + name), name_path, namespace_path)[0]
         assert alone in ("old", "team")
         if alone == "team":
             rewritten_by_kustomize += 1
-            assert _value_at(after, namespace_path) == alone
+            assert _stated(after, name_path, namespace_path)[0] == alone
     assert rewritten_by_kustomize == len(spec["mappings"] and spec["refs"])
 
 
