@@ -261,6 +261,7 @@ kind: Secret
 metadata: {name: secret, namespace: old}
 stringData: {p: one}
 """
+NAMES = {"ConfigMap": "config", "Secret": "secret"}
 
 _PV = """\
 ---
@@ -316,7 +317,7 @@ spec:
 
 
 def _split(path: str) -> tuple[str | int, ...]:
-    return tuple(int(part) if part.isdigit() else part.replace("~", "/") for part in path.split("/"))
+    return tuple(int(part) if part.isdigit() else part for part in path.split("/"))
 
 
 def _eso_refs(kind: str) -> list[tuple]:
@@ -381,7 +382,7 @@ MOVED_MEMBERS: dict[str, dict] = {
             f"---\napiVersion: admissionregistration.k8s.io/{version}\nkind: {kind}Binding\n"
             f"metadata: {{name: {kind.lower()}-binding}}\n"
             f"spec:\n  policyName: {kind.lower()}\n"
-            f"  paramRef: {{name: {target.lower()[:6]}, namespace: old, parameterNotFoundAction: Deny}}\n"
+            f"  paramRef: {{name: {NAMES[target]}, namespace: old, parameterNotFoundAction: Deny}}\n"
             for kind, version, target in (("ValidatingAdmissionPolicy", "v1", "ConfigMap"),
                                           ("MutatingAdmissionPolicy", "v1alpha1", "Secret"))),
         "refs": [("ValidatingAdmissionPolicyBinding", "validatingadmissionpolicy-binding", "ConfigMap",
@@ -458,7 +459,7 @@ _CONTAINER = ("spec", "template", "spec", "containers", 0)
 MOVED_MEMBERS.update({
     "namespace-in-an-annotation": {
         "referrers": "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: ing\n  namespace: old\n"
-                     "  annotations:\n" + "".join(f"    {key}: old/{target.lower()[:6]}\n"
+                     "  annotations:\n" + "".join(f"    {key}: old/{NAMES[target]}\n"
                                                   for target, key in _INGRESS_ANNOTATIONS)
         + "spec: {rules: [{host: example.com}]}\n"
         + "---\napiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\n"
@@ -572,7 +573,7 @@ def test_a_reference_stating_the_namespace_its_target_moved_from_states_the_new_
         # (a) it names an object in the output, where it is: the version.
         assert found is not None, (member, name_path, after)
         assert versioned(found) and found["metadata"]["namespace"] == "team", found
-        assert found["metadata"]["labels"]["postrender.io/base-name"] == prefix + target.lower()[:6]
+        assert found["metadata"]["labels"]["postrender.io/base-name"] == prefix + NAMES[target]
         # (b) kustomize alone states the namespace it moved the target to, or leaves `old` (a field
         # spec of its own leads to the name alone): never another one.
         alone = _stated(_named(plain, kind, prefix + name), name_path, namespace_path)[0]
