@@ -9,12 +9,12 @@ from collections.abc import Callable, Collection, Sequence
 from ..records import record
 from ..syntax import edit
 from ..syntax.edit import Edit, Value
-from .graph.references import Graph, Path, Reference
+from .graph.references import Graph, Path, Reference, moved_namespace
 from .index.configs import content_of
 from .index.hashing import to_json_value
 from .index.objects import base_name_of
 from ..errors import PostrenderError
-from ..syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, get, node_at
+from ..syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, format_path, get, node_at
 from .plan.config_hash import Place
 from .plan.keep import Retention
 from .plan.versions import Plan, Version, kept_as_written, label_value, versioned_name
@@ -489,10 +489,29 @@ def _references(graph: Graph, plan: Plan, held: Collection[int], result: Rewrite
         version = plan.of(ref.target)
         if version is None or not version.versioned or ref.name == version.name:
             continue
-        new_value = ref.prefix + version.name
-        result.edits_of(ref.referrer.document).replace(ref.node, new_value)
+        edits = result.edits_of(ref.referrer.document)
+        # Most references state no namespace: nothing to look up.
+        namespace = moved_namespace(ref, graph.index) if ref.namespace is not None else None
+        new_value = _moved_prefix(ref, namespace) + version.name
+        edits.replace(ref.node, new_value)
+        if namespace is not None and ref.spec.namespace_field is not None:
+            edits.set_at(ref.referrer, ref.path[:-1], {ref.spec.namespace_field: namespace})
+            if explain:
+                field = format_path(ref.path[:-1] + (ref.spec.namespace_field,))
+                new_value += f"; {field}: {ref.namespace} -> {namespace}"
         if explain:
             result.rewritten.append((ref, new_value))
+
+
+def _moved_prefix(ref: Reference, namespace: str | None) -> str:
+    """The text kept before a rewritten name, its `old/` now `namespace/`
+    where the namespace the reference states there moved (moved_namespace).
+    A spec with a namespaceField states it in that field instead (as
+    graph/references.py reads it, the field overrides the text)."""
+    if namespace is None or ref.spec.namespace_field is not None:
+        return ref.prefix
+    assert ref.namespace is not None and ref.prefix.endswith(ref.namespace + "/")  # _references wrote it so
+    return ref.prefix[: len(ref.prefix) - len(ref.namespace) - 1] + namespace + "/"
 
 
 def _config_hashes(places: Sequence[Place], result: Rewrite) -> None:

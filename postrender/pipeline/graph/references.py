@@ -577,6 +577,26 @@ def _lookup_renamed(
     return _kustomize_pick(index, referrer, across, Resolution.CROSS_NAMESPACE)
 
 
+def moved_namespace(ref: Reference, index: ObjectIndex) -> str | None:
+    """The namespace a reference must state once its name is rewritten: its
+    target's, where kustomize's `namespace:` moved the target away from the
+    namespace the reference states (in a field of its own, namespaceField,
+    or before the name, `old/name`), so it was found through
+    previousNamespaces. kustomize would set a namespaceField itself after
+    every transformer ran (for a field spec of its own that leads to the
+    {name, namespace} mapping), but only for a name it still recognises,
+    and postrender's versioned name is none it knows. None where the stated
+    namespace still holds, or none is stated (the implicit one moved with
+    the referrer, or is no namespace at all)."""
+    stated, target = ref.namespace, ref.target
+    if (stated is None or target is None or ref.resolution is not Resolution.RESOLVED
+            or not index.renamed_by_kustomize or not target.namespace or target.namespace == stated):
+        return None
+    moved = any(candidate is target and earlier == stated
+                for candidate, earlier in index.previously_named("", ref.target_kind, ref.name))
+    return target.namespace if moved else None
+
+
 def _kustomize_pick(index: ObjectIndex, referrer: KubeObject, candidates: list[KubeObject], found: Resolution
                     ) -> tuple[KubeObject | None, Resolution, Sequence[KubeObject]]:
     if len(candidates) > 1:

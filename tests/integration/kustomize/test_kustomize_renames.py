@@ -239,3 +239,394 @@ def test_a_reference_only_kustomize_knows_follows_the_version_not_both_it_and_th
     assert widget["spec"]["secretName"] == version["metadata"]["name"]
     # The copy keeps the final unsuffixed name.
     assert "pre-secret" in [d["metadata"]["name"] for d in built if _copy_of(d)]
+
+
+# References that state their target's namespace in a field of their own
+# (namespaceField), when the top kustomization's `namespace:` moves the
+# ConfigMap `config` and Secret `secret` out of `old`. Each member of the
+# class: its referrers (stating `old`), each reference as (referrer kind,
+# referrer name as written, target kind, path to the name, path to the
+# namespace), and the kustomize field specs that lead to the {name,
+# namespace} mapping itself, for the shapes that have one: with those
+# kustomize alone rewrites the namespace too (nameref's setMapping); a name
+# and namespace in two differently named keys it never rewrites.
+NAMESPACED_APP = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: config, namespace: old}
+data: {k: one}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: secret, namespace: old}
+stringData: {p: one}
+"""
+NAMES = {"ConfigMap": "config", "Secret": "secret"}
+
+_PV = """\
+---
+apiVersion: v1
+kind: PersistentVolume
+metadata: {{name: {name}}}
+spec:
+  capacity: {{storage: 1Gi}}
+  accessModes: [ReadWriteOnce]
+  {source}
+"""
+_CSI_REFS = ("nodePublishSecretRef", "nodeStageSecretRef", "controllerPublishSecretRef",
+             "controllerExpandSecretRef", "nodeExpandSecretRef")
+_VOLUME_SOURCES = {
+    "cephfs": "{monitors: [m:6789], secretRef: {name: secret, namespace: old}}",
+    "rbd": "{monitors: [m:6789], image: i, secretRef: {name: secret, namespace: old}}",
+    "iscsi": "{targetPortal: p:3260, iqn: iqn.2001-04.com.example:t, lun: 0, secretRef: {name: secret, namespace: old}}",
+    "flexVolume": "{driver: example.com/flex, secretRef: {name: secret, namespace: old}}",
+    "scaleIO": "{gateway: https://g, system: s, secretRef: {name: secret, namespace: old}}",
+    "storageos": "{volumeName: v, secretRef: {name: secret, namespace: old}}",
+}
+_STORAGE_CLASS_PAIRS = [("secretName", "secretNamespace"), ("adminSecretName", "adminSecretNamespace"),
+                        ("userSecretName", "userSecretNamespace")] + [
+    (f"csi.storage.k8s.io/{step}-secret-name", f"csi.storage.k8s.io/{step}-secret-namespace")
+    for step in ("provisioner", "controller-publish", "node-stage", "node-publish", "controller-expand", "node-expand")]
+_SNAPSHOT_PAIRS = [(f"csi.storage.k8s.io/{what}-name", f"csi.storage.k8s.io/{what}-namespace")
+                   for what in ("snapshotter-secret", "snapshotter-list-secret")]
+_GROUP_SNAPSHOT_PAIRS = [("csi.storage.k8s.io/group-snapshotter-secret-name",
+                          "csi.storage.k8s.io/group-snapshotter-secret-namespace")]
+
+
+def _parameters(pairs: list[tuple[str, str]]) -> str:
+    return "".join(f"  {name}: secret\n  {namespace}: old\n" for name, namespace in pairs)
+
+
+def _gateway_api(kind: str, api_version: str, name: str) -> str:
+    return (f"---\napiVersion: {api_version}\nkind: {kind}\nmetadata: {{name: {name}, namespace: old}}\n"
+            "spec:\n  parentRef: {name: gw}\n  listeners:\n    - name: https\n      port: 443\n"
+            "      protocol: HTTPS\n      tls: {certificateRefs: [{name: secret, namespace: old}]}\n")
+
+
+_GATEWAY = "gateway.networking.k8s.io"
+_ESO_REFS = [("Secret", "spec/provider/aws/auth/secretRef/accessKeyIDSecretRef"),
+             ("ConfigMap", "spec/provider/vault/caProvider"),
+             ("Secret", "spec/provider/kubernetes/server/caProvider")]
+_ESO = """\
+spec:
+  provider:
+    aws: {service: SecretsManager, region: r, auth: {secretRef: {accessKeyIDSecretRef: {name: secret, key: k, namespace: old}}}}
+    vault: {server: https://v, caProvider: {type: ConfigMap, name: config, key: ca, namespace: old}}
+    kubernetes: {server: {caProvider: {type: Secret, name: secret, key: ca, namespace: old}}}
+"""
+
+
+def _split(path: str) -> tuple[str | int, ...]:
+    return tuple(int(part) if part.isdigit() else part for part in path.split("/"))
+
+
+def _eso_refs(kind: str) -> list[tuple]:
+    return [(kind, "store", target, _split(where + "/name"), _split(where + "/namespace"))
+            for target, where in _ESO_REFS]
+
+
+MOVED_MEMBERS: dict[str, dict] = {
+    "serviceaccount-secrets": {
+        "referrers": "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: sa, namespace: old}\n"
+                     "secrets:\n  - {name: secret, namespace: old}\n",
+        "refs": [("ServiceAccount", "sa", "Secret", ("secrets", 0, "name"), ("secrets", 0, "namespace"))],
+        "mappings": [("Secret", "ServiceAccount", "", "secrets")],
+    },
+    "persistentvolume-secretrefs": {
+        "referrers": _PV.format(name="csi", source="csi:\n    driver: example.com\n    volumeHandle: h\n" + "".join(
+            f"    {ref}: {{name: secret, namespace: old}}\n" for ref in _CSI_REFS))
+        + "".join(_PV.format(name=source.lower(), source=f"{source}: {text}") for source, text in _VOLUME_SOURCES.items()),
+        "refs": [("PersistentVolume", "csi", "Secret", ("spec", "csi", ref, "name"), ("spec", "csi", ref, "namespace"))
+                 for ref in _CSI_REFS]
+        + [("PersistentVolume", source.lower(), "Secret", ("spec", source, "secretRef", "name"),
+            ("spec", source, "secretRef", "namespace")) for source in _VOLUME_SOURCES],
+        "mappings": [("Secret", "PersistentVolume", "", f"spec/csi/{ref}") for ref in _CSI_REFS]
+        + [("Secret", "PersistentVolume", "", f"spec/{source}/secretRef") for source in _VOLUME_SOURCES],
+    },
+    "persistentvolume-azurefile": {
+        "referrers": _PV.format(name="azure", source="azureFile: {secretName: secret, secretNamespace: old, shareName: s}"),
+        "refs": [("PersistentVolume", "azure", "Secret", ("spec", "azureFile", "secretName"),
+                  ("spec", "azureFile", "secretNamespace"))],
+        "mappings": [],
+    },
+    "storageclass-parameters": {
+        "referrers": "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: sc}\nprovisioner: example.com\n"
+                     "parameters:\n" + _parameters(_STORAGE_CLASS_PAIRS),
+        "refs": [("StorageClass", "sc", "Secret", ("parameters", name), ("parameters", namespace))
+                 for name, namespace in _STORAGE_CLASS_PAIRS],
+        "mappings": [],
+    },
+    "snapshotclass-parameters": {
+        "referrers": "apiVersion: snapshot.storage.k8s.io/v1\nkind: VolumeSnapshotClass\nmetadata: {name: vsc}\n"
+                     "driver: example.com\ndeletionPolicy: Delete\nparameters:\n" + _parameters(_SNAPSHOT_PAIRS)
+        + "---\napiVersion: groupsnapshot.storage.k8s.io/v1beta1\nkind: VolumeGroupSnapshotClass\n"
+          "metadata: {name: vgsc}\ndriver: example.com\ndeletionPolicy: Delete\nparameters:\n"
+        + _parameters(_GROUP_SNAPSHOT_PAIRS),
+        "refs": [("VolumeSnapshotClass", "vsc", "Secret", ("parameters", name), ("parameters", namespace))
+                 for name, namespace in _SNAPSHOT_PAIRS]
+        + [("VolumeGroupSnapshotClass", "vgsc", "Secret", ("parameters", name), ("parameters", namespace))
+           for name, namespace in _GROUP_SNAPSHOT_PAIRS],
+        "mappings": [],
+    },
+    "ingressclass-parameters": {
+        "referrers": "apiVersion: networking.k8s.io/v1\nkind: IngressClass\nmetadata: {name: ic}\n"
+                     "spec:\n  controller: example.com/c\n"
+                     "  parameters: {kind: ConfigMap, name: config, namespace: old, scope: Namespace}\n",
+        "refs": [("IngressClass", "ic", "ConfigMap", ("spec", "parameters", "name"), ("spec", "parameters", "namespace"))],
+        "mappings": [("ConfigMap", "IngressClass", "networking.k8s.io", "spec/parameters")],
+    },
+    "admission-policy-paramref": {
+        "referrers": "".join(
+            f"---\napiVersion: admissionregistration.k8s.io/{version}\nkind: {kind}\nmetadata: {{name: {kind.lower()}}}\n"
+            f"spec:\n  paramKind: {{apiVersion: v1, kind: {target}}}\n"
+            f"---\napiVersion: admissionregistration.k8s.io/{version}\nkind: {kind}Binding\n"
+            f"metadata: {{name: {kind.lower()}-binding}}\n"
+            f"spec:\n  policyName: {kind.lower()}\n"
+            f"  paramRef: {{name: {NAMES[target]}, namespace: old, parameterNotFoundAction: Deny}}\n"
+            for kind, version, target in (("ValidatingAdmissionPolicy", "v1", "ConfigMap"),
+                                          ("MutatingAdmissionPolicy", "v1alpha1", "Secret"))),
+        "refs": [("ValidatingAdmissionPolicyBinding", "validatingadmissionpolicy-binding", "ConfigMap",
+                  ("spec", "paramRef", "name"), ("spec", "paramRef", "namespace")),
+                 ("MutatingAdmissionPolicyBinding", "mutatingadmissionpolicy-binding", "Secret",
+                  ("spec", "paramRef", "name"), ("spec", "paramRef", "namespace"))],
+        "mappings": [("ConfigMap", "ValidatingAdmissionPolicyBinding", "admissionregistration.k8s.io", "spec/paramRef"),
+                     ("Secret", "MutatingAdmissionPolicyBinding", "admissionregistration.k8s.io", "spec/paramRef")],
+        # No namePrefix: kustomize would not rewrite a binding's policyName.
+        "prefix": "",
+    },
+    "gateway-tls-refs": {
+        "referrers": f"apiVersion: {_GATEWAY}/v1\nkind: Gateway\nmetadata: {{name: gw, namespace: old}}\n"
+                     "spec:\n  gatewayClassName: c\n  listeners:\n    - name: https\n      port: 443\n"
+                     "      protocol: HTTPS\n      tls:\n        certificateRefs: [{name: secret, namespace: old}]\n"
+                     "        frontendValidation:\n"
+                     "          caCertificateRefs: [{kind: ConfigMap, name: config, namespace: old}]\n"
+                     "  tls:\n    backend:\n      clientCertificateRef: {name: secret, namespace: old}\n"
+                     "    frontend:\n      default:\n        validation:\n"
+                     "          caCertificateRefs: [{kind: ConfigMap, name: config, namespace: old}]\n"
+                     "      perPort:\n        - port: 443\n          tls:\n            validation:\n"
+                     "              caCertificateRefs: [{kind: ConfigMap, name: config, namespace: old}]\n"
+        + _gateway_api("ListenerSet", f"{_GATEWAY}/v1", "ls")
+        + _gateway_api("XListenerSet", "gateway.networking.x-k8s.io/v1alpha1", "xls"),
+        "refs": [("Gateway", "gw", "Secret", ("spec", "listeners", 0, "tls", "certificateRefs", 0, "name"),
+                  ("spec", "listeners", 0, "tls", "certificateRefs", 0, "namespace")),
+                 ("Gateway", "gw", "ConfigMap",
+                  ("spec", "listeners", 0, "tls", "frontendValidation", "caCertificateRefs", 0, "name"),
+                  ("spec", "listeners", 0, "tls", "frontendValidation", "caCertificateRefs", 0, "namespace")),
+                 ("Gateway", "gw", "Secret", ("spec", "tls", "backend", "clientCertificateRef", "name"),
+                  ("spec", "tls", "backend", "clientCertificateRef", "namespace")),
+                 ("Gateway", "gw", "ConfigMap",
+                  ("spec", "tls", "frontend", "default", "validation", "caCertificateRefs", 0, "name"),
+                  ("spec", "tls", "frontend", "default", "validation", "caCertificateRefs", 0, "namespace")),
+                 ("Gateway", "gw", "ConfigMap",
+                  ("spec", "tls", "frontend", "perPort", 0, "tls", "validation", "caCertificateRefs", 0, "name"),
+                  ("spec", "tls", "frontend", "perPort", 0, "tls", "validation", "caCertificateRefs", 0, "namespace"))]
+        + [(kind, name, "Secret", ("spec", "listeners", 0, "tls", "certificateRefs", 0, "name"),
+            ("spec", "listeners", 0, "tls", "certificateRefs", 0, "namespace"))
+           for kind, name in (("ListenerSet", "ls"), ("XListenerSet", "xls"))],
+        "mappings": [("Secret", "Gateway", _GATEWAY, "spec/listeners/tls/certificateRefs"),
+                     ("ConfigMap", "Gateway", _GATEWAY, "spec/listeners/tls/frontendValidation/caCertificateRefs"),
+                     ("Secret", "Gateway", _GATEWAY, "spec/tls/backend/clientCertificateRef"),
+                     ("ConfigMap", "Gateway", _GATEWAY, "spec/tls/frontend/default/validation/caCertificateRefs"),
+                     ("ConfigMap", "Gateway", _GATEWAY, "spec/tls/frontend/perPort/tls/validation/caCertificateRefs"),
+                     ("Secret", "ListenerSet", _GATEWAY, "spec/listeners/tls/certificateRefs"),
+                     ("Secret", "XListenerSet", "gateway.networking.x-k8s.io", "spec/listeners/tls/certificateRefs")],
+    },
+    "gatewayclass-parametersref": {
+        "referrers": f"apiVersion: {_GATEWAY}/v1\nkind: GatewayClass\nmetadata: {{name: gc}}\n"
+                     "spec:\n  controllerName: example.com/c\n"
+                     "  parametersRef: {group: '', kind: ConfigMap, name: config, namespace: old}\n",
+        "refs": [("GatewayClass", "gc", "ConfigMap", ("spec", "parametersRef", "name"),
+                  ("spec", "parametersRef", "namespace"))],
+        "mappings": [("ConfigMap", "GatewayClass", _GATEWAY, "spec/parametersRef")],
+    },
+    "external-secrets-stores": {
+        "referrers": "apiVersion: external-secrets.io/v1\nkind: SecretStore\nmetadata: {name: store, namespace: old}\n"
+                     + _ESO + "---\napiVersion: external-secrets.io/v1\nkind: ClusterSecretStore\n"
+                     "metadata: {name: store}\n" + _ESO,
+        "refs": _eso_refs("SecretStore") + _eso_refs("ClusterSecretStore"),
+        "mappings": [(target, kind, "external-secrets.io", where) for kind in ("SecretStore", "ClusterSecretStore")
+                     for target, where in _ESO_REFS],
+    },
+}
+
+
+# References that write the namespace before the name (`old/name`): the
+# namespace path is None, the name path leads to that text (after a flag's `=`).
+_NGINX = "nginx.ingress.kubernetes.io/"
+_INGRESS_ANNOTATIONS = [("Secret", _NGINX + "auth-secret"), ("Secret", _NGINX + "auth-tls-secret"),
+                        ("Secret", _NGINX + "proxy-ssl-secret"), ("ConfigMap", _NGINX + "custom-headers")]
+_CONTAINER = ("spec", "template", "spec", "containers", 0)
+MOVED_MEMBERS.update({
+    "namespace-in-an-annotation": {
+        "referrers": "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: ing\n  namespace: old\n"
+                     "  annotations:\n" + "".join(f"    {key}: old/{NAMES[target]}\n"
+                                                  for target, key in _INGRESS_ANNOTATIONS)
+        + "spec: {rules: [{host: example.com}]}\n"
+        + "---\napiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\n"
+          "metadata:\n  name: hook\n  annotations: {cert-manager.io/inject-ca-from-secret: old/secret}\nwebhooks: []\n",
+        "refs": [("Ingress", "ing", target, ("metadata", "annotations", key), None) for target, key in _INGRESS_ANNOTATIONS]
+        + [("ValidatingWebhookConfiguration", "hook", "Secret",
+            ("metadata", "annotations", "cert-manager.io/inject-ca-from-secret"), None)],
+        "mappings": [],
+    },
+    "namespace-in-a-flag": {
+        "referrers": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: controller, namespace: old}\nspec:\n"
+                     "  selector: {matchLabels: {app: c}}\n  template:\n    metadata: {labels: {app: c}}\n"
+                     "    spec:\n      containers:\n        - name: c\n          image: example.com/c\n"
+                     "          args: [--default-ssl-certificate=old/secret, --configmap, old/config]\n",
+        "refs": [("Deployment", "controller", "Secret", _CONTAINER + ("args", 0), None),
+                 ("Deployment", "controller", "ConfigMap", _CONTAINER + ("args", 2), None)],
+        "mappings": [],
+    },
+})
+
+
+def _stated(referrer: dict, name_path: tuple, namespace_path: tuple | None) -> tuple[str | None, str]:
+    """(namespace, name) a reference states: the namespace from its field,
+    or before the name (`old/name`, after a flag's `=`), or the referrer's."""
+    value = _value_at(referrer, name_path)
+    if namespace_path is None:
+        namespace, _, name = value.rpartition("=")[2].rpartition("/")
+        return namespace, name
+    try:
+        return _value_at(referrer, namespace_path), value
+    except KeyError:
+        return referrer["metadata"].get("namespace"), value
+
+
+def _nameref_config(mappings: list[tuple[str, str, str, str]]) -> str:
+    """kustomize `configurations:` naming each {name, namespace} mapping."""
+    text = "nameReference:\n"
+    for target in ("ConfigMap", "Secret"):
+        specs = [(kind, group, path) for kind_of, kind, group, path in mappings if kind_of == target]
+        if specs:
+            text += f"  - kind: {target}\n    version: v1\n    fieldSpecs:\n" + "".join(
+                f"      - {{kind: {kind}, group: '{group}', path: {path}}}\n" for kind, group, path in specs)
+    return text
+
+
+def _write_tree(root: Path, folders: dict[str, dict[str, str]], plugin: bool) -> Path:
+    """Each folder's files (the top folder's `kustomization.yaml` gets
+    postrender as its transformer when `plugin`)."""
+    for folder, files in folders.items():
+        where = root / ("with" if plugin else "without") / folder
+        where.mkdir(parents=True)
+        for name, text in files.items():
+            if folder == "top" and name == "kustomization.yaml" and plugin:
+                text += "transformers: [postrender.yaml]\n"
+                (where / "postrender.yaml").write_text(
+                    "apiVersion: postrender.io/v1alpha1\nkind: PostRender\nmetadata: {name: postrender}\n")
+            (where / name).write_text(text)
+    return root / ("with" if plugin else "without") / "top"
+
+
+def _value_at(doc: dict, path: tuple) -> object:
+    for step in path:
+        doc = doc[step]
+    return doc
+
+
+def _named(docs: list[dict], kind: str, name: str) -> dict:
+    (doc,) = [d for d in docs if d["kind"] == kind and d["metadata"]["name"] == name]
+    return doc
+
+
+def _builds(tmp_path: Path, mode: str, folders: dict[str, dict[str, str]]) -> tuple[list[dict], list[dict]]:
+    """The same kustomization built by kustomize alone, and with postrender."""
+    plain = documents(_build(_write_tree(tmp_path, folders, plugin=False), None))
+    built = documents(_build(_write_tree(tmp_path, folders, plugin=True), _plugin_home(tmp_path, mode)))
+    return plain, built
+
+
+def _target_of(built: list[dict], referrer: dict, kind: str, name_path: tuple,
+               namespace_path: tuple | None) -> dict | None:
+    """The object a reference in the output names, by name and namespace."""
+    namespace, name = _stated(referrer, name_path, namespace_path)
+    found = [d for d in built if d["kind"] == kind and d["metadata"]["name"] == name
+             and d["metadata"].get("namespace") == namespace]
+    return found[0] if found else None
+
+
+@pytest.mark.parametrize("mode", ["exec", "krm"])
+@pytest.mark.parametrize("member", sorted(MOVED_MEMBERS))
+def test_a_reference_stating_the_namespace_its_target_moved_from_states_the_new_one(tmp_path, member, mode):
+    """kustomize's `namespace:` moves `config` and `secret` from `old` to
+    `team` (and prefixes every name). postrender names their versions: each
+    reference must then name the version where it is now, name AND
+    namespace, and where kustomize alone rewrites the namespace field (its
+    field spec leads to the {name, namespace} mapping), the build with
+    postrender states the same one."""
+    spec = MOVED_MEMBERS[member]
+    prefix = spec.get("prefix", "pre-")
+    kustomization = f"namePrefix: {prefix}\nnamespace: team\nresources: [app.yaml]\n"
+    files = {"app.yaml": NAMESPACED_APP + "---\n" + spec["referrers"]}
+    if spec["mappings"]:
+        files["nameref.yaml"] = _nameref_config(spec["mappings"])
+        kustomization += "configurations: [nameref.yaml]\n"
+    files["kustomization.yaml"] = kustomization
+    plain, built = _builds(tmp_path, mode, {"top": files})
+
+    rewritten_by_kustomize = 0
+    for kind, name, target, name_path, namespace_path in spec["refs"]:
+        after = _named(built, kind, prefix + name)
+        found = _target_of(built, after, target, name_path, namespace_path)
+        # (a) it names an object in the output, where it is: the version.
+        assert found is not None, (member, name_path, after)
+        assert versioned(found) and found["metadata"]["namespace"] == "team", found
+        assert found["metadata"]["labels"]["postrender.io/base-name"] == prefix + NAMES[target]
+        # (b) kustomize alone states the namespace it moved the target to, or leaves `old` (a field
+        # spec of its own leads to the name alone): never another one.
+        alone = _stated(_named(plain, kind, prefix + name), name_path, namespace_path)[0]
+        assert alone in ("old", "team")
+        if alone == "team":
+            rewritten_by_kustomize += 1
+            assert _stated(after, name_path, namespace_path)[0] == alone
+    assert rewritten_by_kustomize == len(spec["mappings"] and spec["refs"])
+
+
+@pytest.mark.parametrize("mode", ["exec", "krm"])
+def test_a_reference_without_a_namespace_field_keeps_none(tmp_path, mode):
+    """A reference that states no namespace means its referrer's, which
+    kustomize's `namespace:` moved along with the target: postrender adds no
+    namespace field (kustomize alone writes the one it means), and the
+    reference names the version where it is."""
+    sa = ("apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: sa, namespace: old}\n"
+          "secrets:\n  - {name: secret}\n")
+    files = {"app.yaml": NAMESPACED_APP + "---\n" + sa,
+             "nameref.yaml": _nameref_config([("Secret", "ServiceAccount", "", "secrets")]),
+             "kustomization.yaml": "namePrefix: pre-\nnamespace: team\nresources: [app.yaml]\n"
+                                   "configurations: [nameref.yaml]\n"}
+    plain, built = _builds(tmp_path, mode, {"top": files})
+    after = _named(built, "ServiceAccount", "pre-sa")
+    assert after["metadata"]["namespace"] == "team"
+    (item,) = after["secrets"]
+    assert set(item) == {"name"}
+    found = _target_of(built, after, "Secret", ("secrets", 0, "name"), ("secrets", 0, "namespace"))
+    assert found is not None and versioned(found) and found["metadata"]["namespace"] == "team"
+    # The namespace kustomize alone writes is the one the reference means.
+    assert _named(plain, "ServiceAccount", "pre-sa")["secrets"] == [{"name": "pre-secret", "namespace": "team"}]
+
+
+@pytest.mark.parametrize("mode", ["exec", "krm"])
+def test_a_reference_whose_target_kept_its_namespace_keeps_the_one_it_states(tmp_path, mode):
+    """The referrer's base moves it to `team`, the target's base only
+    prefixes it: the reference still states `old`, where the target is, and
+    only its name changes (to the version's)."""
+    sa = ("apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: sa, namespace: old}\n"
+          "secrets:\n  - {name: secret, namespace: old}\n")
+    mappings = _nameref_config([("Secret", "ServiceAccount", "", "secrets")])
+    folders = {
+        "configs": {"app.yaml": NAMESPACED_APP, "kustomization.yaml": "namePrefix: pre-\nresources: [app.yaml]\n"},
+        "accounts": {"sa.yaml": sa, "kustomization.yaml": "namespace: team\nresources: [sa.yaml]\n"},
+        "top": {"nameref.yaml": mappings,
+                "kustomization.yaml": "resources: [../configs, ../accounts]\nconfigurations: [nameref.yaml]\n"},
+    }
+    plain, built = _builds(tmp_path, mode, folders)
+    before, after = _named(plain, "ServiceAccount", "sa"), _named(built, "ServiceAccount", "sa")
+    assert before["metadata"]["namespace"] == after["metadata"]["namespace"] == "team"
+    # kustomize alone looks a name up only in the referrer's namespace now: it leaves this one.
+    assert before["secrets"] == [{"name": "secret", "namespace": "old"}]
+    found = _target_of(built, after, "Secret", ("secrets", 0, "name"), ("secrets", 0, "namespace"))
+    assert found is not None and versioned(found) and found["metadata"]["namespace"] == "old"
+    assert after["secrets"] == [{"name": found["metadata"]["name"], "namespace": "old"}]
+    assert {k: v for k, v in after.items() if k != "secrets"} == {k: v for k, v in before.items() if k != "secrets"}

@@ -93,3 +93,23 @@ def test_diff_pairs_two_streams_kustomize_handed_a_plugin(tmp_path):
     assert change["name"] == "pre-cfg" and change["oldName"] != change["newName"]
     (roll,) = report["rolls"]
     assert roll["name"] == "pre-web" and [(b["name"], b["via"]) for b in roll["because"]] == [("pre-cfg", "name")]
+
+
+def test_a_namespace_stated_beside_the_name_follows_the_target_kustomize_moved():
+    """Only a namespaceField the target was found through (the one it had
+    before kustomize's `namespace:` moved it) is rewritten, in its own
+    style; one naming where the target is now, and an absent one, stay."""
+    from conftest import run_postrender
+
+    secret = _object("Secret", "pre-s", "team", "s", "Secret", "old", "pre-") + "stringData: {p: one}\n"
+    account = ("apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: sa, namespace: team}\nsecrets:\n"
+               "  - name: s\n    namespace: \"old\"  # was\n  - {name: s, namespace: team}\n  - {name: s}\n")
+    result = run_postrender(["-v"], secret + "---\n" + account)
+    assert result.status == 0, result.stderr
+    version = next(line.rpartition(" -> ")[2] for line in result.stderr.splitlines() if "renamed Secret" in line)
+    assert result.stdout.split("---\n")[-1] == (
+        "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: sa, namespace: team}\nsecrets:\n"
+        f"  - name: {version}\n    namespace: \"team\"  # was\n  - {{name: {version}, namespace: team}}\n"
+        f"  - {{name: {version}}}\n")
+    assert (f"rewrote ServiceAccount/team/sa secrets[0].name: s -> {version}; secrets[0].namespace: old -> team"
+            in result.stderr)
