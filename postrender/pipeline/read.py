@@ -125,6 +125,7 @@ class Source:
     def __repr__(self) -> str:
         return f"Source(name={self.name!r}, size={self.size})"
 
+
 @record(eq=False)
 class Document:
     index: int  # 1-based, across all sources

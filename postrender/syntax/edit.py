@@ -308,7 +308,7 @@ def replace_scalar(text: str, node: ScalarNode, value: str) -> Edit:
     """Replace a string scalar in place, keeping its anchor, tag and (plain,
     single or double) quoting style; a block scalar becomes double-quoted."""
     start, end, prefix, style, suffix = _scalar_place(text, node)
-    return (start, end, prefix + render_scalar(value, style) + suffix)
+    return (start, end, _scalar_text(value, prefix, style, suffix))
 
 
 def _scalar_place(text: str, node: ScalarNode) -> tuple[int, int, str, str, str]:

@@ -33,11 +33,10 @@ def dumps(value: Any, *, sort_keys: bool = False, separators: tuple[str, str] = 
         # Most values (a ConfigMap's data, an edit's scalar) are shallow: the
         # C encoder writes them at once, and stops at the recursion limit.
         return write(value)
-    except RecursionError:
-        _WRITERS.pop(form, None)
-    except BaseException:
+    except BaseException as error:
         _WRITERS.pop(form, None)  # a C encoder's dict may still hold what it was in
-        raise
+        if not isinstance(error, RecursionError):
+            raise
     item_separator, key_separator = separators
     parts: list[str] = []
     # Work items: a value to write, or literal text (a closing bracket, a separator).
