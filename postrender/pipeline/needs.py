@@ -109,8 +109,11 @@ class Needs:
         # A config object whose edits were not made ahead keeps all they
         # touch (its metadata, and the scalars beside it); a workload, only
         # in runs that give most of them keys.
-        doc.kept_for_edits = self._edits_everywhere or all(
-            is_config_object(obj) and obj.prepared is None for obj in objects)
+        whole = [is_config_object(obj) and obj.prepared is None for obj in objects]
+        doc.kept_for_edits = self._edits_everywhere or all(whole)
+        if listed and not doc.kept_for_edits and any(whole):
+            # A List's config item keeps all of itself (_Readers.reads).
+            doc.items_kept_whole = frozenset(obj.item for obj, kept in zip(objects, whole) if kept)
 
     def found_in(self, obj: KubeObject) -> references.Found | None:
         """What the field-spec walk found in an object as it was read, for

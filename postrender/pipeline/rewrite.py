@@ -170,7 +170,10 @@ class DocumentEdits:
         rare edit gives keys to (a config hash on a pod template, say): such
         a document is composed again here, once, and every mapping edit of
         it goes to that graph, so edits to one mapping still merge. Replaced
-        scalars and inserted items are placed by offset, the same in both."""
+        scalars and inserted items are placed by offset, the same in both.
+        A List's item read kept whole (Document.items_kept_whole) takes its
+        keys where it is: every edit of that object goes there, and no
+        mapping belongs to two items (a List with aliases is kept whole)."""
         if self._ahead is not None:
             # Marks made ahead cannot merge with other keys: they are set
             # again, first, as they would have been.
@@ -181,9 +184,10 @@ class DocumentEdits:
 
     def _mapping(self, obj: KubeObject, path: Path) -> MappingNode:
         root: Node | None = obj.node
-        if not self.document.kept_for_edits:
+        doc = self.document
+        if not doc.kept_for_edits and obj.item not in doc.items_kept_whole:
             if self._whole is None:
-                self._whole = recompose(self.document)
+                self._whole = recompose(doc)
             root = object_node(self._whole, obj) if self._whole is not None else None
         mapping = node_at(root, path) if root is not None else None
         if not isinstance(mapping, MappingNode):

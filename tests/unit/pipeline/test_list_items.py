@@ -111,3 +111,24 @@ def test_an_alias_across_items_is_walked_from_the_item_that_uses_it():
     assert rewritten[0][1] == rewritten[1][1] != "s0"
     assert result.output.count(f"secretName: {rewritten[0][1]}}}") == 1
     assert result.output.endswith("volumes: *shared\n")
+
+
+def test_a_lists_config_items_take_their_marks_without_the_list_composed_again(monkeypatch):
+    # A List's configs keep their whole items (pipeline/needs.py), so their
+    # marks go there; composing the whole List again for them doubled the
+    # peak memory of a large one (5,000 apps: 421 MiB, now 275).
+    from postrender.pipeline import rewrite
+
+    composed = []
+    recompose = rewrite.recompose
+    monkeypatch.setattr(rewrite, "recompose", lambda doc: composed.append(doc) or recompose(doc))
+    text = _list(3).replace("  kind: Secret\n", "  kind: ConfigMap\n").replace("stringData:", "data:")
+    text = text.replace("secret: {secretName:", "configMap: {name:")
+    sources = [Source("list.yaml", text)]
+    reporter = Reporter(verbose=False, stderr=io.StringIO())
+    stream = read(sources, RenderOptions().limits)
+    assert not [doc for doc in stream.documents if not doc.kept_for_edits]  # read whole: nothing pruned
+    whole = render(sources, RenderOptions(), reporter, stream).output
+    pruned = render(sources, RenderOptions(), reporter).output
+    assert pruned == whole and composed == []
+    assert pruned.count("postrender.io/content-hash") == 3 and "name: s2-" in pruned
