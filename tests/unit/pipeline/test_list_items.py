@@ -7,13 +7,18 @@ import io
 
 import pytest
 
+from postrender import fieldspecs
 from postrender.fieldspecs.walk import Compiled
 from postrender.frontends import krm
+from postrender.pipeline.graph.byname import pod_string_specs
+from postrender.pipeline.needs import Needs
 from postrender.options import RenderOptions
 from postrender.pipeline.graph.references import _written_in
 from postrender.pipeline.read import Source, read
 from postrender.pipeline.render import render
 from postrender.report import Reporter
+
+TABLE = fieldspecs.load_table()
 
 _APP = """\
 - apiVersion: v1
@@ -126,9 +131,13 @@ def test_a_lists_config_items_take_their_marks_without_the_list_composed_again(m
     text = text.replace("secret: {secretName:", "configMap: {name:")
     sources = [Source("list.yaml", text)]
     reporter = Reporter(verbose=False, stderr=io.StringIO())
-    stream = read(sources, RenderOptions().limits)
-    assert not [doc for doc in stream.documents if not doc.kept_for_edits]  # read whole: nothing pruned
-    whole = render(sources, RenderOptions(), reporter, stream).output
-    pruned = render(sources, RenderOptions(), reporter).output
+    # Pruned as a render reads it, the List cannot take keys as a whole (its
+    # Deployments kept no metadata), but its three ConfigMaps can.
+    options = RenderOptions()
+    needs = Needs(TABLE, pod_string_specs(TABLE))
+    (doc,) = read(sources, options.limits, needs).documents
+    assert not doc.kept_for_edits and doc.items_kept_whole == {0, 2, 4}
+    whole = render(sources, options, reporter, read(sources, options.limits)).output  # nothing pruned
+    pruned = render(sources, options, reporter).output
     assert pruned == whole and composed == []
     assert pruned.count("postrender.io/content-hash") == 3 and "name: s2-" in pruned
