@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator
 
 from ..fieldspecs import ReferenceTable
 from ..fieldspecs.walk import SpecIndex
-from ..syntax.nodes import MERGE_KEY, MappingNode, node_at
+from ..syntax.nodes import MERGE_KEY, MappingNode, SequenceNode, node_at
 from ..syntax.prune import Path, prune, stub
 from .graph import byname, producers, references
 from .graph.references import is_config_object
@@ -65,25 +65,27 @@ class Needs:
         self._found: dict[KubeObject, references.Found] = {}
         self._readers: _Readers | None = None  # made when a document is first pruned
 
-    def __call__(self, doc: Document, objects: list[KubeObject]) -> None:
-        for obj in objects:
-            self._found[obj] = self._finder(obj)
-            references.templates_read(obj, self._table)
-            if is_config_object(obj):
-                content_of(obj)
-                byname.data_names(obj)
+    @property
+    def reads_items(self) -> bool:
+        """Whether read may hand over a List's items one by one as they are
+        composed (`item`), so that the List is never held whole."""
+        return self._prune
+
+    def __call__(self, doc: Document, objects: list[KubeObject], walked: bool = False) -> None:
+        """`walked`: read gave each object to `item` already."""
+        if not walked:
+            for obj in objects:
+                self._walk(obj)
         # Every document, small ones too: the walk is done, and what the
         # stages still read is a few paths (prune follows only those).
         if not self._prune or doc.root is None or doc.shared or not objects or MERGE_KEY in doc.text:
             return
-        if self._readers is None:
-            self._readers = _Readers(self._table, self._edits_everywhere)
+        readers = self._readers_made()
         if self._prepare is not None and objects[0].item is None:
             obj = objects[0]  # a document that is no List holds one object
             if is_config_object(obj) and obj.kind not in self._readers.looked_up:
                 obj.prepared = self._prepare(obj, obj.node)
         keep: list[tuple[Path, bool]] = []
-        readers = self._readers
         for obj in objects:
             found = self._found[obj]
             if readers.reads_nothing(obj, found):
@@ -114,6 +116,43 @@ class Needs:
         if listed and not doc.kept_for_edits and any(whole):
             # A List's config item keeps all of itself (_Readers.reads).
             doc.items_kept_whole = frozenset(obj.item for obj, kept in zip(objects, whole) if kept)
+
+    def item(self, obj: KubeObject, items: SequenceNode) -> None:
+        """Walks a List's item as soon as it is composed, and prunes it
+        there, where `items` holds it, as the whole List is pruned once read
+        (`__call__`, with walked=True, which finds the same paths to keep:
+        pruning what is pruned already changes nothing). Only for a List
+        read finds without aliases and merge keys."""
+        self._walk(obj)
+        found = self._found[obj]
+        readers = self._readers_made()
+        at = obj.item
+        assert at is not None and items.value[at] is obj.node
+        keep = [] if readers.reads_nothing(obj, found) else list(readers.reads(obj, found))
+        if keep:
+            prune(obj.document.text, obj.node, keep)
+        else:
+            # As the List's prune leaves an item no path leads into. (An
+            # item read found an object in is never empty: it has a kind.)
+            items.value[at] = obj.node = stub(obj.document.text, obj.node)  # type: ignore[assignment]
+
+    def forget(self, objects: list[KubeObject]) -> None:
+        """Drops what `item` found in objects read will not keep: a List it
+        reads again whole (read.py)."""
+        for obj in objects:
+            self._found.pop(obj, None)
+
+    def _walk(self, obj: KubeObject) -> None:
+        self._found[obj] = self._finder(obj)
+        references.templates_read(obj, self._table)
+        if is_config_object(obj):
+            content_of(obj)
+            byname.data_names(obj)
+
+    def _readers_made(self) -> _Readers:
+        if self._readers is None:
+            self._readers = _Readers(self._table, self._edits_everywhere)
+        return self._readers
 
     def found_in(self, obj: KubeObject) -> references.Found | None:
         """What the field-spec walk found in an object as it was read, for

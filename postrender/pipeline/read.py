@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from types import MappingProxyType
-from typing import Any, NoReturn
+from typing import Any, NoReturn, Protocol
 
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
@@ -25,10 +25,12 @@ from ..syntax.nodes import (
     PROPERTIES,
     STR_TAG,
     Composer,
+    ListComposer,
     MappingNode,
     Node,
     ScalarNode,
     SequenceNode,
+    StubMapping,
     NONFINITE_WORDS,
     NotReadable,
     PLAIN_HINTS,
@@ -606,10 +608,22 @@ class _Count:
         return self.nodes + 2 * len(doc.text) + 3 > self.limits.nodes_allowed(self._end(doc))
 
 
-# Drops from a document what no later stage reads, once its objects are
-# known (pipeline/needs.py): read keeps every document until the end, and
-# most of a composed document is never read again.
-Pruner = Callable[[Document, list[KubeObject]], None]
+class Pruner(Protocol):
+    """Drops from a document what no later stage reads, once its objects are
+    known (pipeline/needs.py): read keeps every document until the end, and
+    most of a composed document is never read again."""
+
+    # Whether `item` may be given a List's items as they are composed.
+    reads_items: bool
+
+    def __call__(self, doc: Document, objects: list[KubeObject], walked: bool = False) -> None:
+        """Prunes `doc`, whose objects are `objects`; `walked`: each was given to `item`."""
+
+    def item(self, obj: KubeObject, items: SequenceNode) -> None:
+        """Reads and prunes a List's item, `items`' item obj.item, as soon as it is composed."""
+
+    def forget(self, objects: list[KubeObject]) -> None:
+        """Forgets objects given to `item` that read will not keep."""
 
 
 def read(sources: list[Source], limits: Limits, prune: Pruner | None = None) -> Stream:
@@ -653,21 +667,84 @@ def _read_document(doc: Document, limits: Limits, count: _Count, odd_breaks: boo
                    shared: _SharedMaps, prune: Pruner | None, objects: list[KubeObject]) -> None:
     """Composes, checks and prunes one document, adding its objects."""
     _helm3_header(doc, rendered_so_far)
-    doc.root = _compose(doc, limits, count)
+    items = (_Items(doc, prune, shared) if prune is not None and prune.reads_items and not odd_breaks and _takes_items(doc)
+             else None)
+    doc.root = _compose(doc, limits, count, items)
     count.position += len(doc.text)
     count.objects += 1
     if odd_breaks:
         _check_line_breaks(doc)
     if doc.root is None:
         return
-    found = _objects_of(doc, shared)
+    walked = items is not None and items.kept
+    found = items.objects if walked else _objects_of(doc, shared)  # type: ignore[union-attr]
     if found and found[0].item is not None:  # a List's items
         count.objects += len(found)
         count.check_objects(count.objects, count.position, lambda: doc.first_line + 1)
     _helm4_header(doc, rendered_so_far)
     if prune is not None:
-        prune(doc, found)
+        prune(doc, found, walked)
     objects.extend(found)
+
+
+def _takes_items(doc: Document) -> bool:
+    """Whether a document may be a List whose items can be taken one by one
+    as they are composed (_Items, _OnlyItems): none that needs a
+    whole-document walk before its objects are read (_check_structure:
+    aliases, tags, merge keys, escapes), or offsets mended after composing
+    (a byte-order mark, masked lines). Most documents say no List."""
+    text = doc.text
+    return ("List" in text and "items" in text and "!" not in text and MERGE_KEY not in text
+            and not _may_need_a_look(text) and not text.startswith("\ufeff") and _masked(doc) is None)
+
+
+class _Items:
+    """A List's items read one by one as libyaml composes them (ListComposer),
+    each pruned before the next is composed, so the List is never held
+    whole: the 5,000 bench apps as one List peaked at 269 MiB, 51 as a
+    stream.
+
+    What read would do once the List is composed, done early, per item: the
+    object read (`_object`), walked and pruned (Pruner.item). It holds only
+    when the document turns out to be what was assumed: a List (its kind is
+    known only at the end), with plain keys, and items read without error.
+    Otherwise `finish` forgets it all and the document is composed again and
+    read as any other, so that errors and their order are what they were."""
+
+    def __init__(self, doc: Document, prune: Pruner, shared: _SharedMaps) -> None:
+        self.doc = doc
+        self.prune = prune
+        self.shared = shared
+        self.objects: list[KubeObject] = []
+        self.failed = False
+        self.kept = False  # finish found the items read right
+
+    def take(self, items: SequenceNode, at: int) -> None:
+        """Item `at` of `items` is composed (ListComposer.on_item)."""
+        if self.failed:
+            return
+        try:
+            node = items.value[at]
+            if not isinstance(node, MappingNode):
+                raise ValueError("not a mapping")  # read's own error, from the whole List
+            obj = _object(self.doc, node, at, self.shared)
+            self.prune.item(obj, items)
+            self.objects.append(obj)
+        except Exception:  # whatever it is, the whole List read again meets it in order
+            self.failed = True
+
+    def finish(self, root: Node | None, items: SequenceNode | None, plain: bool) -> bool:
+        """Whether the document is read: a List whose items were all taken."""
+        if items is None:
+            return True  # no item was taken: read as any document
+        if not self.failed and plain and isinstance(root, MappingNode) and _list_items(root) is items:
+            if items.value:
+                self.take(items, len(items.value) - 1)  # the last, never followed by another
+            self.kept = not self.failed
+        if not self.kept:
+            self.prune.forget(self.objects)
+            self.objects = []
+        return self.kept
 
 
 def _helm3_header(doc: Document, so_far: dict[str, int]) -> None:
@@ -736,7 +813,7 @@ def _check_line_breaks(doc: Document) -> None:
     )
 
 
-def _compose(doc: Document, limits: Limits, count: _Count) -> Node | None:
+def _compose(doc: Document, limits: Limits, count: _Count, items: _Items | None = None) -> Node | None:
     text = doc.text
     if not text or text.isspace() or only_comments(text):  # (not text.strip(), without copying the text)
         count.add_nodes(doc, _EMPTY_DOCUMENT_NODES)
@@ -748,7 +825,7 @@ def _compose(doc: Document, limits: Limits, count: _Count) -> Node | None:
         # Counted in C before a single node is built: composing costs about
         # ten times as much, and what is refused here is never composed.
         count.check_nodes(doc, _parse_events(doc, masked))
-    root = _compose_root(doc, limits, masked)
+    root = _compose_root(doc, limits, masked, items)
     count.add_nodes(doc, doc.nodes if root is not None else _EMPTY_DOCUMENT_NODES)
     return root
 
@@ -778,9 +855,9 @@ def _parse_error(doc: Document, exc: YAMLError) -> PostrenderError:
     return PostrenderError(f"invalid YAML: {_first_line(str(exc))}", location)
 
 
-def _compose_root(doc: Document, limits: Limits, masked: str | None) -> Node | None:
+def _compose_root(doc: Document, limits: Limits, masked: str | None, items: _Items | None) -> Node | None:
     text = doc.text
-    root, events, plain = _composed(doc, masked)
+    root, events, plain = _composed(doc, masked, items)
     if root is None:
         return None
     doc.nodes = events
@@ -813,18 +890,23 @@ def _is_null_document(doc: Document, root: ScalarNode) -> bool:
         _unreadable(doc, root, str(exc))
 
 
-def _composed(doc: Document, masked: str | None) -> tuple[Node | None, int, bool]:
+def _composed(doc: Document, masked: str | None, items: _Items | _OnlyItems | None = None
+              ) -> tuple[Node | None, int, bool]:
     """(root, parse events, whether the text holds no tag or merge key and
     every mapping plain, distinct keys) of the document's text as read sees
-    it: surrogate escapes joined back, offsets counted in the text."""
-    loader = Composer(masked or doc.text)
+    it: surrogate escapes joined back, offsets counted in the text.
+    `items`: a List's items are taken as they are composed (_Items)."""
+    loader = Composer(masked or doc.text) if items is None else ListComposer(doc.text, items.take)
     try:
         root = loader.get_single_node()
     except YAMLError as exc:
         raise _parse_error(doc, exc) from None
     finally:
         events, plain = loader.events, loader.plain_keys and loader.plain_text
+        listed = loader.items if items is not None else None  # type: ignore[attr-defined]
         _release(loader)
+    if items is not None and not items.finish(root, listed, plain):
+        return _composed(doc, masked)  # read whole, as any document
     if root is not None:
         if masked is not None and _is_json_first(doc):
             _unmask_surrogates(root)
@@ -833,16 +915,21 @@ def _composed(doc: Document, masked: str | None) -> tuple[Node | None, int, bool
     return root, events, plain
 
 
-def recompose(doc: Document) -> MappingNode | None:
+def recompose(doc: Document, items: Collection[int] | None = None) -> MappingNode | None:
     """The document's node graph composed again from its text, whole: the
     nodes read composed, at the same offsets, with the same values and
     styles, before any stage pruned them (pipeline/needs.py). None for a
     document that holds no object. It changes nothing: the document passed
     read's checks and limits once already. The caller drops it when done
-    with the document."""
+    with the document.
+
+    `items`: of a List, only these items are asked for (object_node); the
+    others may be dropped as they are composed, so that the List is never
+    held whole (where read took its items one by one too: _Items)."""
     if doc.root is None:
         return None  # read found no object: a null, comments
-    root, _, _ = _composed(doc, _masked(doc))
+    only = _OnlyItems(items) if items is not None and _takes_items(doc) else None
+    root, _, _ = _composed(doc, _masked(doc), only)
     if not isinstance(root, MappingNode):
         return None  # never: the same text composed to a mapping once
     if "!" in doc.text:
@@ -851,6 +938,32 @@ def recompose(doc: Document) -> MappingNode | None:
             if isinstance(node, ScalarNode):
                 _mark_explicit_str(doc.text, node)
     return root
+
+
+class _OnlyItems:
+    """Drops the items of a List that recompose is not asked for, as they
+    are composed: an empty mapping stands for each (object_node of one is
+    never asked)."""
+
+    kept = True  # what _composed asks of _Items
+
+    def __init__(self, wanted: Collection[int]) -> None:
+        self.wanted = wanted
+
+    def take(self, items: SequenceNode, at: int) -> None:
+        if at not in self.wanted:
+            items.value[at] = _DROPPED_ITEM
+
+    def finish(self, root: Node | None, items: SequenceNode | None, plain: bool) -> bool:
+        """Whether what was dropped were a List's items (else: compose it whole)."""
+        if items is None:
+            return True
+        if items.value:
+            self.take(items, len(items.value) - 1)
+        return isinstance(root, MappingNode) and _list_items(root) is items
+
+
+_DROPPED_ITEM = StubMapping("tag:yaml.org,2002:map", (), 0, 0)  # type: ignore[arg-type]
 
 
 def object_node(root: MappingNode, obj: KubeObject) -> MappingNode | None:

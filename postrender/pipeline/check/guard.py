@@ -88,12 +88,14 @@ def check(graph: Graph, the_plan: Plan) -> list[Finding]:
     # read of it (pipeline/needs.py), so the guard composes it again, whole,
     # and holds one at a time. With it, the start offsets of its covered
     # references' scalars, which are those of the same scalars in the new graph.
+    # Of a List, only the items that may hold one are composed again.
     walked: tuple[Document | None, MappingNode | None, set[int]] = (None, None, set())
-    for obj in index.objects:
-        if is_config_object(obj) or not screen.may_flag(obj.document):
-            continue
+    flagged = [obj for obj in index.objects if not is_config_object(obj) and screen.may_flag(obj)]
+    for at, obj in enumerate(flagged):
         if walked[0] is not obj.document:
-            walked = (obj.document, recompose(obj.document), screen.covered(obj.document))
+            doc = obj.document
+            items = _items_of(doc, flagged, at) if obj.item is not None else None
+            walked = (doc, recompose(doc, items), screen.covered(doc))
         _, root, covered = walked
         top = object_node(root, obj) if root is not None else None
         if top is None:
@@ -118,6 +120,17 @@ def check(graph: Graph, the_plan: Plan) -> list[Finding]:
                     findings.append(Finding(obj, path, node_at(top, path), version, index.key(obj).describe(),
                                             index.key(version.obj).describe(), sibling))
     return findings
+
+
+def _items_of(doc: Document, flagged: list[KubeObject], first: int) -> set[int]:
+    """The items of the List `doc` among `flagged`, from `first` on (a
+    document's objects are listed together, in order)."""
+    items: set[int] = set()
+    for obj in flagged[first:]:
+        if obj.document is not doc:
+            break
+        items.add(obj.item)  # type: ignore[arg-type]
+    return items
 
 
 # What a name the screen looks for is made of. Every other character (space,
@@ -166,23 +179,32 @@ class _Screen:
         self._covered: dict[int, list[ScalarNode]] = {}
         for ref in references:
             self._covered.setdefault(ref.referrer.document.index, []).append(ref.node)
-        # The document last asked about and its answer: a `List`'s items, asked in a row, share one.
+        # The document last asked about and its answer.
         self._last: tuple[Document | None, bool] = (None, False)
+        # The document last asked about an item of, and its covered references' (start, end) by start.
+        self._spans: tuple[Document | None, list[tuple[int, int]]] = (None, [])
 
     def covered(self, document: Document) -> set[int]:
         """Where the document's covered references' scalars start: a scalar
         found there, in any graph of the same text, is one of them."""
         return {node.start_mark for node in self._covered.get(document.index, ())}
 
-    def may_flag(self, document: Document) -> bool:
+    def may_flag(self, obj: KubeObject) -> bool:
+        document = obj.document
+        if obj.item is not None and not document.shared:
+            # A List's item: its own text, where all its scalars are written
+            # when no alias reaches into it. Were the whole List's asked,
+            # its configs' own names would make every item a candidate.
+            return self._may_flag(document, obj.node.start_mark, obj.node.end_mark)
         last, answer = self._last
         if document is not last:
-            answer = self._may_flag(document)
+            answer = self._may_flag(document, 0, None)
             self._last = (document, answer)
         return answer
 
-    def _may_flag(self, document: Document) -> bool:
-        text = document.text
+    def _may_flag(self, document: Document, start: int, end: int | None) -> bool:
+        """Whether the document's text from `start` to `end` (None: its end) may hold a finding."""
+        text = document.text if end is None else document.text[start:end]
         if self._names is None or "\\" in text:
             return True
         found: set[str] = set()
@@ -190,16 +212,23 @@ class _Screen:
             found |= self._names.intersection(runs)
         if not found:
             return False
-        # (start, end) by start: a scalar's text never overlaps another's.
-        spans = sorted((node.start_mark, node.end_mark) for node in self._covered.get(document.index, ()))
+        spans = self._spans_of(document)
         for name in found:
             at = text.find(name)
             while at >= 0:
-                i = bisect_right(spans, (at, inf)) - 1  # the last starting at or before it
-                if i < 0 or at + len(name) > spans[i][1]:
+                i = bisect_right(spans, (start + at, inf)) - 1  # the last starting at or before it
+                if i < 0 or start + at + len(name) > spans[i][1]:
                     return True  # not all within a covered reference's text
                 at = text.find(name, at + 1)
         return False
+
+    def _spans_of(self, document: Document) -> list[tuple[int, int]]:
+        """(start, end) of the document's covered references' scalars, by
+        start: a scalar's text never overlaps another's."""
+        if self._spans[0] is not document:
+            spans = sorted((node.start_mark, node.end_mark) for node in self._covered.get(document.index, ()))
+            self._spans = (document, spans)
+        return self._spans[1]
 
 
 def _candidates(top: MappingNode, shared: bool, texts: set[str]) -> Iterator[tuple[ScalarNode, Path, Node | None]]:

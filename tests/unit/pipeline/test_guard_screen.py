@@ -23,13 +23,13 @@ from postrender.report import Reporter
 
 GOLDEN = sorted(p for p in (FIXTURES / "golden").iterdir() if (p / "input.yaml").exists())
 CORPUS = sorted(p for p in (FIXTURES / "corpus").rglob("*.yaml"))
-VARIANTS = ["", "--version-all", "--keep-original none", "--version-all --keep-original none --namespace other"]
+VARIANTS = ["", "--version-all", "--keep-original=none", "--version-all --keep-original=none --namespace other"]
 
 
 def _render(text: str, argv: str, screened: bool, monkeypatch) -> tuple[str, list[str], list[str], list[str]]:
     with monkeypatch.context() as patch:
         if not screened:
-            patch.setattr(guard._Screen, "may_flag", lambda self, document: True)
+            patch.setattr(guard._Screen, "may_flag", lambda self, obj: True)
         options = render_options(parse([*shlex.split(argv), "-v", "--allow-broken-references"]))
         reporter = Reporter(verbose=True, stderr=io.StringIO(), keep_infos=True)
         try:
@@ -164,10 +164,10 @@ def _screen(text: str) -> tuple[guard._Screen, list]:
 def test_covered_references_and_unrelated_documents_are_not_walked():
     service = "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec: {selector: {app: web}}\n"
     screen, objects = _screen(CONFIG + "---\n" + WORKLOAD + "---\n" + service)
-    assert [screen.may_flag(obj.document) for obj in objects[1:]] == [False, False]
+    assert [screen.may_flag(obj) for obj in objects[1:]] == [False, False]
     # The name outside a covered reference, even where no rule looks: walked.
     screen, objects = _screen(CONFIG + "---\n" + WORKLOAD.replace("image: nginx", "image: web-config"))
-    assert screen.may_flag(objects[1].document)
+    assert screen.may_flag(objects[1])
 
 
 @pytest.mark.parametrize("newline, bom", [("\n", ""), ("\r\n", ""), ("\r\n", "\ufeff")])
@@ -181,3 +181,70 @@ def test_positions_are_characters_of_the_document_text(newline, bom):
     for ref in analysis.graph.references:
         written = ref.referrer.document.text[ref.node.start_mark:ref.node.end_mark]
         assert written == ref.node.value, (written, ref.node.value)
+
+
+@pytest.mark.parametrize("case", GOLDEN, ids=[c.name for c in GOLDEN])
+def test_golden_inputs_as_lists_find_alike(case: Path, monkeypatch):
+    # A List's items are screened each on its own text, and only those
+    # that may hold a finding are composed again (read.recompose's
+    # `items`): against every item walked in the List composed whole.
+    from postrender.pipeline import read
+    from test_list_items import _as_list
+
+    text = _as_list((case / "input.yaml").read_text(encoding="utf-8"), kind_last=False)
+    if text is None:
+        pytest.skip("no object")
+    args = (case / "args").read_text() if (case / "args").exists() else ""
+    screened = _render(text, args.replace("--strict", ""), True, monkeypatch)
+    with monkeypatch.context() as patch:
+        patch.setattr(guard, "recompose", lambda doc, items=None: read.recompose(doc))
+        assert _render(text, args.replace("--strict", ""), False, monkeypatch) == screened
+
+
+def test_a_list_composes_again_only_the_items_that_may_hold_a_finding(monkeypatch):
+    # The Widget's spec.secretName names a Secret that is renamed: the one
+    # finding. The List's Secrets name themselves, which made the whole
+    # List a candidate, composed again whole (5,000 apps: 270 MiB).
+    from postrender.pipeline import read
+
+    apps = "".join(
+        f"- apiVersion: v1\n  kind: Secret\n  metadata: {{name: s{i}}}\n  stringData: {{k: v{i}}}\n"
+        f"- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {{name: d{i}}}\n  spec:\n    template:\n"
+        f"      spec: {{containers: [{{name: c, image: x}}], volumes: [{{name: v, secret: {{secretName: s{i}}}}}]}}\n"
+        for i in range(4))
+    widget = "- apiVersion: example.com/v1\n  kind: Widget\n  metadata: {name: w}\n  spec: {secretName: s2}\n"
+    text = "apiVersion: v1\nkind: List\nitems:\n" + apps + widget
+    asked = []
+    monkeypatch.setattr(guard, "recompose", lambda doc, items=None: asked.append(items) or read.recompose(doc, items))
+    screened = _render(text, "--keep-original=none", True, monkeypatch)  # s2 is gone, not kept as a copy
+    assert asked == [{8}]
+    assert len(screened[3]) == 1 and screened[3][0].startswith("Widget/(default)/w spec.secretName")
+    (doc,) = read.read([Source("l.yaml", text)], RenderOptions().limits).documents
+    whole, only = read.recompose(doc), read.recompose(doc, {8})
+    items = [item for key, item in only.value if key.value == "items"][0].value
+    assert [len(item.value) for item in items] == [0] * 8 + [4]
+    assert read.object_node(only, doc_obj(doc, 8)) is items[8]
+    assert repr_tree(items[8]) == repr_tree([i for k, i in whole.value if k.value == "items"][0].value[8])
+
+
+def doc_obj(doc, item):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(item=item)
+
+
+def repr_tree(node) -> object:
+    from test_list_items import _dump
+
+    return _dump(node)
+
+
+def test_a_document_with_items_that_is_no_list_is_composed_again_whole():
+    from postrender.pipeline import read
+
+    text = ("apiVersion: v1\nkind: Listing\nmetadata: {name: l}\nitems:\n"
+            "- {kind: Secret, metadata: {name: a}}\n- {kind: Secret, metadata: {name: b}}\n")
+    (doc,) = read.read([Source("l.yaml", text)], RenderOptions().limits).documents
+    root = read.recompose(doc, {0})
+    items = [item for key, item in root.value if key.value == "items"][0].value
+    assert [len(item.value) for item in items] == [2, 2]

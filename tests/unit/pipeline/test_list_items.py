@@ -141,3 +141,162 @@ def test_a_lists_config_items_take_their_marks_without_the_list_composed_again(m
     pruned = render(sources, options, reporter).output
     assert pruned == whole and composed == []
     assert pruned.count("postrender.io/content-hash") == 3 and "name: s2-" in pruned
+
+
+# --- A List read item by item (read._Items) ---------------------------------
+
+from pathlib import Path  # noqa: E402
+
+from conftest import FIXTURES  # noqa: E402
+from postrender.errors import PostrenderError  # noqa: E402
+from postrender.limits import Limits  # noqa: E402
+from postrender.pipeline import read as read_module  # noqa: E402
+from postrender.pipeline.read import recompose  # noqa: E402
+from postrender.syntax.nodes import MappingNode, ScalarNode, StubMapping, unique_nodes  # noqa: E402
+
+_GOLDEN = sorted(p for p in (FIXTURES / "golden").iterdir() if (p / "input.yaml").exists())
+
+
+def _as_list(stream: str, kind_last: bool) -> str | None:
+    """The stream's documents as one List's items, written as kubectl writes
+    one (`items` before `kind` when kind_last); None for a stream with no
+    object."""
+    items = []
+    for doc in stream.split("\n---\n"):
+        lines = [line for line in doc.strip("\n").split("\n") if not line.startswith("---")]
+        while lines and (not lines[0].strip() or lines[0].startswith("#")):
+            lines.pop(0)
+        if lines:
+            items.append("- " + lines[0] + "\n" + "".join(("  " + line if line else "") + "\n" for line in lines[1:]))
+    if not items:
+        return None
+    if kind_last:
+        return "apiVersion: v1\nitems:\n" + "".join(items) + "kind: List\nmetadata: {resourceVersion: ''}\n"
+    return "apiVersion: v1\nkind: List\nitems:\n" + "".join(items)
+
+
+def _dump(node) -> object:
+    """A node graph as plain data: every node's class, tag, value and offsets."""
+    if isinstance(node, ScalarNode):
+        return ("scalar", node.tag, node.value, node.style, node.start_mark, node.end_mark)
+    if isinstance(node, MappingNode):
+        pairs = [(_dump(k), _dump(v)) for k, v in node.value]
+        return (type(node).__name__, node.tag, node.start_mark, node.end_mark, pairs)
+    return (type(node).__name__, node.tag, node.start_mark, node.end_mark, [_dump(i) for i in node.value])
+
+
+def _read_pruned(text: str, items_as_composed: bool, monkeypatch) -> tuple[object, list[str]]:
+    """(the documents read, pruned, as data; each object's kind, name and
+    node as data), a List's items taken as composed or not."""
+    with monkeypatch.context() as patch:
+        if not items_as_composed:
+            patch.setattr(read_module, "_takes_items", lambda doc: False)
+        try:
+            stream = read([Source("list.yaml", text)], Limits(), Needs(TABLE, pod_string_specs(TABLE)))
+        except PostrenderError as error:
+            return f"error: {error}", []
+    return ([_dump(d.root) if d.root is not None else None for d in stream.documents],
+            [(o.kind, o.name, o.item, _dump(o.node)) for o in stream.objects])
+
+
+@pytest.mark.parametrize("kind_last", [False, True], ids=["kind-first", "items-first"])
+@pytest.mark.parametrize("case", _GOLDEN, ids=[c.name for c in _GOLDEN])
+def test_a_list_read_item_by_item_keeps_what_a_list_read_whole_keeps(case: Path, kind_last, monkeypatch):
+    # Pruning each item as it is composed must leave the very tree pruning
+    # the whole List leaves, node for node and offset for offset; and so
+    # must a List that falls back to being read whole (tags, aliases, keys
+    # that are not plain): both sides then read it whole.
+    text = _as_list(case.joinpath("input.yaml").read_text(encoding="utf-8"), kind_last)
+    if text is None:
+        pytest.skip("no object")
+    assert _read_pruned(text, True, monkeypatch) == _read_pruned(text, False, monkeypatch)
+
+
+@pytest.mark.parametrize("kind_last", [False, True], ids=["kind-first", "items-first"])
+@pytest.mark.parametrize("case", _GOLDEN, ids=[c.name for c in _GOLDEN])
+def test_a_golden_input_as_a_list_renders_alike_pruned_and_whole(case: Path, kind_last):
+    # The render of the List read item by item (pruned) against the render
+    # of the same List read without pruning: output, warnings and notes.
+    text = _as_list(case.joinpath("input.yaml").read_text(encoding="utf-8"), kind_last)
+    if text is None:
+        pytest.skip("no object")
+    args = case / "args"
+    argv = args.read_text() if args.exists() else ""
+    from test_pruning import _render as render_with  # the comparison every pruning test makes
+
+    try:
+        whole = render_with(text, argv, pruned=False)
+    except PostrenderError as error:  # the List does not read: the same error either way
+        whole = (f"error: {error}", [], [])
+    assert render_with(text, argv, pruned=True) == whole
+
+
+@pytest.mark.parametrize("edits_everywhere", [False, True], ids=["render", "annotate"])
+def test_each_item_is_pruned_before_the_next_is_composed(monkeypatch, edits_everywhere):
+    # When item k is handed over, every item before it must be pruned as it
+    # is at the end of the read: a List pruned only once composed held its
+    # whole graph (5,000 apps: 269 MiB, 51 as a stream). Services, which no
+    # stage reads, become stubs, and so do Deployments (the walk keeps their
+    # facts); Secrets stay whole. In a run that gives every object keys
+    # (--strategy annotate), each keeps its metadata (a Deployment its pod
+    # template's too), and the rest goes.
+    service = "- apiVersion: v1\n  kind: Service\n  metadata: {{name: svc{i}}}\n  spec: {{ports: [{{port: {i}}}]}}\n"
+    probed = "        containers: [{name: c, image: x, resources: {limits: {cpu: 1}}, readinessProbe: {periodSeconds: 5}}]"
+    app = _APP.replace("        containers: [{{name: c, image: x}}]", probed.replace("{", "{{").replace("}", "}}"))
+    text = "apiVersion: v1\nkind: List\nitems:\n" + "".join((app + service).format(i=i) for i in range(20))
+    seen: list[tuple[int, list[int]]] = []
+    item = Needs.item
+
+    def watching(self, obj, items):
+        seen.append((obj.item, [len(unique_nodes(node)) for node in items.value[:obj.item]]))
+        return item(self, obj, items)
+
+    monkeypatch.setattr(Needs, "item", watching)
+    needs = Needs(TABLE, pod_string_specs(TABLE), edits_everywhere=edits_everywhere)
+    stream = read([Source("list.yaml", text)], Limits(), needs)
+    (doc,) = stream.documents
+    assert [at for at, _ in seen] == list(range(60))
+    final = [len(unique_nodes(node)) for node in doc.root.value[-1][1].value]
+    assert all(sizes == final[:at] for at, sizes in seen), "an item stayed whole after the next was composed"
+    assert any(size > 1 for size in final)  # some items keep paths: not all are stubs
+    whole = len(unique_nodes(recompose(doc).value[-1][1].value[1]))  # a Deployment's
+    for obj in stream.objects:
+        if obj.kind == "Secret":
+            assert not isinstance(obj.node, StubMapping)
+        elif edits_everywhere:  # metadata kept, the rest of a Service and a Deployment's probe not
+            assert 1 < len(unique_nodes(obj.node)) < (whole if obj.kind == "Deployment" else 14)
+        else:
+            assert isinstance(obj.node, StubMapping)
+
+
+_FALLBACKS = {
+    # Each is read whole after all, so that what it says is what it said.
+    "a kind that is no List": ("kind: Listing\nmetadata: {name: w}\n", None),
+    "an item that is no mapping": ("", "- just text\n"),
+    "an item without a kind": ("", "- apiVersion: v1\n  metadata: {name: nameless}\n"),
+    "a duplicate key in an item": ("", "- apiVersion: v1\n  kind: ConfigMap\n  kind: Secret\n  metadata: {name: d}\n"),
+    "a key that is not plain": ("", "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: y}\n  data: {y: a}\n"),
+    "items twice": ("items: []\n", None),
+}
+
+
+@pytest.mark.parametrize("name", _FALLBACKS, ids=list(_FALLBACKS))
+def test_a_document_that_is_not_read_item_by_item_is_read_whole(name, monkeypatch):
+    head, extra = _FALLBACKS[name]
+    text = _list(3)
+    if extra is not None:
+        text += extra
+    text = (text.replace("kind: List\n", "") + head) if "kind:" in head else text + head
+    forgotten = []
+    forget = Needs.forget
+    monkeypatch.setattr(Needs, "forget", lambda self, objects: forgotten.extend(objects) or forget(self, objects))
+    taken = _read_pruned(text, True, monkeypatch)
+    assert taken == _read_pruned(text, False, monkeypatch)
+    assert forgotten, "items were taken, then given up"
+    needs = Needs(TABLE, pod_string_specs(TABLE))
+    try:
+        stream = read([Source("list.yaml", text)], Limits(), needs)
+    except PostrenderError:
+        return
+    assert all(needs.found_in(obj) is not None for obj in stream.objects)
+    assert not any(needs.found_in(obj) is not None for obj in forgotten)

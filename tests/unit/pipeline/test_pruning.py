@@ -29,8 +29,8 @@ from postrender.syntax.nodes import MappingNode, node_at, unique_nodes
 GOLDEN = sorted(p for p in (FIXTURES / "golden").iterdir() if (p / "input.yaml").exists())
 CORPUS = sorted(p for p in (FIXTURES / "corpus").rglob("*.yaml"))
 # Flags that change what the stages read: every one of them must agree too.
-VARIANTS = ["", "--strategy annotate", "--version-all", "--keep-original all --keep-previous helm",
-            "--keep-original all", "--mutable --keep-original none"]
+VARIANTS = ["", "--strategy annotate", "--version-all", "--keep-original=all --keep-previous helm",
+            "--keep-original=all", "--mutable --keep-original=none"]
 
 
 def _args(case: Path) -> str:
@@ -189,7 +189,7 @@ _SHAPES = {
 }
 
 
-@pytest.mark.parametrize("argv", ["", "--mutable", "--keep-original all"])
+@pytest.mark.parametrize("argv", ["", "--mutable", "--keep-original=all"])
 @pytest.mark.parametrize("shape", _SHAPES, ids=list(_SHAPES))
 def test_edits_made_ahead_are_what_the_whole_tree_makes(shape, argv):
     # The version the plan makes, its copy and a version it did not expect,
