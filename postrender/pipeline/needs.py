@@ -81,10 +81,9 @@ class Needs:
         if not self._prune or doc.root is None or doc.shared or not objects or MERGE_KEY in doc.text:
             return
         readers = self._readers_made()
-        if self._prepare is not None and objects[0].item is None:
-            obj = objects[0]  # a document that is no List holds one object
-            if is_config_object(obj) and obj.kind not in self._readers.looked_up:
-                obj.prepared = self._prepare(obj, obj.node)
+        if not walked:
+            for obj in objects:
+                self._prepared(obj, readers)
         keep: list[tuple[Path, bool]] = []
         for obj in objects:
             found = self._found[obj]
@@ -96,7 +95,9 @@ class Needs:
                     return  # the whole document stays
                 keep.append((at + path, all_of_it))
         listed = objects[0].item is not None
-        if keep or listed:
+        if listed:
+            keep.append((("items",), False))  # where a copy of an item goes (rewrite._mark)
+        if keep:
             prune(doc.text, doc.root, keep)
         else:
             # No stage reads anything of it (most workloads and Services in
@@ -126,6 +127,7 @@ class Needs:
         self._walk(obj)
         found = self._found[obj]
         readers = self._readers_made()
+        self._prepared(obj, readers)
         at = obj.item
         assert at is not None and items.value[at] is obj.node
         keep = [] if readers.reads_nothing(obj, found) else list(readers.reads(obj, found))
@@ -148,6 +150,12 @@ class Needs:
         if is_config_object(obj):
             content_of(obj)
             byname.data_names(obj)
+
+    def _prepared(self, obj: KubeObject, readers: _Readers) -> None:
+        """A config's own edits made ahead, from its whole tree, so that none
+        of it need stay (a List's item too: its copy made ahead as well)."""
+        if self._prepare is not None and is_config_object(obj) and obj.kind not in readers.looked_up:
+            obj.prepared = self._prepare(obj, obj.node)
 
     def _readers_made(self) -> _Readers:
         if self._readers is None:
