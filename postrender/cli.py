@@ -600,6 +600,10 @@ def _fileno(stream: object) -> int | None:
         return None
 
 
+# Characters of a part encoded at once (write_stdout).
+_ENCODED_AT_ONCE = 1 << 20
+
+
 def write_stdout(parts: Iterable[str]) -> None:
     """The stream as UTF-8 bytes, whatever the locale says about stdout,
     encoded a part at a time: never a second copy of the whole stream."""
@@ -609,11 +613,14 @@ def write_stdout(parts: Iterable[str]) -> None:
         if buffer is not None:
             stdout.flush()
             for part in parts:
-                # A pipe may take part of a large write (its reader stopped after
-                # 64 KiB); BufferedWriter then reports the count instead of an error.
-                data = memoryview(part.encode("utf-8"))
-                while data:
-                    data = data[buffer.write(data):]
+                # A large part (one big document, a whole List) is encoded a
+                # piece at a time: its bytes whole would be another copy of it.
+                for at in range(0, len(part), _ENCODED_AT_ONCE):
+                    # A pipe may take part of a large write (its reader stopped after
+                    # 64 KiB); BufferedWriter then reports the count instead of an error.
+                    data = memoryview(part[at:at + _ENCODED_AT_ONCE].encode("utf-8"))
+                    while data:
+                        data = data[buffer.write(data):]
             buffer.flush()
         else:
             for part in parts:
