@@ -10,8 +10,10 @@ an object it still reads (its `reads`), and the rest is pruned
 (syntax/prune.py). A ConfigMap's or Secret's content is read into facts
 (index/configs.py) and its own edits, its version's marks, are made while
 it is whole (rewrite.prepare), so none of its tree stays; in runs that give
-configs other keys too, its metadata does. Kept whole: producers, a List's
-configs, and the objects a kindFrom spec looks up. Of every
+configs other keys too, its metadata does (and a List's config keeps its
+whole item, which its copy is made from). Kept whole: producers and the
+objects a kindFrom spec looks up. A List's items are walked and pruned one
+by one as they are composed (`item`, read._Items). Of every
 other object: the lists and RBAC rules around names that grants add to,
 and only in runs that give most workloads keys, its metadata and its pod
 templates with their metadata. A rarer edit that gives a mapping keys
