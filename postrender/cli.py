@@ -210,7 +210,7 @@ def _render(args: argparse.Namespace, reporter: Reporter) -> str | Iterable[str]
     if args.krm or resource_list_text(sources):
         from .frontends import krm
 
-        resource_list = None if args.krm else krm.detect(sources, options.limits)
+        resource_list = None if args.krm else krm.detect(sources, options)
         if args.krm or resource_list is not None:
             return krm.run(sources, options, reporter, resource_list)
     # Released: each document's node graph is dropped as its edits are

@@ -23,11 +23,12 @@ from ruamel.yaml.error import YAMLError
 from ..errors import Location, PostrenderError, UsageError
 from . import resource_list_text
 from ..pipeline.index.hashing import to_json_value
-from ..limits import Limits
-from ..syntax.nodes import Composer, MappingNode, Node, ScalarNode, children, column, get, get_str, is_null
+from ..syntax.nodes import (
+    Composer, ListComposer, MappingNode, Node, ScalarNode, children, column, drop_item, get, get_str, is_null,
+)
 from ..options import RenderOptions
 from ..vocabulary import INDEX_ANNOTATIONS, PATH_ANNOTATIONS
-from ..pipeline.read import Document, KubeObject, Source, Stream, only_comments, read, split
+from ..pipeline.read import Document, KubeObject, Source, Stream, only_comments, split
 from ..report import Diagnostic, Reporter
 
 if TYPE_CHECKING:
@@ -58,14 +59,18 @@ class ResourceListError(PostrenderError):
         return list(self._problems) if self._problems else [self]
 
 
-def detect(sources: list[Source], limits: Limits) -> Stream | None:
-    """The parsed stream when standard input is exactly one ResourceList."""
+def detect(sources: list[Source], options: RenderOptions) -> Stream | None:
+    """The parsed stream when standard input is exactly one ResourceList,
+    read for a render with `options` (render.read_for: its items pruned as
+    they are read; read again if its functionConfig sets other options)."""
+    from ..pipeline.render import read_for
+
     # The substring test first: _SCREEN alone takes 0.7 s on a 50 MB stream.
     text = resource_list_text(sources)
     if not text or not _SCREEN.search(text):
         return None
     try:
-        stream = read(sources, limits)
+        stream = read_for(sources, options)
     except PostrenderError as exc:
         if not claims_resource_list(text):
             raise  # a plain stream: a plain error, nothing on stdout
@@ -113,14 +118,14 @@ def claims_resource_list(text: str) -> bool:
 
 
 def run(sources: list[Source], options: RenderOptions, reporter: Reporter, stream: Stream | None = None) -> str:
-    from ..pipeline.render import render
+    from ..pipeline.render import read_for, render
 
     if len(sources) != 1:
         raise UsageError("--krm reads one ResourceList (standard input or one file)")
     source = sources[0]
     if stream is None:
         try:
-            stream = read(sources, options.limits)
+            stream = read_for(sources, options)
         except PostrenderError as exc:
             raise _failed(exc, 1, source, None, []) from None
     document = _resource_list(stream)
@@ -130,9 +135,9 @@ def run(sources: list[Source], options: RenderOptions, reporter: Reporter, strea
     try:
         config = function_config(document)
         effective = config.apply(options) if config else options
-        # The stream read above is the one rendered: reading again would give
-        # the same stream at twice the cost, unless the limits differ.
-        result = render(sources, effective, reporter, stream if effective.limits == options.limits else None)
+        # The stream read above is the one rendered, unless the functionConfig
+        # set options it is read otherwise for (render.analyse reads it again).
+        result = render(sources, effective, reporter, stream)
     except UsageError as exc:
         raise _failed(exc, 2, source, stream, warning_results(reporter.warnings)) from None
     except PostrenderError as exc:
@@ -265,9 +270,12 @@ def set_results(text: str, results: list[dict[str, Any]]) -> str:
 
 
 def _compose(chunk: str) -> Any:
+    """The ResourceList's top-level mapping, its items dropped as they are
+    composed (only `results` and where the mapping ends are read): the
+    whole of a large one held 30 times its size."""
     if not chunk.strip():
         return None
-    loader = Composer(chunk)
+    loader = ListComposer(chunk, drop_item)
     try:
         return loader.get_single_node()
     except YAMLError:

@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterator
 
 from ..fieldspecs import ReferenceTable
 from ..fieldspecs.walk import SpecIndex
-from ..syntax.nodes import MERGE_KEY, MappingNode, SequenceNode, node_at
+from ..syntax.nodes import MERGE_KEY, MappingNode, ScalarNode, SequenceNode, node_at
 from ..syntax.prune import Path, prune, stub
 from .graph import byname, producers, references
 from .graph.references import is_config_object
@@ -99,6 +99,10 @@ class Needs:
         listed = objects[0].item is not None
         if listed:
             keep.append((("items",), False))  # where a copy of an item goes (rewrite._mark)
+            # And the rest of the List's own mapping, a few small entries: a
+            # KRM ResourceList's functionConfig is read after it (krm.py).
+            keep.extend(((key.value,), True) for key, _ in doc.root.value  # type: ignore[union-attr]
+                        if isinstance(key, ScalarNode) and key.value != "items")
         if keep:
             prune(doc.text, doc.root, keep)
         else:

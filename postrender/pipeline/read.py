@@ -30,7 +30,7 @@ from ..syntax.nodes import (
     Node,
     ScalarNode,
     SequenceNode,
-    StubMapping,
+    drop_item,
     NONFINITE_WORDS,
     NotReadable,
     PLAIN_HINTS,
@@ -287,6 +287,12 @@ class Stream:
     sources: list[Source]
     documents: list[Document]
     objects: list[KubeObject]
+    # Read for a render with these options, and pruned for it: the options,
+    # the field-spec table and pod-string specs it was read with
+    # (pipeline/render.read_for); None: read whole, for any.
+    read_for: Any = None
+    # What the field-spec walk found in each object as it was read (Needs.found_in).
+    found_in: Any = None
 
 
 def split(source: Source, count: _Count | None = None, documents_before: int = 0) -> list[tuple[str, int]]:
@@ -728,8 +734,8 @@ class _Items:
             if not isinstance(node, MappingNode):
                 raise ValueError("not a mapping")  # read's own error, from the whole List
             obj = _object(self.doc, node, at, self.shared)
+            self.objects.append(obj)  # forgotten with the rest if the item fails
             self.prune.item(obj, items)
-            self.objects.append(obj)
         except Exception:  # whatever it is, the whole List read again meets it in order
             self.failed = True
 
@@ -952,7 +958,7 @@ class _OnlyItems:
 
     def take(self, items: SequenceNode, at: int) -> None:
         if at not in self.wanted:
-            items.value[at] = _DROPPED_ITEM
+            drop_item(items, at)
 
     def finish(self, root: Node | None, items: SequenceNode | None, plain: bool) -> bool:
         """Whether what was dropped were a List's items (else: compose it whole)."""
@@ -963,7 +969,6 @@ class _OnlyItems:
         return isinstance(root, MappingNode) and _list_items(root) is items
 
 
-_DROPPED_ITEM = StubMapping("tag:yaml.org,2002:map", (), 0, 0)  # type: ignore[arg-type]
 
 
 def object_node(root: MappingNode, obj: KubeObject) -> MappingNode | None:

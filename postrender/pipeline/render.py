@@ -7,6 +7,7 @@ from ..records import field, record
 from .plan import config_hash, keep, reloader
 from .check import broken, guard
 from .. import fieldspecs
+from ..fieldspecs.walk import SpecIndex
 from .graph.byname import ByName, find_readers, may_name_config, pod_string_specs
 from .graph.dependencies import Dependency, find_dependencies
 from ..errors import UsageError
@@ -57,35 +58,22 @@ class Result:
 
 
 def analyse(sources: list[Source], options: RenderOptions, stream: Stream | None = None) -> Analysis:
-    """`stream`: `sources` as read already (a KRM ResourceList is read to be
-    recognised); reading depends on nothing but the sources and the limits."""
-    # The options table checks flags and configs; this guards library callers,
-    # before any input is read.
-    if options.strategy not in STRATEGIES:
-        raise UsageError(f"unknown strategy {options.strategy!r} (choose from {', '.join(STRATEGIES)})")
-    extra = list(options.inline_configs)
-    for path in options.config_files:
-        for i, data in enumerate(fieldspecs.load_config_file(path)):
-            extra.append((f"{path} (document {i + 1})", data))
-    table = fieldspecs.load_table(extra)
-    scanned = pod_string_specs(table)
-    plan_options = PlanOptions(keep_original=options.keep_original, hooks_hidden=options.hooks_hidden,
-                               version_all=options.version_all)
-    needs = None
-    if stream is None:
-        # The field specs are walked as each document is read, and each
-        # document then keeps only what the stages below read of it; a
-        # config's own edits are made then, from its whole tree.
-        rewrite_options = _rewrite_options(options)
-
-        def prepare_config(obj: KubeObject, root: MappingNode) -> Prepared | None:
-            return prepare(obj, root, rewrite_options, plan_options.keeps_original(obj))
-
-        needs = Needs(table, scanned, edits_everywhere=_edits_everywhere(options), prepare=prepare_config)
-        stream = read(sources, options.limits, needs)
+    """`stream`: `sources` as read already: read whole (read.read, which
+    any options can render), or for a render (read_for: a KRM ResourceList
+    is read to be recognised), read again unless for these options."""
+    if stream is not None and stream.read_for is not None and _read_as(stream.read_for[0]) == _read_as(options):
+        # The table it was read with: what the read found is memoised on it
+        # (pod templates: references.pod_templates).
+        _, table, scanned = stream.read_for
+    else:
+        table = _table(options)
+        scanned = pod_string_specs(table)
+        if stream is None or stream.read_for is not None:
+            stream = _read(sources, options, table, scanned)
+    plan_options = _plan_options(options)
     index = ObjectIndex(stream.objects, options.namespace, frozenset(table.cluster_scoped))
-    graph, pod_strings = build(index, table, scanned, may_name_config(index),
-                               needs.found_in if needs is not None else None)
+    graph, pod_strings = build(index, table, scanned, may_name_config(index), stream.found_in)
+    stream.found_in = None  # its records, built into the graph, would be held to the end
     productions = find_productions(graph)
     dependencies = find_dependencies(graph, table)
     renames = options.strategy != "annotate"
@@ -109,6 +97,54 @@ def analyse(sources: list[Source], options: RenderOptions, stream: Stream | None
                             record_refs=_records_refs(options), held=policy.held)
     return Analysis(stream, table, graph, the_plan, productions, dependencies, policy, hashes, retention, warnings,
                     by_name, notes)
+
+
+def read_for(sources: list[Source], options: RenderOptions) -> Stream:
+    """`sources` read as a render with `options` reads them (Stream.read_for)."""
+    table = _table(options)
+    return _read(sources, options, table, pod_string_specs(table))
+
+
+def _read(sources: list[Source], options: RenderOptions, table: fieldspecs.ReferenceTable,
+          scanned: SpecIndex) -> Stream:
+    # The field specs are walked as each document is read, and each
+    # document then keeps only what the stages below read of it; a
+    # config's own edits are made then, from its whole tree.
+    rewrite_options = _rewrite_options(options)
+    plan_options = _plan_options(options)
+
+    def prepare_config(obj: KubeObject, root: MappingNode) -> Prepared | None:
+        return prepare(obj, root, rewrite_options, plan_options.keeps_original(obj))
+
+    needs = Needs(table, scanned, edits_everywhere=_edits_everywhere(options), prepare=prepare_config)
+    stream = read(sources, options.limits, needs)
+    stream.read_for, stream.found_in = (options, table, scanned), needs.found_in
+    return stream
+
+
+def _read_as(options: RenderOptions) -> tuple:
+    """What of the options decides how a stream is read for a render (_read):
+    two options alike in it read alike (a KRM functionConfig that sets only
+    a namespace, say, need not read its ResourceList again)."""
+    return (options.limits, options.config_files, options.inline_configs, _edits_everywhere(options),
+            options.keep_original, options.hooks_hidden, options.mutable)
+
+
+def _table(options: RenderOptions) -> fieldspecs.ReferenceTable:
+    # The options table checks flags and configs; this guards library callers,
+    # before any input is read.
+    if options.strategy not in STRATEGIES:
+        raise UsageError(f"unknown strategy {options.strategy!r} (choose from {', '.join(STRATEGIES)})")
+    extra = list(options.inline_configs)
+    for path in options.config_files:
+        for i, data in enumerate(fieldspecs.load_config_file(path)):
+            extra.append((f"{path} (document {i + 1})", data))
+    return fieldspecs.load_table(extra)
+
+
+def _plan_options(options: RenderOptions) -> PlanOptions:
+    return PlanOptions(keep_original=options.keep_original, hooks_hidden=options.hooks_hidden,
+                       version_all=options.version_all)
 
 
 def _rewrite_options(options: RenderOptions) -> RewriteOptions:

@@ -463,6 +463,16 @@ class ListComposer(Composer):
             self._root = parent  # the call for the root's first key
 
 
+def drop_item(items: SequenceNode, at: int) -> None:
+    """A ListComposer's `on_item` that keeps no item: an empty mapping
+    stands for each (but the last, which no next item hands over)."""
+    items.value[at] = DROPPED_ITEM
+
+
+# What stands for an item nothing reads (drop_item, read.recompose).
+DROPPED_ITEM = StubMapping(_DEFAULT_TAGS[MappingNode], (), 0, 0)  # type: ignore[arg-type]
+
+
 class _Text:
     """A text as a stream CParser reads, all at once: given a str itself,
     CParser first asks it for a `read` method, and the AttributeError that

@@ -74,28 +74,37 @@ def test_items_are_versioned_and_internal_annotations_kept():
     assert "# the web tier" in result.stdout  # comments survive
 
 
-def test_resource_list_is_read_once(monkeypatch):
-    # Recognising a ResourceList reads it; rendering reuses that stream.
-    from postrender.frontends import krm
+@pytest.mark.parametrize("sets, reads_expected", [
+    ("", 1),  # a namespace only (app.yaml's own): read alike
+    ("  strategy: annotate\n", 2),  # workloads keep their metadata: read again
+    ("  keepOriginal: all\n", 2),  # configs make their copies ahead: read again
+])
+def test_resource_list_is_read_once_unless_its_function_config_reads_it_otherwise(monkeypatch, sets, reads_expected):
+    # Recognising a ResourceList reads it, its items pruned for the command
+    # line's options; rendering reuses that stream unless the functionConfig
+    # sets an option that prunes otherwise. Either way the output is the
+    # output of the ResourceList read whole.
     from postrender.pipeline import render
 
     reads: list[object] = []
+    real = render.read
 
-    def counting(real):
-        def read(*args, **kwargs):
-            reads.append(args)
-            return real(*args, **kwargs)
-        return read
+    def counting(*args, **kwargs):
+        reads.append(args)
+        return real(*args, **kwargs)
 
-    monkeypatch.setattr(krm, "read", counting(krm.read))
-    monkeypatch.setattr(render, "read", counting(render.read))
-    text = (KRM / "app.yaml").read_text()
+    monkeypatch.setattr(render, "read", counting)
+    text = (KRM / "app.yaml").read_text().replace("\n  namespace: shop\n", "\n  namespace: shop\n" + sets, 1)
     for args in ([], ["--krm"]):
         reads.clear()
         result = run_postrender(args, text)
         assert result.status == 0, result.stderr
-        assert "settings-" in result.stdout
-        assert len(reads) == 1, args
+        assert ("settings-" in result.stdout) == ("annotate" not in sets)
+        assert len(reads) == reads_expected, args
+        whole = run_postrender(["--krm"], text)
+        assert whole.stdout == result.stdout
+    monkeypatch.setattr(render, "_read", lambda sources, options, table, scanned: real(sources, options.limits))
+    assert run_postrender(["--krm"], text).stdout == result.stdout  # read whole, nothing pruned
 
 
 def test_warnings_become_results_with_resource_ref_and_field():
