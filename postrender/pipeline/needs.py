@@ -57,6 +57,9 @@ class Needs:
         need be kept (rewrite.prepare); None when the run gives configs
         other keys too (edits_everywhere), or keeps their trees."""
         self._prune = prune
+        # Whether read may hand over a List's items one by one as they are
+        # composed (`item`), so that the List is never held whole.
+        self.reads_items = prune
         self._edits_everywhere = edits_everywhere
         self._prepare = None if edits_everywhere else prepare
         self._table = table
@@ -67,11 +70,6 @@ class Needs:
         self._found: dict[KubeObject, references.Found] = {}
         self._readers: _Readers | None = None  # made when a document is first pruned
 
-    @property
-    def reads_items(self) -> bool:
-        """Whether read may hand over a List's items one by one as they are
-        composed (`item`), so that the List is never held whole."""
-        return self._prune
 
     def __call__(self, doc: Document, objects: list[KubeObject], walked: bool = False) -> None:
         """`walked`: read gave each object to `item` already."""
@@ -83,9 +81,10 @@ class Needs:
         if not self._prune or doc.root is None or doc.shared or not objects or MERGE_KEY in doc.text:
             return
         readers = self._readers_made()
-        if not walked:
-            for obj in objects:
-                self._prepared(obj, readers)
+        if not walked and self._prepare is not None:
+            for obj in objects:  # (_prepared, written out: asked of every document)
+                if is_config_object(obj) and obj.kind not in readers.looked_up:
+                    obj.prepared = self._prepare(obj, obj.node)
         keep: list[tuple[Path, bool]] = []
         for obj in objects:
             found = self._found[obj]

@@ -673,8 +673,8 @@ def _read_document(doc: Document, limits: Limits, count: _Count, odd_breaks: boo
                    shared: _SharedMaps, prune: Pruner | None, objects: list[KubeObject]) -> None:
     """Composes, checks and prunes one document, adding its objects."""
     _helm3_header(doc, rendered_so_far)
-    items = (_Items(doc, prune, shared) if prune is not None and prune.reads_items and not odd_breaks and _takes_items(doc)
-             else None)
+    items = (_Items(doc, prune, shared) if "List" in doc.text and prune is not None and prune.reads_items
+             and not odd_breaks and _takes_items(doc) else None)
     doc.root = _compose(doc, limits, count, items)
     count.position += len(doc.text)
     count.objects += 1
