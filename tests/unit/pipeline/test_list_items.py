@@ -206,9 +206,7 @@ def test_a_list_read_item_by_item_keeps_what_a_list_read_whole_keeps(case: Path,
     # the whole List leaves, node for node and offset for offset; and so
     # must a List that falls back to being read whole (tags, aliases, keys
     # that are not plain): both sides then read it whole.
-    text = _as_list(case.joinpath("input.yaml").read_text(encoding="utf-8"), kind_last)
-    if text is None:
-        pytest.skip("no object")
+    text = _golden_as_list(case, kind_last)
     assert _read_pruned(text, True, monkeypatch) == _read_pruned(text, False, monkeypatch)
 
 
@@ -217,11 +215,18 @@ def test_a_list_read_item_by_item_keeps_what_a_list_read_whole_keeps(case: Path,
 def test_a_golden_input_as_a_list_renders_alike_pruned_and_whole(case: Path, kind_last):
     # The render of the List read item by item (pruned) against the render
     # of the same List read without pruning: output, warnings and notes.
+    args = case / "args"
+    _renders_alike(_golden_as_list(case, kind_last), args.read_text() if args.exists() else "")
+
+
+def _golden_as_list(case: Path, kind_last: bool) -> str:
     text = _as_list(case.joinpath("input.yaml").read_text(encoding="utf-8"), kind_last)
     if text is None:
         pytest.skip("no object")
-    args = case / "args"
-    argv = args.read_text() if args.exists() else ""
+    return text
+
+
+def _renders_alike(text: str, argv: str) -> None:
     from test_pruning import _render as render_with  # the comparison every pruning test makes
 
     try:
@@ -312,16 +317,7 @@ _FLAGS = ["--keep-original=all", "--keep-original=none --mutable", "--keep-origi
 def test_a_golden_input_as_a_list_renders_alike_pruned_and_whole_with_flags(case: Path, flags):
     # The flags that decide whether a List's configs keep copies, and so
     # whether their copies are made ahead as items (rewrite.prepare).
-    text = _as_list(case.joinpath("input.yaml").read_text(encoding="utf-8"), kind_last=True)
-    if text is None:
-        pytest.skip("no object")
-    from test_pruning import _render as render_with
-
-    try:
-        whole = render_with(text, flags, pruned=False)
-    except PostrenderError as error:
-        whole = (f"error: {error}", [], [])
-    assert render_with(text, flags, pruned=True) == whole
+    _renders_alike(_golden_as_list(case, kind_last=True), flags)
 
 
 @pytest.mark.parametrize("flags", ["", "--keep-original=all", "--mutable"])
@@ -419,10 +415,7 @@ def test_a_golden_input_as_a_resource_list_renders_alike_pruned_and_whole(case: 
     # the functionConfig prunes alike, with the table it was read with
     # (pod templates found as it was read are memoised on it: a new table
     # put a config hash on the Deployment's own metadata).
-    listed = _as_list(case.joinpath("input.yaml").read_text(encoding="utf-8"), kind_last=False)
-    if listed is None:
-        pytest.skip("no object")
-    text = listed.replace("apiVersion: v1\nkind: List\n", _HEADS["ResourceList"], 1) + _FUNCTION_CONFIGS[config]
+    text = _golden_as_list(case, kind_last=False).replace("apiVersion: v1\nkind: List\n", _HEADS["ResourceList"], 1) + _FUNCTION_CONFIGS[config]
     assert _krm(text, whole=False) == _krm(text, whole=True)
 
 
