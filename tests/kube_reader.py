@@ -28,6 +28,7 @@ from conftest import require_tool
 from postrender.syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, entries, unique_nodes
 from postrender.pipeline.read import Document, KubeObject, object_node, recompose
 from postrender.pipeline.render import Result
+from postrender.pipeline.rewrite import WRITTEN
 
 MARKER_KIND = "PostrenderTestMarker"
 
@@ -156,6 +157,13 @@ def _set(obj: dict[str, Any], path: JsonPath, value: Any) -> None:
     parent[path[-1]] = value
 
 
+def _inserted(edits: Any) -> list[tuple[Any, Any, Any]]:
+    """Each item inserted: its sequence, the item it goes ahead of, and its
+    value (a List item's copy made ahead is held as the JSON line written)."""
+    return [(sequence, before, json.loads(value) if style == WRITTEN else value)
+            for sequence, before, value, style in edits.inserted]
+
+
 def expected_objects(result: Result, read_input: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """What the output must read as, object by object, from the input's reading."""
     stream = result.analysis.stream
@@ -180,12 +188,12 @@ def expected_objects(result: Result, read_input: list[dict[str, Any]]) -> list[d
             _apply(edits.entries(), edits.replaced, paths, json_obj, scalar_paths(doc, obj))
             # Items inserted into a sequence of the object: last position first,
             # so each index still counts items of the input.
-            inside = [(sequence, before, value) for sequence, before, value, _ in edits.inserted if id(sequence) in paths]
+            inside = [(sequence, before, value) for sequence, before, value in _inserted(edits) if id(sequence) in paths]
             # Several ahead of one item are written in order: the last first.
             for sequence, before, value in sorted(reversed(inside), key=lambda e: -_index(e[0], e[1])):
                 for seq_path in paths[id(sequence)]:
                     _at(json_obj, seq_path).insert(_index(sequence, before), copy.deepcopy(value))
-            for sequence, before, value, _ in edits.inserted:
+            for sequence, before, value in _inserted(edits):
                 if before is obj.node:
                     # A new object, a List item ahead of this one: a copy of the
                     # input as kubectl read it, with the annotations the copy states.
