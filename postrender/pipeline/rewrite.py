@@ -167,7 +167,7 @@ class DocumentEdits:
     _replaced: list[tuple[ScalarNode, str]] | None = None
     # Items inserted into sequences: the sequence, the item it goes ahead of,
     # the new item's value and the style of the scalar it is written as
-    # (None: a line of JSON), in the order asked.
+    # (None: a line of JSON; WRITTEN: the value is that line), in the order asked.
     _inserted: list[tuple[SequenceNode, Node, object, str | None]] | None = None
     # Each Version an unsuffixed copy written after the document is a copy
     # of (`--keep-original`; the copies' edits are made when asked, `copies`).
@@ -342,7 +342,8 @@ class DocumentEdits:
     @property
     def inserted(self) -> Sequence[tuple[SequenceNode, Node, object, str | None]]:
         """Each item inserted: the sequence, the item it goes ahead of, its
-        value and its scalar style (None: a line of JSON), in order."""
+        value and its scalar style (None: a line of JSON; WRITTEN: the value
+        is that line), in order."""
         return self._inserted or ()
 
     def edits(self) -> list[Edit]:
