@@ -33,7 +33,7 @@ from ..fieldspecs import ReferenceTable
 from ..fieldspecs.walk import SpecIndex
 from ..syntax.nodes import MERGE_KEY, MappingNode, ScalarNode, SequenceNode, node_at
 from ..syntax.prune import Path, prune, stub
-from .graph import byname, producers, references
+from .graph import byname, dependencies, producers, references
 from .graph.references import is_config_object
 from .index.configs import content_of
 from .read import Document, KubeObject, object_path
@@ -116,12 +116,11 @@ class Needs:
             obj.node = kept if isinstance(kept, MappingNode) else stub(doc.text, obj.node)
         # A config object whose edits were not made ahead keeps all they
         # touch (its metadata, and the scalars beside it); a workload, only
-        # in runs that give most of them keys.
-        whole = [is_config_object(obj) and obj.prepared is None for obj in objects]
-        doc.kept_for_edits = self._edits_everywhere or all(whole)
-        if listed and not doc.kept_for_edits and any(whole):
-            # A List's config item keeps all of itself (_Readers.reads).
-            doc.items_kept_whole = frozenset(obj.item for obj, kept in zip(objects, whole) if kept)
+        # in runs that give most of them keys, and only if it may get them.
+        kept = [readers.kept_for_edits(obj, self._found[obj]) for obj in objects]
+        doc.kept_for_edits = all(kept)
+        if listed and not doc.kept_for_edits and any(kept):
+            doc.items_kept_for_edits = frozenset(obj.item for obj, can in zip(objects, kept) if can)
 
     def item(self, obj: KubeObject, items: SequenceNode) -> None:
         """Walks a List's item as soon as it is composed, and prunes it
@@ -195,22 +194,43 @@ class _Readers:
         quiet = self._quiet.get(key)
         if quiet is None:
             quiet = self._quiet[key] = not (
-                self._edits_everywhere or obj.kind in self.looked_up
+                obj.kind in self.looked_up
                 or references.kind_from_paths(obj, self._table) or producers.may_produce(obj.kind))
         # A config whose edits were not made ahead keeps what they touch.
-        return quiet and (obj.prepared is not None or not is_config_object(obj))
+        return quiet and (obj.prepared is not None or not is_config_object(obj)) and not self.takes_keys(obj, found)
+
+    def takes_keys(self, obj: KubeObject, found: references.Found) -> bool:
+        """In a run that gives most workloads keys (edits_everywhere): whether
+        `obj` is one that may get them, so keeps its metadata and its pod
+        templates': a referrer, or an object whose annotations (or its
+        templates') declare a dependency. Any other object a rarer edit
+        reaches has its document composed again (rewrite.py)."""
+        if not self._edits_everywhere:
+            return False
+        if found.references or dependencies.declares(obj.annotations):
+            return True
+        return any(dependencies.declares(template.annotations)
+                   for template in references.pod_templates(obj, self._table))
+
+    def kept_for_edits(self, obj: KubeObject, found: references.Found) -> bool:
+        """Whether what `reads` keeps of `obj` can take the keys the run
+        gives it: a config whose edits were not made ahead keeps all they
+        touch; an object that takes keys (takes_keys), its metadata and its
+        pod templates'."""
+        return is_config_object(obj) and obj.prepared is None or self.takes_keys(obj, found)
 
     def reads(self, obj: KubeObject, found: references.Found) -> Iterator[tuple[Path, bool]]:
         if obj.kind in self.looked_up:
             yield (), True
             return
+        takes_keys = self.takes_keys(obj, found)
         if is_config_object(obj) and obj.prepared is None:
             # Its content was read (index/configs.py), but not its edits made.
             # A List's item is copied from its nodes (rewrite._copy_as_item).
             yield ((), True) if obj.item is not None else (("metadata",), True)
-        elif self._edits_everywhere:
+        elif takes_keys:
             yield ("metadata",), True
-        yield from references.reads(obj, self._table, found, self._edits_everywhere)
+        yield from references.reads(obj, self._table, found, takes_keys)
         yield from byname.reads(obj, found)
         yield from producers.reads(obj)
 

@@ -152,10 +152,11 @@ class Document:
     # it kept no metadata or pod templates (pipeline/needs.py), and an edit
     # that gives a mapping keys composes the document again (rewrite.py).
     kept_for_edits: bool = True
-    # Of a List that is not kept_for_edits, the items kept whole, which can
-    # take keys themselves (configs whose edits were not made ahead): their
+    # Of a List that is not kept_for_edits, the items that can take keys
+    # themselves (configs whose edits were not made ahead, kept whole; in a
+    # run that gives most workloads keys, those that may get them): their
     # edits need not compose the whole List again.
-    items_kept_whole: frozenset[int] = frozenset()
+    items_kept_for_edits: frozenset[int] = frozenset()
 
     def line_of(self, node: Node) -> int:
         return self.first_line + self.chunk_line(node.start_mark) + 1

@@ -188,7 +188,7 @@ class DocumentEdits:
         a document is composed again here, once, and every mapping edit of
         it goes to that graph, so edits to one mapping still merge. Replaced
         scalars and inserted items are placed by offset, the same in both.
-        A List's item read kept whole (Document.items_kept_whole) takes its
+        A List's item read kept for edits (Document.items_kept_for_edits) takes its
         keys where it is: every edit of that object goes there, and no
         mapping belongs to two items (a List with aliases is kept whole)."""
         later = self._take_ahead(obj) if self._ahead is not None else None
@@ -226,7 +226,7 @@ class DocumentEdits:
     def _mapping(self, obj: KubeObject, path: Path) -> MappingNode:
         root: Node | None = obj.node
         doc = self.document
-        if not doc.kept_for_edits and obj.item not in doc.items_kept_whole:
+        if not doc.kept_for_edits and obj.item not in doc.items_kept_for_edits:
             if self._whole is None:
                 self._whole = recompose(doc)
             root = object_node(self._whole, obj) if self._whole is not None else None

@@ -48,6 +48,12 @@ def rules() -> tuple[dict[str, Any], ...]:
     return tuple(fieldspecs.data("dependencies.yaml").get("annotations") or ())
 
 
+def declares(annotations: Mapping[str, str]) -> bool:
+    """Whether annotations (an object's, or a pod template's) declare a
+    dependency find_dependencies reads."""
+    return any(_applies(rule, key) for key in annotations for rule in rules())
+
+
 def find_dependencies(graph: Graph, table: ReferenceTable) -> list[Dependency]:
     found: list[Dependency] = []
     names: _ConfigNames | None = None  # made at the first dependency: most streams declare none

@@ -136,7 +136,7 @@ def test_a_lists_config_items_take_their_marks_without_the_list_composed_again(m
     options = RenderOptions()
     needs = Needs(TABLE, pod_string_specs(TABLE))
     (doc,) = read(sources, options.limits, needs).documents
-    assert not doc.kept_for_edits and doc.items_kept_whole == {0, 2, 4}
+    assert not doc.kept_for_edits and doc.items_kept_for_edits == {0, 2, 4}
     whole = render(sources, options, reporter, read(sources, options.limits)).output  # nothing pruned
     pruned = render(sources, options, reporter).output
     assert pruned == whole and composed == []
@@ -242,9 +242,9 @@ def test_each_item_is_pruned_before_the_next_is_composed(monkeypatch, edits_ever
     # is at the end of the read: a List pruned only once composed held its
     # whole graph (5,000 apps: 269 MiB, 51 as a stream). Services, which no
     # stage reads, become stubs, and so do Deployments (the walk keeps their
-    # facts); Secrets stay whole. In a run that gives every object keys
-    # (--strategy annotate), each keeps its metadata (a Deployment its pod
-    # template's too), and the rest goes.
+    # facts); Secrets stay whole. In a run that gives workloads keys
+    # (--strategy annotate), a Deployment keeps its metadata and its pod
+    # template's, and the rest goes.
     service = "- apiVersion: v1\n  kind: Service\n  metadata: {{name: svc{i}}}\n  spec: {{ports: [{{port: {i}}}]}}\n"
     probed = "        containers: [{name: c, image: x, resources: {limits: {cpu: 1}}, readinessProbe: {periodSeconds: 5}}]"
     app = _APP.replace("        containers: [{{name: c, image: x}}]", probed.replace("{", "{{").replace("}", "}}"))
@@ -268,9 +268,9 @@ def test_each_item_is_pruned_before_the_next_is_composed(monkeypatch, edits_ever
     for obj in stream.objects:
         if obj.kind == "Secret":
             assert not isinstance(obj.node, StubMapping)
-        elif edits_everywhere:  # metadata kept, the rest of a Service and a Deployment's probe not
-            assert 1 < len(unique_nodes(obj.node)) < (whole if obj.kind == "Deployment" else 14)
-        else:
+        elif edits_everywhere and obj.kind == "Deployment":  # metadata kept, its probe not
+            assert 1 < len(unique_nodes(obj.node)) < whole
+        else:  # a Service gets no keys even then (needs._Readers.takes_keys)
             assert isinstance(obj.node, StubMapping)
 
 

@@ -67,7 +67,56 @@ def test_nothing_read_is_said_only_where_no_stage_reads(edits_everywhere: bool, 
             if readers.reads_nothing(obj, nothing):
                 said += 1
                 assert list(readers.reads(obj, nothing)) == [], (kind, api_version, prepared)
-    if edits_everywhere:
-        assert said == 0  # every object's metadata is read for its keys
-    else:  # not vacuous: most kinds are read for nothing once no reference is found
-        assert said > len(KINDS) // 2
+    # Not vacuous: most kinds are read for nothing once no reference is
+    # found, in a run that gives most workloads keys too (only an object
+    # that may get them keeps its metadata: takes_keys).
+    assert said > len(KINDS) // 2
+
+
+@pytest.mark.parametrize("declared", [
+    {"configmap.reloader.stakater.com/reload": "app-config"},
+    {"kpt.seek.com/hash-dependency.db": "Secret/db"},
+])
+def test_an_object_that_declares_a_dependency_keeps_its_metadata_for_its_keys(declared):
+    # Under --strategy annotate (and the records of --keep-previous), an
+    # object with no reference still gets a config hash for what its
+    # annotations declare: it keeps its metadata, and its document can take
+    # the keys without being composed again. Without the annotation it keeps
+    # nothing.
+    nothing = Found([], [])
+    for edits_everywhere in (False, True):
+        readers = _Readers(TABLE, edits_everywhere)
+        for annotations, takes in ((declared, edits_everywhere), ({}, False)):
+            obj = _object("Deployment", "apps/v1", annotations)
+            assert readers.takes_keys(obj, nothing) is takes
+            assert readers.kept_for_edits(obj, nothing) is takes
+            assert readers.reads_nothing(obj, nothing) is not takes
+            assert ((("metadata",), True) in list(readers.reads(obj, nothing))) is takes
+
+
+@pytest.mark.parametrize("where", ["object", "template"])
+def test_a_dependency_declared_takes_its_hash_without_the_document_composed_again(monkeypatch, where):
+    # The Deployment references nothing; its annotations (or its pod
+    # template's) name the ConfigMap, so --strategy annotate gives its
+    # template a config hash. It kept its metadata and its template's for
+    # that as it was read: no document is composed again.
+    import io
+
+    from postrender.options import RenderOptions
+    from postrender.pipeline import rewrite
+    from postrender.pipeline.read import recompose
+    from postrender.pipeline.render import render
+    from postrender.report import Reporter
+
+    composed = []
+    monkeypatch.setattr(rewrite, "recompose", lambda doc, *a: composed.append(doc) or recompose(doc, *a))
+    declared = "      annotations: {configmap.reloader.stakater.com/reload: cfg}\n"
+    text = ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\ndata: {a: '1'}\n---\n"
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n"
+            + (declared[4:] if where == "object" else "")
+            + "spec:\n  template:\n    metadata:\n" + (declared if where == "template" else "      labels: {a: b}\n")
+            + "    spec:\n      containers: [{name: c, image: x}]\n")
+    options = RenderOptions(strategy="annotate")
+    output = render([Source("in.yaml", text)], options, Reporter(verbose=False, stderr=io.StringIO())).output
+    assert output.count("postrender.io/config-hash") == 1
+    assert composed == []
