@@ -204,16 +204,24 @@ class DocumentEdits:
         """`obj`'s whole mapping, as read composed it: kept, or composed again."""
         return self._mapping(obj, ())
 
-    def _take_ahead(self, obj: KubeObject) -> _Later | None:
-        """What `obj`'s marks made ahead set, no longer held as made ahead."""
+    def _ahead_of(self, obj: KubeObject) -> tuple[Ahead, _Later] | None:
+        """`obj`'s marks made ahead and what they set, if held: looked up,
+        not searched (a List's thousands of items each ask, for `graph`)."""
         ahead = self._ahead
         if type(ahead) is tuple:
-            if ahead[0] is not obj:
-                return None
+            return ahead[1:] if ahead[0] is obj else None
+        return ahead.get(obj) if ahead is not None else None  # type: ignore[union-attr]
+
+    def _take_ahead(self, obj: KubeObject) -> _Later | None:
+        """What `obj`'s marks made ahead set, no longer held as made ahead."""
+        held = self._ahead_of(obj)
+        if held is None:
+            return None
+        if type(self._ahead) is tuple:
             self._ahead = None
-            return ahead[2]
-        taken = ahead.pop(obj, None)  # type: ignore[union-attr]
-        return None if taken is None else taken[1]
+        else:
+            del self._ahead[obj]  # type: ignore[union-attr]
+        return held[1]
 
     def _aheads(self) -> list[tuple[KubeObject, Ahead, _Later]]:
         ahead = self._ahead
@@ -292,9 +300,9 @@ class DocumentEdits:
 
     def values_of(self, obj: KubeObject) -> dict[str, Value]:
         """What has been asked to be set in `obj`'s own mapping so far (for `graph`)."""
-        for owner, _, later in self._aheads():
-            if owner is obj:
-                return _made(later)
+        held = self._ahead_of(obj)
+        if held is not None:
+            return _made(held[1])
         return self.values_at(self.mapping_at(obj, ()))
 
     def values_at(self, mapping: MappingNode) -> dict[str, Value]:
