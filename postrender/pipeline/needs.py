@@ -56,10 +56,9 @@ class Needs:
         version's marks) from its whole mapping, so that none of its tree
         need be kept (rewrite.prepare); None when the run gives configs
         other keys too (edits_everywhere), or keeps their trees."""
-        self._prune = prune
-        # Whether read may hand over a List's items one by one as they are
-        # composed (`item`), so that the List is never held whole.
-        self.reads_items = prune
+        # read.Pruner's: only a pruner that prunes takes a List's items one
+        # by one as they are composed (`item`), so as never to hold it whole.
+        self.prunes = prune
         self._edits_everywhere = edits_everywhere
         self._prepare = None if edits_everywhere else prepare
         self._table = table
@@ -70,7 +69,6 @@ class Needs:
         self._found: dict[KubeObject, references.Found] = {}
         self._readers: _Readers | None = None  # made when a document is first pruned
 
-
     def __call__(self, doc: Document, objects: list[KubeObject], walked: bool = False) -> None:
         """`walked`: read gave each object to `item` already."""
         if not walked:
@@ -78,13 +76,11 @@ class Needs:
                 self._walk(obj)
         # Every document, small ones too: the walk is done, and what the
         # stages still read is a few paths (prune follows only those).
-        if not self._prune or doc.root is None or doc.shared or not objects or MERGE_KEY in doc.text:
+        if not self.prunes or doc.root is None or doc.shared or not objects or MERGE_KEY in doc.text:
             return
         readers = self._readers_made()
-        if not walked and self._prepare is not None:
-            for obj in objects:  # (_prepared, written out: asked of every document)
-                if is_config_object(obj) and obj.kind not in readers.looked_up:
-                    obj.prepared = self._prepare(obj, obj.node)
+        for obj in objects if not walked else ():
+            self._prepared(obj, readers)
         keep: list[tuple[Path, bool]] = []
         for obj in objects:
             found = self._found[obj]

@@ -620,8 +620,9 @@ class Pruner(Protocol):
     known (pipeline/needs.py): read keeps every document until the end, and
     most of a composed document is never read again."""
 
-    # Whether `item` may be given a List's items as they are composed.
-    reads_items: bool
+    # Whether it prunes at all: only then is `item` given a List's items as
+    # they are composed.
+    prunes: bool
 
     def __call__(self, doc: Document, objects: list[KubeObject], walked: bool = False) -> None:
         """Prunes `doc`, whose objects are `objects`; `walked`: each was given to `item`."""
@@ -674,7 +675,7 @@ def _read_document(doc: Document, limits: Limits, count: _Count, odd_breaks: boo
                    shared: _SharedMaps, prune: Pruner | None, objects: list[KubeObject]) -> None:
     """Composes, checks and prunes one document, adding its objects."""
     _helm3_header(doc, rendered_so_far)
-    items = (_Items(doc, prune, shared) if "List" in doc.text and prune is not None and prune.reads_items
+    items = (_Items(doc, prune, shared) if "List" in doc.text and prune is not None and prune.prunes
              and not odd_breaks and _takes_items(doc) else None)
     doc.root = _compose(doc, limits, count, items)
     count.position += len(doc.text)
@@ -903,7 +904,8 @@ def _composed(doc: Document, masked: str | None, items: _Items | _OnlyItems | No
     every mapping plain, distinct keys) of the document's text as read sees
     it: surrogate escapes joined back, offsets counted in the text.
     `items`: a List's items are taken as they are composed (_Items)."""
-    loader = Composer(masked or doc.text) if items is None else ListComposer(doc.text, items.take)
+    text = masked or doc.text  # (a document whose items are taken has no masked lines: _takes_items)
+    loader = Composer(text) if items is None else ListComposer(text, items.take)
     try:
         root = loader.get_single_node()
     except YAMLError as exc:
@@ -952,8 +954,6 @@ class _OnlyItems:
     are composed: an empty mapping stands for each (object_node of one is
     never asked)."""
 
-    kept = True  # what _composed asks of _Items
-
     def __init__(self, wanted: Collection[int]) -> None:
         self.wanted = wanted
 
@@ -968,8 +968,6 @@ class _OnlyItems:
         if items.value:
             self.take(items, len(items.value) - 1)
         return isinstance(root, MappingNode) and _list_items(root) is items
-
-
 
 
 def object_node(root: MappingNode, obj: KubeObject) -> MappingNode | None:
