@@ -32,6 +32,7 @@ from ..pipeline.read import Document, KubeObject, Source, Stream, only_comments,
 from ..report import Diagnostic, Reporter
 
 if TYPE_CHECKING:
+    from ..pipeline.render import ReadStream
     from .kustomize_exec import PluginConfig
 
 KIND = "ResourceList"
@@ -59,7 +60,7 @@ class ResourceListError(PostrenderError):
         return list(self._problems) if self._problems else [self]
 
 
-def detect(sources: list[Source], options: RenderOptions) -> Stream | None:
+def detect(sources: list[Source], options: RenderOptions) -> ReadStream | None:
     """The parsed stream when standard input is exactly one ResourceList,
     read for a render with `options` (render.read_for: its items pruned as
     they are read; read again if its functionConfig sets other options)."""
@@ -70,14 +71,14 @@ def detect(sources: list[Source], options: RenderOptions) -> Stream | None:
     if not text or not _SCREEN.search(text):
         return None
     try:
-        stream = read_for(sources, options)
+        read = read_for(sources, options)
     except PostrenderError as exc:
         if not claims_resource_list(text):
             raise  # a plain stream: a plain error, nothing on stdout
         # It says it is a ResourceList at the top level: answer as a KRM
         # function must, with the error in `results`, not as a plain stream.
         raise _failed(exc, 1, sources[0], None, []) from None
-    return stream if _resource_list(stream) is not None else None
+    return read if _resource_list(read.stream) is not None else None
 
 
 def claims_resource_list(text: str) -> bool:
@@ -117,17 +118,20 @@ def claims_resource_list(text: str) -> bool:
     return found.get("kind") == KIND and found.get("apiVersion", "").startswith(f"{GROUP}/")
 
 
-def run(sources: list[Source], options: RenderOptions, reporter: Reporter, stream: Stream | None = None) -> str:
+def run(sources: list[Source], options: RenderOptions, reporter: Reporter,
+        read: Stream | ReadStream | None = None) -> str:
+    """`read`: the ResourceList as detect read it, or read whole (read.read)."""
     from ..pipeline.render import read_for, render
 
     if len(sources) != 1:
         raise UsageError("--krm reads one ResourceList (standard input or one file)")
     source = sources[0]
-    if stream is None:
+    if read is None:
         try:
-            stream = read_for(sources, options)
+            read = read_for(sources, options)
         except PostrenderError as exc:
             raise _failed(exc, 1, source, None, []) from None
+    stream = read if isinstance(read, Stream) else read.stream
     document = _resource_list(stream)
     if document is None:
         error = PostrenderError(f"--krm: input is not a single {KIND} ({GROUP}/*)")
@@ -137,7 +141,7 @@ def run(sources: list[Source], options: RenderOptions, reporter: Reporter, strea
         effective = config.apply(options) if config else options
         # The stream read above is the one rendered, unless the functionConfig
         # set options it is read otherwise for (render.analyse reads it again).
-        result = render(sources, effective, reporter, stream)
+        result = render(sources, effective, reporter, read)
     except UsageError as exc:
         raise _failed(exc, 2, source, stream, warning_results(reporter.warnings)) from None
     except PostrenderError as exc:

@@ -288,12 +288,6 @@ class Stream:
     sources: list[Source]
     documents: list[Document]
     objects: list[KubeObject]
-    # Read for a render with these options, and pruned for it: the options,
-    # the field-spec table and pod-string specs it was read with
-    # (pipeline/render.read_for); None: read whole, for any.
-    read_for: Any = None
-    # What the field-spec walk found in each object as it was read (Needs.found_in).
-    found_in: Any = None
 
 
 def split(source: Source, count: _Count | None = None, documents_before: int = 0) -> list[tuple[str, int]]:

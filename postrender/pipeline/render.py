@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 
 from ..records import field, record
 from .plan import config_hash, keep, reloader
@@ -12,7 +13,7 @@ from .graph.byname import ByName, find_readers, may_name_config, pod_string_spec
 from .graph.dependencies import Dependency, find_dependencies
 from ..errors import UsageError
 from .graph.producers import Productions, find_productions
-from .graph.references import Graph, Resolution, build, in_immutable_template, is_hook, runs_before_apply
+from .graph.references import Found, Graph, Resolution, build, in_immutable_template, is_hook, runs_before_apply
 from .index.objects import ObjectIndex
 from .needs import Needs
 from ..options import RenderOptions
@@ -57,23 +58,37 @@ class Result:
         return "".join(self.written)
 
 
-def analyse(sources: list[Source], options: RenderOptions, stream: Stream | None = None) -> Analysis:
+@record(eq=False)
+class ReadStream:
+    """A stream read for a render with `options` (read_for), pruned for
+    them, with the field-spec table and pod-string specs it was read with
+    (what the read found is memoised on the table: references.pod_templates)
+    and what the field-spec walk found in each object as it was read, until
+    the graph is built from it."""
+
+    stream: Stream
+    options: RenderOptions
+    table: fieldspecs.ReferenceTable
+    scanned: SpecIndex
+    found_in: Callable[[KubeObject], Found | None] | None
+
+
+def analyse(sources: list[Source], options: RenderOptions, stream: Stream | ReadStream | None = None) -> Analysis:
     """`stream`: `sources` as read already: read whole (read.read, which
     any options can render), or for a render (read_for: a KRM ResourceList
-    is read to be recognised), read again unless for these options."""
-    if stream is not None and stream.read_for is not None and _read_as(stream.read_for[0]) == _read_as(options):
-        # The table it was read with: what the read found is memoised on it
-        # (pod templates: references.pod_templates).
-        _, table, scanned = stream.read_for
-    else:
+    is read to be recognised), read again unless it reads alike for these
+    options."""
+    if isinstance(stream, ReadStream) and _read_as(stream.options) != _read_as(options):
+        stream = None
+    if isinstance(stream, Stream):
         table = _table(options)
-        scanned = pod_string_specs(table)
-        if stream is None or stream.read_for is not None:
-            stream = _read(sources, options, table, scanned)
+        stream = ReadStream(stream, options, table, pod_string_specs(table), None)
+    read_as = stream if stream is not None else read_for(sources, options)
+    table, scanned, found_in = read_as.table, read_as.scanned, read_as.found_in
+    read_as.found_in = None  # its records, built into the graph below, would be held to the end
     plan_options = _plan_options(options)
-    index = ObjectIndex(stream.objects, options.namespace, frozenset(table.cluster_scoped))
-    graph, pod_strings = build(index, table, scanned, may_name_config(index), stream.found_in)
-    stream.found_in = None  # its records, built into the graph, would be held to the end
+    index = ObjectIndex(read_as.stream.objects, options.namespace, frozenset(table.cluster_scoped))
+    graph, pod_strings = build(index, table, scanned, may_name_config(index), found_in)
     productions = find_productions(graph)
     dependencies = find_dependencies(graph, table)
     renames = options.strategy != "annotate"
@@ -95,21 +110,17 @@ def analyse(sources: list[Source], options: RenderOptions, stream: Stream | None
                                     by_name.readers)
     retention = keep.decide(graph, the_plan, table, scope=options.scope, keep_previous=options.keep_previous,
                             record_refs=_records_refs(options), held=policy.held)
-    return Analysis(stream, table, graph, the_plan, productions, dependencies, policy, hashes, retention, warnings,
+    return Analysis(read_as.stream, table, graph, the_plan, productions, dependencies, policy, hashes, retention, warnings,
                     by_name, notes)
 
 
-def read_for(sources: list[Source], options: RenderOptions) -> Stream:
-    """`sources` read as a render with `options` reads them (Stream.read_for)."""
+def read_for(sources: list[Source], options: RenderOptions) -> ReadStream:
+    """`sources` read as a render with `options` reads them. The field specs
+    are walked as each document is read, and each document then keeps only
+    what the stages after read read of it; a config's own edits are made
+    then, from its whole tree."""
     table = _table(options)
-    return _read(sources, options, table, pod_string_specs(table))
-
-
-def _read(sources: list[Source], options: RenderOptions, table: fieldspecs.ReferenceTable,
-          scanned: SpecIndex) -> Stream:
-    # The field specs are walked as each document is read, and each
-    # document then keeps only what the stages below read of it; a
-    # config's own edits are made then, from its whole tree.
+    scanned = pod_string_specs(table)
     rewrite_options = _rewrite_options(options)
     plan_options = _plan_options(options)
 
@@ -117,13 +128,11 @@ def _read(sources: list[Source], options: RenderOptions, table: fieldspecs.Refer
         return prepare(obj, root, rewrite_options, plan_options.keeps_original(obj))
 
     needs = Needs(table, scanned, edits_everywhere=_edits_everywhere(options), prepare=prepare_config)
-    stream = read(sources, options.limits, needs)
-    stream.read_for, stream.found_in = (options, table, scanned), needs.found_in
-    return stream
+    return ReadStream(read(sources, options.limits, needs), options, table, scanned, needs.found_in)
 
 
 def _read_as(options: RenderOptions) -> tuple:
-    """What of the options decides how a stream is read for a render (_read):
+    """What of the options decides how a stream is read for a render (read_for):
     two options alike in it read alike (a KRM functionConfig that sets only
     a namespace, say, need not read its ResourceList again)."""
     return (options.limits, options.config_files, options.inline_configs, _edits_everywhere(options),
@@ -195,7 +204,7 @@ def _holds(graph: Graph, table: fieldspecs.ReferenceTable) -> dict[int, str]:
     return holds
 
 
-def render(sources: list[Source], options: RenderOptions, reporter: Reporter, stream: Stream | None = None,
+def render(sources: list[Source], options: RenderOptions, reporter: Reporter, stream: Stream | ReadStream | None = None,
            release: bool = False) -> Result:
     """`release`: the caller only writes the stream out, so what writing
     never reads is dropped before it writes (_drop_before_write: the graph,

@@ -103,7 +103,7 @@ def test_resource_list_is_read_once_unless_its_function_config_reads_it_otherwis
         assert len(reads) == reads_expected, args
         whole = run_postrender(["--krm"], text)
         assert whole.stdout == result.stdout
-    monkeypatch.setattr(render, "_read", lambda sources, options, table, scanned: real(sources, options.limits))
+    monkeypatch.setattr(render, "read_for", lambda sources, options: real(sources, options.limits))
     assert run_postrender(["--krm"], text).stdout == result.stdout  # read whole, nothing pruned
 
 
