@@ -20,6 +20,7 @@ from postrender.pipeline.check import guard
 from postrender.pipeline.read import Source
 from postrender.pipeline.render import analyse, render
 from postrender.report import Reporter
+from test_list_items import _as_list, _dump
 
 GOLDEN = sorted(p for p in (FIXTURES / "golden").iterdir() if (p / "input.yaml").exists())
 CORPUS = sorted(p for p in (FIXTURES / "corpus").rglob("*.yaml"))
@@ -189,7 +190,6 @@ def test_golden_inputs_as_lists_find_alike(case: Path, monkeypatch):
     # that may hold a finding are composed again (read.recompose's
     # `items`): against every item walked in the List composed whole.
     from postrender.pipeline import read
-    from test_list_items import _as_list
 
     text = _as_list((case / "input.yaml").read_text(encoding="utf-8"), kind_last=False)
     if text is None:
@@ -219,24 +219,13 @@ def test_a_list_composes_again_only_the_items_that_may_hold_a_finding(monkeypatc
     screened = _render(text, "--keep-original=none", True, monkeypatch)  # s2 is gone, not kept as a copy
     assert asked == [{8}]
     assert len(screened[3]) == 1 and screened[3][0].startswith("Widget/(default)/w spec.secretName")
-    (doc,) = read.read([Source("l.yaml", text)], RenderOptions().limits).documents
+    stream = read.read([Source("l.yaml", text)], RenderOptions().limits)
+    (doc,), stream_objects = stream.documents, stream.objects
     whole, only = read.recompose(doc), read.recompose(doc, {8})
     items = [item for key, item in only.value if key.value == "items"][0].value
     assert [len(item.value) for item in items] == [0] * 8 + [4]
-    assert read.object_node(only, doc_obj(doc, 8)) is items[8]
-    assert repr_tree(items[8]) == repr_tree([i for k, i in whole.value if k.value == "items"][0].value[8])
-
-
-def doc_obj(doc, item):
-    from types import SimpleNamespace
-
-    return SimpleNamespace(item=item)
-
-
-def repr_tree(node) -> object:
-    from test_list_items import _dump
-
-    return _dump(node)
+    assert read.object_node(only, stream_objects[8]) is items[8]
+    assert _dump(items[8]) == _dump([i for k, i in whole.value if k.value == "items"][0].value[8])
 
 
 def test_a_document_with_items_that_is_no_list_is_composed_again_whole():

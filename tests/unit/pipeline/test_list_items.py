@@ -4,10 +4,17 @@ reads in time linear in its size, and an alias reaching across items still
 leads the walk to what it names."""
 
 import io
+from pathlib import Path
 
 import pytest
 
+from conftest import FIXTURES
 from postrender import fieldspecs
+from postrender.errors import PostrenderError
+from postrender.limits import Limits
+from postrender.pipeline import read as read_module
+from postrender.pipeline.read import recompose
+from postrender.syntax.nodes import MappingNode, ScalarNode, StubMapping, unique_nodes
 from postrender.fieldspecs.walk import Compiled
 from postrender.frontends import krm
 from postrender.pipeline.graph.byname import pod_string_specs
@@ -145,14 +152,6 @@ def test_a_lists_config_items_take_their_marks_without_the_list_composed_again(m
 
 # --- A List read item by item (read._Items) ---------------------------------
 
-from pathlib import Path  # noqa: E402
-
-from conftest import FIXTURES  # noqa: E402
-from postrender.errors import PostrenderError  # noqa: E402
-from postrender.limits import Limits  # noqa: E402
-from postrender.pipeline import read as read_module  # noqa: E402
-from postrender.pipeline.read import recompose  # noqa: E402
-from postrender.syntax.nodes import MappingNode, ScalarNode, StubMapping, unique_nodes  # noqa: E402
 
 _GOLDEN = sorted(p for p in (FIXTURES / "golden").iterdir() if (p / "input.yaml").exists())
 
