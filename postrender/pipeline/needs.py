@@ -29,9 +29,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from ..fieldspecs import ReferenceTable
-from ..fieldspecs.walk import SpecIndex
-from ..syntax.nodes import MERGE_KEY, MappingNode, ScalarNode, SequenceNode, node_at
+from ..fieldspecs import CONFIG_KINDS, ReferenceTable
+from ..fieldspecs.walk import PathTree, SpecIndex
+from ..syntax.nodes import MERGE_KEY, WHOLE_REACH, MappingNode, Reach, ScalarNode, SequenceNode, node_at
 from ..syntax.prune import Path, prune, stub
 from .graph import byname, dependencies, producers, references
 from .graph.references import is_config_object
@@ -68,6 +68,7 @@ class Needs:
         # object of its own per object (2.5 MiB at 80,000 objects).
         self._found: dict[KubeObject, references.Found] = {}
         self._readers: _Readers | None = None  # made when a document is first pruned
+        self._reaches: dict[tuple[str, str], Reach | None] = {}
 
     def __call__(self, doc: Document, objects: list[KubeObject], walked: bool = False) -> None:
         """`walked`: read gave each object to `item` already."""
@@ -138,6 +139,41 @@ class Needs:
             # item read found an object in is never empty: it has a kind.)
             items.value[at] = obj.node = stub(obj.document.text, obj.node)  # type: ignore[assignment]
 
+    def reach(self, kind: str, api_version: str) -> Reach | None:
+        """Where in an object of this kind a stage may read, for a large
+        document composed with what prune would drop dropped as it goes
+        (read.py, DroppingComposer); None: keep all of it. A stage reads an
+        object along its field specs and the scanned pod-string specs (the
+        walk), all of its metadata and pod templates, and nothing else
+        (`reads`), but for the kinds kept whole or read by rules of their
+        own: configs, the kinds a kindFrom spec looks up or reads, producers,
+        grants by name, Lists. Decided once per kind and apiVersion."""
+        key = (kind, api_version)
+        if key in self._reaches:
+            return self._reaches[key]
+        reach = self._reaches[key] = self._reach_of(kind, api_version)
+        return reach
+
+    def _reach_of(self, kind: str, api_version: str) -> Reach | None:
+        group, _, version = api_version.rpartition("/")
+        readers = self._readers_made()
+        if (not self.prunes or kind.endswith("List") or (kind in CONFIG_KINDS and api_version == "v1")
+                or kind in readers.looked_up or producers.may_produce(kind) or byname.grants_by_name(kind, group)):
+            return None
+        walked = self._finder.walked(kind, group, version)
+        if walked is not None and any(spec.kind_from is not None for spec in walked[0].specs[:walked[1]]):
+            return None
+        reach: Reach = {}
+        if walked is not None:
+            _add_tree(reach, walked[0].tree)
+        for template in self._table.template_paths(kind, group, version):
+            if not template:
+                return None  # the object is a pod template (a Pod)
+            _add_path(reach, [segment.key for segment in template])
+        reach["metadata"] = WHOLE_REACH
+        _merge_wildcards(reach)
+        return reach
+
     def forget(self, objects: list[KubeObject]) -> None:
         """Drops what `item` found in objects read will not keep: a List it
         reads again whole (read.py)."""
@@ -166,6 +202,49 @@ class Needs:
         """What the field-spec walk found in an object as it was read, for
         graph.build; None for an object this pruner never saw."""
         return self._found.get(obj)
+
+
+def _add_tree(reach: Reach, tree: PathTree) -> None:
+    """Adds the paths of a prefix tree of field-spec paths (fieldspecs.walk)."""
+    for segment, below in tree.children.items():
+        here = reach.get(segment.key)
+        if here is WHOLE_REACH:
+            continue
+        if here is None:
+            here = reach[segment.key] = {}
+        _add_tree(here, below)  # type: ignore[arg-type]
+
+
+def _add_path(reach: Reach, keys: list[str]) -> None:
+    """Adds a path everything under which is read."""
+    for key in keys[:-1]:
+        here = reach.get(key)
+        if here is WHOLE_REACH:
+            return
+        if here is None:
+            here = reach[key] = {}
+        reach = here  # type: ignore[assignment]
+    reach[keys[-1]] = WHOLE_REACH
+
+
+def _merge_wildcards(reach: Reach) -> None:
+    """Gives each key named beside a `*` what `*` reaches too (Reach)."""
+    anything = reach.get("*")
+    for key, below in list(reach.items()):
+        if anything is not None and key != "*":
+            reach[key] = _union(below, anything)
+    for below in reach.values():
+        if below is not WHOLE_REACH:
+            _merge_wildcards(below)  # type: ignore[arg-type]
+
+
+def _union(a: Reach | bool, b: Reach | bool) -> Reach | bool:
+    if a is WHOLE_REACH or b is WHOLE_REACH:
+        return WHOLE_REACH
+    merged: Reach = dict(a)  # type: ignore[arg-type]
+    for key, below in b.items():  # type: ignore[union-attr]
+        merged[key] = _union(merged[key], below) if key in merged else below
+    return merged
 
 
 class _Readers:

@@ -25,6 +25,7 @@ from ..syntax.nodes import (
     PROPERTIES,
     STR_TAG,
     Composer,
+    DroppingComposer,
     ListComposer,
     MappingNode,
     Node,
@@ -34,6 +35,7 @@ from ..syntax.nodes import (
     NONFINITE_WORDS,
     NotReadable,
     PLAIN_HINTS,
+    Reach,
     children,
     entries_by_go_key,
     forget_keys,
@@ -627,6 +629,11 @@ class Pruner(Protocol):
     def forget(self, objects: list[KubeObject]) -> None:
         """Forgets objects given to `item` that read will not keep."""
 
+    def reach(self, kind: str, api_version: str) -> Reach | None:
+        """Where a stage may read in an object of this kind (DroppingComposer):
+        what is off those paths may be dropped as its document is composed;
+        None: none of it."""
+
 
 def read(sources: list[Source], limits: Limits, prune: Pruner | None = None) -> Stream:
     documents: list[Document] = []
@@ -669,9 +676,14 @@ def _read_document(doc: Document, limits: Limits, count: _Count, odd_breaks: boo
                    shared: _SharedMaps, prune: Pruner | None, objects: list[KubeObject]) -> None:
     """Composes, checks and prunes one document, adding its objects."""
     _helm3_header(doc, rendered_so_far)
-    items = (_Items(doc, prune, shared) if "List" in doc.text and prune is not None and prune.prunes
-             and not odd_breaks and _takes_items(doc) else None)
-    doc.root = _compose(doc, limits, count, items)
+    items: _Items | None = None
+    parts: _Parts | None = None
+    if prune is not None and prune.prunes and not odd_breaks:
+        if "List" in doc.text and _takes_items(doc):
+            parts = items = _Items(doc, prune, shared)
+        elif len(doc.text) >= DROP_FROM and _in_parts(doc):
+            parts = _Dropping(prune.reach)
+    doc.root = _compose(doc, limits, count, parts)
     count.position += len(doc.text)
     count.objects += 1
     if odd_breaks:
@@ -695,9 +707,52 @@ def _takes_items(doc: Document) -> bool:
     whole-document walk before its objects are read (_check_structure:
     aliases, tags, merge keys, escapes), or offsets mended after composing
     (a byte-order mark, masked lines). Most documents say no List."""
+    return "List" in doc.text and "items" in doc.text and _in_parts(doc)
+
+
+def _in_parts(doc: Document) -> bool:
+    """Whether a document may be composed in parts, some taken or dropped
+    as they are composed (_Parts): not one that needs a whole-document walk
+    before its objects are read (_check_structure: aliases, tags, merge
+    keys, escapes), or offsets mended after composing (a byte-order mark,
+    masked lines)."""
     text = doc.text
-    return ("List" in text and "items" in text and "!" not in text and MERGE_KEY not in text
-            and not _may_need_a_look(text) and not text.startswith("\ufeff") and _masked(doc) is None)
+    return ("!" not in text and MERGE_KEY not in text and not _may_need_a_look(text)
+            and not text.startswith("\ufeff") and _masked(doc) is None)
+
+
+# Documents from this size on are composed with what no stage reads dropped
+# as it goes (_Dropping): below it, what a document holds whole is small,
+# and the composer's call per node costs more than it saves.
+DROP_FROM = 256 * 1024
+
+
+class _Parts(Protocol):
+    """How a document is composed in parts (_composed)."""
+
+    def composer(self, text: str) -> Composer:
+        """The composer for the document's text."""
+
+    def finish(self, root: Node | None, loader: Composer, plain: bool) -> bool:
+        """Whether the document is read (else it is composed again whole)."""
+
+
+class _Dropping:
+    """A large document composed with what the pruner would drop dropped as
+    it goes (DroppingComposer, Pruner.reach), so that a dense one is never
+    held whole. What is dropped is what prune drops once it is composed:
+    the same nodes stay, and read does with them what it does with the
+    whole graph. A document whose keys are not all plain needs every node
+    for _check_structure, and is composed again whole."""
+
+    def __init__(self, reach_of: Callable[[str, str], Reach | None]) -> None:
+        self.reach_of = reach_of
+
+    def composer(self, text: str) -> Composer:
+        return DroppingComposer(text, self.reach_of)
+
+    def finish(self, root: Node | None, loader: Composer, plain: bool) -> bool:
+        return plain or not loader.dropped  # type: ignore[attr-defined]
 
 
 class _Items:
@@ -735,8 +790,12 @@ class _Items:
         except Exception:  # whatever it is, the whole List read again meets it in order
             self.failed = True
 
-    def finish(self, root: Node | None, items: SequenceNode | None, plain: bool) -> bool:
+    def composer(self, text: str) -> Composer:
+        return ListComposer(text, self.take)
+
+    def finish(self, root: Node | None, loader: Composer, plain: bool) -> bool:
         """Whether the document is read: a List whose items were all taken."""
+        items = loader.items  # type: ignore[attr-defined]
         if items is None:
             return True  # no item was taken: read as any document
         if not self.failed and plain and isinstance(root, MappingNode) and _list_items(root) is items:
@@ -815,7 +874,7 @@ def _check_line_breaks(doc: Document) -> None:
     )
 
 
-def _compose(doc: Document, limits: Limits, count: _Count, items: _Items | None = None) -> Node | None:
+def _compose(doc: Document, limits: Limits, count: _Count, parts: _Parts | None = None) -> Node | None:
     text = doc.text
     if not text or text.isspace() or only_comments(text):  # (not text.strip(), without copying the text)
         count.add_nodes(doc, _EMPTY_DOCUMENT_NODES)
@@ -827,7 +886,7 @@ def _compose(doc: Document, limits: Limits, count: _Count, items: _Items | None 
         # Counted in C before a single node is built: composing costs about
         # ten times as much, and what is refused here is never composed.
         count.check_nodes(doc, _parse_events(doc, masked))
-    root = _compose_root(doc, limits, masked, items)
+    root = _compose_root(doc, limits, masked, parts)
     count.add_nodes(doc, doc.nodes if root is not None else _EMPTY_DOCUMENT_NODES)
     return root
 
@@ -857,9 +916,9 @@ def _parse_error(doc: Document, exc: YAMLError) -> PostrenderError:
     return PostrenderError(f"invalid YAML: {_first_line(str(exc))}", location)
 
 
-def _compose_root(doc: Document, limits: Limits, masked: str | None, items: _Items | None) -> Node | None:
+def _compose_root(doc: Document, limits: Limits, masked: str | None, parts: _Parts | None) -> Node | None:
     text = doc.text
-    root, events, plain = _composed(doc, masked, items)
+    root, events, plain = _composed(doc, masked, parts)
     if root is None:
         return None
     doc.nodes = events
@@ -892,23 +951,22 @@ def _is_null_document(doc: Document, root: ScalarNode) -> bool:
         _unreadable(doc, root, str(exc))
 
 
-def _composed(doc: Document, masked: str | None, items: _Items | _OnlyItems | None = None
-              ) -> tuple[Node | None, int, bool]:
+def _composed(doc: Document, masked: str | None, parts: _Parts | None = None) -> tuple[Node | None, int, bool]:
     """(root, parse events, whether the text holds no tag or merge key and
     every mapping plain, distinct keys) of the document's text as read sees
     it: surrogate escapes joined back, offsets counted in the text.
-    `items`: a List's items are taken as they are composed (_Items)."""
-    text = masked or doc.text  # (a document whose items are taken has no masked lines: _takes_items)
-    loader = Composer(text) if items is None else ListComposer(text, items.take)
+    `parts`: parts of it are taken or dropped as they are composed: a List's
+    items (_Items, _OnlyItems), or what no stage reads (_Dropping)."""
+    text = masked or doc.text  # (a document composed in parts has no masked lines: _in_parts)
+    loader = Composer(text) if parts is None else parts.composer(text)
     try:
         root = loader.get_single_node()
     except YAMLError as exc:
         raise _parse_error(doc, exc) from None
     finally:
         events, plain = loader.events, loader.plain_keys and loader.plain_text
-        listed = loader.items if items is not None else None  # type: ignore[attr-defined]
         _release(loader)
-    if items is not None and not items.finish(root, listed, plain):
+    if parts is not None and not parts.finish(root, loader, plain):
         return _composed(doc, masked)  # read whole, as any document
     if root is not None:
         if masked is not None and _is_json_first(doc):
@@ -955,8 +1013,12 @@ class _OnlyItems:
         if at not in self.wanted:
             drop_item(items, at)
 
-    def finish(self, root: Node | None, items: SequenceNode | None, plain: bool) -> bool:
+    def composer(self, text: str) -> Composer:
+        return ListComposer(text, self.take)
+
+    def finish(self, root: Node | None, loader: Composer, plain: bool) -> bool:
         """Whether what was dropped were a List's items (else: compose it whole)."""
+        items = loader.items  # type: ignore[attr-defined]
         if items is None:
             return True
         if items.value:

@@ -463,6 +463,123 @@ class ListComposer(Composer):
             self._root = parent  # the call for the root's first key
 
 
+# Where in a document a later stage may read (DroppingComposer): each key
+# that leads to such a place names what it may read under it, another Reach,
+# or WHOLE_REACH for everything. "*" stands for any key not named, and its
+# Reach is already merged into each named key's (the maker's part). A
+# sequence's items are reached as the sequence is.
+Reach = dict[str, "Reach | bool"]
+WHOLE_REACH = True
+
+
+class DroppingComposer(Composer):
+    """A Composer that drops, as it composes a large document, what the
+    read stage's pruner would drop once it is composed (syntax/prune.py), so
+    that a dense document (a CRD's schema, a custom object with a list of a
+    million items) is never held whole.
+
+    It learns the object's `kind` and `apiVersion` from the root's first
+    entries (where kubectl, Helm and kustomize write them) and asks
+    `reach_of(kind, apiVersion)` where a later stage may read; None: keep
+    everything. A collection off those paths is one prune stubs (or holds
+    inside one it stubs), so each of its entries is dropped as soon as the
+    next one starts: a value of a mapping, any item of a sequence whose
+    parent is dropped too, and the collection items of a sequence beside a
+    read path (prune keeps a list of scalars there, and stubs any other).
+    The last entry of a collection stays, so that its end is found where it
+    was (edit.content_end). Keys stay too: the composer checks them when
+    their mapping ends. Entries before `kind` and `apiVersion` are known
+    are kept whole.
+
+    What it drops is only what the caller may rebuild: a document whose
+    keys turn out not plain (the whole-graph checks need every node) must
+    be composed again whole, when `dropped` says anything was.
+    """
+
+    # `ascend_resolver`, a slot: libyaml's composer calls it after every
+    # node, and the instance's own `list.pop` is a call into C.
+    __slots__ = ("reach_of", "_stack", "ascend_resolver", "_kind", "_api_version", "_root_reach", "dropped")
+
+    def __init__(self, stream: object, reach_of: Callable[[str, str], Reach | None]) -> None:
+        Composer.__init__(self, stream)
+        self.reach_of = reach_of
+        # What may be dropped under each node being composed, root first:
+        # _ROOT, a Reach, WHOLE_REACH, _BESIDE or _DEAD.
+        self._stack: list[object] = []
+        self.ascend_resolver = self._stack.pop
+        self._kind: str | None = None
+        self._api_version: str | None = None
+        self._root_reach: object = _UNDECIDED
+        self.dropped = False
+
+    def descend_resolver(self, parent: Node | None, index: object) -> None:  # type: ignore[override]
+        # Called before each node (index: a sequence item's position; a
+        # mapping's key node before its value, None before a key).
+        stack = self._stack
+        if not stack:
+            stack.append(_ROOT)
+            return
+        here = stack[-1]
+        if here is WHOLE_REACH:
+            stack.append(WHOLE_REACH)
+            return
+        if here is _DEAD or here is _BESIDE:
+            pairs = parent.value  # type: ignore[union-attr]
+            if parent.__class__ is MappingNode:
+                if index is None and pairs:  # the entry before this key is complete
+                    key, last = pairs[-1]
+                    if last is not DROPPED_ITEM:
+                        pairs[-1] = (key, DROPPED_ITEM)
+                        self.dropped = True
+            elif index:  # the item before this one is complete
+                last = pairs[index - 1]  # type: ignore[operator]
+                if here is _DEAD or last.__class__ is not ScalarNode:
+                    pairs[index - 1] = DROPPED_ITEM  # type: ignore[operator]
+                    self.dropped = True
+            stack.append(_DEAD)
+            return
+        if here is _ROOT:
+            if index is None:
+                self._learn(parent)  # type: ignore[arg-type]
+                stack.append(WHOLE_REACH)
+                return
+            here = self._root_reach
+            if here is _UNDECIDED or here is None:
+                stack.append(WHOLE_REACH)
+                return
+        if parent.__class__ is SequenceNode:
+            stack.append(here)
+        elif index.__class__ is not ScalarNode:  # a key, or a value under a complex key
+            stack.append(WHOLE_REACH)
+        else:
+            below = here.get(index.value)  # type: ignore[union-attr]
+            if below is None:
+                below = here.get("*", _BESIDE)  # type: ignore[union-attr]
+            stack.append(below)
+
+    def _learn(self, root: MappingNode) -> None:
+        """Reads the root's entry just composed: `kind` and `apiVersion`."""
+        if self._root_reach is not _UNDECIDED or not root.value:
+            return
+        key, value = root.value[-1]
+        if key.__class__ is not ScalarNode or value.__class__ is not ScalarNode:
+            return
+        if key.value == "kind":
+            self._kind = value.value  # type: ignore[assignment]
+        elif key.value == "apiVersion":
+            self._api_version = value.value  # type: ignore[assignment]
+        else:
+            return
+        if self._kind is not None and self._api_version is not None:
+            self._root_reach = self.reach_of(self._kind, self._api_version)
+
+
+# A DroppingComposer's marks for what may go under a node: the root;
+# nothing of it is read, but its parent is (prune keeps its scalars, and its
+# items if all are scalars); nothing under it is read, nor its parent.
+_ROOT, _BESIDE, _DEAD, _UNDECIDED = object(), object(), object(), object()
+
+
 def drop_item(items: SequenceNode, at: int) -> None:
     """A ListComposer's `on_item` that keeps no item: an empty mapping
     stands for each (but the last, which no next item hands over)."""

@@ -240,12 +240,19 @@ class Finder:
         # reference keeps its path to the end of a render.
         self._paths: dict[Path, Path] = {}
 
-    def __call__(self, obj: KubeObject) -> Found:
-        key = (obj.kind, obj.group, obj.api_version.rpartition("/")[2])
+    def walked(self, kind: str, group: str, version: str) -> tuple[Compiled, int] | None:
+        """The specs one walk of an object of this kind, group and version
+        takes, reference specs and scanned ones together, and how many of
+        them (the first) are reference specs; None: none apply."""
+        key = (kind, group, version)
         both = self._walks.get(key, _MISSING)
         if both is _MISSING:
             scanned = self._scanned.applicable(*key) if self._scanned is not None else None
             both = self._walks[key] = _joined(self._table.applicable(*key), scanned)
+        return both
+
+    def __call__(self, obj: KubeObject) -> Found:
+        both = self.walked(obj.kind, obj.group, obj.api_version.rpartition("/")[2])
         if both is None:
             return _NOTHING
         compiled, own = both

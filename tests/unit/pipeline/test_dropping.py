@@ -1,0 +1,263 @@
+"""A large document is composed with what no stage reads dropped as it goes
+(read._Dropping, syntax.nodes.DroppingComposer): what stays must be what
+pruning the whole graph leaves (pipeline/needs.py), node for node and offset
+for offset, and the render the same byte for byte.
+
+Every case here is compared both ways: read with DROP_FROM at 0, so that
+every document takes the dropping composer, and read with it out of reach.
+"""
+
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+import manifest_strategies as ms
+from postrender import fieldspecs
+from postrender.errors import PostrenderError
+from postrender.limits import Limits
+from postrender.pipeline import read as read_module
+from postrender.pipeline.graph.byname import pod_string_specs
+from postrender.pipeline.needs import Needs, _merge_wildcards
+from postrender.pipeline.read import Source, read
+from postrender.syntax.nodes import DROPPED_ITEM, DroppingComposer, MappingNode, ScalarNode, SequenceNode
+
+from test_list_items import _dump
+from test_pruning import CORPUS, GOLDEN, VARIANTS, _args, _render
+
+TABLE = fieldspecs.load_table()
+
+
+def _needs(edits_everywhere: bool, table=TABLE) -> Needs:
+    return Needs(table, pod_string_specs(table), edits_everywhere=edits_everywhere)
+
+
+def _read(text: str, dropping: bool, monkeypatch, edits_everywhere: bool = False, table=TABLE) -> object:
+    """The documents read and pruned, and each object, as plain data."""
+    with monkeypatch.context() as patch:
+        patch.setattr(read_module, "DROP_FROM", 0 if dropping else sys.maxsize)
+        try:
+            stream = read([Source("input.yaml", text)], Limits(), _needs(edits_everywhere, table))
+        except PostrenderError as error:
+            return f"error: {error}"
+    return ([_dump(d.root) if d.root is not None else None for d in stream.documents],
+            [(o.kind, o.name, o.item, _dump(o.node)) for o in stream.objects])
+
+
+def _rendered(text: str, argv: str, monkeypatch) -> None:
+    """The render with every document dropped from as composed, against the
+    render of the stream read whole (no pruning at all)."""
+    try:
+        whole = _render(text, argv, pruned=False)
+    except PostrenderError as error:  # the stream does not read: the same error either way
+        whole = (f"error: {error}", [], [])
+    with monkeypatch.context() as patch:
+        patch.setattr(read_module, "DROP_FROM", 0)
+        assert _render(text, argv, pruned=True) == whole
+
+
+_INPUTS = [p / "input.yaml" for p in GOLDEN] + CORPUS
+
+
+@pytest.mark.parametrize("edits_everywhere", [False, True], ids=["render", "annotate"])
+@pytest.mark.parametrize("path", _INPUTS, ids=[f"{p.parent.name}/{p.name}" for p in _INPUTS])
+def test_what_stays_is_what_pruning_the_whole_graph_leaves(path: Path, edits_everywhere, monkeypatch):
+    text = path.read_text(encoding="utf-8")
+    assert _read(text, True, monkeypatch, edits_everywhere) == _read(text, False, monkeypatch, edits_everywhere)
+
+
+@pytest.mark.parametrize("case", GOLDEN, ids=[c.name for c in GOLDEN])
+def test_golden_inputs_render_alike_when_dropped_from_as_composed(case: Path, monkeypatch):
+    _rendered((case / "input.yaml").read_text(encoding="utf-8"), _args(case), monkeypatch)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("path", CORPUS, ids=[p.name for p in CORPUS])
+def test_corpus_renders_alike_when_dropped_from_as_composed(path: Path, variant: str, monkeypatch):
+    _rendered(path.read_text(encoding="utf-8"), variant, monkeypatch)
+
+
+@settings(deadline=None, max_examples=60, suppress_health_check=list(HealthCheck))
+@given(ms.written(ms.streams()))
+def test_any_stream_renders_alike_when_dropped_from_as_composed(monkeypatch, drawn):
+    _stream, text = drawn
+    _rendered(text, "", monkeypatch)
+
+
+# Documents whose dropping the golden inputs do not exercise: where kind
+# comes, keys that are not plain inside what is dropped, a pod template
+# read whole, wildcard specs, lists beside a read path.
+_SHAPES = {
+    "a custom object with a long list": "apiVersion: example.com/v1\nkind: Thing\nmetadata: {name: t}\n"
+                                        "spec:\n  items:\n" + "".join(f"  - {i}\n" for i in range(50))
+                                        + "  nested:\n  - {a: [1, 2], b: {c: d}}\n  - [x, {p: z}]\n",
+    "kind after spec": "spec:\n  template:\n    spec:\n      volumes: [{name: v, configMap: {name: c}}]\n"
+                       "  other: {a: {b: c}}\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n"
+                       "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {k: v}\n",
+    "a duplicate key where dropped": "apiVersion: example.com/v1\nkind: Thing\nmetadata: {name: t}\n"
+                                     "spec:\n  deep: {a: 1, a: 2}\n  more: x\n",
+    "a key not plain where dropped": "apiVersion: example.com/v1\nkind: Thing\nmetadata: {name: t}\n"
+                                     "spec:\n  deep: {on: 1, 'on': 2}\n  more: x\n",
+    "a complex key where dropped": "apiVersion: example.com/v1\nkind: Thing\nmetadata: {name: t}\n"
+                                   "spec:\n  deep: {? [a, b] : 1}\n  more: x\n",
+    "a value kubectl cannot read where dropped": "apiVersion: example.com/v1\nkind: Thing\nmetadata: {name: t}\n"
+                                                 "spec:\n  deep: {when: 2001-13-45T00:00:00Z, x: [.inf]}\n  more: x\n",
+    "a Deployment": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  replicas: 2\n"
+                    "  selector: {matchLabels: {a: b}}\n  strategy: {rollingUpdate: {maxSurge: 1}}\n"
+                    "  template:\n    metadata: {annotations: {configmap.reloader.stakater.com/reload: c}, labels: {a: b}}\n"
+                    "    spec:\n"
+                    "      containers:\n      - name: c\n        args: [--config=c, x]\n"
+                    "        env: [{name: E, valueFrom: {configMapKeyRef: {name: c, key: k}}}]\n"
+                    "        resources: {limits: {cpu: 1}}\n"
+                    "      volumes: [{name: v, configMap: {name: c, items: [{key: k, path: p}]}}]\n"
+                    "status: {replicas: 1, conditions: [{type: A}, {type: B}]}\n"
+                    "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {k: v}\n",
+    "a Pod": "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, envFrom: "
+             "[{secretRef: {name: s}}], resources: {limits: {cpu: 1}}}]\n"
+             "---\napiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData: {k: v}\n",
+    "a grant by name": "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: r}\nrules:\n"
+                       "- {apiGroups: [''], resources: [configmaps], verbs: [get], resourceNames: [c], x: {p: {q: 1}, r: 2}}\n"
+                       "- {apiGroups: [''], resources: [pods], verbs: [list]}\n"
+                       "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {k: v}\n",
+    "a List": "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: c}, "
+              "data: {k: v}}\n- {apiVersion: example.com/v1, kind: Thing, metadata: {name: t}, spec: {a: {b: c}}}\n",
+    "a scalar document": "just text\n",
+    "a sequence document": "- a\n- {b: c}\n",
+}
+
+
+# A list of names (a reference whose path ends in an index) is read whole,
+# so prune keeps the mapping holding it, and the scalars and lists of
+# scalars beside it: a custom kind, as the built-in kinds with such lists
+# (Prometheus) are pod templates themselves, read whole.
+_WIDGET_SPECS = ("nameReference:\n- kind: ConfigMap\n  version: v1\n  fieldSpecs:\n"
+                 "  - {kind: Widget, group: example.com, path: spec/configs}\n")
+_WIDGET = ("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n"
+           "spec:\n  features: [a, b]\n  configs: [c]\n  mixed: [a, {b: c}, d]\n"
+           "  resources: {requests: {memory: 1Gi}}\n  replicas: 2\n"
+           "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {k: v}\n")
+
+
+def test_lists_beside_a_list_of_names_read_and_render_alike(tmp_path, monkeypatch):
+    from ruamel.yaml import YAML
+
+    table = fieldspecs.load_table([("test", YAML(typ="safe").load(_WIDGET_SPECS))])
+    dropped = _read(_WIDGET, True, monkeypatch, table=table)
+    assert dropped == _read(_WIDGET, False, monkeypatch, table=table)
+    assert "'features'" in repr(dropped) and "'b'" in repr(dropped)  # kept: the list of scalars beside
+    config = tmp_path / "widget.yaml"
+    config.write_text(_WIDGET_SPECS)
+    _rendered(_WIDGET, f"--config {config}", monkeypatch)
+
+
+@pytest.mark.parametrize("edits_everywhere", [False, True], ids=["render", "annotate"])
+@pytest.mark.parametrize("shape", _SHAPES, ids=list(_SHAPES))
+def test_a_shape_reads_and_renders_alike_when_dropped_from_as_composed(shape, edits_everywhere, monkeypatch):
+    text = _SHAPES[shape]
+    assert _read(text, True, monkeypatch, edits_everywhere) == _read(text, False, monkeypatch, edits_everywhere)
+    _rendered(text, "--strategy annotate" if edits_everywhere else "", monkeypatch)
+
+
+# --- The composer itself ----------------------------------------------------
+
+
+def _composed(text: str, reach) -> tuple[MappingNode, bool]:
+    composer = DroppingComposer(text, lambda kind, api_version: reach)
+    try:
+        return composer.get_single_node(), composer.dropped  # type: ignore[return-value]
+    finally:
+        composer.dispose()
+
+
+def _value(node: MappingNode, key: str):
+    return next(v for k, v in node.value if k.value == key)
+
+
+def test_entries_off_every_read_path_are_dropped_as_the_next_starts():
+    text = _SHAPES["a custom object with a long list"]
+    root, dropped = _composed(text, {"metadata": True})
+    assert dropped
+    spec = _value(root, "spec")
+    items = _value(spec, "items")
+    # Beside the read paths, spec's values go once its next key starts: a
+    # list of scalars under it goes item by item, all but the last.
+    assert _value(spec, "items") is DROPPED_ITEM or all(i is DROPPED_ITEM for i in items.value[:-1])
+    assert [k.value for k, _ in spec.value] == ["items", "nested"]  # keys stay, for the checks at the end
+    nested = _value(spec, "nested")
+    assert nested.value[0] is DROPPED_ITEM and isinstance(nested.value[-1], SequenceNode)
+    # The metadata, read whole, and the root's scalars stay.
+    assert _value(_value(root, "metadata"), "name").value == "t"
+    assert _value(root, "kind").value == "Thing"
+
+
+def test_a_read_path_keeps_its_nodes_and_the_scalars_and_scalar_lists_beside_it():
+    text = _SHAPES["a Deployment"].split("---\n")[0]
+    reach = {"metadata": True, "spec": {"template": True}}
+    root, _ = _composed(text, reach)
+    spec = _value(root, "spec")
+    assert _value(spec, "replicas").value == "2"
+    template = _value(spec, "template")
+    containers = _value(_value(template, "spec"), "containers")
+    assert _value(containers.value[0], "args").value[0].value == "--config=c"  # read whole
+    # `selector`, off the read paths, beside them: its entries dropped
+    # but the last; `status` the same from the root.
+    assert isinstance(_value(_value(spec, "selector"), "matchLabels"), MappingNode)
+    conditions = _value(_value(root, "status"), "conditions")
+    assert conditions.value[0] is DROPPED_ITEM and isinstance(conditions.value[1], MappingNode)
+    assert _value(_value(root, "status"), "replicas") is DROPPED_ITEM
+
+
+def test_a_list_of_scalars_beside_a_read_path_keeps_its_items():
+    text = "apiVersion: v1\nkind: Thing\nmetadata: {}\nlist: [a, b, c]\nmixed: [a, {b: c}, d]\n"
+    root, _ = _composed(text, {"metadata": True})
+    assert [i.value for i in _value(root, "list").value] == ["a", "b", "c"]
+    mixed = _value(root, "mixed").value
+    assert isinstance(mixed[0], ScalarNode) and mixed[1] is DROPPED_ITEM and mixed[2].value == "d"
+
+
+def test_a_wildcard_reaches_every_key_and_what_a_named_key_reaches_beside_it():
+    text = ("apiVersion: v1\nkind: Thing\nmetadata: {}\nspec:\n"
+            "  a: {keep: {x: {y: 1}, z: 0}, drop: {y: {z: 1}, w: 2}, last: 0}\n"
+            "  b: {keep: {x: {y: 1}, z: 0}, drop: {y: {z: 1}, w: 2}, last: 0}\n  c: 0\n")
+    reach = {"metadata": True, "spec": {"*": {"keep": {}}, "b": {"drop": {}}}}
+    _merge_wildcards(reach)
+    assert reach["spec"]["b"] == {"keep": {}, "drop": {}}
+    root, _ = _composed(text, reach)
+    spec = _value(root, "spec")
+    for key in ("a", "b"):  # `keep` reached by the wildcard: its children stay (prune stubs them)
+        assert isinstance(_value(_value(_value(spec, key), "keep"), "x"), MappingNode)
+    # `drop` is off a's paths: what is under it goes; b names it.
+    assert _value(_value(_value(spec, "a"), "drop"), "y") is DROPPED_ITEM
+    assert isinstance(_value(_value(_value(spec, "b"), "drop"), "y"), MappingNode)
+
+
+@pytest.mark.parametrize("reach", [None, {"metadata": True}], ids=["kept whole", "dropped"])
+def test_nothing_is_dropped_before_kind_and_api_version_are_known(reach):
+    text = "spec: {a: {b: c}, d: e}\nkind: Thing\napiVersion: v1\nlater: {a: {b: c}, d: e}\n"
+    root, dropped = _composed(text, reach)
+    assert isinstance(_value(_value(root, "spec"), "a"), MappingNode)
+    assert dropped is (reach is not None)
+    assert (_value(_value(root, "later"), "a") is DROPPED_ITEM) is (reach is not None)
+
+
+def test_a_dense_document_is_composed_without_holding_its_list(monkeypatch):
+    # Read's own path: a document of DROP_FROM characters or more, a custom
+    # object whose 100,000 items no stage reads, reaches the pruner with
+    # every item but the last already gone.
+    text = ("apiVersion: example.com/v1\nkind: Thing\nmetadata: {name: t}\nspec:\n  items:\n"
+            + "".join(f"  - {i}\n" for i in range(100_000)))
+    assert len(text) >= read_module.DROP_FROM
+    seen = []
+    needs = _needs(False)
+    call = Needs.__call__
+
+    def spy(self, doc, objects, walked=False):
+        items = _value(_value(doc.root, "spec"), "items")
+        seen.append(sum(item is not DROPPED_ITEM for item in items.value))
+        return call(self, doc, objects, walked)
+
+    monkeypatch.setattr(Needs, "__call__", spy)
+    stream = read([Source("input.yaml", text)], Limits(), needs)
+    assert seen == [1]
+    assert stream.documents[0].root.value == ()  # pruned to a stub, as the whole graph is
