@@ -679,9 +679,10 @@ def _read_document(doc: Document, limits: Limits, count: _Count, odd_breaks: boo
     items: _Items | None = None
     parts: _Parts | None = None
     if prune is not None and prune.prunes and not odd_breaks:
-        if "List" in doc.text and _takes_items(doc):
+        large = len(doc.text) >= DROP_FROM
+        if "List" in doc.text and _takes_items(doc) and not (large and _not_a_list(doc.text)):
             parts = items = _Items(doc, prune, shared)
-        elif len(doc.text) >= DROP_FROM and _in_parts(doc):
+        elif large and _in_parts(doc):
             parts = _Dropping(prune.reach)
     doc.root = _compose(doc, limits, count, parts)
     count.position += len(doc.text)
@@ -719,6 +720,19 @@ def _in_parts(doc: Document) -> bool:
     text = doc.text
     return ("!" not in text and MERGE_KEY not in text and not _may_need_a_look(text)
             and not text.startswith("\ufeff") and _masked(doc) is None)
+
+
+def _not_a_list(text: str) -> bool:
+    """Whether a document surely is no List: its root's `kind` is written
+    on a line of its own at the first column, and names no List (a CRD
+    names its kind's List in `listKind`, and describes `items`). Anything
+    else, a kind written in flow style or quoted, may be one."""
+    at = 0 if text.startswith("kind:") else text.find("\nkind:") + 1
+    if not at and not text.startswith("kind:"):
+        return False
+    end = text.find("\n", at)
+    value = text[at + len("kind:"):end if end >= 0 else len(text)].strip()
+    return value.isidentifier() and not value.endswith("List")
 
 
 # Documents from this size on are composed with what no stage reads dropped

@@ -261,3 +261,33 @@ def test_a_dense_document_is_composed_without_holding_its_list(monkeypatch):
     stream = read([Source("input.yaml", text)], Limits(), needs)
     assert seen == [1]
     assert stream.documents[0].root.value == ()  # pruned to a stub, as the whole graph is
+
+
+def _crd(properties: int) -> str:
+    """A CRD whose schema has `properties` properties: its text names its
+    List kind and describes `items`, as every CRD's does."""
+    fields = "".join(f"                field{i}:\n                  type: string\n"
+                     f"                  description: the items of field {i}\n" for i in range(properties))
+    return ("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n"
+            "  name: widgets.example.com\nspec:\n  group: example.com\n"
+            "  names: {kind: Widget, listKind: WidgetList, plural: widgets}\n  scope: Namespaced\n"
+            "  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n"
+            "      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n"
+            "            type: object\n            properties:\n" + fields)
+
+
+@pytest.mark.parametrize("kind", ["CustomResourceDefinition", "List", "'CustomResourceDefinition'"])
+def test_a_large_document_naming_a_list_is_read_as_a_list_only_if_its_kind_may_be_one(kind, monkeypatch):
+    # A CRD names its List kind and describes `items`, the marks of a List
+    # read item by item: read at the first column that its kind is none,
+    # it is dropped from as composed. A List, or a kind read cannot tell
+    # (quoted), takes the List's way, which reads it whole if it is none.
+    text = _crd(3000).replace("kind: CustomResourceDefinition", f"kind: {kind}", 1)
+    assert len(text) >= read_module.DROP_FROM and "List" in text and "items" in text
+    used = []
+    composer = read_module._Dropping.composer
+    monkeypatch.setattr(read_module._Dropping, "composer", lambda self, t: used.append(t) or composer(self, t))
+    stream = read([Source("input.yaml", text)], Limits(), _needs(False))
+    assert bool(used) is (kind == "CustomResourceDefinition")
+    assert stream.documents[0].root.value == ()  # pruned to a stub either way
+    assert _read(text, True, monkeypatch) == _read(text, False, monkeypatch)
