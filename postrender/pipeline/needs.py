@@ -55,12 +55,15 @@ class Needs:
         again (rewrite.py). `prepare`: makes a config's own edits (its
         version's marks) from its whole mapping, so that none of its tree
         need be kept (rewrite.prepare); None when the run gives configs
-        other keys too (edits_everywhere), or keeps their trees."""
+        other keys too (a record of what each is kept for: --keep-previous,
+        --retain), or keeps their trees. Any edit to a config other than the
+        marks made ahead composes its document again (rewrite.py), so this
+        is about memory, never about what is written."""
         # read.Pruner's: only a pruner that prunes takes a List's items one
         # by one as they are composed (`item`), so as never to hold it whole.
         self.prunes = prune
         self._edits_everywhere = edits_everywhere
-        self._prepare = None if edits_everywhere else prepare
+        self._prepare = prepare
         self._table = table
         self._finder = references.Finder(table, scanned)
         # Each object (which hashes by identity) -> what the walk found in it

@@ -142,8 +142,9 @@ def test_what_no_stage_reads_is_dropped():
 
 def _prepared(text: str, argv: str = "", keep_nodes: bool = False):
     """The first object of `text` as read by a render with `argv`, which
-    makes configs' edits ahead unless the run edits everything."""
-    from postrender.pipeline.render import _edits_everywhere, _rewrite_options
+    makes configs' edits ahead unless the run records what each is kept
+    for (as render.read_for does)."""
+    from postrender.pipeline.render import _edits_everywhere, _records_refs, _rewrite_options
     from postrender.pipeline.rewrite import prepare
 
     options = render_options(parse(shlex.split(argv)))
@@ -153,7 +154,7 @@ def _prepared(text: str, argv: str = "", keep_nodes: bool = False):
         return prepare(obj, root, _rewrite_options(options), True)
 
     needs = Needs(table, pod_string_specs(table), prune=not keep_nodes,
-                  edits_everywhere=_edits_everywhere(options), prepare=ahead)
+                  edits_everywhere=_edits_everywhere(options), prepare=None if _records_refs(options) else ahead)
     return read([Source(None, text)], Limits(), needs).objects[0]
 
 
@@ -176,6 +177,22 @@ def test_a_config_object_keeps_none_of_its_tree_once_its_edits_are_made():
     assert doc.kept_for_edits
     listed = "apiVersion: v1\nkind: List\nitems:\n- " + config.replace("\n", "\n  ").rstrip() + "\n"
     assert _kept(listed)[1] == _kept(listed)[0]
+
+
+@pytest.mark.parametrize("argv, kept", [("", False), ("--strategy annotate", False), ("--keep-previous helm", True)])
+def test_only_a_run_that_records_what_configs_are_kept_for_keeps_their_metadata(argv, kept):
+    # --strategy=annotate gives each workload a config hash and configs no
+    # keys: its configs' marks are made ahead as in a plain render.
+    from postrender.pipeline.render import read_for
+
+    options = render_options(parse(shlex.split(argv)))
+    stream = read_for([Source(None, WORKLOAD)], options).stream
+    config = stream.objects[1]
+    assert config.kind == "ConfigMap"
+    assert (config.prepared is None) is kept
+    assert (config.document.root.value != ()) is kept
+    workload = stream.objects[0].document.root
+    assert (node_at(workload, ("metadata", "name")) is not None) is bool(argv)  # a referrer takes keys
 
 
 _SHAPES = {
