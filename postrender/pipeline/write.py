@@ -39,8 +39,12 @@ class Output:
         for piece in self._pieces:
             doc = piece.document
             read, newline = doc.text, doc.newline
-            text = read if piece.edits is None else piece.edits.apply(read)
-            if previous_source is not None and doc.source is not previous_source:
+            ends = _in_parts(piece.edits, read)
+            # The edited document, or when it is given out in parts, its
+            # opening lines: all that is asked below of its start.
+            text = read if piece.edits is None else piece.edits.apply(read) if ends is None else ends[0]
+            new_file = previous_source is not None and doc.source is not previous_source
+            if new_file:
                 # A byte-order mark opens a file, not a document inside a stream.
                 text = text.lstrip("\ufeff")
                 if last and not last.endswith("\n"):
@@ -51,7 +55,14 @@ class Output:
                 # the document its directives follow.
                 yield (last := end)
             previous_source = doc.source
-            yield (last := text)
+            if ends is None:
+                yield (last := text)
+            else:
+                parts = piece.edits.applied_in_parts(read, _PART)  # type: ignore[union-attr]
+                first = next(parts)
+                yield first.lstrip("\ufeff") if new_file else first
+                yield from parts
+                last = ends[1]  # its closing lines: all that is asked of what was written last
             if piece.edits is None:
                 continue
             for copy in piece.copies:
@@ -59,6 +70,60 @@ class Output:
                     yield (last := newline)
                 text = copy.apply(read).lstrip("\ufeff")
                 yield (last := _between(last, text, newline) + text)
+
+
+# An edited document this large (a whole List, a KRM ResourceList's items
+# written into a stream) is given out in parts of about a MiB each, made as
+# they are written: its text, its edited text and the pieces that make it
+# were held at once (the bench stream as one List peaked at 99 MiB, now 89).
+_IN_PARTS_FROM = 1 << 20
+_PART = 1 << 20
+
+
+def _in_parts(edits: edit.Splice | None, read: str) -> tuple[str, str] | None:
+    """(opening lines, closing lines) of a large edited document that can be
+    given out in parts, or None to make it whole. The opening lines are the
+    text up to its first line of content (neither blank, a comment, a
+    directive nor a marker), written before any edit; the closing lines,
+    from its last line of content on, after every edit. What the writer
+    asks of a document's start (a byte-order mark, a `---` line,
+    directives) and of its end (a line break, a `...` line: ends_document)
+    stops at those lines, so they answer for the whole text."""
+    if edits is None or len(read) < _IN_PARTS_FROM:
+        return None
+    first, last = edits.span()
+    opening = _first_content_line_end(read, first)
+    after = read.find("\n", last)  # the line the last edit ends in is not whole
+    closing = _last_content_line_start(read, after + 1) if after >= 0 else -1
+    if opening < 0 or closing < 0:
+        return None
+    return read[:opening], read[closing:]
+
+
+def _first_content_line_end(text: str, before: int) -> int:
+    """The end (past its line break) of the first line of content wholly
+    before offset `before`, or -1."""
+    start = 0
+    while (end := text.find("\n", start, before)) >= 0:
+        stripped = text[start:end].strip()
+        if stripped and not stripped.startswith(("#", "%", "---", "...")):
+            return end + 1
+        start = end + 1
+    return -1
+
+
+def _last_content_line_start(text: str, after: int) -> int:
+    """The start of the last line of content (neither blank nor a comment,
+    as ends_document reads lines) at or after offset `after`, a line's
+    start, or -1."""
+    end = len(text)
+    while end > after:
+        start = max(text.rfind("\n", after, end) + 1, after)
+        stripped = text[start:end].strip()
+        if stripped and not stripped.startswith("#"):
+            return start
+        end = start - 1
+    return -1
 
 
 def _between(last: str | None, text: str, newline: str) -> str:

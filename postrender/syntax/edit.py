@@ -169,6 +169,34 @@ class Splice(Packed):
         # encoded (a lone surrogate from a YAML escape) must fail here, before any.
         self._texts.encode("utf-8")
 
+    def span(self) -> tuple[int, int]:
+        """(where the first edit starts, where the last ends); (0, 0) for none."""
+        bounds = self._bounds
+        return (bounds[0], bounds[-2]) if bounds else (0, 0)
+
+    def applied_in_parts(self, text: str, size: int) -> Iterator[str]:
+        """`apply(text)` given out in parts of about `size` characters or
+        more (the last may be less), each made as it is asked for: a large
+        document's edited text is never held whole, nor its pieces."""
+        bounds = self._bounds
+        texts = self._texts
+        parts: list[str] = []
+        held = position = at = 0
+        triples = iter(bounds)
+        for start, end, length in zip(triples, triples, triples):
+            parts += (text[position:start], texts[at : at + length])
+            held += start - position + length
+            position, at = end, at + length
+            if held >= size:
+                yield "".join(parts)
+                parts, held = [], 0
+        for start in range(position, len(text), size):  # the rest, unedited
+            parts.append(text[start : start + size])
+            yield "".join(parts)
+            parts = []
+        if parts:
+            yield "".join(parts)
+
     def apply(self, text: str) -> str:
         bounds = self._bounds
         if not bounds:

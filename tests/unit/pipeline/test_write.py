@@ -138,3 +138,93 @@ def test_retain_keeps_the_analysis_it_reads_after_writing(monkeypatch):
 
     render([Source(None, CM.format(name="cfg"))], Options(retain=1), Reporter(stderr=io.StringIO()), release=True)
     assert seen and all(root is not None for root in seen[0])
+
+
+# --- a large edited document is given out in parts (write._in_parts) ---------
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from postrender.pipeline import write as write_module  # noqa: E402
+from postrender.syntax.edit import Splice  # noqa: E402
+
+
+@st.composite
+def _spliced(draw):
+    text = draw(st.text(alphabet="ab\n#-.%é", max_size=60))
+    cuts = sorted(draw(st.lists(st.integers(0, len(text)), max_size=8)))
+    edits = [(start, end, draw(st.text(alphabet="xy\né", max_size=5)))
+             for start, end in zip(cuts[::2], cuts[1::2])]
+    return text, Splice(edits)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_spliced(), st.integers(1, 20))
+def test_a_splice_applied_in_parts_is_the_splice_applied(spliced, size):
+    text, splice = spliced
+    parts = list(splice.applied_in_parts(text, size))
+    assert "".join(parts) == splice.apply(text)
+    assert all(parts[:-1]) and all(len(part) >= size for part in parts[:-1])
+
+
+def _leads_and_tails():
+    # What opens and closes a document, as the writer reads its start and
+    # end: markers, directives, comments, a byte-order mark, a `...` line.
+    leads = ["", "---\n", "# c\n", "\ufeff", "--- # c\n# d\n"]
+    tails = ["", "\n", "# end\n", "...\n", "...\n# c\n", "\n\n# c"]
+    return [(lead, tail) for lead in leads for tail in tails]
+
+
+@pytest.mark.parametrize(("lead", "tail"), _leads_and_tails())
+@pytest.mark.parametrize("argv", [["--version-all"], ["--version-all", "--keep-original=all"]])
+def test_a_document_written_in_parts_is_written_as_whole(lead, tail, argv, monkeypatch):
+    # Every document with edits given out in parts of 7 characters: the
+    # stream, with what separates documents and sources (a copy, another
+    # file and what opens it, the `...` before directives, what ends a
+    # document), is the stream written whole.
+    # Content after the last edit (the reference, the marks), and before
+    # the first: only such a document is written in parts.
+    config = CM.format(name="cfg") + "\n  k2: v2\n" + tail
+    deploy = DEPLOY + "        image: x\n"
+    sources = [Source("a.yaml", deploy + "---\n" + config), Source("b.yaml", lead + config.replace("cfg", "other")),
+               Source("c.yaml", deploy.replace("cfg", "third").replace("name: app", "name: app3") + "...\n%YAML 1.1\n---\n" + config.replace("cfg", "third"))]
+    whole = _written(sources, argv)
+    monkeypatch.setattr(write_module, "_IN_PARTS_FROM", 0)
+    monkeypatch.setattr(write_module, "_PART", 7)
+    asked = []
+    applied = Splice.applied_in_parts
+    monkeypatch.setattr(Splice, "applied_in_parts", lambda self, text, size: asked.append(text) or applied(self, text, size))
+    assert _written(sources, argv) == whole
+    assert not whole.startswith("error") and len(asked) >= 5  # the Deployments, and the configs
+
+
+def _written(sources, argv):
+    from postrender.cli import parse, render_options
+
+    try:
+        result = render(sources, render_options(parse(argv)), Reporter(stderr=io.StringIO()))
+    except Exception as error:  # noqa: BLE001 — the same refusal either way
+        return f"error: {error}"
+    return list(result.written) and "".join(result.written)
+
+
+@pytest.mark.parametrize(("name", "text", "argv"), GOLDEN, ids=[case[0] for case in GOLDEN])
+def test_golden_streams_write_alike_in_parts(name, text, argv, monkeypatch):
+    whole = _render_case(text, argv, release=True)[1:]
+    monkeypatch.setattr(write_module, "_IN_PARTS_FROM", 0)
+    monkeypatch.setattr(write_module, "_PART", 5)
+    assert _render_case(text, argv, release=True)[1:] == whole
+
+
+def test_a_large_list_is_never_made_whole_when_written(monkeypatch):
+    # The edited List is given out a MiB at a time: neither the whole
+    # edited text nor its pieces are ever held at once.
+    items = "".join(f"- apiVersion: v1\n  kind: ConfigMap\n  metadata: {{name: c{i}}}\n  data: {{k: v{i}}}\n"
+                    for i in range(30_000))
+    text = "apiVersion: v1\nkind: List\nitems:\n" + items
+    assert len(text) > write_module._IN_PARTS_FROM
+    monkeypatch.setattr(Splice, "apply", lambda self, text: pytest.fail("made whole"))
+    result = render([Source("list.yaml", text)], RenderOptions(version_all=True), Reporter(stderr=io.StringIO()),
+                    release=True)
+    parts = list(result.written)
+    assert len(parts) > 1 and max(map(len, parts)) < 2 * write_module._PART
+    assert "name: c29999-" in parts[-1] or "name: c29999-" in "".join(parts[-3:])
