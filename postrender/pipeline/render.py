@@ -55,7 +55,8 @@ class Result:
 
     @property
     def output(self) -> str:
-        return "".join(self.written)
+        written = self.written
+        return written.text() if isinstance(written, Output) else "".join(written)
 
 
 @record(eq=False)
@@ -234,7 +235,7 @@ def render(sources: list[Source], options: RenderOptions, reporter: Reporter, st
         # Imported only here: a plain render never loads a cluster client.
         from ..cluster.retain import carry_forward
 
-        written = [carry_forward(analysis, options, reporter, "".join(written))]
+        written = [carry_forward(analysis, options, reporter, written.text())]
     return Result(written, analysis, result, findings)
 
 

@@ -34,12 +34,21 @@ class Output:
         self._pieces = pieces
 
     def __iter__(self) -> Iterator[str]:
+        return self._parts(in_parts=True)
+
+    def text(self) -> str:
+        """The whole stream as one string: each document made whole, as
+        joining the parts of a large one would hold them and the whole at
+        once."""
+        return "".join(self._parts(in_parts=False))
+
+    def _parts(self, in_parts: bool) -> Iterator[str]:
         last = None  # the part given out last
         previous_source = None
         for piece in self._pieces:
             doc = piece.document
             read, newline = doc.text, doc.newline
-            ends = _in_parts(piece.edits, read)
+            ends = _in_parts(piece.edits, read) if in_parts else None
             # The edited document, or when it is given out in parts, its
             # opening lines: all that is asked below of its start.
             text = read if piece.edits is None else piece.edits.apply(read) if ends is None else ends[0]

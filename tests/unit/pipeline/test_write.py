@@ -209,10 +209,14 @@ def _written(sources, argv):
 
 @pytest.mark.parametrize(("name", "text", "argv"), GOLDEN, ids=[case[0] for case in GOLDEN])
 def test_golden_streams_write_alike_in_parts(name, text, argv, monkeypatch):
-    whole = _render_case(text, argv, release=True)[1:]
+    # The parts written out (every edited document in parts of 5
+    # characters, where it can be) join to `output`, which makes each
+    # document whole, and to the output written before parts were.
+    whole = _render_case(text, argv, release=True)[1]
     monkeypatch.setattr(write_module, "_IN_PARTS_FROM", 0)
     monkeypatch.setattr(write_module, "_PART", 5)
-    assert _render_case(text, argv, release=True)[1:] == whole
+    result, output, _ = _render_case(text, argv, release=True)
+    assert "".join(result.written) == output == whole
 
 
 def test_a_large_list_is_never_made_whole_when_written(monkeypatch):
@@ -228,3 +232,14 @@ def test_a_large_list_is_never_made_whole_when_written(monkeypatch):
     parts = list(result.written)
     assert len(parts) > 1 and max(map(len, parts)) < 2 * write_module._PART
     assert "name: c29999-" in parts[-1] or "name: c29999-" in "".join(parts[-3:])
+
+
+def test_output_makes_a_large_document_whole_not_from_parts(monkeypatch):
+    # Joining the parts of a large document would hold them and their
+    # join at once: `output` (a KRM run's, --retain's) makes it whole.
+    text = "apiVersion: v1\nkind: List\nitems:\n" + "".join(
+        f"- apiVersion: v1\n  kind: ConfigMap\n  metadata: {{name: c{i}}}\n  data: {{k: v{i}}}\n" for i in range(30_000))
+    result = render([Source("list.yaml", text)], RenderOptions(version_all=True), Reporter(stderr=io.StringIO()))
+    parts = "".join(result.written)
+    monkeypatch.setattr(Splice, "applied_in_parts", lambda self, text, size: pytest.fail("made in parts"))
+    assert result.output == parts
