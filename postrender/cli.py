@@ -212,7 +212,7 @@ def _render(args: argparse.Namespace, reporter: Reporter) -> str | Iterable[str]
 
         resource_list = None if args.krm else krm.detect(sources, options)
         if args.krm or resource_list is not None:
-            return krm.run(sources, options, reporter, resource_list)
+            return krm.written(sources, options, reporter, resource_list)
     # Released: each document's node graph is dropped as its edits are
     # spliced, so the output's splices replace the graphs in memory.
     result = render(sources, options, reporter, release=True)

@@ -29,10 +29,11 @@ from ..syntax.nodes import (
 from ..options import RenderOptions
 from ..vocabulary import INDEX_ANNOTATIONS, PATH_ANNOTATIONS
 from ..pipeline.read import Document, KubeObject, Source, Stream, only_comments, split
+from ..pipeline.write import Output
 from ..report import Diagnostic, Reporter
 
 if TYPE_CHECKING:
-    from ..pipeline.render import ReadStream
+    from ..pipeline.render import ReadStream, Result
     from .kustomize_exec import PluginConfig
 
 KIND = "ResourceList"
@@ -120,7 +121,16 @@ def claims_resource_list(text: str) -> bool:
 
 def run(sources: list[Source], options: RenderOptions, reporter: Reporter,
         read: Stream | ReadStream | None = None) -> str:
-    """`read`: the ResourceList as detect read it, or read whole (read.read)."""
+    """The output ResourceList, whole (`written` gives it part by part)."""
+    output = written(sources, options, reporter, read)
+    return output if isinstance(output, str) else output.text()
+
+
+def written(sources: list[Source], options: RenderOptions, reporter: Reporter,
+            read: Stream | ReadStream | None = None) -> Output | str:
+    """The output ResourceList, as the command line writes it out: part by
+    part where its `results` could be written in as an edit (_with_results).
+    `read`: the ResourceList as detect read it, or read whole (read.read)."""
     from ..pipeline.render import read_for, render
 
     if len(sources) != 1:
@@ -147,7 +157,45 @@ def run(sources: list[Source], options: RenderOptions, reporter: Reporter,
     except PostrenderError as exc:
         raise _failed(exc, 1, source, stream, warning_results(reporter.warnings)) from None
     warnings = warning_results(reporter.warnings)
-    return set_results(result.output, warnings)
+    written = _with_results(result, warnings)
+    return written if written is not None else set_results(result.output, warnings)
+
+
+def _with_results(result: Result, results: list[dict[str, Any]]) -> Output | None:
+    """The rendered ResourceList with `results` written in as one more edit
+    of its document, given out part by part as any stream (write.Output),
+    or None where set_results must compose the output to place them. That
+    composing read the whole output again (a third of a run on a large
+    ResourceList, which it also held whole). The place is found in the
+    ResourceList as read, where no edit reaches: a block mapping without
+    `results`, whose end, and first key, come after and before every edit
+    of it (a function's edits are inside `items`): there the output is the
+    input moved by the edits before it, so set_results would put the same
+    text at the same place."""
+    written = result.written
+    document = _resource_list(result.analysis.stream)
+    if not isinstance(written, Output) or document is None:
+        return None
+    root = document.root
+    assert isinstance(root, MappingNode)
+    if root.flow_style or not root.value or any(
+            isinstance(key, ScalarNode) and key.value == "results" for key, _ in root.value):
+        return None
+    if not results:
+        return written  # set_results changes nothing
+    text = document.text
+    newline = "\r\n" if "\r\n" in text else "\n"
+    first_key = root.value[0][0].start_mark
+    at = root.end_mark
+    end_marker = re.compile(r"^\.\.\.[ \t]*\r?$", re.M).search(text, at)
+    if end_marker:
+        at = end_marker.start()
+    edits = written.edits_of(document)
+    if edits is not None and edits.span()[0] <= first_key:
+        return None  # the first key's column, which `results` takes, moved
+    block = _block_yaml({"results": results}, column(text, first_key), newline)
+    lead = newline if at and not text.endswith("\n", 0, at) else ""
+    return written if written.insert(document, at, lead + block) else None
 
 
 def _resource_list(stream: Stream) -> Document | None:

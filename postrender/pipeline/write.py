@@ -36,6 +36,27 @@ class Output:
     def __iter__(self) -> Iterator[str]:
         return self._parts(in_parts=True)
 
+    def edits_of(self, document: Document) -> edit.Splice | None:
+        """The edits `document` is written with (None: as read, or not here)."""
+        return next((piece.edits for piece in self._pieces if piece.document is document), None)
+
+    def insert(self, document: Document, at: int, text: str) -> bool:
+        """Adds to `document`'s edits `text` inserted at offset `at` of its
+        text, where no edit of it reaches: False (and nothing added) for a
+        document not written here, one that gets copies written after it,
+        or an offset an edit reaches or follows."""
+        for i, piece in enumerate(self._pieces):
+            if piece.document is not document:
+                continue
+            if piece.copies:
+                return False
+            edits = list(piece.edits) if piece.edits is not None else []
+            if any(end >= at for _, end, _ in edits):
+                return False
+            self._pieces[i] = _Piece(document, edit.Splice([*edits, (at, at, text)]))
+            return True
+        return False
+
     def text(self) -> str:
         """The whole stream as one string: each document made whole, as
         joining the parts of a large one would hold them and the whole at

@@ -431,3 +431,59 @@ def test_results_are_written_into_a_resource_list_composed_without_its_items():
     written = krm.set_results(text, [{"message": "new", "severity": "warning"}])
     assert written.startswith(text.split("results:")[0]) and "old" not in written
     assert krm._compose(written) is not None and "message: new" in written
+
+
+# --- `results` written in as an edit (krm._with_results) ---------------------
+
+_RESULT_SHAPES = {
+    # A warning (a reference to a Secret not in the stream) and the end of
+    # the ResourceList written in the ways the place of `results` depends on.
+    "block": "",
+    "a `...` line": "...\n",
+    "comments after": "# after\n\n# more\n",
+    "crlf": None,
+    "no final line break": None,
+    "flow": None,
+    "results already": "results:\n- {message: old, severity: info}\n",
+}
+
+
+def _with_a_warning(shape: str) -> str:
+    if shape == "flow":
+        return ('{"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": ['
+                '{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}, "spec": {"template": '
+                '{"spec": {"volumes": [{"name": "v", "secret": {"secretName": "gone"}}]}}}}]}\n')
+    text = _HEADS["ResourceList"] + "items:\n" + _APP.format(i=0).replace("secretName: s0", "secretName: gone")
+    text += _RESULT_SHAPES[shape] or ""
+    if shape == "crlf":
+        text = text.replace("\n", "\r\n")
+    elif shape == "no final line break":
+        text = text.rstrip("\n")
+    return text
+
+
+def _krm_both(text: str, monkeypatch) -> tuple[object, object, bool]:
+    """(the run's output, the output with `results` placed by composing
+    the output again, whether they were written in as an edit)."""
+    placed = []
+    with_results = krm._with_results
+    monkeypatch.setattr(krm, "_with_results", lambda *a: placed.append(with_results(*a)) or placed[-1])
+    fast = _krm(text, whole=False)
+    monkeypatch.setattr(krm, "_with_results", lambda *a: None)
+    return fast, _krm(text, whole=False), placed[0] is not None if placed else False
+
+
+@pytest.mark.parametrize("shape", _RESULT_SHAPES)
+def test_results_written_in_as_an_edit_are_where_composing_the_output_puts_them(shape, monkeypatch):
+    fast, composed, as_edit = _krm_both(_with_a_warning(shape), monkeypatch)
+    assert fast == composed
+    assert "results:" in fast[0] or '"results"' in fast[0]
+    assert as_edit is (shape not in ("flow", "results already"))
+
+
+@pytest.mark.parametrize("config", _FUNCTION_CONFIGS)
+@pytest.mark.parametrize("case", _GOLDEN, ids=[c.name for c in _GOLDEN])
+def test_a_golden_input_as_a_resource_list_gets_its_results_where_composing_puts_them(case: Path, config, monkeypatch):
+    text = _golden_as_list(case, kind_last=False).replace("apiVersion: v1\nkind: List\n", _HEADS["ResourceList"], 1) + _FUNCTION_CONFIGS[config]
+    fast, composed, _ = _krm_both(text, monkeypatch)
+    assert fast == composed
