@@ -233,13 +233,13 @@ def _rbac_readers(graph: Graph) -> Iterator[Reader]:
             yield Reader(target, referrer, ref.path, ref.node, ref.name, why, rolls=False, via=ref.target_kind)
 
 
-@cache
 def grants_by_name(kind: str, group: str) -> bool:
     """Whether objects of this kind and group grant access by name (`reads`
     keeps each rule that names a config whole)."""
     return (kind, group) in _rbac_kinds()
 
 
+@cache
 def _rbac_kinds() -> frozenset[tuple[str, str]]:
     """(kind, group) of the objects that grant access by name."""
     return frozenset((k["kind"], k.get("group", "")) for k in (_data().get("rbac") or {}).get("kinds") or ())
