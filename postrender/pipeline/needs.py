@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from ..fieldspecs import CONFIG_KINDS, ReferenceTable
+from ..fieldspecs import ReferenceTable
 from ..fieldspecs.walk import PathTree, SpecIndex
 from ..syntax.nodes import MERGE_KEY, WHOLE_REACH, MappingNode, Reach, ScalarNode, SequenceNode, node_at
 from ..syntax.prune import Path, prune, stub
@@ -152,20 +152,17 @@ class Needs:
         own: configs, the kinds a kindFrom spec looks up or reads, producers,
         grants by name, Lists. Decided once per kind and apiVersion."""
         key = (kind, api_version)
-        if key in self._reaches:
-            return self._reaches[key]
-        reach = self._reaches[key] = self._reach_of(kind, api_version)
-        return reach
+        if key not in self._reaches:
+            self._reaches[key] = self._reach_of(kind, api_version)
+        return self._reaches[key]
 
     def _reach_of(self, kind: str, api_version: str) -> Reach | None:
         group, _, version = api_version.rpartition("/")
-        readers = self._readers_made()
-        if (not self.prunes or kind.endswith("List") or (kind in CONFIG_KINDS and api_version == "v1")
-                or kind in readers.looked_up or producers.may_produce(kind) or byname.grants_by_name(kind, group)):
+        if (not self.prunes or kind.endswith("List") or references.is_config_kind(kind, api_version)
+                or kind in self._readers_made().looked_up or references.kind_from_paths_of(self._table, kind, api_version)
+                or producers.may_produce(kind) or byname.grants_by_name(kind, group)):
             return None
         walked = self._finder.walked(kind, group, version)
-        if walked is not None and any(spec.kind_from is not None for spec in walked[0].specs[:walked[1]]):
-            return None
         reach: Reach = {}
         if walked is not None:
             _add_tree(reach, walked[0].tree)
@@ -260,6 +257,8 @@ class _Readers:
         # (kind, apiVersion) -> whether no stage reads an object of it in
         # which the walk found no reference (reads_nothing).
         self._quiet: dict[tuple[str, str], bool] = {}
+        # The object takes_keys was last asked about, and its answer.
+        self._takes: tuple[KubeObject | None, bool] = (None, False)
 
     def reads_nothing(self, obj: KubeObject, found: references.Found) -> bool:
         """Whether `reads` would give nothing for `obj`, known without asking
@@ -285,10 +284,13 @@ class _Readers:
         reaches has its document composed again (rewrite.py)."""
         if not self._edits_everywhere:
             return False
-        if found.references or dependencies.declares(obj.annotations):
-            return True
-        return any(dependencies.declares(template.annotations)
-                   for template in references.pod_templates(obj, self._table))
+        last, takes = self._takes
+        if last is not obj:
+            takes = bool(found.references) or dependencies.declares(obj.annotations) or any(
+                dependencies.declares(template.annotations) for template in references.pod_templates(obj, self._table))
+            # reads_nothing, reads and kept_for_edits ask of each object in turn.
+            self._takes = (obj, takes)
+        return takes
 
     def kept_for_edits(self, obj: KubeObject, found: references.Found) -> bool:
         """Whether what `reads` keeps of `obj` can take the keys the run

@@ -181,13 +181,24 @@ def runs_before_apply(obj: KubeObject, table: ReferenceTable) -> bool:
 
 
 def is_config_object(obj: KubeObject) -> bool:
-    return obj.kind in CONFIG_KINDS and obj.api_version == "v1"
+    return is_config_kind(obj.kind, obj.api_version)
+
+
+def is_config_kind(kind: str, api_version: str) -> bool:
+    """Whether objects of this kind and apiVersion are ConfigMaps or Secrets."""
+    return kind in CONFIG_KINDS and api_version == "v1"
 
 
 def kind_from_paths(obj: KubeObject, table: ReferenceTable) -> list[Path]:
     """Where a kindFrom spec's check reads an object of this kind (the same
     for every object of its kind, group and version)."""
-    compiled = table.applicable(obj.kind, obj.group, obj.api_version.rpartition("/")[2])
+    return kind_from_paths_of(table, obj.kind, obj.api_version)
+
+
+def kind_from_paths_of(table: ReferenceTable, kind: str, api_version: str) -> list[Path]:
+    """kind_from_paths, for a kind and apiVersion."""
+    group, _, version = api_version.rpartition("/")
+    compiled = table.applicable(kind, group, version)
     specs = compiled.specs if compiled is not None else ()
     return [tuple(segment.key for segment in spec.kind_from[1]) for spec in specs if spec.kind_from is not None]
 
