@@ -178,24 +178,16 @@ def _with_results(result: Result, results: list[dict[str, Any]]) -> Output | Non
         return None
     root = document.root
     assert isinstance(root, MappingNode)
-    if root.flow_style or not root.value or any(
-            isinstance(key, ScalarNode) and key.value == "results" for key, _ in root.value):
+    if root.flow_style or not root.value or _results_entry(root) is not None:
         return None
     if not results:
         return written  # set_results changes nothing
-    text = document.text
-    newline = "\r\n" if "\r\n" in text else "\n"
-    first_key = root.value[0][0].start_mark
-    at = root.end_mark
-    end_marker = re.compile(r"^\.\.\.[ \t]*\r?$", re.M).search(text, at)
-    if end_marker:
-        at = end_marker.start()
     edits = written.edits_of(document)
-    if edits is not None and edits.span()[0] <= first_key:
+    if edits is not None and edits.span()[0] <= root.value[0][0].start_mark:
         return None  # the first key's column, which `results` takes, moved
-    block = _block_yaml({"results": results}, column(text, first_key), newline)
-    lead = newline if at and not text.endswith("\n", 0, at) else ""
-    return written if written.insert(document, at, lead + block) else None
+    text = document.text
+    at, block = _block_results(text, root, results, "\r\n" if "\r\n" in text else "\n")
+    return written if written.insert(document, at, block) else None
 
 
 def _resource_list(stream: Stream) -> Document | None:
@@ -337,7 +329,7 @@ def _compose(chunk: str) -> Any:
 
 
 def _set_in_chunk(text: str, root: MappingNode, results: list[dict[str, Any]]) -> str:
-    entry = next(((k, v) for k, v in root.value if isinstance(k, ScalarNode) and k.value == "results"), None)
+    entry = _results_entry(root)
     newline = "\r\n" if "\r\n" in text else "\n"
     if root.flow_style:
         flow = json.dumps(results, ensure_ascii=False)
@@ -352,16 +344,29 @@ def _set_in_chunk(text: str, root: MappingNode, results: list[dict[str, Any]]) -
         text, root = _remove_entry(text, *entry)
     if not results:
         return text
+    at, block = _block_results(text, root, results, newline)
+    return text[:at] + block + text[at:]
+
+
+def _results_entry(root: MappingNode) -> tuple[ScalarNode, Node] | None:
+    """The ResourceList's own `results` entry, if it has one."""
+    return next(((k, v) for k, v in root.value if isinstance(k, ScalarNode) and k.value == "results"), None)
+
+
+def _block_results(text: str, root: MappingNode, results: list[dict[str, Any]], newline: str) -> tuple[int, str]:
+    """Where `results` go in a block-style ResourceList `text` (its root
+    mapping `root`) that has none, and the text that goes there: at its
+    root's end, before any `...` line, indented as its keys are."""
     column_of_keys = column(text, root.value[0][0].start_mark) if root.value else 0
-    block = _block_yaml({"results": results}, column_of_keys, newline)
     at = root.end_mark
-    end_marker = re.compile(r"^\.\.\.[ \t]*\r?$", re.M).search(text, at)
+    end_marker = _DOCUMENT_END.search(text, at)
     if end_marker:
         at = end_marker.start()
-    before = text[:at]
-    if before and not before.endswith("\n"):
-        before += newline
-    return before + block + text[at:]
+    lead = newline if at and not text.endswith("\n", 0, at) else ""
+    return at, lead + _block_yaml({"results": results}, column_of_keys, newline)
+
+
+_DOCUMENT_END = re.compile(r"^\.\.\.[ \t]*\r?$", re.M)
 
 
 def _remove_entry(text: str, key: ScalarNode, value: Any) -> tuple[str, MappingNode]:
