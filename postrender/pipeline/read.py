@@ -704,10 +704,8 @@ def _read_document(doc: Document, limits: Limits, count: _Count, odd_breaks: boo
 
 def _takes_items(doc: Document) -> bool:
     """Whether a document may be a List whose items can be taken one by one
-    as they are composed (_Items, _OnlyItems): none that needs a
-    whole-document walk before its objects are read (_check_structure:
-    aliases, tags, merge keys, escapes), or offsets mended after composing
-    (a byte-order mark, masked lines). Most documents say no List."""
+    as they are composed (_Items, _OnlyItems): it names a List and `items`,
+    and may be composed in parts (_in_parts). Most documents say no List."""
     return "List" in doc.text and "items" in doc.text and _in_parts(doc)
 
 
@@ -727,8 +725,9 @@ def _not_a_list(text: str) -> bool:
     on a line of its own at the first column, and names no List (a CRD
     names its kind's List in `listKind`, and describes `items`). Anything
     else, a kind written in flow style or quoted, may be one."""
-    at = 0 if text.startswith("kind:") else text.find("\nkind:") + 1
-    if not at and not text.startswith("kind:"):
+    if text.startswith("kind:"):
+        at = 0
+    elif (at := text.find("\nkind:") + 1) == 0:
         return False
     end = text.find("\n", at)
     value = text[at + len("kind:"):end if end >= 0 else len(text)].strip()
@@ -769,7 +768,17 @@ class _Dropping:
         return plain or not loader.dropped  # type: ignore[attr-defined]
 
 
-class _Items:
+class _ListParts:
+    """A List's items handed over as they are composed (ListComposer), to `take`."""
+
+    def take(self, items: SequenceNode, at: int) -> None:
+        raise NotImplementedError
+
+    def composer(self, text: str) -> Composer:
+        return ListComposer(text, self.take)
+
+
+class _Items(_ListParts):
     """A List's items read one by one as libyaml composes them (ListComposer),
     each pruned before the next is composed, so the List is never held
     whole: the 5,000 bench apps as one List peaked at 269 MiB, 51 as a
@@ -803,9 +812,6 @@ class _Items:
             self.prune.item(obj, items)
         except Exception:  # whatever it is, the whole List read again meets it in order
             self.failed = True
-
-    def composer(self, text: str) -> Composer:
-        return ListComposer(text, self.take)
 
     def finish(self, root: Node | None, loader: Composer, plain: bool) -> bool:
         """Whether the document is read: a List whose items were all taken."""
@@ -1015,7 +1021,7 @@ def recompose(doc: Document, items: Collection[int] | None = None) -> MappingNod
     return root
 
 
-class _OnlyItems:
+class _OnlyItems(_ListParts):
     """Drops the items of a List that recompose is not asked for, as they
     are composed: an empty mapping stands for each (object_node of one is
     never asked)."""
@@ -1026,9 +1032,6 @@ class _OnlyItems:
     def take(self, items: SequenceNode, at: int) -> None:
         if at not in self.wanted:
             drop_item(items, at)
-
-    def composer(self, text: str) -> Composer:
-        return ListComposer(text, self.take)
 
     def finish(self, root: Node | None, loader: Composer, plain: bool) -> bool:
         """Whether what was dropped were a List's items (else: compose it whole)."""
