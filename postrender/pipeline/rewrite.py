@@ -365,8 +365,12 @@ class DocumentEdits:
         # they were asked in would.
         out = [edit.replace_scalar(text, node, value) for node, value in self.replaced]
         for sequence, before, value, style in self.inserted:
-            item = (edit.json_line(value) if style is None else value if style is WRITTEN  # type: ignore[assignment]
-                    else edit.render_scalar(value, style))
+            if style is None:
+                item = edit.json_line(value)
+            elif style is WRITTEN:
+                item = value  # type: ignore[assignment]
+            else:
+                item = edit.render_scalar(value, style)
             out.append(edit.insert_item_before(text, sequence, before, item, newline))
         for _, made, later in self._aheads():
             # What set_entries makes of them, in its order.
