@@ -69,7 +69,8 @@ class Output:
         for piece in self._pieces:
             doc = piece.document
             read, newline = doc.text, doc.newline
-            ends = _in_parts(piece.edits, read) if in_parts else None
+            # (The size asked here first: every document passes, most are small.)
+            ends = _in_parts(piece.edits, read) if in_parts and len(read) >= _IN_PARTS_FROM else None
             # The edited document, or when it is given out in parts, its
             # opening lines: all that is asked below of its start.
             text = read if piece.edits is None else piece.edits.apply(read) if ends is None else ends[0]
@@ -111,15 +112,16 @@ _PART = 1 << 20
 
 
 def _in_parts(edits: edit.Splice | None, read: str) -> tuple[str, str] | None:
-    """(opening lines, closing lines) of a large edited document that can be
-    given out in parts, or None to make it whole. The opening lines are the
+    """(opening lines, closing lines) of a large edited document (of
+    _IN_PARTS_FROM characters or more) that can be given out in parts, or
+    None to make it whole. The opening lines are the
     text up to its first line of content (neither blank, a comment, a
     directive nor a marker), written before any edit; the closing lines,
     from its last line of content on, after every edit. What the writer
     asks of a document's start (a byte-order mark, a `---` line,
     directives) and of its end (a line break, a `...` line: ends_document)
     stops at those lines, so they answer for the whole text."""
-    if edits is None or len(read) < _IN_PARTS_FROM:
+    if edits is None:
         return None
     first, last = edits.span()
     opening = _first_content_line_end(read, first)

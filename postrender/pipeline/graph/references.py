@@ -263,7 +263,11 @@ class Finder:
         return both
 
     def __call__(self, obj: KubeObject) -> Found:
-        both = self.walked(obj.kind, obj.group, obj.api_version.rpartition("/")[2])
+        # Looked up here first: asked of every object, most kinds walked before.
+        key = (obj.kind, obj.group, obj.api_version.rpartition("/")[2])
+        both = self._walks.get(key, _MISSING)
+        if both is _MISSING:
+            both = self.walked(*key)
         if both is None:
             return _NOTHING
         compiled, own = both
