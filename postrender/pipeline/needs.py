@@ -35,6 +35,7 @@ from ..syntax.nodes import MERGE_KEY, WHOLE_REACH, MappingNode, Reach, ScalarNod
 from ..syntax.prune import Path, prune, stub
 from .graph import byname, dependencies, producers, references
 from .graph.references import is_config_object
+from .index import folding
 from .index.configs import content_of
 from .read import Document, KubeObject, object_path
 
@@ -72,6 +73,7 @@ class Needs:
         self._found: dict[KubeObject, references.Found] = {}
         self._readers: _Readers | None = None  # made when a document is first pruned
         self._reaches: dict[tuple[str, str], Reach | None] = {}
+        self._folder: folding.ConfigFolder | None = None  # the last document's (folder)
 
     def __call__(self, doc: Document, objects: list[KubeObject], walked: bool = False) -> None:
         """`walked`: read gave each object to `item` already."""
@@ -158,11 +160,19 @@ class Needs:
 
     def _reach_of(self, kind: str, api_version: str) -> Reach | None:
         group, _, version = api_version.rpartition("/")
-        if (not self.prunes or kind.endswith("List") or references.is_config_kind(kind, api_version)
+        if (not self.prunes or kind.endswith("List")
                 or kind in self._readers_made().looked_up or references.kind_from_paths_of(self._table, kind, api_version)
                 or producers.may_produce(kind) or byname.grants_by_name(kind, group)):
             return None
         walked = self._finder.walked(kind, group, version)
+        if references.is_config_kind(kind, api_version):
+            # All of it is read while it is whole (_walk), its data but
+            # into its content (index/folding.py): unless a field spec
+            # walks the data too.
+            folded = folding.STRING_FIELDS[kind]
+            if walked is not None and any(segment.key in folded or segment.key == "*" for segment in walked[0].tree.children):
+                return None
+            return folding.fold_reach(kind)  # type: ignore[return-value]
         reach: Reach = {}
         if walked is not None:
             _add_tree(reach, walked[0].tree)
@@ -180,11 +190,19 @@ class Needs:
         for obj in objects:
             self._found.pop(obj, None)
 
+    def folder(self, kind: str) -> folding.ConfigFolder:
+        """What takes the entries of a large config's data as its document
+        is composed (read._Dropping, the Reach's Fold marks): the next
+        object walked whose node is its root reads its content from it."""
+        self._folder = folding.ConfigFolder(kind, byname.entry_names)
+        return self._folder
+
     def _walk(self, obj: KubeObject) -> None:
         self._found[obj] = self._finder(obj)
         references.templates_read(obj, self._table)
         if is_config_object(obj):
-            content_of(obj)
+            folder, self._folder = self._folder, None
+            content_of(obj, folder if folder is not None and folder.root is obj.node else None)
             byname.data_names(obj)
 
     def _prepared(self, obj: KubeObject, readers: _Readers) -> None:

@@ -634,6 +634,21 @@ class Pruner(Protocol):
         what is off those paths may be dropped as its document is composed;
         None: none of it."""
 
+    def folder(self, kind: str) -> Folder:
+        """What takes the entries of the mappings a reach marks Fold, as the
+        document is composed."""
+
+
+class Folder(Protocol):
+    """A Pruner's folder, for one document (pipeline/index/folding.py)."""
+
+    def take(self, name: str, key: Node, value: Node) -> None:
+        """An entry of the mapping `name` (a Fold's), complete, taken out of it."""
+
+    def finish(self, root: Node | None) -> bool:
+        """Whether the document composed (`root`) may be read as it is: else
+        it is composed again whole."""
+
 
 def read(sources: list[Source], limits: Limits, prune: Pruner | None = None) -> Stream:
     documents: list[Document] = []
@@ -683,7 +698,7 @@ def _read_document(doc: Document, limits: Limits, count: _Count, odd_breaks: boo
         if "List" in doc.text and _takes_items(doc) and not (large and _not_a_list(doc.text)):
             parts = items = _Items(doc, prune, shared)
         elif large and _in_parts(doc):
-            parts = _Dropping(prune.reach)
+            parts = _Dropping(prune)
     doc.root = _compose(doc, limits, count, parts)
     count.position += len(doc.text)
     count.objects += 1
@@ -756,16 +771,30 @@ class _Dropping:
     held whole. What is dropped is what prune drops once it is composed:
     the same nodes stay, and read does with them what it does with the
     whole graph. A document whose keys are not all plain needs every node
-    for _check_structure, and is composed again whole."""
+    for _check_structure, and is composed again whole; so is one whose
+    folded entries (a large config's data) the folder could not take."""
 
-    def __init__(self, reach_of: Callable[[str, str], Reach | None]) -> None:
-        self.reach_of = reach_of
+    def __init__(self, prune: Pruner) -> None:
+        self.prune = prune
+        self.kind = ""  # the document's, once the composer knows it
+        self.folder: Folder | None = None
 
     def composer(self, text: str) -> Composer:
-        return DroppingComposer(text, self.reach_of)
+        return DroppingComposer(text, self._reach, self._fold)
+
+    def _reach(self, kind: str, api_version: str) -> Reach | None:
+        self.kind = kind
+        return self.prune.reach(kind, api_version)
+
+    def _fold(self, name: str, key: Node, value: Node) -> None:
+        if self.folder is None:
+            self.folder = self.prune.folder(self.kind)
+        self.folder.take(name, key, value)
 
     def finish(self, root: Node | None, loader: Composer, plain: bool) -> bool:
-        return plain or not loader.dropped  # type: ignore[attr-defined]
+        if not plain and loader.dropped:  # type: ignore[attr-defined]
+            return False
+        return self.folder is None or self.folder.finish(root)
 
 
 class _ListParts:

@@ -468,8 +468,30 @@ class ListComposer(Composer):
 # or WHOLE_REACH for everything. "*" stands for any key not named, and its
 # Reach is already merged into each named key's (the maker's part). A
 # sequence's items are reached as the sequence is.
-Reach = dict[str, "Reach | bool"]
+Reach = dict[str, "Reach | bool | Fold"]
 WHOLE_REACH = True
+
+
+class Fold:
+    """A Reach's mark for a mapping whose entries a stage reads once, as
+    they are composed, and no stage reads after (a config's data, read into
+    its content hash: pipeline/index/folding.py): each entry is handed to
+    the composer's `fold` as soon as the next one starts, and taken out of
+    the mapping. The last stays, so that the mapping's end is found where it
+    was (edit.content_end), and is the caller's to take once the document is
+    composed."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name  # the mapping's key, told to `fold` with each entry
+
+    def __repr__(self) -> str:
+        return f"Fold({self.name!r})"
+
+
+# fold(name, key, value): an entry of the mapping a Fold marks, complete.
+FoldEntry = Callable[[str, "Node", "Node"], None]
 
 
 class DroppingComposer(Composer):
@@ -491,6 +513,9 @@ class DroppingComposer(Composer):
     their mapping ends. Entries before `kind` and `apiVersion` are known
     are kept whole.
 
+    A mapping the Reach marks with a Fold has its entries handed to `fold`
+    as they are complete, and taken out of it (Fold).
+
     What it drops is only what the caller may rebuild: a document whose
     keys turn out not plain (the whole-graph checks need every node) must
     be composed again whole, when `dropped` says anything was.
@@ -498,11 +523,13 @@ class DroppingComposer(Composer):
 
     # `ascend_resolver`, a slot: libyaml's composer calls it after every
     # node, and the instance's own `list.pop` is a call into C.
-    __slots__ = ("reach_of", "_stack", "ascend_resolver", "_kind", "_api_version", "_root_reach", "dropped")
+    __slots__ = ("reach_of", "fold", "_stack", "ascend_resolver", "_kind", "_api_version", "_root_reach", "dropped")
 
-    def __init__(self, stream: object, reach_of: Callable[[str, str], Reach | None]) -> None:
+    def __init__(self, stream: object, reach_of: Callable[[str, str], Reach | None],
+                 fold: FoldEntry | None = None) -> None:
         Composer.__init__(self, stream)
         self.reach_of = reach_of
+        self.fold = fold
         # What may be dropped under each node being composed, root first:
         # _ROOT, a Reach, WHOLE_REACH, _BESIDE or _DEAD.
         self._stack: list[object] = []
@@ -537,6 +564,16 @@ class DroppingComposer(Composer):
                     pairs[index - 1] = DROPPED_ITEM  # type: ignore[operator]
                     self.dropped = True
             stack.append(_DEAD)
+            return
+        if here.__class__ is Fold:
+            if index is None and parent.__class__ is MappingNode and parent.value:  # type: ignore[union-attr]
+                # The entry before this key is complete. Taken out, its key
+                # and value still count as the mapping's (Composer.events).
+                key, value = parent.value.pop()  # type: ignore[union-attr]
+                self.events += 2
+                self.dropped = True
+                self.fold(here.name, key, value)  # type: ignore[attr-defined, misc]
+            stack.append(WHOLE_REACH)
             return
         if here is _ROOT:
             if index is None:
@@ -1060,11 +1097,16 @@ def forget_keys(node: MappingNode) -> None:
     node.merge = None
 
 
+def surely_its_text(key: ScalarNode) -> bool:
+    """Whether Kubernetes surely reads an untagged key as its text, decided
+    without resolving: a quoted key, or a plain one that cannot read as
+    anything else (most keys). False: it may not."""
+    return key.tag is _UNTAGGED and bool(key.style or _plain_is_text(key.value))
+
+
 def _reads_as(key: ScalarNode, text: str) -> bool:
     """Whether Kubernetes reads `key` (whose text is `text`) as that very key."""
-    if key.tag is _UNTAGGED and (key.style or _plain_is_text(text)):
-        # An untagged quoted key, or a plain one that cannot read as anything
-        # but its text: most keys, decided without resolving.
+    if surely_its_text(key):
         return True
     if key.tag == STR_TAG and (key.style or not _hint(text)):
         return True

@@ -388,15 +388,21 @@ def _scan_data(holder: KubeObject) -> Iterator[DataName]:
     data = get(holder.node, "data")
     if not isinstance(data, MappingNode):
         return
-    keys, suffixes = _data_keys()
     for key, value in entries(data):
-        if not isinstance(value, ScalarNode) or not is_string(value) or len(value.value) > _MAX_SCANNED:
+        yield from entry_names(key.value if isinstance(key, ScalarNode) else "?", value)
+
+
+def entry_names(key: str, value: Node) -> Iterator[DataName]:
+    """What one data entry of a ConfigMap names (data_names); the read
+    stage asks of each entry of a large ConfigMap as it is composed
+    (index/folding.py)."""
+    if not isinstance(value, ScalarNode) or not is_string(value) or len(value.value) > _MAX_SCANNED:
+        return
+    if ":" not in value.value:
+        return
+    keys, suffixes = _data_keys()
+    for match in _DATA_ENTRY.finditer(value.value):
+        entry_key = match.group("key").lower()
+        if entry_key not in keys and not entry_key.endswith(suffixes):
             continue
-        if ":" not in value.value:
-            continue
-        for match in _DATA_ENTRY.finditer(value.value):
-            entry_key = match.group("key").lower()
-            if entry_key not in keys and not entry_key.endswith(suffixes):
-                continue
-            path: Path = ("data", key.value if isinstance(key, ScalarNode) else "?")
-            yield path, value, match.group("name"), match.group("key")
+        yield ("data", key), value, match.group("name"), match.group("key")

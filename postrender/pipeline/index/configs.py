@@ -32,6 +32,7 @@ from ...syntax.nodes import (
     string_value,
 )
 from ..read import KubeObject
+from .folding import STRING_FIELDS, ConfigFolder
 from .hashing import Fields, content_hash, hash_suffix, kustomize_secret_hash
 
 
@@ -52,20 +53,23 @@ class ConfigContent:
     kustomize_hash: str | None = None
 
 
-def content_of(obj: KubeObject) -> ConfigContent:
+def content_of(obj: KubeObject, folded: ConfigFolder | None = None) -> ConfigContent:
     """The object's content, read now if no stage has yet: the read stage
-    asks while the document is whole (pipeline/needs.py); a stream read
+    asks while the document is whole (pipeline/needs.py), or with its data's
+    entries `folded` as they were composed (index/folding.py); a stream read
     without pruning (KRM, library callers) is read when first asked."""
     known = obj.content
     if known is None:
-        known = obj.content = _read(obj)
+        known = obj.content = _read(obj, folded)
+        if folded is not None and obj.kind == "ConfigMap":
+            known.named = tuple(folded.named)
     return known
 
 
-def _read(obj: KubeObject) -> ConfigContent:
+def _read(obj: KubeObject, folded: ConfigFolder | None) -> ConfigContent:
     written_type = get_str(obj.node, "type")
     try:
-        fields = validate(obj)
+        fields = validate(obj, folded)
     except PostrenderError as refused:
         return ConfigContent("", False, False, written_type, refused)
     secret = obj.kind == "Secret"
@@ -90,9 +94,11 @@ def is_empty(fields: Fields) -> bool:
     return True
 
 
-def validate(obj: KubeObject) -> Fields:
+def validate(obj: KubeObject, folded: ConfigFolder | None = None) -> Fields:
     """Refuses what the API server or the hash cannot take; returns the
-    fields read, with the string fields' entries the hash then reads."""
+    fields read, with the string fields' entries the hash then reads.
+    `folded`: the entries of the fields it holds, checked as they were
+    composed (index/folding.py)."""
     if not obj.name:
         raise PostrenderError(f"{obj.kind} has no metadata.name", obj.location())
     # postrender adds keys to these; anything but a mapping would be replaced.
@@ -111,9 +117,12 @@ def validate(obj: KubeObject) -> Fields:
             if node is None or is_null(node):
                 continue
             raise PostrenderError(f"{obj.kind} {field} must be a mapping", obj.location(node))
-        if field not in _STRING_FIELDS[obj.kind]:
+        if field not in STRING_FIELDS[obj.kind]:
             continue  # not a field of this kind: the API server drops it
-        encoded = field == "binaryData" or (obj.kind == "Secret" and field == "data")
+        if folded is not None and field in folded.fields:
+            fields.strings[field] = folded.fields[field]
+            continue
+        encoded = STRING_FIELDS[obj.kind][field]
         strings: dict[str, object] = {}
         for key, value in entries(node):
             # Only the key is named: the value may be a secret.
@@ -128,12 +137,6 @@ def validate(obj: KubeObject) -> Fields:
             strings[label] = text
         fields.strings[field] = strings  # as hashing.string_entries reads them
     return fields
-
-
-# The fields whose values the API server takes as strings (base64 for
-# binaryData and a Secret's data); a ConfigMap's stringData or a Secret's
-# binaryData is no field of theirs.
-_STRING_FIELDS = {"ConfigMap": ("data", "binaryData"), "Secret": ("data", "stringData")}
 
 
 def _not_a_string(node: Node, label: str = "", show_value: bool = False) -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 
 from ...syntax.jsontext import dumps
+from .folding import FoldedEntries
 from ...syntax.nodes import (
     MappingNode,
     Node,
@@ -79,14 +80,21 @@ class Fields:
 
     def __init__(self, node: MappingNode) -> None:
         self.nodes: dict[str, Node | None] = {name: get(node, name) for name in self.NAMES}
-        self.strings: dict[str, dict[str, object]] = {}
+        # A large config's entries may be folded as they were composed
+        # (index/folding.py): their JSON, which the hash reads as it is.
+        self.strings: dict[str, dict[str, object] | FoldedEntries] = {}
 
-    def entries_of(self, name: str) -> dict[str, object]:
+    def entries_of(self, name: str) -> dict[str, object] | FoldedEntries:
         """string_entries of the field, a mapping."""
         known = self.strings.get(name)
         if known is None:
             known = self.strings[name] = string_entries(self.nodes[name])  # type: ignore[arg-type]
         return known
+
+    def dict_of(self, name: str) -> dict[str, object]:
+        """entries_of, as a dict."""
+        known = self.entries_of(name)
+        return known.as_dict() if isinstance(known, FoldedEntries) else known
 
 
 def canonical_json(kind: str, node: MappingNode, fields: Fields | None = None) -> str:
@@ -99,7 +107,18 @@ def canonical_json(kind: str, node: MappingNode, fields: Fields | None = None) -
             hashed["binaryData"] = fields.entries_of("binaryData")
     else:
         hashed = {"kind": "Secret", "name": "", "type": secret_type(fields), "data": stored_secret_data(fields)}
-    return go_json(hashed)
+    return _hashed_json(hashed)
+
+
+def _hashed_json(hashed: dict[str, object]) -> str:
+    """go_json of what is hashed, whose folded fields are JSON already."""
+    if not any(isinstance(value, FoldedEntries) for value in hashed.values()):
+        return go_json(hashed)
+    # Its keys are kustomize's field names: their JSON is their text, quoted.
+    return "{" + ",".join(
+        f'"{key}":' + (value.json if isinstance(value, FoldedEntries) else go_json(value))
+        for key, value in sorted(hashed.items())
+    ) + "}"
 
 
 def kustomize_secret_hash(fields: Fields) -> str | None:
@@ -120,7 +139,7 @@ def kustomize_secret_hash(fields: Fields) -> str | None:
     hashed = {"kind": "Secret", "name": "", "type": written_type, "data": _field(fields, "data")}
     if string_data:
         hashed["stringData"] = fields.entries_of("stringData")
-    return short_hash(go_json(hashed))
+    return short_hash(_hashed_json(hashed))
 
 
 def secret_type(fields: Fields) -> str:
@@ -135,11 +154,11 @@ def stored_secret_data(fields: Fields) -> object:
     """A Secret's data as the API server stores it: stringData, when it holds
     anything, overwrites data's keys, base64-encoded. data values stay as
     written (kustomize hashes their text)."""
-    strings = fields.entries_of("stringData") if isinstance(fields.nodes["stringData"], MappingNode) else {}
+    strings = fields.dict_of("stringData") if isinstance(fields.nodes["stringData"], MappingNode) else {}
     if not strings:
         return _field(fields, "data")
     # A copy: what `fields` holds stays data as written.
-    merged = dict(fields.entries_of("data")) if isinstance(fields.nodes["data"], MappingNode) else {}
+    merged = dict(fields.dict_of("data")) if isinstance(fields.nodes["data"], MappingNode) else {}
     for key, value in strings.items():
         text = value if isinstance(value, str) else go_json(value)  # validate refuses non-strings
         merged[key] = base64.b64encode(text.encode("utf-8")).decode("ascii")

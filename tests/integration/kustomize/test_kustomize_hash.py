@@ -9,12 +9,15 @@ each exactly as kustomize did.
 
 from __future__ import annotations
 
+import base64
 import json
+import random
 import re
 import subprocess
 
 from conftest import FIXTURES, require_tool, run_postrender
 from manifests import configs, documents, tool_env
+from oracles import NEEDS_HASH, kustomize_hashes, yaml_quoted
 
 HASH_FIXTURE = FIXTURES / "kustomize" / "hash"
 EXPECTED = {
@@ -101,3 +104,39 @@ def test_kustomize_output_as_written_without_line_separators():
 def test_kustomize_output_as_written_with_line_separators():
     stream, kustomize_names = unsuffixed(kustomize_build())
     assert postrender_names(stream) == kustomize_names
+
+
+def _large(kind: str, name: str, field: str, entries: list[tuple[str, str]], extra: str = "") -> str:
+    lines = [f"apiVersion: v1\nkind: {kind}\nmetadata:\n  name: {name}\n{extra}{field}:\n"]
+    lines.extend(f"  {key}: {value}\n" for key, value in entries)
+    return "".join(lines)
+
+
+def test_large_configs_read_entry_by_entry_are_named_as_kustomize_names_them():
+    """Past read.DROP_FROM a config's data is hashed from its entries as they
+    are composed, sorted in runs and merged (index/folding.py): shuffled keys
+    over many runs, values Go's JSON escapes, non-ASCII and block text, must
+    still give kustomize's name."""
+    from postrender.pipeline.index.folding import _RUN
+    from postrender.pipeline.read import DROP_FROM
+
+    rng = random.Random(12)
+    count = _RUN + 123  # two runs
+    # No `&`: it may be an anchor, and keeps a document whole.
+    values = [yaml_quoted("<b>x</b>"), yaml_quoted("é\u2028ü"), "plain text", "'it''s'", "|\n    one\n    two"]
+    data = [(f"key.{i}", values[i % len(values)]) for i in range(count)]
+    rng.shuffle(data)
+    encoded = [(f"k-{i}", base64.b64encode(f"value {i} <>".encode()).decode()) for i in range(count)]
+    rng.shuffle(encoded)
+    objects = {
+        "big-config": _large("ConfigMap", "big-config", "data", data),
+        "big-binary": _large("ConfigMap", "big-binary", "binaryData", encoded),
+        "big-secret": _large("Secret", "big-secret", "data", encoded, "type: Opaque\n"),
+    }
+    for text in objects.values():
+        assert len(text) >= DROP_FROM and "&" not in text  # read entry by entry
+    annotated = [text.replace("metadata:\n", f"metadata:\n  annotations: {{{NEEDS_HASH}: enabled}}\n")
+                 for text in objects.values()]
+    expected = kustomize_hashes(annotated)
+    got = postrender_names("---\n".join(objects.values()))
+    assert {base: got[(kind, base)] for kind, base in got} == {base: f"{base}-{h}" for base, h in expected.items()}

@@ -1,0 +1,175 @@
+"""A large config's data read entry by entry as it is composed, so that a
+dense one (a ConfigMap of 500,000 keys) is never held as a node graph.
+
+What the stages after read need of a config's data is its content hash, the
+names its entries give a program (graph/byname.data_names), and whether it
+holds any entry (index/configs.py). The hash is of kustomize's JSON: each
+entry's key and value, keys sorted. So a large document's data, binaryData
+and stringData entries are handed over one by one as they are composed
+(syntax.nodes.Fold, read._Dropping) and kept as their JSON text alone,
+in sorted runs, merged once the document is read.
+
+Only what needs no other rule is taken this way: keys Kubernetes accepts as
+a config's keys (`[-._a-zA-Z0-9]+`, so their JSON is their text, quoted,
+and JSON texts sort as their keys do), each written plain so it reads as its
+text, or quoted; values that are strings (valid base64 where the field is
+encoded). Anything else, and two keys alike, makes the document composed
+again whole (`ok` False), where the read stage refuses or reads it as ever.
+"""
+
+from __future__ import annotations
+
+import heapq
+import re
+from collections.abc import Callable, Iterable, Iterator
+from json.encoder import encode_basestring  # type: ignore[attr-defined]
+
+from ...syntax.nodes import Fold, MappingNode, Node, ScalarNode, get, go_base64, string_value, surely_its_text
+
+# What the API server accepts as a ConfigMap's or Secret's key.
+_CONFIG_KEY = re.compile(r"[-._a-zA-Z0-9]+")
+# Go's encoding/json escapes these even inside strings; Python's does not
+# (hashing._GO_ESCAPES: the same text as hashing.go_json writes).
+_GO_ESCAPED = re.compile("[<>&\u2028\u2029]")
+_GO_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+# Entries sorted and joined per run: a run's JSON texts are held as Python
+# strings until then (some 64 bytes each).
+_RUN = 16384
+
+# The fields whose values the API server takes as strings, of each kind,
+# and whether as base64 (binaryData, a Secret's data): a ConfigMap's
+# stringData or a Secret's binaryData is no field of theirs. The fields
+# folded, and the ones configs.validate checks.
+STRING_FIELDS = {"ConfigMap": {"data": False, "binaryData": True}, "Secret": {"data": True, "stringData": False}}
+
+
+class FoldedEntries:
+    """A mapping's string entries as kustomize's hasher writes them: their
+    JSON object, keys sorted (`json`), once `close`d."""
+
+    __slots__ = ("count", "json", "_runs", "_pending")
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.json = ""
+        self._runs: list[str] = []  # sorted runs, each its entries' JSON texts joined by "\n"
+        self._pending: list[str] = []
+
+    def __len__(self) -> int:
+        return self.count
+
+    def as_dict(self) -> dict[str, object]:
+        """The entries as string_entries reads them (a Secret's stringData
+        merged into its data: hashing.stored_secret_data)."""
+        import json
+
+        return json.loads(self.json)
+
+    def add(self, entry: str) -> None:
+        """`"key":"value"`, as JSON (which holds no line break)."""
+        self._pending.append(entry)
+        self.count += 1
+        if len(self._pending) >= _RUN:
+            self._flush()
+
+    def _flush(self) -> None:
+        pending = self._pending
+        if pending:
+            pending.sort()
+            self._runs.append("\n".join(pending))
+            self._pending = []
+
+    def close(self) -> bool:
+        """Merges the runs into `json`; False when two keys are alike."""
+        self._flush()
+        runs, self._runs = self._runs, []
+        parts: list[str] = []
+        batch: list[str] = []
+        previous = "\n"  # the last entry's key, quoted, with the `:` after it (no entry begins with "\n")
+        for entry in heapq.merge(*map(_entries, runs)) if len(runs) > 1 else _entries(runs[0]):
+            if entry.startswith(previous):
+                return False  # keys hold no `"`: only an equal key begins with one's `"key":`
+            previous = entry[:entry.index('"', 1) + 2]
+            batch.append(entry)
+            if len(batch) >= _RUN:
+                parts.append(",".join(batch))
+                batch = []
+        if batch:
+            parts.append(",".join(batch))
+        self.json = "{" + ",".join(parts) + "}"
+        return True
+
+
+def _entries(run: str) -> Iterator[str]:
+    start = 0
+    while (end := run.find("\n", start)) >= 0:
+        yield run[start:end]
+        start = end + 1
+    yield run[start:]
+
+
+# The names a ConfigMap's data entry gives a program (graph/byname):
+# (key, value) -> what it found, each kept with the object's content.
+ScanEntry = Callable[[str, ScalarNode], Iterable[object]]
+
+
+class ConfigFolder:
+    """One document's folded entries (read._Dropping): `take` is the
+    composer's `fold`, `finish` takes each mapping's last entry, which the
+    composer leaves in place, and tells whether all were taken."""
+
+    def __init__(self, kind: str, scan: ScanEntry | None = None) -> None:
+        self._encoded = STRING_FIELDS[kind]
+        self._scan = scan if kind == "ConfigMap" else None
+        self.fields: dict[str, FoldedEntries] = {}
+        self.named: list[object] = []  # what `scan` found, in the order of the entries
+        self.ok = True
+        self.root: MappingNode | None = None  # the document's root, once finished
+
+    def take(self, name: str, key: Node, value: Node) -> None:
+        if not self.ok:
+            return
+        text = key.value if key.__class__ is ScalarNode else None
+        string = string_value(value) if value.__class__ is ScalarNode else None
+        if (text is None or string is None or _CONFIG_KEY.fullmatch(text) is None  # type: ignore[arg-type]
+                or not surely_its_text(key)  # type: ignore[arg-type]
+                or self._encoded[name] and go_base64(string) is None):
+            self.ok = False  # read again whole, where read and validate say why
+            return
+        entry = f'"{text}":{encode_basestring(string)}'
+        if _GO_ESCAPED.search(entry):
+            entry = _GO_ESCAPED.sub(lambda m: _GO_ESCAPES[m.group()], entry)
+        entries = self.fields.get(name)
+        if entries is None:
+            entries = self.fields[name] = FoldedEntries()
+        entries.add(entry)
+        if self._scan is not None and name == "data":
+            self.named.extend(self._scan(text, value))  # type: ignore[arg-type]
+
+    def finish(self, root: Node | None) -> bool:
+        """Whether every entry of the folded mappings was taken, and no two
+        keys of one are alike: then `root` is the document's, and `fields`
+        what its data holds."""
+        if not self.ok:
+            return False
+        if not self.fields:
+            return True  # nothing was taken out: the document is whole
+        if not isinstance(root, MappingNode):
+            return False
+        for name in self.fields:
+            node = get(root, name)
+            if not isinstance(node, MappingNode) or len(node.value) != 1:
+                return False
+            self.take(name, *node.value[0])
+        if not self.ok or not all(entries.close() for entries in self.fields.values()):
+            return False
+        self.root = root
+        return True
+
+
+def fold_reach(kind: str) -> dict[str, object]:
+    """What a DroppingComposer keeps of a config of this kind: everything
+    but the entries of the fields folded."""
+    reach: dict[str, object] = {name: Fold(name) for name in STRING_FIELDS[kind]}
+    reach["*"] = True  # nodes.WHOLE_REACH
+    return reach

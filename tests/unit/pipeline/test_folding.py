@@ -1,0 +1,265 @@
+"""A large config's data is read entry by entry as it is composed
+(index/folding.py, syntax.nodes.Fold): its hash, the names its data gives,
+and every error must be what reading it whole gives, byte for byte.
+
+Each render here is compared with the render of the same stream read whole
+(test_dropping._rendered): DROP_FROM at 0, so every document takes the
+dropping composer, and runs of two entries, so that every merge is tried.
+"""
+
+import random
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from postrender import fieldspecs
+from postrender.limits import Limits
+from postrender.pipeline import read as read_module
+from postrender.pipeline.graph.byname import pod_string_specs
+from postrender.pipeline.index import folding
+from postrender.pipeline.index.configs import content_of
+from postrender.pipeline.index.folding import FoldedEntries
+from postrender.pipeline.index.hashing import go_json
+from postrender.pipeline.needs import Needs
+from postrender.pipeline.read import Source, read
+from postrender.syntax.nodes import get
+
+from test_dropping import _rendered
+from test_pruning import VARIANTS
+
+TABLE = fieldspecs.load_table()
+
+
+@pytest.fixture(autouse=True)
+def _small_runs(monkeypatch):
+    monkeypatch.setattr(folding, "_RUN", 2)
+
+
+# --- The entries' JSON ------------------------------------------------------
+
+_KEYS = st.text(alphabet="-._azAZ09", min_size=1, max_size=4)
+_VALUES = st.text(alphabet=st.sampled_from("ab <>&\"\\\n\t\u2028\u2029é😀"), max_size=5)
+
+
+def _fragment(key: str, value: str) -> str:
+    return go_json({key: value})[1:-1]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(_KEYS, _VALUES, max_size=40), st.randoms(use_true_random=False))
+def test_entries_merge_to_kustomizes_json_in_any_order(entries, rng):
+    folded = FoldedEntries()
+    pairs = list(entries.items())
+    rng.shuffle(pairs)
+    for key, value in pairs:
+        folded.add(_fragment(key, value))
+    if not entries:
+        return  # a folded mapping holds one entry at least (ConfigFolder)
+    assert folded.close()
+    assert folded.json == go_json(entries)
+    assert folded.as_dict() == entries
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(_KEYS, _VALUES, min_size=1, max_size=20), st.data())
+def test_two_entries_with_one_key_are_found_whatever_runs_they_fall_in(entries, data):
+    pairs = list(entries.items())
+    key = data.draw(st.sampled_from(pairs))[0]
+    pairs.insert(data.draw(st.integers(0, len(pairs))), (key, data.draw(_VALUES)))
+    folded = FoldedEntries()
+    for k, v in pairs:
+        folded.add(_fragment(k, v))
+    assert not folded.close()
+
+
+def test_a_key_that_is_a_prefix_of_another_is_no_duplicate():
+    folded = FoldedEntries()
+    for key in ("a.b", "a", "a-", "ab"):
+        folded.add(_fragment(key, "x"))
+    assert folded.close()
+    assert folded.json == '{"a":"x","a-":"x","a.b":"x","ab":"x"}'
+
+
+# --- Read as composed, rendered as read whole -------------------------------
+
+
+def _config(kind: str, fields: dict[str, list[tuple[str, str]]], name: str = "settings") -> str:
+    lines = ["apiVersion: v1", f"kind: {kind}", "metadata:", f"  name: {name}"]
+    for field, entries in fields.items():
+        lines.append(f"{field}:" if entries else f"{field}: {{}}")
+        lines.extend(f"  {key}: {value}" for key, value in entries)
+    return "\n".join(lines) + "\n"
+
+
+_WORKLOAD = """---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: web
+        image: web:1
+        envFrom:
+        - configMapRef: {name: settings}
+        - secretRef: {name: creds}
+"""
+
+_TLS = """---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: web-tls
+type: Opaque
+data:
+  a: YQ==
+"""
+
+# Keys taken as composed, and keys that make the document read again whole,
+# where read and validate say what they say of it: YAML 1.1 words, numbers,
+# null, keys Kubernetes refuses, one written twice, quoted and plain alike.
+_PLAIN_KEYS = ["a", "b.c", "x-1", "_k", "K9", "app.properties", "tls.crt"]
+_ODD_KEYS = ["yes", "on", "1", "0x1f", "~", "null", '"quoted"', "'single'", '"with space"', '""',
+             '"a"', "'b.c'", "a:b", '"k\\u00e9"', "? complex\n ", "[1, 2]", "<<"]
+# Values that read as strings (base64 or not), and ones that do not.
+_STRING_VALUES = ["v", "YQ==", "aGVsbG8=", '"<&>"', '"<b>x</b>"', "a<b", "x > y", "'it''s'", '"é\\u2028x"', '"a\\tb"', "|\n    line one\n    line two",
+                  ">-\n    folded\n    text", '"secretName: web-tls"', '"tlsSecret: web-tls\\nother: 1"', "''", "plain words"]
+_ODD_VALUES = ["1", "true", "null", "~", "", "{a: b}", "[x]", "0x10", "2001-01-01", ".inf", "&anchor v", "*anchor",
+               "!!str 1", "!!binary YQ==", "notbase64", "YQ"]
+
+
+@st.composite
+def _config_documents(draw):
+    kind = draw(st.sampled_from(["ConfigMap", "Secret"]))
+    fields: dict[str, list[tuple[str, str]]] = {}
+    odd = draw(st.booleans())
+    keys = st.sampled_from(_PLAIN_KEYS + (_ODD_KEYS if odd else []))
+    values = st.sampled_from(_STRING_VALUES + (_ODD_VALUES if draw(st.booleans()) else []))
+    for field in draw(st.lists(st.sampled_from(["data", "binaryData", "stringData"]), min_size=1, max_size=3, unique=True)):
+        fields[field] = draw(st.lists(st.tuples(keys, values), max_size=8))
+    name = "settings" if kind == "ConfigMap" else "creds"
+    return _config(kind, fields, name)
+
+
+@settings(max_examples=250, deadline=None, suppress_health_check=list(HealthCheck))
+@given(config=_config_documents(), argv=st.sampled_from(VARIANTS))
+def test_a_config_read_as_composed_renders_as_read_whole(monkeypatch, config, argv):
+    _rendered(config + _WORKLOAD + _TLS, argv, monkeypatch)
+
+
+_FALLBACKS = {
+    "a YAML 1.1 word as a key": [("yes", "v"), ("a", "v")],
+    "a number as a key": [("a", "v"), ("1", "v")],
+    "a key Kubernetes refuses": [("a", "v"), ('"with space"', "v")],
+    "a key written twice, far apart": [("a", "v")] + [(f"k{i}", "v") for i in range(7)] + [("a", "w")],
+    "a key quoted and plain": [("a", "v"), ('"a"', "w")],
+    "a number as a value": [("a", "v"), ("b", "1")],
+    "a mapping as a value": [("a", "v"), ("b", "{c: d}")],
+    "null as a value": [("a", "v"), ("b", "~")],
+    "a value that is no base64": [("a", "v"), ("b", "YQ")],
+    "a complex key": [("a", "v"), ("? [x]\n ", "v")],
+}
+
+
+@pytest.mark.parametrize("entries", _FALLBACKS.values(), ids=list(_FALLBACKS))
+@pytest.mark.parametrize("kind", ["ConfigMap", "Secret"])
+def test_what_is_not_taken_as_composed_reads_whole_with_its_error(entries, kind, monkeypatch):
+    if kind == "Secret":
+        entries = [(k, "YQ==" if v == "v" else v) for k, v in entries]
+    name = "settings" if kind == "ConfigMap" else "creds"
+    _rendered(_config(kind, {"data": entries}, name) + _WORKLOAD, "", monkeypatch)
+
+
+def test_values_go_escapes_in_json_hash_as_kustomizes(monkeypatch):
+    # Go's encoding/json writes <, > and & (an `&` in the text keeps the
+    # document whole: it may be an anchor), U+2028 and U+2029 escaped.
+    entries = [("a", '"<b>x</b>"'), ("b", '"line\\u2028sep\\u2029"'), ("c", "x > y")]
+    _rendered(_config("ConfigMap", {"data": entries}) + _WORKLOAD, "", monkeypatch)
+    _rendered(_config("Secret", {"stringData": entries}, "creds") + _WORKLOAD, "", monkeypatch)
+
+
+def test_a_secret_with_data_and_string_data_both_folded_merges_them(monkeypatch):
+    config = _config("Secret", {"data": [("a", "YQ=="), ("b", "Yg==")], "stringData": [("b", "plain"), ("c", "<&>")]}, "creds")
+    _rendered(config + _WORKLOAD, "", monkeypatch)
+
+
+def test_a_secret_named_with_kustomizes_own_hash_keeps_it(monkeypatch):
+    # A stringData Secret kustomize suffixed reads its hash of it as written.
+    config = _config("Secret", {"stringData": [("a", "x"), ("b", "y")]}, "creds-ccg4b5fch8")
+    _rendered(config + _WORKLOAD.replace("name: creds}", "name: creds-ccg4b5fch8}"), "", monkeypatch)
+
+
+_DATA_SPECS = ("nameReference:\n- kind: Secret\n  version: v1\n  fieldSpecs:\n"
+               "  - {kind: ConfigMap, version: v1, path: data/secret}\n")
+
+
+def test_a_field_spec_into_the_data_keeps_it_whole(monkeypatch, tmp_path):
+    from ruamel.yaml import YAML
+
+    table = fieldspecs.load_table([("test", YAML(typ="safe").load(_DATA_SPECS))])
+    assert Needs(table, pod_string_specs(table)).reach("ConfigMap", "v1") is None
+    assert Needs(TABLE, pod_string_specs(TABLE)).reach("ConfigMap", "v1") is not None
+    specs = tmp_path / "specs.yaml"
+    specs.write_text(_DATA_SPECS)
+    config = _config("ConfigMap", {"data": [("a", "v"), ("secret", "web-tls")]})
+    _rendered(config + _WORKLOAD + _TLS, f"--config {specs}", monkeypatch)
+
+
+# --- What is held --------------------------------------------------------------
+
+
+def _read_folded(text: str, monkeypatch, dropping: bool = True):
+    folders = []
+    made = Needs.folder
+
+    def folder(self, kind):
+        folders.append(made(self, kind))
+        return folders[-1]
+
+    monkeypatch.setattr(Needs, "folder", folder)
+    monkeypatch.setattr(read_module, "DROP_FROM", 0 if dropping else sys.maxsize)
+    stream = read([Source("input.yaml", text)], Limits(), Needs(TABLE, pod_string_specs(TABLE)))
+    return stream, folders
+
+
+def test_a_large_configs_entries_are_taken_out_as_composed(monkeypatch):
+    monkeypatch.setattr(folding, "_RUN", 64)
+    entries = [(f"k{i}", f"v{i}") for i in range(1000)]
+    random.Random(7).shuffle(entries)
+    text = _config("ConfigMap", {"data": entries, "binaryData": [("b", "YQ=="), ("a", "Yg==")]})
+    stream, folders = _read_folded(text, monkeypatch)
+    [folder] = folders
+    # finish found each mapping holding its last entry alone, and took it.
+    assert folder.root is not None and folder.fields["data"].count == 1000 and folder.fields["binaryData"].count == 2
+    [obj] = stream.objects
+    whole, _ = _read_folded(text, monkeypatch, dropping=False)
+    assert content_of(obj).hash == content_of(whole.objects[0]).hash
+    # Entries taken out still count against --max-nodes.
+    assert stream.documents[0].nodes == whole.documents[0].nodes
+    assert not get(obj.node, "data").value  # pruned: nothing of the data stays
+
+
+def test_a_folded_configs_data_names_are_found_in_order(monkeypatch):
+    entries = [("a", '"secretName: web-tls"'), ("b", "v"), ("c", '"secretName: other\\ntlsSecretName: third"')]
+    text = _config("ConfigMap", {"data": entries})
+    stream, folders = _read_folded(text, monkeypatch)
+    assert folders and folders[0].root is not None
+    whole, _ = _read_folded(text, monkeypatch, dropping=False)
+    named = [(path, value.value, name, via) for path, value, name, via in content_of(stream.objects[0]).named]
+    assert named == [(path, value.value, name, via) for path, value, name, via in content_of(whole.objects[0]).named]
+    assert [(path, name) for path, _, name, _ in named][:2] == [(("data", "a"), "web-tls"), (("data", "c"), "other")]
+
+
+def test_a_config_whose_kind_comes_late_is_composed_whole(monkeypatch):
+    text = "data:\n  a: v\n  b: w\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: late\n"
+    _, folders = _read_folded(text, monkeypatch)
+    assert folders == []
+    _rendered(text, "", monkeypatch)
