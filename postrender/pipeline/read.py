@@ -26,6 +26,7 @@ from ..syntax.nodes import (
     STR_TAG,
     Composer,
     DroppingComposer,
+    Fold,
     ListComposer,
     MappingNode,
     Node,
@@ -776,20 +777,20 @@ class _Dropping:
 
     def __init__(self, prune: Pruner) -> None:
         self.prune = prune
-        self.kind = ""  # the document's, once the composer knows it
         self.folder: Folder | None = None
+        self._composer: DroppingComposer | None = None
 
     def composer(self, text: str) -> Composer:
-        return DroppingComposer(text, self._reach, self._fold)
+        self._composer = DroppingComposer(text, self._reach)
+        return self._composer
 
     def _reach(self, kind: str, api_version: str) -> Reach | None:
-        self.kind = kind
-        return self.prune.reach(kind, api_version)
-
-    def _fold(self, name: str, key: Node, value: Node) -> None:
-        if self.folder is None:
-            self.folder = self.prune.folder(self.kind)
-        self.folder.take(name, key, value)
+        reach = self.prune.reach(kind, api_version)
+        if reach is not None and any(below.__class__ is Fold for below in reach.values()):
+            # Entries it folds go straight to the folder: one call each.
+            self.folder = self.prune.folder(kind)
+            self._composer.fold = self.folder.take  # type: ignore[union-attr]
+        return reach
 
     def finish(self, root: Node | None, loader: Composer, plain: bool) -> bool:
         if not plain and loader.dropped:  # type: ignore[attr-defined]

@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import heapq
 import re
+from itertools import islice
 from collections.abc import Callable, Iterable, Iterator
 from json.encoder import encode_basestring  # type: ignore[attr-defined]
 
-from ...syntax.nodes import Fold, MappingNode, Node, ScalarNode, get, go_base64, string_value, surely_its_text
+from ...syntax.nodes import Fold, MappingNode, Node, ScalarNode, get, go_base64, is_string, surely_its_text
 
 # What the API server accepts as a ConfigMap's or Secret's key.
 _CONFIG_KEY = re.compile(r"[-._a-zA-Z0-9]+")
@@ -83,21 +84,22 @@ class FoldedEntries:
         """Merges the runs into `json`; False when two keys are alike."""
         self._flush()
         runs, self._runs = self._runs, []
+        merged = heapq.merge(*map(_entries, runs)) if len(runs) > 1 else _entries(runs[0])
         parts: list[str] = []
-        batch: list[str] = []
-        previous = "\n"  # the last entry's key, quoted, with the `:` after it (no entry begins with "\n")
-        for entry in heapq.merge(*map(_entries, runs)) if len(runs) > 1 else _entries(runs[0]):
-            if entry.startswith(previous):
-                return False  # keys hold no `"`: only an equal key begins with one's `"key":`
-            previous = entry[:entry.index('"', 1) + 2]
-            batch.append(entry)
-            if len(batch) >= _RUN:
-                parts.append(",".join(batch))
-                batch = []
-        if batch:
+        last = None  # the key before this batch's
+        while batch := list(islice(merged, _RUN)):
+            # Sorted, two entries alike are neighbours: keys hold no `"`, so
+            # each entry's key is its text up to the second one.
+            keys = _KEY.findall("\n".join(batch))
+            if len(set(keys)) != len(keys) or keys[0] == last:
+                return False
+            last = keys[-1]
             parts.append(",".join(batch))
         self.json = "{" + ",".join(parts) + "}"
         return True
+
+
+_KEY = re.compile(r'^"[^"]*"', re.M)
 
 
 def _entries(run: str) -> Iterator[str]:
@@ -130,7 +132,8 @@ class ConfigFolder:
         if not self.ok:
             return
         text = key.value if key.__class__ is ScalarNode else None
-        string = string_value(value) if value.__class__ is ScalarNode else None
+        # (is_string: its text is the string Kubernetes reads.)
+        string = value.value if value.__class__ is ScalarNode and is_string(value) else None  # type: ignore[arg-type]
         if (text is None or string is None or _CONFIG_KEY.fullmatch(text) is None  # type: ignore[arg-type]
                 or not surely_its_text(key)  # type: ignore[arg-type]
                 or self._encoded[name] and go_base64(string) is None):
@@ -143,7 +146,7 @@ class ConfigFolder:
         if entries is None:
             entries = self.fields[name] = FoldedEntries()
         entries.add(entry)
-        if self._scan is not None and name == "data":
+        if self._scan is not None and ":" in string and name == "data":  # (a name is given as `key: name`)
             self.named.extend(self._scan(text, value))  # type: ignore[arg-type]
 
     def finish(self, root: Node | None) -> bool:
