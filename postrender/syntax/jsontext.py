@@ -9,6 +9,7 @@ with an explicit stack; scalars still go through `json.dumps`.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -99,3 +100,15 @@ def _key(key: Any) -> str:
     if key is True or key is False or key is None:
         return json.dumps(key)
     return str(key) if isinstance(key, int) else json.dumps(key)
+
+
+# Go's encoding/json escapes these even inside strings; Python's does not.
+_GO_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+_GO_ESCAPED = re.compile("[<>&\u2028\u2029]")
+
+
+def go_escaped(text: str) -> str:
+    """JSON text as Go's encoding/json writes it (kustomize's hash reads it)."""
+    if _GO_ESCAPED.search(text) is None:
+        return text
+    return _GO_ESCAPED.sub(lambda match: _GO_ESCAPES[match.group()], text)

@@ -19,24 +19,16 @@ again whole (`ok` False), where the read stage refuses or reads it as ever.
 
 from __future__ import annotations
 
-import heapq
 import re
-from itertools import islice
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from json.encoder import encode_basestring  # type: ignore[attr-defined]
 
+from ...syntax.jsontext import go_escaped
+from ...syntax.runs import SortedRuns
 from ...syntax.nodes import Fold, MappingNode, Node, ScalarNode, get, go_base64, is_string, surely_its_text
 
 # What the API server accepts as a ConfigMap's or Secret's key.
 _CONFIG_KEY = re.compile(r"[-._a-zA-Z0-9]+")
-# Go's encoding/json escapes these even inside strings; Python's does not
-# (hashing._GO_ESCAPES: the same text as hashing.go_json writes).
-_GO_ESCAPED = re.compile("[<>&\u2028\u2029]")
-_GO_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
-# Entries sorted and joined per run: a run's JSON texts are held as Python
-# strings until then (some 64 bytes each).
-_RUN = 16384
-
 # The fields whose values the API server takes as strings, of each kind,
 # and whether as base64 (binaryData, a Secret's data): a ConfigMap's
 # stringData or a Secret's binaryData is no field of theirs. The fields
@@ -48,16 +40,18 @@ class FoldedEntries:
     """A mapping's string entries as kustomize's hasher writes them: their
     JSON object, keys sorted (`json`), once `close`d."""
 
-    __slots__ = ("count", "json", "_runs", "_pending")
+    __slots__ = ("json", "_entries")
 
     def __init__(self) -> None:
-        self.count = 0
         self.json = ""
-        self._runs: list[str] = []  # sorted runs, each its entries' JSON texts joined by "\n"
-        self._pending: list[str] = []
+        self._entries = SortedRuns()  # each entry's JSON, `"key":"value"`, which holds no line break
+
+    @property
+    def count(self) -> int:
+        return self._entries.count
 
     def __len__(self) -> int:
-        return self.count
+        return self._entries.count
 
     def as_dict(self) -> dict[str, object]:
         """The entries as string_entries reads them (a Secret's stringData
@@ -67,29 +61,17 @@ class FoldedEntries:
         return json.loads(self.json)
 
     def add(self, entry: str) -> None:
-        """`"key":"value"`, as JSON (which holds no line break)."""
-        self._pending.append(entry)
-        self.count += 1
-        if len(self._pending) >= _RUN:
-            self._flush()
-
-    def _flush(self) -> None:
-        pending = self._pending
-        if pending:
-            pending.sort()
-            self._runs.append("\n".join(pending))
-            self._pending = []
+        self._entries.add(entry)
 
     def close(self) -> bool:
-        """Merges the runs into `json`; False when two keys are alike."""
-        self._flush()
-        runs, self._runs = self._runs, []
-        merged = heapq.merge(*map(_entries, runs)) if len(runs) > 1 else _entries(runs[0])
+        """Merges the entries into `json`; False when two keys are alike.
+        Keys hold no `"` and sort before any text that follows them (`":`),
+        so the entries sort as their keys do."""
         parts: list[str] = []
         last = None  # the key before this batch's
-        while batch := list(islice(merged, _RUN)):
-            # Sorted, two entries alike are neighbours: keys hold no `"`, so
-            # each entry's key is its text up to the second one.
+        for batch in self._entries.batches():
+            # Sorted, two alike are neighbours: each entry's key is its
+            # text up to the second `"`.
             keys = _KEY.findall("\n".join(batch))
             if len(set(keys)) != len(keys) or keys[0] == last:
                 return False
@@ -100,14 +82,6 @@ class FoldedEntries:
 
 
 _KEY = re.compile(r'^"[^"]*"', re.M)
-
-
-def _entries(run: str) -> Iterator[str]:
-    start = 0
-    while (end := run.find("\n", start)) >= 0:
-        yield run[start:end]
-        start = end + 1
-    yield run[start:]
 
 
 # The names a ConfigMap's data entry gives a program (graph/byname):
@@ -139,9 +113,7 @@ class ConfigFolder:
                 or self._encoded[name] and go_base64(string) is None):
             self.ok = False  # read again whole, where read and validate say why
             return
-        entry = f'"{text}":{encode_basestring(string)}'
-        if _GO_ESCAPED.search(entry):
-            entry = _GO_ESCAPED.sub(lambda m: _GO_ESCAPES[m.group()], entry)
+        entry = go_escaped(f'"{text}":{encode_basestring(string)}')
         entries = self.fields.get(name)
         if entries is None:
             entries = self.fields[name] = FoldedEntries()

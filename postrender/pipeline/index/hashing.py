@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import base64
 
-from ...syntax.jsontext import dumps
+from ...syntax.jsontext import dumps, go_escaped
 from .folding import FoldedEntries
 from ...syntax.nodes import (
     MappingNode,
@@ -30,8 +30,6 @@ from ...syntax.nodes import (
 )
 
 _ENCODE = str.maketrans({"0": "g", "1": "h", "3": "k", "a": "m", "e": "t"})
-# Go's encoding/json escapes these even inside strings; Python's does not.
-_GO_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 DEFAULT_SECRET_TYPE = "Opaque"
 
 
@@ -166,11 +164,7 @@ def stored_secret_data(fields: Fields) -> object:
 
 
 def go_json(value: object) -> str:
-    text = dumps(value, sort_keys=True, separators=(",", ":"))
-    for char, escape in _GO_ESCAPES.items():
-        if char in text:
-            text = text.replace(char, escape)
-    return text
+    return go_escaped(dumps(value, sort_keys=True, separators=(",", ":")))
 
 
 def _field(fields: Fields, name: str) -> object:

@@ -117,11 +117,11 @@ def test_large_configs_read_entry_by_entry_are_named_as_kustomize_names_them():
     are composed, sorted in runs and merged (index/folding.py): shuffled keys
     over many runs, values Go's JSON escapes, non-ASCII and block text, must
     still give kustomize's name."""
-    from postrender.pipeline.index.folding import _RUN
+    from postrender.syntax.runs import RUN
     from postrender.pipeline.read import DROP_FROM
 
     rng = random.Random(12)
-    count = _RUN + 123  # two runs
+    count = RUN + 123  # two runs
     # No `&`: it may be an anchor, and keeps a document whole.
     values = [yaml_quoted("<b>x</b>"), yaml_quoted("é\u2028ü"), "plain text", "'it''s'", "|\n    one\n    two"]
     data = [(f"key.{i}", values[i % len(values)]) for i in range(count)]

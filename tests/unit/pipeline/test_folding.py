@@ -18,12 +18,12 @@ from postrender import fieldspecs
 from postrender.limits import Limits
 from postrender.pipeline import read as read_module
 from postrender.pipeline.graph.byname import pod_string_specs
-from postrender.pipeline.index import folding
 from postrender.pipeline.index.configs import content_of
 from postrender.pipeline.index.folding import FoldedEntries
 from postrender.pipeline.index.hashing import go_json
 from postrender.pipeline.needs import Needs
 from postrender.pipeline.read import Source, read
+from postrender.syntax import runs
 from postrender.syntax.nodes import get
 
 from test_dropping import _rendered
@@ -34,7 +34,7 @@ TABLE = fieldspecs.load_table()
 
 @pytest.fixture(autouse=True)
 def _small_runs(monkeypatch):
-    monkeypatch.setattr(folding, "_RUN", 2)
+    monkeypatch.setattr(runs, "RUN", 2)
 
 
 # --- The entries' JSON ------------------------------------------------------
@@ -231,7 +231,7 @@ def _read_folded(text: str, monkeypatch, dropping: bool = True):
 
 
 def test_a_large_configs_entries_are_taken_out_as_composed(monkeypatch):
-    monkeypatch.setattr(folding, "_RUN", 64)
+    monkeypatch.setattr(runs, "RUN", 64)
     entries = [(f"k{i}", f"v{i}") for i in range(1000)]
     random.Random(7).shuffle(entries)
     text = _config("ConfigMap", {"data": entries, "binaryData": [("b", "YQ=="), ("a", "Yg==")]})
