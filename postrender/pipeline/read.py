@@ -795,7 +795,7 @@ class _Dropping:
     def finish(self, root: Node | None, loader: Composer, plain: bool) -> bool:
         if not plain and loader.dropped:  # type: ignore[attr-defined]
             return False
-        return self.folder is None or self.folder.finish(root)
+        return loader.keys_distinct() and (self.folder is None or self.folder.finish(root))  # type: ignore[attr-defined]
 
 
 class _ListParts:

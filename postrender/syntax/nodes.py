@@ -31,6 +31,7 @@ from ruamel.yaml.cyaml import CParser
 
 from ..errors import PostrenderError
 from ..lazyre import LazyPattern
+from .runs import SortedRuns, all_distinct
 
 __all__ = [
     "Composer",
@@ -523,7 +524,8 @@ class DroppingComposer(Composer):
 
     # `ascend_resolver`, a slot: libyaml's composer calls it after every
     # node, and the instance's own `list.pop` is a call into C.
-    __slots__ = ("reach_of", "fold", "_stack", "ascend_resolver", "_kind", "_api_version", "_root_reach", "dropped")
+    __slots__ = ("reach_of", "fold", "_stack", "ascend_resolver", "_kind", "_api_version", "_root_reach", "dropped",
+                 "_aside")
 
     def __init__(self, stream: object, reach_of: Callable[[str, str], Reach | None],
                  fold: FoldEntry | None = None) -> None:
@@ -538,6 +540,8 @@ class DroppingComposer(Composer):
         self._api_version: str | None = None
         self._root_reach: object = _UNDECIDED
         self.dropped = False
+        # id(mapping) -> the mapping and its keys set aside (_set_aside).
+        self._aside: dict[int, tuple[MappingNode, SortedRuns]] = {}
 
     def descend_resolver(self, parent: Node | None, index: object) -> None:  # type: ignore[override]
         # Called before each node (index: a sequence item's position; a
@@ -558,6 +562,8 @@ class DroppingComposer(Composer):
                     if last is not DROPPED_ITEM:
                         pairs[-1] = (key, DROPPED_ITEM)
                         self.dropped = True
+                    if len(pairs) >= _KEYS_HELD:
+                        self._set_aside(parent, pairs)  # type: ignore[arg-type]
             elif index:  # the item before this one is complete
                 last = pairs[index - 1]  # type: ignore[operator]
                 if here is _DEAD or last.__class__ is not ScalarNode:
@@ -594,6 +600,38 @@ class DroppingComposer(Composer):
                 below = here.get("*", _BESIDE)  # type: ignore[union-attr]
             stack.append(below)
 
+    def _set_aside(self, mapping: MappingNode, pairs: list[tuple[Node, Node]]) -> None:
+        """Takes a large dropped mapping's entries out, but its last, keeping
+        their keys' texts in sorted runs (syntax/runs.py), which `keys_distinct`
+        checks once the document is composed: a mapping of a million keys
+        never holds a node for each. Its end checks what stays. A key that
+        may not read as its text is left to the whole-graph checks: the
+        document is composed again whole."""
+        moved = pairs[:-1]
+        if not all(key.__class__ is ScalarNode for key, _ in moved) or not _plain_keys(moved):
+            self.plain_keys = False
+            return
+        aside = self._aside.get(id(mapping))
+        if aside is None:
+            aside = self._aside[id(mapping)] = (mapping, SortedRuns())
+        add = aside[1].add
+        for key, _ in moved:
+            add(key.value)  # type: ignore[arg-type]
+        del pairs[:-1]
+        self.events += 2 * len(moved)  # still the mapping's (Composer.events)
+
+    def keys_distinct(self) -> bool:
+        """Whether no two keys of a mapping `_set_aside` took entries from
+        are written alike, those it took and those that stayed. (A key
+        holding a line break is two strings in the runs: at worst two keys
+        seem alike, and the document is composed again whole.)"""
+        for mapping, texts in self._aside.values():
+            for key, _ in mapping.value:
+                texts.add(key.value)  # type: ignore[arg-type]
+            if not all_distinct(texts):
+                return False
+        return True
+
     def _learn(self, root: MappingNode) -> None:
         """Reads the root's entry just composed: `kind` and `apiVersion`."""
         if self._root_reach is not _UNDECIDED or not root.value:
@@ -610,6 +648,10 @@ class DroppingComposer(Composer):
         if self._kind is not None and self._api_version is not None:
             self._root_reach = self.reach_of(self._kind, self._api_version)
 
+
+# A dropped mapping's entries are taken out once it holds this many
+# (DroppingComposer._set_aside): most hold a few, checked as ever.
+_KEYS_HELD = 1024
 
 # A DroppingComposer's marks for what may go under a node: the root;
 # nothing of it is read, but its parent is (prune keeps its scalars, and its

@@ -21,6 +21,7 @@ from postrender.pipeline import read as read_module
 from postrender.pipeline.graph.byname import pod_string_specs
 from postrender.pipeline.needs import Needs, _merge_wildcards
 from postrender.pipeline.read import Source, read
+from postrender.syntax import nodes as nodes_module, runs
 from postrender.syntax.nodes import DROPPED_ITEM, DroppingComposer, MappingNode, ScalarNode, SequenceNode
 
 from test_list_items import _dump
@@ -42,6 +43,7 @@ def _read(text: str, dropping: bool, monkeypatch, edits_everywhere: bool = False
         except PostrenderError as error:
             return f"error: {error}"
     return ([_dump(d.root) if d.root is not None else None for d in stream.documents],
+            [d.nodes for d in stream.documents],  # what --max-nodes counts
             [(o.kind, o.name, o.item, _dump(o.node)) for o in stream.objects])
 
 
@@ -88,6 +90,18 @@ def test_any_stream_renders_alike_when_dropped_from_as_composed(monkeypatch, dra
 # Documents whose dropping the golden inputs do not exercise: where kind
 # comes, keys that are not plain inside what is dropped, a pod template
 # read whole, wildcard specs, lists beside a read path.
+def _thing(body: str) -> str:
+    return "apiVersion: example.com/v1\nkind: Thing\nmetadata: {name: t}\nspec:\n  deep:\n" + body + "  more: x\n"
+
+
+@pytest.fixture(autouse=True)
+def _small_thresholds(monkeypatch):
+    """Every dropped mapping of more than 4 keys has them set aside (a run
+    of 3 sorted at a time), so every golden input tries it."""
+    monkeypatch.setattr(nodes_module, "_KEYS_HELD", 4)
+    monkeypatch.setattr(runs, "RUN", 3)
+
+
 _SHAPES = {
     "a custom object with a long list": "apiVersion: example.com/v1\nkind: Thing\nmetadata: {name: t}\n"
                                         "spec:\n  items:\n" + "".join(f"  - {i}\n" for i in range(50))
@@ -122,6 +136,19 @@ _SHAPES = {
                        "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {k: v}\n",
     "a List": "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: c}, "
               "data: {k: v}}\n- {apiVersion: example.com/v1, kind: Thing, metadata: {name: t}, spec: {a: {b: c}}}\n",
+    # Large dropped mappings (more than _KEYS_HELD keys, 4 here) have their
+    # entries taken out and their keys set aside in sorted runs (of 3).
+    "a large mapping where dropped": _thing("".join(f"    k{i}: {{a: {i}}}\n" for i in range(40))),
+    "a duplicate key far apart where dropped": _thing("    dup: 1\n" + "".join(f"    k{i}: v\n" for i in range(20)) + "    dup: 2\n"),
+    "a duplicate key in the last entries where dropped": _thing("".join(f"    k{i}: v\n" for i in range(9)) + "    k3: w\n"),
+    "a key quoted and plain where dropped": _thing("    a: 1\n" + "".join(f"    k{i}: v\n" for i in range(9)) + "    'a': 2\n"),
+    "a YAML 1.1 key far in where dropped": _thing("".join(f"    k{i}: v\n" for i in range(9)) + "    on: 1\n    true: 2\n"
+                                                 + "".join(f"    m{i}: v\n" for i in range(9))),
+    "a key with a line break where dropped": _thing("".join(f"    k{i}: v\n" for i in range(9)) + '    "a\\nb": 1\n    "a\\nb": 2\n'
+                                                   + "".join(f"    m{i}: v\n" for i in range(9))),
+    "a complex key far in where dropped": _thing("".join(f"    k{i}: v\n" for i in range(9)) + "    ? [a]\n    : 1\n"
+                                                + "".join(f"    m{i}: v\n" for i in range(9))),
+    "large mappings nested where dropped": _thing("".join(f"    k{i}:\n" + "".join(f"      n{j}: {j}\n" for j in range(7)) for i in range(7))),
     "a scalar document": "just text\n",
     "a sequence document": "- a\n- {b: c}\n",
 }
