@@ -20,6 +20,11 @@ templates with their metadata. A rarer edit that gives a mapping keys
 composes its document again (rewrite.DocumentEdits.mapping_at), as the
 guard does each document that may hold a finding (check/guard.py).
 
+A large document (read.DROP_FROM) is pruned as it is composed instead
+(`reach`, read._Dropping): what no stage reads is dropped as the next entry
+starts, and a config's data entries are read into its content hash one by
+one (index/folding.py, `folder`), so a dense one is never held whole.
+
 A document with aliases or merge keys is kept whole: an alias makes one
 node sit at several paths, and a merge key lets `get` find a key in a
 mapping the pruning walk sees as a value of `<<`.

@@ -1,4 +1,6 @@
-"""What a ConfigMap or Secret holds, read once while its document is whole.
+"""What a ConfigMap or Secret holds, read once while its document is whole
+(or, for a large one, its data's entries as they are composed:
+index/folding.py).
 
 The read stage keeps of a config object its metadata and the scalars beside
 it, not its data (pipeline/needs.py): the data is most of a config's nodes
