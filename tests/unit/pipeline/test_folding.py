@@ -126,7 +126,7 @@ data:
 # Keys taken as composed, and keys that make the document read again whole,
 # where read and validate say what they say of it: YAML 1.1 words, numbers,
 # null, keys Kubernetes refuses, one written twice, quoted and plain alike.
-_PLAIN_KEYS = ["a", "b.c", "x-1", "_k", "K9", "app.properties", "tls.crt"]
+_PLAIN_KEYS = ["a", "b.c", "x-1", "_k", "K9", "app.properties", "tls.crt"] + [f"k{i}" for i in range(30)]
 _ODD_KEYS = ["yes", "on", "1", "0x1f", "~", "null", '"quoted"', "'single'", '"with space"', '""',
              '"a"', "'b.c'", "a:b", '"k\\u00e9"', "? complex\n ", "[1, 2]", "<<"]
 # Values that read as strings (base64 or not), and ones that do not.
@@ -136,15 +136,26 @@ _ODD_VALUES = ["1", "true", "null", "~", "", "{a: b}", "[x]", "0x10", "2001-01-0
                "!!str 1", "!!binary YQ==", "notbase64", "YQ"]
 
 
+_BASE64_VALUES = ["YQ==", "aGVsbG8=", '"Yg=="', "'Yw=='", "''", "PGI+eDwvYj4="]
+
+
 @st.composite
 def _config_documents(draw):
+    """A config whose entries are mostly taken as composed, now and then
+    with one entry that makes it read whole."""
     kind = draw(st.sampled_from(["ConfigMap", "Secret"]))
     fields: dict[str, list[tuple[str, str]]] = {}
-    odd = draw(st.booleans())
-    keys = st.sampled_from(_PLAIN_KEYS + (_ODD_KEYS if odd else []))
-    values = st.sampled_from(_STRING_VALUES + (_ODD_VALUES if draw(st.booleans()) else []))
     for field in draw(st.lists(st.sampled_from(["data", "binaryData", "stringData"]), min_size=1, max_size=3, unique=True)):
-        fields[field] = draw(st.lists(st.tuples(keys, values), max_size=8))
+        encoded = field == "binaryData" or kind == "Secret" and field == "data"
+        values = st.sampled_from(_BASE64_VALUES if encoded else _STRING_VALUES)
+        entries = [(key, draw(values)) for key in draw(st.lists(st.sampled_from(_PLAIN_KEYS), max_size=8, unique=True))]
+        if entries and draw(st.integers(0, 3)) == 0:
+            odd = draw(st.one_of(
+                st.tuples(st.sampled_from(_ODD_KEYS + _PLAIN_KEYS), values),  # a plain key: a duplicate, likely
+                st.tuples(st.sampled_from(["odd"]), st.sampled_from(_ODD_VALUES + _STRING_VALUES)),
+            ))
+            entries.insert(draw(st.integers(0, len(entries))), odd)
+        fields[field] = entries
     name = "settings" if kind == "ConfigMap" else "creds"
     return _config(kind, fields, name)
 
