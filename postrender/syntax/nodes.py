@@ -25,13 +25,16 @@ import struct
 from sys import intern
 from collections.abc import Callable, Iterator
 from operator import attrgetter, itemgetter
+from typing import TYPE_CHECKING
 
 import _ruamel_yaml
 from ruamel.yaml.cyaml import CParser
 
 from ..errors import PostrenderError
 from ..lazyre import LazyPattern
-from .runs import SortedRuns, all_distinct
+
+if TYPE_CHECKING:
+    from .runs import SortedRuns
 
 __all__ = [
     "Composer",
@@ -613,6 +616,8 @@ class DroppingComposer(Composer):
             return
         aside = self._aside.get(id(mapping))
         if aside is None:
+            from .runs import SortedRuns  # (and heapq): for large documents only
+
             aside = self._aside[id(mapping)] = (mapping, SortedRuns())
         add = aside[1].add
         for key, _ in moved:
@@ -626,6 +631,8 @@ class DroppingComposer(Composer):
         holding a line break is two strings in the runs: at worst two keys
         seem alike, and the document is composed again whole.)"""
         for mapping, texts in self._aside.values():
+            from .runs import all_distinct
+
             for key, _ in mapping.value:
                 texts.add(key.value)  # type: ignore[arg-type]
             if not all_distinct(texts):
@@ -1148,7 +1155,8 @@ def surely_its_text(key: ScalarNode) -> bool:
 
 def _reads_as(key: ScalarNode, text: str) -> bool:
     """Whether Kubernetes reads `key` (whose text is `text`) as that very key."""
-    if surely_its_text(key):
+    if key.tag is _UNTAGGED and (key.style or _plain_is_text(text)):
+        # surely_its_text, without a call: asked of most keys get() indexes.
         return True
     if key.tag == STR_TAG and (key.style or not _hint(text)):
         return True

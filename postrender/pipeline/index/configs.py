@@ -123,6 +123,7 @@ def validate(obj: KubeObject, folded: ConfigFolder | None = None) -> Fields:
             continue  # not a field of this kind: the API server drops it
         if folded is not None and field in folded.fields:
             fields.strings[field] = folded.fields[field]
+            fields.folded = True
             continue
         encoded = STRING_FIELDS[obj.kind][field]
         strings: dict[str, object] = {}

@@ -20,15 +20,15 @@ again whole (`ok` False), where the read stage refuses or reads it as ever.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from json.encoder import encode_basestring  # type: ignore[attr-defined]
 
+from ...lazyre import LazyPattern
 from ...syntax.jsontext import go_escaped
-from ...syntax.runs import SortedRuns
 from ...syntax.nodes import Fold, MappingNode, Node, ScalarNode, get, go_base64, is_string, surely_its_text
 
 # What the API server accepts as a ConfigMap's or Secret's key.
-_CONFIG_KEY = re.compile(r"[-._a-zA-Z0-9]+")
+_CONFIG_KEY = LazyPattern(r"[-._a-zA-Z0-9]+")
 # The fields whose values the API server takes as strings, of each kind,
 # and whether as base64 (binaryData, a Secret's data): a ConfigMap's
 # stringData or a Secret's binaryData is no field of theirs. The fields
@@ -38,13 +38,18 @@ STRING_FIELDS = {"ConfigMap": {"data": False, "binaryData": True}, "Secret": {"d
 
 class FoldedEntries:
     """A mapping's string entries as kustomize's hasher writes them: their
-    JSON object, keys sorted (`json`), once `close`d."""
+    JSON object, keys sorted, in parts (`pieces`), once `close`d. Held in
+    parts of RUN entries, and hashed part by part (hashing.content_hash):
+    one string of it all, and the canonical JSON around it, and their UTF-8,
+    would be three copies at once."""
 
-    __slots__ = ("json", "_entries")
+    __slots__ = ("parts", "_entries")
 
     def __init__(self) -> None:
-        self.json = ""
-        self._entries = SortedRuns()  # each entry's JSON, `"key":"value"`, which holds no line break
+        from ...syntax.runs import SortedRuns  # (and heapq): for large documents only
+
+        self.parts: list[str] = []  # the entries' JSON, `"key":"value"`, joined by "," a batch at a time
+        self._entries = SortedRuns()  # each entry's JSON, which holds no line break
 
     @property
     def count(self) -> int:
@@ -53,21 +58,29 @@ class FoldedEntries:
     def __len__(self) -> int:
         return self._entries.count
 
+    def pieces(self) -> Iterator[str]:
+        """The JSON object's text, in parts."""
+        yield "{"
+        for at, part in enumerate(self.parts):
+            if at:
+                yield ","
+            yield part
+        yield "}"
+
     def as_dict(self) -> dict[str, object]:
         """The entries as string_entries reads them (a Secret's stringData
         merged into its data: hashing.stored_secret_data)."""
         import json
 
-        return json.loads(self.json)
+        return json.loads("".join(self.pieces()))
 
     def add(self, entry: str) -> None:
         self._entries.add(entry)
 
     def close(self) -> bool:
-        """Merges the entries into `json`; False when two keys are alike.
+        """Merges the entries into `parts`; False when two keys are alike.
         Keys hold no `"` and sort before any text that follows them (`":`),
         so the entries sort as their keys do."""
-        parts: list[str] = []
         last = None  # the key before this batch's
         for batch in self._entries.batches():
             # Sorted, two alike are neighbours: each entry's key is its
@@ -76,12 +89,11 @@ class FoldedEntries:
             if len(set(keys)) != len(keys) or keys[0] == last:
                 return False
             last = keys[-1]
-            parts.append(",".join(batch))
-        self.json = "{" + ",".join(parts) + "}"
+            self.parts.append(",".join(batch))
         return True
 
 
-_KEY = re.compile(r'^"[^"]*"', re.M)
+_KEY = LazyPattern(r'^"[^"]*"', re.M)
 
 
 # The names a ConfigMap's data entry gives a program (graph/byname):

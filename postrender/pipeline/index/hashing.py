@@ -34,23 +34,29 @@ DEFAULT_SECRET_TYPE = "Opaque"
 
 
 def content_hash(kind: str, node: MappingNode, fields: Fields | None = None) -> str:
-    return encode_hash(sha256_hex(canonical_json(kind, node, fields)))
+    return encode_hash(sha256_hex(*_canonical_pieces(kind, node, fields)))
 
 
-def sha256_hex(text: str) -> str:
-    """SHA-256 of the text's UTF-8, in hex. hashlib loads at the first hash:
-    a stream with nothing to hash never loads OpenSSL (~3 ms of start-up)."""
+def sha256_hex(*texts: str) -> str:
+    """SHA-256 of the texts' UTF-8, one after the other, in hex. hashlib
+    loads at the first hash: a stream with nothing to hash never loads
+    OpenSSL (~3 ms of start-up)."""
     import hashlib
 
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    if len(texts) == 1:
+        return hashlib.sha256(texts[0].encode("utf-8")).hexdigest()
+    digest = hashlib.sha256()
+    for text in texts:
+        digest.update(text.encode("utf-8"))
+    return digest.hexdigest()
 
 
 def encode_hash(hex_digest: str) -> str:
     return hex_digest[:10].translate(_ENCODE)
 
 
-def short_hash(text: str) -> str:
-    return encode_hash(sha256_hex(text))
+def short_hash(*texts: str) -> str:
+    return encode_hash(sha256_hex(*texts))
 
 
 # What encode_hash writes: hex digits, 0 1 3 a e replaced.
@@ -73,14 +79,16 @@ class Fields:
     validation reads every entry anyway and puts in what it read, so the
     hash reads no entry twice."""
 
-    __slots__ = ("nodes", "strings")
+    __slots__ = ("nodes", "strings", "folded")
     NAMES = ("type", "data", "binaryData", "stringData")
 
     def __init__(self, node: MappingNode) -> None:
         self.nodes: dict[str, Node | None] = {name: get(node, name) for name in self.NAMES}
         # A large config's entries may be folded as they were composed
-        # (index/folding.py): their JSON, which the hash reads as it is.
+        # (index/folding.py): their JSON, which the hash reads as it is;
+        # `folded` says whether any field's are.
         self.strings: dict[str, dict[str, object] | FoldedEntries] = {}
+        self.folded = False
 
     def entries_of(self, name: str) -> dict[str, object] | FoldedEntries:
         """string_entries of the field, a mapping."""
@@ -97,6 +105,11 @@ class Fields:
 
 def canonical_json(kind: str, node: MappingNode, fields: Fields | None = None) -> str:
     """`fields`: the object's, when read already."""
+    return "".join(_canonical_pieces(kind, node, fields))
+
+
+def _canonical_pieces(kind: str, node: MappingNode, fields: Fields | None) -> list[str]:
+    """canonical_json's text, in pieces."""
     if fields is None:
         fields = Fields(node)
     if kind == "ConfigMap":
@@ -105,18 +118,24 @@ def canonical_json(kind: str, node: MappingNode, fields: Fields | None = None) -
             hashed["binaryData"] = fields.entries_of("binaryData")
     else:
         hashed = {"kind": "Secret", "name": "", "type": secret_type(fields), "data": stored_secret_data(fields)}
-    return _hashed_json(hashed)
+    return _hashed_pieces(hashed, fields)
 
 
-def _hashed_json(hashed: dict[str, object]) -> str:
-    """go_json of what is hashed, whose folded fields are JSON already."""
-    if not any(isinstance(value, FoldedEntries) for value in hashed.values()):
-        return go_json(hashed)
+def _hashed_pieces(hashed: dict[str, object], fields: Fields) -> list[str]:
+    """go_json of what is hashed, in pieces: a folded field's are its own
+    (FoldedEntries.pieces), each of many entries."""
+    if not fields.folded:
+        return [go_json(hashed)]
+    pieces = []
     # Its keys are kustomize's field names: their JSON is their text, quoted.
-    return "{" + ",".join(
-        f'"{key}":' + (value.json if isinstance(value, FoldedEntries) else go_json(value))
-        for key, value in sorted(hashed.items())
-    ) + "}"
+    for key, value in sorted(hashed.items()):
+        pieces.append(("{" if not pieces else ",") + f'"{key}":')
+        if isinstance(value, FoldedEntries):
+            pieces.extend(value.pieces())
+        else:
+            pieces.append(go_json(value))
+    pieces.append("}")
+    return pieces
 
 
 def kustomize_secret_hash(fields: Fields) -> str | None:
@@ -137,7 +156,7 @@ def kustomize_secret_hash(fields: Fields) -> str | None:
     hashed = {"kind": "Secret", "name": "", "type": written_type, "data": _field(fields, "data")}
     if string_data:
         hashed["stringData"] = fields.entries_of("stringData")
-    return short_hash(_hashed_json(hashed))
+    return short_hash(*_hashed_pieces(hashed, fields))
 
 
 def secret_type(fields: Fields) -> str:
