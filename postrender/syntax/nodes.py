@@ -299,6 +299,11 @@ def _plain_keys(pairs: list[tuple[Node, Node]]) -> bool:
     """Whether every key is quoted or a plain one that reads as its text,
     learning the texts that do (_TEXT_KEYS)."""
     for key, _ in pairs:
+        if key.__class__ is not ScalarNode:
+            # A collection as a key (`[1, 2]: v`): the whole-graph checks
+            # refuse it. Its value is a list, which _plain_is_text must not
+            # be asked about: it would say yes once _TEXT_KEYS is full.
+            return False
         text = key.value
         if _plain_is_text(text):  # type: ignore[arg-type]
             if len(_TEXT_KEYS) < _TEXT_KEYS_HELD and len(text) < _SHARED_TEXT_BELOW:  # type: ignore[arg-type]
@@ -611,7 +616,7 @@ class DroppingComposer(Composer):
         may not read as its text is left to the whole-graph checks: the
         document is composed again whole."""
         moved = pairs[:-1]
-        if not all(key.__class__ is ScalarNode for key, _ in moved) or not _plain_keys(moved):
+        if not _plain_keys(moved):
             self.plain_keys = False
             return
         aside = self._aside.get(id(mapping))

@@ -18,6 +18,7 @@ from postrender.errors import PostrenderError
 from postrender.limits import Limits
 from postrender.pipeline import read as read_stage
 from postrender.pipeline.read import Document, Source, split
+from postrender.syntax import nodes as nodes_module
 from postrender.syntax.nodes import Composer
 
 # Keys as written: plain words, plain keys go-yaml may read as another value
@@ -72,6 +73,27 @@ def test_each_key_that_kubernetes_reads_twice_is_walked_and_refused(text):
     root, loader = _composed(text)
     assert not loader.plain_keys
     assert _walk_refuses(text, root)
+
+
+@pytest.mark.parametrize("learned", [False, True], ids=["keys-learned", "learned-keys-full"])
+@pytest.mark.parametrize("text", [
+    "zz.q: v\n[1, 2]: v\n", "zz.q: v\n{a: b}: v\n", "[1, 2]: v\nzz.q: v\n", "[1, 2]: v\n",
+    "zz.q: v\nzz.r: v\n[1]: v\n", "zz.q: v\n? [x]\n: v\n",
+])
+def test_a_collection_as_a_key_is_walked_and_refused_whatever_keys_were_learned(text, learned, monkeypatch):
+    # The composer learns the plain keys that read as their text (_TEXT_KEYS)
+    # up to a bound: past it, a collection key once passed for a plain one
+    # in a mapping of two keys, and read failed later with an internal error.
+    if learned:
+        monkeypatch.setattr(nodes_module, "_TEXT_KEYS_HELD", 0)
+    monkeypatch.setattr(nodes_module, "_TEXT_KEYS", set())
+    root, loader = _composed(text)
+    assert not loader.plain_keys
+    assert _walk_refuses(text, root)
+    document = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n" + "".join(
+        f"  {line}\n" for line in text.splitlines())
+    with pytest.raises(PostrenderError, match="a mapping or sequence used as a key"):
+        read_stage.read([Source(None, document)], Limits())
 
 
 @pytest.mark.parametrize("text", ["a: !!str 1\n", "a: &x 1\nb: *x\n", "<<: {a: 1}\n", 'a: "x\\/y"\n', "a: .inf\n"])
