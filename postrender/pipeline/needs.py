@@ -177,7 +177,7 @@ class Needs:
             folded = folding.STRING_FIELDS[kind]
             if walked is not None and any(segment.key in folded or segment.key == "*" for segment in walked[0].tree.children):
                 return None
-            return folding.fold_reach(kind)  # type: ignore[return-value]
+            return folding.fold_reach(kind)
         reach: Reach = {}
         if walked is not None:
             _add_tree(reach, walked[0].tree)

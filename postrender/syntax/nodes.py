@@ -518,12 +518,14 @@ class DroppingComposer(Composer):
     parent is dropped too, and the collection items of a sequence beside a
     read path (prune keeps a list of scalars there, and stubs any other).
     The last entry of a collection stays, so that its end is found where it
-    was (edit.content_end). Keys stay too: the composer checks them when
-    their mapping ends. Entries before `kind` and `apiVersion` are known
-    are kept whole.
+    was (edit.content_end). Keys stay too, for the checks made when their
+    mapping ends, but in a mapping past _KEYS_HELD entries, whose keys'
+    texts are set aside (_set_aside, keys_distinct). Entries before `kind`
+    and `apiVersion` are known are kept whole.
 
     A mapping the Reach marks with a Fold has its entries handed to `fold`
-    as they are complete, and taken out of it (Fold).
+    as they are complete, and taken out of it (Fold): its caller sets
+    `fold` once `reach_of` has given such a Reach (read._Dropping).
 
     What it drops is only what the caller may rebuild: a document whose
     keys turn out not plain (the whole-graph checks need every node) must
@@ -535,11 +537,10 @@ class DroppingComposer(Composer):
     __slots__ = ("reach_of", "fold", "_stack", "ascend_resolver", "_kind", "_api_version", "_root_reach", "dropped",
                  "_aside")
 
-    def __init__(self, stream: object, reach_of: Callable[[str, str], Reach | None],
-                 fold: FoldEntry | None = None) -> None:
+    def __init__(self, stream: object, reach_of: Callable[[str, str], Reach | None]) -> None:
         Composer.__init__(self, stream)
         self.reach_of = reach_of
-        self.fold = fold
+        self.fold: FoldEntry | None = None
         # What may be dropped under each node being composed, root first:
         # _ROOT, a Reach, WHOLE_REACH, _BESIDE or _DEAD.
         self._stack: list[object] = []
@@ -635,9 +636,11 @@ class DroppingComposer(Composer):
         are written alike, those it took and those that stayed. (A key
         holding a line break is two strings in the runs: at worst two keys
         seem alike, and the document is composed again whole.)"""
-        for mapping, texts in self._aside.values():
-            from .runs import all_distinct
+        if not self._aside:
+            return True
+        from .runs import all_distinct
 
+        for mapping, texts in self._aside.values():
             for key, _ in mapping.value:
                 texts.add(key.value)  # type: ignore[arg-type]
             if not all_distinct(texts):

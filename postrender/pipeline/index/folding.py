@@ -25,7 +25,9 @@ from json.encoder import encode_basestring  # type: ignore[attr-defined]
 
 from ...lazyre import LazyPattern
 from ...syntax.jsontext import go_escaped
-from ...syntax.nodes import Fold, MappingNode, Node, ScalarNode, get, go_base64, is_string, surely_its_text
+from ...syntax.nodes import (
+    WHOLE_REACH, Fold, MappingNode, Node, Reach, ScalarNode, get, go_base64, is_string, surely_its_text,
+)
 
 # What the API server accepts as a ConfigMap's or Secret's key.
 _CONFIG_KEY = LazyPattern(r"[-._a-zA-Z0-9]+")
@@ -53,9 +55,6 @@ class FoldedEntries:
 
     @property
     def count(self) -> int:
-        return self._entries.count
-
-    def __len__(self) -> int:
         return self._entries.count
 
     def pieces(self) -> Iterator[str]:
@@ -154,9 +153,9 @@ class ConfigFolder:
         return True
 
 
-def fold_reach(kind: str) -> dict[str, object]:
+def fold_reach(kind: str) -> Reach:
     """What a DroppingComposer keeps of a config of this kind: everything
     but the entries of the fields folded."""
-    reach: dict[str, object] = {name: Fold(name) for name in STRING_FIELDS[kind]}
-    reach["*"] = True  # nodes.WHOLE_REACH
+    reach: Reach = {name: Fold(name) for name in STRING_FIELDS[kind]}
+    reach["*"] = WHOLE_REACH
     return reach
