@@ -157,8 +157,8 @@ def written(sources: list[Source], options: RenderOptions, reporter: Reporter,
     except PostrenderError as exc:
         raise _failed(exc, 1, source, stream, warning_results(reporter.warnings)) from None
     warnings = warning_results(reporter.warnings)
-    written = _with_results(result, warnings)
-    return written if written is not None else set_results(result.output, warnings)
+    output = _with_results(result, warnings)
+    return output if output is not None else set_results(result.output, warnings)
 
 
 def _with_results(result: Result, results: list[dict[str, Any]]) -> Output | None:
