@@ -86,7 +86,9 @@ class Fields:
         self.nodes: dict[str, Node | None] = {name: get(node, name) for name in self.NAMES}
         # A large config's entries may be folded as they were composed
         # (index/folding.py): their JSON, which the hash reads as it is;
-        # `folded` says whether any field's are.
+        # `folded` says whether any field's are (validate sets it). Derived
+        # from `strings` for every config hashed instead, it cost the
+        # stream +0.1% instructions.
         self.strings: dict[str, dict[str, object] | FoldedEntries] = {}
         self.folded = False
 
