@@ -135,10 +135,15 @@ class Needs:
         (`__call__`, with walked=True, which finds the same paths to keep:
         pruning what is pruned already changes nothing). Only for a List
         read finds without aliases and merge keys."""
-        self._walk(obj)
+        folded = self._walk(obj)
         found = self._found[obj]
         readers = self._readers_made()
-        self._prepared(obj, readers)
+        self._prepared(obj, readers, whole=not folded)
+        if folded and obj.prepared is None:
+            # Its edits need its tree (a copy of the item is made from it),
+            # and its data was read into its content as composed: the List
+            # is composed again whole (read._DroppingItems).
+            raise _NeedsWhole(obj.describe())
         at = obj.item
         assert at is not None and items.value[at] is obj.node
         keep = [] if readers.reads_nothing(obj, found) else list(readers.reads(obj, found))
@@ -149,7 +154,7 @@ class Needs:
             # item read found an object in is never empty: it has a kind.)
             items.value[at] = obj.node = stub(obj.document.text, obj.node)  # type: ignore[assignment]
 
-    def reach(self, kind: str, api_version: str) -> Reach | None:
+    def reach(self, kind: str, api_version: str, item: bool = False) -> Reach | None:
         """Where in an object of this kind a stage may read, for a large
         document composed with what prune would drop dropped as it goes
         (read.py, DroppingComposer); None: keep all of it. A stage reads an
@@ -157,13 +162,17 @@ class Needs:
         walk), all of its metadata and pod templates, and nothing else
         (`reads`), but for the kinds kept whole or read by rules of their
         own: configs, the kinds a kindFrom spec looks up or reads, producers,
-        grants by name, Lists. Decided once per kind and apiVersion."""
-        key = (kind, api_version)
+        grants by name, Lists. Decided once per kind and apiVersion.
+
+        `item`: of a List's item, as of a document, but a config's data is
+        read into its content only where its edits are made ahead (`item`):
+        else the item is kept whole, as its copy may be made from it."""
+        key = (kind, api_version, item)
         if key not in self._reaches:
-            self._reaches[key] = self._reach_of(kind, api_version)
+            self._reaches[key] = self._reach_of(kind, api_version, item)
         return self._reaches[key]
 
-    def _reach_of(self, kind: str, api_version: str) -> Reach | None:
+    def _reach_of(self, kind: str, api_version: str, item: bool) -> Reach | None:
         group, _, version = api_version.rpartition("/")
         if (not self.prunes or kind.endswith("List")
                 or kind in self._readers_made().looked_up or references.kind_from_paths_of(self._table, kind, api_version)
@@ -174,6 +183,8 @@ class Needs:
             # All of it is read while it is whole (_walk), its data but
             # into its content (index/folding.py): unless a field spec
             # walks the data too.
+            if item and self._prepare is None:
+                return None
             folded = folding.STRING_FIELDS[kind]
             if walked is not None and any(segment.key in folded or segment.key == "*" for segment in walked[0].tree.children):
                 return None
@@ -202,19 +213,25 @@ class Needs:
         self._folder = folding.ConfigFolder(kind, byname.entry_names)
         return self._folder
 
-    def _walk(self, obj: KubeObject) -> None:
+    def _walk(self, obj: KubeObject) -> bool:
+        """Whether the object is a config whose data entries were read as
+        they were composed (`folder`), and are not in its tree."""
         self._found[obj] = self._finder(obj)
         references.templates_read(obj, self._table)
-        if is_config_object(obj):
-            folder, self._folder = self._folder, None
-            content_of(obj, folder if folder is not None and folder.root is obj.node else None)
-            byname.data_names(obj)
+        if not is_config_object(obj):
+            return False
+        folder, self._folder = self._folder, None
+        folded = folder is not None and folder.root is obj.node
+        content_of(obj, folder if folded else None)
+        byname.data_names(obj)
+        return folded
 
-    def _prepared(self, obj: KubeObject, readers: _Readers) -> None:
-        """A config's own edits made ahead, from its whole tree, so that none
-        of it need stay (a List's item too: its copy made ahead as well)."""
+    def _prepared(self, obj: KubeObject, readers: _Readers, whole: bool = True) -> None:
+        """A config's own edits made ahead, from its tree, so that none of it
+        need stay (a List's item too: its copy made ahead as well). `whole`:
+        False when its data entries are not in its tree (`_walk`)."""
         if self._prepare is not None and is_config_object(obj) and obj.kind not in readers.looked_up:
-            obj.prepared = self._prepare(obj, obj.node)
+            obj.prepared = self._prepare(obj, obj.node, whole)
 
     def _readers_made(self) -> _Readers:
         if self._readers is None:
@@ -338,6 +355,11 @@ class _Readers:
         yield from producers.reads(obj)
 
 
-# A config object and its whole mapping -> its edits made ahead, or None
-# (rewrite.prepare, with the run's options).
-Prepare = Callable[[KubeObject, MappingNode], object | None]
+# A config object, its mapping, and whether that holds its data entries ->
+# its edits made ahead, or None (rewrite.prepare, with the run's options).
+Prepare = Callable[[KubeObject, MappingNode, bool], object | None]
+
+
+class _NeedsWhole(Exception):
+    """A List's item read as it was composed cannot be read so (`item`):
+    read composes the List again whole (read._Items)."""

@@ -125,8 +125,8 @@ def read_for(sources: list[Source], options: RenderOptions) -> ReadStream:
     rewrite_options = _rewrite_options(options)
     plan_options = _plan_options(options)
 
-    def prepare_config(obj: KubeObject, root: MappingNode) -> Prepared | None:
-        return prepare(obj, root, rewrite_options, plan_options.keeps_original(obj))
+    def prepare_config(obj: KubeObject, root: MappingNode, whole: bool) -> Prepared | None:
+        return prepare(obj, root, rewrite_options, plan_options.keeps_original(obj), whole)
 
     # --strategy=annotate gives configs no keys (their workloads get a hash):
     # their marks are made ahead, and none of their tree kept, as in any

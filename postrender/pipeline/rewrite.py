@@ -95,11 +95,14 @@ class Ahead:
         return edits
 
 
-def prepare(obj: KubeObject, root: MappingNode, options: Options, copies: bool) -> Prepared | None:
-    """`obj`'s edits made ahead from `root`, its whole mapping (Prepared);
-    `copies`: whether the plan may give it an unsuffixed copy. None for a
-    shape the edits cannot be made for: the object then keeps its tree, and
-    meets the same code when written as it always did."""
+def prepare(obj: KubeObject, root: MappingNode, options: Options, copies: bool, whole: bool = True) -> Prepared | None:
+    """`obj`'s edits made ahead from `root`, its mapping (Prepared);
+    `copies`: whether the plan may give it an unsuffixed copy; `whole`:
+    whether `root` holds its data's entries (read takes a large config's
+    out as it composes it: index/folding.py). None for a shape the edits
+    cannot be made for: the object then keeps its tree, and meets the same
+    code when written as it always did; and for a List's item that may be
+    copied when `root` is not whole (its copy is made from it)."""
     content = content_of(obj)
     if content.empty or content.refused is not None or kept_as_written(obj, content) is not None:
         return _NOTHING  # never versioned: no tree kept, and nothing made
@@ -109,6 +112,8 @@ def prepare(obj: KubeObject, root: MappingNode, options: Options, copies: bool) 
         located = [edit.locate_entries(doc.text, root, _marks(*key), doc.newline)]
         if copies and obj.item is not None:
             # A List's item's copy is an item of its own (_mark).
+            if not whole:
+                return None
             return PreparedItem(located, edit.json_line(_copy_as_item(obj, root, key[1])))
         if copies:
             located.append(edit.locate_entries(doc.text, root, _copy_marks(key[1], _own_id(obj)), doc.newline))

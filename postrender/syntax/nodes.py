@@ -484,10 +484,12 @@ WHOLE_REACH = True
 class Fold:
     """A Reach's mark for a mapping whose entries a stage reads once, as
     they are composed, and no stage reads after (a config's data, read into
-    its content hash: pipeline/index/folding.py): each entry is handed to
-    the composer's `fold` as soon as the next one starts, and taken out of
-    the mapping. The last stays, so that the mapping's end is found where it
-    was (edit.content_end), and is the caller's to take once the document is
+    its content hash: pipeline/index/folding.py). Each time the mapping
+    holds _FOLD_FROM entries as the next starts, they are handed to the
+    composer's `fold` and taken out of it: a smaller mapping costs little
+    held whole, and is read whole. The entries after the last of those stay
+    (one at least), so that the mapping's end is found where it was
+    (edit.content_end), and are the caller's to take once the document is
     composed."""
 
     __slots__ = ("name",)
@@ -502,6 +504,23 @@ class Fold:
 # fold(name, key, value): an entry of the mapping a Fold marks, complete.
 FoldEntry = Callable[[str, "Node", "Node"], None]
 
+# reach_of(kind, apiVersion, item): where a stage may read in an object
+# (DroppingComposer); `item`: the object is a List's item, not the root.
+ReachOf = Callable[[str, str, bool], "Reach | None"]
+
+
+class _Object:
+    """A DroppingComposer's mark for an object's own mapping, the root's or
+    a List's item's: what its first entries said of its kind and
+    apiVersion, and the Reach they give (or _UNDECIDED)."""
+
+    __slots__ = ("kind", "api_version", "reach")
+
+    def __init__(self) -> None:
+        self.kind: str | None = None
+        self.api_version: str | None = None
+        self.reach: object = _UNDECIDED
+
 
 class DroppingComposer(Composer):
     """A Composer that drops, as it composes a large document, what the
@@ -511,10 +530,10 @@ class DroppingComposer(Composer):
 
     It learns the object's `kind` and `apiVersion` from the root's first
     entries (where kubectl, Helm and kustomize write them) and asks
-    `reach_of(kind, apiVersion)` where a later stage may read; None: keep
-    everything. A collection off those paths is one prune stubs (or holds
-    inside one it stubs), so each of its entries is dropped as soon as the
-    next one starts: a value of a mapping, any item of a sequence whose
+    `reach_of(kind, apiVersion, False)` where a later stage may read; None:
+    keep everything. A collection off those paths is one prune stubs (or
+    holds inside one it stubs), so each of its entries is dropped as soon as
+    the next one starts: a value of a mapping, any item of a sequence whose
     parent is dropped too, and the collection items of a sequence beside a
     read path (prune keeps a list of scalars there, and stubs any other).
     The last entry of a collection stays, so that its end is found where it
@@ -522,6 +541,15 @@ class DroppingComposer(Composer):
     mapping ends, but in a mapping past _KEYS_HELD entries, whose keys'
     texts are set aside (_set_aside, keys_distinct). Entries before `kind`
     and `apiVersion` are known are kept whole.
+
+    Given `on_item`, it is also a ListComposer: the items of the root's
+    `items`, while the root is not known to be anything but a List, are
+    handed to `on_item` as each is complete, and each is an object of its
+    own: what no stage reads of it is dropped as it is composed, as of a
+    root (`reach_of(kind, apiVersion, True)`). So a List holding a dense
+    object is never held whole either. Whether the root is a List is known
+    only once it is composed: if it is not, whatever was dropped of its
+    items means it is composed again whole (the caller's `finish`).
 
     A mapping the Reach marks with a Fold has its entries handed to `fold`
     as they are complete, and taken out of it (Fold): its caller sets
@@ -534,30 +562,30 @@ class DroppingComposer(Composer):
 
     # `ascend_resolver`, a slot: libyaml's composer calls it after every
     # node, and the instance's own `list.pop` is a call into C.
-    __slots__ = ("reach_of", "fold", "_stack", "ascend_resolver", "_kind", "_api_version", "_root_reach", "dropped",
-                 "_aside")
+    __slots__ = ("reach_of", "fold", "_stack", "ascend_resolver", "_root", "dropped", "_aside", "on_item", "items")
 
-    def __init__(self, stream: object, reach_of: Callable[[str, str], Reach | None]) -> None:
+    def __init__(self, stream: object, reach_of: ReachOf,
+                 on_item: Callable[[SequenceNode, int], None] | None = None) -> None:
         Composer.__init__(self, stream)
         self.reach_of = reach_of
         self.fold: FoldEntry | None = None
         # What may be dropped under each node being composed, root first:
-        # _ROOT, a Reach, WHOLE_REACH, _BESIDE or _DEAD.
+        # an _Object, a Reach, WHOLE_REACH, _BESIDE, _DEAD or _ITEMS.
         self._stack: list[object] = []
         self.ascend_resolver = self._stack.pop
-        self._kind: str | None = None
-        self._api_version: str | None = None
-        self._root_reach: object = _UNDECIDED
+        self._root = _Object()
         self.dropped = False
         # id(mapping) -> the mapping and its keys set aside (_set_aside).
         self._aside: dict[int, tuple[MappingNode, SortedRuns]] = {}
+        self.on_item = on_item
+        self.items: SequenceNode | None = None  # the root's `items`, once its first item starts (as ListComposer's)
 
     def descend_resolver(self, parent: Node | None, index: object) -> None:  # type: ignore[override]
         # Called before each node (index: a sequence item's position; a
         # mapping's key node before its value, None before a key).
         stack = self._stack
         if not stack:
-            stack.append(_ROOT)
+            stack.append(self._root)
             return
         here = stack[-1]
         if here is WHOLE_REACH:
@@ -581,24 +609,43 @@ class DroppingComposer(Composer):
             stack.append(_DEAD)
             return
         if here.__class__ is Fold:
-            if index is None and parent.__class__ is MappingNode and parent.value:  # type: ignore[union-attr]
-                # The entry before this key is complete. Taken out, its key
-                # and value still count as the mapping's (Composer.events).
-                key, value = parent.value.pop()  # type: ignore[union-attr]
-                self.events += 2
+            if index is None and parent.__class__ is MappingNode and len(parent.value) >= _FOLD_FROM:  # type: ignore[union-attr]
+                # The entries before this key are complete, and enough of
+                # them to be taken out (Fold). Taken out, each key and value
+                # still count as the mapping's (Composer.events).
+                pairs = parent.value  # type: ignore[union-attr]
+                fold, name = self.fold, here.name  # type: ignore[attr-defined]
+                for key, value in pairs:
+                    fold(name, key, value)  # type: ignore[misc]
+                self.events += 2 * len(pairs)
+                pairs.clear()
                 self.dropped = True
-                self.fold(here.name, key, value)  # type: ignore[attr-defined, misc]
             stack.append(WHOLE_REACH)
             return
-        if here is _ROOT:
+        if here.__class__ is _Object:
+            reach = here.reach  # type: ignore[attr-defined]
             if index is None:
-                self._learn(parent)  # type: ignore[arg-type]
+                if reach is _UNDECIDED:  # (asked here: every key of every item comes by)
+                    self._learn(here, parent)  # type: ignore[arg-type]
                 stack.append(WHOLE_REACH)
                 return
-            here = self._root_reach
-            if here is _UNDECIDED or here is None:
-                stack.append(WHOLE_REACH)
+            if reach is _UNDECIDED or reach is None:
+                # The root's `items`, unless it is known to be no List.
+                stack.append(_ITEMS if here is self._root and self.on_item is not None
+                             and index.__class__ is ScalarNode and index.value == "items" else WHOLE_REACH)  # type: ignore[attr-defined]
                 return
+            here = reach
+        elif here is _ITEMS:
+            if parent.__class__ is not SequenceNode:
+                stack.append(WHOLE_REACH)  # `items` is no sequence: no List
+                return
+            if parent is self.items:
+                if index:  # the item before this one is complete
+                    self.on_item(parent, index - 1)  # type: ignore[misc, operator]
+            elif self.items is None:
+                self.items = parent  # type: ignore[assignment]
+            stack.append(_Object())
+            return
         if parent.__class__ is SequenceNode:
             stack.append(here)
         elif index.__class__ is not ScalarNode:  # a key, or a value under a complex key
@@ -647,31 +694,36 @@ class DroppingComposer(Composer):
                 return False
         return True
 
-    def _learn(self, root: MappingNode) -> None:
-        """Reads the root's entry just composed: `kind` and `apiVersion`."""
-        if self._root_reach is not _UNDECIDED or not root.value:
+    def _learn(self, obj: _Object, mapping: MappingNode) -> None:
+        """Reads the object's entry just composed: `kind` and `apiVersion`."""
+        if not mapping.value:
             return
-        key, value = root.value[-1]
+        key, value = mapping.value[-1]
         if key.__class__ is not ScalarNode or value.__class__ is not ScalarNode:
             return
         if key.value == "kind":
-            self._kind = value.value  # type: ignore[assignment]
+            obj.kind = value.value  # type: ignore[assignment]
         elif key.value == "apiVersion":
-            self._api_version = value.value  # type: ignore[assignment]
+            obj.api_version = value.value  # type: ignore[assignment]
         else:
             return
-        if self._kind is not None and self._api_version is not None:
-            self._root_reach = self.reach_of(self._kind, self._api_version)
+        if obj.kind is not None and obj.api_version is not None:
+            obj.reach = self.reach_of(obj.kind, obj.api_version, obj is not self._root)
 
 
 # A dropped mapping's entries are taken out once it holds this many
 # (DroppingComposer._set_aside): most hold a few, checked as ever.
 _KEYS_HELD = 1024
+# A folded mapping's entries are taken out each time it holds this many
+# (Fold): a config's data of a few entries costs less held whole than read
+# apart, and a dense one holds no more than this many nodes at a time.
+_FOLD_FROM = 1024
 
-# A DroppingComposer's marks for what may go under a node: the root;
-# nothing of it is read, but its parent is (prune keeps its scalars, and its
-# items if all are scalars); nothing under it is read, nor its parent.
-_ROOT, _BESIDE, _DEAD, _UNDECIDED = object(), object(), object(), object()
+# A DroppingComposer's marks for what may go under a node: nothing of it is
+# read, but its parent is (prune keeps its scalars, and its items if all
+# are scalars); nothing under it is read, nor its parent; the root's
+# `items`, each item an object of its own (on_item).
+_BESIDE, _DEAD, _ITEMS, _UNDECIDED = object(), object(), object(), object()
 
 
 def drop_item(items: SequenceNode, at: int) -> None:

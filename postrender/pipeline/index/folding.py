@@ -101,8 +101,8 @@ ScanEntry = Callable[[str, ScalarNode], Iterable[object]]
 
 
 class ConfigFolder:
-    """One document's folded entries (read._Dropping): `take` is the
-    composer's `fold`, `finish` takes each mapping's last entry, which the
+    """One object's folded entries (read._Dropping): `take` is the
+    composer's `fold`, `finish` takes each mapping's last entries, which the
     composer leaves in place, and tells whether all were taken."""
 
     def __init__(self, kind: str, scan: ScanEntry | None = None) -> None:
@@ -144,9 +144,10 @@ class ConfigFolder:
             return False
         for name in self.fields:
             node = get(root, name)
-            if not isinstance(node, MappingNode) or len(node.value) != 1:
+            if not isinstance(node, MappingNode) or not node.value:
                 return False
-            self.take(name, *node.value[0])
+            for key, value in node.value:  # those after the last taken out (syntax.nodes.Fold)
+                self.take(name, key, value)
         if not self.ok or not all(entries.close() for entries in self.fields.values()):
             return False
         self.root = root

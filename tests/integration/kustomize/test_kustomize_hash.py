@@ -140,3 +140,16 @@ def test_large_configs_read_entry_by_entry_are_named_as_kustomize_names_them():
     expected = kustomize_hashes(annotated)
     got = postrender_names("---\n".join(objects.values()))
     assert {base: got[(kind, base)] for kind, base in got} == {base: f"{base}-{h}" for base, h in expected.items()}
+    # The same three as the items of one List, each read entry by entry as
+    # it is composed (read._DroppingItems). No copy kept: an item that may
+    # be copied is read whole.
+    from postrender.pipeline.read import _may_hold_a_large_item
+
+    listed = "apiVersion: v1\nkind: List\nitems:\n" + "".join(
+        "- " + text.rstrip("\n").replace("\n", "\n  ") + "\n" for text in objects.values())
+    assert _may_hold_a_large_item(listed)
+    result = run_postrender(["--version-all", "--keep-original=none"], listed)
+    assert result.status == 0, result.stderr
+    [as_list] = documents(result.stdout)
+    named = {item["metadata"]["labels"]["postrender.io/base-name"]: item["metadata"]["name"] for item in as_list["items"]}
+    assert named == {base: f"{base}-{h}" for base, h in expected.items()}

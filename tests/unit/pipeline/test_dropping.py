@@ -97,8 +97,11 @@ def _thing(body: str) -> str:
 @pytest.fixture(autouse=True)
 def _small_thresholds(monkeypatch):
     """Every dropped mapping of more than 4 keys has them set aside (a run
-    of 3 sorted at a time), so every golden input tries it."""
+    of 3 sorted at a time), and every config's data of more than 2 entries
+    is read into its content as composed (the first 2 at once), so every
+    golden input tries both."""
     monkeypatch.setattr(nodes_module, "_KEYS_HELD", 4)
+    monkeypatch.setattr(nodes_module, "_FOLD_FROM", 2)
     monkeypatch.setattr(runs, "RUN", 3)
 
 
@@ -149,6 +152,41 @@ _SHAPES = {
     "a complex key far in where dropped": _thing("".join(f"    k{i}: v\n" for i in range(9)) + "    ? [a]\n    : 1\n"
                                                 + "".join(f"    m{i}: v\n" for i in range(9))),
     "large mappings nested where dropped": _thing("".join(f"    k{i}:\n" + "".join(f"      n{j}: {j}\n" for j in range(7)) for i in range(7))),
+    # A List's items are each an object dropped from as composed, as a
+    # document is (read._DroppingItems): custom objects, configs' data
+    # (past 2 entries here), a workload; items before the kind, as kubectl
+    # writes them; and `items` in what turns out no List, composed again.
+    "a List of objects dropped from": "apiVersion: v1\nkind: List\nitems:\n"
+                                      "- apiVersion: example.com/v1\n  kind: Thing\n  metadata: {name: t}\n  spec:\n"
+                                      + "".join(f"    k{i}: {{a: {i}}}\n" for i in range(9))
+                                      + "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: c}\n  data:\n"
+                                      + "".join(f"    k{i}: v{i}\n" for i in range(6))
+                                      + "- apiVersion: v1\n  kind: Secret\n  metadata: {name: s}\n  data: {a: YQ==, b: Yg==, c: Yw==}\n"
+                                      "- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: d}\n  spec:\n"
+                                      "    replicas: 2\n    strategy: {rollingUpdate: {maxSurge: 1}}\n"
+                                      "    template:\n      spec:\n        containers: [{name: c, envFrom: [{configMapRef: {name: c}}]}]\n"
+                                      "        volumes: [{name: v, secret: {secretName: s}}]\n"
+                                      "  status: {replicas: 1}\n",
+    "a List whose items come before its kind": "apiVersion: v1\nitems:\n"
+                                               "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: c}\n  data: {a: x, b: y, c: z, d: w}\n"
+                                               "- apiVersion: example.com/v1\n  kind: Thing\n  metadata: {name: t}\n  spec: {a: {b: c}, d: [e, {f: g}]}\n"
+                                               "kind: List\nmetadata: {resourceVersion: ''}\n",
+    "items in what is no List": "apiVersion: example.com/v1\nitems:\n"
+                                "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: c}\n  data: {a: x, b: y, c: z, d: w}\n"
+                                "- apiVersion: example.com/v1\n  kind: Thing\n  metadata: {name: t}\n  spec: {a: {b: c}}\n"
+                                "kind: Thing\nmetadata: {name: outer}\nspec: {x: {y: z}}\n",
+    "a List item's key written twice far apart": "apiVersion: v1\nkind: List\nitems:\n"
+                                                 "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: c}\n  data:\n"
+                                                 "    a: x\n" + "".join(f"    k{i}: v\n" for i in range(5)) + "    a: y\n",
+    "a List item's YAML 1.1 key far in": "apiVersion: v1\nkind: List\nitems:\n"
+                                         "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: c}\n  data:\n"
+                                         + "".join(f"    k{i}: v\n" for i in range(5)) + "    on: x\n",
+    "a List item's dropped key written twice far apart": "apiVersion: v1\nkind: List\nitems:\n- "
+                                                         + _thing("    dup: 1\n" + "".join(f"    k{i}: v\n" for i in range(20))
+                                                                  + "    dup: 2\n").replace("\n", "\n  ").rstrip(" "),
+    "a List in a List": "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: List\n  items:\n"
+                        "  - {apiVersion: v1, kind: ConfigMap, metadata: {name: c}, data: {a: x, b: y, c: z}}\n"
+                        "- {apiVersion: v1, kind: ConfigMap, metadata: {name: d}, data: {a: x, b: y, c: z}}\n",
     "a scalar document": "just text\n",
     "a sequence document": "- a\n- {b: c}\n",
 }
@@ -190,7 +228,7 @@ def test_a_shape_reads_and_renders_alike_when_dropped_from_as_composed(shape, ed
 
 
 def _composed(text: str, reach) -> tuple[MappingNode, bool]:
-    composer = DroppingComposer(text, lambda kind, api_version: reach)
+    composer = DroppingComposer(text, lambda kind, api_version, item: reach)
     try:
         return composer.get_single_node(), composer.dropped  # type: ignore[return-value]
     finally:
@@ -308,13 +346,46 @@ def test_a_large_document_naming_a_list_is_read_as_a_list_only_if_its_kind_may_b
     # A CRD names its List kind and describes `items`, the marks of a List
     # read item by item: read at the first column that its kind is none,
     # it is dropped from as composed. A List, or a kind read cannot tell
-    # (quoted), takes the List's way, which reads it whole if it is none.
+    # (quoted), takes the List's way (dropped from too, its items each as
+    # an object), which reads it whole if it is none.
     text = _crd(3000).replace("kind: CustomResourceDefinition", f"kind: {kind}", 1)
     assert len(text) >= read_module.DROP_FROM and "List" in text and "items" in text
-    used = []
+    as_list = []
     composer = read_module._Dropping.composer
-    monkeypatch.setattr(read_module._Dropping, "composer", lambda self, t: used.append(t) or composer(self, t))
+    monkeypatch.setattr(read_module._Dropping, "composer",
+                        lambda self, t: as_list.append(self.on_item is not None) or composer(self, t))
     stream = read([Source("input.yaml", text)], Limits(), _needs(False))
-    assert bool(used) is (kind == "CustomResourceDefinition")
+    assert as_list == [kind != "CustomResourceDefinition"]
     assert stream.documents[0].root.value == ()  # pruned to a stub either way
     assert _read(text, True, monkeypatch) == _read(text, False, monkeypatch)
+
+
+_LISTS = [shape for shape in _SHAPES if "List" in shape or "items" in shape]
+
+
+@pytest.mark.parametrize("argv", VARIANTS)
+@pytest.mark.parametrize("shape", _LISTS)
+def test_a_lists_items_render_alike_when_dropped_from_as_composed(shape, argv, monkeypatch):
+    # Every variant: where a config item may be copied (--keep-original) or
+    # its edits are not made ahead (--keep-previous), it is read whole.
+    _rendered(_SHAPES[shape], argv, monkeypatch)
+
+
+def test_a_large_list_is_dropped_from_item_by_item_only_if_an_item_may_be_large(monkeypatch):
+    monkeypatch.undo()  # read's own thresholds
+    small = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{i}\ndata:\n"
+             + "".join(f"  key{j}: value\n" for j in range(40)))
+    items = "".join(_indented(small.format(i=i)) for i in range(1500))
+    dense = _indented("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dense\ndata:\n"
+                      + "".join(f"  k{j}: v\n" for j in range(40_000)))
+    named = _indented("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: named\ndata:\n"
+                      + "".join(f"  kind{j}: v\n" for j in range(40_000)))
+    for body, dropped in ((items, False), (items + dense, True), (dense + items, True), (items + named, False)):
+        text = "apiVersion: v1\nkind: List\nitems:\n" + body
+        assert len(text) >= read_module.DROP_FROM
+        assert read_module._may_hold_a_large_item(text) is dropped
+
+
+def _indented(document: str) -> str:
+    lines = document.rstrip("\n").split("\n")
+    return "- " + lines[0] + "".join("\n  " + line for line in lines[1:]) + "\n"

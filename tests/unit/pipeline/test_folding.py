@@ -23,7 +23,7 @@ from postrender.pipeline.index.folding import FoldedEntries
 from postrender.pipeline.index.hashing import go_json
 from postrender.pipeline.needs import Needs
 from postrender.pipeline.read import Source, read
-from postrender.syntax import runs
+from postrender.syntax import nodes as nodes_module, runs
 from postrender.syntax.nodes import get
 
 from test_dropping import _rendered
@@ -34,7 +34,10 @@ TABLE = fieldspecs.load_table()
 
 @pytest.fixture(autouse=True)
 def _small_runs(monkeypatch):
+    """Runs of 2 entries; and every folded mapping's entries taken out as
+    the next starts (from its first: nodes._FOLD_FROM)."""
     monkeypatch.setattr(runs, "RUN", 2)
+    monkeypatch.setattr(nodes_module, "_FOLD_FROM", 1)
 
 
 # --- The entries' JSON ------------------------------------------------------
@@ -160,10 +163,23 @@ def _config_documents(draw):
     return _config(kind, fields, name)
 
 
+def _as_list(*documents: str) -> str:
+    """The documents as the items of one List (read item by item as they are
+    composed: read._DroppingItems, each a config's data folded as a
+    document's is)."""
+    items = []
+    for document in documents:
+        lines = document.removeprefix("---\n").rstrip("\n").split("\n")
+        items.append("- " + lines[0] + "".join("\n  " + line for line in lines[1:]))
+    return "apiVersion: v1\nkind: List\nitems:\n" + "\n".join(items) + "\n"
+
+
 @settings(max_examples=250, deadline=None, suppress_health_check=list(HealthCheck))
-@given(config=_config_documents(), argv=st.sampled_from(VARIANTS))
-def test_a_config_read_as_composed_renders_as_read_whole(monkeypatch, config, argv):
-    _rendered(config + _WORKLOAD + _TLS, argv, monkeypatch)
+@given(config=_config_documents(), argv=st.sampled_from(VARIANTS), listed=st.booleans())
+def test_a_config_read_as_composed_renders_as_read_whole(monkeypatch, config, argv, listed):
+    # As a document, or as a List's item: where the run may copy the item
+    # (--keep-original), the List is composed again whole.
+    _rendered(_as_list(config, _WORKLOAD, _TLS) if listed else config + _WORKLOAD + _TLS, argv, monkeypatch)
 
 
 _FALLBACKS = {
@@ -180,13 +196,15 @@ _FALLBACKS = {
 }
 
 
+@pytest.mark.parametrize("listed", [False, True], ids=["document", "item"])
 @pytest.mark.parametrize("entries", _FALLBACKS.values(), ids=list(_FALLBACKS))
 @pytest.mark.parametrize("kind", ["ConfigMap", "Secret"])
-def test_what_is_not_taken_as_composed_reads_whole_with_its_error(entries, kind, monkeypatch):
+def test_what_is_not_taken_as_composed_reads_whole_with_its_error(entries, kind, listed, monkeypatch):
     if kind == "Secret":
         entries = [(k, "YQ==" if v == "v" else v) for k, v in entries]
     name = "settings" if kind == "ConfigMap" else "creds"
-    _rendered(_config(kind, {"data": entries}, name) + _WORKLOAD, "", monkeypatch)
+    config = _config(kind, {"data": entries}, name)
+    _rendered(_as_list(_WORKLOAD, config, _TLS) if listed else config + _WORKLOAD, "", monkeypatch)
 
 
 def test_values_go_escapes_in_json_hash_as_kustomizes(monkeypatch):
@@ -227,7 +245,17 @@ def test_a_field_spec_into_the_data_keeps_it_whole(monkeypatch, tmp_path):
 # --- What is held --------------------------------------------------------------
 
 
+def _ahead(obj, root, whole):
+    """A config's edits made ahead, as a render without copies makes them."""
+    from postrender.pipeline.rewrite import Options, prepare
+
+    return prepare(obj, root, Options(), False, whole)
+
+
 def _read_folded(text: str, monkeypatch, dropping: bool = True):
+    """The stream read, and each folder made (Needs.folder). Its configs'
+    edits are made ahead, as in a render: only then are a List's configs
+    read as composed."""
     folders = []
     made = Needs.folder
 
@@ -237,7 +265,7 @@ def _read_folded(text: str, monkeypatch, dropping: bool = True):
 
     monkeypatch.setattr(Needs, "folder", folder)
     monkeypatch.setattr(read_module, "DROP_FROM", 0 if dropping else sys.maxsize)
-    stream = read([Source("input.yaml", text)], Limits(), Needs(TABLE, pod_string_specs(TABLE)))
+    stream = read([Source("input.yaml", text)], Limits(), Needs(TABLE, pod_string_specs(TABLE), prepare=_ahead))
     return stream, folders
 
 
@@ -255,7 +283,7 @@ def test_a_large_configs_entries_are_taken_out_as_composed(monkeypatch):
     assert content_of(obj).hash == content_of(whole.objects[0]).hash
     # Entries taken out still count against --max-nodes.
     assert stream.documents[0].nodes == whole.documents[0].nodes
-    assert not get(obj.node, "data").value  # pruned: nothing of the data stays
+    assert obj.node.value == ()  # its edits made ahead, nothing of it stays
 
 
 def test_a_folded_configs_data_names_are_found_in_order(monkeypatch):
@@ -274,3 +302,54 @@ def test_a_config_whose_kind_comes_late_is_composed_whole(monkeypatch):
     _, folders = _read_folded(text, monkeypatch)
     assert all(not folder.fields for folder in folders)  # data came before the kind was known
     _rendered(text, "", monkeypatch)
+
+
+def test_a_list_items_config_entries_are_taken_out_as_composed(monkeypatch):
+    # As a document's (above), item by item: each item's folder is finished
+    # with that item, before the next is composed.
+    entries = [(f"k{i}", f"v{i}") for i in range(200)]
+    random.Random(3).shuffle(entries)
+    first = _config("ConfigMap", {"data": entries})
+    second = _config("Secret", {"data": [(f"s{i}", "YQ==") for i in range(50)]}, "creds")
+    text = _as_list(first, _WORKLOAD, second)
+    stream, folders = _read_folded(text, monkeypatch)
+    assert [folder.root is not None for folder in folders] == [True, True]
+    assert [folder.fields["data"].count for folder in folders] == [200, 50]
+    whole, _ = _read_folded(text, monkeypatch, dropping=False)
+    assert [content_of(obj).hash for obj in stream.objects] == [content_of(obj).hash for obj in whole.objects]
+    assert stream.documents[0].nodes == whole.documents[0].nodes
+    # Their edits made ahead, nothing of the configs stays.
+    assert [obj.node.value for obj in stream.objects if obj.kind != "Deployment"] == [(), ()]
+
+
+def test_a_list_item_that_may_be_copied_is_read_whole(monkeypatch):
+    # Its copy, an item of its own, is made from its tree: so the List is
+    # composed again whole, and the same written.
+    text = _as_list(_config("ConfigMap", {"data": [(f"k{i}", "v") for i in range(20)]}), _WORKLOAD)
+    _rendered(text, "--keep-original=all", monkeypatch)
+    _rendered(text.replace("  name: settings\n", "  name: settings\n    annotations: {postrender.io/keep-original: 'true'}\n"),
+              "", monkeypatch)
+
+
+@pytest.mark.parametrize("entries", [1, 2, 3, 4, 7])
+def test_a_small_mapping_is_read_whole_and_a_larger_one_from_its_first_entry(entries, monkeypatch):
+    # Entries are taken out once the mapping holds _FOLD_FROM (3 here), the
+    # first three at once: a config of three entries or fewer is read whole.
+    monkeypatch.setattr(nodes_module, "_FOLD_FROM", 3)
+    text = _config("ConfigMap", {"data": [(f"k{i}", f"v{i}") for i in range(entries)]})
+    stream, [folder] = _read_folded(text, monkeypatch)
+    assert (folder.fields["data"].count if folder.fields else 0) == (entries if entries > 3 else 0)
+    whole, _ = _read_folded(text, monkeypatch, dropping=False)
+    assert content_of(stream.objects[0]).hash == content_of(whole.objects[0]).hash
+    _rendered(text + _WORKLOAD, "", monkeypatch)
+
+
+def test_a_list_items_config_is_read_whole_where_its_edits_are_not_made_ahead(monkeypatch):
+    # (--keep-previous, --retain: a config item is kept whole then.) None is
+    # read as composed: it would be composed again whole.
+    made = []
+    monkeypatch.setattr(Needs, "folder", lambda self, kind: made.append(kind))
+    monkeypatch.setattr(read_module, "DROP_FROM", 0)
+    text = _as_list(_config("ConfigMap", {"data": [(f"k{i}", "v") for i in range(20)]}), _WORKLOAD)
+    stream = read([Source("input.yaml", text)], Limits(), Needs(TABLE, pod_string_specs(TABLE)))
+    assert made == [] and len(get(stream.objects[0].node, "data").value) == 20

@@ -363,8 +363,8 @@ def test_an_item_versioned_other_than_expected_is_copied_from_its_item_composed_
     text = _list(2)
     options = _rewrite_options(render_options(parse([])))
 
-    def ahead(obj, root):
-        return prepare(obj, root, options, True)
+    def ahead(obj, root, whole):
+        return prepare(obj, root, options, True, whole)
 
     made = []
     for keep_nodes in (False, True):

@@ -150,8 +150,8 @@ def _prepared(text: str, argv: str = "", keep_nodes: bool = False):
     options = render_options(parse(shlex.split(argv)))
     table = fieldspecs.load_table([])
 
-    def ahead(obj, root):
-        return prepare(obj, root, _rewrite_options(options), True)
+    def ahead(obj, root, whole):
+        return prepare(obj, root, _rewrite_options(options), True, whole)
 
     needs = Needs(table, pod_string_specs(table), prune=not keep_nodes,
                   edits_everywhere=_edits_everywhere(options), prepare=None if _records_refs(options) else ahead)
