@@ -206,7 +206,7 @@ class Needs:
         for obj in objects:
             self._found.pop(obj, None)
 
-    def folder(self, kind: str) -> folding.ConfigFolder:
+    def folder(self, kind: str | None) -> folding.ConfigFolder:
         """What takes the entries of a large config's data as its document
         is composed (read._Dropping, the Reach's Fold marks): the next
         object walked whose node is its root reads its content from it."""

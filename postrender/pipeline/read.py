@@ -635,9 +635,10 @@ class Pruner(Protocol):
         what is off those paths may be dropped as its document is composed;
         None: none of it. `item`: the object is a List's item."""
 
-    def folder(self, kind: str) -> Folder:
+    def folder(self, kind: str | None) -> Folder:
         """What takes the entries of the mappings a reach marks Fold, as the
-        document is composed."""
+        document is composed; `kind` None: before the kind is known (it is
+        told, `settle`)."""
 
 
 class Folder(Protocol):
@@ -645,6 +646,9 @@ class Folder(Protocol):
 
     def take(self, name: str, key: Node, value: Node) -> None:
         """An entry of the mapping `name` (a Fold's), complete, taken out of it."""
+
+    def settle(self, kind: str) -> None:
+        """The object's kind, once known, of a folder made without it."""
 
     def finish(self, root: Node | None) -> bool:
         """Whether the document composed (`root`) may be read as it is: else
@@ -799,19 +803,40 @@ class _Dropping:
 
     def composer(self, text: str) -> Composer:
         self._composer = DroppingComposer(text, self._reach, self.on_item)
+        self._composer.speculate = self._speculate
         return self._composer
 
     def _reach(self, kind: str, api_version: str, item: bool) -> Reach | None:
         reach = self.prune.reach(kind, api_version, item)
+        folder = self._folder_of(item)  # made before the kind was known, if its data came first (_speculate)
         if reach is not None and any(below.__class__ is Fold for below in reach.values()):
-            # Entries it folds go straight to the folder: one call each.
-            folder = self.prune.folder(kind)
-            if item:
-                self._item_folder = folder
+            if folder is None:
+                folder = self._set_folder(self.prune.folder(kind), item)
             else:
-                self.folder = folder
+                folder.settle(kind)
+            # Entries it folds go straight to the folder: one call each.
             self._composer.fold = folder.take  # type: ignore[union-attr]
+        # (A folder made ahead of a kind that folds nothing is never settled:
+        # its finish composes the document again whole.)
         return reach
+
+    def _speculate(self, item: bool) -> Callable[[str, Node, Node], None]:
+        """The fold for a config's data written before its kind
+        (DroppingComposer._undecided): its folder, made without a kind."""
+        folder = self._folder_of(item)
+        if folder is None:
+            folder = self._set_folder(self.prune.folder(None), item)
+        return folder.take
+
+    def _folder_of(self, item: bool) -> Folder | None:
+        return self._item_folder if item else self.folder
+
+    def _set_folder(self, folder: Folder, item: bool) -> Folder:
+        if item:
+            self._item_folder = folder
+        else:
+            self.folder = folder
+        return folder
 
     def item_done(self) -> Folder | None:
         """The folder of the item just complete, if its reach folds (and

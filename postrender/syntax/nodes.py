@@ -553,7 +553,9 @@ class DroppingComposer(Composer):
 
     A mapping the Reach marks with a Fold has its entries handed to `fold`
     as they are complete, and taken out of it (Fold): its caller sets
-    `fold` once `reach_of` has given such a Reach (read._Dropping).
+    `fold` once `reach_of` has given such a Reach (read._Dropping), or
+    `speculate` gives it for a config's data before the kind is known
+    (`_undecided`).
 
     What it drops is only what the caller may rebuild: a document whose
     keys turn out not plain (the whole-graph checks need every node) must
@@ -562,13 +564,17 @@ class DroppingComposer(Composer):
 
     # `ascend_resolver`, a slot: libyaml's composer calls it after every
     # node, and the instance's own `list.pop` is a call into C.
-    __slots__ = ("reach_of", "fold", "_stack", "ascend_resolver", "_root", "dropped", "_aside", "on_item", "items")
+    __slots__ = ("reach_of", "fold", "speculate", "_stack", "ascend_resolver", "_root", "dropped", "_aside", "on_item",
+                 "items")
 
     def __init__(self, stream: object, reach_of: ReachOf,
                  on_item: Callable[[SequenceNode, int], None] | None = None) -> None:
         Composer.__init__(self, stream)
         self.reach_of = reach_of
         self.fold: FoldEntry | None = None
+        # speculate(item): the fold for a config's data written before its
+        # kind (_undecided), or None to read such data whole.
+        self.speculate: Callable[[bool], FoldEntry] | None = None
         # What may be dropped under each node being composed, root first:
         # an _Object, a Reach, WHOLE_REACH, _BESIDE, _DEAD or _ITEMS.
         self._stack: list[object] = []
@@ -630,9 +636,7 @@ class DroppingComposer(Composer):
                 stack.append(WHOLE_REACH)
                 return
             if reach is _UNDECIDED or reach is None:
-                # The root's `items`, unless it is known to be no List.
-                stack.append(_ITEMS if here is self._root and self.on_item is not None
-                             and index.__class__ is ScalarNode and index.value == "items" else WHOLE_REACH)  # type: ignore[attr-defined]
+                stack.append(self._undecided(here, index) if index.__class__ is ScalarNode else WHOLE_REACH)  # type: ignore[arg-type]
                 return
             here = reach
         elif here is _ITEMS:
@@ -694,6 +698,24 @@ class DroppingComposer(Composer):
                 return False
         return True
 
+    def _undecided(self, obj: _Object, key: ScalarNode) -> object:
+        """The mark for a value of an object whose Reach is not known (or
+        None): the root's `items`, unless it is known to be no List; a
+        `data`, `binaryData` or `stringData` written before `kind`, as
+        kustomize and kubectl write them (alphabetical: `apiVersion`,
+        `data`, `kind`), folded ahead of the kind when `speculate` takes it:
+        its `reach_of` then says whether the kind folds it too, and if not
+        the document is composed again whole."""
+        name = key.value
+        if name == "items" and obj is self._root and self.on_item is not None:
+            return _ITEMS
+        fold = _FOLDED_AHEAD.get(name)
+        if (fold is not None and obj.reach is _UNDECIDED and obj.kind is None and obj.api_version == "v1"
+                and self.speculate is not None):
+            self.fold = self.speculate(obj is not self._root)
+            return fold
+        return WHOLE_REACH
+
     def _learn(self, obj: _Object, mapping: MappingNode) -> None:
         """Reads the object's entry just composed: `kind` and `apiVersion`."""
         if not mapping.value:
@@ -718,6 +740,11 @@ _KEYS_HELD = 1024
 # (Fold): a config's data of a few entries costs less held whole than read
 # apart, and a dense one holds no more than this many nodes at a time.
 _FOLD_FROM = 1024
+
+# The fields of a ConfigMap or Secret folded even before its kind is known
+# (DroppingComposer._undecided): an object of apiVersion v1 that has them is
+# most likely one.
+_FOLDED_AHEAD = {name: Fold(name) for name in ("data", "binaryData", "stringData")}
 
 # A DroppingComposer's marks for what may go under a node: nothing of it is
 # read, but its parent is (prune keeps its scalars, and its items if all

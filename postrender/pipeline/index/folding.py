@@ -36,6 +36,9 @@ _CONFIG_KEY = LazyPattern(r"[-._a-zA-Z0-9]+")
 # stringData or a Secret's binaryData is no field of theirs. The fields
 # folded, and the ones configs.validate checks.
 STRING_FIELDS = {"ConfigMap": {"data": False, "binaryData": True}, "Secret": {"data": True, "stringData": False}}
+# Of a config whose kind is not known yet (ConfigFolder): `data` is base64
+# in a Secret, not in a ConfigMap; either kind has only one of the others.
+_EITHER_KIND = {"data": None, "binaryData": True, "stringData": False}
 
 
 class FoldedEntries:
@@ -105,9 +108,15 @@ class ConfigFolder:
     composer's `fold`, `finish` takes each mapping's last entries, which the
     composer leaves in place, and tells whether all were taken."""
 
-    def __init__(self, kind: str, scan: ScanEntry | None = None) -> None:
-        self._encoded = STRING_FIELDS[kind]
-        self._scan = scan if kind == "ConfigMap" else None
+    def __init__(self, kind: str | None, scan: ScanEntry | None = None) -> None:
+        """`kind` None: not known yet, as the data comes before it (kustomize
+        and kubectl write `apiVersion`, `data`, `kind`): `settle` says it."""
+        self.kind = kind
+        self._encoded = STRING_FIELDS[kind] if kind is not None else _EITHER_KIND
+        self._scan = scan if kind in ("ConfigMap", None) else None
+        # Whether every `data` value taken before the kind was known is
+        # base64, as a Secret's must be.
+        self._base64 = True
         self.fields: dict[str, FoldedEntries] = {}
         self.named: list[object] = []  # what `scan` found, in the order of the entries
         self.ok = True
@@ -119,11 +128,14 @@ class ConfigFolder:
         text = key.value if key.__class__ is ScalarNode else None
         # (is_string: its text is the string Kubernetes reads.)
         string = value.value if value.__class__ is ScalarNode and is_string(value) else None  # type: ignore[arg-type]
+        encoded = self._encoded[name]
         if (text is None or string is None or _CONFIG_KEY.fullmatch(text) is None  # type: ignore[arg-type]
                 or not surely_its_text(key)  # type: ignore[arg-type]
-                or self._encoded[name] and go_base64(string) is None):
+                or encoded and go_base64(string) is None):
             self.ok = False  # read again whole, where read and validate say why
             return
+        if encoded is None and self._base64 and go_base64(string) is None:  # (a ConfigMap's: its first, mostly)
+            self._base64 = False
         entry = go_escaped(f'"{text}":{encode_basestring(string)}')
         entries = self.fields.get(name)
         if entries is None:
@@ -131,6 +143,21 @@ class ConfigFolder:
         entries.add(entry)
         if self._scan is not None and ":" in string and name == "data":  # (a name is given as `key: name`)
             self.named.extend(self._scan(text, value))  # type: ignore[arg-type]
+
+    def settle(self, kind: str) -> None:
+        """The kind of a folder made without one, once the composer knows it
+        is a config's whose data is folded: the entries taken must be of
+        that kind's fields, and a Secret's `data` base64, or the document is
+        composed again whole. (A folder never settled is, too: `finish`.)"""
+        fields = STRING_FIELDS[kind]
+        if (any(name not in fields for name in self.fields)
+                or fields["data"] and "data" in self.fields and not self._base64):
+            self.ok = False
+            return
+        self.kind = kind
+        self._encoded = fields
+        if kind != "ConfigMap":
+            self._scan = None  # (what it found so far is a ConfigMap's only: configs.content_of)
 
     def finish(self, root: Node | None) -> bool:
         """Whether every entry of the folded mappings was taken, and no two
@@ -140,6 +167,8 @@ class ConfigFolder:
             return False
         if not self.fields:
             return True  # nothing was taken out: the document is whole
+        if self.kind is None:
+            return False  # taken before a kind that never came, or folds nothing
         if not isinstance(root, MappingNode):
             return False
         for name in self.fields:

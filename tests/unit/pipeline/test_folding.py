@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from postrender import fieldspecs
+from postrender.errors import PostrenderError
 from postrender.limits import Limits
 from postrender.pipeline import read as read_module
 from postrender.pipeline.graph.byname import pod_string_specs
@@ -88,12 +89,16 @@ def test_a_key_that_is_a_prefix_of_another_is_no_duplicate():
 # --- Read as composed, rendered as read whole -------------------------------
 
 
-def _config(kind: str, fields: dict[str, list[tuple[str, str]]], name: str = "settings") -> str:
-    lines = ["apiVersion: v1", f"kind: {kind}", "metadata:", f"  name: {name}"]
+def _config(kind: str, fields: dict[str, list[tuple[str, str]]], name: str = "settings",
+            alphabetical: bool = False) -> str:
+    """`alphabetical`: its keys in the order kustomize and kubectl write
+    them (`apiVersion`, `binaryData`, `data`, `kind`, `metadata`,
+    `stringData`): data before the kind, folded ahead of it."""
+    parts = {"apiVersion": ["apiVersion: v1"], "kind": [f"kind: {kind}"], "metadata": ["metadata:", f"  name: {name}"]}
     for field, entries in fields.items():
-        lines.append(f"{field}:" if entries else f"{field}: {{}}")
-        lines.extend(f"  {key}: {value}" for key, value in entries)
-    return "\n".join(lines) + "\n"
+        parts[field] = [f"{field}:" if entries else f"{field}: {{}}"] + [f"  {key}: {value}" for key, value in entries]
+    order = sorted(parts) if alphabetical else parts
+    return "\n".join(line for key in order for line in parts[key]) + "\n"
 
 
 _WORKLOAD = """---
@@ -160,7 +165,7 @@ def _config_documents(draw):
             entries.insert(draw(st.integers(0, len(entries))), odd)
         fields[field] = entries
     name = "settings" if kind == "ConfigMap" else "creds"
-    return _config(kind, fields, name)
+    return _config(kind, fields, name, alphabetical=draw(st.booleans()))
 
 
 def _as_list(*documents: str) -> str:
@@ -196,14 +201,15 @@ _FALLBACKS = {
 }
 
 
+@pytest.mark.parametrize("alphabetical", [False, True], ids=["kind-first", "data-first"])
 @pytest.mark.parametrize("listed", [False, True], ids=["document", "item"])
 @pytest.mark.parametrize("entries", _FALLBACKS.values(), ids=list(_FALLBACKS))
 @pytest.mark.parametrize("kind", ["ConfigMap", "Secret"])
-def test_what_is_not_taken_as_composed_reads_whole_with_its_error(entries, kind, listed, monkeypatch):
+def test_what_is_not_taken_as_composed_reads_whole_with_its_error(entries, kind, listed, alphabetical, monkeypatch):
     if kind == "Secret":
         entries = [(k, "YQ==" if v == "v" else v) for k, v in entries]
     name = "settings" if kind == "ConfigMap" else "creds"
-    config = _config(kind, {"data": entries}, name)
+    config = _config(kind, {"data": entries}, name, alphabetical)
     _rendered(_as_list(_WORKLOAD, config, _TLS) if listed else config + _WORKLOAD, "", monkeypatch)
 
 
@@ -353,3 +359,63 @@ def test_a_list_items_config_is_read_whole_where_its_edits_are_not_made_ahead(mo
     text = _as_list(_config("ConfigMap", {"data": [(f"k{i}", "v") for i in range(20)]}), _WORKLOAD)
     stream = read([Source("input.yaml", text)], Limits(), Needs(TABLE, pod_string_specs(TABLE)))
     assert made == [] and len(get(stream.objects[0].node, "data").value) == 20
+
+
+@pytest.mark.parametrize("listed", [False, True], ids=["document", "item"])
+def test_data_written_before_the_kind_is_taken_as_composed(listed, monkeypatch):
+    # kustomize and kubectl write a config's keys in order: `apiVersion`,
+    # `binaryData`, `data`, `kind`, `metadata`, `stringData`, `type`. Its
+    # data is folded before its kind is known, and the kind then settles it.
+    config_map = _config("ConfigMap", {"binaryData": [("b", "YQ=="), ("a", "Yg==")],
+                                       "data": [(f"k{i}", f'"secretName: s{i}"') for i in range(30)]}, alphabetical=True)
+    secret = _config("Secret", {"data": [(f"s{i}", "YQ==") for i in range(30)], "stringData": [("t", "x1"), ("u", "y1")]}, "creds",
+                     alphabetical=True)
+    assert config_map.index("data:") < config_map.index("kind:") and secret.index("data:") < secret.index("kind:")
+    text = _as_list(config_map, _WORKLOAD, secret) if listed else config_map + _WORKLOAD + "---\n" + secret
+    stream, folders = _read_folded(text, monkeypatch)
+    assert [(folder.kind, sorted((name, f.count) for name, f in folder.fields.items())) for folder in folders] == [
+        ("ConfigMap", [("binaryData", 2), ("data", 30)]), ("Secret", [("data", 30), ("stringData", 2)])]
+    assert all(folder.root is not None for folder in folders)
+    whole, _ = _read_folded(text, monkeypatch, dropping=False)
+    assert [content_of(obj).hash for obj in stream.objects] == [content_of(obj).hash for obj in whole.objects]
+    config = [obj for obj in stream.objects if obj.kind == "ConfigMap"][0]
+    assert [name for _, _, name, _ in content_of(config).named][:2] == ["s0", "s1"]
+    for argv in VARIANTS:
+        _rendered(text, argv, monkeypatch)
+
+
+_AHEAD_OF_NO_CONFIG = {
+    "a custom kind": "apiVersion: v1\ndata:\n  a: x\n  b: w\n  c: z\nkind: Thing\nmetadata:\n  name: t\n",
+    "a ConfigMap's stringData": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n".replace(
+        "kind: ConfigMap\n", "stringData:\n  a: x\n  b: w\nkind: ConfigMap\n"),
+    "a Secret's data not base64": "apiVersion: v1\ndata:\n  a: YQ==\n  b: plain\n  c: Yw==\nkind: Secret\nmetadata:\n  name: creds\n",
+    "a Secret's binaryData": "apiVersion: v1\nbinaryData:\n  a: YQ==\n  b: Yg==\nkind: Secret\nmetadata:\n  name: creds\n",
+    # The composer learns a kind as the next key starts: one written last
+    # never settles what was taken ahead of it (not even a Secret's base64).
+    "a kind written last": "apiVersion: v1\nmetadata:\n  name: creds\ndata:\n  a: YQ==\n  b: plain\n  c: Yw==\nkind: Secret\n",
+    "no kind at all": "apiVersion: v1\ndata:\n  a: x\n  b: w\nmetadata:\n  name: settings\n",
+    "an apiVersion that is not v1": "apiVersion: v2\ndata:\n  a: x\n  b: w\nkind: ConfigMap\nmetadata:\n  name: settings\n",
+    "a key written twice": "apiVersion: v1\ndata:\n  a: x\n  b: w\n  a: q\nkind: ConfigMap\nmetadata:\n  name: settings\n",
+}
+
+
+@pytest.mark.parametrize("listed", [False, True], ids=["document", "item"])
+@pytest.mark.parametrize("case", _AHEAD_OF_NO_CONFIG, ids=list(_AHEAD_OF_NO_CONFIG))
+def test_data_folded_ahead_of_what_is_no_config_is_read_whole(case, listed, monkeypatch):
+    text = _AHEAD_OF_NO_CONFIG[case]
+    _rendered(_as_list(text, _WORKLOAD) if listed else text + _WORKLOAD, "", monkeypatch)
+    try:
+        _, folders = _read_folded(text, monkeypatch)
+    except PostrenderError:
+        return  # read whole, as it must be, to say what it says
+    # Entries were taken ahead of the kind (but where the apiVersion says no
+    # config), and the document read whole.
+    assert bool(folders) is ("v2" not in text)
+    assert all(folder.fields and folder.root is None for folder in folders)
+
+
+def test_data_folded_ahead_of_a_field_spec_into_it_is_read_whole(monkeypatch, tmp_path):
+    specs = tmp_path / "specs.yaml"
+    specs.write_text(_DATA_SPECS)
+    config = _config("ConfigMap", {"data": [("a", "v"), ("b", "w"), ("secret", "web-tls")]}, alphabetical=True)
+    _rendered(config + _WORKLOAD + _TLS, f"--config {specs}", monkeypatch)
