@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterator
 
 from ..fieldspecs import ReferenceTable
 from ..fieldspecs.walk import PathTree, SpecIndex
-from ..syntax.nodes import MERGE_KEY, WHOLE_REACH, MappingNode, Reach, ScalarNode, SequenceNode, node_at
+from ..syntax.nodes import MERGE_KEY, WHOLE_REACH, Fold, MappingNode, Reach, ScalarNode, SequenceNode, node_at
 from ..syntax.prune import Path, prune, stub
 from .graph import byname, dependencies, producers, references
 from .graph.references import is_config_object
@@ -49,7 +49,8 @@ class Needs:
     """read's pruner for one field-spec table (read.Pruner)."""
 
     def __init__(self, table: ReferenceTable, scanned: SpecIndex, prune: bool = True,
-                 edits_everywhere: bool = False, prepare: Prepare | None = None) -> None:
+                 edits_everywhere: bool = False, prepare: Prepare | None = None,
+                 copies: Callable[[str], bool] | None = None) -> None:
         """`scanned`: the pod-string paths walked with the field specs
         (byname.pod_string_specs), the index graph.build is given too.
         `prune`: False walks each object as it is read but keeps every node
@@ -64,12 +65,16 @@ class Needs:
         other keys too (a record of what each is kept for: --keep-previous,
         --retain), or keeps their trees. Any edit to a config other than the
         marks made ahead composes its document again (rewrite.py), so this
-        is about memory, never about what is written."""
+        is about memory, never about what is written. `copies`: whether the
+        run keeps a copy of a versioned object of a kind (unless the object
+        says otherwise): a List's item is copied from its tree
+        (rewrite._copy_as_item), so such a config item is kept whole."""
         # read.Pruner's: only a pruner that prunes takes a List's items one
         # by one as they are composed (`item`), so as never to hold it whole.
         self.prunes = prune
         self._edits_everywhere = edits_everywhere
         self._prepare = prepare
+        self._copies = copies
         self._table = table
         self._finder = references.Finder(table, scanned)
         # Each object (which hashes by identity) -> what the walk found in it
@@ -165,8 +170,10 @@ class Needs:
         grants by name, Lists. Decided once per kind and apiVersion.
 
         `item`: of a List's item, as of a document, but a config's data is
-        read into its content only where its edits are made ahead (`item`):
-        else the item is kept whole, as its copy may be made from it."""
+        read into its content only where its edits are made ahead and the
+        run keeps no copy of its kind: else the item is kept whole, as its
+        copy is made from it (an item that asks for a copy itself is
+        composed again whole: `item`)."""
         key = (kind, api_version, item)
         if key not in self._reaches:
             self._reaches[key] = self._reach_of(kind, api_version, item)
@@ -183,7 +190,7 @@ class Needs:
             # All of it is read while it is whole (_walk), its data but
             # into its content (index/folding.py): unless a field spec
             # walks the data too.
-            if item and self._prepare is None:
+            if item and (self._prepare is None or self._copies is not None and self._copies(kind)):
                 return None
             folded = folding.STRING_FIELDS[kind]
             if walked is not None and any(segment.key in folded or segment.key == "*" for segment in walked[0].tree.children):
@@ -199,6 +206,16 @@ class Needs:
         reach["metadata"] = WHOLE_REACH
         _merge_wildcards(reach)
         return reach
+
+    def folds_ahead(self, field: str, item: bool) -> bool:
+        """Whether a config's `field` written before its kind (kustomize's
+        and kubectl's order) is worth reading entry by entry as it is
+        composed, the kind not known yet (read._Dropping): where every
+        config kind that has the field reads it so (`reach`). Else it would
+        be composed again whole once the kind is known."""
+        return all(
+            (reach := self.reach(kind, "v1", item)) is not None and reach.get(field).__class__ is Fold
+            for kind, fields in folding.STRING_FIELDS.items() if field in fields)
 
     def forget(self, objects: list[KubeObject]) -> None:
         """Drops what `item` found in objects read will not keep: a List it

@@ -635,6 +635,10 @@ class Pruner(Protocol):
         what is off those paths may be dropped as its document is composed;
         None: none of it. `item`: the object is a List's item."""
 
+    def folds_ahead(self, field: str, item: bool) -> bool:
+        """Whether a config's data `field` written before its kind may be
+        folded as composed, the kind not known yet."""
+
     def folder(self, kind: str | None) -> Folder:
         """What takes the entries of the mappings a reach marks Fold, as the
         document is composed; `kind` None: before the kind is known (it is
@@ -820,9 +824,12 @@ class _Dropping:
         # its finish composes the document again whole.)
         return reach
 
-    def _speculate(self, item: bool) -> Callable[[str, Node, Node], None]:
-        """The fold for a config's data written before its kind
-        (DroppingComposer._undecided): its folder, made without a kind."""
+    def _speculate(self, field: str, item: bool) -> Callable[[str, Node, Node], None] | None:
+        """The fold for a config's data `field` written before its kind
+        (DroppingComposer._undecided): its folder, made without a kind;
+        None where the kind would not fold it (Pruner.folds_ahead)."""
+        if not self.prune.folds_ahead(field, item):
+            return None
         folder = self._folder_of(item)
         if folder is None:
             folder = self._set_folder(self.prune.folder(None), item)

@@ -132,7 +132,7 @@ def read_for(sources: list[Source], options: RenderOptions) -> ReadStream:
     # their marks are made ahead, and none of their tree kept, as in any
     # other render (N=5000: 92 -> 74 MiB).
     needs = Needs(table, scanned, edits_everywhere=_edits_everywhere(options),
-                  prepare=None if _records_refs(options) else prepare_config)
+                  prepare=None if _records_refs(options) else prepare_config, copies=plan_options.copies_kind)
     return ReadStream(read(sources, options.limits, needs), options, table, scanned, needs.found_in)
 
 

@@ -572,9 +572,9 @@ class DroppingComposer(Composer):
         Composer.__init__(self, stream)
         self.reach_of = reach_of
         self.fold: FoldEntry | None = None
-        # speculate(item): the fold for a config's data written before its
-        # kind (_undecided), or None to read such data whole.
-        self.speculate: Callable[[bool], FoldEntry] | None = None
+        # speculate(field, item): the fold for a config's data field written
+        # before its kind (_undecided), or None to read it whole.
+        self.speculate: Callable[[str, bool], FoldEntry | None] | None = None
         # What may be dropped under each node being composed, root first:
         # an _Object, a Reach, WHOLE_REACH, _BESIDE, _DEAD or _ITEMS.
         self._stack: list[object] = []
@@ -709,11 +709,13 @@ class DroppingComposer(Composer):
         name = key.value
         if name == "items" and obj is self._root and self.on_item is not None:
             return _ITEMS
-        fold = _FOLDED_AHEAD.get(name)
-        if (fold is not None and obj.reach is _UNDECIDED and obj.kind is None and obj.api_version == "v1"
+        mark = _FOLDED_AHEAD.get(name)
+        if (mark is not None and obj.reach is _UNDECIDED and obj.kind is None and obj.api_version == "v1"
                 and self.speculate is not None):
-            self.fold = self.speculate(obj is not self._root)
-            return fold
+            fold = self.speculate(name, obj is not self._root)
+            if fold is not None:
+                self.fold = fold
+                return mark
         return WHOLE_REACH
 
     def _learn(self, obj: _Object, mapping: MappingNode) -> None:

@@ -83,10 +83,15 @@ class Options:
         marked = obj.annotations.get(ANNOTATION_KEEP_ORIGINAL)
         if marked in ("true", "false"):
             return marked == "true"
+        return self.copies_kind(obj.kind)
+
+    def copies_kind(self, kind: str) -> bool:
+        """Whether an object of this kind keeps a copy unless its own
+        annotation says otherwise (keeps_original)."""
         mode = self.keep_original
         if mode == "auto":
-            return obj.kind == "Secret" or self.hooks_hidden
-        return mode == "all" or (mode == "secrets" and obj.kind == "Secret")
+            return kind == "Secret" or self.hooks_hidden
+        return mode == "all" or (mode == "secrets" and kind == "Secret")
 
 
 UNREFERENCED = (

@@ -419,3 +419,44 @@ def test_data_folded_ahead_of_a_field_spec_into_it_is_read_whole(monkeypatch, tm
     specs.write_text(_DATA_SPECS)
     config = _config("ConfigMap", {"data": [("a", "v"), ("b", "w"), ("secret", "web-tls")]}, alphabetical=True)
     _rendered(config + _WORKLOAD + _TLS, f"--config {specs}", monkeypatch)
+
+
+def _read_counted(text: str, monkeypatch, copies) -> tuple[list, int]:
+    """The folders made and how many times the document was composed, read
+    as a render that keeps a copy of `copies`' kinds (Needs' `copies`)."""
+    folders, composed = [], []
+    made, compose = Needs.folder, read_module._composed
+    monkeypatch.setattr(Needs, "folder", lambda self, kind: folders.append(made(self, kind)) or folders[-1])
+    monkeypatch.setattr(read_module, "_composed", lambda *args: composed.append(1) or compose(*args))
+    monkeypatch.setattr(read_module, "DROP_FROM", 0)
+    needs = Needs(TABLE, pod_string_specs(TABLE), prepare=_ahead, copies=lambda kind: kind in copies)
+    read([Source("input.yaml", text)], Limits(), needs)
+    return folders, len(composed)
+
+
+@pytest.mark.parametrize("alphabetical", [False, True], ids=["kind-first", "data-first"])
+def test_a_list_item_of_a_kind_the_run_copies_is_not_folded_only_to_be_composed_again(alphabetical, monkeypatch):
+    # Under --keep-original=auto every Secret keeps a copy, made from its
+    # item's tree: its data is read whole at once, not folded and then
+    # composed again. Data before the kind may be a Secret's: not folded
+    # either. A ConfigMap's is, as the run copies none.
+    secret = _config("Secret", {"data": [(f"s{i}", "YQ==") for i in range(30)]}, "creds", alphabetical)
+    config_map = _config("ConfigMap", {"data": [(f"k{i}", "v") for i in range(30)]}, alphabetical=alphabetical)
+    folders, composed = _read_counted(_as_list(secret, _WORKLOAD, config_map), monkeypatch, {"Secret"})
+    assert composed == 1
+    assert [folder.kind for folder in folders if folder.fields] == ([] if alphabetical else ["ConfigMap"])
+    folders, composed = _read_counted(_as_list(secret, _WORKLOAD, config_map), monkeypatch, set())
+    assert composed == 1 and [folder.kind for folder in folders if folder.fields] == ["Secret", "ConfigMap"]
+
+
+def test_data_before_the_kind_is_folded_where_every_kind_with_it_folds_it():
+    def needs(prepare, copies=()):
+        return Needs(TABLE, pod_string_specs(TABLE), prepare=prepare, copies=lambda kind: kind in copies)
+
+    every = ("data", "binaryData", "stringData")
+    assert [needs(_ahead).folds_ahead(field, True) for field in every] == [True, True, True]
+    assert [needs(_ahead, {"Secret"}).folds_ahead(field, True) for field in every] == [False, True, False]
+    assert [needs(_ahead, {"ConfigMap"}).folds_ahead(field, True) for field in every] == [False, False, True]
+    assert [needs(None).folds_ahead(field, True) for field in every] == [False, False, False]
+    # A document's copy is made from its text: its data is folded whatever the run copies.
+    assert [needs(None, {"Secret", "ConfigMap"}).folds_ahead(field, False) for field in every] == [True, True, True]
