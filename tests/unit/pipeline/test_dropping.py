@@ -168,16 +168,16 @@ _SHAPES = {
                                       "        volumes: [{name: v, secret: {secretName: s}}]\n"
                                       "  status: {replicas: 1}\n",
     "a List whose items come before its kind": "apiVersion: v1\nitems:\n"
-                                               "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: c}\n  data: {a: x, b: y, c: z, d: w}\n"
+                                               "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: c}\n  data: {a: x, b: u, c: z, d: w}\n"
                                                "- apiVersion: example.com/v1\n  kind: Thing\n  metadata: {name: t}\n  spec: {a: {b: c}, d: [e, {f: g}]}\n"
                                                "kind: List\nmetadata: {resourceVersion: ''}\n",
     "items in what is no List": "apiVersion: example.com/v1\nitems:\n"
-                                "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: c}\n  data: {a: x, b: y, c: z, d: w}\n"
+                                "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: c}\n  data: {a: x, b: u, c: z, d: w}\n"
                                 "- apiVersion: example.com/v1\n  kind: Thing\n  metadata: {name: t}\n  spec: {a: {b: c}}\n"
                                 "kind: Thing\nmetadata: {name: outer}\nspec: {x: {y: z}}\n",
     "a List item's key written twice far apart": "apiVersion: v1\nkind: List\nitems:\n"
                                                  "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: c}\n  data:\n"
-                                                 "    a: x\n" + "".join(f"    k{i}: v\n" for i in range(5)) + "    a: y\n",
+                                                 "    a: x\n" + "".join(f"    k{i}: v\n" for i in range(5)) + "    a: u\n",
     "a List item's YAML 1.1 key far in": "apiVersion: v1\nkind: List\nitems:\n"
                                          "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: c}\n  data:\n"
                                          + "".join(f"    k{i}: v\n" for i in range(5)) + "    on: x\n",
@@ -185,8 +185,8 @@ _SHAPES = {
                                                          + _thing("    dup: 1\n" + "".join(f"    k{i}: v\n" for i in range(20))
                                                                   + "    dup: 2\n").replace("\n", "\n  ").rstrip(" "),
     "a List in a List": "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: List\n  items:\n"
-                        "  - {apiVersion: v1, kind: ConfigMap, metadata: {name: c}, data: {a: x, b: y, c: z}}\n"
-                        "- {apiVersion: v1, kind: ConfigMap, metadata: {name: d}, data: {a: x, b: y, c: z}}\n",
+                        "  - {apiVersion: v1, kind: ConfigMap, metadata: {name: c}, data: {a: x, b: u, c: z}}\n"
+                        "- {apiVersion: v1, kind: ConfigMap, metadata: {name: d}, data: {a: x, b: u, c: z}}\n",
     "a scalar document": "just text\n",
     "a sequence document": "- a\n- {b: c}\n",
 }
