@@ -63,7 +63,10 @@ def content_of(obj: KubeObject, folded: ConfigFolder | None = None) -> ConfigCon
     known = obj.content
     if known is None:
         known = obj.content = _read(obj, folded)
-        if folded is not None and obj.kind == "ConfigMap":
+        if folded is not None and "data" in folded.fields and obj.kind == "ConfigMap":
+            # What its data names was found as the entries were taken. Data
+            # too small to be taken out (its binaryData was) is still in the
+            # tree, where byname.data_names finds it as in any config.
             known.named = tuple(folded.named)
     return known
 

@@ -213,6 +213,38 @@ def test_what_is_not_taken_as_composed_reads_whole_with_its_error(entries, kind,
     _rendered(_as_list(_WORKLOAD, config, _TLS) if listed else config + _WORKLOAD, "", monkeypatch)
 
 
+_READS_TLS_BY_NAME = """---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: ingress
+spec:
+  template:
+    spec:
+      volumes:
+      - name: tls
+        secret: {secretName: web-tls}
+"""
+
+
+@pytest.mark.parametrize("data_entries", [1, 2])
+def test_data_names_are_found_whichever_fields_are_taken_as_composed(data_entries, monkeypatch):
+    # A ConfigMap's data names a Secret a program reads by name, so the
+    # Secret keeps its name though a workload references it. Its data too
+    # small to be taken out (one entry: no entry follows it), its binaryData
+    # taken: the names were looked for in the folder only, found none, and
+    # the Secret was renamed under the program (found by the drawn test).
+    data = [("a", '"secretName: web-tls"')] + [(f"k{i}", "v") for i in range(data_entries - 1)]
+    config = _config("ConfigMap", {"data": data, "binaryData": [("a", "YQ=="), ("b.c", "YQ==")]})
+    text = config + _WORKLOAD + _TLS + _READS_TLS_BY_NAME
+    stream, folders = _read_folded(text, monkeypatch)
+    folder = folders[0]  # the ConfigMap's
+    assert ("data" in folder.fields) is (data_entries > 1) and "binaryData" in folder.fields
+    config_map = stream.objects[0]
+    assert [name for _, _, name, _ in content_of(config_map).named] == ["web-tls"]
+    _rendered(text, "", monkeypatch)
+
+
 def test_values_go_escapes_in_json_hash_as_kustomizes(monkeypatch):
     # Go's encoding/json writes <, > and & (an `&` in the text keeps the
     # document whole: it may be an anchor), U+2028 and U+2029 escaped.
