@@ -207,15 +207,16 @@ class Needs:
         _merge_wildcards(reach)
         return reach
 
-    def folds_ahead(self, field: str, item: bool) -> bool:
+    def folds_ahead(self, field: str, item: bool, kind: str | None = None) -> bool:
         """Whether a config's `field` written before its kind (kustomize's
         and kubectl's order) is worth reading entry by entry as it is
-        composed, the kind not known yet (read._Dropping): where every
-        config kind that has the field reads it so (`reach`). Else it would
-        be composed again whole once the kind is known."""
-        return all(
-            (reach := self.reach(kind, "v1", item)) is not None and reach.get(field).__class__ is Fold
-            for kind, fields in folding.STRING_FIELDS.items() if field in fields)
+        composed, the kind not known yet (read._Dropping): where the config
+        kind the text says it will be (`kind`), or else every config kind
+        that has the field, reads it so (`reach`). Else it would be
+        composed again whole once the kind is known."""
+        kinds = [kind] if kind is not None else [name for name, fields in folding.STRING_FIELDS.items() if field in fields]
+        return all((reach := self.reach(name, "v1", item)) is not None and reach.get(field).__class__ is Fold
+                   for name in kinds)
 
     def forget(self, objects: list[KubeObject]) -> None:
         """Drops what `item` found in objects read will not keep: a List it

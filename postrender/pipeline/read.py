@@ -635,9 +635,10 @@ class Pruner(Protocol):
         what is off those paths may be dropped as its document is composed;
         None: none of it. `item`: the object is a List's item."""
 
-    def folds_ahead(self, field: str, item: bool) -> bool:
+    def folds_ahead(self, field: str, item: bool, kind: str | None = None) -> bool:
         """Whether a config's data `field` written before its kind may be
-        folded as composed, the kind not known yet."""
+        folded as composed, the kind not known yet; `kind`: what the text
+        says it will be, if it says."""
 
     def folder(self, kind: str | None) -> Folder:
         """What takes the entries of the mappings a reach marks Fold, as the
@@ -759,6 +760,24 @@ def _not_a_list(text: str) -> bool:
     return value.isidentifier() and not value.endswith("List")
 
 
+def _kind_written_after(text: str, at: int) -> str | None:
+    """The kind an object names after its key at offset `at`, read from the
+    text: a `kind:` line at the key's own column, as kustomize and kubectl
+    write it after the data (`apiVersion`, `data`, `kind`). None if there is
+    none so written. A guess, to choose how to compose: a line that only
+    looks so (another object's) makes the composer fold data it then reads
+    whole again, or not fold data it could have."""
+    column = at - (text.rfind("\n", 0, at) + 1)
+    line = "\n" + " " * column + "kind:"
+    start = text.find(line, at)
+    if start < 0:
+        return None
+    start += len(line)
+    end = text.find("\n", start)
+    value = text[start:end if end >= 0 else len(text)].split(" #", 1)[0].strip().strip("'\"")
+    return value if value.isidentifier() else None
+
+
 def _may_hold_a_large_item(text: str) -> bool:
     """Whether a large List may hold an item of DROP_FROM characters or
     more: some stretch of half as many, aligned to its size, names no
@@ -804,8 +823,10 @@ class _Dropping:
         self.folder: Folder | None = None  # the root's
         self._item_folder: Folder | None = None  # the item's being composed
         self._composer: DroppingComposer | None = None
+        self._text = ""
 
     def composer(self, text: str) -> Composer:
+        self._text = text
         self._composer = DroppingComposer(text, self._reach, self.on_item)
         self._composer.speculate = self._speculate
         return self._composer
@@ -824,11 +845,13 @@ class _Dropping:
         # its finish composes the document again whole.)
         return reach
 
-    def _speculate(self, field: str, item: bool) -> Callable[[str, Node, Node], None] | None:
-        """The fold for a config's data `field` written before its kind
-        (DroppingComposer._undecided): its folder, made without a kind;
-        None where the kind would not fold it (Pruner.folds_ahead)."""
-        if not self.prune.folds_ahead(field, item):
+    def _speculate(self, field: str, item: bool, at: int) -> Callable[[str, Node, Node], None] | None:
+        """The fold for a config's data `field` written before its kind, its
+        key at offset `at` (DroppingComposer._undecided): its folder, made
+        without a kind; None where the kind would not fold it
+        (Pruner.folds_ahead), as far as the text tells before it is
+        composed (_kind_written_after)."""
+        if not self.prune.folds_ahead(field, item, _kind_written_after(self._text, at)):
             return None
         folder = self._folder_of(item)
         if folder is None:

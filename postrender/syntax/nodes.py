@@ -572,9 +572,10 @@ class DroppingComposer(Composer):
         Composer.__init__(self, stream)
         self.reach_of = reach_of
         self.fold: FoldEntry | None = None
-        # speculate(field, item): the fold for a config's data field written
-        # before its kind (_undecided), or None to read it whole.
-        self.speculate: Callable[[str, bool], FoldEntry | None] | None = None
+        # speculate(field, item, at): the fold for a config's data field
+        # written before its kind (_undecided), its key at offset `at`, or
+        # None to read it whole.
+        self.speculate: Callable[[str, bool, int], FoldEntry | None] | None = None
         # What may be dropped under each node being composed, root first:
         # an _Object, a Reach, WHOLE_REACH, _BESIDE, _DEAD or _ITEMS.
         self._stack: list[object] = []
@@ -712,7 +713,7 @@ class DroppingComposer(Composer):
         mark = _FOLDED_AHEAD.get(name)
         if (mark is not None and obj.reach is _UNDECIDED and obj.kind is None and obj.api_version == "v1"
                 and self.speculate is not None):
-            fold = self.speculate(name, obj is not self._root)
+            fold = self.speculate(name, obj is not self._root, key.start_mark)
             if fold is not None:
                 self.fold = fold
                 return mark

@@ -431,19 +431,41 @@ _AHEAD_OF_NO_CONFIG = {
 }
 
 
+# Where the text names the kind after the data (read._kind_written_after),
+# and it is none that folds that field: nothing is folded ahead of it.
+_KIND_READ_AHEAD_SAYS_NO = {"a custom kind", "a ConfigMap's stringData", "a Secret's binaryData"}
+
+
+@pytest.mark.parametrize("read_ahead", [True, False], ids=["kind read ahead", "kind not read ahead"])
 @pytest.mark.parametrize("listed", [False, True], ids=["document", "item"])
 @pytest.mark.parametrize("case", _AHEAD_OF_NO_CONFIG, ids=list(_AHEAD_OF_NO_CONFIG))
-def test_data_folded_ahead_of_what_is_no_config_is_read_whole(case, listed, monkeypatch):
+def test_data_folded_ahead_of_what_is_no_config_is_read_whole(case, listed, read_ahead, monkeypatch):
+    # Not read ahead (a kind the text does not name so): the kind, once
+    # learned, must refuse what was folded ahead of it.
+    if not read_ahead:
+        monkeypatch.setattr(read_module, "_kind_written_after", lambda text, at: None)
     text = _AHEAD_OF_NO_CONFIG[case]
     _rendered(_as_list(text, _WORKLOAD) if listed else text + _WORKLOAD, "", monkeypatch)
     try:
         _, folders = _read_folded(text, monkeypatch)
     except PostrenderError:
         return  # read whole, as it must be, to say what it says
-    # Entries were taken ahead of the kind (but where the apiVersion says no
-    # config), and the document read whole.
-    assert bool(folders) is ("v2" not in text)
-    assert all(folder.fields and folder.root is None for folder in folders)
+    # Entries were taken ahead of the kind (but where the apiVersion or the
+    # kind read ahead says no config), and the document read whole.
+    taken = [folder for folder in folders if folder.fields]
+    assert bool(taken) is ("v2" not in text and not (read_ahead and case in _KIND_READ_AHEAD_SAYS_NO))
+    assert all(folder.root is None for folder in folders)
+
+
+def test_the_kind_is_read_ahead_where_kustomize_and_kubectl_write_it():
+    item = "items:\n- apiVersion: v1\n  data:\n    a: x\n    kind: no\n  kind: Secret\n  metadata: {name: s}\n"
+    assert read_module._kind_written_after(item, item.index("data:")) == "Secret"
+    root = "apiVersion: v1\nbinaryData:\n  a: YQ==\ndata:\n  kind: Secret\nkind: 'ConfigMap'  # generated\n"
+    assert read_module._kind_written_after(root, root.index("binaryData:")) == "ConfigMap"
+    first = "- data:\n    a: x\n  kind: ConfigMap\n"  # the item's first key
+    assert read_module._kind_written_after(first, first.index("data:")) == "ConfigMap"
+    for none in ("apiVersion: v1\ndata:\n  a: x\n  kind: Secret\n", "apiVersion: v1\ndata:\n  a: x\nkind: {a: b}\n"):
+        assert read_module._kind_written_after(none, none.index("data:")) is None
 
 
 def test_data_folded_ahead_of_a_field_spec_into_it_is_read_whole(monkeypatch, tmp_path):
@@ -466,17 +488,22 @@ def _read_counted(text: str, monkeypatch, copies) -> tuple[list, int]:
     return folders, len(composed)
 
 
+@pytest.mark.parametrize("read_ahead", [True, False], ids=["kind read ahead", "kind not read ahead"])
 @pytest.mark.parametrize("alphabetical", [False, True], ids=["kind-first", "data-first"])
-def test_a_list_item_of_a_kind_the_run_copies_is_not_folded_only_to_be_composed_again(alphabetical, monkeypatch):
+def test_a_list_item_of_a_kind_the_run_copies_is_not_folded_only_to_be_composed_again(alphabetical, read_ahead,
+                                                                                     monkeypatch):
     # Under --keep-original=auto every Secret keeps a copy, made from its
     # item's tree: its data is read whole at once, not folded and then
-    # composed again. Data before the kind may be a Secret's: not folded
-    # either. A ConfigMap's is, as the run copies none.
+    # composed again. Data before a kind the text does not name may be a
+    # Secret's: not folded either. A ConfigMap's is, as the run copies none.
+    if not read_ahead:
+        monkeypatch.setattr(read_module, "_kind_written_after", lambda text, at: None)
     secret = _config("Secret", {"data": [(f"s{i}", "YQ==") for i in range(30)]}, "creds", alphabetical)
     config_map = _config("ConfigMap", {"data": [(f"k{i}", "v") for i in range(30)]}, alphabetical=alphabetical)
     folders, composed = _read_counted(_as_list(secret, _WORKLOAD, config_map), monkeypatch, {"Secret"})
     assert composed == 1
-    assert [folder.kind for folder in folders if folder.fields] == ([] if alphabetical else ["ConfigMap"])
+    taken = [folder.kind for folder in folders if folder.fields]
+    assert taken == ([] if alphabetical and not read_ahead else ["ConfigMap"])
     folders, composed = _read_counted(_as_list(secret, _WORKLOAD, config_map), monkeypatch, set())
     assert composed == 1 and [folder.kind for folder in folders if folder.fields] == ["Secret", "ConfigMap"]
 
@@ -492,3 +519,21 @@ def test_data_before_the_kind_is_folded_where_every_kind_with_it_folds_it():
     assert [needs(None).folds_ahead(field, True) for field in every] == [False, False, False]
     # A document's copy is made from its text: its data is folded whatever the run copies.
     assert [needs(None, {"Secret", "ConfigMap"}).folds_ahead(field, False) for field in every] == [True, True, True]
+    # The kind read ahead: only its own fields, and only a config kind's.
+    assert [needs(_ahead, {"Secret"}).folds_ahead(field, True, "ConfigMap") for field in every] == [True, True, False]
+    assert [needs(_ahead).folds_ahead(field, False, "Secret") for field in every] == [True, False, True]
+    assert [needs(_ahead).folds_ahead(field, False, "Thing") for field in every] == [False, False, False]
+
+
+@pytest.mark.parametrize("guess", ["ConfigMap", "Secret", "Thing"])
+@pytest.mark.parametrize("argv", ["", "--keep-original=all", "--keep-original=none"])
+def test_a_kind_read_ahead_wrongly_only_changes_how_it_is_composed(guess, argv, monkeypatch):
+    # The text may name a kind at the key's column that is not the object's
+    # (another object's line): the kind learned then settles, or refuses,
+    # what was folded ahead, as when nothing was read ahead.
+    monkeypatch.setattr(read_module, "_kind_written_after", lambda text, at: guess)
+    secret = _config("Secret", {"data": [(f"s{i}", "YQ==") for i in range(6)]}, "creds", alphabetical=True)
+    config_map = _config("ConfigMap", {"data": [(f"k{i}", "v") for i in range(6)]}, alphabetical=True)
+    thing = _AHEAD_OF_NO_CONFIG["a custom kind"]
+    _rendered(_as_list(secret, _WORKLOAD, config_map, thing), argv, monkeypatch)
+    _rendered(secret + _WORKLOAD + "---\n" + config_map + "---\n" + thing, argv, monkeypatch)
