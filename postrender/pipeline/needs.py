@@ -207,16 +207,20 @@ class Needs:
         _merge_wildcards(reach)
         return reach
 
-    def folds_ahead(self, field: str, item: bool, kind: str | None = None) -> bool:
-        """Whether a config's `field` written before its kind (kustomize's
-        and kubectl's order) is worth reading entry by entry as it is
-        composed, the kind not known yet (read._Dropping): where the config
-        kind the text says it will be (`kind`), or else every config kind
-        that has the field, reads it so (`reach`). Else it would be
-        composed again whole once the kind is known."""
-        kinds = [kind] if kind is not None else [name for name, fields in folding.STRING_FIELDS.items() if field in fields]
-        return all((reach := self.reach(name, "v1", item)) is not None and reach.get(field).__class__ is Fold
-                   for name in kinds)
+    def folds_ahead(self, field: str, api_version: str, item: bool, kind_after: Callable[[], str | None]) -> bool:
+        """Whether an object's `field` written before its kind (a config's
+        data, in kustomize's and kubectl's order) is worth reading entry by
+        entry as it is composed, the kind not known yet (read._Dropping):
+        where the kind the text says it will be (`kind_after`), or else every
+        config kind that has the field, reads it so (`reach`). Else it would
+        be composed again whole once the kind is known."""
+        having = [kind for kind, fields in folding.STRING_FIELDS.items() if field in fields]
+        folding_it = [kind for kind in having
+                      if (reach := self.reach(kind, api_version, item)) is not None and reach.get(field).__class__ is Fold]
+        if not folding_it:
+            return False  # no config's data, or none folded here
+        named = kind_after()
+        return named in folding_it if named is not None else folding_it == having
 
     def forget(self, objects: list[KubeObject]) -> None:
         """Drops what `item` found in objects read will not keep: a List it

@@ -635,10 +635,11 @@ class Pruner(Protocol):
         what is off those paths may be dropped as its document is composed;
         None: none of it. `item`: the object is a List's item."""
 
-    def folds_ahead(self, field: str, item: bool, kind: str | None = None) -> bool:
-        """Whether a config's data `field` written before its kind may be
-        folded as composed, the kind not known yet; `kind`: what the text
-        says it will be, if it says."""
+    def folds_ahead(self, field: str, api_version: str, item: bool, kind_after: Callable[[], str | None]) -> bool:
+        """Whether an object's `field` written before its kind may be folded
+        as composed, the kind not known yet: a config's data. `kind_after`:
+        what the text says the kind will be, if it says (asked only of a
+        field some config kind folds)."""
 
     def folder(self, kind: str | None) -> Folder:
         """What takes the entries of the mappings a reach marks Fold, as the
@@ -706,8 +707,8 @@ def _read_document(doc: Document, limits: Limits, count: _Count, odd_breaks: boo
     if prune is not None and prune.prunes and not odd_breaks:
         large = len(doc.text) >= DROP_FROM
         if "List" in doc.text and _takes_items(doc) and not (large and _not_a_list(doc.text)):
-            dense = large and _may_hold_a_large_item(doc.text)
-            parts = items = (_DroppingItems if dense else _Items)(doc, prune, shared)
+            large_item = large and _may_hold_a_large_item(doc.text)
+            parts = items = (_DroppingItems if large_item else _Items)(doc, prune, shared)
         elif large and _in_parts(doc):
             parts = _Dropping(prune)
     doc.root = _compose(doc, limits, count, parts)
@@ -845,13 +846,13 @@ class _Dropping:
         # its finish composes the document again whole.)
         return reach
 
-    def _speculate(self, field: str, item: bool, at: int) -> Callable[[str, Node, Node], None] | None:
-        """The fold for a config's data `field` written before its kind, its
-        key at offset `at` (DroppingComposer._undecided): its folder, made
-        without a kind; None where the kind would not fold it
+    def _speculate(self, field: str, api_version: str, item: bool, at: int) -> Callable[[str, Node, Node], None] | None:
+        """The fold for an object's `field` written before its kind, its key
+        at offset `at` (DroppingComposer._undecided): its folder, made
+        without a kind; None where no config's data is folded there
         (Pruner.folds_ahead), as far as the text tells before it is
         composed (_kind_written_after)."""
-        if not self.prune.folds_ahead(field, item, _kind_written_after(self._text, at)):
+        if not self.prune.folds_ahead(field, api_version, item, lambda: _kind_written_after(self._text, at)):
             return None
         folder = self._folder_of(item)
         if folder is None:
@@ -935,9 +936,14 @@ class _Items(_ListParts):
                 self.take(items, len(items.value) - 1)  # the last, never followed by another
             self.kept = not self.failed
         if not self.kept:
-            self.prune.forget(self.objects)
-            self.objects = []
+            self.forget()
         return self.kept
+
+    def forget(self) -> None:
+        """Forgets the items taken: the List is composed again whole."""
+        self.prune.forget(self.objects)
+        self.objects = []
+        self.kept = False
 
 
 class _DroppingItems(_Items):
@@ -965,9 +971,7 @@ class _DroppingItems(_Items):
     def finish(self, root: Node | None, loader: Composer, plain: bool) -> bool:
         if self.dropping.finish(root, loader, plain) and super().finish(root, loader, plain):
             return True
-        self.prune.forget(self.objects)
-        self.objects = []
-        self.kept = False
+        self.forget()
         return False
 
 

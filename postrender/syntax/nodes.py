@@ -572,10 +572,10 @@ class DroppingComposer(Composer):
         Composer.__init__(self, stream)
         self.reach_of = reach_of
         self.fold: FoldEntry | None = None
-        # speculate(field, item, at): the fold for a config's data field
-        # written before its kind (_undecided), its key at offset `at`, or
-        # None to read it whole.
-        self.speculate: Callable[[str, bool, int], FoldEntry | None] | None = None
+        # speculate(key, apiVersion, item, at): the fold for the value of
+        # `key`, at offset `at`, written before its object's kind
+        # (_undecided), or None to read it whole.
+        self.speculate: Callable[[str, str, bool, int], FoldEntry | None] | None = None
         # What may be dropped under each node being composed, root first:
         # an _Object, a Reach, WHOLE_REACH, _BESIDE, _DEAD or _ITEMS.
         self._stack: list[object] = []
@@ -702,21 +702,20 @@ class DroppingComposer(Composer):
     def _undecided(self, obj: _Object, key: ScalarNode) -> object:
         """The mark for a value of an object whose Reach is not known (or
         None): the root's `items`, unless it is known to be no List; a
-        `data`, `binaryData` or `stringData` written before `kind`, as
-        kustomize and kubectl write them (alphabetical: `apiVersion`,
-        `data`, `kind`), folded ahead of the kind when `speculate` takes it:
-        its `reach_of` then says whether the kind folds it too, and if not
-        the document is composed again whole."""
+        mapping written before `kind` (a config's data, as kustomize and
+        kubectl write it: `apiVersion`, `data`, `kind`), folded ahead of the
+        kind where `speculate` gives a fold for it: `reach_of` then says
+        whether the kind folds it too, and if not the document is composed
+        again whole."""
         name = key.value
         if name == "items" and obj is self._root and self.on_item is not None:
             return _ITEMS
-        mark = _FOLDED_AHEAD.get(name)
-        if (mark is not None and obj.reach is _UNDECIDED and obj.kind is None and obj.api_version == "v1"
+        if (obj.reach is _UNDECIDED and obj.kind is None and obj.api_version is not None
                 and self.speculate is not None):
-            fold = self.speculate(name, obj is not self._root, key.start_mark)
+            fold = self.speculate(name, obj.api_version, obj is not self._root, key.start_mark)
             if fold is not None:
                 self.fold = fold
-                return mark
+                return Fold(name)
         return WHOLE_REACH
 
     def _learn(self, obj: _Object, mapping: MappingNode) -> None:
@@ -743,11 +742,6 @@ _KEYS_HELD = 1024
 # (Fold): a config's data of a few entries costs less held whole than read
 # apart, and a dense one holds no more than this many nodes at a time.
 _FOLD_FROM = 1024
-
-# The fields of a ConfigMap or Secret folded even before its kind is known
-# (DroppingComposer._undecided): an object of apiVersion v1 that has them is
-# most likely one.
-_FOLDED_AHEAD = {name: Fold(name) for name in ("data", "binaryData", "stringData")}
 
 # A DroppingComposer's marks for what may go under a node: nothing of it is
 # read, but its parent is (prune keeps its scalars, and its items if all

@@ -513,16 +513,20 @@ def test_data_before_the_kind_is_folded_where_every_kind_with_it_folds_it():
         return Needs(TABLE, pod_string_specs(TABLE), prepare=prepare, copies=lambda kind: kind in copies)
 
     every = ("data", "binaryData", "stringData")
-    assert [needs(_ahead).folds_ahead(field, True) for field in every] == [True, True, True]
-    assert [needs(_ahead, {"Secret"}).folds_ahead(field, True) for field in every] == [False, True, False]
-    assert [needs(_ahead, {"ConfigMap"}).folds_ahead(field, True) for field in every] == [False, False, True]
-    assert [needs(None).folds_ahead(field, True) for field in every] == [False, False, False]
+    assert [needs(_ahead).folds_ahead(field, "v1", True, lambda: None) for field in every] == [True, True, True]
+    assert [needs(_ahead, {"Secret"}).folds_ahead(field, "v1", True, lambda: None) for field in every] == [False, True, False]
+    assert [needs(_ahead, {"ConfigMap"}).folds_ahead(field, "v1", True, lambda: None) for field in every] == [False, False, True]
+    assert [needs(None).folds_ahead(field, "v1", True, lambda: None) for field in every] == [False, False, False]
     # A document's copy is made from its text: its data is folded whatever the run copies.
-    assert [needs(None, {"Secret", "ConfigMap"}).folds_ahead(field, False) for field in every] == [True, True, True]
+    assert [needs(None, {"Secret", "ConfigMap"}).folds_ahead(field, "v1", False, lambda: None) for field in every] == [True, True, True]
     # The kind read ahead: only its own fields, and only a config kind's.
-    assert [needs(_ahead, {"Secret"}).folds_ahead(field, True, "ConfigMap") for field in every] == [True, True, False]
-    assert [needs(_ahead).folds_ahead(field, False, "Secret") for field in every] == [True, False, True]
-    assert [needs(_ahead).folds_ahead(field, False, "Thing") for field in every] == [False, False, False]
+    assert [needs(_ahead, {"Secret"}).folds_ahead(field, "v1", True, lambda: "ConfigMap") for field in every] == [True, True, False]
+    assert [needs(_ahead).folds_ahead(field, "v1", False, lambda: "Secret") for field in every] == [True, False, True]
+    assert [needs(_ahead).folds_ahead(field, "v1", False, lambda: "Thing") for field in every] == [False, False, False]
+    # No config's field, or no config's apiVersion: nothing folded, and the text not read ahead.
+    unread = lambda: pytest.fail("the text read ahead for what no config folds")  # noqa: E731
+    assert not needs(_ahead).folds_ahead("spec", "v1", False, unread)
+    assert not needs(_ahead).folds_ahead("data", "apps/v1", False, unread)
 
 
 @pytest.mark.parametrize("guess", ["ConfigMap", "Secret", "Thing"])
