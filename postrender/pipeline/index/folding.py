@@ -36,9 +36,15 @@ _CONFIG_KEY = LazyPattern(r"[-._a-zA-Z0-9]+")
 # stringData or a Secret's binaryData is no field of theirs. The fields
 # folded, and the ones configs.validate checks.
 STRING_FIELDS = {"ConfigMap": {"data": False, "binaryData": True}, "Secret": {"data": True, "stringData": False}}
-# Of a config whose kind is not known yet (ConfigFolder): `data` is base64
-# in a Secret, not in a ConfigMap; either kind has only one of the others.
-_EITHER_KIND = {"data": None, "binaryData": True, "stringData": False}
+# Of a config whose kind is not known yet (ConfigFolder): whether a field is
+# base64 where every kind that has it agrees, else None (`data`: a
+# Secret's is, a ConfigMap's is not).
+def _encoded_in_either(field: str) -> bool | None:
+    encoded = {fields[field] for fields in STRING_FIELDS.values() if field in fields}
+    return encoded.pop() if len(encoded) == 1 else None
+
+
+_EITHER_KIND = {field: _encoded_in_either(field) for fields in STRING_FIELDS.values() for field in fields}
 
 
 class FoldedEntries:
