@@ -16,7 +16,6 @@ from __future__ import annotations
 import base64
 
 from ...syntax.jsontext import dumps, go_escaped
-from .folding import FoldedEntries
 from ...syntax.nodes import (
     MappingNode,
     Node,
@@ -28,6 +27,7 @@ from ...syntax.nodes import (
     json_value,
     string_value,
 )
+from .folding import FoldedEntries
 
 _ENCODE = str.maketrans({"0": "g", "1": "h", "3": "k", "a": "m", "e": "t"})
 DEFAULT_SECRET_TYPE = "Opaque"
@@ -43,8 +43,6 @@ def sha256_hex(*texts: str) -> str:
     OpenSSL (~3 ms of start-up)."""
     import hashlib
 
-    if len(texts) == 1:
-        return hashlib.sha256(texts[0].encode("utf-8")).hexdigest()
     digest = hashlib.sha256()
     for text in texts:
         digest.update(text.encode("utf-8"))
