@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterator
 
 from ..fieldspecs import ReferenceTable
 from ..fieldspecs.walk import PathTree, SpecIndex
-from ..syntax.nodes import MERGE_KEY, WHOLE_REACH, Fold, MappingNode, Reach, ScalarNode, SequenceNode, node_at
+from ..syntax.nodes import WHOLE_REACH, Fold, MappingNode, Reach, ScalarNode, SequenceNode, may_hold_merge_keys, node_at
 from ..syntax.prune import Path, prune, stub
 from .graph import byname, dependencies, producers, references
 from .graph.references import is_config_object
@@ -92,7 +92,7 @@ class Needs:
                 self._walk(obj)
         # Every document, small ones too: the walk is done, and what the
         # stages still read is a few paths (prune follows only those).
-        if not self.prunes or doc.root is None or doc.shared or not objects or MERGE_KEY in doc.text:
+        if not self.prunes or doc.root is None or doc.shared or not objects or may_hold_merge_keys(doc.text):
             return
         readers = self._readers_made()
         for obj in objects if not walked else ():

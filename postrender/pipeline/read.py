@@ -48,6 +48,9 @@ from ..syntax.nodes import (
     json_key,
     json_value,
     line_starts,
+    may_hold_anchors,
+    may_hold_merge_keys,
+    may_hold_tags,
     node_at,
     plain_json_key,
     scalar_value,
@@ -743,7 +746,7 @@ def _in_parts(doc: Document) -> bool:
     keys, escapes), or offsets mended after composing (a byte-order mark,
     masked lines)."""
     text = doc.text
-    return ("!" not in text and MERGE_KEY not in text and not _may_need_a_look(text)
+    return (not may_hold_merge_keys(text) and not may_hold_tags(text) and not _may_need_a_look(text)
             and not text.startswith("\ufeff") and _masked(doc) is None)
 
 
@@ -1110,7 +1113,7 @@ def _is_null_document(doc: Document, root: ScalarNode) -> bool:
     `~`, `!!null`, `&a`). Any other scalar, a `|` or `>` block of text
     included, is a string, number or bool kubectl cannot read as an object;
     a `!!null` tag on something else (`!!null x`) go-yaml refuses."""
-    if "!" in doc.text:
+    if may_hold_tags(doc.text):
         _mark_explicit_str(doc.text, root)  # `!!str ~` is the string "~"
     try:
         return scalar_value(root) is None
@@ -1160,7 +1163,7 @@ def recompose(doc: Document, items: Collection[int] | None = None) -> MappingNod
     root, _, _ = _composed(doc, _masked(doc), only)
     if not isinstance(root, MappingNode):
         return None  # never: the same text composed to a mapping once
-    if "!" in doc.text:
+    if may_hold_tags(doc.text):
         # The styles _check_structure gives the first graph's `!!str` scalars.
         for node in unique_nodes(root):
             if isinstance(node, ScalarNode):
@@ -1424,8 +1427,9 @@ _VALUE_MAPPINGS = ("data", "stringData", "binaryData")
 
 # What only a walk of the node graph finds, written in the text, beyond a
 # tag or a merge key (the composer looks for those: Composer.plain_text): an
-# anchor (and so aliases), a `\/` escape, an infinite or NaN number. The
-# first two are checked at C speed (`in`), the numbers' words in one search:
+# anchor (and so aliases: may_hold_anchors), a `\/` escape, an infinite or
+# NaN number. The first two are checked at C speed (`in`, and a find for
+# each `&`), the numbers' words in one search:
 # all start with a ".", which a regex finds at memchr's speed, where a test
 # per word read each document six times more.
 _NONFINITE_WRITTEN = re.compile("|".join(re.escape(word) for word in sorted({w.lstrip("+-") for w in NONFINITE_WORDS})))
@@ -1436,7 +1440,7 @@ def _may_need_a_look(text: str) -> bool:
     mappings all have plain, distinct keys (the composer tells) may still
     hold something _check_structure refuses. Most documents hold none of
     these, and are not walked again."""
-    return "&" in text or "\\/" in text or _NONFINITE_WRITTEN.search(text) is not None
+    return may_hold_anchors(text) or "\\/" in text or _NONFINITE_WRITTEN.search(text) is not None
 
 
 def _check_structure(doc: Document, root: Node, limits: Limits) -> None:
@@ -1444,12 +1448,12 @@ def _check_structure(doc: Document, root: Node, limits: Limits) -> None:
     before anything walks the graph."""
     text = doc.text
     # Without an anchor there is no alias: every node is reached once.
-    anchors = "&" in text
+    anchors = may_hold_anchors(text)
     if anchors:
         _check_expansion(doc, root, limits.max_expanded_nodes)
         if "*" in text:
             doc.shared = _shared_nodes(root)
-    tags = "!" in text
+    tags = may_hold_tags(text)
     slashes = "\\/" in text and not _is_json_first(doc)
     seen_nodes: set[int] = set()
     # Each node with what a message may say about its keys: None, anything;
@@ -1513,7 +1517,7 @@ def _duplicate_key(doc: Document, key: ScalarNode, shown: tuple[str, str] | None
 
 
 def _check_scalar(doc: Document, node: ScalarNode, tags: bool) -> None:
-    # Without a "!" in the document every scalar is untagged: no tag to read
+    # Where no `!` may start a tag (may_hold_tags) every scalar is untagged: no tag to read
     # (ruamel builds node.tag anew on each access).
     if not node.style and node.value in NONFINITE_WORDS and (not tags or node.tag == STR_TAG):
         _unreadable(doc, node, "an infinite or NaN number (.inf, .nan), which JSON cannot hold")

@@ -355,6 +355,72 @@ _DEFAULT_TAGS.update(zip(_OUR_NODES, (_DEFAULT_TAGS[kind] for kind in (ScalarNod
 _DEFAULT_TAGS.update(zip(_RUAMEL_NODES, (_DEFAULT_TAGS[kind] for kind in _OUR_NODES)))
 
 
+def may_hold_tags(text: str) -> bool:
+    """Whether a node of the text may be tagged (`!!str 1`, `!foo`, a
+    non-specific `! 1`): some `!` stands where a node may start
+    (_may_start_a_node). Elsewhere a `!` is inside a scalar: `#!/bin/sh`,
+    `[ "$a" != b ]`, `Hello!`. A document whose `!`s all stand elsewhere is
+    read as one without any: no tag checks, and a large one may be
+    composed in parts (read._in_parts)."""
+    return "!" in text and (_may_start_a_node(text, "!") or _may_follow_properties(text, "!"))
+
+
+def may_hold_anchors(text: str) -> bool:
+    """Whether a node of the text may have an anchor (`&a x`), and so
+    others be aliases of it: as may_hold_tags, for `&`, which a scalar holds
+    as often (`a && b`, a URL's query)."""
+    return "&" in text and (_may_start_a_node(text, "&") or _may_follow_properties(text, "&"))
+
+
+def may_hold_merge_keys(text: str) -> bool:
+    """Whether a mapping of the text may hold a merge key: a plain `<<`
+    where a node may start, as may_hold_tags (a tagged one is a tag). A
+    shell script's here-document (`cat <<EOF`) is none."""
+    return MERGE_KEY in text and (_may_start_a_node(text, MERGE_KEY) or _may_follow_properties(text, MERGE_KEY))
+
+
+def _may_follow_properties(text: str, written: str) -> bool:
+    """Whether `written` may follow a tag or an anchor (`&a !t x`, `!t &a
+    x`, `&a <<: x`): where the text may hold either, this says yes, rather
+    than tell a property's end from a scalar's text."""
+    return any(indicator in text and _may_start_a_node(text, indicator) for indicator in "!&" if indicator != written)
+
+
+def _may_start_a_node(text: str, written: str) -> bool:
+    """Whether some `written` (`!` a tag, `&` an anchor, `<<` a merge key)
+    stands where libyaml may start a node. It reads a node's properties,
+    and a plain key, only at a token's start, and a node starts only after
+    a line break (or the text's start, or a byte order mark) or an
+    indicator that opens one (`-`, `?`, `:`, `[`, `{`, `,`, and `---`), with
+    spaces or tabs between, or after another node's properties
+    (_may_follow_properties). It may say yes where no node starts (a line
+    of a block scalar starting `!`), never no where one does."""
+    at = text.find(written)
+    # Most texts hold a few: each is looked at where it is. A text holding
+    # many is searched once, at C speed (about 11 ms a MB).
+    for _ in range(_WRITTEN_LOOKED_AT):
+        if at < 0:
+            return False
+        before = at - 1
+        while before >= 0 and text[before] in " \t":
+            before -= 1
+        if before < 0 or text[before] in _BEFORE_A_NODE:
+            return True
+        at = text.find(written, at + 1)
+    return at >= 0 and _A_NODE_STARTING[written].search(text, at) is not None
+
+
+# What may stand before a node, spaces and tabs between (_may_start_a_node):
+# libyaml's line breaks, a byte order mark, the indicators after which a
+# node starts.
+_BEFORE_A_NODE = "\n\r\x85\u2028\u2029\ufeff-?:[{,"
+_A_NODE_STARTING = {
+    written: LazyPattern("(?:\\A|[" + re.escape(_BEFORE_A_NODE) + "])[ \t]*" + re.escape(written))
+    for written in ("!", "&", MERGE_KEY)
+}
+_WRITTEN_LOOKED_AT = 64
+
+
 class Composer(CParser):
     """libyaml's composer (ruamel.yaml.clib), building postrender's nodes,
     with the resolver hooks it calls answered directly.
@@ -375,11 +441,12 @@ class Composer(CParser):
     def __init__(self, stream: object) -> None:
         CParser.__init__(self, _Text(stream) if type(stream) is str else stream)
         # What the text rules out at once: a merge key is a plain `<<` or a
-        # tagged one, and a tag is always written with a `!` (`!!str`,
-        # `!foo`, `%TAG`). `plain_text`: neither is anywhere in it.
+        # tagged one, and a tag is always written with a `!`, each where a
+        # node may start (may_hold_merge_keys, may_hold_tags). `plain_text`:
+        # neither is anywhere in it.
         text = stream if isinstance(stream, str) else None
-        merges = text is None or MERGE_KEY in text
-        self.plain_text = not merges and "!" not in text  # type: ignore[operator]
+        merges = text is None or may_hold_merge_keys(text)
+        self.plain_text = not merges and not may_hold_tags(text)  # type: ignore[arg-type]
         # How get() may search the document's small mappings.
         self.small_mappings: dict[str, Node] | None = (
             None if merges else _SEARCH_PLAIN if self.plain_text else _SEARCH

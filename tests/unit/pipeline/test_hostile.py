@@ -20,7 +20,9 @@ from ruamel.yaml.cyaml import CBaseLoader
 
 from conftest import FIXTURES, run_cli, run_postrender
 from postrender.errors import PostrenderError
-from postrender.limits import DEFAULT_MAX_DEPTH, MAX_DEPTH_CEILING
+from postrender.limits import DEFAULT_MAX_DEPTH, MAX_DEPTH_CEILING, Limits
+from postrender.pipeline import read as read_stage
+from postrender.pipeline.read import Source
 
 BAD = FIXTURES / "bad"
 CM = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\ndata:\n  a: b\n"
@@ -285,6 +287,16 @@ def test_merge_key_chains_are_counted_like_aliases():
         lines.append(f"  m{i}: &m{i} {{<<: [*m{i - 1}, *m{i - 1}, *m{i - 1}], k{i}: v}}")
     lines.append("spec: *m24")
     assert_refused(run_postrender([], "\n".join(lines) + "\n"), 1, None, "an alias bomb")
+
+
+def test_an_ampersand_inside_a_value_is_no_anchor_to_the_expansion_limit():
+    # More nodes written than the limit, and `&&` in a script: no anchor, so
+    # no alias and nothing to expand (a ConfigMap of 500,000 keys holding a
+    # script was refused as an alias bomb).
+    text = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  run.sh: make && make install\n"
+            + "".join(f"  k{i}: v\n" for i in range(150)))
+    stream = read_stage.read([Source(None, text)], Limits(max_expanded_nodes=80))
+    assert len(stream.objects) == 1
 
 
 # --- odd input that passes: the guards above must not catch it -------------

@@ -8,6 +8,8 @@ events the composer counts must be libyaml's."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -139,3 +141,179 @@ def test_a_duplicate_key_is_still_refused_where_it_is():
     result = run_postrender([], text)
     assert result.status == 1 and result.stdout == ""
     assert "document 1 (ConfigMap/a) line 8: duplicate key 'k' in a mapping" in result.stderr
+
+
+# --- a `!` that cannot start a tag (nodes.may_hold_tags) ---------------------
+
+def _tagged(text: str) -> bool:
+    """Whether libyaml gave any node of the text a tag: one written out
+    (`!!str`, `!t`, which its composer hands over instead of resolving), or
+    the non-specific `!` (resolved as if untagged, but written at the
+    node's start, where its start mark is)."""
+    root, _ = _composed(text)
+    untagged = {nodes_module._DEFAULT_TAGS[kind] for kind in (nodes_module.ScalarNode, nodes_module.SequenceNode,
+                                                             nodes_module.MappingNode)}
+    return any(node.tag not in untagged or text.startswith("!", node.start_mark)
+               for node in nodes_module.unique_nodes(root))
+
+
+TAGGED = ["a: ! 1\n", "a: !!str 1\n", "- !x 1\n", "!t a: b\n", "? !t a\n: b\n", "{a: !t b}\n", "[a,!t b]\n",
+          '{"a":!t b}\n', "--- !t\na: b\n", "a: b\n!t c: d\n", "a:\r\n  !t b\n", "\ufeff!t a: b\n",
+          "!<tag:yaml.org,2002:str> a: b\n", "a: !<!> b\n", "- - !t x\n", "a:\n-   !t x\n", "a: &x !t b\n",
+          "%TAG !e! tag:example.com,2000:\n--- !e!t\na: b\n", "a: [b, c,\n  !t d]\n", "a: {b: c,\n\t!t d: e}\n"]
+UNTAGGED = ["a: |\n  #!/bin/sh\n  [ \"$a\" != b ] && exit 1\n", "a: Hello!\n", "a: b!c\n", "a: '!x'\n",
+            'a: "! x"\n', "a: [x!, y!z]\n", "a: b ! c\n", "a!: b\n", "a: if ! true; then\n"]
+
+
+@pytest.mark.parametrize("text", TAGGED)
+def test_a_tag_where_libyaml_reads_one_is_seen(text):
+    assert _tagged(text), "the case must hold a tag"
+    assert nodes_module.may_hold_tags(text)
+    _root, loader = _composed(text)
+    assert not _screened_out(text, loader)
+
+
+@pytest.mark.parametrize("text", UNTAGGED)
+def test_a_bang_inside_a_scalar_is_no_tag(text):
+    assert not _tagged(text), "the case must hold no tag"
+    assert not nodes_module.may_hold_tags(text)
+    _root, loader = _composed(text)
+    assert _screened_out(text, loader)
+
+
+def test_many_bangs_are_searched_alike(monkeypatch):
+    # Past _WRITTEN_LOOKED_AT the rest of the text is searched by a regex: the
+    # same answer, for a tag before that point, after it, or none.
+    script = "  [ a != b ]\n" * 100
+    for text in ("a: |\n" + script + "b: ok\n", "a: |\n" + script + "b: !t ok\n", "b: !t ok\na: |\n" + script):
+        expected = nodes_module.may_hold_tags(text)
+        monkeypatch.setattr(nodes_module, "_WRITTEN_LOOKED_AT", 1)
+        assert nodes_module.may_hold_tags(text) == expected
+        monkeypatch.setattr(nodes_module, "_WRITTEN_LOOKED_AT", 10_000)
+        assert nodes_module.may_hold_tags(text) == expected
+        monkeypatch.undo()
+    assert [nodes_module.may_hold_tags(t) for t in ("a: |\n" + script, "a: |\n" + script + "b: !t ok\n")] == [False, True]
+
+
+# Pieces of text drawn around a `!`: whatever libyaml reads of them, a
+# tagged node is never missed.
+_PIECES = ["a", "b: ", "- ", "? ", ": ", "[", "]", "{", "}", ", ", ",", "\n", "\n  ", "\t", " ", "'", '"', "|\n  ",
+           ">\n  ", "#", "!", "!!str ", "!t ", "! ", "&x ", "*x", "---\n", "x!", "\r\n", "\ufeff"]
+
+
+@settings(deadline=None, max_examples=1500, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.sampled_from(_PIECES), min_size=1, max_size=12), st.integers(0, 1))
+def test_a_tagged_node_is_never_missed(pieces, bang_first):
+    text = "".join(pieces)
+    if bang_first:
+        text = "!" + text
+    try:
+        tagged = _tagged(text)
+    except Exception:  # not YAML libyaml reads as one document: nothing to miss
+        return
+    if tagged:
+        assert nodes_module.may_hold_tags(text), repr(text)
+
+
+def test_a_script_with_bangs_is_not_walked(monkeypatch):
+    walked = []
+    monkeypatch.setattr(read_stage, "_check_structure", lambda doc, root, limits: walked.append(doc.index))
+    head = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {}\ndata:\n"
+    bodies = ["  run.sh: |\n    #!/bin/sh\n    [ \"$A\" != b ] || exit 1\n", "  k: Hello!\n", "  k: ! v\n"]
+    text = "---\n".join(head.format(f"c{i}") + body for i, body in enumerate(bodies))
+    read_stage.read([Source(None, text)], Limits())
+    assert walked == [3]
+
+
+ANCHORED = ["a: &x 1\n", "- &x 1\n", "&x a: b\n", "{a: &x b}\n", "[a,&x b]\n", "a: !t &x b\n", "--- &x\na: b\n",
+            "a: b\n&x c: d\n"]
+UNANCHORED = ["a: |\n  make && make install\n", "a: http://x/?a=1&b=2\n", "a: '&x'\n", "a: b&c\n", "a: b & c\n"]
+
+
+@pytest.mark.parametrize("text", ANCHORED)
+def test_an_anchor_where_libyaml_reads_one_is_seen(text):
+    assert nodes_module.may_hold_anchors(text)
+    _root, loader = _composed(text)
+    assert not _screened_out(text, loader)
+
+
+@pytest.mark.parametrize("text", UNANCHORED)
+def test_an_ampersand_inside_a_scalar_is_no_anchor(text):
+    assert not nodes_module.may_hold_anchors(text) and not nodes_module.may_hold_tags(text)
+    _root, loader = _composed(text)
+    assert _screened_out(text, loader)
+
+
+def _anchored(text: str) -> bool:
+    """Whether libyaml read an anchor in the text: some node's properties,
+    written from its start mark, hold one."""
+    root, _ = _composed(text)
+    for node in nodes_module.unique_nodes(root):
+        written = _WRITTEN_PROPERTIES.match(text, node.start_mark)
+        if written and any(token.startswith("&") for token in written.group().split()):
+            return True
+    return False
+
+
+_WRITTEN_PROPERTIES = re.compile(r"(?:(?:!<[^>]*>|[&!][^\s,\[\]{}]*)(?:\s+|$))+")
+
+
+@settings(deadline=None, max_examples=1500, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.sampled_from(_PIECES + ["&", "& ", "&&"]), min_size=1, max_size=12))
+def test_an_anchored_node_is_never_missed(pieces):
+    text = "".join(pieces)
+    try:
+        anchored = _anchored(text)
+    except Exception:  # not YAML libyaml reads as one document
+        return
+    if anchored:
+        assert nodes_module.may_hold_anchors(text), repr(text)
+
+
+MERGED = ["<<: {a: 1}\n", "a:\n  <<: {b: 1}\n", "- <<: {a: 1}\n", "{<<: {a: 1}}\n", "[{b: 2, <<: {a: 1}}]\n",
+          "? <<\n: {a: 1}\n", "&x <<: {a: 1}\n", "!!merge <<: {a: 1}\n", "a: {b: 1,\n  <<: {c: 2}}\n"]
+UNMERGED = ["a: |\n  cat <<EOF\n  x\n  EOF\n", "a: 'x << y'\n", "a: b<<c\n", "a: 1 << 2\n"]
+
+
+@pytest.mark.parametrize("text", MERGED)
+def test_a_merge_key_where_libyaml_reads_one_is_seen(text):
+    assert _merged(text), "the case must hold a merge key"
+    assert nodes_module.may_hold_merge_keys(text)
+    _root, loader = _composed(text)
+    assert not _screened_out(text, loader)
+
+
+@pytest.mark.parametrize("text", UNMERGED)
+def test_a_here_document_is_no_merge_key(text):
+    assert not _merged(text), "the case must hold no merge key"
+    assert not nodes_module.may_hold_merge_keys(text)
+    _root, loader = _composed(text)
+    assert _screened_out(text, loader)
+
+
+def _merged(text: str) -> bool:
+    """Whether some mapping libyaml read from the text holds a merge key."""
+    root, _ = _composed(text)
+    return any(isinstance(node, nodes_module.MappingNode) and any(nodes_module.is_merge_key(key) for key, _ in node.value)
+               for node in nodes_module.unique_nodes(root))
+
+
+@settings(deadline=None, max_examples=1500, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.sampled_from(_PIECES + ["<<", "<<: ", "<< ", "<<: {a: 1}"]), min_size=1, max_size=12))
+def test_a_merge_key_is_never_missed(pieces):
+    text = "".join(pieces)
+    try:
+        merged = _merged(text)
+    except Exception:  # not YAML libyaml reads as one document
+        return
+    if merged:
+        assert nodes_module.may_hold_merge_keys(text), repr(text)
+
+
+def test_a_script_with_a_here_document_is_pruned_and_not_walked(monkeypatch):
+    walked = []
+    monkeypatch.setattr(read_stage, "_check_structure", lambda doc, root, limits: walked.append(doc.index))
+    text = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  run.sh: |\n    cat <<EOF >x\n    a\n    EOF\n"
+            "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: d\ndata:\n  <<: {k: v}\n")
+    read_stage.read([Source(None, text)], Limits())
+    assert walked == [2]

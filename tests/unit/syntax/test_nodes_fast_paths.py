@@ -45,16 +45,23 @@ def test_get_on_a_composed_document_is_get(keys, data, query):
                                min_size=len(keys), max_size=len(keys)))
     text = "{" + ", ".join(form.format(key) + f": {i}" for i, (key, form) in enumerate(zip(keys, forms))) + "}\n"
     fast = _compose(text)
-    assert fast.merge is (nodes._SEARCH if "!" in text else nodes._SEARCH_PLAIN)
+    assert fast.merge is (nodes._SEARCH if nodes.may_hold_tags(text) else nodes._SEARCH_PLAIN)
     found = get(fast, query)
     expected = _general(_compose(text), query)
     assert (found.value if found is not None else None) == (expected.value if expected is not None else None)
 
 
-@pytest.mark.parametrize("text", ["a: !!str 1\n", "a: {<<: {b: 1}}\n", "'<<': 1\n", "a: b!\n"])
+@pytest.mark.parametrize("text", ["a: !!str 1\n", "a: {<<: {b: 1}}\n", "a: {b: ! c}\n"])
 def test_a_tag_or_merge_key_in_the_text_keeps_the_general_search(text):
     root = _compose(text)
     assert all(node.merge is not nodes._SEARCH_PLAIN for node in unique_nodes(root) if isinstance(node, MappingNode))
+
+
+@pytest.mark.parametrize("text", ["a: b!\n", "a: {b: 'c != d'}\n", "'<<': 1\n", "a: {b: c << d}\n", "run: |\n  #!/bin/sh\n  [ \"$a\" != b ] && exit\n"])
+def test_a_bang_inside_a_scalar_keeps_the_plain_search(text):
+    # A `!`, `&` or `<<` where no node can start (may_hold_tags and its kin).
+    root = _compose(text)
+    assert all(node.merge is nodes._SEARCH_PLAIN for node in unique_nodes(root) if isinstance(node, MappingNode))
 
 
 @pytest.mark.parametrize("text, query, value", [
