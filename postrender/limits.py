@@ -37,7 +37,7 @@ class Limits:
     # Nesting of mappings and sequences in one document. Real manifests
     # (CRD schemas included) stay far below; libyaml's composer recurses in C.
     max_depth: int = DEFAULT_MAX_DEPTH
-    # Nodes a document would have with every alias expanded.
+    # Nodes a document's aliases would add to those written, expanded.
     max_expanded_nodes: int = DEFAULT_MAX_EXPANDED_NODES
     # YAML nodes accepted at any density; beyond it, one per BYTES_PER_NODE
     # characters of input, and a twentieth as many documents and List items

@@ -1624,7 +1624,10 @@ def _has_tag(text: str, node: Node) -> bool:
 
 
 def _check_expansion(doc: Document, root: Node, limit: int) -> None:
-    """Size of the tree the aliases stand for, computed without expanding it."""
+    """Refuses a document whose aliases, expanded, add more than `limit`
+    nodes to those written (an alias bomb), computed without expanding it.
+    What is written is bounded by --max-nodes: a dense document holding
+    one small alias is no bomb, however many nodes it writes."""
     sizes: dict[int, int] = {}
     on_path: set[int] = set()
     stack: list[tuple[Node, bool]] = [(root, False)]
@@ -1635,9 +1638,14 @@ def _check_expansion(doc: Document, root: Node, limit: int) -> None:
             on_path.discard(key)
             total = 1 + sum(sizes[id(child)] for child in children(node))
             sizes[key] = total
-            if total > limit:
+            # The distinct nodes under this one are among those sized so
+            # far, so aliases under it add at least total - len(sizes): a
+            # bomb is refused at the first node past the limit. At the root
+            # the two are equal.
+            if total - len(sizes) > limit:
                 raise PostrenderError(
-                    f"aliases expand to more than {limit} nodes (an alias bomb?)", doc.location(node)
+                    f"aliases expand to more than {limit} nodes beyond those written (an alias bomb?)",
+                    doc.location(node),
                 )
             continue
         if key in sizes:

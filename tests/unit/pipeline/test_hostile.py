@@ -289,6 +289,22 @@ def test_merge_key_chains_are_counted_like_aliases():
     assert_refused(run_postrender([], "\n".join(lines) + "\n"), 1, None, "an alias bomb")
 
 
+@pytest.mark.parametrize("aliases, refused", [(1, False), (16, False), (17, True)])
+def test_the_expansion_limit_counts_what_aliases_add_not_what_is_written(aliases, refused):
+    # Over 300 nodes written, more than the limit of 80; each alias of the
+    # 5-node list adds 5 when expanded: 16 add 80, 17 add 85.
+    written = "".join(f"  k{i}: v\n" for i in range(150))
+    text = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n"
+            "x:\n  l: &l [a, b, c, d]\n" + "".join(f"  u{i}: *l\n" for i in range(aliases)) + "data:\n" + written)
+    limits = Limits(max_expanded_nodes=80)
+    if refused:
+        with pytest.raises(PostrenderError, match="beyond those written"):
+            read_stage.read([Source(None, text)], limits)
+    else:
+        stream = read_stage.read([Source(None, text)], limits)
+        assert len(stream.objects) == 1
+
+
 def test_an_ampersand_inside_a_value_is_no_anchor_to_the_expansion_limit():
     # More nodes written than the limit, and `&&` in a script: no anchor, so
     # no alias and nothing to expand (a ConfigMap of 500,000 keys holding a
