@@ -5,6 +5,7 @@ the plan stage decides, this writes."""
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
+from itertools import chain
 
 from ..records import record
 from ..syntax import edit
@@ -180,6 +181,11 @@ class DocumentEdits:
     # The document composed again, for keys given to a mapping read did not
     # keep (see mapping_at).
     _whole: MappingNode | None = None
+    # The same for a List's items, each composed once, the others dropped
+    # (read.recompose): by item, the graph that holds it. Those expected
+    # (`expect`) are composed together, at the first that is asked for.
+    _items_whole: dict[int, MappingNode | None] | None = None
+    _expected: set[int] | None = None
     # A config's marks as made ahead (Prepared): the object, the edits, and
     # the values they set, standing for set_later_at(obj, (), ...) until
     # another mapping edit of the object comes (mapping_at). A List's items
@@ -236,17 +242,43 @@ class DocumentEdits:
             return [ahead]
         return [(obj, made, later) for obj, (made, later) in ahead.items()]  # type: ignore[union-attr]
 
+    def expect(self, obj: KubeObject) -> None:
+        """`obj`, a List's item, may be given keys by the edits to come: if
+        it must be composed again for them (mapping_at), it is composed with
+        the others expected, in one pass over the List's text."""
+        if obj.item is not None:
+            if self._expected is None:
+                self._expected = set()
+            self._expected.add(obj.item)
+
     def _mapping(self, obj: KubeObject, path: Path) -> MappingNode:
         root: Node | None = obj.node
         doc = self.document
         if not doc.kept_for_edits and obj.item not in doc.items_kept_for_edits:
-            if self._whole is None:
-                self._whole = recompose(doc)
-            root = object_node(self._whole, obj) if self._whole is not None else None
+            whole = self._whole_of(obj)
+            root = object_node(whole, obj) if whole is not None else None
         mapping = node_at(root, path) if root is not None else None
         if not isinstance(mapping, MappingNode):
             raise AssertionError(f"no mapping at {path!r} of {obj.describe()}")
         return mapping
+
+    def _whole_of(self, obj: KubeObject) -> MappingNode | None:
+        """The graph composed again that holds `obj`: the document's, or of
+        a List only the items asked for, so that the List is not held whole
+        for a few edits (a config hash on some workloads). Each item is in
+        one graph only, so edits to one mapping still merge."""
+        if obj.item is None:
+            if self._whole is None:
+                self._whole = recompose(self.document)
+            return self._whole
+        if self._items_whole is None:
+            self._items_whole = {}
+        composed = self._items_whole
+        if obj.item not in composed:
+            items = {obj.item} | (self._expected or set()) - composed.keys()
+            whole = recompose(self.document, items)
+            composed.update(dict.fromkeys(items, whole))
+        return composed[obj.item]
 
     def set_at(self, obj: KubeObject, path: Path, values: dict[str, Value]) -> None:
         """As `set`, on the mapping at `path` in `obj` (mapping_at)."""
@@ -521,6 +553,10 @@ def rewrite(graph: Graph, plan: Plan, options: Options, held: Collection[int] = 
     result = Rewrite({}, [], [], options)
     _versions(plan, result)
     _references(graph, plan, held, result, explain)
+    for obj in chain((p.obj for p in config_hashes), (m.obj for m in retention.marks),
+                     (r.referrer for r in retention.records)):
+        if obj.item is not None:
+            result.edits_of(obj.document).expect(obj)
     _config_hashes(config_hashes, result)
     _retention(retention, result)
     return result

@@ -487,3 +487,63 @@ def test_a_golden_input_as_a_resource_list_gets_its_results_where_composing_puts
     text = _golden_as_list(case, kind_last=False).replace("apiVersion: v1\nkind: List\n", _HEADS["ResourceList"], 1) + _FUNCTION_CONFIGS[config]
     fast, composed, _ = _krm_both(text, monkeypatch)
     assert fast == composed
+
+
+_NAMED_APP = """\
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {{name: reads-auth{i}, namespace: kube-system}}
+  spec:
+    template:
+      spec:
+        containers: [{{name: c, image: x}}]
+        volumes:
+        - name: v
+          configMap: {{name: aws-auth}}
+"""
+
+
+@pytest.mark.parametrize("flags", ["", "--keep-original=all"])
+def test_a_lists_items_given_a_config_hash_are_composed_again_together_not_the_whole_list(monkeypatch, flags):
+    # aws-auth keeps its name (a fixed name), so each workload mounting it
+    # gets a config hash on its pod template, which read did not keep: the
+    # List is composed again for them, with only those items, in one pass
+    # (the Argo CD chart as one List held whole for five: 58 MiB, now 42).
+    from postrender.cli import parse, render_options
+    from postrender.pipeline import rewrite
+    import shlex
+
+    asked = []
+    monkeypatch.setattr(rewrite, "recompose", lambda doc, items=None: asked.append(items) or recompose(doc, items))
+    text = (_list(6) + "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: aws-auth, namespace: kube-system}\n"
+            "  data: {mapRoles: x}\n" + "".join(_NAMED_APP.format(i=i) for i in range(3)))
+    sources = [Source("list.yaml", text)]
+    options = render_options(parse(shlex.split(flags)))
+    reporter = Reporter(verbose=False, stderr=io.StringIO())
+    pruned = render(sources, options, reporter)
+    hashed = [obj.item for obj in pruned.analysis.stream.objects if obj.name.startswith("reads-auth")]
+    assert hashed == [13, 14, 15]
+    assert asked == [set(hashed)]
+    whole = render(sources, options, reporter, read(sources, options.limits)).output  # nothing pruned
+    assert pruned.output == whole
+    assert pruned.output.count("postrender.io/config-hash") == 3
+
+
+def test_a_lists_item_not_expected_is_composed_again_alone_and_its_edits_still_merge():
+    # An edit to an item nobody said to expect composes that item alone;
+    # two edits to one mapping of it merge into one set of keys.
+    from postrender.pipeline.rewrite import DocumentEdits
+
+    stream = read([Source("list.yaml", _list(3))], Limits(), Needs(TABLE, pod_string_specs(TABLE)))
+    deployment, later = stream.objects[1], stream.objects[5]
+    edits = DocumentEdits(deployment.document)
+    edits.expect(deployment)
+    assert not deployment.document.kept_for_edits
+    assert {deployment.item, later.item} == {1, 5} and not {1, 5} & deployment.document.items_kept_for_edits
+    for obj in (deployment, later):
+        edits.set_at(obj, ("spec", "template"), {"metadata": {"annotations": {"a": "1"}}})
+        edits.set_at(obj, ("spec", "template"), {"metadata": {"annotations": {"b": "2"}}})
+    assert edits._items_whole is not None and sorted(edits._items_whole) == [1, 5]
+    assert edits._items_whole[1] is not edits._items_whole[5]
+    merged = 'metadata:\n        annotations:\n          a: "1"\n          b: "2"\n      '
+    assert [text for _, _, text in sorted(edits.edits())] == [merged, merged]
