@@ -785,13 +785,47 @@ def _kind_written_after(text: str, at: int) -> str | None:
 def _may_hold_a_large_item(text: str) -> bool:
     """Whether a large List may hold an item of DROP_FROM characters or
     more: some stretch of half as many, aligned to its size, names no
-    `kind` (every item names its own). Only then are its items dropped from
-    as they are composed (_DroppingItems): for a List of small items the
-    dropping composer's call per node costs more than it saves (the 5,000
-    bench apps as one List: +8% time). An item that names `kind` all
-    through is composed whole, then pruned, as any item of a List."""
+    `kind` (every item names its own), or, written in block style, two of
+    its items start that far apart (a CRD, which names `kind` all through).
+    Only then are its items dropped from as they are composed
+    (_DroppingItems): for a List of small items the dropping composer's
+    call per node costs more than it saves (the 5,000 bench apps as one
+    List: +8% time). A large item that names `kind` all through in a List
+    written otherwise (JSON) is composed whole, then pruned, as any item."""
     half = max(DROP_FROM // 2, 1)
-    return any(text.find("kind", start, start + half) < 0 for start in range(0, len(text) - half + 1, half))
+    return (any(text.find("kind", start, start + half) < 0 for start in range(0, len(text) - half + 1, half))
+            or _has_a_large_block_item(text))
+
+
+def _has_a_large_block_item(text: str) -> bool:
+    """Whether an item of the root's `items`, written in block style as
+    kubectl, kustomize and Helm write it (each item a `- ` at one column),
+    spans DROP_FROM characters or more, measured between the items' starts:
+    a CRD names `kind` all through its schema, and as an item it was
+    composed whole (the Argo CD chart as one List: 10 MiB more than as a
+    stream). A List written otherwise (JSON, flow style) says no here."""
+    at = 0 if text.startswith("items:") else text.find("\nitems:") + 1
+    if at == 0 and not text.startswith("items:"):
+        return False
+    line = text.find("\n", at)
+    while line >= 0 and text.startswith(("\n\n", "\n#"), line):  # blank lines and comments before the first item
+        line = text.find("\n", line + 1)
+    if line < 0:
+        return False
+    column = 0
+    while text.startswith(" ", line + 1 + column):
+        column += 1
+    if not text.startswith("- ", line + 1 + column):
+        return False
+    item_start = "\n" + " " * column + "- "
+    start = line
+    while True:
+        after = text.find(item_start, start + 1)
+        if (after if after >= 0 else len(text)) - start >= DROP_FROM:
+            return True
+        if after < 0:
+            return False
+        start = after
 
 
 # Documents from this size on are composed with what no stage reads dropped

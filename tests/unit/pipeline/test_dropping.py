@@ -380,10 +380,22 @@ def test_a_large_list_is_dropped_from_item_by_item_only_if_an_item_may_be_large(
                       + "".join(f"  k{j}: v\n" for j in range(40_000)))
     named = _indented("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: named\ndata:\n"
                       + "".join(f"  kind{j}: v\n" for j in range(40_000)))
-    for body, dropped in ((items, False), (items + dense, True), (dense + items, True), (items + named, False)):
+    for body, dropped in ((items, False), (items + dense, True), (dense + items, True), (items + named, True),
+                          (named + items, True)):
         text = "apiVersion: v1\nkind: List\nitems:\n" + body
         assert len(text) >= read_module.DROP_FROM
         assert read_module._may_hold_a_large_item(text) is dropped
+        # The same indented under `items`, and in kubectl's order (`kind` after `items`).
+        indented = "apiVersion: v1\nitems:\n" + "".join("  " + line if line else line
+                                                         for line in body.splitlines(True)) + "kind: List\n"
+        assert read_module._may_hold_a_large_item(indented) is dropped
+    # A large item that names `kind` all through is found from the items'
+    # starts in block style only: as JSON (one line per item here) it is not.
+    as_json = ('{"apiVersion": "v1", "kind": "List", "items": [\n'
+               + ",\n".join('{"kind": "ConfigMap", "data": {"a": "b"}}' for _ in range(8000))
+               + ',\n{"kind": "ConfigMap", "data": {' + ", ".join(f'"kind{j}": "v"' for j in range(40_000)) + "}}]}\n")
+    assert len(as_json) >= read_module.DROP_FROM
+    assert not read_module._may_hold_a_large_item(as_json)
 
 
 def _indented(document: str) -> str:
