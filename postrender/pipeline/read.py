@@ -1208,10 +1208,17 @@ def recompose(doc: Document, items: Collection[int] | None = None) -> MappingNod
 class _OnlyItems(_ListParts):
     """Drops the items of a List that recompose is not asked for, as they
     are composed: an empty mapping stands for each (object_node of one is
-    never asked)."""
+    never asked). In a large List, what an item not asked for holds is
+    dropped as it is composed too (DroppingComposer's `wanted`): a CRD
+    among its items is never held whole."""
 
     def __init__(self, wanted: Collection[int]) -> None:
         self.wanted = wanted
+
+    def composer(self, text: str) -> Composer:
+        if len(text) < DROP_FROM:
+            return super().composer(text)
+        return DroppingComposer(text, _keeps_everything, self.take, self.wanted)
 
     def take(self, items: SequenceNode, at: int) -> None:
         if at not in self.wanted:
@@ -1225,6 +1232,12 @@ class _OnlyItems(_ListParts):
         if items.value:
             self.take(items, len(items.value) - 1)
         return isinstance(root, MappingNode) and _list_items(root) is items
+
+
+def _keeps_everything(kind: str, api_version: str, item: bool) -> None:
+    """A DroppingComposer's reach_of that drops nothing of what it is asked
+    about (recompose asks for whole items; `wanted` drops the others)."""
+    return None
 
 
 def object_node(root: MappingNode, obj: KubeObject) -> MappingNode | None:

@@ -23,7 +23,7 @@ import math
 import re
 import struct
 from sys import intern
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING
 
@@ -632,10 +632,11 @@ class DroppingComposer(Composer):
     # `ascend_resolver`, a slot: libyaml's composer calls it after every
     # node, and the instance's own `list.pop` is a call into C.
     __slots__ = ("reach_of", "fold", "speculate", "_stack", "ascend_resolver", "_root", "dropped", "_aside", "on_item",
-                 "items")
+                 "items", "wanted")
 
     def __init__(self, stream: object, reach_of: ReachOf,
-                 on_item: Callable[[SequenceNode, int], None] | None = None) -> None:
+                 on_item: Callable[[SequenceNode, int], None] | None = None,
+                 wanted: Collection[int] | None = None) -> None:
         Composer.__init__(self, stream)
         self.reach_of = reach_of
         self.fold: FoldEntry | None = None
@@ -653,6 +654,9 @@ class DroppingComposer(Composer):
         self._aside: dict[int, tuple[MappingNode, SortedRuns]] = {}
         self.on_item = on_item
         self.items: SequenceNode | None = None  # the root's `items`, once its first item starts (as ListComposer's)
+        # Given: only these items are asked for, each whole, and the others
+        # are dropped as they are composed (read.recompose).
+        self.wanted = wanted
 
     def descend_resolver(self, parent: Node | None, index: object) -> None:  # type: ignore[override]
         # Called before each node (index: a sequence item's position; a
@@ -716,7 +720,8 @@ class DroppingComposer(Composer):
                     self.on_item(parent, index - 1)  # type: ignore[misc, operator]
             elif self.items is None:
                 self.items = parent  # type: ignore[assignment]
-            stack.append(_Object())
+            wanted = self.wanted
+            stack.append(_Object() if wanted is None else WHOLE_REACH if index in wanted else _DEAD)
             return
         if parent.__class__ is SequenceNode:
             stack.append(here)

@@ -108,3 +108,57 @@ def _walk(root: Node):
         node = stack.pop()
         yield node
         stack.extend(children(node))
+
+
+def _list_of(*objects: str) -> str:
+    return "apiVersion: v1\nkind: List\nitems:\n" + "".join(
+        "- " + text.rstrip("\n").replace("\n", "\n  ") + "\n" for text in objects)
+
+
+# A schema that names `kind` all through, as a CRD's does, and holds more
+# nodes than the rest of the List.
+_DENSE = ("apiVersion: example.com/v1\nkind: Schema\nmetadata: {name: s}\nspec:\n"
+          + "".join(f"  kind{i}: {{type: object, kind: x{i}}}\n" for i in range(300)))
+
+
+@pytest.mark.parametrize("dropping", [True, False], ids=["dropped-as-composed", "dropped-once-composed"])
+@pytest.mark.parametrize("text", [_list_of(CONFIG, _DENSE, WIDGET, CONFIG.replace("web-config", "b")),
+                                  SHAPES["a flow List"]], ids=["block", "flow"])
+def test_only_the_items_asked_for_are_composed_again(text, dropping, monkeypatch):
+    # Each item asked for is as a whole recompose gives it, node for node;
+    # the others are dropped. In a large List, what they hold is dropped as
+    # it is composed too (a DroppingComposer given `wanted`).
+    from postrender.pipeline import read as read_module
+    from postrender.syntax import nodes
+
+    stream = read([Source("list.yaml", text)], Limits())
+    doc = stream.documents[0]
+    whole = recompose(doc)
+    objects = [obj for obj in stream.objects if obj.document is doc]
+    assert len(objects) >= 2
+    made = []
+    composer = nodes.DroppingComposer.__init__
+    monkeypatch.setattr(nodes.DroppingComposer, "__init__",
+                        lambda self, *a, **k: made.append(a[2:] or k) or composer(self, *a, **k))
+    monkeypatch.setattr(read_module, "DROP_FROM", 0 if dropping else 10**9)
+    # An item not asked for, as it is handed over: dropped from already?
+    handed: list[bool] = []
+    take = read_module._OnlyItems.take
+
+    def spy(self, items, at):
+        item = items.value[at]
+        if at not in self.wanted and isinstance(item, MappingNode) and len(item.value) > 1:
+            handed.append(item.value[0][1] is nodes.DROPPED_ITEM)
+        take(self, items, at)
+
+    monkeypatch.setattr(read_module._OnlyItems, "take", spy)
+    for wanted in [{obj.item} for obj in objects] + [{objects[0].item, objects[-1].item}]:
+        root = recompose(doc, wanted)
+        for obj in objects:
+            node = object_node(root, obj)
+            if obj.item in wanted:
+                assert _shape(node) == _shape(object_node(whole, obj))
+            else:
+                assert isinstance(node, MappingNode) and node.value in ((), [])
+    assert bool(made) == dropping
+    assert handed and set(handed) == {dropping}
