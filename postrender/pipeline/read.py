@@ -50,6 +50,7 @@ from ..syntax.nodes import (
     line_starts,
     may_hold_anchors,
     may_hold_merge_keys,
+    may_hold_nonfinite,
     may_hold_tags,
     node_at,
     plain_json_key,
@@ -1472,22 +1473,15 @@ def _check_depth(doc: Document, max_depth: int, masked: str | None = None) -> No
 _VALUE_MAPPINGS = ("data", "stringData", "binaryData")
 
 
-# What only a walk of the node graph finds, written in the text, beyond a
-# tag or a merge key (the composer looks for those: Composer.plain_text): an
-# anchor (and so aliases: may_hold_anchors), a `\/` escape, an infinite or
-# NaN number. The first two are checked at C speed (`in`, and a find for
-# each `&`), the numbers' words in one search:
-# all start with a ".", which a regex finds at memchr's speed, where a test
-# per word read each document six times more.
-_NONFINITE_WRITTEN = re.compile("|".join(re.escape(word) for word in sorted({w.lstrip("+-") for w in NONFINITE_WORDS})))
-
-
 def _may_need_a_look(text: str) -> bool:
     """Whether a document whose text holds no tag or merge key and whose
     mappings all have plain, distinct keys (the composer tells) may still
-    hold something _check_structure refuses. Most documents hold none of
-    these, and are not walked again."""
-    return may_hold_anchors(text) or "\\/" in text or _NONFINITE_WRITTEN.search(text) is not None
+    hold something _check_structure refuses, which only a walk of the node
+    graph finds: an anchor (and so aliases), a `\\/` escape, an infinite or
+    NaN number. Most documents hold none of these, and are not walked
+    again; each is looked for in the text at C speed, then where a node may
+    start (may_hold_anchors, may_hold_nonfinite)."""
+    return may_hold_anchors(text) or "\\/" in text or may_hold_nonfinite(text)
 
 
 def _check_structure(doc: Document, root: Node, limits: Limits) -> None:

@@ -379,6 +379,31 @@ def may_hold_merge_keys(text: str) -> bool:
     return MERGE_KEY in text and (_may_start_a_node(text, MERGE_KEY) or _may_follow_properties(text, MERGE_KEY))
 
 
+def may_hold_nonfinite(text: str) -> bool:
+    """Whether a plain scalar of the text may be an infinite or NaN number
+    (`.inf`, `-.Inf`, `.nan`), which JSON cannot hold: one of their words
+    where a node may start (_may_start_a_node), a sign before it, and
+    ending where a plain scalar may end. `logging.info`, `.nanos` and
+    `x-.inf` are none. Past _WRITTEN_LOOKED_AT such words it says yes."""
+    first = _NONFINITE_WRITTEN.search(text)  # most texts hold none: one search
+    if first is None:
+        return False
+    for looked_at, match in enumerate(_NONFINITE_WRITTEN.finditer(text, first.start())):
+        if looked_at == _WRITTEN_LOOKED_AT:
+            return True
+        end = match.end()
+        if end < len(text) and text[end] not in _AFTER_A_PLAIN_SCALAR:
+            continue
+        before = match.start() - 1
+        if before >= 0 and text[before] in "+-":
+            before -= 1
+        while before >= 0 and text[before] in " \t":
+            before -= 1
+        if before < 0 or text[before] in _BEFORE_A_NODE:
+            return True
+    return False
+
+
 def _may_follow_properties(text: str, written: str) -> bool:
     """Whether `written` may follow a tag or an anchor (`&a !t x`, `!t &a
     x`, `&a <<: x`): where the text may hold either, this says yes, rather
@@ -419,6 +444,9 @@ _A_NODE_STARTING = {
     for written in ("!", "&", MERGE_KEY)
 }
 _WRITTEN_LOOKED_AT = 64
+# What may follow a plain scalar's last character: a line break, a space or
+# tab (then a comment, or more of it), a flow indicator, a `:` (a key).
+_AFTER_A_PLAIN_SCALAR = " \t\n\r\x85\u2028\u2029,]}:#"
 
 
 class Composer(CParser):
@@ -899,6 +927,9 @@ for _kind, _value, _words in (
 _WORDS[""] = ("null", None)
 NULL_WORDS = frozenset(w for w, (kind, _) in _WORDS.items() if kind == "null")
 NONFINITE_WORDS = frozenset(w for w, (kind, value) in _WORDS.items() if kind == "float")
+# Their words without a sign, found in a text at C speed (all start with a
+# ".", which a regex finds at memchr's speed): may_hold_nonfinite.
+_NONFINITE_WRITTEN = LazyPattern("|".join(re.escape(word) for word in sorted({w.lstrip("+-") for w in NONFINITE_WORDS})))
 # First characters of the words above: a plain scalar starting with one
 # that is not one of them is a string (`name`, `type`, `ports`).
 _WORD_HINTS = frozenset(c for c, hint in _HINTS.items() if hint == _HINT_WORD)

@@ -317,3 +317,54 @@ def test_a_script_with_a_here_document_is_pruned_and_not_walked(monkeypatch):
             "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: d\ndata:\n  <<: {k: v}\n")
     read_stage.read([Source(None, text)], Limits())
     assert walked == [2]
+
+
+NONFINITE = ["a: .inf\n", "a: -.Inf\n", "- +.inf\n", "[.nan]\n", "{a: .NaN}\n", "a:\n  .INF\n",
+             "a: .inf # c\n", "a: [x,-.inf]\n", "a: .nan"]
+FINITE = ["a: logging.info\n", "a: x.nan\n", "a: .nanos\n", "a: x-.inf\n", "a: '.inf'\n", 'a: ".nan"\n',
+          "a: |\n  x.inf\n", "a: www.info.com\n"]
+
+
+def _nonfinite(text: str) -> bool:
+    root, _ = _composed(text)
+    return any(isinstance(node, nodes_module.ScalarNode) and not node.style
+               and node.value in nodes_module.NONFINITE_WORDS for node in nodes_module.unique_nodes(root))
+
+
+@pytest.mark.parametrize("text", NONFINITE)
+def test_an_infinite_number_where_libyaml_reads_one_is_walked_and_refused(text):
+    assert _nonfinite(text), "the case must hold one"
+    assert nodes_module.may_hold_nonfinite(text)
+    root, loader = _composed(text)
+    assert not _screened_out(text, loader)
+    assert _walk_refuses(text, root)
+
+
+@pytest.mark.parametrize("text", FINITE)
+def test_an_infinite_numbers_word_inside_a_scalar_is_none(text):
+    assert not _nonfinite(text), "the case must hold none"
+    assert not nodes_module.may_hold_nonfinite(text)
+    _root, loader = _composed(text)
+    assert _screened_out(text, loader)
+
+
+@settings(deadline=None, max_examples=1500, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.sampled_from(_PIECES + [".inf", "-.inf", "+.Inf", ".nan", ".info", ".NaN "]), min_size=1,
+                max_size=12))
+def test_an_infinite_number_is_never_missed(pieces):
+    # Tagged (`!!str .inf`), it is the tags' screen that sends it to the walk.
+    text = "".join(pieces)
+    try:
+        nonfinite = _nonfinite(text)
+        _root, loader = _composed(text)
+    except Exception:  # not YAML libyaml reads as one document
+        return
+    if nonfinite:
+        assert not _screened_out(text, loader), repr(text)
+
+
+def test_many_infinite_numbers_words_say_yes(monkeypatch):
+    text = "a: |\n" + "  x.info\n" * 10
+    assert not nodes_module.may_hold_nonfinite(text)
+    monkeypatch.setattr(nodes_module, "_WRITTEN_LOOKED_AT", 3)
+    assert nodes_module.may_hold_nonfinite(text)
