@@ -489,18 +489,10 @@ def test_a_golden_input_as_a_resource_list_gets_its_results_where_composing_puts
     assert fast == composed
 
 
-_NAMED_APP = """\
-- apiVersion: apps/v1
-  kind: Deployment
-  metadata: {{name: reads-auth{i}, namespace: kube-system}}
-  spec:
-    template:
-      spec:
-        containers: [{{name: c, image: x}}]
-        volumes:
-        - name: v
-          configMap: {{name: aws-auth}}
-"""
+# _APP's Deployment, in kube-system, mounting aws-auth.
+_NAMED_APP = ("- apiVersion: apps/v1" + _APP.split("- apiVersion: apps/v1", 1)[1]).replace(
+    "{{name: d{i}}}", "{{name: reads-auth{i}, namespace: kube-system}}").replace(
+    "secret: {{secretName: s{i}}}", "configMap: {{name: aws-auth}}")
 
 
 @pytest.mark.parametrize("flags", ["", "--keep-original=all"])

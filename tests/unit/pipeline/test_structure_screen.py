@@ -143,111 +143,28 @@ def test_a_duplicate_key_is_still_refused_where_it_is():
     assert "document 1 (ConfigMap/a) line 8: duplicate key 'k' in a mapping" in result.stderr
 
 
-# --- a `!` that cannot start a tag (nodes.may_hold_tags) ---------------------
+# --- what a value holds is no tag, anchor, merge key or number --------------
+#
+# A `!`, `&`, `<<`, `.inf` or `.nan` in the text counts only where libyaml
+# may start a node (nodes.may_hold_tags and its kin): elsewhere it is inside
+# a scalar. Each screen may say yes where there is none, never no where
+# there is one; texts drawn from pieces and composed by libyaml check it.
 
-def _tagged(text: str) -> bool:
-    """Whether libyaml gave any node of the text a tag: one written out
-    (`!!str`, `!t`, which its composer hands over instead of resolving), or
-    the non-specific `!` (resolved as if untagged, but written at the
-    node's start, where its start mark is)."""
-    root, _ = _composed(text)
+
+def _tagged(root, text: str) -> bool:
+    """A tag libyaml gave a node: one written out (`!!str`, `!t`, which its
+    composer hands over instead of resolving), or the non-specific `!`
+    (resolved as if untagged, but written at the node's start, where its
+    start mark is)."""
     untagged = {nodes_module._DEFAULT_TAGS[kind] for kind in (nodes_module.ScalarNode, nodes_module.SequenceNode,
                                                              nodes_module.MappingNode)}
     return any(node.tag not in untagged or text.startswith("!", node.start_mark)
                for node in nodes_module.unique_nodes(root))
 
 
-TAGGED = ["a: ! 1\n", "a: !!str 1\n", "- !x 1\n", "!t a: b\n", "? !t a\n: b\n", "{a: !t b}\n", "[a,!t b]\n",
-          '{"a":!t b}\n', "--- !t\na: b\n", "a: b\n!t c: d\n", "a:\r\n  !t b\n", "\ufeff!t a: b\n",
-          "!<tag:yaml.org,2002:str> a: b\n", "a: !<!> b\n", "- - !t x\n", "a:\n-   !t x\n", "a: &x !t b\n",
-          "%TAG !e! tag:example.com,2000:\n--- !e!t\na: b\n", "a: [b, c,\n  !t d]\n", "a: {b: c,\n\t!t d: e}\n"]
-UNTAGGED = ["a: |\n  #!/bin/sh\n  [ \"$a\" != b ] && exit 1\n", "a: Hello!\n", "a: b!c\n", "a: '!x'\n",
-            'a: "! x"\n', "a: [x!, y!z]\n", "a: b ! c\n", "a!: b\n", "a: if ! true; then\n"]
-
-
-@pytest.mark.parametrize("text", TAGGED)
-def test_a_tag_where_libyaml_reads_one_is_seen(text):
-    assert _tagged(text), "the case must hold a tag"
-    assert nodes_module.may_hold_tags(text)
-    _root, loader = _composed(text)
-    assert not _screened_out(text, loader)
-
-
-@pytest.mark.parametrize("text", UNTAGGED)
-def test_a_bang_inside_a_scalar_is_no_tag(text):
-    assert not _tagged(text), "the case must hold no tag"
-    assert not nodes_module.may_hold_tags(text)
-    _root, loader = _composed(text)
-    assert _screened_out(text, loader)
-
-
-def test_many_bangs_are_searched_alike(monkeypatch):
-    # Past _WRITTEN_LOOKED_AT the rest of the text is searched by a regex: the
-    # same answer, for a tag before that point, after it, or none.
-    script = "  [ a != b ]\n" * 100
-    for text in ("a: |\n" + script + "b: ok\n", "a: |\n" + script + "b: !t ok\n", "b: !t ok\na: |\n" + script):
-        expected = nodes_module.may_hold_tags(text)
-        monkeypatch.setattr(nodes_module, "_WRITTEN_LOOKED_AT", 1)
-        assert nodes_module.may_hold_tags(text) == expected
-        monkeypatch.setattr(nodes_module, "_WRITTEN_LOOKED_AT", 10_000)
-        assert nodes_module.may_hold_tags(text) == expected
-        monkeypatch.undo()
-    assert [nodes_module.may_hold_tags(t) for t in ("a: |\n" + script, "a: |\n" + script + "b: !t ok\n")] == [False, True]
-
-
-# Pieces of text drawn around a `!`: whatever libyaml reads of them, a
-# tagged node is never missed.
-_PIECES = ["a", "b: ", "- ", "? ", ": ", "[", "]", "{", "}", ", ", ",", "\n", "\n  ", "\t", " ", "'", '"', "|\n  ",
-           ">\n  ", "#", "!", "!!str ", "!t ", "! ", "&x ", "*x", "---\n", "x!", "\r\n", "\ufeff"]
-
-
-@settings(deadline=None, max_examples=1500, suppress_health_check=list(HealthCheck))
-@given(st.lists(st.sampled_from(_PIECES), min_size=1, max_size=12), st.integers(0, 1))
-def test_a_tagged_node_is_never_missed(pieces, bang_first):
-    text = "".join(pieces)
-    if bang_first:
-        text = "!" + text
-    try:
-        tagged = _tagged(text)
-    except Exception:  # not YAML libyaml reads as one document: nothing to miss
-        return
-    if tagged:
-        assert nodes_module.may_hold_tags(text), repr(text)
-
-
-def test_a_script_with_bangs_is_not_walked(monkeypatch):
-    walked = []
-    monkeypatch.setattr(read_stage, "_check_structure", lambda doc, root, limits: walked.append(doc.index))
-    head = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {}\ndata:\n"
-    bodies = ["  run.sh: |\n    #!/bin/sh\n    [ \"$A\" != b ] || exit 1\n", "  k: Hello!\n", "  k: ! v\n"]
-    text = "---\n".join(head.format(f"c{i}") + body for i, body in enumerate(bodies))
-    read_stage.read([Source(None, text)], Limits())
-    assert walked == [3]
-
-
-ANCHORED = ["a: &x 1\n", "- &x 1\n", "&x a: b\n", "{a: &x b}\n", "[a,&x b]\n", "a: !t &x b\n", "--- &x\na: b\n",
-            "a: b\n&x c: d\n"]
-UNANCHORED = ["a: |\n  make && make install\n", "a: http://x/?a=1&b=2\n", "a: '&x'\n", "a: b&c\n", "a: b & c\n"]
-
-
-@pytest.mark.parametrize("text", ANCHORED)
-def test_an_anchor_where_libyaml_reads_one_is_seen(text):
-    assert nodes_module.may_hold_anchors(text)
-    _root, loader = _composed(text)
-    assert not _screened_out(text, loader)
-
-
-@pytest.mark.parametrize("text", UNANCHORED)
-def test_an_ampersand_inside_a_scalar_is_no_anchor(text):
-    assert not nodes_module.may_hold_anchors(text) and not nodes_module.may_hold_tags(text)
-    _root, loader = _composed(text)
-    assert _screened_out(text, loader)
-
-
-def _anchored(text: str) -> bool:
-    """Whether libyaml read an anchor in the text: some node's properties,
-    written from its start mark, hold one."""
-    root, _ = _composed(text)
+def _anchored(root, text: str) -> bool:
+    """An anchor libyaml read: some node's properties, written from its
+    start mark, hold one."""
     for node in nodes_module.unique_nodes(root):
         written = _WRITTEN_PROPERTIES.match(text, node.start_mark)
         if written and any(token.startswith("&") for token in written.group().split()):
@@ -258,113 +175,129 @@ def _anchored(text: str) -> bool:
 _WRITTEN_PROPERTIES = re.compile(r"(?:(?:!<[^>]*>|[&!][^\s,\[\]{}]*)(?:\s+|$))+")
 
 
-@settings(deadline=None, max_examples=1500, suppress_health_check=list(HealthCheck))
-@given(st.lists(st.sampled_from(_PIECES + ["&", "& ", "&&"]), min_size=1, max_size=12))
-def test_an_anchored_node_is_never_missed(pieces):
-    text = "".join(pieces)
-    try:
-        anchored = _anchored(text)
-    except Exception:  # not YAML libyaml reads as one document
-        return
-    if anchored:
-        assert nodes_module.may_hold_anchors(text), repr(text)
-
-
-MERGED = ["<<: {a: 1}\n", "a:\n  <<: {b: 1}\n", "- <<: {a: 1}\n", "{<<: {a: 1}}\n", "[{b: 2, <<: {a: 1}}]\n",
-          "? <<\n: {a: 1}\n", "&x <<: {a: 1}\n", "!!merge <<: {a: 1}\n", "a: {b: 1,\n  <<: {c: 2}}\n"]
-UNMERGED = ["a: |\n  cat <<EOF\n  x\n  EOF\n", "a: 'x << y'\n", "a: b<<c\n", "a: 1 << 2\n"]
-
-
-@pytest.mark.parametrize("text", MERGED)
-def test_a_merge_key_where_libyaml_reads_one_is_seen(text):
-    assert _merged(text), "the case must hold a merge key"
-    assert nodes_module.may_hold_merge_keys(text)
-    _root, loader = _composed(text)
-    assert not _screened_out(text, loader)
-
-
-@pytest.mark.parametrize("text", UNMERGED)
-def test_a_here_document_is_no_merge_key(text):
-    assert not _merged(text), "the case must hold no merge key"
-    assert not nodes_module.may_hold_merge_keys(text)
-    _root, loader = _composed(text)
-    assert _screened_out(text, loader)
-
-
-def _merged(text: str) -> bool:
-    """Whether some mapping libyaml read from the text holds a merge key."""
-    root, _ = _composed(text)
+def _merged(root, text: str) -> bool:
+    """A mapping libyaml read holds a merge key."""
     return any(isinstance(node, nodes_module.MappingNode) and any(nodes_module.is_merge_key(key) for key, _ in node.value)
                for node in nodes_module.unique_nodes(root))
 
 
-@settings(deadline=None, max_examples=1500, suppress_health_check=list(HealthCheck))
-@given(st.lists(st.sampled_from(_PIECES + ["<<", "<<: ", "<< ", "<<: {a: 1}"]), min_size=1, max_size=12))
-def test_a_merge_key_is_never_missed(pieces):
-    text = "".join(pieces)
-    try:
-        merged = _merged(text)
-    except Exception:  # not YAML libyaml reads as one document
-        return
-    if merged:
-        assert nodes_module.may_hold_merge_keys(text), repr(text)
-
-
-def test_a_script_with_a_here_document_is_pruned_and_not_walked(monkeypatch):
-    walked = []
-    monkeypatch.setattr(read_stage, "_check_structure", lambda doc, root, limits: walked.append(doc.index))
-    text = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  run.sh: |\n    cat <<EOF >x\n    a\n    EOF\n"
-            "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: d\ndata:\n  <<: {k: v}\n")
-    read_stage.read([Source(None, text)], Limits())
-    assert walked == [2]
-
-
-NONFINITE = ["a: .inf\n", "a: -.Inf\n", "- +.inf\n", "[.nan]\n", "{a: .NaN}\n", "a:\n  .INF\n",
-             "a: .inf # c\n", "a: [x,-.inf]\n", "a: .nan"]
-FINITE = ["a: logging.info\n", "a: x.nan\n", "a: .nanos\n", "a: x-.inf\n", "a: '.inf'\n", 'a: ".nan"\n',
-          "a: |\n  x.inf\n", "a: www.info.com\n"]
-
-
-def _nonfinite(text: str) -> bool:
-    root, _ = _composed(text)
+def _nonfinite(root, text: str) -> bool:
+    """A plain scalar libyaml read is an infinite or NaN number's word."""
     return any(isinstance(node, nodes_module.ScalarNode) and not node.style
                and node.value in nodes_module.NONFINITE_WORDS for node in nodes_module.unique_nodes(root))
 
 
-@pytest.mark.parametrize("text", NONFINITE)
-def test_an_infinite_number_where_libyaml_reads_one_is_walked_and_refused(text):
-    assert _nonfinite(text), "the case must hold one"
-    assert nodes_module.may_hold_nonfinite(text)
+# Each screen: what libyaml reads, the screen, texts that hold one and texts
+# that hold none, and pieces drawn with the shared ones (_PIECES).
+_SCREENS = {
+    "tag": (_tagged, nodes_module.may_hold_tags, [
+        "a: ! 1\n", "a: !!str 1\n", "- !x 1\n", "!t a: b\n", "? !t a\n: b\n", "{a: !t b}\n", "[a,!t b]\n",
+        '{"a":!t b}\n', "--- !t\na: b\n", "a: b\n!t c: d\n", "a:\r\n  !t b\n", "\ufeff!t a: b\n",
+        "!<tag:yaml.org,2002:str> a: b\n", "a: !<!> b\n", "- - !t x\n", "a:\n-   !t x\n", "a: &x !t b\n",
+        "%TAG !e! tag:example.com,2000:\n--- !e!t\na: b\n", "a: [b, c,\n  !t d]\n", "a: {b: c,\n\t!t d: e}\n",
+    ], [
+        "a: |\n  #!/bin/sh\n  [ \"$a\" != b ] && exit 1\n", "a: Hello!\n", "a: b!c\n", "a: '!x'\n", 'a: "! x"\n',
+        "a: [x!, y!z]\n", "a: b ! c\n", "a!: b\n", "a: if ! true; then\n",
+    ], ["!"]),
+    "anchor": (_anchored, nodes_module.may_hold_anchors, [
+        "a: &x 1\n", "- &x 1\n", "&x a: b\n", "{a: &x b}\n", "[a,&x b]\n", "a: !t &x b\n", "--- &x\na: b\n",
+        "a: b\n&x c: d\n",
+    ], [
+        "a: |\n  make && make install\n", "a: http://x/?a=1&b=2\n", "a: '&x'\n", "a: b&c\n", "a: b & c\n",
+    ], ["&", "& ", "&&"]),
+    "merge key": (_merged, nodes_module.may_hold_merge_keys, [
+        "<<: {a: 1}\n", "a:\n  <<: {b: 1}\n", "- <<: {a: 1}\n", "{<<: {a: 1}}\n", "[{b: 2, <<: {a: 1}}]\n",
+        "? <<\n: {a: 1}\n", "&x <<: {a: 1}\n", "!!merge <<: {a: 1}\n", "a: {b: 1,\n  <<: {c: 2}}\n",
+    ], [
+        "a: |\n  cat <<EOF\n  x\n  EOF\n", "a: 'x << y'\n", "a: b<<c\n", "a: 1 << 2\n",
+    ], ["<<", "<<: ", "<< ", "<<: {a: 1}"]),
+    "infinite number": (_nonfinite, nodes_module.may_hold_nonfinite, [
+        "a: .inf\n", "a: -.Inf\n", "- +.inf\n", "[.nan]\n", "{a: .NaN}\n", "a:\n  .INF\n", "a: .inf # c\n",
+        "a: [x,-.inf]\n", "a: .nan",
+    ], [
+        "a: logging.info\n", "a: x.nan\n", "a: .nanos\n", "a: x-.inf\n", "a: '.inf'\n", 'a: ".nan"\n',
+        "a: |\n  x.inf\n", "a: www.info.com\n",
+    ], [".inf", "-.inf", "+.Inf", ".nan", ".info", ".NaN "]),
+}
+
+
+@pytest.mark.parametrize("screen, text", [(name, text) for name, (_, _, held, _, _) in _SCREENS.items()
+                                          for text in held])
+def test_what_libyaml_reads_is_seen_and_walked(screen, text):
+    reads, says, _, _, _ = _SCREENS[screen]
     root, loader = _composed(text)
+    assert reads(root, text), "the case must hold one"
+    assert says(text)
     assert not _screened_out(text, loader)
-    assert _walk_refuses(text, root)
 
 
-@pytest.mark.parametrize("text", FINITE)
-def test_an_infinite_numbers_word_inside_a_scalar_is_none(text):
-    assert not _nonfinite(text), "the case must hold none"
-    assert not nodes_module.may_hold_nonfinite(text)
-    _root, loader = _composed(text)
+@pytest.mark.parametrize("screen, text", [(name, text) for name, (_, _, _, none, _) in _SCREENS.items()
+                                          for text in none])
+def test_what_a_value_holds_is_none(screen, text):
+    reads, says, _, _, _ = _SCREENS[screen]
+    root, loader = _composed(text)
+    assert not reads(root, text), "the case must hold none"
+    assert not says(text)
     assert _screened_out(text, loader)
 
 
+@pytest.mark.parametrize("text", _SCREENS["infinite number"][2])
+def test_an_infinite_number_the_screen_sees_is_refused(text):
+    root, _ = _composed(text)
+    assert _walk_refuses(text, root)
+
+
+# Pieces of text drawn around what each screen looks for.
+_PIECES = ["a", "b: ", "- ", "? ", ": ", "[", "]", "{", "}", ", ", ",", "\n", "\n  ", "\t", " ", "'", '"', "|\n  ",
+           ">\n  ", "#", "!", "!!str ", "!t ", "! ", "&x ", "*x", "---\n", "x!", "\r\n", "\ufeff"]
+
+
+@pytest.mark.parametrize("screen", _SCREENS)
 @settings(deadline=None, max_examples=1500, suppress_health_check=list(HealthCheck))
-@given(st.lists(st.sampled_from(_PIECES + [".inf", "-.inf", "+.Inf", ".nan", ".info", ".NaN "]), min_size=1,
-                max_size=12))
-def test_an_infinite_number_is_never_missed(pieces):
-    # Tagged (`!!str .inf`), it is the tags' screen that sends it to the walk.
-    text = "".join(pieces)
+@given(data=st.data())
+def test_what_libyaml_reads_is_never_missed(screen, data):
+    reads, _, _, _, pieces = _SCREENS[screen]
+    text = "".join(data.draw(st.lists(st.sampled_from(_PIECES + pieces), min_size=1, max_size=12)))
     try:
-        nonfinite = _nonfinite(text)
-        _root, loader = _composed(text)
-    except Exception:  # not YAML libyaml reads as one document
+        root, loader = _composed(text)
+        held = reads(root, text)
+    except Exception:  # not YAML libyaml reads as one document: nothing to miss
         return
-    if nonfinite:
+    if held:
+        # A tagged `!!str .inf` is sent to the walk by the tags' screen:
+        # what counts is the decision, the composer's and the text's.
         assert not _screened_out(text, loader), repr(text)
+        if screen != "infinite number":
+            assert _SCREENS[screen][1](text), repr(text)
 
 
-def test_many_infinite_numbers_words_say_yes(monkeypatch):
+@pytest.mark.parametrize("screen, text, yes", [
+    ("tag", "a: |\n" + "  [ a != b ]\n" * 100, False), ("tag", "a: |\n" + "  [ a != b ]\n" * 100 + "b: !t ok\n", True),
+    ("tag", "b: !t ok\na: |\n" + "  [ a != b ]\n" * 100, True),
+    ("anchor", "a: |\n" + "  a && b\n" * 100 + "b: &x ok\n", True), ("anchor", "a: |\n" + "  a && b\n" * 100, False),
+])
+def test_past_the_first_few_the_rest_is_searched_alike(screen, text, yes, monkeypatch):
+    # Past _WRITTEN_LOOKED_AT the rest of the text is searched by a regex.
+    says = _SCREENS[screen][1]
+    for looked_at in (1, 10_000):
+        monkeypatch.setattr(nodes_module, "_WRITTEN_LOOKED_AT", looked_at)
+        assert says(text) is yes
+
+
+def test_past_the_first_few_infinite_numbers_words_it_says_yes(monkeypatch):
     text = "a: |\n" + "  x.info\n" * 10
     assert not nodes_module.may_hold_nonfinite(text)
     monkeypatch.setattr(nodes_module, "_WRITTEN_LOOKED_AT", 3)
     assert nodes_module.may_hold_nonfinite(text)
+
+
+@pytest.mark.parametrize("script, walked", [
+    ("  run.sh: |\n    #!/bin/sh\n    [ \"$A\" != b ] || exit 1\n    cat <<EOF >x\n    a && b\n    EOF\n", False),
+    ("  k: Hello! logging.info\n", False), ("  k: ! v\n", True), ("  <<: {k: v}\n", True), ("  k: &a v\n", True),
+])
+def test_a_script_is_not_walked(script, walked, monkeypatch):
+    seen = []
+    monkeypatch.setattr(read_stage, "_check_structure", lambda doc, root, limits: seen.append(doc.index))
+    text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n" + script
+    read_stage.read([Source(None, text)], Limits())
+    assert seen == ([1] if walked else [])
