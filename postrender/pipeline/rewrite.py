@@ -636,16 +636,25 @@ def _config_hashes(places: Sequence[Place], result: Rewrite) -> None:
 
 
 def _retention(retention: Retention, result: Rewrite) -> None:
+    # Made when written (set_later): held until then for every config and
+    # workload, the values would cost three dicts each.
     for mark in retention.marks:
-        values: dict[str, Value] = {}
-        if mark.scope:
-            values["labels"] = {LABEL_SCOPE: mark.scope}
-        if mark.keep:
-            values["annotations"] = dict(mark.keep)
-        result.edits_of(mark.obj.document).set_at(mark.obj, (), {"metadata": values})
+        result.edits_of(mark.obj.document).set_later_at(mark.obj, (), _retention_marks, mark.scope, mark.keep)
     for refs in retention.records:
-        result.edits_of(refs.referrer.document).set_at(
-            refs.referrer, refs.template, {"metadata": {"annotations": {ANNOTATION_REFS: refs.value}}})
+        result.edits_of(refs.referrer.document).set_later_at(refs.referrer, refs.template, _refs_record, refs.value)
+
+
+def _retention_marks(scope: str | None, keep: tuple[tuple[str, str], ...]) -> dict[str, Value]:
+    values: dict[str, Value] = {}
+    if scope:
+        values["labels"] = {LABEL_SCOPE: scope}
+    if keep:
+        values["annotations"] = dict(keep)
+    return {"metadata": values}
+
+
+def _refs_record(value: str) -> dict[str, Value]:
+    return {"metadata": {"annotations": {ANNOTATION_REFS: value}}}
 
 
 def _grant(graph: Graph, plan: Plan, ref: Reference, alive: set[tuple[str, str, str]], result: Rewrite,
