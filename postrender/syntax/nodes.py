@@ -394,12 +394,10 @@ def may_hold_nonfinite(text: str) -> bool:
         end = match.end()
         if end < len(text) and text[end] not in _AFTER_A_PLAIN_SCALAR:
             continue
-        before = match.start() - 1
-        if before >= 0 and text[before] in "+-":
-            before -= 1
-        while before >= 0 and text[before] in " \t":
-            before -= 1
-        if before < 0 or text[before] in _BEFORE_A_NODE:
+        start = match.start()
+        if start > 0 and text[start - 1] in "+-":
+            start -= 1
+        if _at_a_node_start(text, start):
             return True
     return False
 
@@ -422,17 +420,32 @@ def _may_start_a_node(text: str, written: str) -> bool:
     of a block scalar starting `!`), never no where one does."""
     at = text.find(written)
     # Most texts hold a few: each is looked at where it is. A text holding
-    # many is searched once, at C speed (about 11 ms a MB).
+    # many is searched once, at C speed (about 11 ms a MB), and there a `[`
+    # or `{` counts wherever it stands.
     for _ in range(_WRITTEN_LOOKED_AT):
         if at < 0:
             return False
-        before = at - 1
-        while before >= 0 and text[before] in " \t":
-            before -= 1
-        if before < 0 or text[before] in _BEFORE_A_NODE:
+        if _at_a_node_start(text, at):
             return True
         at = text.find(written, at + 1)
     return at >= 0 and _A_NODE_STARTING[written].search(text, at) is not None
+
+
+def _at_a_node_start(text: str, at: int) -> bool:
+    """Whether a node may start at offset `at` (_may_start_a_node). A `[` or
+    `{` before it opens a flow collection only where a node may start
+    itself: in a block context anywhere else it is a plain scalar's (`if [ !
+    -f x ]`), and in a flow context a plain scalar cannot hold one."""
+    for _ in range(_BRACKETS_LOOKED_AT):
+        before = at - 1
+        while before >= 0 and text[before] in " \t":
+            before -= 1
+        if before < 0:
+            return True
+        if text[before] not in "[{":
+            return text[before] in _BEFORE_A_NODE
+        at = before
+    return True
 
 
 # What may stand before a node, spaces and tabs between (_may_start_a_node):
@@ -444,6 +457,8 @@ _A_NODE_STARTING = {
     for written in ("!", "&", MERGE_KEY)
 }
 _WRITTEN_LOOKED_AT = 64
+# Brackets before a node followed back to where they stand (_at_a_node_start).
+_BRACKETS_LOOKED_AT = 16
 # What may follow a plain scalar's last character: a line break, a space or
 # tab (then a comment, or more of it), a flow indicator, a `:` (a key).
 _AFTER_A_PLAIN_SCALAR = " \t\n\r\x85\u2028\u2029,]}:#"

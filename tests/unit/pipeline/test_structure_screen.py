@@ -195,16 +195,18 @@ _SCREENS = {
         '{"a":!t b}\n', "--- !t\na: b\n", "a: b\n!t c: d\n", "a:\r\n  !t b\n", "\ufeff!t a: b\n",
         "!<tag:yaml.org,2002:str> a: b\n", "a: !<!> b\n", "- - !t x\n", "a:\n-   !t x\n", "a: &x !t b\n",
         "%TAG !e! tag:example.com,2000:\n--- !e!t\na: b\n", "a: [b, c,\n  !t d]\n", "a: {b: c,\n\t!t d: e}\n",
+        "a: [[ ! b ]]\n", "{a: [ ! b]}\n", "a: [x, [ ! b]]\n", "- [ {b: ! c} ]\n",
     ], [
         "a: |\n  #!/bin/sh\n  [ \"$a\" != b ] && exit 1\n", "a: Hello!\n", "a: b!c\n", "a: '!x'\n", 'a: "! x"\n',
         "a: [x!, y!z]\n", "a: b ! c\n", "a!: b\n", "a: if ! true; then\n",
-    ], ["!"]),
+        "a: |\n  if [ ! -f x ]; then\n    until [[ ! -e y ]]; do :; done\n  fi\n", "x: if [ ! -f x ]\n",
+    ], ["!", "if [ ", "x [{ "]),
     "anchor": (_anchored, nodes_module.may_hold_anchors, [
         "a: &x 1\n", "- &x 1\n", "&x a: b\n", "{a: &x b}\n", "[a,&x b]\n", "a: !t &x b\n", "--- &x\na: b\n",
         "a: b\n&x c: d\n",
     ], [
         "a: |\n  make && make install\n", "a: http://x/?a=1&b=2\n", "a: '&x'\n", "a: b&c\n", "a: b & c\n",
-    ], ["&", "& ", "&&"]),
+    ], ["&", "& ", "&&", "if [ "]),
     "merge key": (_merged, nodes_module.may_hold_merge_keys, [
         "<<: {a: 1}\n", "a:\n  <<: {b: 1}\n", "- <<: {a: 1}\n", "{<<: {a: 1}}\n", "[{b: 2, <<: {a: 1}}]\n",
         "? <<\n: {a: 1}\n", "&x <<: {a: 1}\n", "!!merge <<: {a: 1}\n", "a: {b: 1,\n  <<: {c: 2}}\n",
@@ -213,11 +215,11 @@ _SCREENS = {
     ], ["<<", "<<: ", "<< ", "<<: {a: 1}"]),
     "infinite number": (_nonfinite, nodes_module.may_hold_nonfinite, [
         "a: .inf\n", "a: -.Inf\n", "- +.inf\n", "[.nan]\n", "{a: .NaN}\n", "a:\n  .INF\n", "a: .inf # c\n",
-        "a: [x,-.inf]\n", "a: .nan",
+        "a: [x,-.inf]\n", "a: .nan", "a: [[ .inf ]]\n",
     ], [
         "a: logging.info\n", "a: x.nan\n", "a: .nanos\n", "a: x-.inf\n", "a: '.inf'\n", 'a: ".nan"\n',
-        "a: |\n  x.inf\n", "a: www.info.com\n",
-    ], [".inf", "-.inf", "+.Inf", ".nan", ".info", ".NaN "]),
+        "a: |\n  x.inf\n", "a: www.info.com\n", "a: if [ .inf ]\n",
+    ], [".inf", "-.inf", "+.Inf", ".nan", ".info", ".NaN ", "if [ "]),
 }
 
 
