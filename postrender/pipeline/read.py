@@ -38,6 +38,7 @@ from ..syntax.nodes import (
     PLAIN_HINTS,
     Reach,
     children,
+    entries,
     entries_by_go_key,
     forget_keys,
     get,
@@ -45,6 +46,7 @@ from ..syntax.nodes import (
     go_key,
     is_merge_key,
     is_null,
+    is_string,
     json_key,
     json_value,
     line_starts,
@@ -53,10 +55,12 @@ from ..syntax.nodes import (
     may_hold_nonfinite,
     may_hold_tags,
     node_at,
+    not_a_string_hint,
     plain_json_key,
     scalar_value,
     shared_int,
     string_map,
+    string_value,
     unique_nodes,
 )
 from ..lazyre import LazyPattern
@@ -1750,12 +1754,17 @@ def _list_items(root: MappingNode) -> SequenceNode | None:
 
 
 def _object(doc: Document, node: MappingNode, item: int | None, shared: _SharedMaps) -> KubeObject:
-    api_version = get_str(node, "apiVersion") or ""
-    kind = get_str(node, "kind")
+    # What identifies the object, read as kubectl decodes an object's
+    # TypeMeta and ObjectMeta: a string or null, and nothing else. kubectl
+    # and Helm refuse the whole document otherwise ("cannot unmarshal number
+    # into Go struct field"), so postrender does too, where it can say
+    # which line, rather than name the object by a misreading of it.
+    kind = _identity(doc, node, "kind", None, None)
     metadata = get(node, "metadata")
-    name = get_str(metadata, "name")
-    if kind is None:
+    name = _identity(doc, metadata, "name", kind, None, "metadata.")
+    if not kind:  # kubectl: "Object 'Kind' is missing", for an empty one too
         raise PostrenderError("object has no kind", doc.location(node, None, name))
+    api_version = _identity(doc, node, "apiVersion", kind, name) or ""
     if metadata is not None and not isinstance(metadata, MappingNode) and not is_null(metadata):
         raise PostrenderError("metadata must be a mapping", doc.location(metadata, kind, name))
     obj = KubeObject(
@@ -1764,10 +1773,10 @@ def _object(doc: Document, node: MappingNode, item: int | None, shared: _SharedM
         api_version=api_version,
         kind=kind,
         name=name,
-        namespace=get_str(metadata, "namespace") or None,
+        namespace=_identity(doc, metadata, "namespace", kind, name, "metadata.") or None,
         item=item,
-        annotations=_strings(get(metadata, "annotations"), shared),
-        labels=_strings(get(metadata, "labels"), shared),
+        annotations=_strings(doc, metadata, "annotations", kind, name, shared),
+        labels=_strings(doc, metadata, "labels", kind, name, shared),
     )
     if item is None and doc.source_comment is None:
         doc.source_comment = obj.annotations.get(HELM4_FILENAME_ANNOTATION)
@@ -1782,9 +1791,56 @@ def _object(doc: Document, node: MappingNode, item: int | None, shared: _SharedM
 _SharedMaps = dict[tuple[tuple[str, str], ...], Mapping[str, str]]
 
 
-def _strings(node: Node | None, shared: _SharedMaps) -> Mapping[str, str]:
-    """string_map of a metadata field, shared with the objects before that
-    wrote the same entries in the same order."""
+def _check_strings(doc: Document, node: MappingNode, field: str, kind: str, name: str | None) -> None:
+    """Refuses a value of a labels or annotations mapping, merge keys
+    applied, that kubectl decodes as neither a string nor null (`1`, `true`,
+    a list): the few mappings holding anything but plain strings."""
+    for key, value in entries(node):
+        if string_value(value) is None and not is_null(value):
+            raise PostrenderError(f"metadata.{field}.{json_key(key)} must be a string{_why_not_a_string(value)}",
+                                  doc.location(value, kind, name))
+
+
+def _identity(doc: Document, node: Node | None, key: str, kind: str | None, name: str | None,
+              prefix: str = "") -> str | None:
+    """The string `key` of `node` holds, None where it holds none or null;
+    refuses anything kubectl cannot decode as a string there. A `!!binary`
+    one (kubectl reads its decoded bytes) is refused too: the names
+    postrender matches and edits are the text written."""
+    value = get(node, key)
+    if value is None:
+        return None
+    if value.__class__ is ScalarNode and is_string(value):  # type: ignore[union-attr]
+        return value.value  # type: ignore[union-attr]
+    if is_null(value):
+        return None
+    raise PostrenderError(f"{prefix}{key} must be a string{_why_not_a_string(value, key == 'kind')}",
+                          doc.location(value, kind, name))
+
+
+def _why_not_a_string(value: Node, show_value: bool = False) -> str:
+    if isinstance(value, ScalarNode):
+        return not_a_string_hint(value, show_value)
+    return f" (found a {'mapping' if isinstance(value, MappingNode) else 'sequence'})"
+
+
+def _strings(doc: Document, metadata: Node | None, field: str, kind: str, name: str | None,
+             shared: _SharedMaps) -> Mapping[str, str]:
+    """string_map of a metadata field (labels, annotations), shared with
+    the objects before that wrote the same entries in the same order.
+    Refuses what kubectl cannot decode as a map of strings: anything but a
+    mapping or null, or a value that is neither a string nor null."""
+    node = get(metadata, field)
+    if node is None:
+        return NO_STRINGS
+    if not isinstance(node, MappingNode):
+        if is_null(node):
+            return NO_STRINGS
+        raise PostrenderError(f"metadata.{field} must be a mapping", doc.location(node, kind, name))
+    for _, value in node.value:
+        if value.__class__ is not ScalarNode or not is_string(value):  # type: ignore[arg-type]
+            _check_strings(doc, node, field, kind, name)
+            break
     strings = string_map(node)
     if not strings:
         return NO_STRINGS

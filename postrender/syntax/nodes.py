@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import math
 import re
 import struct
@@ -1402,6 +1403,28 @@ def string_value(node: Node) -> str | None:
     except NotReadable:
         return None
     return value if isinstance(value, str) else None
+
+
+def not_a_string_hint(node: ScalarNode, show_value: bool = False) -> str:
+    """Why Kubernetes reads a scalar as something other than a string, and
+    the mechanical fix, for a message: " (quote it; ...)". The value itself
+    is quoted back only when `show_value` (a short ConfigMap value, a kind):
+    a Secret's never is."""
+    if node.tag == YAML_TAG_PREFIX + "binary":
+        return " (write its text itself: postrender reads no !!binary text here)"
+    value = scalar_value(node)  # read.py has refused what kubectl cannot read
+    if value is None:
+        what = "null"
+        fix = 'write "" for an empty string' if not node.style else "drop the !!null tag"
+    else:
+        what = "a boolean" if isinstance(value, bool) else "a number"
+        fix = "drop its tag or make it !!str"
+        if node.tag == STR_TAG:
+            shown = show_value and len(node.value) <= 40
+            fix = f"quote it: {json.dumps(node.value, ensure_ascii=False)}" if shown else "quote it"
+    if node.tag == STR_TAG:
+        return f" ({fix}; unquoted, Kubernetes reads it as {what} under YAML 1.1)"
+    return f" ({fix}; its tag makes it {what})"
 
 
 def plain_is_string(text: str) -> bool:

@@ -95,7 +95,10 @@ def identity(obj: dict[str, Any]) -> tuple:
 def pod_references(obj: dict[str, Any]) -> list[tuple[str, str]]:
     """(kind, name) of every ConfigMap/Secret a workload's pod spec names."""
     spec: Any = obj
-    for key in POD_SPEC_PATHS.get((obj.get("apiVersion"), obj.get("kind")), ("-",)):
+    kind = (obj.get("apiVersion"), obj.get("kind"))
+    if not all(isinstance(part, str) for part in kind):
+        return []  # no workload kubectl reads (an apiVersion written as a list, say)
+    for key in POD_SPEC_PATHS.get(kind, ("-",)):
         spec = spec.get(key) if isinstance(spec, dict) else None
     if not isinstance(spec, dict):
         return []

@@ -14,23 +14,20 @@ names its data entries give a program (graph/byname.data_names).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ...errors import PostrenderError
 from ...records import record
 from ...syntax.nodes import (
-    STR_TAG,
     MappingNode,
     Node,
     ScalarNode,
     entries,
-    get,
     get_str,
     go_base64,
     is_null,
     json_key,
-    scalar_value,
+    not_a_string_hint,
     string_value,
 )
 from ..read import KubeObject
@@ -106,16 +103,10 @@ def validate(obj: KubeObject, folded: ConfigFolder | None = None) -> Fields:
     composed (index/folding.py)."""
     if not obj.name:
         raise PostrenderError(f"{obj.kind} has no metadata.name", obj.location())
-    # postrender adds keys to these; anything but a mapping would be replaced.
-    metadata = get(obj.node, "metadata")
-    for field in ("labels", "annotations"):
-        node = get(metadata, field)
-        if node is not None and not isinstance(node, MappingNode) and not is_null(node):
-            raise PostrenderError(f"metadata.{field} must be a mapping", obj.location(node))
     fields = Fields(obj.node)
     secret_type = fields.nodes["type"]
     if obj.kind == "Secret" and secret_type is not None and string_value(secret_type) is None and not is_null(secret_type):
-        raise PostrenderError("Secret type must be a string" + _not_a_string(secret_type), obj.location(secret_type))
+        raise PostrenderError("Secret type must be a string" + not_a_string_hint(secret_type), obj.location(secret_type))
     for field in ("data", "binaryData", "stringData"):
         node = fields.nodes[field]
         if not isinstance(node, MappingNode):
@@ -136,7 +127,8 @@ def validate(obj: KubeObject, folded: ConfigFolder | None = None) -> Fields:
             text = string_value(value)
             if text is None:
                 what = "a base64 string" if encoded else "a string"
-                hint = _not_a_string(value, label, show_value=obj.kind == "ConfigMap")
+                hint = (not_a_string_hint(value, show_value=obj.kind == "ConfigMap") if isinstance(value, ScalarNode)
+                        else f" (write the text as a block scalar: `{label}: |`)")
                 raise PostrenderError(f"{field}.{label} must be {what}{hint}", obj.location(value))
             if encoded and go_base64(text) is None:
                 raise PostrenderError(f"{field}.{label} is not valid base64 (encode it, or move it to stringData as plain text)", obj.location(value))
@@ -144,23 +136,3 @@ def validate(obj: KubeObject, folded: ConfigFolder | None = None) -> Fields:
         fields.strings[field] = strings  # as hashing.string_entries reads them
     return fields
 
-
-def _not_a_string(node: Node, label: str = "", show_value: bool = False) -> str:
-    """Why Kubernetes reads a node as something other than a string, and the
-    mechanical fix. The value itself is quoted back only when `show_value`
-    (a short ConfigMap value): a Secret's never is."""
-    if not isinstance(node, ScalarNode):
-        return f" (write the text as a block scalar: `{label or 'key'}: |`)"
-    value = scalar_value(node)  # read.py has refused what kubectl cannot read
-    if value is None:
-        what = "null"
-        fix = 'write "" for an empty string' if not node.style else "drop the !!null tag"
-    else:
-        what = "a boolean" if isinstance(value, bool) else "a number"
-        fix = "drop its tag or make it !!str"
-        if node.tag == STR_TAG:
-            shown = show_value and len(node.value) <= 40
-            fix = f"quote it: {json.dumps(node.value, ensure_ascii=False)}" if shown else "quote it"
-    if node.tag == STR_TAG:
-        return f" ({fix}; unquoted, Kubernetes reads it as {what} under YAML 1.1)"
-    return f" ({fix}; its tag makes it {what})"

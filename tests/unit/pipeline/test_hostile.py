@@ -87,6 +87,30 @@ REFUSED = [
      "data.port must be a string"),
     ("labels-sequence", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  labels: [a]\n", 1, 5,
      "metadata.labels must be a mapping"),
+    # What kubectl decodes of every object before anything else (TypeMeta,
+    # ObjectMeta) must be a string, or labels and annotations a map of them:
+    # it and Helm refuse the whole document otherwise.
+    ("api-version-sequence", CM + "---\napiVersion: [v1]\nkind: ServiceAccount\nmetadata:\n  name: sa\n", 2, 8,
+     "apiVersion must be a string (found a sequence)"),
+    ("kind-number", CM + "---\napiVersion: v1\nkind: 5\nmetadata:\n  name: sa\n", 2, 9,
+     "kind must be a string (quote it: \"5\"; unquoted, Kubernetes reads it as a number under YAML 1.1)"),
+    ("kind-empty", CM + "---\napiVersion: v1\nkind: ''\nmetadata:\n  name: sa\n", 2, 8, "object has no kind"),
+    ("name-boolean", CM + "---\napiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: yes\n", 2, 11,
+     "metadata.name must be a string (quote it; unquoted, Kubernetes reads it as a boolean under YAML 1.1)"),
+    ("namespace-number", CM + "---\n" + DEPLOY.replace("  name: web\n", "  name: web\n  namespace: 5\n"), 2, 12,
+     "metadata.namespace must be a string (quote it; unquoted"),
+    ("namespace-binary", CM + "---\napiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: sa\n  namespace: !!binary bnM=\n",
+     2, 12, "metadata.namespace must be a string (write its text itself: postrender reads no !!binary text here)"),
+    ("label-number", CM + "---\n" + DEPLOY.replace("  name: web\n", "  name: web\n  labels:\n    tier: 1\n"), 2, 13,
+     "metadata.labels.tier must be a string (quote it; unquoted, Kubernetes reads it as a number"),
+    ("label-merged-number", "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: sa\n  labels:\n    <<: {tier: 1}\n",
+     1, 6, "metadata.labels.tier must be a string"),
+    ("annotation-sequence", CM + "---\napiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: sa\n  annotations:\n    a: [x]\n",
+     2, 13, "metadata.annotations.a must be a string (found a sequence)"),
+    ("annotations-scalar", CM + "---\n" + DEPLOY.replace("  name: web\n", "  name: web\n  annotations: none\n"), 2, 12,
+     "metadata.annotations must be a mapping"),
+    ("list-item-namespace", "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ServiceAccount\n"
+     "  metadata:\n    name: sa\n    namespace: 08\n", 1, 8, "metadata.namespace must be a string"),
     ("secret-type-mapping", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: x\ntype: {a: b}\n", 1, 5,
      "Secret type must be a string"),
     ("lone-cr", CM + "---\n" + DEPLOY.replace("kind: Deployment\n", "kind: Deployment\r"), 2, 9,
@@ -107,7 +131,7 @@ REFUSED = [
      "YAML alias"),
     # Labels added to one item would appear on the other.
     ("alias-shares-labels",
-     "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a, labels: &l {x: y}}\n"
+     "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a, labels: &l {x: z}}\n"
      "  data: {a: b}\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: b, labels: *l}\n  data: {a: c}\n",
      1, 6, "YAML alias"),
     # The reference is also the value of an annotation; rewriting it would change both.

@@ -1,0 +1,94 @@
+"""postrender refuses an object's identity exactly where kubectl does.
+
+kubectl decodes every object's TypeMeta and ObjectMeta before anything else
+(`metadataOnlyObject`): an apiVersion, kind, name or namespace that is not a
+string, or labels and annotations that are not a map of strings, fail the
+whole document ("cannot unmarshal number into Go struct field"), and Helm
+fails the same way. postrender reads these fields to name objects and match
+references, so it refuses the same documents, with the line, rather than
+name an object by a misreading of it (it read `namespace: 5` as no
+namespace, and passed the document on).
+
+The oracle is kubectl (`kubectl label --local`), fed every token of the
+ConfigMap value table in each field. The one difference, by design: a
+`!!binary` name (kubectl reads its decoded bytes) is refused, since the
+names postrender matches and edits are the text written.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import tempfile
+from pathlib import Path
+
+from conftest import run_postrender
+from oracles import require_tool, tool_env
+from test_kubernetes_reading import VALUES
+
+# Collections, and the empty and null spellings, on top of the value table.
+TOKENS = [*VALUES, "[a]", "[]", "{a: b}", "{}", "''", "~", ""]
+
+
+def _indented(token: str, indent: int) -> str:
+    # The table's block scalars continue at four spaces: deeper under a deeper key.
+    return token.replace("\n    ", "\n" + " " * (indent + 4))
+
+
+FIELDS = {
+    "apiVersion": lambda t: f"apiVersion: {t}\nkind: ServiceAccount\nmetadata:\n  name: sa\n",
+    "kind": lambda t: f"apiVersion: v1\nkind: {t}\nmetadata:\n  name: sa\n",
+    "metadata.name": lambda t: f"apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: {_indented(t, 2)}\n",
+    "metadata.namespace": lambda t: (f"apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: sa\n"
+                                     f"  namespace: {_indented(t, 2)}\n"),
+    "metadata.labels": lambda t: f"apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: sa\n  labels: {_indented(t, 2)}\n",
+    "a label": lambda t: (f"apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: sa\n  labels:\n"
+                          f"    a: {_indented(t, 4)}\n"),
+    "an annotation": lambda t: (f"apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: sa\n  annotations:\n"
+                                f"    a: {_indented(t, 4)}\n"),
+}
+
+_IDENTITY = ("apiVersion", "kind", "metadata.name", "metadata.namespace")
+
+
+def kubectl_refuses(files: dict[str, str]) -> dict[str, str]:
+    """kubectl's error for each file (by name) it cannot read, all read in one run."""
+    kubectl = require_tool("kubectl")
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, text in files.items():
+            (Path(tmp) / f"{name}.yaml").write_text(text, encoding="utf-8")
+        proc = subprocess.run([kubectl, "label", "--local", "-f", tmp, "probe=x", "-o", "json"],
+                              capture_output=True, text=True, env=tool_env())
+    errors = {}
+    for line in proc.stderr.splitlines():
+        match = re.search(r'(?:unable to decode "(?:.*/)?|error parsing .*/)([^/"]+)\.yaml"?: (.*)', line)
+        if match:
+            errors[match.group(1)] = match.group(2)
+    assert proc.returncode == 0 or errors, proc.stderr
+    return errors
+
+
+def test_identity_fields_are_refused_where_kubectl_refuses_them():
+    cases = {f"{field.replace('.', '-').replace(' ', '-')}-{i:03d}": (field, token, write(token))
+             for field, write in FIELDS.items() for i, token in enumerate(TOKENS)}
+    refused_by_kubectl = kubectl_refuses({name: text for name, (_, _, text) in cases.items()})
+    problems, binary = [], 0
+    for name, (field, token, text) in cases.items():
+        result = run_postrender([], text)
+        assert result.status in (0, 1) and "Traceback" not in result.stderr, result.stderr
+        if result.status == 1:
+            assert result.stdout == "" and result.stderr.startswith("postrender: error: document 1 "), result.stderr
+            assert re.search(r"\bline \d+\b", result.stderr), result.stderr
+        else:
+            assert result.stdout == text, "an object postrender takes passes through as written"
+        refused = result.status == 1
+        if refused and name not in refused_by_kubectl and field in _IDENTITY and token.startswith("!!binary"):
+            binary += 1  # by design (module docstring)
+            assert "!!binary" in result.stderr, result.stderr
+            continue
+        if refused != (name in refused_by_kubectl):
+            problems.append(f"{field} {token!r}: kubectl {refused_by_kubectl.get(name, 'reads it')!r}, "
+                            f"postrender {result.stderr.strip() or 'reads it'!r}")
+    assert problems == [], "\n".join(problems)
+    assert binary >= 4, "the table's !!binary names that kubectl reads, one per identity field at least"
+
