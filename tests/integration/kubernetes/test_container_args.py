@@ -158,13 +158,13 @@ def test_init_containers_and_every_pod_spec_kind():
     stateful = ("apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: s, namespace: ingress}\nspec:\n  template:\n"
                 "    spec:\n      initContainers:\n        - name: i\n          args: [--configmap, settings]\n"
                 "      containers: [{name: c}]\n")
-    cron = ("apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: n, namespace: ingress}\nspec:\n  schedule: '@daily'\n"
+    cron = ("apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: nightly, namespace: ingress}\nspec:\n  schedule: '@daily'\n"
             "  jobTemplate:\n    spec:\n      template:\n        spec:\n          containers:\n"
             "            - {name: c, env: [{name: METRICS_CONFIG, value: settings}]}\n")
     out, _ = render(CONFIG % ("settings", "ingress"), stateful, cron)
     new = versioned_name(out, "ConfigMap", "ingress", "settings")
     assert out["StatefulSet/ingress/s"]["spec"]["template"]["spec"]["initContainers"][0]["args"] == ["--configmap", new]
-    cron_env = out["CronJob/ingress/n"]["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]["env"]
+    cron_env = out["CronJob/ingress/nightly"]["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]["env"]
     assert cron_env == [{"name": "METRICS_CONFIG", "value": new}]
 
 

@@ -391,7 +391,7 @@ def test_json_escapes_in_a_document_that_starts_the_stream_are_read_as_kubectl_r
 
 
 @pytest.mark.parametrize("before", ["---\n", "# Source: chart/templates/cm.yaml\n",
-                                    "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: y}\n---\n"])
+                                    "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: before}\n---\n"])
 def test_json_escapes_elsewhere_are_refused_as_kubectl_and_helm_refuse_them(before):
     for text, message in ((JSON_FIRST % "j", "a \\uD800-\\uDFFF escape (a JSON surrogate pair)"),
                           ('{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "j"},'
