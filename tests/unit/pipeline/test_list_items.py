@@ -279,7 +279,7 @@ _FALLBACKS = {
     "an item that is no mapping": ("", "- just text\n"),
     "an item without a kind": ("", "- apiVersion: v1\n  metadata: {name: nameless}\n"),
     "a duplicate key in an item": ("", "- apiVersion: v1\n  kind: ConfigMap\n  kind: Secret\n  metadata: {name: d}\n"),
-    "a key that is not plain": ("", "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: y}\n  data: {y: a}\n"),
+    "a key that is not plain": ("", "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: why}\n  data: {y: a}\n"),
     "items twice": ("items: []\n", None),
 }
 
