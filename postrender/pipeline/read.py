@@ -728,6 +728,8 @@ def _read_document(doc: Document, limits: Limits, count: _Count, odd_breaks: boo
         return
     walked = items is not None and items.kept
     found = items.objects if walked else _objects_of(doc, shared)  # type: ignore[union-attr]
+    if found[0].item is not None if found else _list_items(doc.root) is not None:  # type: ignore[arg-type]
+        _check_list(doc, doc.root)  # type: ignore[arg-type]
     if found and found[0].item is not None:  # a List's items
         count.objects += len(found)
         count.check_objects(count.objects, count.position, lambda: doc.first_line + 1)
@@ -1791,7 +1793,7 @@ def _object(doc: Document, node: MappingNode, item: int | None, shared: _SharedM
 _SharedMaps = dict[tuple[tuple[str, str], ...], Mapping[str, str]]
 
 
-def _check_strings(doc: Document, node: MappingNode, field: str, kind: str, name: str | None) -> None:
+def _check_strings(doc: Document, node: MappingNode, field: str, kind: str | None, name: str | None) -> None:
     """Refuses a value of a labels or annotations mapping, merge keys
     applied, that kubectl decodes as neither a string nor null (`1`, `true`,
     a list): the few mappings holding anything but plain strings."""
@@ -1824,23 +1826,48 @@ def _why_not_a_string(value: Node, show_value: bool = False) -> str:
     return f" (found a {'mapping' if isinstance(value, MappingNode) else 'sequence'})"
 
 
-def _strings(doc: Document, metadata: Node | None, field: str, kind: str, name: str | None,
-             shared: _SharedMaps) -> Mapping[str, str]:
-    """string_map of a metadata field (labels, annotations), shared with
-    the objects before that wrote the same entries in the same order.
-    Refuses what kubectl cannot decode as a map of strings: anything but a
-    mapping or null, or a value that is neither a string nor null."""
+def _string_map_node(doc: Document, metadata: Node | None, field: str, kind: str | None,
+                     name: str | None) -> MappingNode | None:
+    """The labels or annotations mapping of `metadata` (None where there is
+    none, or null). Refuses what kubectl cannot decode as a map of strings:
+    anything but a mapping or null, or a value that is neither a string nor
+    null."""
     node = get(metadata, field)
     if node is None:
-        return NO_STRINGS
+        return None
     if not isinstance(node, MappingNode):
         if is_null(node):
-            return NO_STRINGS
+            return None
         raise PostrenderError(f"metadata.{field} must be a mapping", doc.location(node, kind, name))
     for _, value in node.value:
         if value.__class__ is not ScalarNode or not is_string(value):  # type: ignore[arg-type]
             _check_strings(doc, node, field, kind, name)
             break
+    return node
+
+
+def _check_list(doc: Document, root: MappingNode) -> None:
+    """Refuses a List whose own apiVersion or metadata kubectl cannot
+    decode, as of any object (_object): it decodes the List before its
+    items."""
+    kind = get_str(root, "kind")
+    _identity(doc, root, "apiVersion", kind, None)
+    metadata = get(root, "metadata")
+    if metadata is not None and not isinstance(metadata, MappingNode) and not is_null(metadata):
+        raise PostrenderError("metadata must be a mapping", doc.location(metadata, kind, None))
+    name = _identity(doc, metadata, "name", kind, None, "metadata.")
+    _identity(doc, metadata, "namespace", kind, name, "metadata.")
+    for field in ("labels", "annotations"):
+        _string_map_node(doc, metadata, field, kind, name)
+
+
+def _strings(doc: Document, metadata: Node | None, field: str, kind: str, name: str | None,
+             shared: _SharedMaps) -> Mapping[str, str]:
+    """string_map of a metadata field (labels, annotations), shared with
+    the objects before that wrote the same entries in the same order."""
+    node = _string_map_node(doc, metadata, field, kind, name)
+    if node is None:
+        return NO_STRINGS
     strings = string_map(node)
     if not strings:
         return NO_STRINGS

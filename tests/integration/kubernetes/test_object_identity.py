@@ -46,9 +46,17 @@ FIELDS = {
                           f"    a: {_indented(t, 4)}\n"),
     "an annotation": lambda t: (f"apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: sa\n  annotations:\n"
                                 f"    a: {_indented(t, 4)}\n"),
+    # A List is decoded before its items: its own apiVersion and metadata too.
+    "a List's apiVersion": lambda t: f"apiVersion: {t}\nkind: List\nitems:\n{_ITEM}",
+    "a List's metadata.namespace": lambda t: (f"apiVersion: v1\nkind: List\nmetadata:\n  namespace: {_indented(t, 2)}\n"
+                                              f"items:\n{_ITEM}"),
+    "a List's label": lambda t: (f"apiVersion: v1\nkind: List\nmetadata:\n  labels:\n    a: {_indented(t, 4)}\n"
+                                 f"items:\n{_ITEM}"),
 }
+_ITEM = "- apiVersion: v1\n  kind: ServiceAccount\n  metadata:\n    name: sa\n"
 
-_IDENTITY = ("apiVersion", "kind", "metadata.name", "metadata.namespace")
+_IDENTITY = ("apiVersion", "kind", "metadata.name", "metadata.namespace", "a List's apiVersion",
+             "a List's metadata.namespace")
 
 
 def kubectl_refuses(files: dict[str, str]) -> dict[str, str]:
@@ -69,7 +77,7 @@ def kubectl_refuses(files: dict[str, str]) -> dict[str, str]:
 
 
 def test_identity_fields_are_refused_where_kubectl_refuses_them():
-    cases = {f"{field.replace('.', '-').replace(' ', '-')}-{i:03d}": (field, token, write(token))
+    cases = {f"{re.sub('[^a-zA-Z]+', '-', field)}-{i:03d}": (field, token, write(token))
              for field, write in FIELDS.items() for i, token in enumerate(TOKENS)}
     refused_by_kubectl = kubectl_refuses({name: text for name, (_, _, text) in cases.items()})
     problems, binary = [], 0

@@ -111,6 +111,10 @@ REFUSED = [
      "metadata.annotations must be a mapping"),
     ("list-item-namespace", "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ServiceAccount\n"
      "  metadata:\n    name: sa\n    namespace: 08\n", 1, 8, "metadata.namespace must be a string"),
+    ("list-api-version-number", "apiVersion: 1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ServiceAccount\n"
+     "  metadata:\n    name: sa\n", 1, 1, "apiVersion must be a string (quote it; unquoted"),
+    ("list-label-boolean", "apiVersion: v1\nkind: List\nmetadata:\n  labels: {audited: on}\nitems: []\n", 1, 4,
+     "metadata.labels.audited must be a string (quote it; unquoted, Kubernetes reads it as a boolean"),
     ("secret-type-mapping", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: x\ntype: {a: b}\n", 1, 5,
      "Secret type must be a string"),
     ("lone-cr", CM + "---\n" + DEPLOY.replace("kind: Deployment\n", "kind: Deployment\r"), 2, 9,
