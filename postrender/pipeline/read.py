@@ -1799,7 +1799,7 @@ def _check_strings(doc: Document, node: MappingNode, field: str, kind: str | Non
     a list): the few mappings holding anything but plain strings."""
     for key, value in entries(node):
         if string_value(value) is None and not is_null(value):
-            raise PostrenderError(f"metadata.{field}.{json_key(key)} must be a string{_why_not_a_string(value)}",
+            raise PostrenderError(f"metadata.{field}.{json_key(key)} must be a string{not_a_string_hint(value)}",
                                   doc.location(value, kind, name))
 
 
@@ -1816,14 +1816,9 @@ def _identity(doc: Document, node: Node | None, key: str, kind: str | None, name
         return value.value  # type: ignore[union-attr]
     if is_null(value):
         return None
-    raise PostrenderError(f"{prefix}{key} must be a string{_why_not_a_string(value, key == 'kind')}",
+    raise PostrenderError(f"{prefix}{key} must be a string{not_a_string_hint(value, key == 'kind')}",
                           doc.location(value, kind, name))
 
-
-def _why_not_a_string(value: Node, show_value: bool = False) -> str:
-    if isinstance(value, ScalarNode):
-        return not_a_string_hint(value, show_value)
-    return f" (found a {'mapping' if isinstance(value, MappingNode) else 'sequence'})"
 
 
 def _string_map_node(doc: Document, metadata: Node | None, field: str, kind: str | None,

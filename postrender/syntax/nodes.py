@@ -1405,11 +1405,13 @@ def string_value(node: Node) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def not_a_string_hint(node: ScalarNode, show_value: bool = False) -> str:
-    """Why Kubernetes reads a scalar as something other than a string, and
+def not_a_string_hint(node: Node, show_value: bool = False) -> str:
+    """Why Kubernetes reads a node as something other than a string, and
     the mechanical fix, for a message: " (quote it; ...)". The value itself
     is quoted back only when `show_value` (a short ConfigMap value, a kind):
     a Secret's never is."""
+    if not isinstance(node, ScalarNode):
+        return f" (found a {'mapping' if isinstance(node, MappingNode) else 'sequence'})"
     if node.tag == YAML_TAG_PREFIX + "binary":
         return " (write its text itself: postrender reads no !!binary text here)"
     value = scalar_value(node)  # read.py has refused what kubectl cannot read

@@ -116,7 +116,7 @@ REFUSED = [
     ("list-label-boolean", "apiVersion: v1\nkind: List\nmetadata:\n  labels: {audited: on}\nitems: []\n", 1, 4,
      "metadata.labels.audited must be a string (quote it; unquoted, Kubernetes reads it as a boolean"),
     ("secret-type-mapping", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: x\ntype: {a: b}\n", 1, 5,
-     "Secret type must be a string"),
+     "Secret type must be a string (found a mapping)"),
     ("lone-cr", CM + "---\n" + DEPLOY.replace("kind: Deployment\n", "kind: Deployment\r"), 2, 9,
      "a CR without LF"),
     ("line-separator", CM + "---\n" + DEPLOY.replace("image: nginx", "image: nginx\u2028"), 2, 17, "U+2028"),
