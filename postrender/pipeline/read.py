@@ -1766,16 +1766,14 @@ def _object(doc: Document, node: MappingNode, item: int | None, shared: _SharedM
     name = _identity(doc, metadata, "name", kind, None, "metadata.")
     if not kind:  # kubectl: "Object 'Kind' is missing", for an empty one too
         raise PostrenderError("object has no kind", doc.location(node, None, name))
-    api_version = _identity(doc, node, "apiVersion", kind, name) or ""
-    if metadata is not None and not isinstance(metadata, MappingNode) and not is_null(metadata):
-        raise PostrenderError("metadata must be a mapping", doc.location(metadata, kind, name))
+    api_version, namespace = _type_and_namespace(doc, node, kind, name)
     obj = KubeObject(
         document=doc,
         node=node,
         api_version=api_version,
         kind=kind,
         name=name,
-        namespace=_identity(doc, metadata, "namespace", kind, name, "metadata.") or None,
+        namespace=namespace,
         item=item,
         annotations=_strings(doc, metadata, "annotations", kind, name, shared),
         labels=_strings(doc, metadata, "labels", kind, name, shared),
@@ -1820,6 +1818,16 @@ def _identity(doc: Document, node: Node | None, key: str, kind: str | None, name
                           doc.location(value, kind, name))
 
 
+def _type_and_namespace(doc: Document, node: MappingNode, kind: str | None, name: str | None) -> tuple[str, str | None]:
+    """The apiVersion ("" for none) and namespace (None for none) of an
+    object or a List, as kubectl decodes them (_identity); refuses metadata
+    that is no mapping."""
+    api_version = _identity(doc, node, "apiVersion", kind, name) or ""
+    metadata = get(node, "metadata")
+    if metadata is not None and not isinstance(metadata, MappingNode) and not is_null(metadata):
+        raise PostrenderError("metadata must be a mapping", doc.location(metadata, kind, name))
+    return api_version, _identity(doc, metadata, "namespace", kind, name, "metadata.") or None
+
 
 def _string_map_node(doc: Document, metadata: Node | None, field: str, kind: str | None,
                      name: str | None) -> MappingNode | None:
@@ -1846,12 +1854,9 @@ def _check_list(doc: Document, root: MappingNode) -> None:
     decode, as of any object (_object): it decodes the List before its
     items."""
     kind = get_str(root, "kind")
-    _identity(doc, root, "apiVersion", kind, None)
     metadata = get(root, "metadata")
-    if metadata is not None and not isinstance(metadata, MappingNode) and not is_null(metadata):
-        raise PostrenderError("metadata must be a mapping", doc.location(metadata, kind, None))
     name = _identity(doc, metadata, "name", kind, None, "metadata.")
-    _identity(doc, metadata, "namespace", kind, name, "metadata.")
+    _type_and_namespace(doc, root, kind, name)
     for field in ("labels", "annotations"):
         _string_map_node(doc, metadata, field, kind, name)
 
