@@ -42,7 +42,10 @@ def kubectl_read(files: dict[str, str]) -> tuple[dict[str, dict[str, Any]], dict
     """Each text as its own file, read by one kubectl run.
 
     Returns the objects kubectl would send, by metadata.name (the probe label
-    taken off again), and kubectl's error for each file it cannot read.
+    taken off again; an object without a name is not among them), and
+    kubectl's error for each file it cannot read: YAML it cannot parse
+    ("error parsing FILE: ..."), or an object whose TypeMeta or ObjectMeta
+    it cannot decode ("unable to decode "FILE": ...").
     """
     kubectl = require_tool("kubectl")
     with tempfile.TemporaryDirectory() as tmp:
@@ -55,14 +58,16 @@ def kubectl_read(files: dict[str, str]) -> tuple[dict[str, dict[str, Any]], dict
     while text[at:].strip():
         at += len(text[at:]) - len(text[at:].lstrip())
         obj, at = decoder.raw_decode(text, at)
-        labels = obj["metadata"].get("labels") or {}
+        metadata = obj.get("metadata") or {}
+        labels = metadata.get("labels") or {}
         labels.pop(_PROBE_LABEL, None)
         if not labels:
-            obj["metadata"].pop("labels", None)
-        objects[obj["metadata"]["name"]] = obj
+            metadata.pop("labels", None)
+        if metadata.get("name") is not None:
+            objects[metadata["name"]] = obj
     errors: dict[str, str] = {}
     for line in proc.stderr.splitlines():
-        match = re.search(r"error parsing .*/([^/]+)\.yaml: (.*)", line)
+        match = re.search(r'(?:error parsing .*/|unable to decode "(?:.*/)?)([^/"]+)\.yaml"?: (.*)', line)
         if match:
             errors[match.group(1)] = match.group(2)
     assert proc.returncode == 0 or errors, proc.stderr

@@ -9,7 +9,7 @@ references, so it refuses the same documents, with the line, rather than
 name an object by a misreading of it (it read `namespace: 5` as no
 namespace, and passed the document on).
 
-The oracle is kubectl (`kubectl label --local`), fed every token of the
+The oracle is kubectl (`kubectl label --local`, oracles.kubectl_read), fed every token of the
 ConfigMap value table in each field. The one difference, by design: a
 `!!binary` name (kubectl reads its decoded bytes) is refused, since the
 names postrender matches and edits are the text written.
@@ -18,12 +18,9 @@ names postrender matches and edits are the text written.
 from __future__ import annotations
 
 import re
-import subprocess
-import tempfile
-from pathlib import Path
 
 from conftest import run_postrender
-from oracles import require_tool, tool_env
+from oracles import kubectl_read
 from test_kubernetes_reading import VALUES
 
 # Collections, and the empty and null spellings, on top of the value table.
@@ -59,27 +56,10 @@ _IDENTITY = ("apiVersion", "kind", "metadata.name", "metadata.namespace", "a Lis
              "a List's metadata.namespace")
 
 
-def kubectl_refuses(files: dict[str, str]) -> dict[str, str]:
-    """kubectl's error for each file (by name) it cannot read, all read in one run."""
-    kubectl = require_tool("kubectl")
-    with tempfile.TemporaryDirectory() as tmp:
-        for name, text in files.items():
-            (Path(tmp) / f"{name}.yaml").write_text(text, encoding="utf-8")
-        proc = subprocess.run([kubectl, "label", "--local", "-f", tmp, "probe=x", "-o", "json"],
-                              capture_output=True, text=True, env=tool_env())
-    errors = {}
-    for line in proc.stderr.splitlines():
-        match = re.search(r'(?:unable to decode "(?:.*/)?|error parsing .*/)([^/"]+)\.yaml"?: (.*)', line)
-        if match:
-            errors[match.group(1)] = match.group(2)
-    assert proc.returncode == 0 or errors, proc.stderr
-    return errors
-
-
 def test_identity_fields_are_refused_where_kubectl_refuses_them():
     cases = {f"{re.sub('[^a-zA-Z]+', '-', field)}-{i:03d}": (field, token, write(token))
              for field, write in FIELDS.items() for i, token in enumerate(TOKENS)}
-    refused_by_kubectl = kubectl_refuses({name: text for name, (_, _, text) in cases.items()})
+    _, refused_by_kubectl = kubectl_read({name: text for name, (_, _, text) in cases.items()})
     problems, binary = [], 0
     for name, (field, token, text) in cases.items():
         result = run_postrender([], text)
