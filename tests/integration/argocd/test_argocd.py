@@ -281,6 +281,20 @@ def test_postrender_args_are_never_evaluated_by_a_shell(app, env, tmp_path):
     assert literal.returncode != 0 and "'$HOME' is not a valid label value" in literal.stderr
 
 
+def test_postrender_runs_in_the_plugins_own_process(app, env, tmp_path):
+    # The plugin imports postrender to check its arguments, and runs it
+    # there: a `postrender` process would start Python and import it all
+    # again. A `postrender` command that fails, first on PATH, is never run.
+    fake = tmp_path / "fake"
+    fake.mkdir()
+    (fake / "postrender").write_text("#!/bin/sh\necho 'a postrender process ran' >&2\nexit 3\n")
+    (fake / "postrender").chmod(0o755)
+    result = run("generate", app, {**env, "PATH": f"{fake}:{env['PATH']}"})
+    assert result.returncode == 0, result.stderr
+    assert "a postrender process ran" not in result.stderr
+    assert "name: shop-settings-" in result.stdout
+
+
 def test_a_postrender_failure_yields_no_manifest(app, env):
     (app / "broken.yaml").write_text(
         "extraManifests:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: bad}\n  data: {count: 3}\n"
