@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterable
 
+from ...errors import PostrenderError
 from ...records import record, replace
 from ..graph.references import Graph
 from ..index.configs import ConfigContent, content_of
@@ -166,7 +167,39 @@ def plan(
             # versions take their place rather than adding to them.
             obj.prepared = None
         versions.append(version)
-    return Plan(versions)
+    made = Plan(versions)
+    _check_new_names_are_free(made, graph.index)
+    return made
+
+
+def _check_new_names_are_free(made: Plan, index: ObjectIndex) -> None:
+    """Refuses a new name that another ConfigMap or Secret of the stream
+    keeps (its own, or its copy's), or that another object is renamed to
+    (two objects renamed from different old versions of one base, to the
+    same content): applied, the later of two objects of one name overwrites
+    the earlier, and a reference would read the other's data. Only renamed
+    objects are looked at: a name written in the input is unique already
+    (ObjectIndex refuses a duplicate)."""
+    taken: dict[tuple[str, str, str, str], KubeObject] = {}
+    for version in made.versions:
+        if not version.renamed:
+            continue
+        obj = version.obj
+        key = index.key(obj)
+        holder = taken.setdefault((key.group, key.kind, key.namespace, version.name), obj)
+        how = "is renamed to it too"
+        if holder is obj:
+            holder = index.get(replace(key, name=version.name))
+            held = made.of(holder) if holder is not None else None
+            if holder is None or held is not None and held.renamed and not held.keep_original:
+                continue  # no object of that name, or it leaves the name for a new one
+            how = "keeps it"
+        raise PostrenderError(
+            f"{obj.describe()} would be renamed {version.name}, and {holder.describe()} "
+            f"(document {holder.document.index}) {how}: two objects of one name in the output; "
+            "rename one of them",
+            obj.location(),
+        )
 
 
 def consumed_objects(graph: Graph, held: Collection[int] = ()) -> set[int]:
