@@ -1072,17 +1072,21 @@ def _check_line_breaks(doc: Document) -> None:
     ) if doc.root is not None else []
     starts = [start for start, _ in quoted]
     for match in matches:
+        if doc.text.startswith("\r\n", match.end()):
+            # kubectl reads each CRLF as LF (apimachinery's LineReader), so
+            # CR CR LF is one line break to it and two to YAML read as
+            # written: a quoted string folds them to " " or to "\n".
+            problem = "a CR before a CRLF line break is not supported (kubectl reads it as one line break, YAML as two)"
+            break
         i = bisect.bisect_right(starts, match.start()) - 1
         if i < 0 or match.start() >= quoted[i][1]:
+            name = {"\r": "a CR without LF", "\x85": "NEL (U+0085)", "\u2028": "U+2028", "\u2029": "U+2029"}[match.group()]
+            problem = f"line break {name} outside a quoted string is not supported"
             break
     else:
         return
-    name = {"\r": "a CR without LF", "\x85": "NEL (U+0085)", "\u2028": "U+2028", "\u2029": "U+2029"}[match.group()]
     line = doc.first_line + doc.text.count("\n", 0, match.start()) + 1
-    raise PostrenderError(
-        f"line break {name} outside a quoted string is not supported; use LF or CRLF line endings",
-        doc.at(line),
-    )
+    raise PostrenderError(f"{problem}; use LF or CRLF line endings", doc.at(line))
 
 
 def _compose(doc: Document, limits: Limits, count: _Count, parts: _Parts | None = None) -> Node | None:

@@ -85,6 +85,10 @@ REFUSED = [
      "Secret data must be a mapping"),
     ("data-number", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  port: 8080\n", 1, 6,
      "data.port must be a string"),
+    # kubectl reads each CRLF as LF: CR CR LF is one line break to it, two to
+    # YAML as written, so the quoted string folds to "x y" for one, "x\ny" for the other.
+    ("cr-before-crlf-quoted", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: \"x\r\r\n    y\"\n",
+     1, 6, "a CR before a CRLF line break is not supported"),
     ("labels-sequence", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  labels: [a]\n", 1, 5,
      "metadata.labels must be a mapping"),
     # What kubectl decodes of every object before anything else (TypeMeta,
