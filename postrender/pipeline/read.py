@@ -101,6 +101,13 @@ class Source:
     __slots__ = ("name", "size", "_text", "_chunks", "_packed", "first_document")
 
     def __init__(self, name: str | None, text: str) -> None:
+        if text and not text.endswith("\n"):
+            # kubectl and Helm read a manifest line by line, each given a
+            # line break (apimachinery's LineReader), the last one too: a
+            # block scalar ending the input without one holds a final
+            # newline for them (`a: |` then `  b` is "b\n"), and so for the
+            # content hash. A final CR becomes a CRLF, as it does for them.
+            text += "\n"
         self.name = name
         self.size = len(text)  # in characters
         self._text: str | None = text

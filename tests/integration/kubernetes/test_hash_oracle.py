@@ -348,3 +348,30 @@ def test_a_secret_written_with_string_data_is_named_as_its_stored_form():
     assert len(hashes) == 1
     # ...the name kustomize gives the generator-shaped one (f5).
     assert hashes == {kustomize_hashes([forms[4].text(HASH_ME)])["f5"]}
+
+
+def test_a_block_scalar_ending_the_input_without_a_line_break_is_named_as_kubectl_reads_it():
+    # kubectl and Helm give every line of a manifest a line break, the last
+    # one too (apimachinery's LineReader): `a: |` then `  x` at the very end
+    # of the input is "x\n" to them, as if the line break were there. Every
+    # block style, in a ConfigMap and a Secret, each the last line of its file.
+    styles = ["|", "|+", "|-", ">", ">+", ">-", "|2", "|+2"]
+    endings = [["    x"], ["    x", "     y"], ["    x", "", "  "]]  # the last: blank lines, spaces without a break
+    objects = [
+        Generated(f"eof-{kind.lower()}-{s}-{e}", kind, [f"{field}:", f"  a: {style}", *ending])
+        for s, style in enumerate(styles) for e, ending in enumerate(endings)
+        for kind, field in (("ConfigMap", "data"), ("Secret", "stringData"))
+    ]
+    as_written = {obj.name: obj.text(OPT_IN).removesuffix("\n") for obj in objects}
+    sent, errors = kubectl_read(as_written)
+    assert not errors, errors
+    hashes = kustomize_hashes([stored_form(obj, sent[obj.name]) for obj in objects])
+    for obj in objects:
+        digest, error, _ = postrender_reading(as_written[obj.name])
+        assert error is None and digest == hashes[obj.name], (digest, error, as_written[obj.name], sent[obj.name])
+    # Rendered, the last of them ending the stream so: a second run on the
+    # output changes nothing (it had renamed that one again).
+    stream = "\n---\n".join(as_written.values())
+    first = run_postrender([], stream)
+    assert first.status == 0, first.stderr
+    assert run_postrender([], first.stdout).stdout == first.stdout
