@@ -185,11 +185,12 @@ def _check_new_names_are_free(made: Plan, index: ObjectIndex) -> None:
         if not version.renamed:
             continue
         obj = version.obj
-        key = index.key(obj)
-        holder = taken.setdefault((key.group, key.kind, key.namespace, version.name), obj)
+        group, namespace = obj.group, index.namespace_of(obj)
+        holder = taken.setdefault((group, obj.kind, namespace, version.name), obj)
         how = "is renamed to it too"
         if holder is obj:
-            holder = index.get(replace(key, name=version.name))
+            holder = next((other for other in index.named(group, obj.kind, version.name)
+                           if index.namespace_of(other) == namespace), None)
             held = made.of(holder) if holder is not None else None
             if holder is None or held is not None and held.renamed and not held.keep_original:
                 continue  # no object of that name, or it leaves the name for a new one
