@@ -22,7 +22,7 @@ environment names it gets a postrender.io/config-hash over it (pipeline/plan/con
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import cache
 from typing import Any
 
@@ -33,8 +33,11 @@ from ...fieldspecs import CONFIG_KINDS, ReferenceTable, pod_path_spec
 from ...fieldspecs.walk import SpecIndex
 from .references import Found, Graph, Path, Scanned, lookup
 from ..index.configs import content_of
+from ..index.folding import NAMING_FIELDS, in_document_order, names_in_field
 from ..index.objects import ObjectIndex
-from ...syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, entries, format_path, get, is_string, node_at
+from ...syntax.nodes import (
+    MappingNode, Node, ScalarNode, SequenceNode, entries, format_path, get, is_string, node_at,
+)
 from ..read import KubeObject
 from ...lazyre import LazyPattern
 
@@ -343,7 +346,7 @@ def _targets(index: ObjectIndex, referrer: KubeObject, namespace: str | None, na
     return found
 
 
-# --- names in a ConfigMap's data ----------------------------------------------
+# --- names in a ConfigMap's or Secret's data -------------------------------------
 
 
 @cache
@@ -361,48 +364,51 @@ def _data_readers(graph: Graph) -> Iterator[Reader]:
     for holder in graph.config_objects:
         for path, value, name, via in data_names(holder):
             for target in _targets(index, holder, None, name):
-                why = (f"{index.key(holder).describe()} {format_path(path)} names it "
-                       f"({via}: {name}): the program configured there reads it by name")
+                # A Secret's text is never quoted, not even the `key: name`
+                # that names the object (whose name is the stream's anyway).
+                quoted = f" ({via}: {name})" if holder.kind != "Secret" else ""
+                why = (f"{index.key(holder).describe()} {format_path(path)} names it{quoted}: "
+                       "the program configured there reads it by name")
                 yield Reader(target, holder, path, value, name, why, rolls=False, via=via)
 
 
-# A name a ConfigMap's data entry gives a program: where (("data", key)), the
+# A name a config's data entry gives a program: where ((field, key)), the
 # entry's scalar, the name, and the key in the entry's text that gives it.
 DataName = tuple[Path, ScalarNode, str, str]
 
 
 def data_names(holder: KubeObject) -> tuple[DataName, ...]:
-    """What a ConfigMap's data entries name, by the keys configDataKeys and
-    the guard's rules list (`secretName: web-tls` in an embedded config file).
-    Found once, while the object is whole (the read stage asks,
-    pipeline/needs.py), and kept with its content: read keeps no data."""
-    if holder.kind != "ConfigMap":
+    """What a ConfigMap's or Secret's data entries name (folding.NAMING_FIELDS:
+    a Secret's `data` decoded), by the keys configDataKeys and the guard's
+    rules list (`secretName: web-tls` in an embedded config file): an
+    operator's configuration is as often a Secret as a ConfigMap. Found once,
+    while the object is whole (the read stage asks, pipeline/needs.py), and
+    kept with its content: read keeps no data. Only a name an object of the
+    stream has is ever shown (_data_readers): never other text of a Secret."""
+    fields = NAMING_FIELDS.get(holder.kind)
+    if fields is None:
         return ()
     content = content_of(holder)
     if content.named is None:
-        content.named = tuple(_scan_data(holder))
+        content.named = tuple(sorted(_scan_data(holder, fields), key=in_document_order))
     return content.named
 
 
-def _scan_data(holder: KubeObject) -> Iterator[DataName]:
-    data = get(holder.node, "data")
-    if not isinstance(data, MappingNode):
-        return
-    for key, value in entries(data):
-        yield from entry_names(key.value if isinstance(key, ScalarNode) else "?", value)
+def _scan_data(holder: KubeObject, fields: Mapping[str, bool]) -> Iterator[DataName]:
+    for field, encoded in fields.items():
+        yield from names_in_field(get(holder.node, field), encoded, entry_names, field)  # type: ignore[misc]
 
 
-def entry_names(key: str, value: Node) -> Iterator[DataName]:
-    """What one data entry of a ConfigMap names (data_names); the read
-    stage asks of each entry of a large ConfigMap as it is composed
-    (index/folding.py)."""
-    if not isinstance(value, ScalarNode) or not is_string(value) or len(value.value) > _MAX_SCANNED:
-        return
-    if ":" not in value.value:
+def entry_names(field: str, key: str, value: ScalarNode, text: str) -> Iterator[DataName]:
+    """What one entry of a config's `field` names (data_names): `value` its
+    scalar, `text` its string (a Secret's `data` decoded), holding a `:`, as a
+    name is given (`key: name`); the read stage asks of each entry of a
+    large config as it is composed (index/folding.py)."""
+    if len(text) > _MAX_SCANNED:
         return
     keys, suffixes = _data_keys()
-    for match in _DATA_ENTRY.finditer(value.value):
+    for match in _DATA_ENTRY.finditer(text):
         entry_key = match.group("key").lower()
         if entry_key not in keys and not entry_key.endswith(suffixes):
             continue
-        yield ("data", key), value, match.group("name"), match.group("key")
+        yield (field, key), value, match.group("name"), match.group("key")

@@ -60,10 +60,9 @@ def content_of(obj: KubeObject, folded: ConfigFolder | None = None) -> ConfigCon
     known = obj.content
     if known is None:
         known = obj.content = _read(obj, folded)
-        if folded is not None and "data" in folded.fields and obj.kind == "ConfigMap":
-            # What its data names was found as the entries were taken. Data
-            # too small to be taken out (its binaryData was) is still in the
-            # tree, where byname.data_names finds it as in any config.
+        if folded is not None:
+            # What its data names was found as the entries were taken, and
+            # in the fields too small to be taken out (ConfigFolder.finish).
             known.named = tuple(folded.named)
     return known
 

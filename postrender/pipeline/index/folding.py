@@ -26,7 +26,7 @@ from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from ...lazyre import LazyPattern
 from ...syntax.jsontext import go_escaped
 from ...syntax.nodes import (
-    WHOLE_REACH, Fold, MappingNode, Node, Reach, ScalarNode, get, go_base64, is_string, surely_its_text,
+    WHOLE_REACH, Fold, MappingNode, Node, Reach, ScalarNode, entries, get, go_base64, is_string, surely_its_text,
 )
 
 # What the API server accepts as a ConfigMap's or Secret's key.
@@ -45,6 +45,10 @@ def _encoded_in_either(field: str) -> bool | None:
 
 
 _EITHER_KIND = {field: _encoded_in_either(field) for fields in STRING_FIELDS.values() for field in fields}
+# The fields whose entries a program may read names from (graph/byname.data_names),
+# each with whether it holds base64: not binaryData, which holds no text.
+NAMING_FIELDS = {kind: {field: STRING_FIELDS[kind][field] for field in fields}
+                 for kind, fields in {"ConfigMap": ("data",), "Secret": ("stringData", "data")}.items()}
 
 
 class FoldedEntries:
@@ -106,7 +110,9 @@ _KEY = LazyPattern(r'^"[^"]*"', re.M)
 
 # The names a ConfigMap's data entry gives a program (graph/byname):
 # (key, value) -> what it found, each kept with the object's content.
-ScanEntry = Callable[[str, ScalarNode], Iterable[object]]
+# graph/byname.entry_names: (field, key, value, its text) -> what the entry
+# names, each (path, value, name, via): `value` the entry's scalar.
+ScanEntry = Callable[[str, str, ScalarNode, str], Iterable[tuple]]
 
 
 class ConfigFolder:
@@ -119,12 +125,16 @@ class ConfigFolder:
         and kubectl write `apiVersion`, `data`, `kind`): `settle` says it."""
         self.kind = kind
         self._encoded = STRING_FIELDS[kind] if kind is not None else _EITHER_KIND
-        self._scan = scan if kind in ("ConfigMap", None) else None
+        self._scan = scan
         # Whether every `data` value taken before the kind was known is
         # base64, as a Secret's must be.
         self._base64 = True
         self.fields: dict[str, FoldedEntries] = {}
-        self.named: list[object] = []  # what `scan` found, in the order of the entries
+        # What `scan` found, in the order of the entries: as the kind reads
+        # them, or before it is known, as a ConfigMap would; and as a Secret
+        # would (its `data` decoded, its `stringData`), for `settle`.
+        self.named: list[tuple] = []
+        self._named_as_secret: list[tuple] = []
         self.ok = True
         self.root: MappingNode | None = None  # the document's root, once finished
 
@@ -135,9 +145,10 @@ class ConfigFolder:
         # (is_string: its text is the string Kubernetes reads.)
         string = value.value if value.__class__ is ScalarNode and is_string(value) else None  # type: ignore[arg-type]
         encoded = self._encoded[name]
+        data = go_base64(string) if encoded and string is not None else None
         if (text is None or string is None or _CONFIG_KEY.fullmatch(text) is None  # type: ignore[arg-type]
                 or not surely_its_text(key)  # type: ignore[arg-type]
-                or encoded and go_base64(string) is None):
+                or encoded and data is None):
             self.ok = False  # read again whole, where read and validate say why
             return
         if encoded is None and self._base64 and go_base64(string) is None:  # (a ConfigMap's: its first, mostly)
@@ -147,8 +158,31 @@ class ConfigFolder:
         if entries is None:
             entries = self.fields[name] = FoldedEntries()
         entries.add(entry)
-        if self._scan is not None and ":" in string and name == "data":  # (a name is given as `key: name`)
-            self.named.extend(self._scan(text, value))  # type: ignore[arg-type]
+        if self._scan is None:
+            return
+        if self.kind is not None:
+            encoded = NAMING_FIELDS[self.kind].get(name)
+            if encoded is not None:
+                self._scan_entry(self.named, name, text, value, string, data, encoded)  # type: ignore[arg-type]
+            return
+        # The kind not known yet: as each kind that has the field reads it.
+        for kind, named in (("ConfigMap", self.named), ("Secret", self._named_as_secret)):
+            encoded = NAMING_FIELDS[kind].get(name)
+            if encoded is not None:
+                self._scan_entry(named, name, text, value, string, data, encoded)  # type: ignore[arg-type]
+
+    def _scan_entry(self, named: list[tuple], name: str, key: str, value: ScalarNode, string: str,
+                    data: bytes | None, encoded: bool) -> None:
+        """What an entry taken names, into `named`: its text, or its base64
+        decoded (`data`, when decoded already), holding a `:` (`key: name`)."""
+        text: str | None = string
+        if encoded:
+            if data is None:
+                data = go_base64(string)
+            # (b":" first: most values name nothing, and are not decoded.)
+            text = _utf8(data) if data is not None and b":" in data else None
+        if text is not None and ":" in text:
+            named.extend(self._scan(name, key, value, text))  # type: ignore[misc]
 
     def settle(self, kind: str) -> None:
         """The kind of a folder made without one, once the composer knows it
@@ -163,7 +197,8 @@ class ConfigFolder:
         self.kind = kind
         self._encoded = fields
         if kind != "ConfigMap":
-            self._scan = None  # (what it found so far is a ConfigMap's only: configs.content_of)
+            self.named = self._named_as_secret
+        self._named_as_secret = []
 
     def finish(self, root: Node | None) -> bool:
         """Whether every entry of the folded mappings was taken, and no two
@@ -185,8 +220,49 @@ class ConfigFolder:
                 self.take(name, key, value)
         if not self.ok or not all(entries.close() for entries in self.fields.values()):
             return False
+        if self._scan is not None:
+            # A field too small to be taken out is whole in the tree: what it
+            # names is found there, so that `named` is all the data names.
+            for name, encoded in NAMING_FIELDS[self.kind].items():
+                if name not in self.fields:
+                    self.named.extend(names_in_field(get(root, name), encoded, self._scan, name))
+            self.named.sort(key=in_document_order)
         self.root = root
         return True
+
+
+def in_document_order(found: tuple) -> int:
+    """What a scan found sorts by where its entry is (a stable sort keeps an
+    entry's own names in order): a Secret's fields in the order written,
+    whether taken out as composed or read whole."""
+    return found[1].start_mark
+
+
+def names_in_field(node: Node | None, encoded: bool, scan: ScanEntry, field: str) -> Iterator[tuple]:
+    """What the entries of a config's field, whole in its tree, name
+    (graph/byname.data_names): each string entry's text (`encoded`: its
+    base64 decoded) that holds a `:`, handed to `scan`."""
+    if not isinstance(node, MappingNode):
+        return
+    for key, value in entries(node):
+        if isinstance(value, ScalarNode) and is_string(value):
+            text = decoded_text(value.value) if encoded else value.value
+            if text is not None and ":" in text:
+                yield from scan(field, key.value if isinstance(key, ScalarNode) else "?", value, text)
+
+
+def decoded_text(value: str) -> str | None:
+    """A base64 value's text, or None when it holds no UTF-8 text: binary
+    data holds no configuration a program reads names from."""
+    data = go_base64(value)
+    return _utf8(data) if data is not None else None
+
+
+def _utf8(data: bytes) -> str | None:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 def fold_reach(kind: str) -> Reach:

@@ -14,6 +14,7 @@ What Kubernetes reads is the oracle: every output is read back with
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import subprocess
@@ -547,11 +548,42 @@ def test_a_secret_named_in_an_operators_config_keeps_its_name(data):
     assert out[1]["metadata"]["name"].startswith("operator-config-")
 
 
-def test_a_secrets_own_data_and_unrelated_keys_are_not_scanned():
-    holder = config("Secret", "holder", stringData={"config": "name: creds\n"})
+def test_unrelated_keys_in_a_configs_data_are_not_scanned():
     unrelated = config("ConfigMap", "notes", data={"readme": "image: creds\n"})
-    text = stream(config("Secret", "creds"), holder, unrelated, deployment(mounting("Secret", "creds")))
+    secret = config("Secret", "notes-secret", stringData={"readme": "image: creds\n"})
+    text = stream(config("Secret", "creds"), unrelated, secret, deployment(mounting("Secret", "creds")))
     assert kubectl_read(render([], text))[0]["metadata"]["name"].startswith("creds-")
+
+
+OPERATOR_CONFIG = "caConfigMap:\n  name: ca-bundle\n"
+
+
+@pytest.mark.parametrize("field", ["stringData", "data"])
+def test_an_object_named_in_a_secrets_data_keeps_its_name_and_no_value_is_shown(field):
+    # An operator's configuration is as often a Secret as a ConfigMap: the
+    # ConfigMap it names keeps its name though a workload reads it too (it
+    # was renamed under the operator, with no copy). `data` is read decoded.
+    value = OPERATOR_CONFIG if field == "stringData" else base64.b64encode(OPERATOR_CONFIG.encode()).decode()
+    holder = config("Secret", "operator-config", **{field: {"config.yaml": value}})
+    text = stream(config("ConfigMap", "ca-bundle"), holder, deployment(mounting("ConfigMap", "ca-bundle")))
+    result = run_postrender(["-v"], text)
+    assert result.status == 0, result.stderr
+    assert kubectl_read(result.stdout)[0]["metadata"]["name"] == "ca-bundle"
+    assert f'Secret/apps/operator-config {field}["config.yaml"] names it: ' in result.stderr
+    # The object's name is the stream's; the Secret's text around it is never shown.
+    assert "caConfigMap" not in result.stderr and "name: ca-bundle" not in result.stderr
+    # Opted in, it is versioned anyway, and the render fails rather than leave the name on nothing.
+    opted = text.replace('"name": "ca-bundle"', '"name": "ca-bundle", "labels": {"postrender.io/versioned": "true"}', 1)
+    failed = run_postrender([], opted)
+    assert failed.status == 1 and "caConfigMap" not in failed.stderr
+    assert "names ConfigMap 'ca-bundle', which a program reads by that name" in failed.stderr
+
+
+def test_a_secrets_binary_data_is_not_read_for_names():
+    binary = base64.b64encode(b"\xff\xfe" + OPERATOR_CONFIG.encode()).decode()
+    holder = config("Secret", "blob", data={"blob.bin": binary})
+    text = stream(config("ConfigMap", "ca-bundle"), holder, deployment(mounting("ConfigMap", "ca-bundle")))
+    assert kubectl_read(render([], text))[0]["metadata"]["name"].startswith("ca-bundle-")
 
 
 # --- names left on a vanished object ------------------------------------------

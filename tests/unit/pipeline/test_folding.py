@@ -7,6 +7,7 @@ Each render here is compared with the render of the same stream read whole
 dropping composer, and runs of two entries, so that every merge is tried.
 """
 
+import base64
 import random
 import sys
 
@@ -333,6 +334,33 @@ def test_a_folded_configs_data_names_are_found_in_order(monkeypatch):
     named = [(path, value.value, name, via) for path, value, name, via in content_of(stream.objects[0]).named]
     assert named == [(path, value.value, name, via) for path, value, name, via in content_of(whole.objects[0]).named]
     assert [(path, name) for path, _, name, _ in named][:2] == [(("data", "a"), "web-tls"), (("data", "c"), "other")]
+
+
+@pytest.mark.parametrize("small", [None, "stringData", "data"])
+@pytest.mark.parametrize("alphabetical", [False, True], ids=["kind-first", "data-first"])
+def test_a_folded_secrets_data_names_are_found_as_read_whole(alphabetical, small, monkeypatch):
+    # A Secret's data decoded, and its stringData, name objects as a
+    # ConfigMap's data does: taken out as composed, before the kind is known
+    # (kustomize's order) or after, or one field too small to be taken out
+    # and read in the tree, the names are those read whole, in the order written.
+    def encoded(text: str) -> str:
+        return base64.b64encode(text.encode()).decode()
+
+    data = [("a", encoded("secretName: web-tls")), ("b", "YQ=="), ("c", encoded("caConfigMap: {name: ca}"))]
+    string_data = [("s", '"existingSecret: creds"'), ("t", "x")]
+    fields = {"data": data[:1] if small == "data" else data,
+              "stringData": string_data[:1] if small == "stringData" else string_data}
+    text = _config("Secret", fields, "operator", alphabetical=alphabetical)
+    stream, folders = _read_folded(text, monkeypatch)
+    assert folders and folders[0].root is not None and folders[0].kind == "Secret"
+    assert sorted(folders[0].fields) == sorted(set(fields) - {small})
+    whole, _ = _read_folded(text, monkeypatch, dropping=False)
+    named = [(path, name) for path, _, name, _ in content_of(stream.objects[0]).named]
+    assert named == [(path, name) for path, _, name, _ in content_of(whole.objects[0]).named]
+    expected = [(("data", "a"), "web-tls"), (("data", "c"), "ca"), (("stringData", "s"), "creds")]
+    if small == "data":
+        expected.remove((("data", "c"), "ca"))
+    assert named == sorted(expected, key=lambda found: text.index(f"\n  {found[0][1]}: "))
 
 
 def test_a_config_whose_kind_comes_late_is_composed_whole(monkeypatch):
