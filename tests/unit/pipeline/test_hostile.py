@@ -627,6 +627,9 @@ def test_chunks_are_the_whole_text(text, block):
     from postrender.pipeline.read import Source, _chunk_starts, split
 
     source = Source(None, text)
+    # As kubectl reads it: its last line given a line break (Source).
+    text += "\n" if text and not text.endswith("\n") else ""
+    assert source.text == text
     try:
         chunks = split(source)
     except PostrenderError:
@@ -663,6 +666,7 @@ def test_a_source_read_keeps_its_text_once(monkeypatch):
 
     text = "---\n" + CM + "...\n%YAML 1.1\n---#x\n" + CM.replace("name: cfg", "name: other") + "# end"
     source = Source("in.yaml", text)
+    text += "\n"  # as kubectl reads it: its last line given a line break
     stream = read([source], RenderOptions().limits)
     assert source.text == text
     # The documents' chunks are the text: no second copy of it, whole.
