@@ -35,9 +35,7 @@ from .references import Found, Graph, Path, Scanned, lookup
 from ..index.configs import content_of
 from ..index.folding import NAMING_FIELDS, in_document_order, names_in_field
 from ..index.objects import ObjectIndex
-from ...syntax.nodes import (
-    MappingNode, Node, ScalarNode, SequenceNode, entries, format_path, get, is_string, node_at,
-)
+from ...syntax.nodes import Node, ScalarNode, SequenceNode, entries, format_path, get, node_at
 from ..read import KubeObject
 from ...lazyre import LazyPattern
 

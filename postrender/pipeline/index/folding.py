@@ -108,10 +108,9 @@ class FoldedEntries:
 _KEY = LazyPattern(r'^"[^"]*"', re.M)
 
 
-# The names a ConfigMap's data entry gives a program (graph/byname):
-# (key, value) -> what it found, each kept with the object's content.
-# graph/byname.entry_names: (field, key, value, its text) -> what the entry
-# names, each (path, value, name, via): `value` the entry's scalar.
+# The names a config's data entry gives a program (graph/byname.entry_names):
+# (field, key, value, its text) -> what it found, each (path, value, name,
+# via), `value` the entry's scalar; kept with the object's content.
 ScanEntry = Callable[[str, str, ScalarNode, str], Iterable[tuple]]
 
 
