@@ -266,8 +266,8 @@ def test_wrapper_starts_python_once_besides_a_bare_version_check(tmp_path):
     result = _wrapper(f"{folder}:/usr/bin:/bin")
     assert result.returncode == 0, result.stderr
     assert "name: c-" in result.stdout
-    # `-S -c CHECK`, then `-c LAUNCH --version-all`.
-    assert calls.read_text().splitlines() == ["-S 3", "-c 3"]
+    # `-S -c CHECK`, then `-P -c LAUNCH --version-all`.
+    assert calls.read_text().splitlines() == ["-S 3", "-P 4"]
 
 
 def test_wrapper_falls_back_to_python_when_python3_lacks_ruamel_yaml(tmp_path):
@@ -279,6 +279,111 @@ def test_wrapper_falls_back_to_python_when_python3_lacks_ruamel_yaml(tmp_path):
     assert result.returncode == 0, result.stderr
     assert "name: c-" in result.stdout and "immutable: true" in result.stdout
     assert "POSTRENDER_WRAPPER" not in result.stderr
+
+
+@pytest.fixture(scope="module")
+def bare_python(tmp_path_factory) -> Path:
+    """A Python with ruamel.yaml and without postrender, as a user's is: the
+    tests' own has postrender installed (editable), which would hide a
+    wrapper that fails to put the plugin's source on sys.path."""
+    import _ruamel_yaml
+
+    venv = tmp_path_factory.mktemp("bare") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    (site,) = venv.glob("lib/python3*/site-packages")
+    (site / "deps.pth").write_text(str(Path(_ruamel_yaml.__file__).parent) + "\n")
+    python = venv / "bin" / "python"
+    check = subprocess.run([python, "-c", "import ruamel.yaml, _ruamel_yaml; import postrender"], cwd=venv,
+                           capture_output=True, text=True)
+    assert "No module named 'postrender'" in check.stderr, check.stderr
+    return python
+
+
+def _plugin_copy(where: Path) -> Path:
+    """The plugin's command and source, as `helm plugin install` lays them out."""
+    where.mkdir(parents=True)
+    shutil.copytree(ROOT / "bin", where / "bin")
+    shutil.copytree(ROOT / "postrender", where / "postrender", ignore=shutil.ignore_patterns("__pycache__"))
+    return where / "bin" / "postrender"
+
+
+def test_wrapper_runs_through_a_symlink_and_from_a_folder_with_a_colon(tmp_path, bare_python):
+    # Linked onto PATH as `postrender` (it must not run itself for another
+    # postrender there), or installed where a path holds a `:` (PYTHONPATH
+    # would split it): the plugin's source is found either way.
+    folder = _fake_bin(tmp_path, python3=f'exec "{bare_python}" "$@"\n')
+    for n, wrapper in enumerate((_plugin_copy(tmp_path / "plug:in"), _plugin_copy(tmp_path / "plugin"))):
+        links = tmp_path / f"links-{n}"
+        links.mkdir()
+        (links / "postrender").symlink_to(wrapper)
+        for command in (wrapper, links / "postrender"):
+            # (Run elsewhere than this checkout, whose source would be found as the working directory.)
+            result = subprocess.run([str(command), "--version-all"], input=STREAM, capture_output=True, text=True,
+                                    env={"PATH": f"{links}:{folder}:/usr/bin:/bin"}, cwd=tmp_path, timeout=60)
+            assert result.returncode == 0, (command, result.stderr)
+            assert "name: c-" in result.stdout
+
+
+def test_wrapper_never_imports_a_postrender_folder_where_it_runs(tmp_path, bare_python):
+    # Helm runs the plugin in the user's working directory.
+    folder = _fake_bin(tmp_path, python3=f'exec "{bare_python}" "$@"\n')
+    here = tmp_path / "work"
+    (here / "postrender").mkdir(parents=True)
+    (here / "postrender" / "__init__.py").write_text("raise SystemExit('imported from the working directory')\n")
+    result = subprocess.run([str(ROOT / "bin" / "postrender"), "--version-all"], input=STREAM, capture_output=True,
+                            text=True, env={"PATH": f"{folder}:/usr/bin:/bin"}, cwd=here, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert "name: c-" in result.stdout
+
+
+def test_wrapper_leaves_stdin_to_postrender_when_a_python_fails_its_check(tmp_path, bare_python):
+    # A `python3` that reads its standard input, then is no Python 3.11: the
+    # version check must not hand it the stream meant for postrender.
+    eater = _fake_bin(tmp_path, python3="cat >/dev/null\nexit 1\n")
+    good = tmp_path / "good"
+    good.mkdir()
+    (good / "python").write_text(f'#!/bin/sh\nexec "{bare_python}" "$@"\n')
+    (good / "python").chmod(0o755)
+    result = _wrapper(f"{eater}:{good}:/usr/bin:/bin")
+    assert result.returncode == 0, result.stderr
+    assert "name: c-" in result.stdout
+
+
+def test_wrapper_hands_over_when_ruamel_yaml_is_broken_not_missing(tmp_path, bare_python):
+    # python3's ruamel.yaml raises something other than ImportError as it
+    # loads (half an upgrade); `python` has a working one.
+    broken = tmp_path / "broken"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(broken)], check=True)
+    (site,) = broken.glob("lib/python3*/site-packages")
+    (site / "ruamel" / "yaml").mkdir(parents=True)
+    (site / "ruamel" / "yaml" / "__init__.py").write_text("raise AttributeError('half an upgrade')\n")
+    folder = _fake_bin(tmp_path, python3=f'exec "{broken / "bin" / "python"}" "$@"\n',
+                       python=f'exec "{bare_python}" "$@"\n')
+    result = _wrapper(f"{folder}:/usr/bin:/bin")
+    assert result.returncode == 0, result.stderr
+    assert "name: c-" in result.stdout
+
+
+def test_wrapper_says_why_when_the_plugins_source_cannot_load(tmp_path, bare_python):
+    wrapper = _plugin_copy(tmp_path / "plugin")
+    (wrapper.parent.parent / "postrender" / "cli.py").write_text("raise RuntimeError('a half-copied plugin')\n")
+    folder = _fake_bin(tmp_path, python3=f'exec "{bare_python}" "$@"\n')
+    result = subprocess.run([str(wrapper)], input=STREAM, capture_output=True, text=True,
+                            env={"PATH": f"{folder}:/usr/bin:/bin"}, cwd=tmp_path, timeout=60)
+    assert result.returncode == 127 and result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"postrender: error: cannot load postrender from {wrapper.parent.parent} (RuntimeError: ")
+
+
+def test_wrapper_prints_its_message_as_written(tmp_path):
+    # A backslash in the plugin's path is text, not an escape for echo.
+    wrapper = _plugin_copy(tmp_path / "back\\cslash")
+    fake = _fake_bin(tmp_path, python3="exit 1\n", python="exit 1\n")
+    result = subprocess.run([str(wrapper)], input=STREAM, capture_output=True, text=True,
+                            env={"PATH": f"{fake}:/usr/bin:/bin"}, timeout=60)
+    assert result.returncode == 127
+    (line,) = result.stderr.splitlines()
+    assert line.endswith(f"(or: pipx install '{wrapper.parent.parent}', or set POSTRENDER_BIN)")
 
 
 def test_wrapper_prefers_postrender_bin(tmp_path):
