@@ -371,8 +371,15 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         args = args[1:]
     parser = build_parser(name)
     args = _bare_keep_original(_kubectl_spellings(args))
-    # Flags and paths in any order, as kubectl and helm take them.
-    namespace = parser.parse_intermixed_args(args) if name in ("render", "graph") else parser.parse_args(args)
+    if name in ("render", "graph"):
+        # Flags and paths in any order, as kubectl and helm take them; after
+        # `--` only paths, which parse_intermixed_args would read as flags
+        # again (a file named `-x.yaml`: "unrecognized arguments").
+        after = args.index("--") if "--" in args else len(args)
+        namespace = parser.parse_intermixed_args(args[:after])
+        namespace.paths = [*namespace.paths, *args[after + 1:]]
+    else:
+        namespace = parser.parse_args(args)
     namespace.command = name
     return namespace
 

@@ -71,6 +71,19 @@ def test_filename_flag_is_repeatable_and_takes_folders(tmp_path):
     assert [n.rsplit("-", 1)[0] for n in names(out.stdout)] == ["a", "b", "c"]
 
 
+@pytest.mark.parametrize("command", [[], ["graph", "-o", "json"]], ids=["render", "graph"])
+def test_after_a_double_dash_every_argument_is_a_path(tmp_path, command, monkeypatch):
+    # A file named like a flag (Argo CD's plugin passes a folder's files
+    # after `--`): parse_intermixed_args alone read it as a flag again.
+    (tmp_path / "-weird.yaml").write_text(CM.format(name="weird"))
+    (tmp_path / "--help").write_text(CM.format(name="flag-named"))
+    monkeypatch.chdir(tmp_path)
+    out = run_postrender([*command, "-v", "--", "-weird.yaml", "--help"])
+    assert out.status == 0, out.stderr
+    # Both read as files, the second not the flag it is named after.
+    assert "weird" in out.stdout and "flag-named" in out.stdout and "usage" not in out.stdout
+
+
 def test_flags_after_paths(tmp_path):
     (tmp_path / "a.yaml").write_text(CM.format(name="a"))
     out = run_postrender([str(tmp_path / "a.yaml"), "--mutable", "-n", "shop"])
