@@ -10,6 +10,7 @@ ARGOCD_APP_PARAMETERS and PARAM_* for its parameters, KUBE_*.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -254,12 +255,39 @@ def test_config_file_inside_the_application_is_read(app, env):
         ("--keep-previous=argocd 'unclosed", "POSTRENDER_ARGS: No closing quotation"),
         ("--no-such-flag", "unrecognized arguments"),
         ("--help", "--help and --version print no manifests"),
+        # What postrender reads and where it writes are the plugin's: a
+        # manifest written to a file leaves Argo CD an empty one to prune
+        # against, and a file read replaces helm's output.
+        ("-o /tmp/written-outside.yaml", "-o/--output is not available"),
+        ("--output=../escape.yaml", "-o/--output is not available"),
+        ("-f /etc/hostname", "-f/--filename is not available"),
+        ("--filename=-", "-f/--filename is not available"),
+        ("-- /etc/hostname", "/etc/hostname: not a flag"),
+        ("--strict -- --version-all", "--version-all: not a flag"),
     ],
 )
-def test_refused_postrender_args_yield_no_manifest(app, env, args, message):
+def test_refused_postrender_args_yield_no_manifest(app, env, args, message, tmp_path):
     result = run("generate", app, env, **plugin_env(POSTRENDER_ARGS=args))
     assert result.returncode != 0 and result.stdout == ""
     assert message in result.stderr
+    assert not (tmp_path / "escape.yaml").exists() and not Path("/tmp/written-outside.yaml").exists()
+
+
+def test_the_manifest_is_written_as_utf8_whatever_the_locale(plain_app, env):
+    (plain_app / "config.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {mode: früh}\n", encoding="utf-8")
+    result = subprocess.run(command("generate"), cwd=plain_app, env={**env, "PYTHONIOENCODING": "ascii"},
+                            capture_output=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "mode: früh".encode() in result.stdout
+
+
+def test_a_closed_standard_output_is_an_error_not_a_traceback(plain_app, env):
+    result = subprocess.run(command("generate"), cwd=plain_app, env=env, stderr=subprocess.PIPE, text=True,
+                            timeout=120, preexec_fn=lambda: os.close(1))
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines()[-1].startswith("postrender-cmp: error: cannot write the manifest")
 
 
 def test_messages_escape_control_characters_from_the_application(app, env):
