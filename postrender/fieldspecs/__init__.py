@@ -78,6 +78,11 @@ class FieldSpec:
     # {apiVersion, kind}). An admission policy binding's paramRef names an
     # object of its policy's spec.paramKind.
     kind_from: tuple[str, tuple[Segment, ...], tuple[Segment, ...]] | None = None
+    # keepsName: why the name written here is also used as itself beyond the
+    # field (an operator mounts each object at a path made of its name, which
+    # other configuration names): the reference is held, and the object keeps
+    # its name, or an unsuffixed copy does (render._holds).
+    keeps_name: str | None = None
 
     def matches(self, group: str, version: str) -> bool:
         return (self.group is None or self.group == group) and (self.version is None or self.version == version)
@@ -380,7 +385,16 @@ def _field_spec(target: str, raw: dict[str, Any], origin: str) -> FieldSpec:
         flags=tuple(raw.get("flags") or ()),
         stream_only=raw.get("streamOnly", False) is True,
         kind_from=_kind_from(raw.get("kindFrom"), origin),
+        keeps_name=_keeps_name(raw.get("keepsName"), origin),
     )
+
+
+def _keeps_name(raw: Any, origin: str) -> str | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, str) or not raw.strip():
+        raise UsageError(f"{origin}: keepsName says why, as text (got {raw!r})")
+    return raw
 
 
 def _kind_from(raw: Any, origin: str) -> tuple[str, tuple[Segment, ...], tuple[Segment, ...]] | None:

@@ -7,7 +7,7 @@ run the script; tests/unit/fieldspecs/test_compiled_fieldspecs.py checks the two
 import json
 
 # sha256 of each source table when this was generated.
-SOURCES = {'builtin.yaml': 'a38018b09cbd4df627f040502a16de7b22599ceb7ce136c626635c1c0d0698db',
+SOURCES = {'builtin.yaml': 'f6c538a5f899ec681db4916371effa32cb69ad3069bc26533d46a2fe6067ee49',
  'dependencies.yaml': '7eb6c9031b701775c1705fd2c3b67df81209b76dd8f7e7b4cd5a014d6ac343a2',
  'fixednames.yaml': '3899b7299d396600aac717afe3bbb765b84264c4f52b70b364f40524d31754e2',
  'guard.yaml': '86396b37593a88b3868097ade04b3fd366ce722d77ccd40e5fdc9ecb45c46c72',
@@ -733,12 +733,14 @@ TABLES = json.loads(r'''{
      {
       "kind": "Prometheus",
       "group": "monitoring.coreos.com",
-      "path": "spec/configMaps"
+      "path": "spec/configMaps",
+      "keepsName": "the operator mounts it at /etc/prometheus/configmaps/<name>, a path configuration names"
      },
      {
       "kind": "Alertmanager",
       "group": "monitoring.coreos.com",
-      "path": "spec/configMaps"
+      "path": "spec/configMaps",
+      "keepsName": "the operator mounts it at /etc/alertmanager/configmaps/<name>, a path configuration names"
      },
      {
       "kind": "ServiceMonitor",
@@ -769,8 +771,13 @@ TABLES = json.loads(r'''{
      {
       "kind": "Prometheus",
       "group": "monitoring.coreos.com",
+      "path": "spec/secrets",
+      "keepsName": "the operator mounts it at /etc/prometheus/secrets/<name>, a path configuration names"
+     },
+     {
+      "kind": "Prometheus",
+      "group": "monitoring.coreos.com",
       "paths": [
-       "spec/secrets",
        "spec/additionalScrapeConfigs/name",
        "spec/additionalAlertRelabelConfigs/name",
        "spec/additionalAlertManagerConfigs/name"
@@ -779,7 +786,8 @@ TABLES = json.loads(r'''{
      {
       "kind": "Alertmanager",
       "group": "monitoring.coreos.com",
-      "path": "spec/secrets"
+      "path": "spec/secrets",
+      "keepsName": "the operator mounts it at /etc/alertmanager/secrets/<name>, a path configuration names"
      },
      {
       "kind": "Alertmanager",
@@ -821,7 +829,8 @@ TABLES = json.loads(r'''{
      {
       "kind": "PrometheusAgent",
       "group": "monitoring.coreos.com",
-      "path": "spec/secrets"
+      "path": "spec/secrets",
+      "keepsName": "the operator mounts it at /etc/prometheus/secrets/<name>, a path configuration names"
      }
     ]
    },
@@ -832,7 +841,8 @@ TABLES = json.loads(r'''{
      {
       "kind": "PrometheusAgent",
       "group": "monitoring.coreos.com",
-      "path": "spec/configMaps"
+      "path": "spec/configMaps",
+      "keepsName": "the operator mounts it at /etc/prometheus/configmaps/<name>, a path configuration names"
      }
     ]
    },

@@ -196,7 +196,10 @@ def _holds(graph: Graph, table: fieldspecs.ReferenceTable) -> dict[int, str]:
       rewriting it to a new version would fail the next upgrade with
       `field is immutable`;
     - in a hook that runs before the release is applied (pre-upgrade), to an
-      object that is no hook: the new version does not exist yet when it runs.
+      object that is no hook: the new version does not exist yet when it runs;
+    - at a field whose name is also used as itself beyond it (keepsName: the
+      Prometheus Operator mounts `spec.secrets` at /etc/prometheus/secrets/<name>,
+      a path scrape configurations name): a new name would move the files.
     """
     holds: dict[int, str] = {}
     for ref in graph.references:
@@ -206,6 +209,8 @@ def _holds(graph: Graph, table: fieldspecs.ReferenceTable) -> dict[int, str]:
             holds[id(ref)] = f"{ref.referrer.describe()} has an immutable pod template"
         elif runs_before_apply(ref.referrer, table) and not is_hook(ref.target, table):
             holds[id(ref)] = f"{ref.referrer.describe()} is a hook that runs before the release is applied"
+        elif ref.spec.keeps_name is not None:
+            holds[id(ref)] = f"{ref.referrer.describe()} {ref.field_path}: {ref.spec.keeps_name}"
     return holds
 
 

@@ -124,9 +124,11 @@ def test_each_builtin_field_spec_is_rewritten(index, rendered):
     referrer_out = json.dumps(out)
     versions = [name for name, c in configs.items()
                 if (c["metadata"].get("labels") or {}).get("postrender.io/base-name") == f"cfg{index}"]
-    if _immutable(spec):
-        # A Job's or bare Pod's template can never change: the reference
-        # stays, and the name it holds stays in the output.
+    if _immutable(spec) or spec.keeps_name:
+        # A Job's or bare Pod's template can never change, and a name an
+        # operator makes a path of is used as itself beyond the field
+        # (keepsName): the reference stays, and the name it holds stays in
+        # the output.
         assert out == referrer and f"cfg{index}" in configs
         return
     (new_name,) = versions
@@ -227,3 +229,68 @@ def test_a_wildcard_takes_no_filter(tmp_path):
     config.write_text("nameReference:\n- kind: Secret\n  fieldSpecs:\n  - {kind: Store, path: 'spec/*[type=x]/name'}\n")
     result = run_postrender(["--config", str(config)], "")
     assert result.status == 2 and "takes no filter" in result.stderr
+
+
+# --- keepsName: a name also used as itself beyond its field -------------------
+
+PROMETHEUS = """apiVersion: monitoring.coreos.com/v1
+kind: {kind}
+metadata: {{name: main, namespace: mon}}
+spec:
+  secrets: [certs]
+  configMaps: [file-sd]
+---
+apiVersion: v1
+kind: Secret
+metadata: {{name: certs, namespace: mon}}
+stringData: {{ca.crt: CA}}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {{name: file-sd, namespace: mon}}
+data: {{targets.json: "[]"}}
+---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {{name: etcd, namespace: mon}}
+spec:
+  endpoints: [{{port: m, tlsConfig: {{caFile: /etc/prometheus/secrets/certs/ca.crt}}}}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: web, namespace: mon}}
+spec:
+  template:
+    spec:
+      containers:
+      - {{name: c, image: x, envFrom: [{{configMapRef: {{name: file-sd}}}}, {{secretRef: {{name: certs}}}}]}}
+"""
+
+
+@pytest.mark.parametrize("kind", ["Prometheus", "PrometheusAgent", "Alertmanager"])
+@pytest.mark.parametrize("flags", [[], ["--keep-original=none"], ["--version-all"]])
+def test_an_operator_mounting_objects_at_paths_of_their_names_keeps_the_names(kind, flags):
+    # The Prometheus Operator mounts spec.secrets and spec.configMaps at
+    # /etc/prometheus/secrets/<name> (an Alertmanager's at /etc/alertmanager/...),
+    # and a ServiceMonitor's caFile names that path: the operator's list is
+    # left as written, and each object keeps the name, itself or in an
+    # unsuffixed copy when a workload's reference is versioned.
+    result = run_postrender(["-v", *flags], PROMETHEUS.format(kind=kind))
+    assert result.status == 0, result.stderr
+    out = [d for d in YAML(typ="safe").load_all(result.stdout) if d]
+    operator = next(d for d in out if d["kind"] == kind)
+    assert operator["spec"]["secrets"] == ["certs"] and operator["spec"]["configMaps"] == ["file-sd"]
+    names = {(d["kind"], d["metadata"]["name"]) for d in out}
+    assert {("Secret", "certs"), ("ConfigMap", "file-sd")} <= names
+    # The workload reads new versions; the unsuffixed names stay for the mount.
+    web = next(d for d in out if d["kind"] == "Deployment")
+    env_from = web["spec"]["template"]["spec"]["containers"][0]["envFrom"]
+    assert env_from[0]["configMapRef"]["name"].startswith("file-sd-") and env_from[1]["secretRef"]["name"].startswith("certs-")
+    assert f"{kind}/mon/main spec.configMaps[0]: the operator mounts it at /etc/" in result.stderr
+
+
+def test_keeps_name_says_why_as_text(tmp_path):
+    config = tmp_path / "c.yaml"
+    config.write_text("nameReference:\n- kind: Secret\n  fieldSpecs:\n  - {kind: B, path: spec/s, keepsName: true}\n")
+    result = run_postrender(["--config", str(config)], "")
+    assert result.status == 2 and "keepsName says why, as text" in result.stderr
