@@ -9,7 +9,7 @@ import json
 # sha256 of each source table when this was generated.
 SOURCES = {'builtin.yaml': 'f6c538a5f899ec681db4916371effa32cb69ad3069bc26533d46a2fe6067ee49',
  'dependencies.yaml': '7eb6c9031b701775c1705fd2c3b67df81209b76dd8f7e7b4cd5a014d6ac343a2',
- 'fixednames.yaml': '3899b7299d396600aac717afe3bbb765b84264c4f52b70b364f40524d31754e2',
+ 'fixednames.yaml': '035ffb04532c3eec486be7ad902494b7dd1552c273aba54f32279c594d7c5fee',
  'guard.yaml': '86396b37593a88b3868097ade04b3fd366ce722d77ccd40e5fdc9ecb45c46c72',
  'producers.yaml': 'b0554675ad45cf20df211e0f5cec83658afdb5b2b2793a80d5411513d3418f32'}
 
@@ -2230,6 +2230,9 @@ TABLES = json.loads(r'''{
      "dns",
      "host",
      "hostname"
+    ],
+    "Proxy": [
+     "proxy"
     ],
     "Ingress": [
      "ingress",

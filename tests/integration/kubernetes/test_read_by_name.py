@@ -491,6 +491,18 @@ def test_a_name_in_a_flag_or_env_value_keeps_the_object_and_rolls_the_reader(for
     assert template(second[1])["metadata"]["annotations"][HASH] != first_hash
 
 
+@pytest.mark.parametrize("variable", ["NO_PROXY", "no_proxy", "HTTPS_PROXY"])
+def test_a_proxy_variables_hosts_are_no_read_of_a_config(variable):
+    # harbor's chart lists every component of the release in trivy's
+    # NO_PROXY: a ConfigMap named as a component is versioned all the same,
+    # and --version-all is no broken reference.
+    hosts = "core,jobservice,127.0.0.1,localhost,.local" if "NO" in variable.upper() else "core"
+    text = stream(config("ConfigMap", "core"), deployment(mounting("ConfigMap", "core")),
+                  deployment({"env": [{"name": variable, "value": hosts}]}, name="trivy"))
+    for flags in ([], ["--version-all"]):
+        assert kubectl_read(render(flags, text))[0]["metadata"]["name"].startswith("core-"), flags
+
+
 @pytest.mark.parametrize("container", [
     {"args": ["--config=/etc/cfg"]},
     {"args": ["--url=https://example.com/cfg"]},
