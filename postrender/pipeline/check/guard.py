@@ -64,7 +64,7 @@ class Finding:
         return (
             f"{self.where} {self.field_path}: still names {target.kind} {self.version.base_name!r}, "
             f"which is renamed to {self.version.name!r}; no field spec covers this field, so it was "
-            f"not rewritten and will point at nothing. Fix it one of three ways: add a field spec "
+            f"not rewritten and will point at nothing. Fix it one of these ways: add a field spec "
             f"(--config FILE with `{config}`); "
             f"opt {self.target} out ({ANNOTATION_VERSIONED}: \"false\"); or keep the original "
             f"name as well ({ANNOTATION_KEEP_ORIGINAL}: \"true\" on it, or --keep-original)"
