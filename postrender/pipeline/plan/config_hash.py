@@ -116,8 +116,10 @@ def config_hashes(
             if item is not None:
                 covered.append((ref.referrer, ref.path, item, False))
             continue
-        if not policy.rolls_on(ref.referrer, target) or id(ref) in policy.held:
-            # A reference left as written rolls nothing (render._holds, Reloader).
+        if not policy.rolls_on(ref.referrer, target) or id(ref) in policy.held and ref.spec.keeps_name is None:
+            # A reference left as written rolls nothing (render._holds,
+            # Reloader), but one whose name is a path (keepsName): held only
+            # so that the name stays, it rolls as any reference to a name kept.
             continue
         key = id(target)
         if key not in adds:
@@ -125,7 +127,10 @@ def config_hashes(
             adds[key] = None if item is None else (item, _carried(target, the_plan))
         added = adds[key]
         if added is not None:
-            covered.append((ref.referrer, ref.path, *added))
+            item, carried = added
+            # A held reference keeps the name it holds: no new name carries
+            # the object's changes to it, whatever its other referrers read.
+            covered.append((ref.referrer, ref.path, item, carried and id(ref) not in policy.held))
 
     for dep in dependencies:
         if dep.target is None or policy.ignores(dep.target):
