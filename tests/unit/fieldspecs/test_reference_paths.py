@@ -124,12 +124,17 @@ def test_each_builtin_field_spec_is_rewritten(index, rendered):
     referrer_out = json.dumps(out)
     versions = [name for name, c in configs.items()
                 if (c["metadata"].get("labels") or {}).get("postrender.io/base-name") == f"cfg{index}"]
-    if _immutable(spec) or spec.keeps_name:
-        # A Job's or bare Pod's template can never change, and a name an
-        # operator makes a path of is used as itself beyond the field
-        # (keepsName): the reference stays, and the name it holds stays in
-        # the output.
+    if _immutable(spec):
+        # A Job's or bare Pod's template can never change: the reference
+        # stays, and the name it holds stays in the output.
         assert out == referrer and f"cfg{index}" in configs
+        return
+    if spec.keeps_name:
+        # A name an operator makes a path of is used as itself beyond the
+        # field: the reference and the name stay, and the referrer rolls on
+        # a config hash instead.
+        assert out["spec"] == referrer["spec"] and f"cfg{index}" in configs
+        assert "postrender.io/config-hash" in out["metadata"]["annotations"]
         return
     (new_name,) = versions
     assert len(new_name) == len(f"cfg{index}-") + 10
