@@ -339,6 +339,16 @@ def test_a_helm_failure_yields_no_manifest(app, env):
     assert "helm template failed" in result.stderr
 
 
+def test_a_helm_killed_by_a_signal_says_so(app, env, tmp_path):
+    killed = tmp_path / "killed"
+    killed.mkdir()
+    (killed / "helm").write_text("#!/bin/sh\nkill -9 $$\n")
+    (killed / "helm").chmod(0o755)
+    result = run("generate", app, {**env, "PATH": f"{killed}:{env['PATH']}"})
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr.strip().splitlines()[-1] == "postrender-cmp: error: helm template was killed by signal 9"
+
+
 @pytest.mark.parametrize("path", ["../outside.yaml", "/etc/passwd", "values/../../x.yaml", "link.yaml"])
 def test_values_files_must_stay_inside_the_application(app, env, path, tmp_path):
     (tmp_path / "outside.yaml").write_text("greeting: outside\n")
