@@ -309,15 +309,20 @@ def test_postrender_args_are_never_evaluated_by_a_shell(app, env, tmp_path):
     assert literal.returncode != 0 and "'$HOME' is not a valid label value" in literal.stderr
 
 
+def _first_on_path(env: dict[str, str], tmp_path: Path, name: str, script: str) -> dict[str, str]:
+    """`env` with a command `name` running the shell `script` first on PATH."""
+    folder = tmp_path / f"first-{name}"
+    folder.mkdir()
+    (folder / name).write_text(f"#!/bin/sh\n{script}\n")
+    (folder / name).chmod(0o755)
+    return {**env, "PATH": f"{folder}:{env['PATH']}"}
+
+
 def test_postrender_runs_in_the_plugins_own_process(app, env, tmp_path):
     # The plugin imports postrender to check its arguments, and runs it
     # there: a `postrender` process would start Python and import it all
     # again. A `postrender` command that fails, first on PATH, is never run.
-    fake = tmp_path / "fake"
-    fake.mkdir()
-    (fake / "postrender").write_text("#!/bin/sh\necho 'a postrender process ran' >&2\nexit 3\n")
-    (fake / "postrender").chmod(0o755)
-    result = run("generate", app, {**env, "PATH": f"{fake}:{env['PATH']}"})
+    result = run("generate", app, _first_on_path(env, tmp_path, "postrender", "echo 'a postrender process ran' >&2\nexit 3"))
     assert result.returncode == 0, result.stderr
     assert "a postrender process ran" not in result.stderr
     assert "name: shop-settings-" in result.stdout
@@ -340,11 +345,7 @@ def test_a_helm_failure_yields_no_manifest(app, env):
 
 
 def test_a_helm_killed_by_a_signal_says_so(app, env, tmp_path):
-    killed = tmp_path / "killed"
-    killed.mkdir()
-    (killed / "helm").write_text("#!/bin/sh\nkill -9 $$\n")
-    (killed / "helm").chmod(0o755)
-    result = run("generate", app, {**env, "PATH": f"{killed}:{env['PATH']}"})
+    result = run("generate", app, _first_on_path(env, tmp_path, "helm", "kill -9 $$"))
     assert result.returncode == 1 and result.stdout == ""
     assert result.stderr.strip().splitlines()[-1] == "postrender-cmp: error: helm template was killed by signal 9"
 
