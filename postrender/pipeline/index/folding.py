@@ -174,13 +174,8 @@ class ConfigFolder:
                     data: bytes | None, encoded: bool) -> None:
         """What an entry taken names, into `named`: its text, or its base64
         decoded (`data`, when decoded already), holding a `:` (`key: name`)."""
-        text: str | None = string
-        if encoded:
-            if data is None:
-                data = go_base64(string)
-            # (b":" first: most values name nothing, and are not decoded.)
-            text = _utf8(data) if data is not None and b":" in data else None
-        if text is not None and ":" in text:
+        text = naming_text(string, encoded, data)
+        if text is not None:
             named.extend(self._scan(name, key, value, text))  # type: ignore[misc]
 
     def settle(self, kind: str) -> None:
@@ -239,25 +234,28 @@ def in_document_order(found: tuple) -> int:
 
 def names_in_field(node: Node | None, encoded: bool, scan: ScanEntry, field: str) -> Iterator[tuple]:
     """What the entries of a config's field, whole in its tree, name
-    (graph/byname.data_names): each string entry's text (`encoded`: its
-    base64 decoded) that holds a `:`, handed to `scan`."""
+    (graph/byname.data_names): each string entry's naming_text, handed to `scan`."""
     if not isinstance(node, MappingNode):
         return
     for key, value in entries(node):
         if isinstance(value, ScalarNode) and is_string(value):
-            text = decoded_text(value.value) if encoded else value.value
-            if text is not None and ":" in text:
+            text = naming_text(value.value, encoded)
+            if text is not None:
                 yield from scan(field, key.value if isinstance(key, ScalarNode) else "?", value, text)
 
 
-def decoded_text(value: str) -> str | None:
-    """A base64 value's text, or None when it holds no UTF-8 text: binary
-    data holds no configuration a program reads names from."""
-    data = go_base64(value)
-    return _utf8(data) if data is not None else None
-
-
-def _utf8(data: bytes) -> str | None:
+def naming_text(string: str, encoded: bool, data: bytes | None = None) -> str | None:
+    """The text of an entry a name may be read from (`key: name`), or None
+    when it holds no `:`: `string` itself, or, `encoded`, its base64 decoded
+    (`data`, when decoded already) when that is UTF-8 text. Binary data holds
+    no configuration a program reads names from."""
+    if not encoded:
+        return string if ":" in string else None
+    if data is None:
+        data = go_base64(string)
+    # (b":" first: most values name nothing, and are not decoded.)
+    if data is None or b":" not in data:
+        return None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
