@@ -210,12 +210,15 @@ class Document:
                 stack.extend((c, False) for c in children(node) if id(c) not in counts)
         return counts[id(self.root)]
 
-    def location(self, node: Node | None = None, kind: str | None = None, name: str | None = None) -> Location:
+    def location(self, node: Node | None = None, kind: str | None = None, name: str | None = None,
+                 line: int | None = None) -> Location:
+        """`line`: a stream line found in the text, where no node says it."""
         if kind is None and name is None and isinstance(self.root, MappingNode):
             # Structural errors come before objects exist; the root still says what it is.
             kind, name = get_str(self.root, "kind"), get_str(get(self.root, "metadata"), "name")
         where = self.source_comment or self.header_source or self.source.name
-        line = self.line_of(node) if node is not None else self.first_line + 1
+        if line is None:
+            line = self.line_of(node) if node is not None else self.first_line + 1
         return Location(self.index, where, kind, name, line, self.rendered_line(line))
 
 
@@ -1093,7 +1096,7 @@ def _check_line_breaks(doc: Document) -> None:
     else:
         return
     line = doc.first_line + doc.text.count("\n", 0, match.start()) + 1
-    raise PostrenderError(f"{problem}; use LF or CRLF line endings", doc.at(line))
+    raise PostrenderError(f"{problem}; use LF or CRLF line endings", doc.location(line=line))
 
 
 def _compose(doc: Document, limits: Limits, count: _Count, parts: _Parts | None = None) -> Node | None:
