@@ -19,7 +19,7 @@ import signal
 import stat
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from .records import record
 from .errors import PostrenderError, UsageError
@@ -29,6 +29,12 @@ PROG = "postrender"
 
 
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, **kwargs: Any) -> None:
+        # No abbreviated flags, as in kubectl and helm (cobra): an abbreviation
+        # is taken silently, so `postrender -v --version` rendered with
+        # --version-all, and a flag added later changes what an old one means.
+        super().__init__(allow_abbrev=False, **kwargs)
+
     def error(self, message: str) -> None:  # type: ignore[override]
         raise UsageError(f"{message} (see {self.prog} --help)")
 

@@ -251,6 +251,22 @@ def test_usage_error_points_to_help():
     assert out.status == 2 and "postrender --help" in out.stderr
 
 
+@pytest.mark.parametrize("argv, abbreviated", [
+    (["-v", "--version"], "--version"),  # was --version-all: the stream came back, exit 0
+    (["--strat", "annotate"], "--strat"),
+    (["--namesp", "prod"], "--namesp"),
+    (["graph", "-o", "json", "--name", "prod"], "--name"),
+    (["diff", "--show-val", "a.yaml", "b.yaml"], "--show-val"),
+    (["gc", "--dry", "-n", "prod"], "--dry"),
+])
+def test_abbreviated_flags_are_usage_errors(argv, abbreviated):
+    """As in kubectl and helm: a flag is spelt whole, so a flag added later
+    never changes what a command line meant."""
+    out = run_postrender(argv, CM.format(name="a"))
+    assert out.status == 2 and out.stdout == ""
+    assert f"unrecognized arguments: {abbreviated} " in out.stderr
+
+
 # --- version ----------------------------------------------------------------------------
 
 
