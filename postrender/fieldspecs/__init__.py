@@ -78,10 +78,12 @@ class FieldSpec:
     # {apiVersion, kind}). An admission policy binding's paramRef names an
     # object of its policy's spec.paramKind.
     kind_from: tuple[str, tuple[Segment, ...], tuple[Segment, ...]] | None = None
-    # keepsName: why the name written here is also used as itself beyond the
-    # field (an operator mounts each object at a path made of its name, which
-    # other configuration names): the reference is held, and the object keeps
-    # its name, or an unsuffixed copy does (render._holds).
+    # keepsName: why the name written here must stay: it is also used as
+    # itself beyond the field (an operator mounts each object at a path made
+    # of its name, which other configuration names), or the API server never
+    # lets the field change (a StorageClass's parameters). The reference is
+    # held, and the object keeps its name, or an unsuffixed copy does
+    # (render._holds).
     keeps_name: str | None = None
 
     def matches(self, group: str, version: str) -> bool:

@@ -7,7 +7,7 @@ run the script; tests/unit/fieldspecs/test_compiled_fieldspecs.py checks the two
 import json
 
 # sha256 of each source table when this was generated.
-SOURCES = {'builtin.yaml': 'f6c538a5f899ec681db4916371effa32cb69ad3069bc26533d46a2fe6067ee49',
+SOURCES = {'builtin.yaml': '507338f271d950cdec66df4c26ee78340208a7f7b30a428b119cc7c537542cc7',
  'dependencies.yaml': '7eb6c9031b701775c1705fd2c3b67df81209b76dd8f7e7b4cd5a014d6ac343a2',
  'fixednames.yaml': '035ffb04532c3eec486be7ad902494b7dd1552c273aba54f32279c594d7c5fee',
  'guard.yaml': '86396b37593a88b3868097ade04b3fd366ce722d77ccd40e5fdc9ecb45c46c72',
@@ -363,132 +363,154 @@ TABLES = json.loads(r'''{
       "kind": "StorageClass",
       "group": "storage.k8s.io",
       "path": "parameters/secretName",
-      "namespaceField": "secretNamespace"
+      "namespaceField": "secretNamespace",
+      "keepsName": "the API server refuses changes to a StorageClass's parameters"
      },
      {
       "kind": "StorageClass",
       "group": "storage.k8s.io",
       "path": "parameters/adminSecretName",
-      "namespaceField": "adminSecretNamespace"
+      "namespaceField": "adminSecretNamespace",
+      "keepsName": "the API server refuses changes to a StorageClass's parameters"
      },
      {
       "kind": "StorageClass",
       "group": "storage.k8s.io",
       "path": "parameters/userSecretName",
-      "namespaceField": "userSecretNamespace"
+      "namespaceField": "userSecretNamespace",
+      "keepsName": "the API server refuses changes to a StorageClass's parameters"
      },
      {
       "kind": "StorageClass",
       "group": "storage.k8s.io",
-      "path": "parameters/secretRef"
+      "path": "parameters/secretRef",
+      "keepsName": "the API server refuses changes to a StorageClass's parameters"
      },
      {
       "kind": "StorageClass",
       "group": "storage.k8s.io",
       "path": "parameters/csi.storage.k8s.io\\/provisioner-secret-name",
-      "namespaceField": "csi.storage.k8s.io/provisioner-secret-namespace"
+      "namespaceField": "csi.storage.k8s.io/provisioner-secret-namespace",
+      "keepsName": "the API server refuses changes to a StorageClass's parameters"
      },
      {
       "kind": "StorageClass",
       "group": "storage.k8s.io",
       "path": "parameters/csi.storage.k8s.io\\/controller-publish-secret-name",
-      "namespaceField": "csi.storage.k8s.io/controller-publish-secret-namespace"
+      "namespaceField": "csi.storage.k8s.io/controller-publish-secret-namespace",
+      "keepsName": "the API server refuses changes to a StorageClass's parameters"
      },
      {
       "kind": "StorageClass",
       "group": "storage.k8s.io",
       "path": "parameters/csi.storage.k8s.io\\/node-stage-secret-name",
-      "namespaceField": "csi.storage.k8s.io/node-stage-secret-namespace"
+      "namespaceField": "csi.storage.k8s.io/node-stage-secret-namespace",
+      "keepsName": "the API server refuses changes to a StorageClass's parameters"
      },
      {
       "kind": "StorageClass",
       "group": "storage.k8s.io",
       "path": "parameters/csi.storage.k8s.io\\/node-publish-secret-name",
-      "namespaceField": "csi.storage.k8s.io/node-publish-secret-namespace"
+      "namespaceField": "csi.storage.k8s.io/node-publish-secret-namespace",
+      "keepsName": "the API server refuses changes to a StorageClass's parameters"
      },
      {
       "kind": "StorageClass",
       "group": "storage.k8s.io",
       "path": "parameters/csi.storage.k8s.io\\/controller-expand-secret-name",
-      "namespaceField": "csi.storage.k8s.io/controller-expand-secret-namespace"
+      "namespaceField": "csi.storage.k8s.io/controller-expand-secret-namespace",
+      "keepsName": "the API server refuses changes to a StorageClass's parameters"
      },
      {
       "kind": "StorageClass",
       "group": "storage.k8s.io",
       "path": "parameters/csi.storage.k8s.io\\/node-expand-secret-name",
-      "namespaceField": "csi.storage.k8s.io/node-expand-secret-namespace"
+      "namespaceField": "csi.storage.k8s.io/node-expand-secret-namespace",
+      "keepsName": "the API server refuses changes to a StorageClass's parameters"
      },
      {
       "kind": "PersistentVolume",
       "version": "v1",
       "path": "spec/azureFile/secretName",
-      "namespaceField": "secretNamespace"
+      "namespaceField": "secretNamespace",
+      "keepsName": "the API server refuses changes to a PersistentVolume's volume source"
      },
      {
       "kind": "PersistentVolume",
       "version": "v1",
       "path": "spec/csi/nodePublishSecretRef/name",
-      "namespaceField": "namespace"
+      "namespaceField": "namespace",
+      "keepsName": "the API server refuses changes to a PersistentVolume's volume source"
      },
      {
       "kind": "PersistentVolume",
       "version": "v1",
       "path": "spec/csi/nodeStageSecretRef/name",
-      "namespaceField": "namespace"
+      "namespaceField": "namespace",
+      "keepsName": "the API server refuses changes to a PersistentVolume's volume source"
      },
      {
       "kind": "PersistentVolume",
       "version": "v1",
       "path": "spec/csi/controllerPublishSecretRef/name",
-      "namespaceField": "namespace"
+      "namespaceField": "namespace",
+      "keepsName": "the API server refuses changes to a PersistentVolume's volume source"
      },
      {
       "kind": "PersistentVolume",
       "version": "v1",
       "path": "spec/csi/controllerExpandSecretRef/name",
-      "namespaceField": "namespace"
+      "namespaceField": "namespace",
+      "keepsName": "the API server refuses changes to a PersistentVolume's volume source"
      },
      {
       "kind": "PersistentVolume",
       "version": "v1",
       "path": "spec/csi/nodeExpandSecretRef/name",
-      "namespaceField": "namespace"
+      "namespaceField": "namespace",
+      "keepsName": "the API server refuses changes to a PersistentVolume's volume source"
      },
      {
       "kind": "PersistentVolume",
       "version": "v1",
       "path": "spec/cephfs/secretRef/name",
-      "namespaceField": "namespace"
+      "namespaceField": "namespace",
+      "keepsName": "the API server refuses changes to a PersistentVolume's volume source"
      },
      {
       "kind": "PersistentVolume",
       "version": "v1",
       "path": "spec/rbd/secretRef/name",
-      "namespaceField": "namespace"
+      "namespaceField": "namespace",
+      "keepsName": "the API server refuses changes to a PersistentVolume's volume source"
      },
      {
       "kind": "PersistentVolume",
       "version": "v1",
       "path": "spec/iscsi/secretRef/name",
-      "namespaceField": "namespace"
+      "namespaceField": "namespace",
+      "keepsName": "the API server refuses changes to a PersistentVolume's volume source"
      },
      {
       "kind": "PersistentVolume",
       "version": "v1",
       "path": "spec/flexVolume/secretRef/name",
-      "namespaceField": "namespace"
+      "namespaceField": "namespace",
+      "keepsName": "the API server refuses changes to a PersistentVolume's volume source"
      },
      {
       "kind": "PersistentVolume",
       "version": "v1",
       "path": "spec/scaleIO/secretRef/name",
-      "namespaceField": "namespace"
+      "namespaceField": "namespace",
+      "keepsName": "the API server refuses changes to a PersistentVolume's volume source"
      },
      {
       "kind": "PersistentVolume",
       "version": "v1",
       "path": "spec/storageos/secretRef/name",
-      "namespaceField": "namespace"
+      "namespaceField": "namespace",
+      "keepsName": "the API server refuses changes to a PersistentVolume's volume source"
      },
      {
       "kind": "Role",
