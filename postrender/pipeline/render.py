@@ -197,9 +197,11 @@ def _holds(graph: Graph, table: fieldspecs.ReferenceTable) -> dict[int, str]:
       `field is immutable`;
     - in a hook that runs before the release is applied (pre-upgrade), to an
       object that is no hook: the new version does not exist yet when it runs;
-    - at a field whose name is also used as itself beyond it (keepsName: the
-      Prometheus Operator mounts `spec.secrets` at /etc/prometheus/secrets/<name>,
-      a path scrape configurations name): a new name would move the files.
+    - at a field whose name must stay (keepsName): one also used as itself
+      beyond it (the Prometheus Operator mounts `spec.secrets` at
+      /etc/prometheus/secrets/<name>, a path scrape configurations name), where
+      a new name would move the files; or one the API server never lets change
+      (a StorageClass's parameters), where it would fail the next upgrade.
     """
     holds: dict[int, str] = {}
     for ref in graph.references:
