@@ -577,6 +577,8 @@ def _mark(edits: DocumentEdits, version: Version, options: Options) -> None:
     key = _marks_key(version, options)
     prepared = obj.prepared if obj.prepared is not None and _expected(obj, options) == key else None
     edits.set_ahead(obj, prepared.marks if prepared is not None else None, _marks, *key)
+    if version.keep_original and (history := _history_beside_copy(version)):
+        edits.set_at(obj, (), {"metadata": {"annotations": dict(history)}})
     if version.keep_original:
         if obj.item is None:
             edits.add_copy(version)
@@ -593,21 +595,27 @@ def _references(graph: Graph, plan: Plan, held: Collection[int], result: Rewrite
     alive: set[tuple[str, str, str]] | None = None
     for ref in graph.references:
         if id(ref) in held:
-            continue
-        if ref.spec.grants:
+            name = _held_name(ref, plan)
+            if name is None:
+                continue
+        elif ref.spec.grants:
             if alive is None:
                 alive = plan.alive_names(graph.index)
             _grant(graph, plan, ref, alive, result, explain)
             continue
-        if ref.target is None:
-            continue
-        version = plan.of(ref.target)
-        if version is None or not version.versioned or ref.name == version.name:
-            continue
-        edits = result.edits_of(ref.referrer.document)
+        else:
+            if ref.target is None:
+                continue
+            version = plan.of(ref.target)
+            if version is None or not version.versioned or ref.name == version.name:
+                continue
+            name = version.name
         # Most references state no namespace: nothing to look up.
         namespace = moved_namespace(ref, graph.index) if ref.namespace is not None else None
-        new_value = _moved_prefix(ref, namespace) + version.name
+        if name == ref.name and namespace is None:
+            continue  # a held reference that already says it
+        edits = result.edits_of(ref.referrer.document)
+        new_value = _moved_prefix(ref, namespace) + name
         edits.replace(ref.node, new_value)
         if namespace is not None and ref.spec.namespace_field is not None:
             edits.set_at(ref.referrer, ref.path[:-1], {ref.spec.namespace_field: namespace})
@@ -616,6 +624,24 @@ def _references(graph: Graph, plan: Plan, held: Collection[int], result: Rewrite
                 new_value += f"; {field}: {ref.namespace} -> {namespace}"
         if explain:
             result.rewritten.append((ref, new_value))
+
+
+def _held_name(ref: Reference, plan: Plan) -> str | None:
+    """The name a held reference is written with, where kustomize renamed or
+    moved its target before postrender ran (None elsewhere: it stays as
+    written): the target's name now, the unsuffixed copy's when it is
+    versioned. kustomize rewrites references after every transformer, by
+    the earlier names, which the version keeps while its copy records only
+    its own (_own_id): it would map `cfg` (`p-cfg` by now) to the version.
+    And it never moves a namespace a field of another key states (a
+    StorageClass's): _references moves it, as for a rewritten reference."""
+    target = ref.target
+    if target is None or KUSTOMIZE_PREVIOUS_NAMES not in target.annotations:
+        return None
+    version = plan.of(target)
+    if version is not None and version.renamed and not version.keep_original:
+        return None  # nothing keeps the name (reloader.policy gives every held target a copy)
+    return target.name
 
 
 def _moved_prefix(ref: Reference, namespace: str | None) -> str:
@@ -726,6 +752,32 @@ def _own_id(obj: KubeObject) -> tuple[tuple[str, str], ...]:
         return ()
     return ((KUSTOMIZE_PREVIOUS_NAMES, obj.name or ""), (KUSTOMIZE_PREVIOUS_KINDS, obj.kind),
             (KUSTOMIZE_PREVIOUS_NAMESPACES, obj.namespace or "default"))
+
+
+def _history_beside_copy(version: Version) -> tuple[tuple[str, str], ...]:
+    """For a version that keeps an unsuffixed copy, of an object kustomize
+    renamed: its earlier names, each that is the copy's own name (only
+    `namespace:` moved it, so `secret` is still `secret`) replaced with the
+    version's own id; () when none is. kustomize maps a name by the earlier
+    names and then by the namespace the objects have now, which the two
+    share: a reference to `secret` (held on the copy, or in a field only
+    kustomize's configurations know) would match both and fail the build
+    ("found multiple possible referrals"). It now matches the copy alone."""
+    obj = version.obj
+    if KUSTOMIZE_PREVIOUS_NAMES not in obj.annotations:
+        return ()
+    names = obj.annotations[KUSTOMIZE_PREVIOUS_NAMES].split(",")
+    if obj.name not in names:
+        return ()
+    kinds = obj.annotations.get(KUSTOMIZE_PREVIOUS_KINDS, "").split(",")
+    namespaces = obj.annotations.get(KUSTOMIZE_PREVIOUS_NAMESPACES, "").split(",")
+    if not len(names) == len(kinds) == len(namespaces):
+        return ()  # not as kustomize writes them: left to kustomize to refuse
+    own = (version.name, obj.kind, obj.namespace or "default")
+    entries = [own if name == obj.name else (name, kind, namespace)
+               for name, kind, namespace in zip(names, kinds, namespaces)]
+    return tuple((key, ",".join(entry[i] for entry in entries)) for i, key in
+                 enumerate((KUSTOMIZE_PREVIOUS_NAMES, KUSTOMIZE_PREVIOUS_KINDS, KUSTOMIZE_PREVIOUS_NAMESPACES)))
 
 
 def _copy_as_item(obj: KubeObject, whole: MappingNode, name: str) -> dict:

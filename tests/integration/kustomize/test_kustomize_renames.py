@@ -241,6 +241,111 @@ def test_a_reference_only_kustomize_knows_follows_the_version_not_both_it_and_th
     assert "pre-secret" in [d["metadata"]["name"] for d in built if _copy_of(d)]
 
 
+# A Secret (which keeps an unsuffixed copy: --keep-original=auto) and a
+# ConfigMap, each read by a workload that rolls and held by one that must
+# not: a Job's pod template, which never changes, and a workload Reloader
+# was told to leave alone. A Widget names the Secret in a field only
+# kustomize's `configurations:` know.
+HELD_APP = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: cfg}
+data: {a: "1"}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: secret}
+stringData: {p: one}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: rolls}
+spec:
+  selector: {matchLabels: {app: r}}
+  template:
+    metadata: {labels: {app: r}}
+    spec:
+      containers: [{name: c, image: x, envFrom: [{configMapRef: {name: cfg}}, {secretRef: {name: secret}}]}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: static
+  annotations: {reloader.stakater.com/auto: "false"}
+spec:
+  selector: {matchLabels: {app: s}}
+  template:
+    metadata: {labels: {app: s}}
+    spec:
+      containers: [{name: c, image: x, envFrom: [{configMapRef: {name: cfg}}, {secretRef: {name: secret}}]}]
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: migrate}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: x, envFrom: [{configMapRef: {name: cfg}}, {secretRef: {name: secret}}]}]
+---
+apiVersion: example.com/v1
+kind: Widget
+metadata: {name: w}
+spec: {secretName: secret}
+"""
+HELD_NAMEREF = "nameReference:\n  - kind: Secret\n    fieldSpecs:\n      - {kind: Widget, group: example.com, path: spec/secretName}\n"
+HELD_LAYOUTS = {
+    "namespace": "namespace: team\n",
+    "prefix": "namePrefix: p-\n",
+    "suffix": "nameSuffix: -s\n",
+    "prefix-and-namespace": "namePrefix: p-\nnamespace: team\n",
+}
+
+
+@pytest.mark.parametrize("mode", ["exec", "krm"])
+@pytest.mark.parametrize("layout", sorted(HELD_LAYOUTS))
+def test_held_references_name_the_unsuffixed_copy_under_its_final_name(tmp_path, layout, mode):
+    """kustomize maps every name a reference still holds after the plugin by
+    the objects' earlier names. A held reference must end on the copy, never
+    the version (a Job's template would change and the upgrade fail), and no
+    name may match both ("found multiple possible referrals": with
+    `namespace:` alone the copy's name is the version's earlier one)."""
+    files = {"app.yaml": HELD_APP, "nameref.yaml": HELD_NAMEREF,
+             "kustomization.yaml": HELD_LAYOUTS[layout] + "resources: [app.yaml]\nconfigurations: [nameref.yaml]\n"}
+    plain, built = _builds(tmp_path, mode, {"top": files})
+    final = {d["kind"]: d["metadata"]["name"] for d in plain if d["kind"] in ("ConfigMap", "Secret")}
+    assert final == {"ConfigMap": _final_name(layout, "cfg"), "Secret": _final_name(layout, "secret")}
+    names = {(d["kind"], d["metadata"]["name"]) for d in built}
+
+    def env_from(kind: str, name: str) -> list[str]:
+        doc = _named(built, kind, _final_name(layout, name))
+        return [next(iter(e.values()))["name"] for e in doc["spec"]["template"]["spec"]["containers"][0]["envFrom"]]
+
+    copies = {d["kind"]: d for d in built if _copy_of(d)}
+    versions = {d["kind"]: d for d in built if d["kind"] in ("ConfigMap", "Secret") and versioned(d)}
+    assert set(versions) == {"ConfigMap", "Secret"}
+    # The held ones name the copies, under kustomize's final names: mutable, in the output.
+    for holder in (("Deployment", "static"), ("Job", "migrate")):
+        assert env_from(*holder) == [final["ConfigMap"], final["Secret"]], holder
+    assert {k: d["metadata"]["name"] for k, d in copies.items()} == final and "immutable" not in copies["Secret"]
+    # The workload that rolls names the versions.
+    assert env_from("Deployment", "rolls") == [versions["ConfigMap"]["metadata"]["name"],
+                                               versions["Secret"]["metadata"]["name"]]
+    # The field only kustomize knows names an object the build keeps: the
+    # version, unless only `namespace:` moved it (the copy then has the name
+    # it had, and kustomize can tell them apart by nothing else).
+    widget = _named(built, "Widget", _final_name(layout, "w"))
+    assert ("Secret", widget["spec"]["secretName"]) in names
+    expected = final["Secret"] if layout == "namespace" else versions["Secret"]["metadata"]["name"]
+    assert widget["spec"]["secretName"] == expected
+
+
+def _final_name(layout: str, name: str) -> str:
+    """The name kustomize gives an object written as `name` in `layout`."""
+    text = HELD_LAYOUTS[layout]
+    return ("p-" if "namePrefix" in text else "") + name + ("-s" if "nameSuffix" in text else "")
+
+
 # References that state their target's namespace in a field of their own
 # (namespaceField), when the top kustomization's `namespace:` moves the
 # ConfigMap `config` and Secret `secret` out of `old`. Each member of the
@@ -481,6 +586,10 @@ MOVED_MEMBERS.update({
 })
 
 
+# Kinds whose references the API server never lets change (keepsName).
+FIXED_ONCE_CREATED = {"StorageClass", "PersistentVolume"}
+
+
 def _stated(referrer: dict, name_path: tuple, namespace_path: tuple | None) -> tuple[str | None, str]:
     """(namespace, name) a reference states: the namespace from its field,
     or before the name (`old/name`, after a flag's `=`), or the referrer's."""
@@ -570,10 +679,16 @@ def test_a_reference_stating_the_namespace_its_target_moved_from_states_the_new_
     for kind, name, target, name_path, namespace_path in spec["refs"]:
         after = _named(built, kind, prefix + name)
         found = _target_of(built, after, target, name_path, namespace_path)
-        # (a) it names an object in the output, where it is: the version.
+        # (a) it names an object in the output, where it is: the version, or
+        # for a field the API server never lets change (a StorageClass's, a
+        # PersistentVolume's), the object under its own final name.
         assert found is not None, (member, name_path, after)
-        assert versioned(found) and found["metadata"]["namespace"] == "team", found
-        assert found["metadata"]["labels"]["postrender.io/base-name"] == prefix + NAMES[target]
+        assert found["metadata"]["namespace"] == "team", found
+        if kind in FIXED_ONCE_CREATED:
+            assert found["metadata"]["name"] == prefix + NAMES[target] and not versioned(found), found
+        else:
+            assert versioned(found), found
+            assert found["metadata"]["labels"]["postrender.io/base-name"] == prefix + NAMES[target]
         # (b) kustomize alone states the namespace it moved the target to, or leaves `old` (a field
         # spec of its own leads to the name alone): never another one.
         alone = _stated(_named(plain, kind, prefix + name), name_path, namespace_path)[0]
