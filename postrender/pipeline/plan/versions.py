@@ -246,7 +246,7 @@ def _version(
             return Version(obj, digest, name, name, excluded=UNREFERENCED)
     keep = options.keeps_original(obj)
     base = base_name_of(obj)
-    target = versioned_name(base, digest)
+    target = renamed_around(obj, base, digest) or versioned_name(base, digest)
     if marked_with(obj, digest) and name == target:
         return Version(obj, digest, base, name, unchanged=True, keep_original=False)
     return Version(obj, digest, base, target, keep_original=keep)
@@ -297,6 +297,23 @@ def suffixed_by_kustomize(obj: KubeObject, content: ConfigContent) -> bool:
     if suffix is None or (suffix != content.hash and suffix != content.kustomize_hash):
         return False
     return not marked_with(obj, content.hash)
+
+
+def renamed_around(obj: KubeObject, base: str, digest: str) -> str | None:
+    """For an object a previous run versioned that was renamed around its
+    versioned name since (an overlay's namePrefix or nameSuffix over
+    postrender's output: `o-plain-<hash>`, `plain-<hash>-s`): the name it
+    gets, that name with the versioned name for `digest` in place of the
+    one its marks say, so what was put around it stays (it is itself with
+    the same content). None for any other object: it is named from its base
+    name."""
+    written_hash = obj.labels.get(LABEL_CONTENT_HASH)
+    if obj.labels.get(LABEL_VERSIONED) != "true" or not written_hash:
+        return None
+    name, written = obj.name or "", versioned_name(base, written_hash)
+    if name == written or name.count(written) != 1:
+        return None
+    return name.replace(written, versioned_name(base, digest))
 
 
 def marked_with(obj: KubeObject, digest: str) -> bool:

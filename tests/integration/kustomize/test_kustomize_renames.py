@@ -346,6 +346,39 @@ def _final_name(layout: str, name: str) -> str:
     return ("p-" if "namePrefix" in text else "") + name + ("-s" if "nameSuffix" in text else "")
 
 
+@pytest.mark.parametrize("mode", ["exec", "krm"])
+def test_overlays_over_post_rendered_manifests_keep_their_prefixes(tmp_path, mode):
+    """A base of postrender's output, two overlays prefixing it, each
+    running postrender again: each version keeps its overlay's prefix (it
+    lost it once, and the two overlays then made one object twice)."""
+    app = HELD_APP[:HELD_APP.index("---\napiVersion: example.com/v1")]  # no Widget: no configurations here
+    rendered = subprocess.run([str(Path(venv_bin()) / "postrender")], input=app, capture_output=True,
+                              text=True, env=tool_env())
+    assert rendered.returncode == 0, rendered.stderr
+    config = "apiVersion: postrender.io/v1alpha1\nkind: PostRender\nmetadata: {name: postrender}\n"
+
+    def folders(plugin: str) -> dict[str, dict[str, str]]:
+        return {
+            "base": {"rendered.yaml": rendered.stdout, "kustomization.yaml": "resources: [rendered.yaml]\n"},
+            "o": {"kustomization.yaml": "namePrefix: o-\nresources: [../base]\n" + plugin, "postrender.yaml": config},
+            "p": {"kustomization.yaml": "namePrefix: p-\nresources: [../base]\n" + plugin, "postrender.yaml": config},
+            "top": {"kustomization.yaml": "resources: [../o, ../p]\n"},
+        }
+
+    plain = documents(_build(_write_tree(tmp_path, folders(""), plugin=False), None))
+    built = documents(_build(_write_tree(tmp_path, folders("transformers: [postrender.yaml]\n"), plugin=True),
+                             _plugin_home(tmp_path, mode)))
+    # The plugin in each overlay changes nothing: every object is a version it made, or a copy.
+    assert [(d["kind"], d["metadata"]["name"]) for d in built] == [(d["kind"], d["metadata"]["name"]) for d in plain]
+    versions = sorted(d["metadata"]["name"] for d in built
+                      if (d["metadata"].get("labels") or {}).get("postrender.io/versioned") == "true")
+    assert [name[:len(name) - 11] for name in versions] == ["o-cfg", "o-secret", "p-cfg", "p-secret"]
+    for prefix in ("o-", "p-"):
+        rolls = _named(built, "Deployment", prefix + "rolls")["spec"]["template"]["spec"]["containers"][0]
+        assert [next(iter(e.values()))["name"] for e in rolls["envFrom"]] == [
+            v for v in versions if v.startswith(prefix)]
+
+
 # References that state their target's namespace in a field of their own
 # (namespaceField), when the top kustomization's `namespace:` moves the
 # ConfigMap `config` and Secret `secret` out of `old`. Each member of the
