@@ -257,8 +257,9 @@ def test_kustomize_names_pair_as_one_changed_object_that_rolls_its_workloads():
 
 
 def test_a_config_hash_over_a_kustomize_name_counts_as_a_use_of_its_config():
-    """--strategy=annotate hashes a kustomize name whole (the plan's item);
-    the diff must find the config it pairs under its name without the hash."""
+    """--strategy=annotate hashes a kustomize name without its hash (the
+    plan's item, as kustomize hands it to a transformer); the diff must find
+    the config it pairs under that name."""
     from postrender.frontends.diff.side import ConfigId, build
     from postrender.options import RenderOptions
     from postrender.pipeline.read import Source

@@ -21,6 +21,7 @@ from ...pipeline.index.hashing import Fields, go_json, hash_suffix, kustomize_se
 from ...pipeline.index.objects import IMPLICIT, ObjectIndex, ObjectKey, base_name_of
 from ...syntax.nodes import MappingNode, ScalarNode, entries, get, get_str
 from ...options import RenderOptions
+from ...pipeline.plan.config_hash import hashed_name
 from ...pipeline.plan.versions import Version, suffixed_later_by_kustomize
 from ...vocabulary import ANNOTATION_CONFIG_HASH, ANNOTATION_COPY_OF, ANNOTATION_REFS
 from ...pipeline.read import Source, read
@@ -145,7 +146,7 @@ def _configs(analysis: Analysis, out_index: ObjectIndex):
             versions[(obj.kind, cid.namespace, version.name)] = cid.name
     configs: dict[ConfigId, Config] = {}
     # A postrender.io/config-hash item names a config as the plan does
-    # (config_hash.item: kind, base_name_of, hash), a kustomize name whole.
+    # (config_hash._item: kind, hashed_name, hash).
     by_content: dict[tuple[str, str, str], list[ConfigId]] = {}
     for cid, group in candidates.items():
         # A keep-original copy shares its base name; so may versions a
@@ -161,7 +162,7 @@ def _configs(analysis: Analysis, out_index: ObjectIndex):
         later = _suffix_to_come(primary, node)
         name = primary.name if later is None else f"{primary.name}-{later}"
         configs[cid] = Config(cid, name, primary.hash, primary.excluded, found, secret_type, later is not None)
-        by_content.setdefault((cid.kind, base_name_of(primary.obj), primary.hash), []).append(cid)
+        by_content.setdefault((cid.kind, hashed_name(primary.obj, primary), primary.hash), []).append(cid)
     return ids, configs, versions, by_content
 
 

@@ -24,10 +24,10 @@ from ..graph.byname import Reader
 from ..graph.dependencies import Dependency
 from ...fieldspecs import ReferenceTable
 from ..graph.references import Graph, Path, Resolution, in_immutable_template, pod_templates, template_holding
-from ..index.hashing import go_json, sha256_hex, to_json_value
+from ..index.hashing import go_json, hash_suffix, sha256_hex, to_json_value
 from ...syntax.nodes import format_path
 from ..index.objects import base_name_of
-from .versions import Plan, is_service_account_token
+from .versions import Plan, Version, is_service_account_token, suffixed_later_by_kustomize
 from ...vocabulary import ANNOTATION_CONFIG_HASH
 from ..graph.producers import Production, Productions
 from ..read import KubeObject
@@ -180,7 +180,19 @@ def _item(config: KubeObject, the_plan: Plan, productions: Productions) -> Item 
     version = the_plan.of(config)
     if version is None:
         return None
-    return (config.kind, base_name_of(config), version.hash)
+    return (config.kind, hashed_name(config, version), version.hash)
+
+
+def hashed_name(config: KubeObject, version: Version) -> str:
+    """The name an item is hashed under: the base name, and for a name
+    kustomize suffixed with its content hash, that name without it, as
+    kustomize hands its generators' output to a transformer (unsuffixed,
+    annotated needsHashSuffix): a workload's hash is then the same whether
+    postrender ran as kustomize's transformer or on kustomize's output."""
+    name = base_name_of(config)
+    if version.kustomized and not suffixed_later_by_kustomize(config) and hash_suffix(name) is not None:
+        return name[:-11]
+    return name
 
 
 def _carried(config: KubeObject, the_plan: Plan) -> bool:

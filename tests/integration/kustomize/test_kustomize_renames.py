@@ -379,6 +379,35 @@ def test_overlays_over_post_rendered_manifests_keep_their_prefixes(tmp_path, mod
             v for v in versions if v.startswith(prefix)]
 
 
+@pytest.mark.parametrize("strategy", ["rename", "annotate"])
+def test_a_config_hash_over_generated_configs_is_the_same_after_kustomize_suffixes_them(tmp_path, strategy):
+    """A workload reading generated configs gets the same
+    postrender.io/config-hash from postrender as kustomize's transformer
+    (which sees them unsuffixed) as from postrender on kustomize's output
+    (which sees `gen-<hash>`): it once differed, and rolled the workload
+    for nothing when the two ways met."""
+    # x-plain keeps its name (an env value names it), so the workload gets a hash under either strategy.
+    app = ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x-plain}\ndata: {a: \"1\"}\n---\n"
+           "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x-web}\nspec:\n  template:\n    spec:\n"
+           "      containers:\n      - name: c\n        image: x\n        env: [{name: CFGNAME, value: x-plain}]\n"
+           "        envFrom: [{configMapRef: {name: x-plain}}, {configMapRef: {name: gen}}, {secretRef: {name: gen-s}}]\n")
+    files = {"app.yaml": app,
+             "kustomization.yaml": "resources: [app.yaml]\nconfigMapGenerator: [{name: gen, literals: [c=1]}]\n"
+                                   "secretGenerator: [{name: gen-s, literals: [s=1]}]\n"}
+    top = _write_tree(tmp_path, {"top": files}, plugin=True)
+    (top / "postrender.yaml").write_text((top / "postrender.yaml").read_text() + f"strategy: {strategy}\n")
+    built = _build(top, _plugin_home(tmp_path, "exec"))
+    again = subprocess.run([str(Path(venv_bin()) / "postrender"), f"--strategy={strategy}"], input=built,
+                           capture_output=True, text=True, env=tool_env())
+    assert again.returncode == 0, again.stderr
+
+    def config_hash(text: str) -> str:
+        web = _named(documents(text), "Deployment", "x-web")
+        return web["spec"]["template"]["metadata"]["annotations"]["postrender.io/config-hash"]
+
+    assert config_hash(again.stdout) == config_hash(built)
+
+
 # References that state their target's namespace in a field of their own
 # (namespaceField), when the top kustomization's `namespace:` moves the
 # ConfigMap `config` and Secret `secret` out of `old`. Each member of the
