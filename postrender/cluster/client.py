@@ -18,6 +18,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ..errors import PostrenderError
+from ..kubeconfig import merged
 
 # True wherever postrender came from (a checkout, pipx, a wheel): the client
 # goes into the interpreter postrender runs on. (Same bound as the `cluster` extra.)
@@ -88,11 +89,15 @@ class Cluster:
         configuration = client.Configuration()
         try:
             if kubeconfig or context or not _in_cluster():
+                files = merged(kubeconfig)
+                # Named, never left to the client: with a $KUBECONFIG list it
+                # would take the last file's current-context, kubectl and Helm the first.
+                context = context or files.current_context
                 config.load_kube_config(
                     config_file=kubeconfig, context=context,
                     client_configuration=configuration, persist_config=False,
                 )
-                namespace = _context_namespace(config, kubeconfig, context)
+                namespace = files.namespace(context)
             else:
                 config.load_incluster_config(client_configuration=configuration)
                 namespace = _SA_NAMESPACE.read_text().strip() if _SA_NAMESPACE.exists() else None
@@ -242,14 +247,6 @@ def _in_cluster() -> bool:
     if (Path.home() / ".kube" / "config").exists():
         return False
     return bool(os.environ.get("KUBERNETES_SERVICE_HOST"))
-
-
-def _context_namespace(config: Any, kubeconfig: str | None, context: str | None) -> str | None:
-    contexts, active = config.list_kube_config_contexts(config_file=kubeconfig)
-    chosen = active
-    if context:
-        chosen = next((c for c in contexts if c.get("name") == context), None)
-    return ((chosen or {}).get("context") or {}).get("namespace") or None
 
 
 def _status_text(status: int, data: Any) -> str:

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Protocol
 
+from ..kubeconfig import KubeconfigError, merged
 from ..records import record, replace
 from ..errors import UsageError
 from ..options import RenderOptions
@@ -469,36 +470,14 @@ def _cache_home(environ: Mapping[str, str]) -> str:
 
 def kubeconfig_namespace(explicit: str | None, context: str | None,
                          environ: Mapping[str, str]) -> tuple[str | None, str | None]:
-    """The namespace Helm uses when given none: client-go's rules for the
-    kubeconfig context's namespace, then in-cluster, then "default"."""
-    if explicit:
-        paths = [explicit]
-    elif environ.get("KUBECONFIG"):
-        paths = [p for p in environ["KUBECONFIG"].split(os.pathsep) if p]
-    else:
-        paths = [os.path.join(environ.get("HOME") or os.path.expanduser("~"), ".kube", "config")]
-    current: str | None = None
-    contexts: dict[str, str | None] = {}
-    for path in dict.fromkeys(paths):
-        if not os.path.exists(path):
-            continue
-        try:
-            data = _load_yaml(path)
-        except (OSError, ValueError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) else str(exc)
-            return None, f"the kubeconfig {path} cannot be read ({reason})"
-        if not isinstance(data, dict):
-            continue
-        if not current and isinstance(data.get("current-context"), str):
-            current = data["current-context"] or None
-        for entry in data.get("contexts") or []:
-            if isinstance(entry, dict) and isinstance(entry.get("name"), str) and entry["name"] not in contexts:
-                body = entry.get("context")
-                namespace = body.get("namespace") if isinstance(body, dict) else None
-                contexts[entry["name"]] = namespace if isinstance(namespace, str) and namespace else None
-    name = context or current
-    if name and contexts.get(name):
-        return contexts[name], None
+    """The namespace Helm uses when given none: the kubeconfig context's
+    (merged as client-go merges), then in-cluster, then "default"."""
+    try:
+        namespace = merged(explicit, environ).namespace(context)
+    except KubeconfigError as exc:
+        return None, str(exc)
+    if namespace:
+        return namespace, None
     if environ.get("KUBERNETES_SERVICE_HOST") and environ.get("KUBERNETES_SERVICE_PORT") \
             and (_SA_DIR / "token").exists():
         if environ.get("POD_NAMESPACE"):
@@ -510,18 +489,6 @@ def kubeconfig_namespace(explicit: str | None, context: str | None,
         if namespace:
             return namespace, None
     return "default", None
-
-
-def _load_yaml(path: str):
-    from ruamel.yaml import YAML
-
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return YAML(typ="safe").load(handle)
-    except OSError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - whatever makes it unreadable (YAML, UTF-8, depth) is a doubt
-        raise ValueError(type(exc).__name__) from None
 
 
 # --- render options ----------------------------------------------------------------
