@@ -32,17 +32,18 @@ _BODY_ORDER = ("immutable", "type", "data", "binaryData")
 
 def carry_forward(analysis, options: RenderOptions, reporter: Reporter, output: str) -> str:
     currents = currents_of(analysis, options.scope)
-    if not currents:
+    scopes = scopes_of(analysis, options.scope)
+    if not currents and not scopes:
         return output
     cluster = Cluster.connect(options.kubeconfig, options.context)
-    namespaces = sorted({c.namespace for c in currents})
+    namespaces = sorted({c.namespace for c in currents} | {namespace for namespace, _ in scopes})
     state = LiveState(
         read_versions(cluster, namespaces),
         read_users(cluster, namespaces, analysis.table, sweep=False),
     )
     helm4 = any(HELM4_FILENAME_ANNOTATION in o.annotations for o in analysis.stream.objects)
     documents: list[str] = []
-    for item in plan_retention(currents, state, options.retain or 1):
+    for item in plan_retention(currents, state, options.retain or 1, scopes=scopes):
         version = item.version
         # Values are fetched only for what is re-emitted, never for the decision.
         obj = cluster.get(cluster.resource(version.kind, ""), version.namespace, version.name)
@@ -76,6 +77,23 @@ def currents_of(analysis, explicit_scope: str | None) -> list[Current]:
             )
         currents.append(Current(namespace, obj.kind, label_value(version.base_name), scope, version.name))
     return currents
+
+
+def scopes_of(analysis, explicit_scope: str | None) -> set[tuple[str, str]]:
+    """The (namespace, scope) pairs the render deploys to: those of every
+    object in the stream, versioned or not, by the same rule that labels
+    versions. So a group whose last versioned object left the stream is
+    still known as this render's, through the Deployment that stayed; an
+    object whose namespace is not known says nothing (it never did: only
+    versioned objects need one)."""
+    index = analysis.graph.index
+    found: set[tuple[str, str]] = set()
+    for obj in analysis.stream.objects:
+        namespace = index.namespace_of(obj)
+        scope = scope_of(obj, explicit_scope)
+        if namespace != IMPLICIT and scope:
+            found.add((namespace, scope))
+    return found
 
 
 def emit(obj: dict, helm4: bool = False) -> str:

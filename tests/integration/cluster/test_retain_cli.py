@@ -17,8 +17,9 @@ from .kit import CHART, Kube
 VALUES = ["--set", "replicas=0", "--set", "revisionHistoryLimit=1", "--set", "statefulset=false"]
 
 
-def _template(kube: Kube, greeting: str) -> str:
-    return kube.helm(3, "template", "rel", str(CHART), "--set", f"config.greeting={greeting}", *VALUES).stdout
+def _template(kube: Kube, greeting: str, *values: str) -> str:
+    return kube.helm(3, "template", "rel", str(CHART), "--set", f"config.greeting={greeting}", *VALUES,
+                     *values).stdout
 
 
 def _apply(kube: Kube, stream: str) -> None:
@@ -43,6 +44,29 @@ def test_kubectl_apply_prune_keeps_what_the_stream_carries(kube: Kube):
         assert after - before and after - (after - before) == expected, (i, sorted(after), sorted(expected))
         pruned |= before - after
     assert pruned, "kubectl must have pruned versions the stream no longer carried"
+
+
+def test_a_configmap_the_upgrade_drops_stays_while_rollout_history_uses_it(kube: Kube):
+    render = ["--retain=2", f"--namespace={kube.namespace}", "-v"]
+    _apply(kube, kube.postrender(render, _template(kube, "d0", "--set", "extra=true")).stdout)
+    (extra,) = kube.names("configmaps", "postrender.io/base-name=rel-extra")
+
+    # The feature is switched off: the Deployment stops mounting its ConfigMap,
+    # whose version the previous ReplicaSet (rollout history) still names.
+    dropped = kube.postrender(render, _template(kube, "d1"))
+    assert dropped.status == 0, dropped.stderr
+    assert extra in _names(dropped.stdout), dropped.stderr
+    assert "its group left the stream" in dropped.stderr
+    _apply(kube, dropped.stdout)
+    assert kube.exists("configmap", extra), "kubectl must not prune what the old ReplicaSet mounts"
+    assert any(u.startswith("ReplicaSet/") for u in kube.referenced({extra})[extra])
+
+    # Two upgrades later that ReplicaSet has left history (revisionHistoryLimit 1): nothing
+    # uses the version any more, so it is not carried forward again, and is pruned.
+    for greeting in ("d2", "d3"):
+        _apply(kube, kube.postrender(render, _template(kube, greeting)).stdout)
+    assert extra not in kube.referenced({extra})
+    assert not kube.exists("configmap", extra)
 
 
 def test_retained_output_is_byte_stable_and_ordered(kube: Kube):

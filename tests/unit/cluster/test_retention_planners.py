@@ -21,6 +21,7 @@ from postrender.fieldspecs import load_table
 
 NOW = datetime(2026, 1, 10, 12, 0, 0, tzinfo=timezone.utc)
 TABLE = load_table()
+SCOPE = {("app", "rel")}  # the (namespace, scope) a render deploys to
 
 
 def version(name: str, *, ns: str = "app", kind: str = "ConfigMap", base: str = "config", scope: str | None = "rel",
@@ -133,14 +134,33 @@ def test_retention_keeps_used_versions_and_the_newest_others_of_the_group_only()
     ]
     state = LiveState(live, {("ConfigMap", "app", "config-1"): ["ReplicaSet/web-1"],
                              ("ConfigMap", "app", "config-x"): ["Pod/other"]})
-    kept = plan_retention([current], state, retain=2)
+    kept = plan_retention([current], state, retain=2, scopes=SCOPE)
     assert [(r.version.name, r.reason) for r in kept] == [
         ("config-1", "in use by ReplicaSet/web-1"),
         ("config-4", "newest 2 of --retain 2"),
     ]
-    assert [r.version.name for r in plan_retention([current], state, retain=1)] == ["config-1"]
-    assert [r.version.name for r in plan_retention([current], state, retain=9)] == [
+    assert [r.version.name for r in plan_retention([current], state, retain=1, scopes=SCOPE)] == ["config-1"]
+    assert [r.version.name for r in plan_retention([current], state, retain=9, scopes=SCOPE)] == [
         "config-1", "config-2", "config-3", "config-4"]
+
+
+def test_retention_keeps_used_versions_of_groups_the_render_dropped_in_its_own_scope_only():
+    current = Current("app", "ConfigMap", "config", "rel", "config-new")
+    live = [
+        version("extra-1", base="extra", rv=1), version("extra-2", base="extra", rv=2),
+        version("extra-3", base="extra", rv=3),  # the newest, unused: no --retain count for a dropped group
+        version("extra-x", base="extra", scope="other", rv=4),  # another release's, in use
+        version("extra-y", base="extra", ns="elsewhere", rv=5),  # a namespace the render does not deploy to
+    ]
+    used = ["ReplicaSet/web-1"]
+    state = LiveState(live, {("ConfigMap", "app", name): used for name in ("extra-1", "extra-x")}
+                      | {("ConfigMap", "elsewhere", "extra-y"): used})
+    kept = plan_retention([current], state, retain=3, scopes=SCOPE)
+    assert [(r.version.name, r.reason) for r in kept] == [
+        ("extra-1", "in use by ReplicaSet/web-1; its group left the stream")]
+    # A render with no versioned object left still knows its scope.
+    assert [r.version.name for r in plan_retention([], state, retain=3, scopes=SCOPE)] == ["extra-1"]
+    assert plan_retention([], state, retain=3, scopes=set()) == []
 
 
 # -- references in live objects -------------------------------------------
