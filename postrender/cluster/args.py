@@ -33,6 +33,10 @@ def add_gc_arguments(parser: argparse.ArgumentParser) -> None:
     select.add_argument("--scope", metavar="NAME", help="only versions with this postrender.io/scope label")
     select.add_argument("--config", action="append", default=[], metavar="FILE",
                         help="extra field specs in kustomize nameReference format (repeatable)")
+    select.add_argument("--local-refs-only", action="store_true",
+                        help="with -n, read references and postrender.io/refs records only in those "
+                             "namespaces (for rights limited to them); a version named only from "
+                             "another namespace may then be deleted")
     keep = parser.add_argument_group("What to keep")
     keep.add_argument("--keep", type=lambda text: parse_count(text, "--keep", 0, MAX_KEEP), default=DEFAULT_KEEP,
                       metavar="N", help=f"keep the newest N versions of each group, in use or not (default {DEFAULT_KEEP})")

@@ -35,6 +35,10 @@ _SA_NAMESPACE = Path("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
 class ClusterError(PostrenderError):
     """The cluster could not be read or changed as needed."""
 
+    def __init__(self, message: str, status: int | None = None):
+        super().__init__(message)
+        self.status = status  # the API server's HTTP status, when it answered
+
 
 @dataclass(frozen=True)
 class Resource:
@@ -134,7 +138,7 @@ class Cluster:
     def _checked(self, method: str, path: str, what: str, **kw: Any) -> Any:
         status, data = self.request(method, path, **kw)
         if not 200 <= status < 300:
-            raise ClusterError(f"{what}: {_status_text(status, data)}")
+            raise ClusterError(f"{what}: {_status_text(status, data)}", status)
         return data
 
     def list(self, resource: Resource, namespace: str | None = None, selector: str | None = None,

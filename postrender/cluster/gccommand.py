@@ -15,7 +15,7 @@ from ..options import check_scope
 from ..vocabulary import LABEL_SCOPE
 from ..report import Reporter
 from .args import parse_duration
-from .client import Cluster
+from .client import Cluster, ClusterError
 from .execute import Outcome, execute
 from .gc import Decision, Policy, format_age, plan_gc
 from .live import LiveState, read_users, read_versions
@@ -29,7 +29,7 @@ def run(args: argparse.Namespace, reporter: Reporter) -> str:
     reporter.info(f"collecting in {'all namespaces' if namespaces is None else ', '.join(namespaces)}")
     state = LiveState(
         read_versions(cluster, namespaces, selector),
-        read_users(cluster, namespaces, table, sweep=True, reporter=reporter),
+        _users(cluster, namespaces, table, args.local_refs_only, reporter),
     )
     _check_discovery(cluster, args.skip_unavailable, reporter)
     decisions = plan_gc(state, policy)
@@ -48,6 +48,8 @@ def run(args: argparse.Namespace, reporter: Reporter) -> str:
 def _policy(args: argparse.Namespace) -> tuple[Policy, str | None]:
     if args.all_namespaces and args.namespace:
         raise UsageError("-A and -n exclude each other")
+    if args.all_namespaces and args.local_refs_only:
+        raise UsageError("-A and --local-refs-only exclude each other: -A reads every namespace")
     if args.keep < 0:
         raise UsageError("--keep must not be negative")
     selectors = [args.selector] if args.selector else []
@@ -56,6 +58,29 @@ def _policy(args: argparse.Namespace) -> tuple[Policy, str | None]:
     seconds = parse_duration(args.min_age)
     policy = Policy(args.keep, timedelta(seconds=seconds), datetime.now(timezone.utc))
     return policy, ",".join(selectors) or None
+
+
+def _users(cluster: Cluster, namespaces: list[str] | None, table: fieldspecs.ReferenceTable,
+           local_only: bool, reporter: Reporter):
+    """Who uses what, read in every namespace even with -n: an object
+    elsewhere may name a version here (an Ingress's `auth-secret: ns/name`,
+    a `Kind/namespace/name` record). Rights limited to the collected
+    namespaces stop gc rather than let it delete blind."""
+    if namespaces is None or local_only:
+        if namespaces is not None:
+            reporter.warn(f"not checked (--local-refs-only): references and postrender.io/refs records outside "
+                          f"{', '.join(namespaces)}; a version only they name may be deleted")
+        return read_users(cluster, namespaces, table, sweep=True, reporter=reporter)
+    try:
+        return read_users(cluster, None, table, sweep=True, reporter=reporter)
+    except ClusterError as exc:
+        if exc.status != 403:
+            raise
+        raise PostrenderError(
+            f"{exc}; gc reads references in every namespace, since an object in another one may name a version "
+            f"in {', '.join(namespaces)}: grant `list` cluster-wide (integrations/gc/rbac.yaml), or pass "
+            "--local-refs-only to honour only those in the namespaces collected in"
+        ) from None
 
 
 def _check_discovery(cluster: Cluster, skip: bool, reporter: Reporter) -> None:

@@ -21,7 +21,7 @@ from postrender.cluster.live import LiveState, read_users, read_versions
 from postrender.fieldspecs import load_table
 from postrender.report import Reporter
 
-from .controlplane import GC_TOKEN
+from .controlplane import GC_TOKEN, READER_TOKEN, READER_USER
 from .kit import CHART, Kube, gc_kubeconfig, version_manifest
 
 ARGOCD = {"argocd.argoproj.io/sync-options": "Prune=false",
@@ -114,6 +114,58 @@ def test_gitops_gc_deletes_only_unused_versions_beyond_keep(kube: Kube):
     assert everywhere.status == 0, everywhere.stderr
     namespaces = {i["namespace"] for i in json.loads(everywhere.stdout)["items"]}
     assert {ns, other_ns} <= namespaces
+
+
+def _cross_namespace_secret(kube: Kube) -> tuple[str, str, str]:
+    """A Secret in our namespace that an Ingress in another one uses
+    (ingress-nginx `auth-secret: ns/name`), rendered with a record."""
+    web = kube.new_namespace("xweb")
+    shared = kube.namespace
+    stream = (
+        f"apiVersion: v1\nkind: Secret\nmetadata:\n  name: basic-auth\n  namespace: {shared}\n"
+        "  labels: {app.kubernetes.io/instance: web}\nstringData: {auth: not-a-real-password}\n---\n"
+        f"apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: web\n  namespace: {web}\n"
+        "  labels: {app.kubernetes.io/instance: web}\n  annotations:\n"
+        f"    nginx.ingress.kubernetes.io/auth-secret: {shared}/basic-auth\n"
+        "spec: {defaultBackend: {service: {name: web, port: {number: 80}}}}\n"
+    )
+    rendered = kube.postrender(["--keep-previous=argocd"], stream)
+    assert rendered.status == 0, rendered.stderr
+    for document in YAML(typ="safe").load_all(rendered.stdout):
+        kube.kubectl("apply", "-f", "-", input=json.dumps(document), namespace=document["metadata"]["namespace"])
+    (secret,) = kube.versions("secrets")
+    record = kube.get("ingress", "web", namespace=web)["metadata"]["annotations"]["postrender.io/refs"]
+    assert record == f"Secret/{shared}/{secret}"
+    return shared, web, secret
+
+
+def test_gc_in_one_namespace_honours_references_from_another(kube: Kube):
+    shared, _web, secret = _cross_namespace_secret(kube)
+    kubeconfig = gc_kubeconfig(kube)  # the shipped ClusterRole: list everywhere
+    done = kube.postrender(["gc", f"--kubeconfig={kubeconfig}", "-n", shared, "--keep", "0", "--min-age", "0",
+                            "--yes"])
+    assert done.status == 0, done.stderr
+    assert f"Secret/{secret}" in done.stdout and "in use by Ingress/web" in done.stdout, done.stdout
+    assert kube.versions("secrets") == {secret}
+
+
+def test_gc_with_rights_in_its_namespace_only_stops_unless_told(kube: Kube):
+    shared, _web, secret = _cross_namespace_secret(kube)
+    kube.kubectl("apply", "-f", str(ROOT / "integrations" / "gc" / "rbac-namespace.yaml"))
+    kube.kubectl("create", "rolebinding", "reader-gc", "--role=postrender-gc", f"--user={READER_USER}")
+    kubeconfig = kube.plane.write_kubeconfig(kube.home / "ns-gc.kubeconfig", READER_TOKEN, user=READER_USER)
+    args = ["gc", f"--kubeconfig={kubeconfig}", "-n", shared, "--keep", "0", "--min-age", "0", "--yes"]
+    stopped = kube.postrender(args)
+    assert stopped.status == 1 and stopped.stdout == "", stopped.stderr
+    (line,) = stopped.stderr.splitlines()
+    assert "forbidden" in line.lower() and "--local-refs-only" in line and "rbac.yaml" in line, line
+    assert kube.versions("secrets") == {secret}
+
+    # Told to, it honours only what it can read, says so, and the Secret goes.
+    local = kube.postrender([*args, "--local-refs-only"])
+    assert local.status == 0, local.stderr
+    assert "warning: not checked (--local-refs-only)" in local.stderr
+    assert kube.versions("secrets") == set()
 
 
 def test_a_version_changed_between_plan_and_delete_survives(kube: Kube):
