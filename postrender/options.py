@@ -102,6 +102,19 @@ def parse_size(text: str, name: str, maximum: int = MAX_BYTES_CEILING) -> int:
     return number
 
 
+# A namespace is a DNS-1123 label (apimachinery's ValidateNamespaceName).
+_NAMESPACE = re.compile(r"[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?")
+
+
+def check_namespace(namespace: str) -> str:
+    # Refused up front: a misspelt one (`Prod`) would quietly pair no
+    # implicit namespace with the objects that state `prod`.
+    if not _NAMESPACE.fullmatch(namespace):
+        raise UsageError(f"namespace {namespace!r} is not a valid namespace name "
+                         "(at most 63 characters of a-z, 0-9 and '-', starting and ending with a letter or digit)")
+    return namespace
+
+
 def check_scope(scope: str) -> str:
     if not scope or not is_label_value(scope):
         raise UsageError(f"--scope {scope!r} is not a valid label value (63 characters of [-A-Za-z0-9_.])")
@@ -195,7 +208,7 @@ class Option:
 
 OPTIONS: tuple[Option, ...] = (
     Option("namespace", ("-n", "--namespace"), "namespace of objects without metadata.namespace",
-           INPUT, "text", config="namespace", metavar="NS", env="HELM_NAMESPACE"),
+           INPUT, "text", config="namespace", metavar="NS", env="HELM_NAMESPACE", check=check_namespace),
     Option("config_files", ("--config",), "extra field specs in kustomize nameReference format (repeatable)",
            REFERENCES, "files", metavar="FILE"),
     Option("strategy", ("--strategy",),

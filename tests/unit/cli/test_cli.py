@@ -267,6 +267,19 @@ def test_abbreviated_flags_are_usage_errors(argv, abbreviated):
     assert f"unrecognized arguments: {abbreviated} " in out.stderr
 
 
+@pytest.mark.parametrize("namespace", ["BAD NS", "Prod", "-lead", "trail-", "a" * 64, "a.b", "ns_1"])
+def test_a_namespace_kubernetes_refuses_is_a_usage_error(namespace):
+    """A misspelt namespace would pair no object without one with those that
+    state the real one: refused, from the flag and from a plugin config alike."""
+    out = run_postrender([f"--namespace={namespace}"], CM.format(name="a"))
+    assert out.status == 2 and out.stdout == "" and "is not a valid namespace name" in out.stderr
+
+
+def test_a_valid_namespace_is_taken():
+    for namespace in ("prod", "a", "team-1", "9" * 63):
+        assert run_postrender(["-n", namespace], CM.format(name="a")).status == 0, namespace
+
+
 # --- version ----------------------------------------------------------------------------
 
 
