@@ -16,9 +16,8 @@ from ruamel.yaml.error import YAMLError
 
 from ..records import field, record
 from ..errors import UsageError
+from .schema import CONFIG_KINDS, check as check_schema
 from .walk import WILDCARD, Compiled, SpecIndex
-
-CONFIG_KINDS = ("ConfigMap", "Secret")
 # The sections of a field-spec configuration postrender reads.
 SECTIONS = ("nameReference", "podSpecs", "podSpecReferences", "podSpecArgs", "clusterScoped", "recreatedWhenAnnotated",
             "runsBeforeApply")
@@ -229,7 +228,10 @@ class ReferenceTable:
             raise UsageError(f"{origin}: a field-spec configuration must be a mapping")
         unknown = set(data) - set(SECTIONS) - _OTHER_KUSTOMIZE_SECTIONS
         if unknown:
-            raise UsageError(f"{origin}: unknown section(s) {', '.join(sorted(unknown))}")
+            raise UsageError(f"{origin}: unknown section(s) {', '.join(sorted(unknown))}; "
+                             f"postrender reads {', '.join(SECTIONS)}")
+        if not lazy:  # the builtin table passes the same check in the tests, not at every start
+            check_schema(data, origin)
         for kind in data.get("clusterScoped") or []:
             self.cluster_scoped.add(str(kind))
         for annotation in data.get("recreatedWhenAnnotated") or []:

@@ -1,0 +1,143 @@
+"""The shape of a user's field-spec configuration, checked whole as it loads.
+
+A key postrender does not know, or a value of the wrong type, would otherwise
+drop a field spec without a word, and leave the references it names
+unrewritten. So every level is strict, and an error names the key's path
+(`nameReference[0].fieldSpecs[1].typo`) and what that level takes.
+
+kustomize's own keys (api/types.FieldSpec, builtinconfig.NameBackReferences)
+are all accepted, so a `configurations:` file works unchanged; the builtin
+tables pass the same check (tests/unit/fieldspecs/test_config_schema.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import UsageError
+
+CONFIG_KINDS = ("ConfigMap", "Secret")
+
+Check = Callable[[Any], str | None]  # what is wrong with a value, or None
+
+
+def _text(value: Any) -> str | None:
+    return None if isinstance(value, str) else "must be a string"
+
+
+def _name(value: Any) -> str | None:
+    return None if isinstance(value, str) and value else "must be a non-empty string"
+
+
+def _flag(value: Any) -> str | None:
+    return None if isinstance(value, bool) else "must be true or false"
+
+
+def _texts(value: Any) -> str | None:
+    ok = isinstance(value, list) and all(isinstance(v, str) and v for v in value)
+    return None if ok else "must be a list of non-empty strings"
+
+
+def _own(value: Any) -> str | None:
+    return None  # the value is checked where it is read, with a message of its own
+
+
+def _mapping(value: Any) -> str | None:
+    return None if isinstance(value, dict) else "must be a mapping"
+
+
+def _list(value: Any) -> str | None:
+    return None if isinstance(value, list) else "must be a list"
+
+
+_GVK = {"group": _text, "version": _text, "kind": _name}
+# kustomize's NameBackReferences: a target kind and the fields naming it.
+NAME_REFERENCE = {**_GVK, "fieldSpecs": _list}
+# kustomize's FieldSpec: group, version, kind, path, create (which postrender
+# never needs: it rewrites names that are there).
+KUSTOMIZE_FIELD_SPEC = {**_GVK, "path": _name, "create": _flag}
+# postrender's additions (fieldspecs._field_spec reads them; README
+# "References in custom resources").
+FIELD_SPEC = {
+    **KUSTOMIZE_FIELD_SPEC,
+    "paths": _texts,
+    "namespaceField": _name,
+    "namespacePrefix": _flag,
+    "consumes": _flag,
+    "grants": _flag,
+    "flags": _texts,
+    "streamOnly": _flag,
+    "kindFrom": _own,
+    "keepsName": _own,
+}
+POD_SPEC_HOLDER = {**_GVK, "path": _name, "immutable": _flag}
+# The sections' own values. Which sections there are is ReferenceTable.extend's
+# to check; runsBeforeApply and podSpecArgs rows are checked where they are read.
+SECTION_VALUES = {
+    "nameReference": _list, "podSpecs": _list, "podSpecArgs": _list, "podSpecReferences": _mapping,
+    "clusterScoped": _texts, "recreatedWhenAnnotated": _texts,
+}
+
+
+def check(data: dict[str, Any], origin: str) -> None:
+    """Raises UsageError for the first key or value out of shape."""
+    for key, check_value in SECTION_VALUES.items():
+        if data.get(key) is not None:
+            _value(data[key], check_value, key, origin)
+    for i, entry in enumerate(data.get("nameReference") or []):
+        _name_reference(entry, f"nameReference[{i}]", origin)
+    for i, holder in enumerate(data.get("podSpecs") or []):
+        _keys(holder, POD_SPEC_HOLDER, f"podSpecs[{i}]", "a podSpecs entry", origin, required=("kind", "path"))
+    for target, paths in (data.get("podSpecReferences") or {}).items():
+        where = f"podSpecReferences.{target}"
+        if target not in CONFIG_KINDS:
+            _fail(origin, where, f"unknown key; podSpecReferences takes {_listed(CONFIG_KINDS)}")
+        _value(paths, _texts, where, origin)
+
+
+def _name_reference(entry: Any, where: str, origin: str) -> None:
+    _keys(entry, NAME_REFERENCE, where, "a nameReference entry", origin, required=("kind",))
+    kind = entry["kind"]
+    near = next((k for k in CONFIG_KINDS if k.lower() == kind.lower()), None)
+    if near is not None and near != kind:
+        # Any other kind is kustomize's to follow (a shared kustomizeconfig names
+        # Services); one that differs from ConfigMap or Secret only in case is a typo.
+        _fail(origin, f"{where}.kind", f"{kind!r}: kinds are case-sensitive; did you mean {near}?")
+    for i, spec in enumerate(entry.get("fieldSpecs") or []):
+        _keys(spec, FIELD_SPEC, f"{where}.fieldSpecs[{i}]", "a fieldSpec", origin, required=("kind",))
+        if (spec.get("path") is None) == (spec.get("paths") is None):
+            _fail(origin, f"{where}.fieldSpecs[{i}]", "takes path or paths (a list of them): exactly one")
+
+
+def _keys(value: Any, schema: dict[str, Check], where: str, what: str, origin: str,
+          required: tuple[str, ...] = ()) -> None:
+    if not isinstance(value, dict):
+        _fail(origin, where, f"{what} must be a mapping")
+    for key, item in value.items():
+        if key not in schema:
+            _fail(origin, f"{where}.{key}", f"unknown key; {what} takes {_listed(schema)}")
+        if item is not None:  # null is unset, as in kustomize
+            _value(item, schema[key], f"{where}.{key}", origin)
+    for key in required:
+        if value.get(key) is None:
+            _fail(origin, where, f"{what} needs {key}")
+
+
+def _value(value: Any, check_value: Check, where: str, origin: str) -> None:
+    problem = check_value(value)
+    if problem:
+        _fail(origin, where, f"{problem}, not {_shown(value)}")
+
+
+def _listed(keys: Any) -> str:
+    return ", ".join(str(k) for k in keys)
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _fail(origin: str, where: str, problem: str) -> None:
+    raise UsageError(f"{origin}: {where}: {problem}")
