@@ -146,7 +146,9 @@ def _render_arguments(parser: argparse.ArgumentParser) -> None:
         "--krm", action="store_true",
         help="read and write a KRM ResourceList (detected on standard input without this flag)")
     groups[INTEGRATIONS].add_argument(
-        "--plugin-config", metavar="FILE",
+        # Appended: kustomize passes its file first, and one more from
+        # argsOneLiner is refused, not silently read instead (kustomize_exec).
+        "--plugin-config", metavar="FILE", action="append",
         help="options from a kustomize PostRender config (the file kustomize passes an exec plugin)")
 
 
@@ -207,11 +209,12 @@ def _render(args: argparse.Namespace, reporter: Reporter) -> str | Iterable[str]
     from .pipeline.render import render
 
     options = render_options(args)
-    sources = _sources(args, options, reporter)
     if args.plugin_config:
         from .frontends import kustomize_exec as kustomize_exec
 
-        return kustomize_exec.run(args.plugin_config, [*args.filenames, *args.paths], sources, options, reporter)
+        kustomize_exec.check_arguments(args)  # before any input is read
+        return kustomize_exec.run(args.plugin_config[0], _sources(args, options, reporter), options, reporter)
+    sources = _sources(args, options, reporter)
     # A plain stream's run does not load the KRM front end.
     if args.krm or resource_list_text(sources):
         from .frontends import krm

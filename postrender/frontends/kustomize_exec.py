@@ -9,6 +9,7 @@ with the resources on stdin and KUSTOMIZE_PLUGIN_CONFIG_STRING set; the
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,7 @@ from ruamel.yaml.error import YAMLError
 
 from ..errors import UsageError
 from ..fieldspecs import SECTIONS
+from ..hostflags import CHANNELS, PLUGIN_CONFIG, refused
 from ..options import RenderOptions, by_config_key, with_values
 from ..pipeline.read import Source
 from ..records import replace
@@ -122,18 +124,33 @@ def _from_configmap(data: dict[str, Any], where: str) -> PluginConfig:
     return PluginConfig(where, values)
 
 
-def run(path: str, paths: list[str], sources: list[Source], options: RenderOptions,
-        reporter: Reporter) -> Iterable[str]:
+def check_arguments(args: argparse.Namespace) -> None:
+    """kustomize passes argsOneLiner/argsFromFile words after the config file:
+    flags only, and none that moves the stream. Read as input, a word would
+    replace the resources kustomize sends; `-o FILE` left kustomize 0 bytes,
+    exit 0, and every resource gone; a second --plugin-config would be read
+    instead of kustomize's."""
+    if args.paths or args.filenames:
+        raise UsageError(
+            f"--plugin-config reads the resources from standard input, not from {', '.join(args.filenames + args.paths)} "
+            "(a word in argsOneLiner/argsFromFile that is not a postrender flag?)"
+        )
+    flag = refused(args, CHANNELS)
+    if flag is None and len(args.plugin_config) > 1:
+        flag = f"a second {PLUGIN_CONFIG['plugin_config']}"
+    if flag is not None:
+        raise UsageError(
+            f"{flag} is not available with --plugin-config: as kustomize's exec plugin, postrender reads the "
+            "resources from standard input, writes them to standard output and takes the config kustomize "
+            "passes (a flag in argsOneLiner/argsFromFile?)"
+        )
+
+
+def run(path: str, sources: list[Source], options: RenderOptions, reporter: Reporter) -> Iterable[str]:
     """The legacy exec transformer: plain stream in and out (part by part, as
     a plain render), options from the file."""
     from ..pipeline.render import render
 
-    if paths:
-        # Read as input, a file would replace the resources kustomize sends.
-        raise UsageError(
-            f"--plugin-config reads the resources from standard input, not from {', '.join(paths)} "
-            "(a word in argsOneLiner/argsFromFile that is not a postrender flag?)"
-        )
     return render(sources, load_file(path).apply(options), reporter, release=True).written
 
 

@@ -169,6 +169,18 @@ def test_args_one_liner_carries_flags_and_never_replaces_the_stream(plugin_home,
     assert "reads the resources from standard input" in result.stderr
 
 
+def test_args_one_liner_cannot_divert_the_output(plugin_home, overlay, tmp_path):
+    # -o FILE wrote the stream to the file and kustomize got 0 bytes, exit 0:
+    # a build with every resource gone.
+    config = overlay / "postrender.yaml"
+    diverted = tmp_path / "diverted.yaml"
+    config.write_text(config.read_text() + f"argsOneLiner: -o {diverted}\n")
+    result = build(overlay, plugin_home)
+    assert result.returncode != 0 and result.stdout == ""
+    assert "-o/--output is not available with --plugin-config" in result.stderr
+    assert not diverted.exists()
+
+
 def test_a_bad_config_stops_kustomize_with_a_clear_message(plugin_home, overlay):
     config = overlay / "postrender.yaml"
     config.write_text(config.read_text() + "keepOrignal: true\n")
