@@ -32,7 +32,8 @@ KIND = "PostRender"
 
 # Field-spec sections in kustomize's nameReference format (see fieldspecs).
 FIELD_SPEC_SECTIONS = SECTIONS
-# kustomize reads these itself (extra exec arguments); they reach us in the file too.
+# kustomize reads these itself, for an exec plugin only (its extra arguments);
+# they reach us in the file too. A KRM function gets no arguments from them.
 _KUSTOMIZE_OWN = ("argsOneLiner", "argsFromFile")
 _ENVELOPE = ("apiVersion", "kind", "metadata")
 
@@ -67,10 +68,11 @@ def load_file(path: str) -> PluginConfig:
         raise UsageError(f"--plugin-config {path}: invalid YAML: {' '.join(str(exc).split())}") from None
     if len(documents) != 1:
         raise UsageError(f"--plugin-config {path}: expected one {KIND} object, found {len(documents)} documents")
-    return parse(documents[0], f"--plugin-config {path}")
+    return parse(documents[0], f"--plugin-config {path}", exec_plugin=True)
 
 
-def parse(data: Any, origin: str) -> PluginConfig:
+def parse(data: Any, origin: str, exec_plugin: bool = False) -> PluginConfig:
+    """`exec_plugin`: the config of kustomize's exec plugin, not a KRM functionConfig."""
     if not isinstance(data, dict):
         raise UsageError(f"{origin}: the config must be a mapping")
     api_version, kind = data.get("apiVersion"), data.get("kind")
@@ -79,7 +81,7 @@ def parse(data: Any, origin: str) -> PluginConfig:
     if kind == KIND:
         if api_version != API_VERSION:
             raise UsageError(f"{where}: apiVersion must be {API_VERSION}, not {api_version!r}")
-        return _from_postrender(data, where)
+        return _from_postrender(data, where, exec_plugin)
     if kind == "ConfigMap" and api_version == "v1":
         return _from_configmap(data, where)
     raise UsageError(f"{where}: expected kind {KIND} ({API_VERSION}) or a v1 ConfigMap, found {kind!r}")
@@ -91,9 +93,15 @@ def _name(data: dict[str, Any]) -> str | None:
     return name if isinstance(name, str) else None
 
 
-def _from_postrender(data: dict[str, Any], where: str) -> PluginConfig:
+def _from_postrender(data: dict[str, Any], where: str, exec_plugin: bool) -> PluginConfig:
     keys = by_config_key()
-    known = {*_ENVELOPE, *keys, *FIELD_SPEC_SECTIONS, *_KUSTOMIZE_OWN}
+    if not exec_plugin:
+        own = sorted(key for key in _KUSTOMIZE_OWN if key in data)
+        if own:
+            # Accepted and ignored, `argsOneLiner: --mutable` had no effect.
+            raise UsageError(f"{where}: {', '.join(own)}: kustomize passes it to an exec plugin only, not to a "
+                             "KRM function; set the options as fields of the functionConfig (mutable: true, ...)")
+    known = {*_ENVELOPE, *keys, *FIELD_SPEC_SECTIONS, *(_KUSTOMIZE_OWN if exec_plugin else ())}
     unknown = sorted(str(k) for k in data if k not in known)
     if unknown:
         raise UsageError(f"{where}: unknown field(s) {', '.join(unknown)}")

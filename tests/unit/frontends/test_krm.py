@@ -153,6 +153,21 @@ def test_function_config_options():
     assert annotations["team"] == "shop"
 
 
+@pytest.mark.parametrize("key", ["argsOneLiner", "argsFromFile"])
+def test_exec_plugin_arguments_in_a_function_config_are_an_error_result(key):
+    # kustomize passes argsOneLiner to an exec plugin only: in a functionConfig
+    # it was accepted and ignored (`argsOneLiner: --mutable` left items immutable).
+    text = (KRM / "app.yaml").read_text()
+    configured = text.replace("  mutable: false", f"  mutable: false\n  {key}: --mutable")
+    assert configured != text
+    result = run_postrender([], configured)
+    assert result.status == 2
+    out = load(result.stdout)
+    assert out["items"] == load(text)["items"]
+    (error,) = out["results"]
+    assert f"(PostRender/postrender): {key}: kustomize passes it to an exec plugin only" in error["message"]
+
+
 GIZMO = """  - apiVersion: example.com/v1
     kind: Gizmo
     metadata:
