@@ -78,6 +78,7 @@ def parse(data: Any, origin: str, exec_plugin: bool = False) -> PluginConfig:
     api_version, kind = data.get("apiVersion"), data.get("kind")
     name = _name(data)
     where = f"{origin} ({kind}/{name})" if name else origin
+    _check_metadata(data.get("metadata"), where)
     if kind == KIND:
         if api_version != API_VERSION:
             raise UsageError(f"{where}: apiVersion must be {API_VERSION}, not {api_version!r}")
@@ -91,6 +92,17 @@ def _name(data: dict[str, Any]) -> str | None:
     metadata = data.get("metadata")
     name = metadata.get("name") if isinstance(metadata, dict) else None
     return name if isinstance(name, str) else None
+
+
+def _check_metadata(metadata: Any, where: str) -> None:
+    """An object's metadata: a mapping, its name text. Only the name is read
+    (for messages); the rest is kustomize's and the orchestrator's (annotations)."""
+    if metadata is None:
+        return
+    if not isinstance(metadata, dict):
+        raise UsageError(f"{where}: metadata must be a mapping, not {type(metadata).__name__}")
+    if metadata.get("name") is not None and not isinstance(metadata["name"], str):
+        raise UsageError(f"{where}: metadata.name must be a string, not {metadata['name']!r}")
 
 
 def _from_postrender(data: dict[str, Any], where: str, exec_plugin: bool) -> PluginConfig:

@@ -232,6 +232,9 @@ def test_kpt_style_configmap_function_config():
         ({"apiVersion": "v1", "kind": "ConfigMap", "data": {"nameReference": "x"}}, "unknown key(s) nameReference"),
         ({"apiVersion": "postrender.io/v1alpha1", "kind": "PostRender", "strategy": "both"}, "strategy must be one of"),
         ({"apiVersion": "postrender.io/v1alpha1", "kind": "PostRender", "keepPrevious": "kapp"}, "keepPrevious must be one of"),
+        ({"apiVersion": "postrender.io/v1alpha1", "kind": "PostRender", "metadata": [1]},
+         "test: metadata must be a mapping, not list"),
+        ({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": True}}, "metadata.name must be a string"),
     ],
 )
 def test_bad_configs_are_usage_errors(data, message):
