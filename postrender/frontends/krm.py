@@ -26,9 +26,10 @@ from ..pipeline.index.hashing import to_json_value
 from ..syntax.nodes import (
     Composer, ListComposer, MappingNode, Node, ScalarNode, children, column, drop_item, get, get_str, is_null,
 )
+from ..limits import MAX_BYTES_CEILING, MAX_DEPTH_CEILING, MAX_NODES_CEILING, Limits
 from ..options import RenderOptions
 from ..vocabulary import INDEX_ANNOTATIONS, PATH_ANNOTATIONS
-from ..pipeline.read import Document, KubeObject, Source, Stream, only_comments, split
+from ..pipeline.read import Document, KubeObject, Source, Stream, UnreadableText, only_comments, split
 from ..pipeline.write import Output
 from ..report import Diagnostic, Reporter
 
@@ -283,8 +284,59 @@ def _failed(
     if stream is not None and _resource_list(stream) is not None:
         output = set_results(source.text, results)
     else:
-        output = _empty_list(results)
+        output = _unread(source.text, results)
     return ResourceListError(str(exc), output, status, problems=[p for p in problems if isinstance(p, PostrenderError)])
+
+
+def _unread(text: str, results: list[dict[str, Any]]) -> str:
+    """The answer to an input that failed to read (an item without kind, a
+    name read as a boolean, nesting beyond --max-depth): a ResourceList's
+    text untouched but for its `results`, as for any other error, where its
+    top level still composes. An empty ResourceList answers a text that does
+    not parse, that strict readers refuse (a duplicate key: written back, the
+    orchestrator could not read the results either), or that nests deeper
+    than the reader ever composes (composing nests in C)."""
+    if claims_resource_list(text) and _nests_within(text, MAX_DEPTH_CEILING) and _written_readably(text):
+        try:
+            return set_results(text, results)
+        except ValueError:
+            pass  # no mapping composed at the top level
+    return _empty_list(results)
+
+
+def _written_readably(text: str) -> bool:
+    """Whether the reader finds nothing wrong with how the text is written
+    (read.UnreadableText), whatever it finds wrong with what it says. Its
+    other limits raised: an error they stop at first would hide the text's."""
+    from ..pipeline.read import read
+
+    limits = Limits(max_bytes=MAX_BYTES_CEILING, max_depth=MAX_DEPTH_CEILING, max_nodes=MAX_NODES_CEILING)
+    try:
+        read([Source(None, text)], limits)
+    except UnreadableText:
+        return False
+    except PostrenderError:
+        pass  # what it says: an item without kind, a name that is no string
+    return True
+
+
+def _nests_within(text: str, depth: int) -> bool:
+    loader = Composer(text)
+    level = 0
+    try:
+        while loader.check_event():
+            name = type(loader.get_event()).__name__
+            if name in ("MappingStartEvent", "SequenceStartEvent"):
+                level += 1
+                if level > depth:
+                    return False
+            elif name in ("MappingEndEvent", "SequenceEndEvent"):
+                level -= 1
+    except YAMLError:
+        return False
+    finally:
+        loader.dispose()
+    return True
 
 
 def _empty_list(results: list[dict[str, Any]]) -> str:
@@ -309,7 +361,7 @@ def set_results(text: str, results: list[dict[str, Any]]) -> str:
             done = True
         parts.append(chunk)
     if not done:
-        raise AssertionError("set_results needs a ResourceList mapping")
+        raise ValueError("set_results needs a ResourceList mapping")
     return "".join(parts)
 
 

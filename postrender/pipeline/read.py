@@ -1158,8 +1158,17 @@ def _compose_root(doc: Document, limits: Limits, masked: str | None, parts: _Par
         )
     doc.root = root
     if not plain or _may_need_a_look(text):
-        _check_structure(doc, root, limits)
+        try:
+            _check_structure(doc, root, limits)
+        except PostrenderError as exc:
+            raise UnreadableText(exc.message, exc.location) from None
     return root
+
+
+class UnreadableText(PostrenderError):
+    """The text itself is what kubectl and strict YAML readers refuse (a
+    duplicate key, a bad merge key, an alias bomb), not only what it says:
+    written back as it is (a KRM function's answer), it is refused again."""
 
 
 def _is_null_document(doc: Document, root: ScalarNode) -> bool:

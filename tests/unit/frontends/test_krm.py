@@ -294,6 +294,46 @@ def test_unparseable_resource_list_is_answered_with_an_error_result(bad, flags):
     assert "invalid YAML" in out["results"][0]["message"]
 
 
+UNREADABLE_ITEMS = {
+    "item without kind": ("- apiVersion: v1\n  metadata: {name: nokind}\n", [], "object has no kind"),
+    "name read as a boolean": ("- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: yes}\n", [],
+                               "metadata.name must be a string"),
+    "deeper than --max-depth": ("- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n  data: {k: {a: {b: c}}}\n",
+                                ["--max-depth", "4"], "nesting deeper than 4 levels"),
+}
+
+
+@pytest.mark.parametrize("bad,flags,message", UNREADABLE_ITEMS.values(), ids=UNREADABLE_ITEMS.keys())
+def test_items_that_fail_to_read_come_back_untouched(bad, flags, message):
+    # They came back as `items: []`: README promises the items untouched, the error in results.
+    text = ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+            "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: ok}\n  data: {k: v}\n" + bad)
+    result = run_postrender(flags, text)
+    assert result.status == 1
+    assert result.stdout.startswith(text + "results:\n")  # byte for byte, but for the results
+    assert message in result.stdout.split("results:\n")[1]
+
+
+def test_a_duplicate_key_is_not_written_back():
+    # Echoed, the answer itself would hold the duplicate key, which strict
+    # readers (go-yaml v3, kpt) refuse: the error result would be lost with it.
+    text = ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+            "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a, name: b}\n")
+    result = run_postrender([], text)
+    assert result.status == 1
+    out = load(result.stdout)
+    assert out["items"] == [] and "duplicate key 'name'" in out["results"][0]["message"]
+
+
+def test_a_resource_list_nested_deeper_than_ever_composed_gets_an_empty_answer():
+    # Composing nests in C: past what the reader ever composes, nothing is.
+    text = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- " + "[" * 5000 + "]" * 5000 + "\n"
+    result = run_postrender([], text)
+    assert result.status == 1
+    out = load(result.stdout)
+    assert out["items"] == [] and "nesting deeper than" in out["results"][0]["message"]
+
+
 # --- streams that only look like a ResourceList --------------------------------
 
 CLAIM = "kind: ResourceList\napiVersion: config.kubernetes.io/v1\nitems: []\n"
