@@ -24,7 +24,8 @@ from ..errors import Location, PostrenderError, UsageError
 from . import resource_list_text
 from ..pipeline.index.hashing import to_json_value
 from ..syntax.nodes import (
-    Composer, ListComposer, MappingNode, Node, ScalarNode, children, column, drop_item, get, get_str, is_null,
+    Composer, ListComposer, MappingNode, Node, ScalarNode, SequenceNode, children, column, drop_item, get, get_str,
+    is_null,
 )
 from ..limits import MAX_BYTES_CEILING, MAX_DEPTH_CEILING, MAX_NODES_CEILING, Limits
 from ..options import RenderOptions
@@ -80,7 +81,26 @@ def detect(sources: list[Source], options: RenderOptions) -> ReadStream | None:
         # It says it is a ResourceList at the top level: answer as a KRM
         # function must, with the error in `results`, not as a plain stream.
         raise _failed(exc, 1, sources[0], None, []) from None
-    return read if _resource_list(read.stream) is not None else None
+    if _resource_list(read.stream) is not None:
+        return read
+    problem = _misread(text)
+    if problem is not None:
+        raise _failed(PostrenderError(problem), 1, sources[0], None, [])
+    return None
+
+
+def _misread(text: str) -> str | None:
+    """Why a text that says it is one ResourceList was read as one object
+    instead: its `items` are no list (the reader takes only a sequence as a
+    List's items). Rendered so, a run succeeded on no items at all."""
+    if not claims_resource_list(text):
+        return None
+    chunks = (_compose(chunk) for chunk, _ in split(Source(None, text)))
+    root = next((root for root in chunks if root is not None), None)
+    items = get(root, "items") if isinstance(root, MappingNode) else None
+    if items is None or is_null(items) or isinstance(items, SequenceNode):
+        return None
+    return f"{KIND}: items must be a list, not a {'mapping' if isinstance(items, MappingNode) else 'scalar'}"
 
 
 def claims_resource_list(text: str) -> bool:
@@ -145,7 +165,7 @@ def written(sources: list[Source], options: RenderOptions, reporter: Reporter,
     stream = read if isinstance(read, Stream) else read.stream
     document = _resource_list(stream)
     if document is None:
-        error = PostrenderError(f"--krm: input is not a single {KIND} ({GROUP}/*)")
+        error = PostrenderError(_misread(source.text) or f"--krm: input is not a single {KIND} ({GROUP}/*)")
         raise _failed(error, 1, source, None, [])
     try:
         config = function_config(document)

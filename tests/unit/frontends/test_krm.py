@@ -334,6 +334,19 @@ def test_a_resource_list_nested_deeper_than_ever_composed_gets_an_empty_answer()
     assert out["items"] == [] and "nesting deeper than" in out["results"][0]["message"]
 
 
+@pytest.mark.parametrize("flags", [["--krm"], []], ids=["flag", "detected"])
+@pytest.mark.parametrize("items,what", [("{a: b}", "mapping"), ("text", "scalar")])
+def test_items_that_are_not_a_list_are_an_error_result(items, what, flags):
+    # Read as one object, not a List: exit 0, its items never looked at.
+    text = f"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: {items}\n"
+    result = run_postrender(flags, text)
+    assert result.status == 1
+    out = load(result.stdout)
+    assert out["items"] == load(text)["items"]
+    (error,) = out["results"]
+    assert error == {"message": f"ResourceList: items must be a list, not a {what}", "severity": "error"}
+
+
 # --- streams that only look like a ResourceList --------------------------------
 
 CLAIM = "kind: ResourceList\napiVersion: config.kubernetes.io/v1\nitems: []\n"
