@@ -28,6 +28,11 @@ from ...report import Reporter
 
 _FIXES = f'keep the old name as well ({ANNOTATION_KEEP_ORIGINAL}: "true" on the object, or --keep-original)'
 _OVERRIDE = "; or pass --allow-broken-references to render anyway"
+# --strict keeps the guard's findings fatal whatever --allow-broken-references
+# says, so the way through is different: only dropping --strict (and, where
+# it is not given already, passing --allow-broken-references) renders.
+_OVERRIDE_STRICT = "; or drop --strict to render anyway"
+_OVERRIDE_STRICT_UNALLOWED = "; or drop --strict and pass --allow-broken-references to render anyway"
 
 
 @record(frozen=True)
@@ -39,9 +44,16 @@ class Broken:
     message: str
     from_guard: bool = False
 
-    def error(self, fatal: bool = True) -> PostrenderError:
-        message = f"{self.field_path}: {self.message}" + (_OVERRIDE if fatal else "")
-        return PostrenderError(message, self.referrer.location(self.node))
+    def error(self, fatal: bool = True, allow_broken: bool = False, strict: bool = False) -> PostrenderError:
+        """fatal: with the advice that really gets this render through,
+        given the options it failed under."""
+        advice = ""
+        if fatal:
+            if strict and self.from_guard:
+                advice = _OVERRIDE_STRICT if allow_broken else _OVERRIDE_STRICT_UNALLOWED
+            else:
+                advice = _OVERRIDE
+        return PostrenderError(f"{self.field_path}: {self.message}{advice}", self.referrer.location(self.node))
 
     @property
     def about(self) -> tuple[Any, str, str]:
@@ -101,7 +113,7 @@ def report(problems: list[Broken], reporter: Reporter, allow_broken: bool, stric
         if problem not in fatal:
             reporter.warn(str(problem.error(fatal=False)), problem.about)
     if fatal:
-        raise Problems([p.error() for p in fatal])
+        raise Problems([p.error(allow_broken=allow_broken, strict=strict) for p in fatal])
 
 
 def _lost(the_plan: Plan, objects: Collection[KubeObject]) -> list[Version]:

@@ -145,6 +145,36 @@ def test_strict_keeps_the_guard_fatal_even_with_allow_broken_references(case):
     assert field in result.stderr and "still names" in result.stderr
 
 
+@pytest.mark.parametrize("extra, advice, followed", [
+    ([], "or pass --allow-broken-references to render anyway", ["--allow-broken-references"]),
+    (["--strict"], "or drop --strict and pass --allow-broken-references to render anyway",
+     ["--allow-broken-references"]),
+    (["--strict", "--allow-broken-references"], "or drop --strict to render anyway", ["--allow-broken-references"]),
+])
+def test_the_advice_to_render_anyway_is_what_really_renders(extra, advice, followed):
+    """--strict fails even with --allow-broken-references: advising that
+    flag under --strict sent the user round in a circle. Following the
+    advice must render."""
+    config, custom, _, field, _ = CASES["traefik"]
+    result = run_postrender([*VERSION_ALL, *extra], _stream(config, custom))
+    assert result.status == 1
+    (error,) = [line for line in result.stderr.splitlines() if field in line]
+    assert error.endswith(advice)
+    assert run_postrender([*VERSION_ALL, *followed], _stream(config, custom)).status == 0
+
+
+def test_diff_under_strict_advises_dropping_strict(tmp_path):
+    # diff already lets a broken name through (it reports it), so --strict is all that fails it.
+    config, custom, _, field, _ = CASES["traefik"]
+    stream = tmp_path / "s.yaml"
+    stream.write_text(_stream(config, custom))
+    result = run_postrender(["diff", *VERSION_ALL, "--strict", str(stream), str(stream)])
+    assert result.status == 1
+    (error,) = [line for line in result.stderr.splitlines() if field in line]
+    assert error.startswith("postrender: error: old (") and error.endswith("or drop --strict to render anyway")
+    assert run_postrender(["diff", *VERSION_ALL, str(stream), str(stream)]).status == 0
+
+
 def test_the_suggested_field_spec_silences_the_guard(tmp_path):
     config, custom, _, field, _ = CASES["traefik"]
     spec = tmp_path / "traefik.yaml"
