@@ -352,6 +352,27 @@ def test_bad_input_names_its_side_and_exits_1_with_nothing_on_stdout(tmp_path: P
     assert result.stderr.count("\n") == 1
 
 
+@pytest.mark.parametrize("stage", ["utf-8", "max-bytes", "missing"])
+@pytest.mark.parametrize("side", ["old", "new"])
+def test_an_error_while_reading_a_side_names_the_side(tmp_path: Path, side: str, stage: str):
+    """Reading fails before the render (invalid UTF-8, --max-bytes, no such
+    file); the message still says which side, also for standard input,
+    which it names nowhere else."""
+    good = tmp_path / "good.yaml"
+    good.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")
+    path, extra = "-", ["--max-bytes", "100"]
+    stdin = {"utf-8": b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: caf\xe9\n",
+             "max-bytes": b"#" * 101, "missing": b""}[stage]
+    if stage == "missing":
+        path = str(tmp_path / "missing.yaml")
+    old, new = (path, str(good)) if side == "old" else (str(good), path)
+    result = run_postrender(["diff", *extra, old, new], stdin)
+    assert result.status == (2 if stage == "missing" else 1), result.stderr
+    assert result.stdout == ""
+    assert result.stderr.startswith(f"postrender: error: {side} ({path}): "), result.stderr
+    assert result.stderr.count("\n") == 1
+
+
 def test_render_warnings_are_shown_once_and_say_which_side():
     result = _diff(FIXTURES / "diff" / "reloader-held", "table")
     warnings = [line for line in result.stderr.splitlines() if "warning" in line]

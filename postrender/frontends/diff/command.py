@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from ...errors import UsageError
+from ...errors import PostrenderError, UsageError
 from ...inputs import gather
 from ...options import RenderOptions
 from ...report import Reporter
@@ -22,8 +22,18 @@ def run(old: str, new: str, options: RenderOptions, fmt: str, show_values: bool,
     formats.check(fmt)
     sides = []
     for label, path in (("old", old), ("new", new)):
-        sources = gather([path], sys.stdin, options.limits.max_bytes, reporter.notice)
-        sides.append(build(f"{label} ({path})", sources, options))
+        label = f"{label} ({path})"
+        # Every error of a side says which side, from reading (invalid UTF-8,
+        # --max-bytes) as from rendering (build): standard input is named
+        # nowhere else.
+        try:
+            sources = gather([path], sys.stdin, options.limits.max_bytes,
+                             lambda message, label=label: reporter.notice(f"{label}: {message}"))
+        except PostrenderError as exc:
+            raise PostrenderError(f"{label}: {exc}") from None
+        except UsageError as exc:
+            raise UsageError(f"{label}: {exc}") from None
+        sides.append(build(label, sources, options))
     for side in sides:
         if not side.configs and not side.referrers:
             # Usually a render that failed upstream of a pipe without pipefail.

@@ -121,12 +121,12 @@ def build(label: str, sources: list[Source], options: RenderOptions) -> Side:
         result = render(sources, replace(options, allow_broken=True), quiet)
         analysis = result.analysis
         output = read([Source(f"{label} (rendered)", result.output)], options.limits)
+        out_index = ObjectIndex(output.objects, options.namespace, frozenset(analysis.table.cluster_scoped))
+        ids, configs, versions, by_content = _configs(analysis, out_index)
+        referrers = _referrers(analysis, out_index, ids, by_content, versions)
     except PostrenderError as exc:
         # Still one line; it says which side, which the render's own message cannot.
         raise PostrenderError(f"{label}: {exc}") from None
-    out_index = ObjectIndex(output.objects, options.namespace, frozenset(analysis.table.cluster_scoped))
-    ids, configs, versions, by_content = _configs(analysis, out_index)
-    referrers = _referrers(analysis, out_index, ids, by_content, versions)
     return Side(label, configs, referrers, versions, quiet.warnings, quiet.infos)
 
 
