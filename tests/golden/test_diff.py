@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
+import string
 from pathlib import Path
 
 import pytest
@@ -301,6 +303,84 @@ def test_markdown_values_cannot_break_out_of_their_code_block():
     text = _diff(FIXTURES / "diff" / "show-values", "markdown").stdout
     assert "+|pipes| and `ticks` <b>" in text  # inside the fence, verbatim
     assert "<b>" not in text.split("<details>")[0]
+
+
+def _code_spans(text: str) -> tuple[list[str], str]:
+    """The code spans in `text` as CommonMark reads them (a run of n
+    backticks, not escaped, opens a span that the next run of exactly n
+    closes; one space each side is stripped when both are there), and what
+    is outside them."""
+    spans, outside, i = [], "", 0
+    while i < len(text):
+        if text[i] == "\\" and text[i + 1:i + 2] in string.punctuation:
+            outside += text[i:i + 2]  # an escaped character: a backtick here opens no span
+            i += 2
+            continue
+        if text[i] != "`":
+            outside += text[i]
+            i += 1
+            continue
+        n = len(re.match(r"`+", text[i:]).group())
+        close = re.compile(r"(?<!`)`{%d}(?!`)" % n).search(text, i + n)
+        if close is None:
+            outside += text[i:i + n]  # no closing run: literal backticks
+            i += n
+            continue
+        inner = text[i + n:close.start()]
+        if inner.startswith(" ") and inner.endswith(" ") and inner.strip():
+            inner = inner[1:-1]
+        spans.append(inner)
+        i = close.end()
+    return spans, outside
+
+
+HOSTILE = ["web|x`y <b>", "``a", "b`", " c ", "d\\|e", "f**g**_h_[i](j)"]
+
+
+@pytest.mark.parametrize("hostile", HOSTILE)
+def test_markdown_keeps_names_keys_and_fields_from_the_input_in_their_cell_and_span(tmp_path: Path, hostile: str):
+    """A custom resource's name, a ConfigMap's name and key and a template's
+    annotation key may hold `|`, backticks, `<b>`: each stays inside its
+    table cell and its code span, and no HTML or Markdown reaches the comment."""
+    sides = {}
+    for side, value in (("old", "1"), ("new", "2")):
+        config = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"cm{hostile}"},
+                  "data": {f"k{hostile}": value}}
+        rollout = {"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout", "metadata": {"name": hostile},
+                   "spec": {"template": {"metadata": {"annotations": {f"a{hostile}": value}},
+                                         "spec": {"containers": [{"name": "c", "image": "x", "envFrom": [
+                                             {"configMapRef": {"name": f"cm{hostile}"}}]}]}}}}
+        sides[side] = tmp_path / f"{side}.yaml"
+        sides[side].write_text(json.dumps(config) + "\n---\n" + json.dumps(rollout) + "\n")
+    result = run_postrender(["diff", "-o", "markdown", "--show-values", str(sides["old"]), str(sides["new"])])
+    assert result.status == 0, result.stderr
+    lines = result.stdout.splitlines()
+    spans, width = [], 0
+    for line in lines:
+        if not line.startswith("|"):
+            width = 0  # between tables; each header is followed by its |---| line
+        elif line.startswith("|---"):
+            width = line.count("---|")  # the table's columns: what each row below must keep
+        if not line.startswith("| ") or not width:
+            continue
+        # GFM splits a row at every `|` without a backslash before it, then
+        # drops the backslash of `\\|`.
+        cells = [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line)[1:-1]]
+        assert len(cells) == width, line
+        for cell in cells:
+            found, outside = _code_spans(cell)
+            spans += found
+            if found:
+                assert set(outside) <= set(", "), (line, cell)  # spans only (a list of field paths)
+            else:
+                # Plain text: nothing in it may start HTML, code, emphasis or a link.
+                assert not re.search(r"<|(?<!\\)[`\[*_]", cell), (line, cell)
+    assert f"Rollout/{hostile}" in spans
+    assert f"ConfigMap/cm{hostile}" in spans
+    assert f"spec.template.metadata.annotations.a{hostile}" in spans
+    # Outside tables no backslash is dropped: the Values heading's spans hold the name and key as they are.
+    (heading,) = [line for line in lines if line.endswith("(changed)")]
+    assert _code_spans(heading) == ([f"ConfigMap/cm{hostile}", f"k{hostile}"], "  (changed)")
 
 
 def test_programs_reading_config_by_name_roll_by_name_or_by_hash_or_are_listed():

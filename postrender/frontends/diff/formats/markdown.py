@@ -28,7 +28,7 @@ def write(report: Report) -> str:
                _cause_rows(report.rolls_config))
 
     if report.rolls_direct:
-        rows = [(_code(r.workload.describe()), _cell(_text.fields(r.direct))) for r in report.rolls_direct]
+        rows = [(_code(r.workload.describe()), _fields(r.direct)) for r in report.rolls_direct]
         _table(out, "Rolls because its pod template changed directly", ("Workload", "Pod template fields"), rows)
 
     if report.updated:
@@ -47,16 +47,17 @@ def write(report: Report) -> str:
             for value in change.values or []:
                 lines = _text.value_lines(value)
                 fence = _fence(lines)
-                out += [f"{_code(change.describe())} {_code(value.key)} ({_text.value_status(value)})", "",
+                out += [f"{_code(change.describe(), cell=False)} {_code(value.key, cell=False)} "
+                        f"({_text.value_status(value)})", "",
                         f"{fence}diff", *lines, fence, ""]
         out.append("</details>")
 
     if report.versions_created or report.versions_unreferenced:
         out += ["", "#### Versions", ""]
         for v in report.versions_created:
-            out.append(f"- created {_code(_version(v))}")
+            out.append(f"- created {_code(_version(v), cell=False)}")
         for v in report.versions_unreferenced:
-            out.append(f"- no longer referenced {_code(_version(v))} (`postrender gc` collects it later)")
+            out.append(f"- no longer referenced {_code(_version(v), cell=False)} (`postrender gc` collects it later)")
     return "\n".join(out) + "\n"
 
 
@@ -79,14 +80,43 @@ def _table(out: list[str], title: str, header: tuple[str, ...], rows: list[tuple
     out.extend("| " + " | ".join(row) + " |" for row in rows)
 
 
+# Characters that start inline Markdown (code, emphasis, links, strikethrough,
+# entities): backslash-escaped, which CommonMark allows for any ASCII
+# punctuation and renders as the character itself.
+_INLINE = re.compile(r"([\\`*_\[\]~|])")
+
+
 def _cell(text: str) -> str:
-    # Inside a table cell `|` ends the cell and `<` may start HTML.
+    """Plain text in a table cell: from the input (names, keys, reasons), so
+    nothing in it may end the cell (`|`), start HTML (`<`) or be read as
+    Markdown."""
     text = _text.printable(text).replace(" -> ", " \u2192 ")
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+    text = _INLINE.sub(r"\\\1", text)
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def _code(text: str) -> str:
-    return f"`{_text.printable(text)}`"
+def _code(text: str, cell: bool = True) -> str:
+    """A code span holding `text` verbatim (CommonMark 6.1): its fence is one
+    backtick longer than any run of backticks inside, and a space pads a
+    text that starts or ends with a backtick (or with spaces at both ends,
+    one of which the span strips). Inside a code span `<b>` is text, not
+    HTML; but GFM splits a table row at `|` before it finds code spans, so
+    in a cell (`cell`) `|` is escaped there too (GFM drops that backslash)."""
+    text = _text.printable(text)
+    if cell:
+        text = text.replace("|", "\\|")
+    fence = "`" * (max((len(m) for m in re.findall(r"`+", text)), default=0) + 1)
+    padded = text[:1] == "`" or text[-1:] == "`" or (text[:1] == " " and text[-1:] == " " and text.strip() != "")
+    pad = " " if padded else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _fields(paths: list[str]) -> str:
+    """Pod template field paths: each a code span (a map key in a path may hold any character)."""
+    shown = ", ".join(_code(p) for p in paths[:_text.MAX_FIELDS])
+    if len(paths) > _text.MAX_FIELDS:
+        shown += f" and {len(paths) - _text.MAX_FIELDS} more"
+    return shown
 
 
 def _fence(lines: list[str]) -> str:
