@@ -242,7 +242,8 @@ def _diff(args: argparse.Namespace, reporter: Reporter) -> tuple[str, int]:
     from .frontends.diff.command import run
 
     report, output = run(args.old, args.new, render_options(args), args.format, args.show_values, reporter)
-    return output, 1 if args.exit_code and report.rolls else 0
+    # An object diff could not pair may roll unseen: a gate must not pass it.
+    return output, 1 if args.exit_code and (report.rolls or report.unpaired) else 0
 
 
 def _gc(args: argparse.Namespace, reporter: Reporter) -> str:

@@ -202,7 +202,7 @@ def test_nothing_changed_reports_nothing_and_exits_zero_even_with_exit_code():
     case = FIXTURES / "diff" / "nothing-changed"
     report = _report(case)
     assert report == {"rolls": [], "doesNotRoll": [], "updated": [], "configChanges": [],
-                      "versions": {"created": [], "noLongerReferenced": []}}
+                      "versions": {"created": [], "noLongerReferenced": []}, "warnings": [], "unpaired": []}
     result = _diff(case, "table", extra=("--exit-code",))
     assert result.status == 0
     assert result.stdout == "postrender diff: nothing rolls; no ConfigMap or Secret differs\n"
@@ -401,6 +401,103 @@ def test_an_unreferenced_change_rolls_nothing_and_is_listed_first():
     assert report["rolls"] == []
     (held,) = report["doesNotRoll"]
     assert held["workload"] is None and held["config"]["name"] == "controller-settings"
+
+
+# --- one side states no namespace, the other does ----------------------------------------------
+
+
+def test_objects_without_a_namespace_pair_with_the_other_sides_explicit_namespace():
+    """A chart upgrade that adds `namespace: {{ .Release.Namespace }}`,
+    rendered without -n as the CI recipe does: matched by exact namespace,
+    the ConfigMap was removed and added and the Deployment vanished, so a
+    change that rolls it said "nothing rolls" and exit 0 under --exit-code."""
+    case = FIXTURES / "diff" / "namespace-added"
+    report = _report(case)
+    rolls = {(r["kind"], r["namespace"], r["name"]): r for r in report["rolls"]}
+    assert set(rolls) == {("Deployment", "default", "web"), ("Deployment", None, "worker")}
+    web = rolls[("Deployment", "default", "web")]
+    (cause,) = web["because"]
+    assert (cause["name"], cause["change"], cause["via"], cause["keys"]["changed"]) == (
+        "web-settings", "changed", "name", ["greeting"])
+    assert web["changedFields"] == ["spec.template.spec.containers[0].image"]
+    assert {(c["namespace"], c["name"], c["status"]) for c in report["configChanges"]} == {
+        ("default", "web-settings", "changed"), (None, "worker-creds", "changed")}
+    (warning,) = report["warnings"]
+    assert warning.startswith("OLD gives no namespace to ConfigMap/web-settings, Deployment/web, which NEW puts "
+                              "in namespace default") and "--namespace" in warning
+    assert report["unpaired"] == []
+    # As with -n default, where nothing needs pairing.
+    exact = _report(case, extra=("-n", "default"))
+    assert {(r["kind"], r["name"]) for r in exact["rolls"]} == {("Deployment", "web"), ("Deployment", "worker")}
+    assert exact["warnings"] == []
+    # The warning reaches every format's report (a CI comment never shows stderr), and stderr.
+    for fmt in ("table", "markdown"):
+        result = _diff(case, fmt, extra=("--exit-code",))
+        assert result.status == 1
+        assert "OLD gives no namespace to ConfigMap/web-settings" in result.stdout
+        assert "OLD gives no namespace" in result.stderr
+
+
+def test_the_reverse_pairs_too_and_names_objects_as_new_does():
+    report = _report(FIXTURES / "diff" / "namespace-removed")
+    (roll,) = report["rolls"]
+    assert (roll["kind"], roll["namespace"], roll["name"]) == ("StatefulSet", None, "db")
+    assert roll["because"][0]["keys"]["changed"] == ["greeting"] and roll["changedFields"] == []
+    (warning,) = report["warnings"]
+    assert warning.startswith("NEW gives no namespace to ConfigMap/settings, StatefulSet/db, which OLD puts "
+                              "in namespace shop")
+
+
+def _documents(namespaces: list[str | None], value: str) -> str:
+    docs = []
+    for namespace in namespaces:
+        meta = {"namespace": namespace} if namespace else {}
+        docs.append({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings", **meta},
+                     "data": {"k": value}})
+        docs.append({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", **meta},
+                     "spec": {"template": {"spec": {"containers": [{"name": "c", "image": "x", "envFrom": [
+                         {"configMapRef": {"name": "settings"}}]}]}}}})
+    return "\n---\n".join(json.dumps(d) for d in docs) + "\n"
+
+
+@pytest.mark.parametrize("implicit", ["old", "new"])
+def test_an_object_that_could_pair_with_two_namespaces_is_not_guessed_and_fails_exit_code(
+        tmp_path: Path, implicit: str):
+    """No namespace on one side, two on the other: either could be it, so
+    diff pairs neither, says so in the report, and --exit-code fails, since
+    it cannot tell that nothing rolls."""
+    sides = {"old": [None], "new": ["a", "b"]} if implicit == "old" else {"old": ["a", "b"], "new": [None]}
+    for side, value in (("old", "1"), ("new", "2")):
+        (tmp_path / f"{side}.yaml").write_text(_documents(sides[side], value))
+    argv = ["diff", "-o", "json", str(tmp_path / "old.yaml"), str(tmp_path / "new.yaml")]
+    report = json.loads(run_postrender(argv).stdout)
+    assert report["rolls"] == []
+    assert report["unpaired"] == ["ConfigMap/settings", "Deployment/web"]
+    assert len(report["warnings"]) == 2
+    assert all(w.startswith(f"{implicit.upper()} gives no namespace to ") and "namespaces a, b" in w
+               and "--namespace" in w for w in report["warnings"])
+    assert run_postrender([*argv[:1], "--exit-code", *argv[1:]]).status == 1
+    table = run_postrender(["diff", *argv[3:]]).stdout
+    assert "2 objects not compared" in table.splitlines()[0]
+    # With --namespace nothing is implicit: the namespace that matches pairs exactly.
+    exact = json.loads(run_postrender([*argv[:3], "-n", "a", *argv[3:]]).stdout)
+    assert [(r["namespace"], r["name"]) for r in exact["rolls"]] == [("a", "web")] and exact["unpaired"] == []
+
+
+def test_pairing_is_per_object_and_leaves_exact_matches_alone(tmp_path: Path):
+    """Only the objects that moved pair; one with a namespace-less twin on
+    both sides matches exactly, and one only on one side is no pair."""
+    old = _documents([None, "a"], "1")
+    new = _documents(["a", "b"], "2")
+    (tmp_path / "old.yaml").write_text(old)
+    (tmp_path / "new.yaml").write_text(new)
+    report = json.loads(run_postrender(
+        ["diff", "-o", "json", str(tmp_path / "old.yaml"), str(tmp_path / "new.yaml")]).stdout)
+    # a matches a exactly; OLD's namespace-less one is left with b alone, and pairs with it.
+    assert sorted((r["namespace"], r["name"]) for r in report["rolls"]) == [("a", "web"), ("b", "web")]
+    assert report["unpaired"] == []
+    (warning,) = report["warnings"]
+    assert "which NEW puts in namespace b" in warning
 
 
 # --- usage and errors ------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from ...report import Reporter
 from . import formats
 from .compare import compare
 from .model import Report
+from .pairing import pair
 from .side import Side, build
 
 
@@ -39,7 +40,11 @@ def run(old: str, new: str, options: RenderOptions, fmt: str, show_values: bool,
             # Usually a render that failed upstream of a pipe without pipefail.
             reporter.warn(f"{side.label}: no ConfigMap, Secret or workload in this input")
     _report_warnings(sides[0], sides[1], reporter)
-    report = compare(sides[0], sides[1], show_values)
+    pairing = pair(sides[0], sides[1])
+    for warning in pairing.warnings:
+        reporter.warn(warning)
+    report = compare(pairing.side, sides[1], show_values)
+    report.warnings, report.unpaired = pairing.warnings, pairing.unpaired
     return report, formats.write(report, fmt)
 
 

@@ -128,6 +128,12 @@ class Report:
     versions_created: list[VersionRef] = field(default_factory=list)
     versions_unreferenced: list[VersionRef] = field(default_factory=list)
     show_values: bool = False
+    # What the diff itself found about comparing the sides (pairing.py): shown
+    # in the report, not only on stderr, which a CI comment never shows.
+    warnings: list[str] = field(default_factory=list)
+    # Objects that could pair with more than one on the other side: whether
+    # they roll is unknown, so --exit-code fails as if they did.
+    unpaired: list[str] = field(default_factory=list)
 
     @property
     def rolls_config(self) -> list[Roll]:

@@ -237,7 +237,7 @@ def _referrers(analysis: Analysis, out_index: ObjectIndex, ids: dict[int, Config
         if target is None or id(target) not in ids:
             continue
         cid = ids[id(target)]
-        tokens.setdefault(id(ref.referrer), []).append((ref.path, ref.prefix, _token(cid)))
+        tokens.setdefault(id(ref.referrer), []).append((ref.path, ref.prefix, token(cid)))
         if ref.spec.consumes:
             links.setdefault(id(ref.referrer), []).append(
                 Link(cid, ref.field_path, held=analysis.policy.held.get(id(ref))))
@@ -269,8 +269,8 @@ def _referrers(analysis: Analysis, out_index: ObjectIndex, ids: dict[int, Config
             continue
         exact = to_json_value(written.node)
         tokenized = exact
-        for path, prefix, token in tokens.get(id(obj), []):
-            tokenized = _replaced(tokenized, path, prefix + token)
+        for path, prefix, text in tokens.get(id(obj), []):
+            tokenized = _replaced(tokenized, path, prefix + text)
         shapes = {t.path: _shape(t.path, exact, tokenized, template=True) for t in templates}
         namespace = index.namespace_of(obj)
         whole = None if shapes else _shape((), exact, tokenized)
@@ -316,7 +316,7 @@ def _recorded(refs: str | None, namespace: str) -> list[tuple[str, str, str]]:
     return found
 
 
-def _token(cid: ConfigId) -> str:
+def token(cid: ConfigId) -> str:
     # Not a valid Kubernetes name, so it never equals a name someone wrote.
     return f"<{cid.kind} {cid.namespace}/{cid.name}>"
 

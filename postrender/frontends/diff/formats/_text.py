@@ -53,6 +53,9 @@ def summary(report: Report) -> str:
                      f"{'differs' if changed == 1 else 'differ'}")
     else:
         parts.append("no ConfigMap or Secret differs")
+    if report.unpaired:
+        parts.append(f"{plural(len(report.unpaired), 'object')} not compared: "
+                     "no namespace on one side, several on the other (see the warnings)")
     return "; ".join(parts)
 
 

@@ -21,6 +21,8 @@ def write(report: Report) -> str:
             "created": [_version(v) for v in report.versions_created],
             "noLongerReferenced": [_version(v) for v in report.versions_unreferenced],
         },
+        "warnings": report.warnings,
+        "unpaired": report.unpaired,
     }
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 

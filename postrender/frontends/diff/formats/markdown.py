@@ -14,6 +14,10 @@ MARKER = "<!-- postrender-diff -->"
 def write(report: Report) -> str:
     out = [MARKER, "### postrender diff", "", f"**{_cell(_text.summary(report))}**"]
 
+    if report.warnings:
+        out += ["", "#### Warnings", ""]
+        out.extend(f"- {_cell(w)}" for w in report.warnings)
+
     if report.does_not_roll:
         rows = []
         for held in report.does_not_roll:

@@ -12,6 +12,10 @@ SECRET_NOTE = "Secret values are never shown"
 def write(report: Report) -> str:
     out = [f"postrender diff: {_text.summary(report)}"]
 
+    if report.warnings:
+        out += ["", "WARNINGS"]
+        out.extend(_text.printable(w) for w in report.warnings)
+
     if report.does_not_roll:
         rows = [("WORKLOAD", "CONFIG", "NAMES", "KEYS", "WHY", "SOURCE")]
         for held in report.does_not_roll:

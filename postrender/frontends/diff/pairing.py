@@ -1,0 +1,158 @@
+"""Pair objects across the two sides when one states no namespace and the other does.
+
+An object without `metadata.namespace` is in the implicit namespace, which
+the deployer picks; `helm template` without `-n` writes none, and a chart
+upgrade that adds `namespace: {{ .Release.Namespace }}` writes `default`
+(or whatever -n said). Matched by exact namespace, every such object would
+be removed on one side and added on the other: its workloads vanish from
+the report and a CI gate passes a change that rolls them. So, as the render
+pairs a reference across the implicit namespace and an explicit one
+(objects.across_namespaces), an object left unmatched on one side in the
+implicit namespace pairs with the one object of its kind and name left
+unmatched on the other side in an explicit namespace, with a warning to
+pass --namespace. Where several explicit namespaces could pair with it,
+diff does not guess: the objects stay unpaired and the report says so.
+
+OLD is moved into NEW's namespaces, so the report names objects as NEW does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from typing import TypeVar
+
+from ...pipeline.index.objects import IMPLICIT, ObjectKey
+from .side import ConfigId, Referrer, Shape, Side, token
+
+Id = TypeVar("Id", ConfigId, ObjectKey)
+
+MAX_LISTED = 10
+OLD, NEW = "OLD", "NEW"
+
+
+@dataclass
+class Pairing:
+    side: Side  # OLD, moved into NEW's namespaces where pairs were found
+    warnings: list[str]
+    # Objects that could pair with more than one: diff cannot say whether they roll.
+    unpaired: list[str]
+
+
+def pair(old: Side, new: Side) -> Pairing:
+    # Configs by kind and base name, workloads (and other referrers) by group, kind and name.
+    config_moves, config_paired, config_unpaired = _moves(
+        old.configs.keys(), new.configs.keys(), lambda c: (c.kind, c.name), lambda c: f"{c.kind}/{c.name}")
+    key_moves, key_paired, key_unpaired = _moves(
+        old.referrers.keys(), new.referrers.keys(), lambda k: (k.group, k.kind, k.name),
+        lambda k: f"{k.kind}/{k.name}")
+
+    # The report says OLD and NEW, not the paths: they differ from one CI run to the next.
+    warnings: list[str] = []
+    paired: dict[tuple[str, str], list[str]] = {}
+    for (implicit_side, namespace), names in [*config_paired, *key_paired]:
+        paired.setdefault((implicit_side, namespace), []).extend(names)
+    for (implicit_side, namespace), names in sorted(paired.items()):
+        warnings.append(
+            f"{implicit_side} gives no namespace to {_listed(sorted(names))}, which {_other(implicit_side)} puts "
+            f"in namespace {namespace}: compared as the same objects, on the assumption that {implicit_side} "
+            f"deploys to {namespace}; pass --namespace to be exact")
+    unpaired: list[str] = []
+    for implicit_side, name, namespaces in sorted(config_unpaired + key_unpaired):
+        unpaired.append(name)
+        warnings.append(
+            f"{implicit_side} gives no namespace to {name}, which {_other(implicit_side)} has in namespaces "
+            f"{', '.join(namespaces)}: not compared, since it could be either, so whether it rolls is unknown; "
+            "pass --namespace to compare it")
+    if not config_moves and not key_moves:
+        return Pairing(old, warnings, unpaired)
+    return Pairing(_moved(old, config_moves, key_moves), warnings, unpaired)
+
+
+def _moves(old_ids: Iterable[Id], new_ids: Iterable[Id], identity: Callable[[Id], tuple],
+           describe: Callable[[Id], str]):
+    """(OLD id -> its id in NEW's namespaces, paired names by (implicit side,
+    namespace), unpaired (implicit side, name, candidate namespaces)).
+    An id (ConfigId, ObjectKey) has a `namespace`; `identity` is the rest."""
+    old_by = {(identity(i), i.namespace): i for i in old_ids}
+    new_by = {(identity(i), i.namespace): i for i in new_ids}
+    old_ns: dict[tuple, set[str]] = {}
+    new_ns: dict[tuple, set[str]] = {}
+    for ident, namespace in old_by:
+        old_ns.setdefault(ident, set()).add(namespace)
+    for ident, namespace in new_by:
+        new_ns.setdefault(ident, set()).add(namespace)
+    moves: dict[Id, Id] = {}
+    paired: list[tuple[tuple[str, str], list[str]]] = []
+    unpaired: list[tuple[str, str, list[str]]] = []
+    for ident in sorted(old_ns.keys() & new_ns.keys()):
+        only_old = old_ns[ident] - new_ns[ident]
+        only_new = new_ns[ident] - old_ns[ident]
+        if IMPLICIT in only_old and only_new:
+            implicit_side, candidates = OLD, only_new
+        elif IMPLICIT in only_new and only_old:
+            implicit_side, candidates = NEW, only_old
+        else:
+            continue  # matched exactly, or no implicit namespace left over to pair
+        name = describe(new_by[(ident, next(iter(new_ns[ident])))])
+        if len(candidates) > 1:
+            unpaired.append((implicit_side, name, sorted(candidates)))
+            continue
+        (explicit,) = candidates
+        if implicit_side == OLD:
+            moves[old_by[(ident, IMPLICIT)]] = new_by[(ident, explicit)]
+        else:
+            moves[old_by[(ident, explicit)]] = new_by[(ident, IMPLICIT)]
+        paired.append(((implicit_side, explicit), [name]))
+    return moves, paired, unpaired
+
+
+def _other(side: str) -> str:
+    return NEW if side == OLD else OLD
+
+
+def _listed(names: list[str]) -> str:
+    shown = ", ".join(names[:MAX_LISTED])
+    return shown + (f" and {len(names) - MAX_LISTED} more" if len(names) > MAX_LISTED else "")
+
+
+def _moved(old: Side, config_moves: dict, key_moves: dict) -> Side:
+    def cid(c: ConfigId) -> ConfigId:
+        return config_moves.get(c, c)
+
+    # A template's references are tokens naming the config with its namespace
+    # (side._token): moved too, or the template would differ by the token alone.
+    tokens = {token(before): token(after) for before, after in config_moves.items()}
+
+    def value(v: object) -> object:
+        if isinstance(v, str):
+            for before, after in tokens.items():
+                if before in v:
+                    v = v.replace(before, after)
+            return v
+        if isinstance(v, dict):
+            return {k: value(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [value(x) for x in v]
+        return v
+
+    def shape(s: Shape | None) -> Shape | None:
+        return s if s is None or not tokens else replace(s, normalized=value(s.normalized))
+
+    configs = {cid(c): replace(config, id=cid(c)) for c, config in old.configs.items()}
+    versions = {}
+    for (kind, namespace, name), base in old.versions.items():
+        versions[(kind, cid(ConfigId(kind, namespace, base)).namespace, name)] = base
+    referrers: dict[ObjectKey, Referrer] = {}
+    for key, referrer in old.referrers.items():
+        moved_key = key_moves.get(key, key)
+        referrers[moved_key] = replace(
+            referrer,
+            key=moved_key,
+            templates={path: shape(s) for path, s in referrer.templates.items()},
+            whole=shape(referrer.whole),
+            links=[replace(link, config=cid(link.config)) for link in referrer.links],
+            hashed={cid(c) for c in referrer.hashed},
+            recorded={cid(c) for c in referrer.recorded},
+        )
+    return replace(old, configs=configs, versions=versions, referrers=referrers)
