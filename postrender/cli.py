@@ -82,7 +82,10 @@ class Command:
     usage: str = ""
 
 
-def _add_render_options(parser: argparse.ArgumentParser, groups: dict[str, argparse._ArgumentGroup]) -> None:
+def _add_render_options(parser: argparse.ArgumentParser, groups: dict[str, argparse._ArgumentGroup],
+                        cluster: bool = True) -> None:
+    """cluster=False: the options that read a cluster are still parsed (so
+    the command can refuse one with its reason) but left out of --help."""
     from .options import OPTIONS, dest
 
     for option in OPTIONS:
@@ -92,6 +95,8 @@ def _add_render_options(parser: argparse.ArgumentParser, groups: dict[str, argpa
             help_text += f" (default: ${option.env})"
         elif option.default is not None:
             help_text += f" (default: {option.default})"
+        if option.cluster and not cluster:
+            help_text = argparse.SUPPRESS
         common = {"dest": dest(option), "help": help_text}
         if option.kind == "bool":
             group.add_argument(*option.flags, action="store_true", default=None, **common)
@@ -178,7 +183,7 @@ def _diff_arguments(parser: argparse.ArgumentParser) -> None:
                                 help="show changed ConfigMap values (Secret values are never shown)")
     groups[OUTPUT].add_argument("--exit-code", action="store_true",
                                 help="exit 1 when something rolls, as git diff does")
-    _add_render_options(parser, groups)
+    _add_render_options(parser, groups, cluster=False)
     _diagnostic_arguments(groups[DIAGNOSTICS])
 
 

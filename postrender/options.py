@@ -162,6 +162,9 @@ class Option:
     # Config values that stand for a choice (keepOriginal: true -> "all").
     aliases: dict[Any, Any] = field(default_factory=dict)
     check: Callable[[Any], Any] | None = None  # last word on a value; raises UsageError
+    # Reads a cluster (--retain and how to reach the cluster): `diff` compares
+    # two renders and reads none, so its --help does not list these.
+    cluster: bool = False
 
     @property
     def flag(self) -> str:
@@ -240,11 +243,11 @@ OPTIONS: tuple[Option, ...] = (
     Option("retain", ("--retain",),
            "read the cluster and carry forward the previous versions still in use, plus the newest N-1 "
            "others, so the deployer keeps exactly those",
-           PREVIOUS, "count", metavar="N", bounds=(1, 1000)),
+           PREVIOUS, "count", metavar="N", bounds=(1, 1000), cluster=True),
     Option("kubeconfig", ("--kubeconfig",), "kubeconfig file (default: $KUBECONFIG, ~/.kube/config)",
-           CLUSTER, "text", metavar="PATH"),
+           CLUSTER, "text", metavar="PATH", cluster=True),
     Option("context", ("--context",), "kubeconfig context (default: the current one)", CLUSTER, "text",
-           metavar="NAME"),
+           metavar="NAME", cluster=True),
     Option("limits.max_bytes", ("--max-bytes",), "largest input accepted, all inputs together",
            LIMITS, "size", metavar="SIZE", default=format_size(DEFAULT_MAX_BYTES), bounds=(1, MAX_BYTES_CEILING)),
     Option("limits.max_depth", ("--max-depth",), f"deepest nesting accepted (at most {MAX_DEPTH_CEILING})",

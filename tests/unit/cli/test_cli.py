@@ -226,6 +226,22 @@ def test_help_lists_every_render_option(command):
             assert re.search(rf"(^|[ ,]){re.escape(flag)}\b", out.stdout), (command, flag)
 
 
+def test_diff_help_lists_every_render_option_but_those_that_read_a_cluster():
+    """diff compares two renders and refuses --retain: its help listed
+    --retain, --kubeconfig and --context all the same."""
+    out = run_postrender(["diff", "--help"])
+    assert out.status == 0
+    for option in OPTIONS:
+        for flag in option.flags:
+            listed = re.search(rf"(^|[ ,]){re.escape(flag)}\b", out.stdout) is not None
+            assert listed == (not option.cluster), flag
+    assert {o.flag for o in OPTIONS if o.cluster} == {"--retain", "--kubeconfig", "--context"}
+    assert "Cluster" not in out.stdout
+    # Still parsed, so diff can say why it refuses --retain.
+    refused = run_postrender(["diff", "--retain", "2", "a.yaml", "b.yaml"])
+    assert refused.status == 2 and "--retain reads a cluster" in refused.stderr
+
+
 def test_top_level_help_is_the_render_help_with_every_command():
     top = run_postrender(["--help"]).stdout
     assert top == run_postrender(["render", "--help"]).stdout
