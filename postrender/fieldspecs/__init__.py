@@ -117,6 +117,9 @@ class ReferenceTable:
     # object by several stages. Emptied whenever the table grows.
     _template_paths: dict[tuple[str, str, str, bool], tuple[tuple[Segment, ...], ...]] = field(
         default_factory=dict, repr=False, compare=False)
+    # pod_metadata_path per (kind, group, version), emptied with _template_paths.
+    _pod_metadata: dict[tuple[str, str, str], tuple[Segment, ...] | None] = field(
+        default_factory=dict, repr=False, compare=False)
     # Facts a render derives from one object through this table (its pod
     # templates, asked for by five stages, per reference): what -> object
     # (which hashes by identity) -> the fact. One table per fact, keyed by
@@ -153,6 +156,20 @@ class ReferenceTable:
         if paths is None:
             paths = self._template_paths[key] = tuple(self._find_template_paths(kind, group, version, immutable))
         return paths
+
+    def pod_metadata_path(self, kind: str, group: str, version: str) -> tuple[Segment, ...] | None:
+        """Where a kind that is no pod template itself keeps the metadata its
+        controller copies into its pods (a podSpecs row's podMetadata: a
+        Prometheus's spec/podMetadata); None where it keeps none."""
+        key = (kind, group, version)
+        if key not in self._pod_metadata:
+            self._pod_metadata[key] = next(
+                (parse_path(str(holder["podMetadata"])) for holder in self._pod_holders
+                 if holder.get("kind") == kind and holder.get("podMetadata")
+                 and (holder.get("group") is None or str(holder["group"]) == group)
+                 and (holder.get("version") is None or str(holder["version"]) == version)),
+                None)
+        return self._pod_metadata[key]
 
     def _find_template_paths(self, kind: str, group: str, version: str, immutable: bool) -> list[tuple[Segment, ...]]:
         paths: list[tuple[Segment, ...]] = []
@@ -253,6 +270,7 @@ class ReferenceTable:
             holder = _mapping(holder, origin, "podSpecs entry")
             self._pod_holders.append(holder)
             self._template_paths.clear()
+            self._pod_metadata.clear()
             self.object_facts.clear()
             for target, entries in self._pod_paths.items():
                 for entry in entries:

@@ -7,7 +7,7 @@ run the script; tests/unit/fieldspecs/test_compiled_fieldspecs.py checks the two
 import json
 
 # sha256 of each source table when this was generated.
-SOURCES = {'builtin.yaml': '507338f271d950cdec66df4c26ee78340208a7f7b30a428b119cc7c537542cc7',
+SOURCES = {'builtin.yaml': '80164c9453e0c804bbe719ff8eab0c6835abe45ac38825dd4b97c3c3ef1ef385',
  'dependencies.yaml': '7eb6c9031b701775c1705fd2c3b67df81209b76dd8f7e7b4cd5a014d6ac343a2',
  'fixednames.yaml': '035ffb04532c3eec486be7ad902494b7dd1552c273aba54f32279c594d7c5fee',
  'guard.yaml': '86396b37593a88b3868097ade04b3fd366ce722d77ccd40e5fdc9ecb45c46c72',
@@ -91,22 +91,26 @@ TABLES = json.loads(r'''{
    {
     "kind": "Prometheus",
     "group": "monitoring.coreos.com",
-    "path": "spec"
+    "path": "spec",
+    "podMetadata": "spec/podMetadata"
    },
    {
     "kind": "Alertmanager",
     "group": "monitoring.coreos.com",
-    "path": "spec"
+    "path": "spec",
+    "podMetadata": "spec/podMetadata"
    },
    {
     "kind": "ThanosRuler",
     "group": "monitoring.coreos.com",
-    "path": "spec"
+    "path": "spec",
+    "podMetadata": "spec/podMetadata"
    },
    {
     "kind": "PrometheusAgent",
     "group": "monitoring.coreos.com",
-    "path": "spec"
+    "path": "spec",
+    "podMetadata": "spec/podMetadata"
    },
    {
     "kind": "Experiment",

@@ -71,7 +71,7 @@ FIELD_SPEC = {
     "kindFrom": _own,
     "keepsName": _own,
 }
-POD_SPEC_HOLDER = {**_GVK, "path": _name, "immutable": _flag}
+POD_SPEC_HOLDER = {**_GVK, "path": _name, "immutable": _flag, "podMetadata": _name}
 # The sections' own values. Which sections there are is ReferenceTable.extend's
 # to check; runsBeforeApply and podSpecArgs rows are checked where they are read.
 SECTION_VALUES = {

@@ -657,8 +657,8 @@ def _moved_prefix(ref: Reference, namespace: str | None) -> str:
 
 def _config_hashes(places: Sequence[Place], result: Rewrite) -> None:
     for p in places:
-        result.edits_of(p.obj.document).set_at(p.obj, p.template or (),
-                                               {"metadata": {"annotations": {ANNOTATION_CONFIG_HASH: p.value}}})
+        result.edits_of(p.obj.document).set_at(p.obj, p.at[:-1],
+                                               {p.at[-1]: {"annotations": {ANNOTATION_CONFIG_HASH: p.value}}})
 
 
 def _retention(retention: Retention, result: Rewrite) -> None:

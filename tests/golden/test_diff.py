@@ -613,3 +613,33 @@ def test_every_kind_with_pod_specs_in_the_table_rolls(entry: dict, tmp_path: Pat
     result = run_postrender(["diff", "-o", "json", str(sides["old"]), str(sides["new"])])
     assert result.status == 0, result.stderr
     assert json.loads(result.stdout)["rolls"] == []
+
+
+PROMETHEUS_WITH = """\
+apiVersion: v1
+kind: Secret
+metadata: {{name: etcd-client-cert, namespace: mon}}
+data: {{etcd-ca: {ca}}}
+---
+apiVersion: monitoring.coreos.com/v1
+kind: Prometheus
+metadata: {{name: k8s, namespace: mon}}
+spec:
+  podMetadata: {{labels: {{app: prometheus}}}}
+  secrets: [etcd-client-cert]
+"""
+
+
+def test_a_config_hash_in_a_prometheus_pod_metadata_rolls_it_through_its_config(tmp_path):
+    """The hash of a Prometheus lands in spec.podMetadata, which the operator
+    copies into its pods: a change there rolls them because the config
+    changed, not because someone changed the pod template."""
+    old, new = tmp_path / "old.yaml", tmp_path / "new.yaml"
+    old.write_text(PROMETHEUS_WITH.format(ca="Y2Ex"))
+    new.write_text(PROMETHEUS_WITH.format(ca="Y2Ey"))
+    result = run_postrender(["diff", "-o", "json", str(old), str(new)])
+    assert result.status == 0, result.stderr
+    (roll,) = json.loads(result.stdout)["rolls"]
+    assert roll["kind"] == "Prometheus" and roll["podTemplateChangedDirectly"] is False
+    (cause,) = roll["because"]
+    assert (cause["name"], cause["via"]) == ("etcd-client-cert", "postrender.io/config-hash")

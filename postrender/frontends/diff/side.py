@@ -271,7 +271,10 @@ def _referrers(analysis: Analysis, out_index: ObjectIndex, ids: dict[int, Config
         tokenized = exact
         for path, prefix, text in tokens.get(id(obj), []):
             tokenized = _replaced(tokenized, path, prefix + text)
-        shapes = {t.path: _shape(t.path, exact, tokenized, template=True) for t in templates}
+        pod_metadata = table.pod_metadata_path(obj.kind, obj.group, obj.api_version.rpartition("/")[2])
+        shapes = {t.path: _shape(t.path, exact, tokenized, template=True,
+                                 pod_metadata=tuple(s.key for s in pod_metadata) if pod_metadata else None)
+                  for t in templates}
         namespace = index.namespace_of(obj)
         whole = None if shapes else _shape((), exact, tokenized)
         recorded = {
@@ -292,16 +295,32 @@ def _referrers(analysis: Analysis, out_index: ObjectIndex, ids: dict[int, Config
     return referrers
 
 
-def _own_template(obj: object) -> object:
+def _own_template(obj: object, pod_metadata: Path | None = None) -> object:
+    """What of an object that is its own pod template reaches its pods: its
+    spec, and the annotations of its metadata, or of the mapping its
+    controller copies into its pods' metadata (`pod_metadata`, a
+    Prometheus's spec/podMetadata: its own metadata reaches no pod), moved
+    to `metadata` so the shape is read as a template's."""
     if not isinstance(obj, dict):
         return obj
     out: dict = {}
-    metadata = obj.get("metadata")
-    if isinstance(metadata, dict) and "annotations" in metadata:
-        out["metadata"] = {"annotations": metadata["annotations"]}
+    source = _at(obj, pod_metadata) if pod_metadata else obj.get("metadata")
+    if isinstance(source, dict) and "annotations" in source:
+        out["metadata"] = {"annotations": source["annotations"]}
     if "spec" in obj:
         out["spec"] = obj["spec"]
+        if pod_metadata and isinstance(source, dict) and "annotations" in source:
+            out["spec"] = _without(obj, pod_metadata + ("annotations",))["spec"]
     return out
+
+
+def _without(value: object, path: Path) -> object:
+    """`value` without the key at `path`; only the containers on the path are copied."""
+    if not isinstance(value, dict) or path[0] not in value:
+        return value
+    if len(path) == 1:
+        return {k: v for k, v in value.items() if k != path[0]}
+    return {**value, path[0]: _without(value[path[0]], path[1:])}
 
 
 def _recorded(refs: str | None, namespace: str) -> list[tuple[str, str, str]]:
@@ -347,14 +366,15 @@ def _replaced(value: object, path: Path, new: str) -> object:
     return value
 
 
-def _shape(path: Path, exact: object, tokenized: object, template: bool = False) -> Shape:
+def _shape(path: Path, exact: object, tokenized: object, template: bool = False,
+           pod_metadata: Path | None = None) -> Shape:
     value = _at(exact, path)
     normalized = _at(tokenized, path)
     if template and not path:
         # An object that is its own pod template (a Pod, a Knative Revision, a
         # Prometheus): its spec and annotations are the template; its name,
         # labels and status are not.
-        value, normalized = _own_template(value), _own_template(normalized)
+        value, normalized = _own_template(value, pod_metadata), _own_template(normalized, pod_metadata)
     refs = None
     metadata = normalized.get("metadata") if isinstance(normalized, dict) else None
     annotations = metadata.get("annotations") if isinstance(metadata, dict) else None

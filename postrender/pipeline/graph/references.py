@@ -225,6 +225,14 @@ def reads(obj: KubeObject, table: ReferenceTable, found: Found, templates: bool)
         for template in pod_templates(obj, table, immutable):
             yield template.path, False
             yield template.path + ("metadata",), True
+    # A kind that is no pod template itself takes its hash where its pods'
+    # metadata comes from (a Prometheus's spec/podMetadata; config_hash.py).
+    pod_metadata = table.pod_metadata_path(obj.kind, obj.group, obj.api_version.rpartition("/")[2])
+    if pod_metadata:
+        keys = tuple(segment.key for segment in pod_metadata)
+        for end in range(1, len(keys)):
+            yield keys[:end], False
+        yield keys, True
 
 
 # What one walk of an object found while its document was whole (Finder):

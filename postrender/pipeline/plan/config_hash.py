@@ -46,10 +46,15 @@ class Place:
     template: Path | None  # None: the object's metadata
     items: dict[Item, bool] = field(default_factory=dict)  # item -> a rewritten name carries its changes
     value: str = ""
+    # The mapping whose annotations get the hash: the template's metadata,
+    # or for an object that is no template itself, where its controller
+    # takes its pods' metadata from (ReferenceTable.pod_metadata_path), else
+    # its own metadata.
+    at: Path = ("metadata",)
 
     @property
     def field_path(self) -> str:
-        return format_path((self.template or ()) + ("metadata", "annotations", ANNOTATION_CONFIG_HASH))
+        return format_path(self.at + ("annotations", ANNOTATION_CONFIG_HASH))
 
     def add(self, item: Item, carried: bool) -> None:
         self.items[item] = self.items.get(item, False) or carried
@@ -79,7 +84,7 @@ def config_hashes(
     def place(obj: KubeObject, path: Path | None) -> Place:
         key = (id(obj), path)
         if key not in places:
-            places[key] = Place(obj, path)
+            places[key] = Place(obj, path, at=_annotations_at(obj, path, table))
         return places[key]
 
     def places_at(obj: KubeObject, path: Path | None) -> list[Place]:
@@ -164,6 +169,13 @@ def config_hashes(
             p.value = digest(sorted(p.items))
             chosen.append(p)
     return chosen
+
+
+def _annotations_at(obj: KubeObject, template: Path | None, table: ReferenceTable) -> Path:
+    if template is not None:
+        return template + ("metadata",)
+    pod_metadata = table.pod_metadata_path(obj.kind, obj.group, obj.api_version.rpartition("/")[2])
+    return tuple(segment.key for segment in pod_metadata) if pod_metadata else ("metadata",)
 
 
 def digest(items: list[Item]) -> str:

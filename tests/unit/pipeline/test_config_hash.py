@@ -321,3 +321,55 @@ data: {k: dg==}
     assert ("ConfigMap", "settings") in docs, "the held reference still finds its object"
     assert docs["Secret", "creds"]["metadata"]["annotations"]["settings"] == "settings"
     assert 'reloader.stakater.com/auto: "false"' in result.stderr
+
+
+# --- kinds whose controller copies a mapping of theirs into their pods' metadata ----
+
+from postrender import fieldspecs  # noqa: E402
+
+_TABLE = fieldspecs.load_table()
+POD_METADATA_KINDS = sorted({(h["kind"], h["group"], h["podMetadata"]) for h in _TABLE.pod_holders()
+                             if h.get("podMetadata")})
+OWN_POD_SPEC = """\
+apiVersion: {group}/v1
+kind: {kind}
+metadata: {{name: main, namespace: mon, annotations: {{team: obs}}}}
+spec:
+  podMetadata:
+    labels: {{app: main}}
+  containers:
+    - name: sidecar
+      envFrom: [{{configMapRef: {{name: settings}}}}]
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+  namespace: mon
+  annotations: {{postrender.io/versioned: "false"}}
+data: {{level: {level}}}
+"""
+
+
+def test_every_kind_with_pod_metadata_is_exercised():
+    assert {kind for kind, _, _ in POD_METADATA_KINDS} >= {"Prometheus", "PrometheusAgent", "Alertmanager",
+                                                           "ThanosRuler"}
+
+
+@pytest.mark.parametrize("kind, group, at", POD_METADATA_KINDS)
+def test_the_hash_of_a_kind_without_a_pod_template_goes_where_its_pods_take_their_metadata(kind, group, at):
+    """The Prometheus Operator copies spec.podMetadata into its pods, never
+    the object's own metadata: a hash there rolled no pod (and diff said
+    it did)."""
+    hashes = []
+    for level in ("info", "debug"):
+        out = _run(OWN_POD_SPEC.format(kind=kind, group=group, level=level)).stdout
+        (obj,) = [d for d in _docs(out) if d["kind"] == kind]
+        holder = obj
+        for key in at.split("/"):
+            holder = holder[key]
+        assert holder["labels"] == {"app": "main"}
+        hashes.append(holder["annotations"][KEY])
+        assert obj["metadata"]["annotations"] == {"team": "obs"}
+        assert _run(out).stdout == out  # idempotent
+    assert hashes[0] != hashes[1]
