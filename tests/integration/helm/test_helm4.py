@@ -508,7 +508,9 @@ def test_the_release_package_holds_only_what_the_plugin_runs(tmp_path):
     assert all(m.startswith(("postrender/postrender/", "postrender/bin/")) or m in (
         "postrender/plugin.yaml", "postrender/pyproject.toml", "postrender/README.md") for m in members), members
     assert not any("__pycache__" in m for m in members)
-    assert archive.stat().st_size < 300_000
+    # The source and README compress to some 300 KB (301,065 bytes at 0.1.0
+    # with this round's fixes); a venv, build tree or cache would add megabytes.
+    assert archive.stat().st_size < 400_000
     installed = subprocess.run([helm4_binary, "plugin", "install", str(archive), "--verify=false"],
                                capture_output=True, text=True, env=env)
     assert installed.returncode == 0, installed.stderr
