@@ -13,7 +13,7 @@ from ..syntax.edit import Edit, Value
 from .graph.references import Graph, Path, Reference, moved_namespace
 from .index.configs import content_of
 from .index.hashing import to_json_value
-from .index.objects import base_name_of
+from .index.objects import base_name_of, previous_ids
 from ..errors import PostrenderError
 from ..syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, format_path, get, node_at
 from .plan.config_hash import Place
@@ -577,9 +577,10 @@ def _mark(edits: DocumentEdits, version: Version, options: Options) -> None:
     key = _marks_key(version, options)
     prepared = obj.prepared if obj.prepared is not None and _expected(obj, options) == key else None
     edits.set_ahead(obj, prepared.marks if prepared is not None else None, _marks, *key)
-    if version.keep_original and (history := _history_beside_copy(version)):
-        edits.set_at(obj, (), {"metadata": {"annotations": dict(history)}})
     if version.keep_original:
+        history = _history_beside_copy(version)
+        if history:
+            edits.set_at(obj, (), {"metadata": {"annotations": dict(history)}})
         if obj.item is None:
             edits.add_copy(version)
             return
@@ -750,8 +751,7 @@ def _own_id(obj: KubeObject) -> tuple[tuple[str, str], ...]:
     multiple possible referrals")."""
     if KUSTOMIZE_PREVIOUS_NAMES not in obj.annotations:
         return ()
-    return ((KUSTOMIZE_PREVIOUS_NAMES, obj.name or ""), (KUSTOMIZE_PREVIOUS_KINDS, obj.kind),
-            (KUSTOMIZE_PREVIOUS_NAMESPACES, obj.namespace or "default"))
+    return _history([(obj.name or "", obj.kind, obj.namespace or "default")])
 
 
 def _history_beside_copy(version: Version) -> tuple[tuple[str, str], ...]:
@@ -764,19 +764,16 @@ def _history_beside_copy(version: Version) -> tuple[tuple[str, str], ...]:
     kustomize's configurations know) would match both and fail the build
     ("found multiple possible referrals"). It now matches the copy alone."""
     obj = version.obj
-    if KUSTOMIZE_PREVIOUS_NAMES not in obj.annotations:
+    earlier = previous_ids(obj)
+    if all(name != obj.name for name, _, _ in earlier):
         return ()
-    names = obj.annotations[KUSTOMIZE_PREVIOUS_NAMES].split(",")
-    if obj.name not in names:
-        return ()
-    kinds = obj.annotations.get(KUSTOMIZE_PREVIOUS_KINDS, "").split(",")
-    namespaces = obj.annotations.get(KUSTOMIZE_PREVIOUS_NAMESPACES, "").split(",")
-    if not len(names) == len(kinds) == len(namespaces):
-        return ()  # not as kustomize writes them: left to kustomize to refuse
     own = (version.name, obj.kind, obj.namespace or "default")
-    entries = [own if name == obj.name else (name, kind, namespace)
-               for name, kind, namespace in zip(names, kinds, namespaces)]
-    return tuple((key, ",".join(entry[i] for entry in entries)) for i, key in
+    return _history([own if entry[0] == obj.name else entry for entry in earlier])
+
+
+def _history(ids: list[tuple[str, str, str]]) -> tuple[tuple[str, str], ...]:
+    """kustomize's three annotations recording earlier (name, kind, namespace) ids."""
+    return tuple((key, ",".join(entry[i] for entry in ids)) for i, key in
                  enumerate((KUSTOMIZE_PREVIOUS_NAMES, KUSTOMIZE_PREVIOUS_KINDS, KUSTOMIZE_PREVIOUS_NAMESPACES)))
 
 

@@ -39,6 +39,20 @@ def base_name_of(obj: KubeObject) -> str:
     return original or name
 
 
+def previous_ids(obj: KubeObject) -> list[tuple[str, str, str]]:
+    """(name, kind, namespace) of each earlier id kustomize recorded on an
+    object it renamed (previousNames, with previousKinds and
+    previousNamespaces alongside), oldest first; a kind it left out is the
+    object's own, a namespace ""."""
+    names = obj.annotations.get(KUSTOMIZE_PREVIOUS_NAMES)
+    if names is None:
+        return []
+    kinds = obj.annotations.get(KUSTOMIZE_PREVIOUS_KINDS, "").split(",")
+    namespaces = obj.annotations.get(KUSTOMIZE_PREVIOUS_NAMESPACES, "").split(",")
+    return [(name, kinds[j] if j < len(kinds) and kinds[j] else obj.kind, namespaces[j] if j < len(namespaces) else "")
+            for j, name in enumerate(names.split(","))]
+
+
 @record(frozen=True)
 class ObjectKey:
     group: str
@@ -90,13 +104,8 @@ class ObjectIndex:
             held[namespace] = obj
 
     def _add_previous_names(self, obj: KubeObject) -> None:
-        names = obj.annotations[KUSTOMIZE_PREVIOUS_NAMES].split(",")
-        kinds = obj.annotations.get(KUSTOMIZE_PREVIOUS_KINDS, "").split(",")
-        namespaces = obj.annotations.get(KUSTOMIZE_PREVIOUS_NAMESPACES, "").split(",")
-        for j, name in enumerate(names):
-            kind = kinds[j] if j < len(kinds) and kinds[j] else obj.kind
+        for name, kind, namespace in previous_ids(obj):
             held = self._by_previous_name.setdefault((obj.group, kind), {}).setdefault(name, [])
-            namespace = namespaces[j] if j < len(namespaces) else ""
             if all(other is not obj or ns != namespace for other, ns in held):
                 held.append((obj, namespace))
 
