@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from ...pipeline.check import guard
 from ...errors import PostrenderError
-from ...pipeline.graph.references import Path, is_config_object, pod_templates
+from ...pipeline.graph.references import Path, is_config_object, pod_metadata, pod_templates
 from ...pipeline.index.hashing import Fields, go_json, hash_suffix, kustomize_secret_hash, to_json_value
 from ...pipeline.index.objects import IMPLICIT, ObjectIndex, ObjectKey, base_name_of
 from ...syntax.nodes import MappingNode, ScalarNode, entries, get, get_str
@@ -271,9 +271,8 @@ def _referrers(analysis: Analysis, out_index: ObjectIndex, ids: dict[int, Config
         tokenized = exact
         for path, prefix, text in tokens.get(id(obj), []):
             tokenized = _replaced(tokenized, path, prefix + text)
-        pod_metadata = table.pod_metadata_path(obj.kind, obj.group, obj.api_version.rpartition("/")[2])
-        shapes = {t.path: _shape(t.path, exact, tokenized, template=True,
-                                 pod_metadata=tuple(s.key for s in pod_metadata) if pod_metadata else None)
+        metadata_at = pod_metadata(obj, table)
+        shapes = {t.path: _shape(t.path, exact, tokenized, template=True, pod_metadata=metadata_at)
                   for t in templates}
         namespace = index.namespace_of(obj)
         whole = None if shapes else _shape((), exact, tokenized)

@@ -107,6 +107,14 @@ def pod_templates(obj: KubeObject, table: ReferenceTable, immutable: bool = Fals
     return known
 
 
+def pod_metadata(obj: KubeObject, table: ReferenceTable) -> Path | None:
+    """Where an object that is no pod template itself keeps the metadata its
+    controller copies into its pods (a Prometheus's spec/podMetadata: a
+    podSpecs row's podMetadata); None where it keeps none."""
+    segments = table.pod_metadata_path(obj.kind, obj.group, obj.api_version.rpartition("/")[2])
+    return tuple(segment.key for segment in segments) if segments else None
+
+
 def templates_read(obj: KubeObject, table: ReferenceTable) -> None:
     """Find an object's pod templates now, while its document is whole."""
     pod_templates(obj, table)
@@ -227,9 +235,8 @@ def reads(obj: KubeObject, table: ReferenceTable, found: Found, templates: bool)
             yield template.path + ("metadata",), True
     # A kind that is no pod template itself takes its hash where its pods'
     # metadata comes from (a Prometheus's spec/podMetadata; config_hash.py).
-    pod_metadata = table.pod_metadata_path(obj.kind, obj.group, obj.api_version.rpartition("/")[2])
-    if pod_metadata:
-        keys = tuple(segment.key for segment in pod_metadata)
+    keys = pod_metadata(obj, table)
+    if keys:
         for end in range(1, len(keys)):
             yield keys[:end], False
         yield keys, True

@@ -23,11 +23,13 @@ from ...records import field, record
 from ..graph.byname import Reader
 from ..graph.dependencies import Dependency
 from ...fieldspecs import ReferenceTable
-from ..graph.references import Graph, Path, Resolution, in_immutable_template, pod_templates, template_holding
+from ..graph.references import (
+    Graph, Path, Resolution, in_immutable_template, pod_metadata, pod_templates, template_holding,
+)
 from ..index.hashing import go_json, hash_suffix, sha256_hex, to_json_value
 from ...syntax.nodes import format_path
 from ..index.objects import base_name_of
-from .versions import Plan, Version, is_service_account_token, suffixed_later_by_kustomize
+from .versions import HASH_SUFFIX_LENGTH, Plan, Version, is_service_account_token, suffixed_later_by_kustomize
 from ...vocabulary import ANNOTATION_CONFIG_HASH
 from ..graph.producers import Production, Productions
 from ..read import KubeObject
@@ -174,8 +176,7 @@ def config_hashes(
 def _annotations_at(obj: KubeObject, template: Path | None, table: ReferenceTable) -> Path:
     if template is not None:
         return template + ("metadata",)
-    pod_metadata = table.pod_metadata_path(obj.kind, obj.group, obj.api_version.rpartition("/")[2])
-    return tuple(segment.key for segment in pod_metadata) if pod_metadata else ("metadata",)
+    return pod_metadata(obj, table) or ("metadata",)
 
 
 def digest(items: list[Item]) -> str:
@@ -203,7 +204,7 @@ def hashed_name(config: KubeObject, version: Version) -> str:
     postrender ran as kustomize's transformer or on kustomize's output."""
     name = base_name_of(config)
     if version.kustomized and not suffixed_later_by_kustomize(config) and hash_suffix(name) is not None:
-        return name[:-11]
+        return name[:-HASH_SUFFIX_LENGTH]
     return name
 
 
