@@ -764,6 +764,8 @@ def _history_beside_copy(version: Version) -> tuple[tuple[str, str], ...]:
     kustomize's configurations know) would match both and fail the build
     ("found multiple possible referrals"). It now matches the copy alone."""
     obj = version.obj
+    if KUSTOMIZE_PREVIOUS_NAMES not in obj.annotations:
+        return ()  # most objects: nothing to read
     earlier = previous_ids(obj)
     if all(name != obj.name for name, _, _ in earlier):
         return ()
