@@ -156,6 +156,29 @@ def _name_runs(text: str) -> Iterator[list[str]]:
         start = end
 
 
+# An escape of a double-quoted scalar, as libyaml (and go-yaml) read one: a
+# line break after a backslash is dropped with the next line's indentation,
+# joining the two lines; `\\x`, `\\u` and `\\U` give the character their
+# digits name; any other escape gives one character that is none of a
+# name's. A lone backslash at the end is nothing.
+_ESCAPE = LazyPattern(r"\\(?:(?:\r\n?|[\n\x85\u2028\u2029])[ \t]*|x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|[\s\S])?")
+
+
+def _unescaped(text: str) -> str:
+    """The text with each escape replaced by what it reads as, for the
+    screen: a character of a name as itself, any other as a space."""
+    return _ESCAPE.sub(_unescape, text)
+
+
+def _unescape(match: re.Match[str]) -> str:
+    escape = match.group()
+    if len(escape) > 2 and escape[1] in "xuU":
+        code = int(escape[2:], 16)
+        read = chr(code) if code < 0x80 else " "
+        return read if _NAME.fullmatch(read) else " "
+    return "" if len(escape) > 1 and escape[1] in "\r\n\x85\u2028\u2029" else " "
+
+
 class _Screen:
     """Which documents may hold a finding, from their text, so that most are
     never walked.
@@ -205,7 +228,9 @@ class _Screen:
     def _may_flag(self, document: Document, start: int, end: int | None) -> bool:
         """Whether the document's text from `start` to `end` (None: its end) may hold a finding."""
         text = document.text if end is None else document.text[start:end]
-        if self._names is None or "\\" in text:
+        if self._names is None:
+            return True
+        if "\\" in text and self._escapes_name(document, start, text):
             return True
         found: set[str] = set()
         for runs in _name_runs(text):
@@ -221,6 +246,31 @@ class _Screen:
                     return True  # not all within a covered reference's text
                 at = text.find(name, at + 1)
         return False
+
+    def _escapes_name(self, document: Document, start: int, text: str) -> bool:
+        """Whether a double-quoted scalar of the text may spell a stale name
+        with escapes (`"web\\x2dconfig"`, a `\\` ending a line that joins
+        `web-` and `config`): the text with every escape read as a double-
+        quoted scalar reads it (_unescaped) holds one, outside the covered
+        references' texts. An escape stands for the same characters wherever
+        it is read from: a double-quoted scalar opens after a space or an
+        indicator, never after a backslash, so reading the whole text so
+        reads each such scalar's escapes as libyaml does. Elsewhere (a plain
+        scalar's `\\d`, a block of shell) it only finds more: the names
+        written as themselves are looked for in the text as it is
+        (_may_flag). Real manifests hold backslashes mostly in regular
+        expressions and scripts (every CRD's descriptions do): this spares
+        them being composed again whole."""
+        pieces, at = [], 0
+        for covered_start, covered_end in self._spans_of(document):
+            covered_start, covered_end = covered_start - start, covered_end - start
+            if covered_end <= at or covered_start >= len(text):
+                continue
+            pieces += (text[at:max(covered_start, at)], " ")
+            at = covered_end
+        pieces.append(text[at:])
+        unescaped = _unescaped("".join(pieces))
+        return any(self._names.intersection(runs) for runs in _name_runs(unescaped))  # type: ignore[union-attr]
 
     def _spans_of(self, document: Document) -> list[tuple[int, int]]:
         """(start, end) of the document's covered references' scalars, by
