@@ -230,11 +230,13 @@ class _Screen:
         text = document.text if end is None else document.text[start:end]
         if self._names is None:
             return True
-        if "\\" in text and self._escapes_name(document, start, text):
-            return True
+        return self._writes_name(document, start, text) or "\\" in text and self._escapes_name(document, start, text)
+
+    def _writes_name(self, document: Document, start: int, text: str) -> bool:
+        """Whether the text writes a stale name as itself outside the covered references' texts."""
         found: set[str] = set()
         for runs in _name_runs(text):
-            found |= self._names.intersection(runs)
+            found |= self._names.intersection(runs)  # type: ignore[union-attr]
         if not found:
             return False
         spans = self._spans_of(document)
@@ -258,9 +260,10 @@ class _Screen:
         reads each such scalar's escapes as libyaml does. Elsewhere (a plain
         scalar's `\\d`, a block of shell) it only finds more: the names
         written as themselves are looked for in the text as it is
-        (_may_flag). Real manifests hold backslashes mostly in regular
+        (_writes_name). Real manifests hold backslashes mostly in regular
         expressions and scripts (every CRD's descriptions do): this spares
-        them being composed again whole."""
+        them being composed again whole. Asked only of a text that writes
+        none as itself (_writes_name)."""
         pieces, at = [], 0
         for covered_start, covered_end in self._spans_of(document):
             covered_start, covered_end = covered_start - start, covered_end - start
