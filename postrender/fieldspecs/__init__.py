@@ -464,14 +464,64 @@ def _parsed_path(text: str) -> tuple[Segment, ...]:
 
 
 def load_config_file(path: str) -> list[dict[str, Any]]:
-    yaml = YAML(typ="safe")
+    return load_yaml_file(path, "--config")
+
+
+def load_yaml_file(path: str, flag: str) -> list[Any]:
+    """The documents of a YAML file the user names with `flag` (--config,
+    --plugin-config), as the safe loader reads them, null ones left out.
+    Whatever makes it unreadable is a usage error naming the flag and the
+    file: a file that is not UTF-8, and a tagged value its tag cannot read
+    (`!!int abc`, where the loader raises the builtin's own error), named
+    by its line and never quoted (a file named by mistake may be a
+    Secret's)."""
     try:
         text = Path(path).read_text(encoding="utf-8")
-        return [doc for doc in yaml.load_all(text) if doc is not None]
     except OSError as exc:
-        raise UsageError(f"--config {path}: {exc.strerror}") from None
+        raise UsageError(f"{flag} {path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{flag} {path}: not UTF-8 (byte {exc.start})") from None
+    from ruamel.yaml.constructor import ConstructorError, DuplicateKeyError
+
+    try:
+        return [doc for doc in YAML(typ="safe").load_all(text) if doc is not None]
+    except (ConstructorError, DuplicateKeyError) as exc:
+        # Their messages quote the values (a duplicate key's two, a
+        # timestamp's text): only where it is is said.
+        mark = exc.problem_mark or exc.context_mark
+        where = f" line {mark.line + 1}" if mark is not None else ""
+        what = "a key written twice" if isinstance(exc, DuplicateKeyError) else "a tagged value its tag cannot read"
+        raise UsageError(f"{flag} {path}{where}: invalid YAML: {what}") from None
     except YAMLError as exc:
-        raise UsageError(f"--config {path}: invalid YAML: {' '.join(str(exc).split())}") from None
+        raise UsageError(f"{flag} {path}: invalid YAML: {' '.join(str(exc).split())}") from None
+    except Exception as exc:  # noqa: BLE001 - the safe constructor raises what its converters raise (ValueError, KeyError, ...)
+        line = _unreadable_scalar_line(text)
+        where = f" line {line}" if line is not None else ""
+        raise UsageError(f"{flag} {path}{where}: invalid YAML: a tagged value its tag cannot read"
+                         f" ({type(exc).__name__})") from None
+
+
+def _unreadable_scalar_line(text: str) -> int | None:
+    """The line of the first scalar the safe loader cannot construct."""
+    from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
+    try:
+        for root in YAML(typ="safe").compose_all(text):
+            stack = [root]
+            while stack:
+                node = stack.pop()
+                if isinstance(node, ScalarNode):
+                    try:
+                        YAML(typ="safe").constructor.construct_object(node, deep=True)
+                    except Exception:  # noqa: BLE001 - the value this is looking for
+                        return int(node.start_mark.line) + 1
+                elif isinstance(node, MappingNode):
+                    stack.extend(child for pair in reversed(node.value) for child in reversed(pair))
+                elif isinstance(node, SequenceNode):
+                    stack.extend(reversed(node.value))
+    except (YAMLError, RecursionError):
+        return None
+    return None
 
 
 def data(file: str) -> Any:

@@ -12,14 +12,10 @@ from __future__ import annotations
 import argparse
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from ruamel.yaml import YAML
-from ruamel.yaml.error import YAMLError
-
 from ..errors import UsageError
-from ..fieldspecs import SECTIONS
+from ..fieldspecs import SECTIONS, load_yaml_file
 from ..hostflags import CHANNELS, PLUGIN_CONFIG, refused
 from ..options import RenderOptions, by_config_key, with_values
 from ..pipeline.read import Source
@@ -56,16 +52,7 @@ class PluginConfig:
 
 
 def load_file(path: str) -> PluginConfig:
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"--plugin-config {path}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"--plugin-config {path}: not UTF-8") from None
-    try:
-        documents = [d for d in YAML(typ="safe").load_all(text) if d is not None]
-    except YAMLError as exc:
-        raise UsageError(f"--plugin-config {path}: invalid YAML: {' '.join(str(exc).split())}") from None
+    documents = load_yaml_file(path, "--plugin-config")
     if len(documents) != 1:
         raise UsageError(f"--plugin-config {path}: expected one {KIND} object, found {len(documents)} documents")
     return parse(documents[0], f"--plugin-config {path}", exec_plugin=True)

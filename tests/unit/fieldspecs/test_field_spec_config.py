@@ -3,6 +3,8 @@ kustomize plugin config and RenderOptions.inline_configs (KRM functionConfig).""
 
 import re
 
+import pytest
+
 from conftest import FIXTURES, run_postrender
 
 from postrender.fieldspecs import load_config_file
@@ -79,3 +81,31 @@ def test_a_bad_path_in_a_user_config_is_a_usage_error(tmp_path):
     result = run_postrender(["--config", str(bad)], STREAM)
     assert result.status == 2
     assert "bad.yaml" in result.stderr
+
+
+UNREADABLE_FILES = {
+    # name -> (bytes, the line the error names, or None)
+    "not UTF-8": (b"nameReference:\n- kind: Secret # caf\xe9\n", None),
+    "!!int of no number": (b"nameReference: []\nvalue: !!int ZQSECRETMARKER\n", 2),
+    "!!float of no number": (b"a: 1\n---\nb:\n  c: !!float ZQSECRETMARKER\n", 4),
+    "!!timestamp of no time": (b"a: !!timestamp ZQSECRETMARKER\n", 1),
+    "!!binary of no base64": (b"a: !!binary ZQSECRETMARKER*\n", 1),
+    "!!bool of no bool": (b"a: [x, !!bool ZQSECRETMARKER]\n", 1),
+    "an unknown tag": (b"a: !secret ZQSECRETMARKER\n", 1),
+    "a key written twice": (b"a: ZQSECRETMARKER1\nb: 1\na: ZQSECRETMARKER2\n", 3),
+}
+
+
+@pytest.mark.parametrize("flag", ["--config", "--plugin-config"])
+@pytest.mark.parametrize("name", UNREADABLE_FILES)
+def test_an_unreadable_config_file_is_a_usage_error_that_names_its_line_not_its_values(tmp_path, flag, name):
+    written, line = UNREADABLE_FILES[name]
+    config = tmp_path / "specs.yaml"
+    config.write_bytes(written)
+    result = run_postrender([flag, str(config)], STREAM)
+    assert (result.status, result.stdout) == (2, ""), result.stderr
+    (message,) = result.stderr.splitlines()
+    assert message.startswith(f"postrender: error: {flag} {config}"), message
+    assert "internal error" not in message and "ZQSECRETMARKER" not in message, message
+    if line is not None:
+        assert f" line {line}" in message or f"line {line}," in message, message
