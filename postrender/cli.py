@@ -660,9 +660,22 @@ def write_stdout(parts: Iterable[str]) -> None:
 
 
 def write_file(path: str, parts: Iterable[str]) -> None:
-    """Write all of the parts, as UTF-8, to path or nothing: a temporary file
-    beside it, then renamed over it. A FIFO or device (/dev/stdout) is
-    written directly."""
+    """Write all of the parts, as UTF-8, to path or nothing: a new file
+    beside it, renamed over it once whole. A FIFO or device (/dev/stdout) is
+    written directly.
+
+    The new file has no name while it is written (Linux's O_TMPFILE), so a
+    run killed then (SIGKILL, the OOM killer, a CI timeout) leaves nothing
+    behind: a stream's Secrets are never left in a stray file beside the
+    output, for a `git add -A` to pick up. It is given a name only once
+    whole, and renamed over the target at once. Where the system or file
+    system has no unnamed files it is written under a hidden temporary
+    name, removed on any error Python sees.
+
+    It replaces the file `> FILE` would have truncated, and keeps what `>`
+    keeps: the mode, the owner and group, and extended attributes (ACLs).
+    Where the group cannot be kept (a user not in it), the group's
+    permissions are dropped rather than given to the user's own group."""
     try:
         existing = os.stat(path)
     except FileNotFoundError:
@@ -674,23 +687,97 @@ def write_file(path: str, parts: Iterable[str]) -> None:
     # Through a symlink, the file it points to is replaced, not the link.
     target = os.path.realpath(path)
     directory, name = os.path.split(target)
-    import tempfile  # only for -o FILE: it loads shutil, random, bz2 and lzma
+    fd = _unnamed_file(directory)
+    temporary = None
+    if fd is None:
+        import tempfile  # only for -o FILE: it loads shutil, random, bz2 and lzma
 
-    fd, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
+        fd, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "wb") as handle:
             _write_parts(handle, parts)
             handle.flush()
+            _keep_attributes(handle.fileno(), target, existing)
             os.fsync(handle.fileno())
-        # What `> FILE` would give: the old file's mode, else the umask's.
-        os.chmod(temporary, stat.S_IMODE(existing.st_mode) if existing else 0o666 & ~_umask())
+            if temporary is None:
+                temporary = _name_unnamed(handle.fileno(), directory, name)
         os.replace(temporary, target)
     except BaseException:
+        if temporary is not None:
+            try:
+                os.unlink(temporary)
+            except OSError:
+                pass
+        raise
+
+
+def _unnamed_file(directory: str) -> int | None:
+    """A new file in `directory` that has no name yet (O_TMPFILE), or None
+    where the system or its file system makes none."""
+    flag = getattr(os, "O_TMPFILE", None)
+    if flag is None:
+        return None
+    try:
+        return os.open(directory, flag | os.O_WRONLY | os.O_CLOEXEC, 0o600)
+    except OSError:
+        return None  # (not supported there; the named way says what else is wrong)
+
+
+def _name_unnamed(fd: int, directory: str, name: str) -> str:
+    """Gives the unnamed file a hidden name beside the target, to rename:
+    linkat(2) of /proc/self/fd/N with AT_SYMLINK_FOLLOW, as open(2) shows
+    (os.link calls linkat, not link(2), only when given a directory fd)."""
+    directory_fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for _ in range(100):
+            candidate = f".{name}.{os.urandom(6).hex()}.tmp"
+            try:
+                os.link(f"/proc/self/fd/{fd}", candidate, dst_dir_fd=directory_fd, follow_symlinks=True)
+                return os.path.join(directory, candidate)
+            except FileExistsError:
+                continue
+    finally:
+        os.close(directory_fd)
+    raise FileExistsError(f"no free temporary name beside {name}")
+
+
+def _keep_attributes(fd: int, target: str, existing: os.stat_result | None) -> None:
+    """What `> FILE` would give the new file: the old file's mode, owner,
+    group and extended attributes; a new file the umask's mode."""
+    if existing is None:
+        os.fchmod(fd, 0o666 & ~_umask())
+        return
+    mode = stat.S_IMODE(existing.st_mode)
+    written = os.fstat(fd)
+    if (written.st_uid, written.st_gid) != (existing.st_uid, existing.st_gid):
         try:
-            os.unlink(temporary)
+            os.fchown(fd, existing.st_uid, existing.st_gid)
+        except PermissionError:
+            try:
+                os.fchown(fd, -1, existing.st_gid)
+            except PermissionError:
+                # The group's bits would now be the user's own group's.
+                mode &= ~0o070
+    os.fchmod(fd, mode)
+    _copy_extended_attributes(target, fd)
+
+
+def _copy_extended_attributes(source: str, fd: int) -> None:
+    """Copies the extended attributes the user may set (a POSIX ACL is
+    one: system.posix_acl_access); one it may not set is left out, as
+    `cp --preserve=xattr` leaves it."""
+    listxattr = getattr(os, "listxattr", None)
+    if listxattr is None:
+        return
+    try:
+        names = listxattr(source)
+    except OSError:
+        return
+    for attribute in names:
+        try:
+            os.setxattr(fd, attribute, os.getxattr(source, attribute))
         except OSError:
             pass
-        raise
 
 
 def _write_parts(handle, parts: Iterable[str]) -> None:

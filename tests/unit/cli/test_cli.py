@@ -11,6 +11,7 @@ import os
 import re
 import stat
 from importlib import metadata
+from pathlib import Path
 
 import pytest
 from ruamel.yaml import YAML
@@ -124,6 +125,116 @@ def test_output_file_through_a_symlink_replaces_the_target(tmp_path):
     assert run_postrender(["-o", str(tmp_path / "link.yaml")], CM.format(name="a")).status == 0
     assert (tmp_path / "link.yaml").is_symlink()
     assert "ConfigMap" in (tmp_path / "real.yaml").read_text()
+
+
+def _kill_while_writing(target, signal_number: int) -> list[str]:
+    """postrender -o target, killed by the signal while it writes the
+    output: what the folder holds then."""
+    import signal
+    import subprocess
+    import sys
+    import textwrap
+
+    # The writer pauses half way, in the child, until it is killed.
+    script = textwrap.dedent(f"""
+        import os, signal, sys, time
+        from postrender import cli
+        write = cli._write_parts
+        def slow(handle, parts):
+            parts = list(parts)
+            write(handle, parts[: len(parts) // 2])
+            handle.flush()
+            print("half", flush=True)
+            time.sleep(60)
+        cli._write_parts = slow
+        sys.exit(cli.main(["-o", {str(target)!r}]))
+    """)
+    stream = "---\n".join(CM.format(name=f"c{i}") for i in range(50))
+    child = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    child.stdin.write(stream)
+    child.stdin.close()
+    assert child.stdout.readline() == "half\n", child.stderr.read()
+    child.send_signal(signal_number)
+    child.wait(timeout=30)
+    return sorted(os.listdir(target.parent))
+
+
+@pytest.mark.parametrize("signal_name", ["SIGKILL", "SIGQUIT", "SIGUSR1", "SIGALRM"])
+def test_a_run_killed_while_it_writes_leaves_no_partial_stream_behind(tmp_path, signal_name):
+    # A stream of Secrets half written under a hidden name beside the
+    # output, after the OOM killer or a CI timeout, was for `git add -A`
+    # to commit. The file has no name until it is whole (O_TMPFILE).
+    import signal
+
+    target = tmp_path / "out.yaml"
+    target.write_text("previous\n")
+    assert _kill_while_writing(target, getattr(signal, signal_name)) == ["out.yaml"]
+    assert target.read_text() == "previous\n"
+
+
+def test_without_unnamed_files_the_output_is_written_under_a_hidden_name(tmp_path, monkeypatch):
+    # Where the system or file system makes no O_TMPFILE file: a named
+    # temporary file, renamed over the target, removed on failure.
+    from postrender import cli
+
+    monkeypatch.setattr(cli, "_unnamed_file", lambda directory: None)
+    target = tmp_path / "out.yaml"
+    target.write_text("previous\n")
+    target.chmod(0o640)
+    assert run_postrender(["-o", str(target)], CM.format(name="a")).status == 0
+    assert names(target.read_text())[0].startswith("a-") and stat.S_IMODE(target.stat().st_mode) == 0o640
+    monkeypatch.setattr(cli, "_write_parts", lambda handle, parts: (_ for _ in ()).throw(OSError(28, "No space left")))
+    failed = run_postrender(["-o", str(target)], CM.format(name="b"))
+    assert failed.status == 1 and "No space left" in failed.stderr
+    assert os.listdir(tmp_path) == ["out.yaml"] and names(target.read_text())[0].startswith("a-")
+
+
+def test_output_file_keeps_its_group_and_extended_attributes(tmp_path):
+    # `> FILE` keeps them; a file renamed over it did not: a manifest shared
+    # with one group only became readable by the writer's own group.
+    target = tmp_path / "out.yaml"
+    target.write_text("previous\n")
+    target.chmod(0o640)
+    group = next(g for g in (4, 100, 1) if g != os.getegid())
+    os.chown(target, -1, group)
+    os.setxattr(target, "user.postrender-test", b"kept")
+    assert run_postrender(["-o", str(target)], CM.format(name="a")).status == 0
+    written = target.stat()
+    assert (written.st_gid, stat.S_IMODE(written.st_mode)) == (group, 0o640)
+    assert os.getxattr(target, "user.postrender-test") == b"kept"
+    assert "previous" not in target.read_text()
+
+
+def test_a_group_the_writer_cannot_keep_loses_its_permissions(tmp_path):
+    # A user outside the file's group cannot give the new file that group:
+    # the group's bits are dropped, not handed to the user's own group.
+    import shutil
+    import subprocess
+    import sys
+
+    setpriv = shutil.which("setpriv")
+    if setpriv is None or os.geteuid() != 0:
+        pytest.fail("needs root and setpriv (util-linux) to write as a user outside the file's group")
+    import tempfile
+
+    # A folder `nobody` can reach (pytest's own are root's alone).
+    folder = Path(tempfile.mkdtemp(prefix="postrender-group-"))
+    try:
+        folder.chmod(0o777)
+        target = folder / "out.yaml"
+        target.write_text("previous\n")
+        os.chown(target, 65534, 4)  # nobody's, group adm
+        target.chmod(0o660)
+        done = subprocess.run([setpriv, "--reuid=65534", "--regid=100", "--clear-groups", sys.executable, "-m",
+                               "postrender", "-o", str(target)], input=CM.format(name="a"), capture_output=True,
+                              text=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+        assert done.returncode == 0, done.stderr
+        written = target.stat()
+        assert (written.st_uid, written.st_gid, stat.S_IMODE(written.st_mode)) == (65534, 100, 0o600)
+        assert "previous" not in target.read_text()
+    finally:
+        shutil.rmtree(folder)
 
 
 def test_output_to_a_missing_folder_fails_in_one_line(tmp_path):
