@@ -17,6 +17,7 @@ from .jsontext import dumps
 from .nodes import (
     EXPLICIT_STR_STYLE,
     LINE_BREAK,
+    MERGE_KEY,
     PROPERTIES,
     STUBS,
     MappingNode,
@@ -25,6 +26,8 @@ from .nodes import (
     SequenceNode,
     column,
     get,
+    holder,
+    is_merge_key,
     is_string,
     one_line,
 )
@@ -380,11 +383,17 @@ def locate_entries(text: str, mapping: MappingNode, values: dict[str, Value], ne
         located = []
     missing: list[str] = []
     # The keys written in the mapping itself: one pass over its entries for
-    # all the keys set. A key not written there is inserted, even when a
-    # merge key (`<<`) gives it a value; the others are looked up as read.
+    # all the keys set; a key not written there is inserted. Where a merge
+    # key (`<<`) may give a key a value, each key is looked up as read
+    # (`get`, go-yaml's way: the later of a written key and a merged one
+    # wins), and the node Kubernetes reads is the one edited: a key
+    # inserted beside `<<: {name: cfg}` would lose to it, or win over the
+    # merged labels and drop them. A merged node reached from elsewhere too
+    # (`<<: *base`) is refused as any shared node is (pipeline/rewrite.py).
     written = {k.value for k, _ in mapping.value if isinstance(k, ScalarNode)}
+    merged = MERGE_KEY in written and any(is_merge_key(k) for k, _ in mapping.value)
     for key, value in values.items():
-        current = get(mapping, key) if key in written else None
+        current = get(mapping, key) if merged or key in written else None
         if current is None:
             missing.append(key)
         elif isinstance(value, dict):
@@ -392,7 +401,7 @@ def locate_entries(text: str, mapping: MappingNode, values: dict[str, Value], ne
                 locate_entries(text, current, value, newline, located, path + (key,))
             else:
                 # A null (or any non-mapping) value becomes a flow mapping.
-                start, end, prefix = _replace_value(text, mapping, key, current, newline)
+                start, end, prefix = _replace_value(text, _holder(mapping, key, merged), key, current, newline)
                 located.append((start, end, (_flow_text, path, key, prefix)))
         elif isinstance(current, ScalarNode) and _same_scalar(current, value):
             continue  # it holds the value already
@@ -400,11 +409,16 @@ def locate_entries(text: str, mapping: MappingNode, values: dict[str, Value], ne
             start, end, prefix, style, suffix = _scalar_place(text, current)
             located.append((start, end, (_scalar_text, path, key, prefix, style, suffix)))
         else:
-            start, end, prefix = _replace_value(text, mapping, key, current, newline)
+            start, end, prefix = _replace_value(text, _holder(mapping, key, merged), key, current, newline)
             located.append((start, end, (_scalar_text, path, key, prefix, '"', "")))
     if missing:
         located.append(_insert(text, mapping, tuple(missing), path, newline))
     return located
+
+
+def _holder(mapping: MappingNode, key: str, merged: bool) -> MappingNode:
+    """Where the entry of `key` that Kubernetes reads is written."""
+    return (holder(mapping, key) or mapping) if merged else mapping
 
 
 def _same_scalar(node: ScalarNode, value: str | bool) -> bool:

@@ -1249,6 +1249,27 @@ def _merged(node: MappingNode, identity: Callable[[Node], object]) -> Iterator[t
     yield from result.values()
 
 
+def holder(node: MappingNode, key: str) -> MappingNode | None:
+    """The mapping whose entry gives `key` the value get() reads: `node`
+    itself, or a mapping a merge key applies (`<<: {name: cfg}`), where an
+    edit of that value goes."""
+    found: MappingNode | None = None
+    stack: list[tuple[Node | None, Iterator]] = [(node, iter(node.value))]
+    while stack:  # as _merged walks, the later entry winning
+        owner, items = stack[-1]
+        item = next(items, None)
+        if item is None:
+            stack.pop()
+        elif owner is None:
+            if all(item is not frame_owner for frame_owner, _ in stack):
+                stack.append((item, iter(item.value)))
+        elif is_merge_key(item[0]):
+            stack.append((None, iter(merge_sources(item[1]))))
+        elif item[0].value == key and isinstance(item[0], ScalarNode) and _reads_as(item[0], key):
+            found = owner  # type: ignore[assignment]
+    return found
+
+
 def _json_identity(key: Node) -> object:
     try:
         return json_key(key)
