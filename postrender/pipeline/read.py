@@ -40,6 +40,7 @@ from ..syntax.nodes import (
     children,
     entries,
     entries_by_go_key,
+    flow_openings,
     forget_keys,
     get,
     get_str,
@@ -1457,6 +1458,20 @@ def _may_nest_deeply(text: str, max_depth: int) -> bool:
     """
     # Most documents hold no bracket: found at memchr's speed, not counted.
     brackets = text.count("[") + text.count("{") if "[" in text or "{" in text else 0
+    if _may_nest_so(text, brackets, max_depth):
+        # Most brackets of a large document are a scalar's (a CRD's
+        # descriptions: `{{request.object}}`, `[0-9]`), and the walk of
+        # its events that would count the levels costs more than composing
+        # it: only those that may open a level count (flow_openings), each
+        # looked at where it stands, up to _BRACKETS_LOOKED_AT of them.
+        if not brackets or brackets > _BRACKETS_LOOKED_AT or may_hold_anchors(text) or may_hold_tags(text):
+            return True
+        return _may_nest_so(text, flow_openings(text, max_depth), max_depth)
+    return False
+
+
+def _may_nest_so(text: str, brackets: int, max_depth: int) -> bool:
+    """_may_nest_deeply, given how many brackets may open a level."""
     if brackets >= max_depth:
         return True
     run = max(1, (max_depth - brackets) // 2 - 1)
@@ -1469,6 +1484,10 @@ def _may_nest_deeply(text: str, max_depth: int) -> bool:
     at_start, after_break = screens
     return at_start.match(text) is not None or after_break.search(text) is not None
 
+
+# _may_nest_deeply looks at each bracket of a document holding fewer: a
+# dense flow document holding more is walked for its depth, as before.
+_BRACKETS_LOOKED_AT = 1 << 16
 
 # _may_nest_deeply's patterns by the run they look for: compiled once, where
 # re.match with a pattern's text looks it up in re's cache on every call.

@@ -403,6 +403,24 @@ def may_hold_nonfinite(text: str) -> bool:
     return False
 
 
+def flow_openings(text: str, enough: int) -> int:
+    """How many of the text's `[` and `{` may open a flow collection: those
+    standing where a node may start (_at_a_node_start), counted up to
+    `enough`. The others are a scalar's (`e.g. {{x}}`, `[0-9]+`). Without
+    tags and anchors, which may stand between an indicator and a bracket,
+    a document cannot nest deeper in flow collections than this."""
+    count = 0
+    for bracket in "[{":
+        at = text.find(bracket)
+        while at >= 0:
+            if _at_a_node_start(text, at):
+                count += 1
+                if count >= enough:
+                    return count
+            at = text.find(bracket, at + 1)
+    return count
+
+
 def _may_follow_properties(text: str, written: str) -> bool:
     """Whether `written` may follow a tag or an anchor (`&a !t x`, `!t &a
     x`, `&a <<: x`): where the text may hold either, this says yes, rather

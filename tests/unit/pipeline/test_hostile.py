@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from ruamel.yaml import YAML
 from ruamel.yaml.cyaml import CBaseLoader
 
 from conftest import FIXTURES, run_cli, run_postrender
@@ -769,3 +770,77 @@ def test_nodes_are_counted_as_libyaml_counts_parse_events():
             assert doc.nodes == events, (path, doc.index)
             checked += 1
     assert checked > 100
+
+
+# Brackets a scalar holds (a CRD's descriptions, a regular expression):
+# hundreds of them, but no level of nesting.
+SCALAR_BRACKETS = ("  description: |\n" + "    e.g. {{request.object}} or [0-9]+ {x}\n" * 150
+                   + "  pattern: a[b]{2}\n  note: 'x {y} [z]'\n")
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_brackets_in_scalars_do_not_hide_deep_nesting(shape):
+    over = HEAD + "notes:\n" + SCALAR_BRACKETS + _nest(shape, DEFAULT_MAX_DEPTH + 10)
+    assert _depth(over) > DEFAULT_MAX_DEPTH
+    assert read_stage._may_nest_deeply(over, DEFAULT_MAX_DEPTH)
+    assert_refused(run_postrender([], over), 1, None, "nesting deeper than")
+
+
+def test_brackets_in_scalars_are_not_walked_for_depth(monkeypatch):
+    # Every CRD's descriptions hold brackets: each such document's parse
+    # events were walked one by one in Python (kyverno's chart: a fifth of
+    # a render).
+    text = HEAD + "spec:\n" + SCALAR_BRACKETS + "".join(" " * (i + 2) + "a:\n" for i in range(30)) + " " * 32 + "x\n"
+    assert text.count("[") + text.count("{") > DEFAULT_MAX_DEPTH
+    assert not read_stage._may_nest_deeply(text, DEFAULT_MAX_DEPTH)
+    monkeypatch.setattr(read_stage, "_check_depth", lambda *args: pytest.fail("walked for depth"))
+    assert run_postrender([], text).stdout == text
+    # With an anchor or a tag, which may stand between an indicator and a
+    # bracket, every bracket counts again.
+    for marked in (text.replace("  pattern:", "  pattern: &p"), text.replace("  pattern:", "  pattern: !!str")):
+        assert read_stage._may_nest_deeply(marked, DEFAULT_MAX_DEPTH)
+
+
+_LEAVES = st.sampled_from(["x", "'[a]'", '"{b}"', "a[b]", "c{d}", "'{{e}}'", "x y {z}", "[", "{", "|-\n  [q]"])
+
+
+# Scalars a flow collection may hold, brackets in some.
+_FLOW_LEAVES = st.sampled_from(["x", "'[a]'", '"{b}"', "'{{e}}'", '"x [y] {z}"'])
+
+
+def _values(depth: int) -> st.SearchStrategy[str]:
+    """A flow value nesting up to `depth` levels, with brackets in scalars
+    and at node starts, after `: `, `, ` and another bracket."""
+    if depth == 0:
+        return _FLOW_LEAVES
+    inner = _values(depth - 1)
+    return st.one_of(
+        _FLOW_LEAVES,
+        st.lists(inner, min_size=1, max_size=3).map(lambda items: "[" + ", ".join(items) + "]"),
+        st.lists(inner, min_size=1, max_size=3).map(lambda items: "{" + ", ".join(f"k{i}: {v}" for i, v in enumerate(items)) + "}"),
+        inner.map(lambda key: "{" + key + ": x}"),  # a collection as a key: `{[a]: x}`
+    )
+
+
+def _block(value: str, depth: int, indent: int) -> str:
+    """`value` under `depth` levels of block mappings and sequences."""
+    lines = []
+    for level in range(depth):
+        lines.append(" " * indent + ("- a:" if level % 2 else "b:"))
+        indent += 2 + (level % 2)
+    return "\n".join(lines) + "\n" + " " * indent + "c: " + value + "\n"
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.integers(0, 4), _values(6), st.lists(_LEAVES, max_size=8), st.integers(1, 8))
+def test_the_depth_screen_never_misses_a_document_over_the_limit(block, value, scalars, limit):
+    # Scalars at the root, where no indentation makes the screen say yes on
+    # its own: what it says of the flow levels is what is tested.
+    text = "".join(f"s{i}: {leaf}\n" for i, leaf in enumerate(scalars)) + (
+        _block(value, block, 0) if block else f"spec: {value}\n")
+    try:
+        YAML(typ="safe").compose(text)
+    except Exception:  # noqa: BLE001 - not YAML: composing refuses it anyway
+        return
+    if _depth(text) > limit:
+        assert read_stage._may_nest_deeply(text, limit), text
