@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NoReturn
 
 from .records import record
+from .entry import HANDLED_SIGNALS, Interrupted, on_signal
 from .errors import PostrenderError, UsageError
 from .report import Reporter
 
@@ -425,20 +426,10 @@ def _sources(args: argparse.Namespace, options, reporter: Reporter):
 # --- running, and ending well --------------------------------------------------
 
 
-class Interrupted(BaseException):
-    """A signal asked us to stop (raised from the handler, like KeyboardInterrupt)."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
-def _on_signal(signum: int, frame: object) -> None:
-    raise Interrupted(signum)
-
-
-# Ended by a signal, a process exits 128 + its number, as a shell reports it.
-_HANDLED_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+# Raised by the signal handlers (entry.py installs them before this module
+# loads; main() again, for callers that call it directly).
+_on_signal = on_signal
+_HANDLED_SIGNALS = HANDLED_SIGNALS
 
 
 def _bare_keep_original(args: list[str]) -> list[str]:
@@ -631,6 +622,8 @@ def write_stdout(parts: Iterable[str]) -> None:
     encoded a part at a time: never a second copy of the whole stream."""
     stdout = sys.stdout
     buffer = getattr(stdout, "buffer", None)
+    fd = _fileno(stdout)
+    rewind = _where_the_stream_starts(fd, stdout)
     try:
         if buffer is not None:
             stdout.flush()
@@ -648,15 +641,41 @@ def write_stdout(parts: Iterable[str]) -> None:
             for part in parts:
                 stdout.write(part)
             stdout.flush()
-    except OSError:
-        # Python flushes stdout again at exit and would print a second,
-        # unhandled error: point the descriptor at /dev/null first.
-        fd = _fileno(stdout)
-        if fd is not None:
+    except BaseException as stopped:
+        if rewind is not None:
+            # A file (`> out.yaml`): what was written of the stream goes,
+            # so a full disk or an interrupt leaves nothing of it, as -o does.
+            try:
+                os.ftruncate(fd, rewind)  # type: ignore[arg-type]
+            except OSError:
+                pass
+        if (rewind is not None or isinstance(stopped, OSError)) and fd is not None:
+            # Python flushes stdout again at exit and would print a second,
+            # unhandled error, or write what is buffered after the cut:
+            # point the descriptor at /dev/null first.
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, fd)
             os.close(devnull)
         raise
+
+
+def _where_the_stream_starts(fd: int | None, stdout: object) -> int | None:
+    """Where in a regular file standing for stdout the stream starts (its
+    end, when opened to append: `>>`), to cut it back to; None for a pipe,
+    a terminal or a device, where what is written is gone."""
+    if fd is None:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        stdout.flush()  # type: ignore[attr-defined]
+        import fcntl  # (POSIX; stdout is a regular file only here)
+
+        if fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_APPEND:
+            return os.fstat(fd).st_size
+        return os.lseek(fd, 0, os.SEEK_CUR)
+    except (OSError, ValueError, ImportError):
+        return None
 
 
 def write_file(path: str, parts: Iterable[str]) -> None:

@@ -4,10 +4,14 @@ failed flush) must be done before, and nothing main() promised may be lost."""
 
 from __future__ import annotations
 
+import resource
+import signal
 import subprocess
 import sys
 from importlib.metadata import entry_points
 from pathlib import Path
+
+import pytest
 
 from conftest import run_postrender
 
@@ -35,7 +39,7 @@ def _stream(copies: int) -> bytes:
 
 def test_the_console_script_and_python_m_run_through_run():
     scripts = [e for e in entry_points(group="console_scripts") if e.name == "postrender"]
-    assert [e.value for e in scripts] == ["postrender.cli:run"]
+    assert [e.value for e in scripts] == ["postrender.entry:run"]
     assert (ROOT / "postrender" / "__main__.py").read_text().strip().endswith("run()")
 
 
@@ -113,3 +117,77 @@ def test_a_missing_dependency_is_one_line_naming_it_without_a_traceback(tmp_path
         assert lines[0].startswith("postrender: error: cannot load the module 'ruamel")
         assert "reinstall postrender" in lines[0]
         assert "Traceback" not in done.stderr.decode()
+
+
+# A finder that sends the process a signal as postrender's cli module
+# starts to load, then lets the import go on: the signal lands while
+# postrender is still loading, before cli.main handles signals.
+_SIGNAL_WHILE_LOADING = """
+import os, runpy, signal, sys
+class Finder:
+    def find_spec(self, name, path=None, target=None):
+        if name == "postrender.cli":
+            os.kill(os.getpid(), signal.{signal})
+        return None
+sys.meta_path.insert(0, Finder())
+sys.argv = ["postrender"]
+runpy.run_module("postrender", run_name="__main__")
+"""
+
+
+@pytest.mark.parametrize("name", ["SIGINT", "SIGTERM", "SIGHUP"])
+def test_a_signal_while_postrender_loads_ends_it_in_one_line(name):
+    # Ctrl-C printed the import's traceback; SIGTERM and SIGHUP ended the
+    # process without a word.
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([sys.executable, "-c", _SIGNAL_WHILE_LOADING.format(signal=name)], input=b"",
+                          env=env, capture_output=True)
+    number = getattr(signal, name)
+    assert (done.returncode, done.stdout) == (128 + number, b""), done.stderr
+    assert done.stderr.decode() == f"postrender: error: interrupted by {name}\n"
+
+
+def test_a_failed_write_to_a_file_leaves_none_of_the_stream(tmp_path):
+    # `> out.yaml` on a full disk, or past a file size limit: the stream
+    # written so far was left, cut in the middle of a document.
+    def small_files():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, resource.RLIM_INFINITY))
+
+    stdin = _stream(2000)
+    for mode, before in (("wb", b""), ("ab", b"previous\n")):
+        out = tmp_path / f"out-{mode}.yaml"
+        out.write_bytes(before)
+        with open(out, mode) as stdout:
+            done = subprocess.run([sys.executable, "-m", "postrender"], input=stdin, stdout=stdout, stderr=subprocess.PIPE,
+                                  env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, preexec_fn=small_files)
+        assert done.returncode == 1 and done.stderr.decode() == "postrender: error: standard output: File too large\n"
+        assert out.read_bytes() == before
+
+
+def test_a_signal_while_the_stream_is_written_to_a_file_leaves_none_of_it(tmp_path):
+    # The writer pauses half way (a slow disk), and is stopped there.
+    script = """
+import io, sys, time
+from postrender import cli
+class Slow(io.BufferedWriter):
+    written = 0
+    def write(self, data):
+        Slow.written += len(data)
+        if Slow.written > 100_000:
+            sys.stderr.write("half\\n"); sys.stderr.flush(); time.sleep(60)
+        return super().write(data)
+sys.stdout = io.TextIOWrapper(Slow(io.FileIO(1, "w", closefd=False)), encoding="utf-8")
+cli.run()
+"""
+    out = tmp_path / "out.yaml"
+    with open(out, "wb") as stdout:
+        child = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=stdout,
+                                 stderr=subprocess.PIPE, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+        child.stdin.write(_stream(2000))
+        child.stdin.close()
+        assert child.stderr.readline() == b"half\n"
+        assert out.stat().st_size > 0
+        child.send_signal(signal.SIGTERM)
+        assert child.wait(timeout=30) == 128 + signal.SIGTERM
+    assert child.stderr.read() == b"postrender: error: interrupted by SIGTERM\n"
+    assert out.read_bytes() == b""
