@@ -12,6 +12,7 @@ is one row.
 from __future__ import annotations
 
 import argparse
+import errno
 import gc
 import os
 import re
@@ -533,6 +534,8 @@ def _main(argv: list[str], current: list[Reporter]) -> int:
         )
         reporter.open_log()
         output_file = getattr(args, "output_file", None)
+        if output_file == "":
+            raise UsageError("-o/--output: an empty path (use - for standard output)")
         if output_file in (None, "-"):
             _check_stdout()
         output = _without_cyclic_gc(_BY_NAME[args.command].run, args, reporter)
@@ -560,6 +563,11 @@ def _main(argv: list[str], current: list[Reporter]) -> int:
             import traceback  # only here: loading it costs every run a few ms
 
             traceback.print_exc()
+        if isinstance(exc, MemoryError):
+            # Not a bug to report: the machine's or the job's limit.
+            reporter.error("out of memory: the input needs more than this process may use "
+                           "(raise the limit, or split the input)")
+            return 1
         if isinstance(exc, ImportError) and exc.name:
             # A broken install, not a bug: say what to mend (a module name quotes no input).
             reporter.error(f"cannot load the module {exc.name!r} postrender needs; "
@@ -578,7 +586,8 @@ def _main(argv: list[str], current: list[Reporter]) -> int:
         # The reader stopped reading (`| head`): nothing to say, as for cat.
         return 128 + signal.SIGPIPE
     except OSError as exc:
-        what = "standard output" if output_file in (None, "-") else None
+        # -o FILE: named as given, not by the file beside it written first.
+        what = "standard output" if output_file in (None, "-") else output_file
         reporter.error(_os_error(exc, what))
         return 1
     return status
@@ -706,12 +715,22 @@ def write_file(path: str, parts: Iterable[str]) -> None:
     # Through a symlink, the file it points to is replaced, not the link.
     target = os.path.realpath(path)
     directory, name = os.path.split(target)
+    if existing is not None and not os.access(target, os.W_OK):
+        # `>` would refuse it; a file renamed over it would not ask.
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
     fd = _unnamed_file(directory)
     temporary = None
     if fd is None:
         import tempfile  # only for -o FILE: it loads shutil, random, bz2 and lzma
 
-        fd, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
+        try:
+            fd, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
+        except OSError as exc:
+            if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+                # The file may be writable: `>` would write it in place.
+                raise OSError(exc.errno, f"cannot create a file in its folder, to rename over it ({exc.strerror})",
+                              path) from None
+            raise
     try:
         with os.fdopen(fd, "wb") as handle:
             _write_parts(handle, parts)

@@ -238,8 +238,57 @@ def test_a_group_the_writer_cannot_keep_loses_its_permissions(tmp_path):
 
 
 def test_output_to_a_missing_folder_fails_in_one_line(tmp_path):
-    out = run_postrender(["-o", str(tmp_path / "no" / "out.yaml")], CM.format(name="a"))
-    assert out.status == 1 and out.stderr.count("\n") == 1 and "No such file or directory" in out.stderr
+    target = tmp_path / "no" / "out.yaml"
+    out = run_postrender(["-o", str(target)], CM.format(name="a"))
+    assert out.status == 1 and out.stderr == f"postrender: error: {target}: No such file or directory\n"
+
+
+def test_output_errors_name_the_path_given():
+    # Not the temporary file written beside it, nor nothing at all.
+    out = run_postrender(["-o", "/dev/full"], CM.format(name="a"))
+    assert out.status == 1 and out.stderr == "postrender: error: /dev/full: No space left on device\n"
+
+
+def test_an_empty_output_path_is_a_usage_error(tmp_path):
+    out = run_postrender(["-o", ""], CM.format(name="a"))
+    assert (out.status, out.stdout) == (2, "") and out.stderr.startswith("postrender: error: -o/--output: an empty path")
+
+
+def _as_nobody(args: list[str], stdin: str):
+    import subprocess
+    import sys
+
+    if os.geteuid() != 0:
+        pytest.fail("needs root, to write as another user")
+    return subprocess.run(["setpriv", "--reuid=65534", "--regid=100", "--clear-groups", sys.executable, "-m",
+                           "postrender", *args], input=stdin, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+
+
+def test_a_read_only_output_file_is_refused_as_by_the_shell():
+    # `>` refuses a file its user may not write; one renamed over it did not ask.
+    import shutil
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="postrender-read-only-"))
+    try:
+        folder.chmod(0o777)
+        target = folder / "out.yaml"
+        target.write_text("previous\n")
+        target.chmod(0o444)
+        done = _as_nobody(["-o", str(target)], CM.format(name="a"))
+        assert (done.returncode, done.stderr) == (1, f"postrender: error: {target}: Permission denied\n")
+        assert target.read_text() == "previous\n"
+        # A writable file in a folder its user may not write: said so.
+        target.chmod(0o666)
+        folder.chmod(0o555)
+        done = _as_nobody(["-o", str(target)], CM.format(name="a"))
+        assert done.returncode == 1 and done.stderr == (
+            f"postrender: error: {target}: cannot create a file in its folder, to rename over it (Permission denied)\n")
+        assert target.read_text() == "previous\n"
+    finally:
+        folder.chmod(0o777)
+        shutil.rmtree(folder)
 
 
 def test_output_dash_is_standard_output():
@@ -486,3 +535,15 @@ def test_an_internal_error_is_one_line_and_its_traceback_only_under_postrender_d
     debug = run_postrender([], CM.format(name="a"), env={"POSTRENDER_DEBUG": "1"})
     assert debug.status == 1 and debug.stdout == ""
     assert "Traceback (most recent call last)" in debug.stderr and "internal error (RuntimeError)" in debug.stderr
+
+
+def test_running_out_of_memory_is_said_so_not_reported_as_a_bug(monkeypatch):
+    from postrender.pipeline import render
+
+    def too_big(*args, **kwargs):
+        raise MemoryError()
+
+    monkeypatch.setattr(render, "read", too_big)
+    out = run_postrender([], CM.format(name="a"))
+    assert (out.status, out.stdout) == (1, "")
+    assert out.stderr.startswith("postrender: error: out of memory") and "report" not in out.stderr
