@@ -50,7 +50,7 @@ def describe(fmt: str = "text") -> str:
     )
     return (
         f"postrender {info['postrender']}\n"
-        f"ruamel.yaml {info['ruamel.yaml']}\n"
+        f"ruamel.yaml {info['ruamel.yaml'] or 'not installed'}\n"
         f"C parser: {parser}\n"
         f"Python {info['python']}\n"
     )

@@ -398,7 +398,7 @@ def test_wrapper_says_what_to_run_when_python_lacks_ruamel_yaml(tmp_path):
     result = _wrapper(f"{fake}:/usr/bin:/bin")
     assert result.returncode == 127 and result.stdout == ""
     (line,) = result.stderr.splitlines()
-    assert line.startswith(f"postrender: error: {fake / 'python3'} has no ruamel.yaml; run: ")
+    assert line.startswith(f"postrender: error: {fake / 'python3'} has no ruamel.yaml with its C parser (ruamel.yaml.clib); run: ")
     command = line.split("run: ", 1)[1].split("  (or:", 1)[0]
     assert command == f"{fake / 'python3'} -m pip install --user 'ruamel.yaml>=0.18,<0.20' 'ruamel.yaml.clib>=0.2.8'"
     assert f"pipx install '{ROOT}'" in line

@@ -547,3 +547,10 @@ def test_running_out_of_memory_is_said_so_not_reported_as_a_bug(monkeypatch):
     out = run_postrender([], CM.format(name="a"))
     assert (out.status, out.stdout) == (1, "")
     assert out.stderr.startswith("postrender: error: out of memory") and "report" not in out.stderr
+
+
+def test_version_says_what_is_not_installed(monkeypatch):
+    from postrender import version
+
+    monkeypatch.setattr(version, "_distribution", lambda name: None)
+    assert "ruamel.yaml not installed\n" in version.describe()
