@@ -24,7 +24,7 @@ import math
 import re
 import struct
 from sys import intern
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING
 
@@ -1248,7 +1248,13 @@ def entries_by_go_key(node: MappingNode) -> Iterator[tuple[Node, Node]]:
 
 
 def _merged(node: MappingNode, identity: Callable[[Node], object]) -> Iterator[tuple[Node, Node]]:
-    result: dict[object, tuple[Node, Node]] = {}
+    for _holder, key, value in _merged_entries(node, identity):
+        yield key, value
+
+
+def _merged_entries(node: MappingNode, identity: Callable[[Node], object]) -> Iterable[tuple[MappingNode, Node, Node]]:
+    """(the mapping it is written in, key, value) of each entry _merged gives."""
+    result: dict[object, tuple[MappingNode, Node, Node]] = {}
     # Iterative: merged mappings may chain through any number of aliases.
     # A frame walks a mapping's entries, or a merge key's mappings in turn.
     stack: list[tuple[Node | None, Iterator]] = [(node, iter(node.value))]
@@ -1263,29 +1269,18 @@ def _merged(node: MappingNode, identity: Callable[[Node], object]) -> Iterator[t
         elif is_merge_key(item[0]):
             stack.append((None, iter(merge_sources(item[1]))))
         else:
-            result[identity(item[0])] = item
-    yield from result.values()
+            result[identity(item[0])] = (owner, item[0], item[1])  # type: ignore[assignment]
+    return result.values()
 
 
 def holder(node: MappingNode, key: str) -> MappingNode | None:
     """The mapping whose entry gives `key` the value get() reads: `node`
     itself, or a mapping a merge key applies (`<<: {name: cfg}`), where an
     edit of that value goes."""
-    found: MappingNode | None = None
-    stack: list[tuple[Node | None, Iterator]] = [(node, iter(node.value))]
-    while stack:  # as _merged walks, the later entry winning
-        owner, items = stack[-1]
-        item = next(items, None)
-        if item is None:
-            stack.pop()
-        elif owner is None:
-            if all(item is not frame_owner for frame_owner, _ in stack):
-                stack.append((item, iter(item.value)))
-        elif is_merge_key(item[0]):
-            stack.append((None, iter(merge_sources(item[1]))))
-        elif item[0].value == key and isinstance(item[0], ScalarNode) and _reads_as(item[0], key):
-            found = owner  # type: ignore[assignment]
-    return found
+    for owner, written, _ in _merged_entries(node, _json_identity):
+        if written.value == key and isinstance(written, ScalarNode) and _reads_as(written, key):
+            return owner
+    return None
 
 
 def _json_identity(key: Node) -> object:
