@@ -1200,10 +1200,16 @@ def is_null(node: Node | None) -> bool:
 
 
 def string_map(node: Node | None) -> dict[str, str]:
-    """A mapping of scalars (labels, annotations) as text, as written."""
+    """A mapping of scalars (labels, annotations) as text, as written, merge
+    keys applied as Kubernetes reads them (`labels: {<<: *common, tier: web}`)."""
     if not isinstance(node, MappingNode):
         return {}
-    return {k.value: v.value for k, v in node.value if isinstance(k, ScalarNode) and isinstance(v, ScalarNode)}
+    pairs: Iterable[tuple[Node, Node]] = node.value
+    # The composer marks a small mapping of a text without `<<` (get's
+    # search modes): most labels and annotations, asked of every object.
+    if node.merge is not _SEARCH_PLAIN and node.merge is not _SEARCH and any(k.value == MERGE_KEY for k, _ in pairs):
+        pairs = entries(node)
+    return {k.value: v.value for k, v in pairs if isinstance(k, ScalarNode) and isinstance(v, ScalarNode)}
 
 
 def is_merge_key(node: Node) -> bool:
