@@ -756,9 +756,14 @@ def _unnamed_file(directory: str) -> int | None:
     if flag is None:
         return None
     try:
-        return os.open(directory, flag | os.O_WRONLY | os.O_CLOEXEC, 0o600)
+        fd = os.open(directory, flag | os.O_WRONLY | os.O_CLOEXEC, 0o600)
     except OSError:
         return None  # (not supported there; the named way says what else is wrong)
+    if not os.path.exists(f"/proc/self/fd/{fd}"):
+        # No /proc (a bare container): it could never be given a name.
+        os.close(fd)
+        return None
+    return fd
 
 
 def _name_unnamed(fd: int, directory: str, name: str) -> str:
