@@ -190,6 +190,16 @@ def test_without_unnamed_files_the_output_is_written_under_a_hidden_name(tmp_pat
     assert os.listdir(tmp_path) == ["out.yaml"] and names(target.read_text())[0].startswith("a-")
 
 
+def test_without_proc_the_output_is_written_under_a_hidden_name(tmp_path, monkeypatch):
+    # An unnamed file is given its name through /proc/self/fd: a container
+    # without /proc falls back to the named temporary file.
+    exists = os.path.exists
+    monkeypatch.setattr(os.path, "exists", lambda p: False if str(p).startswith("/proc/self/fd/") else exists(p))
+    target = tmp_path / "out.yaml"
+    assert run_postrender(["-o", str(target)], CM.format(name="a")).status == 0
+    assert names(target.read_text())[0].startswith("a-") and os.listdir(tmp_path) == ["out.yaml"]
+
+
 def test_output_file_keeps_its_group_and_extended_attributes(tmp_path):
     # `> FILE` keeps them; a file renamed over it did not: a manifest shared
     # with one group only became readable by the writer's own group.
