@@ -193,8 +193,15 @@ def test_without_unnamed_files_the_output_is_written_under_a_hidden_name(tmp_pat
 def test_without_proc_the_output_is_written_under_a_hidden_name(tmp_path, monkeypatch):
     # An unnamed file is given its name through /proc/self/fd: a container
     # without /proc falls back to the named temporary file.
-    exists = os.path.exists
+    exists, link = os.path.exists, os.link
+
+    def no_proc_link(source, *args, **kwargs):
+        if str(source).startswith("/proc/"):
+            raise FileNotFoundError(2, "No such file or directory", source)
+        return link(source, *args, **kwargs)
+
     monkeypatch.setattr(os.path, "exists", lambda p: False if str(p).startswith("/proc/self/fd/") else exists(p))
+    monkeypatch.setattr(os, "link", no_proc_link)
     target = tmp_path / "out.yaml"
     assert run_postrender(["-o", str(target)], CM.format(name="a")).status == 0
     assert names(target.read_text())[0].startswith("a-") and os.listdir(tmp_path) == ["out.yaml"]
