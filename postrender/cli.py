@@ -427,12 +427,6 @@ def _sources(args: argparse.Namespace, options, reporter: Reporter):
 # --- running, and ending well --------------------------------------------------
 
 
-# Raised by the signal handlers (entry.py installs them before this module
-# loads; main() again, for callers that call it directly).
-_on_signal = on_signal
-_HANDLED_SIGNALS = HANDLED_SIGNALS
-
-
 def _bare_keep_original(args: list[str]) -> list[str]:
     """A bare `--keep-original` means all. Its value is only ever taken
     as `--keep-original=MODE`, so `--keep-original dir/` keeps reading dir/."""
@@ -509,8 +503,10 @@ def _interrupted(signum: int, reporter: Reporter) -> int:
 def _install_signal_handlers() -> dict[int, object]:
     previous: dict[int, object] = {}
     try:
-        for signum in _HANDLED_SIGNALS:
-            previous[signum] = signal.signal(signum, _on_signal)
+        # entry.py installs the same before this module loads; again here
+        # for a caller that calls main() directly.
+        for signum in HANDLED_SIGNALS:
+            previous[signum] = signal.signal(signum, on_signal)
     except ValueError:  # not the main thread: leave signals alone
         pass
     return previous

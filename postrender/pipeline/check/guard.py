@@ -160,7 +160,7 @@ def _name_runs(text: str) -> Iterator[list[str]]:
 # line break after a backslash is dropped with the next line's indentation,
 # joining the two lines; `\\x`, `\\u` and `\\U` give the character their
 # digits name; any other escape gives one character that is none of a
-# name's. A lone backslash at the end is nothing.
+# name's, as does a backslash the text ends with.
 _ESCAPE = LazyPattern(r"\\(?:(?:\r\n?|[\n\x85\u2028\u2029])[ \t]*|x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|[\s\S])?")
 
 
@@ -262,8 +262,7 @@ class _Screen:
         written as themselves are looked for in the text as it is
         (_writes_name). Real manifests hold backslashes mostly in regular
         expressions and scripts (every CRD's descriptions do): this spares
-        them being composed again whole. Asked only of a text that writes
-        none as itself (_writes_name)."""
+        them being composed again whole."""
         pieces, at = [], 0
         for covered_start, covered_end in self._spans_of(document):
             covered_start, covered_end = covered_start - start, covered_end - start
