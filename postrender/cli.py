@@ -652,6 +652,9 @@ def write_stdout(parts: Iterable[str]) -> None:
             # so a full disk or an interrupt leaves nothing of it, as -o does.
             try:
                 os.ftruncate(fd, rewind)  # type: ignore[arg-type]
+                # And back there: stderr may share the file (`> log 2>&1`),
+                # and its message goes where the stream would have started.
+                os.lseek(fd, rewind, os.SEEK_SET)  # type: ignore[arg-type]
             except OSError:
                 pass
         if (rewind is not None or isinstance(stopped, OSError)) and fd is not None:

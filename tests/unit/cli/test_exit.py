@@ -162,6 +162,14 @@ def test_a_failed_write_to_a_file_leaves_none_of_the_stream(tmp_path):
                                   env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, preexec_fn=small_files)
         assert done.returncode == 1 and done.stderr.decode() == "postrender: error: standard output: File too large\n"
         assert out.read_bytes() == before
+    # `> log 2>&1`: the message lands where the stream would have started,
+    # not past a hole where it was cut.
+    log = tmp_path / "log.txt"
+    with open(log, "wb") as both:
+        done = subprocess.run([sys.executable, "-m", "postrender"], input=stdin, stdout=both, stderr=both,
+                              env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, preexec_fn=small_files)
+    assert done.returncode == 1
+    assert log.read_bytes() == b"postrender: error: standard output: File too large\n"
 
 
 def test_a_signal_while_the_stream_is_written_to_a_file_leaves_none_of_it(tmp_path):
