@@ -1448,41 +1448,38 @@ def leading_source_comment(text: str) -> str | None:
     return None
 
 
-def _may_nest_deeply(text: str, max_depth: int) -> bool:
+def _may_nest_deeply(text: str, max_depth: int, brackets: int | None = None) -> bool:
     """Cheap screen: composing deep nesting overflows libyaml's C stack.
 
     Flow nesting needs one bracket per level. Block nesting needs the
     leading run of indentation and `- `/`? `/`: ` indicators to grow: by at
     least one column for every two levels (a block sequence may sit at its
-    parent key's column). Both kinds add up in one document.
+    parent key's column). Both kinds add up in one document. `brackets`:
+    how many brackets may open a level, once counted (below).
     """
-    # Most documents hold no bracket: found at memchr's speed, not counted.
-    brackets = text.count("[") + text.count("{") if "[" in text or "{" in text else 0
-    if _may_nest_so(text, brackets, max_depth):
-        # Most brackets of a large document are a scalar's (a CRD's
-        # descriptions: `{{request.object}}`, `[0-9]`), and the walk of
-        # its events that would count the levels costs more than composing
-        # it: only those that may open a level count (flow_openings), each
-        # looked at where it stands, up to _BRACKETS_LOOKED_AT of them.
-        if not brackets or brackets > _BRACKETS_LOOKED_AT or may_hold_anchors(text) or may_hold_tags(text):
-            return True
-        return _may_nest_so(text, flow_openings(text, max_depth), max_depth)
-    return False
-
-
-def _may_nest_so(text: str, brackets: int, max_depth: int) -> bool:
-    """_may_nest_deeply, given how many brackets may open a level."""
-    if brackets >= max_depth:
+    counted = brackets is not None
+    if brackets is None:
+        # Most documents hold no bracket: found at memchr's speed, not counted.
+        brackets = text.count("[") + text.count("{") if "[" in text or "{" in text else 0
+    if brackets < max_depth:
+        run = max(1, (max_depth - brackets) // 2 - 1)
+        screens = _INDENTATION_RUNS.get(run)
+        if screens is None:
+            # "\n" first rather than "^" with MULTILINE: a literal lets the regex
+            # engine skip ahead, ten times faster on big documents.
+            indicators = r"[ \t\-?:]{%d,}" % run
+            screens = _INDENTATION_RUNS[run] = (re.compile(indicators), re.compile("\n" + indicators))
+        at_start, after_break = screens
+        if at_start.match(text) is None and after_break.search(text) is None:
+            return False
+    # Most brackets of a large document are a scalar's (a CRD's
+    # descriptions: `{{request.object}}`, `[0-9]`), and the walk of its
+    # events that would count the levels costs more than composing it: only
+    # those that may open a level count (flow_openings), each looked at
+    # where it stands, up to _BRACKETS_LOOKED_AT of them.
+    if counted or not brackets or brackets > _BRACKETS_LOOKED_AT or may_hold_anchors(text) or may_hold_tags(text):
         return True
-    run = max(1, (max_depth - brackets) // 2 - 1)
-    screens = _INDENTATION_RUNS.get(run)
-    if screens is None:
-        # "\n" first rather than "^" with MULTILINE: a literal lets the regex
-        # engine skip ahead, ten times faster on big documents.
-        indicators = r"[ \t\-?:]{%d,}" % run
-        screens = _INDENTATION_RUNS[run] = (re.compile(indicators), re.compile("\n" + indicators))
-    at_start, after_break = screens
-    return at_start.match(text) is not None or after_break.search(text) is not None
+    return _may_nest_deeply(text, max_depth, flow_openings(text, max_depth))
 
 
 # _may_nest_deeply looks at each bracket of a document holding fewer: a
