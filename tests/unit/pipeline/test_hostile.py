@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 from ruamel.yaml.cyaml import CBaseLoader
@@ -833,6 +833,11 @@ def _block(value: str, depth: int, indent: int) -> str:
 
 @settings(max_examples=500, deadline=None)
 @given(st.integers(0, 4), _values(6), st.lists(_LEAVES, max_size=8), st.integers(1, 8))
+# A level opened after each indicator the rule names, brackets in scalars beside.
+@example(0, "[x, [x, [x, [x]]]]", ["'[a]'", '"{b}"'], 3)
+@example(0, "{k0: {k0: {k0: [x]}}}", [], 3)
+@example(0, "[[[[x]]]]", [], 3)
+@example(0, "{[{[x]: x}]: x}", ["x y {z}"], 3)
 def test_the_depth_screen_never_misses_a_document_over_the_limit(block, value, scalars, limit):
     # Scalars at the root, where no indentation makes the screen say yes on
     # its own: what it says of the flow levels is what is tested.
