@@ -30,7 +30,7 @@ from ..syntax.nodes import (
 from ..limits import MAX_BYTES_CEILING, MAX_DEPTH_CEILING, MAX_NODES_CEILING, Limits
 from ..options import RenderOptions
 from ..vocabulary import INDEX_ANNOTATIONS, PATH_ANNOTATIONS
-from ..pipeline.read import Document, KubeObject, Source, Stream, UnreadableText, only_comments, split
+from ..pipeline.read import Document, KubeObject, Source, Stream, UnreadableText, only_comments, shift_offsets, split
 from ..pipeline.write import Output
 from ..report import Diagnostic, Reporter
 
@@ -393,11 +393,14 @@ def _compose(chunk: str) -> Any:
         return None
     loader = ListComposer(chunk, drop_item)
     try:
-        return loader.get_single_node()
+        root = loader.get_single_node()
     except YAMLError:
         return None
     finally:
         loader.dispose()
+    if root is not None and chunk.startswith("\ufeff"):
+        shift_offsets(root, 1)  # offsets in the text, which holds the mark libyaml skips
+    return root
 
 
 def _set_in_chunk(text: str, root: MappingNode, results: list[dict[str, Any]]) -> str:

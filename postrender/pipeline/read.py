@@ -1207,7 +1207,7 @@ def _composed(doc: Document, masked: str | None, parts: _Parts | None = None) ->
         if masked is not None and _is_json_first(doc):
             _unmask_surrogates(root)
         if doc.text.startswith("\ufeff"):
-            _shift_offsets(root, 1)
+            shift_offsets(root, 1)
     return root, events, plain
 
 
@@ -1285,7 +1285,7 @@ def object_path(obj: KubeObject) -> tuple[str | int, ...]:
     return () if obj.item is None else ("items", obj.item)
 
 
-def _shift_offsets(root: Node, by: int) -> None:
+def shift_offsets(root: Node, by: int) -> None:
     """libyaml skips a leading byte-order mark and counts offsets from after
     it; edits are placed in the text that still holds it."""
     for node in unique_nodes(root):
