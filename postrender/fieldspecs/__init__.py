@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from functools import cache
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 from ruamel.yaml import YAML
@@ -164,15 +165,13 @@ class ReferenceTable:
         key = (kind, group, version)
         if key not in self._pod_metadata:
             self._pod_metadata[key] = next(
-                (parse_path(str(holder["podMetadata"])) for holder in self._pod_holders
-                 if holder.get("kind") == kind and holder.get("podMetadata")
-                 and (holder.get("group") is None or str(holder["group"]) == group)
-                 and (holder.get("version") is None or str(holder["version"]) == version)),
+                (parse_path(str(holder["podMetadata"])) for holder in self._holders_of(kind, group, version)
+                 if holder.get("podMetadata")),
                 None)
         return self._pod_metadata[key]
 
-    def _find_template_paths(self, kind: str, group: str, version: str, immutable: bool) -> list[tuple[Segment, ...]]:
-        paths: list[tuple[Segment, ...]] = []
+    def _holders_of(self, kind: str, group: str, version: str) -> Iterator[dict[str, Any]]:
+        """The podSpecs rows that apply to a kind (group and version, where a row names them)."""
         for holder in self._pod_holders:
             if holder.get("kind") != kind:
                 continue
@@ -180,6 +179,11 @@ class ReferenceTable:
                 continue
             if holder.get("version") is not None and str(holder["version"]) != version:
                 continue
+            yield holder
+
+    def _find_template_paths(self, kind: str, group: str, version: str, immutable: bool) -> list[tuple[Segment, ...]]:
+        paths: list[tuple[Segment, ...]] = []
+        for holder in self._holders_of(kind, group, version):
             if immutable and holder.get("immutable") is not True:
                 continue
             path = parse_path(str(holder["path"]))[:-1]
@@ -505,14 +509,15 @@ def _unreadable_scalar_line(text: str) -> int | None:
     """The line of the first scalar the safe loader cannot construct."""
     from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
+    yaml = YAML(typ="safe")
     try:
-        for root in YAML(typ="safe").compose_all(text):
+        for root in yaml.compose_all(text):
             stack = [root]
             while stack:
                 node = stack.pop()
                 if isinstance(node, ScalarNode):
                     try:
-                        YAML(typ="safe").constructor.construct_object(node, deep=True)
+                        yaml.constructor.construct_object(node, deep=True)
                     except Exception:  # noqa: BLE001 - the value this is looking for
                         return int(node.start_mark.line) + 1
                 elif isinstance(node, MappingNode):
