@@ -9,16 +9,20 @@ annotations: references.PodTemplate). Then each stage says which nodes of
 an object it still reads (its `reads`), and the rest is pruned
 (syntax/prune.py). A ConfigMap's or Secret's content is read into facts
 (index/configs.py) and its own edits, its version's marks, are made while
-it is whole (rewrite.prepare), so none of its tree stays; in runs that give
-configs other keys too, its metadata does (and a List's config keeps its
-whole item, which its copy is made from). Kept whole: producers and the
+it is whole (rewrite.prepare), so none of its tree stays, with the marks
+of what it is kept for in runs that record them (rewrite.PreparedRetained);
+a List's config keeps its whole item in those runs, and in runs that may
+copy it (its copy is made from it). Kept whole: producers and the
 objects a kindFrom spec looks up. A List's items are walked and pruned one
 by one as they are composed (`item`, read._Items). Of every
-other object: the lists and RBAC rules around names that grants add to,
-and only in runs that give most workloads keys, its metadata and its pod
-templates with their metadata. A rarer edit that gives a mapping keys
-composes its document again (rewrite.DocumentEdits.mapping_at), as the
-guard does each document that may hold a finding (check/guard.py).
+other object: the lists and RBAC rules around names that grants add to.
+In runs that give most workloads keys (a config hash, a record of what
+each uses), those keys are located as each workload is read, as a
+config's marks are (rewrite.TemplatesAhead), and none of its metadata is
+kept for them; but a List's item keeps its metadata and its pod templates'.
+An edit that gives a mapping read did not keep keys otherwise composes its
+document again as it is written (rewrite.DocumentEdits), as the guard does
+each document that may hold a finding (check/guard.py).
 
 A large document (read.DROP_FROM) is pruned as it is composed instead
 (`reach`, read._Dropping): what no stage reads is dropped as the next entry
@@ -50,7 +54,8 @@ class Needs:
 
     def __init__(self, table: ReferenceTable, scanned: SpecIndex, prune: bool = True,
                  edits_everywhere: bool = False, prepare: Prepare | None = None,
-                 copies: Callable[[str], bool] | None = None) -> None:
+                 copies: Callable[[str], bool] | None = None,
+                 prepare_templates: PrepareTemplates | None = None) -> None:
         """`scanned`: the pod-string paths walked with the field specs
         (byname.pod_string_specs), the index graph.build is given too.
         `prune`: False walks each object as it is read but keeps every node
@@ -58,23 +63,29 @@ class Needs:
         workloads keys (--strategy=annotate puts a config hash on every pod
         template, --keep-previous and --retain a record of what each uses),
         so their metadata and pod templates' metadata are kept for those
-        edits; otherwise such an edit is rare, and composes its document
-        again (rewrite.py). `prepare`: makes a config's own edits (its
-        version's marks) from its whole mapping, so that none of its tree
-        need be kept (rewrite.prepare); None when the run gives configs
-        other keys too (a record of what each is kept for: --keep-previous,
-        --retain), or keeps their trees. Any edit to a config other than the
-        marks made ahead composes its document again (rewrite.py), so this
+        edits, unless located ahead (`prepare_templates`); otherwise such an
+        edit is rare, and composes its document again (rewrite.py).
+        `prepare`: makes a config's own edits (its version's marks, and in
+        a run that records what each is kept for, those marks too) from its
+        whole mapping, so that none of its tree need be kept
+        (rewrite.prepare); None keeps their trees, or what returns None
+        keeps its own. Any edit to a config other than the marks made ahead
+        composes its document again as it is written (rewrite.py), so this
         is about memory, never about what is written. `copies`: whether the
         run keeps a copy of a versioned object of a kind (unless the object
         says otherwise): a List's item is copied from its tree
-        (rewrite._copy_as_item), so such a config item is kept whole."""
+        (rewrite._copy_as_item), so such a config item is kept whole.
+        `prepare_templates`: in a run that gives most workloads keys, locates
+        the annotations it gives a workload's pod templates (or its own
+        metadata, if it has none) while its document is whole, so that
+        neither need be kept (rewrite.TemplatesAhead); None: they are kept."""
         # read.Pruner's: only a pruner that prunes takes a List's items one
         # by one as they are composed (`item`), so as never to hold it whole.
         self.prunes = prune
         self._edits_everywhere = edits_everywhere
         self._prepare = prepare
         self._copies = copies
+        self._prepare_templates = prepare_templates
         self._table = table
         self._finder = references.Finder(table, scanned)
         # Each object (which hashes by identity) -> what the walk found in it
@@ -251,9 +262,17 @@ class Needs:
     def _prepared(self, obj: KubeObject, readers: _Readers, whole: bool = True) -> None:
         """A config's own edits made ahead, from its tree, so that none of it
         need stay (a List's item too: its copy made ahead as well). `whole`:
-        False when its data entries are not in its tree (`_walk`)."""
-        if self._prepare is not None and is_config_object(obj) and obj.kind not in readers.looked_up:
-            obj.prepared = self._prepare(obj, obj.node, whole)
+        False when its data entries are not in its tree (`_walk`). And a
+        workload's keys located ahead (`prepare_templates`), but a List's
+        item's: those keep their metadata, as the List is composed again
+        item by item for edits (rewrite.DocumentEdits)."""
+        if is_config_object(obj):
+            if self._prepare is not None and obj.kind not in readers.looked_up:
+                obj.prepared = self._prepare(obj, obj.node, whole)
+        elif (self._prepare_templates is not None and obj.item is None and obj.kind not in readers.looked_up
+              and readers.takes_keys(obj, self._found[obj])):
+            paths = [template.path for template in references.pod_templates(obj, self._table)]
+            obj.prepared = self._prepare_templates(obj, obj.node, paths or [()])
 
     def _readers_made(self) -> _Readers:
         if self._readers is None:
@@ -336,7 +355,7 @@ class _Readers:
                 obj.kind in self.looked_up
                 or references.kind_from_paths(obj, self._table) or producers.may_produce(obj.kind))
         # A config whose edits were not made ahead keeps what they touch.
-        return quiet and (obj.prepared is not None or not is_config_object(obj)) and not self.takes_keys(obj, found)
+        return quiet and (obj.prepared is not None or not is_config_object(obj)) and not self.keeps_for_keys(obj, found)
 
     def takes_keys(self, obj: KubeObject, found: references.Found) -> bool:
         """In a run that gives most workloads keys (edits_everywhere): whether
@@ -354,18 +373,24 @@ class _Readers:
             self._takes = (obj, takes)
         return takes
 
+    def keeps_for_keys(self, obj: KubeObject, found: references.Found) -> bool:
+        """Whether `obj` takes keys (takes_keys) that were not located ahead
+        (Needs' `prepare_templates`), so keeps its metadata and its pod
+        templates' for them."""
+        return self.takes_keys(obj, found) and (obj.prepared is None or is_config_object(obj))
+
     def kept_for_edits(self, obj: KubeObject, found: references.Found) -> bool:
         """Whether what `reads` keeps of `obj` can take the keys the run
         gives it: a config whose edits were not made ahead keeps all they
-        touch; an object that takes keys (takes_keys), its metadata and its
-        pod templates'."""
-        return is_config_object(obj) and obj.prepared is None or self.takes_keys(obj, found)
+        touch; an object that takes keys not located ahead, its metadata
+        and its pod templates' (keeps_for_keys)."""
+        return is_config_object(obj) and obj.prepared is None or self.keeps_for_keys(obj, found)
 
     def reads(self, obj: KubeObject, found: references.Found) -> Iterator[tuple[Path, bool]]:
         if obj.kind in self.looked_up:
             yield (), True
             return
-        takes_keys = self.takes_keys(obj, found)
+        takes_keys = self.keeps_for_keys(obj, found)
         if is_config_object(obj) and obj.prepared is None:
             # Its content was read (index/configs.py), but not its edits made.
             # A List's item is copied from its nodes (rewrite._copy_as_item).
@@ -380,6 +405,10 @@ class _Readers:
 # A config object, its mapping, and whether that holds its data entries ->
 # its edits made ahead, or None (rewrite.prepare, with the run's options).
 Prepare = Callable[[KubeObject, MappingNode, bool], object | None]
+# A workload, its mapping and the paths of its pod templates (the empty
+# path: its own metadata) -> the keys the run gives them located, or None
+# (rewrite.prepare_templates, with the run's keys).
+PrepareTemplates = Callable[[KubeObject, MappingNode, list], object | None]
 
 
 class _NeedsWhole(Exception):

@@ -17,7 +17,7 @@ from .index.objects import base_name_of, previous_ids
 from ..errors import PostrenderError
 from ..syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, format_path, get, node_at
 from .plan.config_hash import Place
-from .plan.keep import Retention
+from .plan.keep import Retention, scope_of
 from .plan.versions import Plan, Version, kept_as_written, label_value, versioned_name
 from ..vocabulary import (
     ANNOTATION_CONFIG_HASH,
@@ -55,6 +55,12 @@ class Prepared(edit.Located):
 
     __slots__ = ()
 
+    def edits_for(self, obj: KubeObject, path: Path, values: dict[str, Value]) -> list[Edit] | None:
+        """The edits giving the mapping at `path` in `obj` `values`, when
+        located ahead for exactly those (DocumentEdits._deferred_located):
+        a config's marks alone are asked for otherwise (`marks`)."""
+        return None
+
     @property
     def marks(self) -> Ahead | None:
         return Ahead(self, 0) if self.has(0) else None
@@ -77,6 +83,65 @@ class PreparedItem(Prepared):
         self.item_copy = item_copy
 
 
+class PreparedRetained(Prepared):
+    """A config's edits made ahead in a run that records what each version
+    is kept for (--keep-previous, --retain): its marks as it is versioned,
+    merged with the marks keep.py gives it (the scope label, the annotations
+    a pruning deployer honours), located as one more group (`_RETAINED`),
+    used where the rewrite gives its mapping exactly those (`edits_for`). A
+    class of its own: its slot costs only such runs."""
+
+    __slots__ = ("_retention",)
+
+    def __init__(self, groups: Sequence[list[edit.LocatedEdit] | None], retention: RetentionAhead) -> None:
+        super().__init__(groups)
+        self._retention = retention
+
+    def edits_for(self, obj: KubeObject, path: Path, values: dict[str, Value]) -> list[Edit] | None:
+        if path or not self.has(_RETAINED):
+            return None
+        expected = _retained_marks(obj, _expected(obj, self._retention.options), self._retention)
+        if expected is None or _ordered(expected) != _ordered(values):
+            return None
+        return self.group(_RETAINED, values)
+
+
+# Where a PreparedRetained's merged marks are among its groups: after its
+# marks and its copy's.
+_RETAINED = 2
+
+
+@record(frozen=True)
+class RetentionAhead:
+    """What a versioned config's retention marks are made from, besides the
+    config itself (keep.decide): for prepare in a run that records them."""
+
+    options: Options
+    scope: str | None  # --scope
+    keep: tuple[tuple[str, str], ...]  # the --keep-previous policy's annotations
+
+
+def _retained_marks(obj: KubeObject, key: _MarksKey, retention: RetentionAhead) -> dict[str, Value] | None:
+    """The values a config's own mapping gets as the version `key` names,
+    with the retention marks keep.decide gives it, merged in the order
+    rewrite asks for them (`_versions`, then `_retention`); None when it
+    gives it none."""
+    scope = scope_of(obj, retention.scope)
+    if not scope and not retention.keep:
+        return None
+    values = _marks(*key)
+    _merge(values, _retention_marks(scope, retention.keep))
+    return values
+
+
+def _ordered(values: object) -> object:
+    """`values` with the order of every mapping's keys: the text of the
+    keys inserted follows it."""
+    if isinstance(values, dict):
+        return tuple((key, _ordered(value)) for key, value in values.items())
+    return values
+
+
 class Ahead:
     """One group of a Prepared's edits (its marks, or its copy's), as
     DocumentEdits.set_ahead is given them: made when written, from the
@@ -96,11 +161,84 @@ class Ahead:
         return edits
 
 
-def prepare(obj: KubeObject, root: MappingNode, options: Options, copies: bool, whole: bool = True) -> Prepared | None:
+class TemplatesAhead(edit.Located):
+    """A workload's keys located ahead, in a run that gives most workloads
+    keys (--strategy=annotate, --keep-previous, --retain): the annotations
+    the run may put on each of its pod templates' metadata (`template_keys`),
+    located while its document was whole, so that read need not keep those
+    mappings (pipeline/needs.py). Used for a template given exactly the
+    keys of one of its groups (`edits_for`); any other mapping edit of the
+    document composes it again when it is written (DocumentEdits.edits)."""
+
+    __slots__ = ("_places",)
+
+    def __init__(self, groups: Sequence[list[edit.LocatedEdit] | None], places: tuple) -> None:
+        super().__init__(groups)
+        # (template path, keys) of each group: the same for every workload
+        # of the same shape, one object for all.
+        self._places = edit.shared(places)
+
+    def edits_for(self, obj: KubeObject, path: Path, values: dict[str, Value]) -> list[Edit] | None:
+        """The edits giving the template at `path` `values`, if located
+        for exactly those keys; else None."""
+        metadata = values.get("metadata") if len(values) == 1 else None
+        annotations = metadata.get("annotations") if type(metadata) is dict and len(metadata) == 1 else None
+        if type(annotations) is not dict:
+            return None
+        try:
+            index = self._places.index((path, tuple(annotations)))
+        except ValueError:
+            return None
+        return self.group(index, values)
+
+
+def template_keys(config_hash: bool, refs: bool) -> tuple[str, ...]:
+    """The annotations a run gives pod templates (what TemplatesAhead
+    locates): a config hash (--strategy=annotate), or a record of the
+    versions each uses (--keep-previous, --retain). Never both: annotate
+    keeps every name, so there is no version to record."""
+    if config_hash:
+        return (ANNOTATION_CONFIG_HASH,)
+    return (ANNOTATION_REFS,) if refs else ()
+
+
+def prepare_templates(obj: KubeObject, root: MappingNode, paths: Sequence[Path],
+                      keys: tuple[str, ...]) -> TemplatesAhead | None:
+    """`obj`'s template annotations `keys` (template_keys) located ahead
+    from `root`, its mapping, for the templates at `paths`. A template that
+    holds one of the keys already (a second run) or has a shape
+    locate_entries refuses gets no group: its edits are made from the
+    document composed again, as they always were. None: no group."""
+    groups = [_located_annotations(obj.document, node_at(root, path), keys) for path in paths]
+    if not any(group is not None for group in groups):
+        return None
+    return TemplatesAhead(groups, tuple((path, keys) for path in paths))
+
+
+def _located_annotations(doc: Document, template: Node | None, names: tuple[str, ...]) -> list[edit.LocatedEdit] | None:
+    if not isinstance(template, MappingNode):
+        return None
+    written = get(get(template, "metadata"), "annotations")
+    if any(get(written, name) is not None for name in names):
+        # Whether it is rewritten depends on the value it holds, known only
+        # once planned.
+        return None
+    try:
+        return edit.locate_entries(doc.text, template, {"metadata": {"annotations": dict.fromkeys(names, "")}},
+                                   doc.newline)
+    except Exception:
+        return None  # set_entries refuses it when written, as before
+
+
+def prepare(obj: KubeObject, root: MappingNode, options: Options, copies: bool, whole: bool = True,
+            retention: RetentionAhead | None = None) -> Prepared | None:
     """`obj`'s edits made ahead from `root`, its mapping (Prepared);
     `copies`: whether the plan may give it an unsuffixed copy; `whole`:
     whether `root` holds its data's entries (read takes a large config's
-    out as it composes it: index/folding.py). None for a shape the edits
+    out as it composes it: index/folding.py); `retention`: the run records
+    what each version is kept for, so its marks merged with those are made
+    ahead too (PreparedRetained; not for a List's item, which keeps its
+    tree). None for a shape the edits
     cannot be made for: the object then keeps its tree, and meets the same
     code when written as it always did; and for a List's item that may be
     copied when `root` is not whole (its copy is made from it)."""
@@ -118,7 +256,13 @@ def prepare(obj: KubeObject, root: MappingNode, options: Options, copies: bool, 
             return PreparedItem(located, edit.json_line(_copy_as_item(obj, root, key[1])))
         if copies:
             located.append(edit.locate_entries(doc.text, root, _copy_marks(key[1], _own_id(obj)), doc.newline))
-        return Prepared(located)
+        retained = _retained_marks(obj, key, retention) if retention is not None else None
+        if retained is None:
+            return Prepared(located)
+        if not copies:
+            located.append(None)
+        located.append(edit.locate_entries(doc.text, root, retained, doc.newline))
+        return PreparedRetained(located, retention)
     except Exception:
         # Whatever locate_entries refuses of a shape, set_entries refuses
         # at write as before, if the object is versioned at all.
@@ -191,6 +335,13 @@ class DocumentEdits:
     # another mapping edit of the object comes (mapping_at). A List's items
     # may each have theirs: then a dict, by object.
     _ahead: tuple[KubeObject, Ahead, _Later] | dict[KubeObject, tuple[Ahead, _Later]] | None = None
+    # Keys given to a mapping of a document read did not keep for edits
+    # (Document.kept_for_edits, not a List), by the object and the path of
+    # the mapping, until the document is written (`edits`): made then from
+    # edits located ahead (TemplatesAhead), else in the document composed
+    # again there, one document at a time, not held from rewrite to write
+    # for every document so edited. Merged per path as per mapping.
+    _deferred: dict[tuple[KubeObject, Path], dict[str, Value] | _Later] | None = None
 
     def mapping_at(self, obj: KubeObject, path: Path) -> MappingNode:
         """The mapping at `path` in `obj`, to give keys to. Read keeps of most
@@ -269,7 +420,14 @@ class DocumentEdits:
         one graph only, so edits to one mapping still merge."""
         if obj.item is None:
             if self._whole is None:
-                self._whole = recompose(self.document)
+                whole = self._whole = recompose(self.document)
+                deferred, self._deferred = self._deferred, None
+                for (owner, path), entry in (deferred or {}).items():
+                    root = object_node(whole, owner) if whole is not None else None
+                    mapping = node_at(root, path) if root is not None else None
+                    if not isinstance(mapping, MappingNode):
+                        raise AssertionError(f"no mapping at {path!r} of {owner.describe()}")
+                    self._give(mapping, entry)
             return self._whole
         if self._items_whole is None:
             self._items_whole = {}
@@ -282,11 +440,45 @@ class DocumentEdits:
 
     def set_at(self, obj: KubeObject, path: Path, values: dict[str, Value]) -> None:
         """As `set`, on the mapping at `path` in `obj` (mapping_at)."""
-        self.set(self.mapping_at(obj, path), values)
+        if self._defers(obj):
+            self._defer(obj, path, values)
+        else:
+            self.set(self.mapping_at(obj, path), values)
 
     def set_later_at(self, obj: KubeObject, path: Path, make: Callable[..., dict[str, Value]], *args: object) -> None:
         """As `set_later`, on the mapping at `path` in `obj` (mapping_at)."""
-        self.set_later(self.mapping_at(obj, path), make, *args)
+        if self._defers(obj):
+            self._defer(obj, path, (make, *args))
+        else:
+            self.set_later(self.mapping_at(obj, path), make, *args)
+
+    def _defers(self, obj: KubeObject) -> bool:
+        """Whether a mapping edit of `obj` waits for the document to be
+        written (`_deferred`): one read did not keep for edits, not composed
+        again yet."""
+        doc = self.document
+        return not doc.kept_for_edits and obj.item is None and self._whole is None and not doc.shared
+
+    def _defer(self, obj: KubeObject, path: Path, entry: dict[str, Value] | _Later) -> None:
+        deferred = self._deferred
+        if deferred is None:
+            deferred = self._deferred = {}
+        later = self._take_ahead(obj) if self._ahead is not None else None
+        if later is not None:
+            deferred[(obj, ())] = later  # marks made ahead come first (mapping_at)
+        current = deferred.get((obj, path))
+        if current is None:
+            deferred[(obj, path)] = entry
+            return
+        if not isinstance(current, dict):
+            current = deferred[(obj, path)] = _made(current)
+        _merge(current, _made(entry))
+
+    def _give(self, mapping: MappingNode, entry: dict[str, Value] | _Later) -> None:
+        if isinstance(entry, dict):
+            self.set(mapping, entry)
+        else:
+            self._set_later(mapping, entry)
 
     def set(self, mapping: MappingNode, values: dict[str, Value]) -> None:
         """`values` becomes part of the edits: made for this call, and not
@@ -325,7 +517,8 @@ class DocumentEdits:
         document gets keys."""
         # A List's item: its marks come before any other edit of it, and no
         # edit of another item merges with them (mapping_at).
-        if made is None or obj.item is None and (self._entries is not None or self._ahead is not None):
+        if made is None or obj.item is None and (
+                self._entries is not None or self._deferred is not None or self._ahead is not None):
             self.set_later_at(obj, (), make, *args)
         elif self._ahead is None:
             self._ahead = (obj, made, (make, *args))
@@ -396,6 +589,7 @@ class DocumentEdits:
         if doc.shared:
             _check_shared(doc, self.replaced)
         text, newline = doc.text, doc.newline
+        located = self._deferred_located() if self._deferred is not None else []
         # Replacements and insertions never start and end at the same place
         # (a replaced scalar has text; an item goes ahead of an item's text),
         # so all replacements first, then all insertions, splice as the order
@@ -414,7 +608,24 @@ class DocumentEdits:
             out.extend(made.made(_made(later)))
         for mapping, entry in (self._entries or {}).items():
             edit.set_entries(text, mapping, _made(entry), newline, out)
-        return out
+        return out + located
+
+    def _deferred_located(self) -> list[Edit]:
+        """The deferred keys' edits, located ahead (TemplatesAhead) when all
+        of them were; else none, and all go to the document composed again
+        (_whole_of), as the keys of any mapping read did not keep, so that
+        edits at one offset keep the order they were asked in."""
+        deferred = self._deferred
+        assert deferred is not None
+        made: list[Edit] = []
+        for (obj, path), entry in deferred.items():
+            ahead = obj.prepared
+            edits = ahead.edits_for(obj, path, _made(entry)) if ahead is not None else None
+            if edits is None:
+                self._whole_of(obj)
+                return []
+            made.extend(edits)
+        return made  # the keys stay asked for: `graph` reads them after writing (values_of)
 
 
 # Values not made yet: the function that makes them, then its arguments.

@@ -91,7 +91,7 @@ class Located:
     Edits located ahead for many objects (a config's marks), most of them
     never asked for, differ in their offsets and in the values their texts
     are made from: what makes the texts (`how`) is the same for every
-    object of the same shape, and one is shared by all (`_shared`). What
+    object of the same shape, and one is shared by all (`shared`). What
     each object keeps is that and its offsets, packed in one bytes object.
     """
 
@@ -110,7 +110,7 @@ class Located:
                 numbers += (start, end)
                 hows.append(how)
             shape.append(tuple(hows))
-        self._shape = _shared(tuple(shape))
+        self._shape = shared(tuple(shape))
         # Each edit's start and end; their width follows from their count
         # (the shape's) and the bytes' length.
         try:  # offsets in a document under 64 KiB: most
@@ -140,7 +140,7 @@ class Located:
 
 
 @lru_cache(maxsize=1024)
-def _shared(shape: tuple) -> tuple:
+def shared(shape: tuple) -> tuple:
     """The one object for equal shapes, as far as the cache holds them."""
     return shape
 

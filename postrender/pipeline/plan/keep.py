@@ -38,6 +38,14 @@ def scope_of(obj: KubeObject, explicit: str | None) -> str | None:
     return label_value(value) if value else None
 
 
+def policy_marks(keep_previous: str | None) -> tuple[tuple[str, str], ...]:
+    """The annotations a --keep-previous policy gives each version."""
+    if keep_previous is not None and keep_previous not in KEEP_POLICIES:
+        # Flags are checked by argparse; plugin and KRM configs arrive here unchecked.
+        raise UsageError(f"keep-previous {keep_previous!r}: choose from {', '.join(sorted(KEEP_POLICIES))}")
+    return tuple(KEEP_POLICIES[keep_previous].items()) if keep_previous else ()
+
+
 @record(frozen=True)
 class Mark:
     """What a versioned object carries so previous versions outlive a rollout."""
@@ -77,10 +85,7 @@ def decide(
     held: Collection[int] = (),
 ) -> Retention:
     """`held`: ids of references left as written; they use no version."""
-    if keep_previous is not None and keep_previous not in KEEP_POLICIES:
-        # Flags are checked by argparse; plugin and KRM configs arrive here unchecked.
-        raise UsageError(f"keep-previous {keep_previous!r}: choose from {', '.join(sorted(KEEP_POLICIES))}")
-    keep = tuple(KEEP_POLICIES[keep_previous].items()) if keep_previous else ()
+    keep = policy_marks(keep_previous)
     marks = []
     for version in the_plan.versions:
         if not version.versioned:

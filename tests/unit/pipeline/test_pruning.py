@@ -7,6 +7,7 @@ KRM reads it), so each case compares the two paths on one input.
 """
 
 import io
+import re
 import shlex
 from pathlib import Path
 
@@ -73,6 +74,16 @@ def test_corpus_renders_alike(path: Path, variant: str):
 def test_any_stream_renders_alike(drawn):
     _stream, text = drawn
     _same(text, "")
+
+
+@pytest.mark.parametrize("argv", ["--strategy annotate", "--keep-previous argocd",
+                                  "--strategy annotate --keep-previous flux"])
+@settings(deadline=None, max_examples=30, suppress_health_check=list(HealthCheck))
+@given(ms.written(ms.streams()))
+def test_any_stream_renders_alike_where_most_workloads_get_keys(argv, drawn):
+    # Their keys are located as each workload is read (rewrite.TemplatesAhead).
+    _stream, text = drawn
+    _same(text, argv)
 
 
 def _kept(text: str) -> tuple[int, int]:
@@ -179,20 +190,26 @@ def test_a_config_object_keeps_none_of_its_tree_once_its_edits_are_made():
     assert _kept(listed)[1] == _kept(listed)[0]
 
 
-@pytest.mark.parametrize("argv, kept", [("", False), ("--strategy annotate", False), ("--keep-previous helm", True)])
-def test_only_a_run_that_records_what_configs_are_kept_for_keeps_their_metadata(argv, kept):
-    # --strategy=annotate gives each workload a config hash and configs no
-    # keys: its configs' marks are made ahead as in a plain render.
+@pytest.mark.parametrize("argv", ["", "--strategy annotate", "--keep-previous helm", "--keep-previous argocd --scope x"])
+def test_a_config_keeps_none_of_its_tree_in_any_run(argv):
+    # Its marks are made ahead, and in a run that records what each version
+    # is kept for (--keep-previous), merged with those marks too
+    # (rewrite.PreparedRetained).
     from postrender.pipeline.render import read_for
+    from postrender.pipeline.rewrite import PreparedRetained
 
     options = render_options(parse(shlex.split(argv)))
     stream = read_for([Source(None, WORKLOAD)], options).stream
     config = stream.objects[1]
     assert config.kind == "ConfigMap"
-    assert (config.prepared is None) is kept
-    assert (config.document.root.value != ()) is kept
-    workload = stream.objects[0].document.root
-    assert (node_at(workload, ("metadata", "name")) is not None) is bool(argv)  # a referrer takes keys
+    assert config.prepared is not None
+    assert isinstance(config.prepared, PreparedRetained) is ("keep-previous" in argv)
+    assert config.document.root.value == ()
+    # A referrer takes keys in the runs that give some: located as it was
+    # read (rewrite.TemplatesAhead), with none of its metadata kept for them.
+    workload = stream.objects[0]
+    assert node_at(workload.document.root, ("metadata", "name")) is None
+    assert (workload.prepared is not None) is bool(argv)
 
 
 _SHAPES = {
@@ -505,3 +522,220 @@ def test_a_producer_is_kept_whole_only_when_its_rule_applies(issuer):
     assert (kept == whole) is issuer, (whole, kept)
     _same(text, "")
     _same(text, "--keep-previous argocd")
+
+
+# Runs that give most workloads keys (a config hash on every pod template
+# under --strategy annotate, a record of what each uses under
+# --keep-previous) locate those keys as each workload is read
+# (rewrite.TemplatesAhead), so it keeps none of its metadata for them. Every
+# shape must render as the whole document does, whether its keys were
+# located ahead or its document is composed again when written (a key
+# already there, a podMetadata, a List's item).
+_POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: one-off
+  annotations: {team: a}
+spec:
+  containers:
+  - {name: c, image: x, envFrom: [{configMapRef: {name: web-config}}]}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: web-config}
+data: {a: "1"}
+"""
+_CRONJOB = """\
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: nightly}
+spec:
+  schedule: "@daily"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          containers:
+          - name: c
+            image: x
+            volumes: []
+            env:
+            - {name: A, valueFrom: {configMapKeyRef: {name: web-config, key: a}}}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: web-config}
+data: {a: "1"}
+"""
+_PROMETHEUS = """\
+apiVersion: monitoring.coreos.com/v1
+kind: Prometheus
+metadata: {name: main}
+spec:
+  podMetadata: {labels: {a: b}}
+  configMaps: [web-config]
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: web-config}
+data: {a: "1"}
+"""
+TEMPLATE_SHAPES = {
+    "flow metadata": WORKLOAD,
+    "block metadata": WORKLOAD.replace("    metadata: {labels: {app: web}}\n",
+                                       "    metadata:\n      labels:\n        app: web\n"),
+    "annotations beside": WORKLOAD.replace("    metadata: {labels: {app: web}}\n",
+                                           "    metadata:\n      annotations:\n        team: a # why\n"
+                                           "      labels: {app: web}\n"),
+    "annotations null": WORKLOAD.replace("    metadata: {labels: {app: web}}\n",
+                                         "    metadata:\n      labels: {app: web}\n      annotations:\n"),
+    "metadata null": WORKLOAD.replace("    metadata: {labels: {app: web}}\n", "    metadata:\n"),
+    "metadata empty": WORKLOAD.replace("    metadata: {labels: {app: web}}\n", "    metadata: {}\n"),
+    "no metadata": WORKLOAD.replace("    metadata: {labels: {app: web}}\n", ""),
+    "metadata last": WORKLOAD.replace("    metadata: {labels: {app: web}}\n", "").replace(
+        "        envFrom: [{configMapRef: {name: web-config}}]\n",
+        "        envFrom: [{configMapRef: {name: web-config}}]\n    metadata:\n      labels:\n        app: web\n"),
+    "CRLF": WORKLOAD.replace("\n", "\r\n"),
+    "a Pod": _POD,
+    "a CronJob": _CRONJOB,
+    "a kind with podMetadata": _PROMETHEUS,
+    "an object without a template": _NO_TEMPLATE.replace(', annotations: {postrender.io/versioned: "false"}', ""),
+    "in a List": _listed(*WORKLOAD.split("---\n")),
+}
+TEMPLATE_RUNS = ["--strategy annotate", "--keep-previous argocd", "--strategy annotate --keep-previous flux",
+                 "--keep-previous helm --keep-original=all"]
+
+
+@pytest.mark.parametrize("argv", TEMPLATE_RUNS)
+@pytest.mark.parametrize("shape", TEMPLATE_SHAPES, ids=list(TEMPLATE_SHAPES))
+def test_keys_located_ahead_land_as_on_the_whole(shape, argv):
+    text = TEMPLATE_SHAPES[shape]
+    first, _, _ = _render(text, argv, pruned=True)
+    assert not first.startswith("error:"), first
+    # A bare Pod's template never changes (the API server refuses it): it
+    # takes no keys, and its references stay as written.
+    assert ("postrender.io/config-hash" in first or "postrender.io/refs" in first) is (shape != "a Pod")
+    _same(text, argv)
+    # A second run finds the keys there, with the values they get again:
+    # those are never located ahead.
+    _same(first, argv)
+    assert _render(first, argv, pruned=True)[0] == first
+
+
+def _recomposed(monkeypatch) -> list:
+    from postrender.pipeline import rewrite
+    from postrender.pipeline.read import recompose
+
+    composed: list = []
+    monkeypatch.setattr(rewrite, "recompose", lambda doc, *a: composed.append(doc.index) or recompose(doc, *a))
+    return composed
+
+
+@pytest.mark.parametrize("argv", TEMPLATE_RUNS)
+def test_a_workload_takes_its_keys_with_none_of_its_metadata_kept(monkeypatch, argv):
+    from postrender.pipeline.read import Source as _Source
+    from postrender.pipeline.render import read_for
+    from postrender.pipeline.rewrite import TemplatesAhead
+
+    text = TEMPLATE_SHAPES["block metadata"]
+    options = render_options(parse(shlex.split(argv)))
+    workload = read_for([_Source(None, text)], options).stream.objects[0]
+    assert isinstance(workload.prepared, TemplatesAhead)
+    assert not workload.document.kept_for_edits
+    # Only the references' scalars stay: no metadata, no template's.
+    assert node_at(workload.node, ("metadata",)) is None
+    assert node_at(workload.node, ("spec", "template", "metadata")) is None
+    composed = _recomposed(monkeypatch)
+    output, _, _ = _render(text, argv, pruned=True)
+    assert "postrender.io/" in output.split("---")[0]
+    # The configs under --keep-previous keep their metadata (the marks of
+    # what each is kept for are not located ahead): only the workload counts.
+    assert 1 not in composed
+
+
+def test_keys_not_located_ahead_compose_the_document_when_it_is_written(monkeypatch):
+    # A config hash on a Prometheus goes to spec.podMetadata, which is not
+    # located ahead: its document is composed again, but only as it is
+    # written (DocumentEdits.edits, asked by write), not held from the
+    # rewrite on.
+    import traceback
+
+    from postrender.pipeline import rewrite
+    from postrender.pipeline.read import recompose
+
+    callers: list = []
+
+    def recording(doc, *a):
+        callers.append([frame.name for frame in traceback.extract_stack()])
+        return recompose(doc, *a)
+
+    monkeypatch.setattr(rewrite, "recompose", recording)
+    output, _, _ = _render(_PROMETHEUS, "--strategy annotate", pruned=True)
+    assert "podMetadata: {labels: {a: b}, annotations: {postrender.io/config-hash:" in output
+    assert len(callers) == 1
+    assert "write" in callers[0] and "rewrite" not in callers[0]
+
+
+# A run that records what each version is kept for (--keep-previous) gives
+# a versioned config those marks too; they are located with its own as it
+# is read (rewrite.PreparedRetained), where the marks it gets can be known
+# then: its scope (--scope, or its instance or scope label) and the
+# policy's annotations. Every shape must render as the whole one does.
+_CONFIG = WORKLOAD.split("---\n")[1]
+_DEPLOYMENT = WORKLOAD.split("---\n")[0]
+_BLOCK_CONFIG = _CONFIG.replace("metadata: {name: web-config}\n", "metadata:\n  name: web-config\n  labels:\n    a: b\n")
+CONFIG_SHAPES = {
+    "flow metadata": _CONFIG,
+    "block metadata": _BLOCK_CONFIG,
+    "an instance label": _BLOCK_CONFIG.replace("    a: b\n", "    app.kubernetes.io/instance: rel\n"),
+    "a scope label": _BLOCK_CONFIG.replace("    a: b\n", "    postrender.io/scope: other\n"),
+    "annotations": _BLOCK_CONFIG.replace("  labels:\n", "  annotations: {team: a}\n  labels:\n"),
+    "the policy's annotation": _BLOCK_CONFIG.replace(
+        "  labels:\n", "  annotations:\n    helm.sh/resource-policy: keep\n    argocd.argoproj.io/sync-options: Prune=false\n"
+        "  labels:\n"),
+    "metadata last": "apiVersion: v1\nkind: ConfigMap\ndata: {a: \"1\", b: \"2\"}\nmetadata:\n  name: web-config\n",
+    "CRLF": _BLOCK_CONFIG.replace("\n", "\r\n"),
+    "a Secret": "apiVersion: v1\nkind: Secret\nmetadata:\n  name: web-config\ntype: Opaque\nstringData: {a: b}\n"
+                + "---\n" + _DEPLOYMENT.replace("configMapRef", "secretRef"),
+    "in a List": _listed(_DEPLOYMENT, _BLOCK_CONFIG),
+    # Versioned by a run before, then renamed around by an overlay's
+    # namePrefix, and changed since: it gets a name its content alone does
+    # not give, so its marks were not located with it.
+    "renamed around": _BLOCK_CONFIG.replace("name: web-config", "name: o-web-config-old0000000").replace(
+        "    a: b\n", "    postrender.io/versioned: \"true\"\n    postrender.io/base-name: web-config\n"
+        "    postrender.io/content-hash: old0000000\n"),
+    # Renamed by kustomize (its history annotations): with --keep-original
+    # the versioned one gets its history beside the marks, which were not
+    # located with it, so its document is composed again when written.
+    "renamed by kustomize": _BLOCK_CONFIG.replace("name: web-config", "name: prod-web-config").replace(
+        "  labels:\n", "  annotations:\n    internal.config.kubernetes.io/previousNames: web-config\n"
+        "    internal.config.kubernetes.io/previousKinds: ConfigMap\n"
+        "    internal.config.kubernetes.io/previousNamespaces: default\n  labels:\n"),
+}
+RETAINED_RUNS = ["--keep-previous argocd", "--keep-previous helm --keep-original=all", "--keep-previous flux --scope team",
+                 "--keep-previous argocd --mutable"]
+
+
+@pytest.mark.parametrize("argv", RETAINED_RUNS)
+@pytest.mark.parametrize("shape", CONFIG_SHAPES, ids=list(CONFIG_SHAPES))
+def test_retention_marks_located_ahead_land_as_on_the_whole(shape, argv):
+    text = CONFIG_SHAPES[shape]
+    if "kind: Deployment" not in text:
+        config_name = re.search(r"name: ([\w.-]+)", text).group(1)
+        text = _DEPLOYMENT.replace("name: web-config", f"name: {config_name}") + "---\n" + text
+    first, _, _ = _render(text, argv, pruned=True)
+    assert not first.startswith("error:"), first
+    assert "postrender.io/versioned" in first and "postrender.io/refs" in first
+    _same(text, argv)
+    _same(first, argv)
+    assert _render(first, argv, pruned=True)[0] == first
+
+
+@pytest.mark.parametrize("argv", RETAINED_RUNS)
+def test_a_run_that_keeps_previous_versions_composes_no_document_again(monkeypatch, argv):
+    composed = _recomposed(monkeypatch)
+    output, _, _ = _render(WORKLOAD.replace("metadata: {name: web-config}", "metadata: {name: web-config, labels: {a: b}}"),
+                           argv, pruned=True)
+    assert "postrender.io/refs" in output and "postrender.io/versioned" in output
+    assert composed == []
