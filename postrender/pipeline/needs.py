@@ -355,7 +355,8 @@ class _Readers:
                 obj.kind in self.looked_up
                 or references.kind_from_paths(obj, self._table) or producers.may_produce(obj.kind))
         # A config whose edits were not made ahead keeps what they touch.
-        return quiet and (obj.prepared is not None or not is_config_object(obj)) and not self.keeps_for_keys(obj, found)
+        return quiet and (obj.prepared is not None or not is_config_object(obj)) and not (
+            self._edits_everywhere and self.keeps_for_keys(obj, found))
 
     def takes_keys(self, obj: KubeObject, found: references.Found) -> bool:
         """In a run that gives most workloads keys (edits_everywhere): whether
