@@ -564,7 +564,10 @@ class DocumentEdits:
     def entries(self) -> list[tuple[MappingNode, dict[str, Value]]]:
         """Each mapping given keys, with every key and value it is given;
         marks made ahead, on the object's mapping as read keeps it (which
-        starts where the whole one did)."""
+        starts where the whole one did); keys deferred (`_deferred`), on the
+        document composed again for them, as values_of does."""
+        if self._deferred is not None:
+            self._whole_of(next(iter(self._deferred))[0])
         ahead = [(obj.node, _made(later)) for obj, _, later in self._aheads()]
         return ahead + [(mapping, _made(entry)) for mapping, entry in (self._entries or {}).items()]
 
