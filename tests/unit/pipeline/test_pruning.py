@@ -541,11 +541,7 @@ spec:
   containers:
   - {name: c, image: x, envFrom: [{configMapRef: {name: web-config}}]}
 ---
-apiVersion: v1
-kind: ConfigMap
-metadata: {name: web-config}
-data: {a: "1"}
-"""
+""" + WORKLOAD.split("---\n")[1]
 _CRONJOB = """\
 apiVersion: batch/v1
 kind: CronJob
@@ -563,11 +559,7 @@ spec:
             env:
             - {name: A, valueFrom: {configMapKeyRef: {name: web-config, key: a}}}
 ---
-apiVersion: v1
-kind: ConfigMap
-metadata: {name: web-config}
-data: {a: "1"}
-"""
+""" + WORKLOAD.split("---\n")[1]
 _PROMETHEUS = """\
 apiVersion: monitoring.coreos.com/v1
 kind: Prometheus
@@ -576,11 +568,7 @@ spec:
   podMetadata: {labels: {a: b}}
   configMaps: [web-config]
 ---
-apiVersion: v1
-kind: ConfigMap
-metadata: {name: web-config}
-data: {a: "1"}
-"""
+""" + WORKLOAD.split("---\n")[1]
 TEMPLATE_SHAPES = {
     "flow metadata": WORKLOAD,
     "block metadata": WORKLOAD.replace("    metadata: {labels: {app: web}}\n",
@@ -610,17 +598,22 @@ TEMPLATE_RUNS = ["--strategy annotate", "--keep-previous argocd", "--strategy an
 @pytest.mark.parametrize("argv", TEMPLATE_RUNS)
 @pytest.mark.parametrize("shape", TEMPLATE_SHAPES, ids=list(TEMPLATE_SHAPES))
 def test_keys_located_ahead_land_as_on_the_whole(shape, argv):
-    text = TEMPLATE_SHAPES[shape]
-    first, _, _ = _render(text, argv, pruned=True)
-    assert not first.startswith("error:"), first
+    first = _alike_twice(TEMPLATE_SHAPES[shape], argv)
     # A bare Pod's template never changes (the API server refuses it): it
     # takes no keys, and its references stay as written.
     assert ("postrender.io/config-hash" in first or "postrender.io/refs" in first) is (shape != "a Pod")
+
+
+def _alike_twice(text: str, argv: str) -> str:
+    """The render of `text`, checked to be the whole one's, and again on
+    its own output: a second run finds the keys there, with the values they
+    get again (those are never located ahead), and changes nothing."""
+    first, _, _ = _render(text, argv, pruned=True)
+    assert not first.startswith("error:"), first
     _same(text, argv)
-    # A second run finds the keys there, with the values they get again:
-    # those are never located ahead.
     _same(first, argv)
     assert _render(first, argv, pruned=True)[0] == first
+    return first
 
 
 def _recomposed(monkeypatch) -> list:
@@ -724,12 +717,8 @@ def test_retention_marks_located_ahead_land_as_on_the_whole(shape, argv):
     if "kind: Deployment" not in text:
         config_name = re.search(r"name: ([\w.-]+)", text).group(1)
         text = _DEPLOYMENT.replace("name: web-config", f"name: {config_name}") + "---\n" + text
-    first, _, _ = _render(text, argv, pruned=True)
-    assert not first.startswith("error:"), first
+    first = _alike_twice(text, argv)
     assert "postrender.io/versioned" in first and "postrender.io/refs" in first
-    _same(text, argv)
-    _same(first, argv)
-    assert _render(first, argv, pruned=True)[0] == first
 
 
 @pytest.mark.parametrize("argv", RETAINED_RUNS)
