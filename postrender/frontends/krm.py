@@ -465,5 +465,19 @@ def _block_yaml(data: dict[str, Any], column: int, newline: str) -> str:
     yaml.indent(mapping=2, sequence=4, offset=2)
     buffer = io.StringIO()
     yaml.dump(data, buffer)
+    text = buffer.getvalue()
+    if any(c in text for c in _YAML_ONLY_BREAKS):
+        # A value holding one (a name read back from an item): written raw,
+        # a reader would take it for a line break; escaped, every reader
+        # reads the character.
+        yaml.allow_unicode = False
+        buffer = io.StringIO()
+        yaml.dump(data, buffer)
+        text = buffer.getvalue()
     pad = " " * column
-    return "".join(pad + line + newline for line in buffer.getvalue().splitlines())
+    return "".join(pad + line + newline for line in text.split("\n")[:-1])
+
+
+# Characters YAML 1.1 reads as line breaks that ruamel writes raw into a
+# quoted scalar when it may write Unicode.
+_YAML_ONLY_BREAKS = ("\x85", "\u2028", "\u2029")

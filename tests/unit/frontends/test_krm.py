@@ -427,3 +427,30 @@ def test_generated_plain_streams_with_resource_list_lines_stay_plain(data):
     text = "".join("---\n" + d for d in docs)
     result = run_postrender([], text)
     assert result.status == 1 and result.stdout == "", result.stderr
+
+
+@pytest.mark.parametrize("character", ["\x85", "\u2028", "\u2029", "é", "日本"])
+def test_results_hold_every_character_of_a_name_as_read(character):
+    # A reference left as is names what the item holds: its `results` entry
+    # reads back as that name, where a YAML 1.1 line break written raw in a
+    # quoted scalar would fold to a space (and once split the line).
+    name = f"miss{character}ing"
+    resource_list = {
+        "apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList",
+        "items": [{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+                   "spec": {"template": {"spec": {"containers": [{"name": "web", "image": "x", "env": [
+                       {"name": "X", "valueFrom": {"secretKeyRef": {"name": name, "key": "k"}}}]}]}}}}],
+    }
+    # The item written as JSON, every character escaped: read alike by YAML 1.1 and 1.2.
+    text = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- " + json.dumps(
+        resource_list["items"][0]) + "\n"
+    result = run_postrender([], text)
+    assert result.status == 0, result.stderr
+    read = YAML(typ="safe", pure=True).load(result.stdout)
+    refs = [r["resourceRef"]["name"] for r in read["results"] if "resourceRef" in r]
+    fields = [r["field"]["currentValue"] for r in read["results"] if "field" in r]
+    assert fields == [name], read["results"]
+    assert refs == ["web"]
+    assert read["items"] == resource_list["items"]
+    if character.isalpha():
+        assert name in result.stdout  # written as it is, not escaped
