@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 import os
-import re
 import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
 from .errors import Location, PostrenderError, UsageError
-from .pipeline.read import Source
-from .lazyre import LazyPattern
+from .pipeline.read import Source, opens_with_marker
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
-_DOCUMENT_START = LazyPattern(rb"^---(?=[ \t\r\n]|$)", re.M)
 
 
 NO_INPUT = (
@@ -111,6 +108,18 @@ def _read_limited(handle: BinaryIO, max_bytes: int, what: str, limit: int | None
     return b"".join(chunks)
 
 
+def _documents_to_end_of(text: str) -> int:
+    """The number of the document `text` ends in, its separator lines read
+    as the splitter reads them (read.opens_with_marker: `---#x` is one)."""
+    start = 1 if text.startswith("\ufeff") else 0
+    separators = 1 if opens_with_marker(text, start) else 0
+    at = text.find("\n---")
+    while at != -1:
+        separators += opens_with_marker(text, at + 1)
+        at = text.find("\n---", at + 1)
+    return separators + (0 if opens_with_marker(text, start) else 1)
+
+
 def _suggested(limit: int) -> str:
     mebibytes = -(-limit * 2 // (1 << 20))  # twice the limit, rounded up to MiB
     return f"{mebibytes}Mi"
@@ -122,8 +131,7 @@ def decode(data: bytes, name: str | None) -> Source:
     except UnicodeDecodeError as exc:
         before = data[: exc.start]
         line = before.count(b"\n") + 1
-        markers = len(_DOCUMENT_START.findall(before))
-        document = markers + (0 if data.startswith(b"---") else 1)
+        document = _documents_to_end_of(before.decode("utf-8"))
         raise PostrenderError(
             f"invalid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})",
             Location(document, name, line=line),

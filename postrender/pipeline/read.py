@@ -86,7 +86,10 @@ _MARKER_LINE = re.compile(r"---(?:[ \t]*#.*)?|\.\.\.(?:[ \t]+#.*)?")
 # by LF lines, so one between nodes would put an edit in the wrong place:
 # such a document is refused. Inside a quoted scalar they are only content
 # (kubectl kustomize writes U+2028 that way), and the scalar is edited whole.
-_ODD_LINE_BREAK = LazyPattern("\r(?!\n)|[\x85\u2028\u2029]")
+# Line breaks YAML 1.1 reads that kubectl's line splitting does not, and a
+# byte order mark that starts a line: libyaml skips one at any line start,
+# kubectl only at the start of a file (elsewhere it reads it as text).
+_ODD_LINE_BREAK = LazyPattern("\r(?!\n)|[\x85\u2028\u2029]|(?<=\n)\ufeff")
 _LONE_CR = LazyPattern("\r(?!\n)")
 
 
@@ -181,7 +184,7 @@ class Document:
         return self.first_line + self.chunk_line(node.start_mark) + 1
 
     def chunk_line(self, offset: int) -> int:
-        """The 0-based line of an offset in the chunk, as libyaml counts."""
+        """The 0-based line of an offset in the chunk (lines end at LF: line_starts)."""
         if self.line_starts is None:
             self.line_starts = line_starts(self.text)
         return bisect.bisect_right(self.line_starts, offset) - 1
@@ -194,7 +197,8 @@ class Document:
     def rendered_line(self, line: int) -> int | None:
         if self.rendered is None:
             return None
-        return self.rendered.line(line - self.first_line - 1)
+        rendered = self.rendered.line(line - self.first_line - 1)
+        return rendered if rendered >= 1 else None  # a line Helm wrote before the template's first
 
     def paths_to(self, target: Node) -> int:
         """How many paths lead from the root to target (1 unless it is shared)."""
@@ -575,7 +579,8 @@ def _only_directives(chunk: str) -> bool:
 
 def _has_odd_line_breaks(text: str) -> bool:
     # Substring tests first: scanning 50 MB with the regex takes most of a second.
-    return "\x85" in text or "\u2028" in text or "\u2029" in text or ("\r" in text and _LONE_CR.search(text) is not None)
+    return ("\x85" in text or "\u2028" in text or "\u2029" in text or ("\r" in text and _LONE_CR.search(text) is not None)
+            or text.find("\ufeff", 1) != -1)
 
 
 class _Count:
@@ -730,7 +735,12 @@ def _read_document(doc: Document, limits: Limits, count: _Count, odd_breaks: boo
             parts = items = (_DroppingItems if large_item else _Items)(doc, prune, shared)
         elif large and _in_parts(doc):
             parts = _Dropping(prune)
-    doc.root = _compose(doc, limits, count, parts)
+    try:
+        doc.root = _compose(doc, limits, count, parts)
+    except PostrenderError:
+        if odd_breaks:
+            _check_byte_order_marks(doc)  # what libyaml fails on after a mark it did not skip
+        raise
     count.position += len(doc.text)
     count.objects += 1
     if odd_breaks:
@@ -1073,6 +1083,11 @@ def _line_count(text: str) -> int:
 
 
 def _check_line_breaks(doc: Document) -> None:
+    """Refuses what kubectl and YAML read differently about lines: a line
+    break YAML 1.1 reads and kubectl does not, outside a quoted string (in
+    a JSON document that starts the stream, inside one too: kubectl reads
+    its strings as JSON, where they are plain characters), and a byte order
+    mark that starts a line."""
     matches = list(_ODD_LINE_BREAK.finditer(doc.text))
     if not matches:
         return
@@ -1080,7 +1095,7 @@ def _check_line_breaks(doc: Document) -> None:
         (node.start_mark, node.end_mark)
         for node in unique_nodes(doc.root)
         if isinstance(node, ScalarNode) and node.style in ("'", '"')
-    ) if doc.root is not None else []
+    ) if doc.root is not None and not _is_json_first(doc) else []
     starts = [start for start, _ in quoted]
     for match in matches:
         if doc.text.startswith("\r\n", match.end()):
@@ -1091,13 +1106,36 @@ def _check_line_breaks(doc: Document) -> None:
             break
         i = bisect.bisect_right(starts, match.start()) - 1
         if i < 0 or match.start() >= quoted[i][1]:
-            name = {"\r": "a CR without LF", "\x85": "NEL (U+0085)", "\u2028": "U+2028", "\u2029": "U+2029"}[match.group()]
-            problem = f"line break {name} outside a quoted string is not supported"
+            name = _ODD_NAMES.get(match.group())
+            if name is None:  # a byte order mark
+                problem = _MARK_STARTS_A_LINE
+            elif _is_json_first(doc):
+                problem = (f"line break {name} in a JSON document that starts the stream is not supported (kubectl"
+                           " reads the document as JSON, where it is a character, YAML as a line break); escape it")
+            else:
+                problem = f"line break {name} outside a quoted string is not supported; use LF or CRLF line endings"
             break
     else:
         return
     line = doc.first_line + doc.text.count("\n", 0, match.start()) + 1
-    raise PostrenderError(f"{problem}; use LF or CRLF line endings", doc.location(line=line))
+    raise PostrenderError(problem, doc.location(line=line))
+
+
+def _check_byte_order_marks(doc: Document) -> None:
+    """Refuses a byte order mark that starts a line, for a document that did
+    not compose: libyaml skips one after a `---` line only where it is
+    written alone, so the document fails on what follows, and the mark is
+    what to fix."""
+    match = _LINE_START_MARK.search(doc.text)
+    if match is not None:
+        line = doc.first_line + doc.text.count("\n", 0, match.start()) + 1
+        raise PostrenderError(_MARK_STARTS_A_LINE, doc.location(line=line))
+
+
+_LINE_START_MARK = LazyPattern("(?<=\n)\ufeff")
+_MARK_STARTS_A_LINE = ("a byte order mark (U+FEFF) starts a line: kubectl and YAML read one alike only at the start of"
+                       " a file (YAML skips it at any line start, kubectl reads it as text or fails); remove it")
+_ODD_NAMES = {"\r": "a CR without LF", "\x85": "NEL (U+0085)", "\u2028": "U+2028", "\u2029": "U+2029"}
 
 
 def _compose(doc: Document, limits: Limits, count: _Count, parts: _Parts | None = None) -> Node | None:
@@ -1335,7 +1373,9 @@ def _mark_line(doc: Document, mark: object) -> int:
     an offset, counted as libyaml counts it: from after a byte-order mark."""
     if isinstance(mark, int):
         return doc.chunk_line(mark + doc.text.startswith("\ufeff"))
-    return mark.line  # type: ignore[attr-defined]
+    # libyaml's own line counts a CR, NEL, U+2028 and U+2029 in a quoted
+    # string too; its index is in characters, as offsets are.
+    return doc.chunk_line(mark.index + doc.text.startswith("\ufeff"))  # type: ignore[attr-defined]
 
 
 # kubectl reads a stream that starts with "{" as JSON up to the end of that

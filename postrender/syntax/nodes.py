@@ -1621,8 +1621,16 @@ _BREAKS = "\n\r\x85\u2028\u2029"
 
 
 def line_starts(text: str) -> list[int]:
-    """The offset each line of `text` starts at, as libyaml counts lines."""
-    return [0, *(match.end() for match in LINE_BREAK.finditer(text))]
+    """The offset each line of `text` starts at, lines ending at LF, as
+    kubectl, Helm and editors count them: libyaml counts a CR, NEL, U+2028
+    and U+2029 too, which read refuses outside a quoted string, where a
+    line number would count them."""
+    starts = [0]
+    at = text.find("\n")
+    while at != -1:
+        starts.append(at + 1)
+        at = text.find("\n", at + 1)
+    return starts
 
 
 def column(text: str, offset: int) -> int:

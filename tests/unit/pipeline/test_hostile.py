@@ -125,6 +125,23 @@ REFUSED = [
     ("lone-cr", CM + "---\n" + DEPLOY.replace("kind: Deployment\n", "kind: Deployment\r"), 2, 9,
      "a CR without LF"),
     ("line-separator", CM + "---\n" + DEPLOY.replace("image: nginx", "image: nginx\u2028"), 2, 17, "U+2028"),
+    # A byte order mark that starts a line: libyaml skips it, kubectl reads
+    # it as text or fails (it skips one only at the start of a file).
+    ("bom-line-start", CM + "---\n" + DEPLOY.replace("      containers:\n", "\ufeff      containers:\n"), 2, 15,
+     "a byte order mark (U+FEFF) starts a line"),
+    ("bom-after-separator", CM + "---\n\ufeff" + DEPLOY, 2, 8, "a byte order mark (U+FEFF) starts a line"),
+    ("bom-in-block-scalar", CM.replace("  a: b\n", "  a: |\n    x\n\ufeff    y\n"), 1, 8,
+     "a byte order mark (U+FEFF) starts a line"),
+    # kubectl reads a first document written in JSON as JSON, where these
+    # are characters of a string; YAML reads them as line breaks.
+    ("json-first-nel", '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cfg"},\n'
+     ' "data": {"a": "x\x85y"}}\n', 1, 2, "NEL (U+0085) in a JSON document that starts the stream"),
+    # Lines are counted at LF, as an editor counts them, past a CR or a
+    # U+2028 in a quoted string (libyaml counts them too), on an error of
+    # postrender's own and on one of libyaml's.
+    ("line-after-quoted-break", CM.replace("  a: b\n", '  a: "x\u2028y"\n  port: 8080\n'), 1, 7,
+     "data.port must be a string"),
+    ("yaml-error-after-quoted-break", CM.replace("  a: b\n", '  a: "x\ry"\n\tb: c\n'), 1, 7, "invalid YAML"),
     ("control-character", CM + "---\n" + DEPLOY.replace("image: nginx", 'image: "ngi\x01nx"'), 2, 17,
      "control characters are not allowed"),
     # sigs.k8s.io/yaml: "invalid map key"; as labels, nested keys would double at every level.
@@ -550,8 +567,10 @@ def test_composer_errors_name_the_line_of_each_node_they_point_at():
         assert_refused(run_postrender([], text), 1, first + 1,
                        f"invalid YAML: second occurrence (found duplicate anchor; first occurrence at line {first})")
     text = "---\n# Source: chart/cm.yaml\r---\nkind: [\n"
-    assert_refused(run_postrender([], text), 1, 3,
-                   "invalid YAML: but found another document (expected a single document in the stream at line 3)")
+    # The lone CR is no line break to kubectl or an editor: the second `---`
+    # is on line 2.
+    assert_refused(run_postrender([], text), 1, 2,
+                   "invalid YAML: but found another document (expected a single document in the stream at line 2)")
 
 
 def test_explicit_keys_keep_inserted_entries_at_the_mapping_column():
@@ -849,3 +868,35 @@ def test_the_depth_screen_never_misses_a_document_over_the_limit(block, value, s
         return
     if _depth(text) > limit:
         assert read_stage._may_nest_deeply(text, limit), text
+
+
+JSON_CM = '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "json"}, "data": {"a": "x%sy"}}\n'
+
+
+@pytest.mark.parametrize("character", ["\x85", "\u2028", "\u2029"])
+def test_a_yaml_line_break_in_a_string_is_refused_only_where_kubectl_reads_json(character):
+    # kubectl reads a first document written in JSON as JSON: there the
+    # character is one of the string's, where YAML would fold it to a space.
+    assert_refused(run_postrender([], JSON_CM % character), 1, 1, "in a JSON document that starts the stream")
+    # After a `---` line kubectl reads the same text with go-yaml, as YAML
+    # does: both fold it, and the render goes on.
+    for text in ("---\n" + JSON_CM % character, CM + "---\n" + JSON_CM % character):
+        result = run_postrender([], text)
+        assert result.status == 0, result.stderr
+        assert character in result.stdout
+
+
+@pytest.mark.parametrize("separator", ["---", "--- ", "---\t# c", "--- #c", "---#x", "---\u00a0"])
+def test_invalid_utf8_names_the_document_the_splitter_finds(separator):
+    # The document an invalid byte is in is counted with the splitter's own
+    # separator rule: the same text with a valid character there is split so.
+    from postrender.inputs import decode
+
+    text = "# first\n" + CM + separator + "\n" + CM.replace("a: b", "a: b@") + "---\n" + CM
+    at = text.index("@")
+    split = read_stage.read([Source(None, text)], Limits()).documents
+    starts = [text.index(d.text) for d in split]
+    document = split[max(i for i, start in enumerate(starts) if start <= at)].index
+    with pytest.raises(PostrenderError) as refused:
+        decode(text.encode().replace(b"@", b"\xff"), None)
+    assert refused.value.location.document == document == 2

@@ -1,7 +1,9 @@
 """Node positions are offsets (syntax.nodes: the composer builds
 postrender's nodes with them); lines and columns are worked out from the
-text. They must be libyaml's own: error messages quote the line, and edits
-are indented by the column."""
+text. Columns must be libyaml's own: edits are indented by them. Lines are
+counted at LF, as kubectl, Helm and an editor count them (error messages
+quote them): libyaml's own, but where a CR, NEL, U+2028 or U+2029 in a
+quoted string is a line break to libyaml too."""
 
 import bisect
 
@@ -48,8 +50,11 @@ def _ruamel_nodes(text: str) -> list:
 
 
 def _marks(text: str) -> list[tuple[int, int, int, int]]:
-    """(offset, line, column, end offset) of every node, from libyaml's marks."""
-    return sorted((node.start_mark.index, node.start_mark.line, node.start_mark.column, node.end_mark.index)
+    """(offset, line, column, end offset) of every node, from libyaml's marks;
+    the line counted at LF up to the offset libyaml gives."""
+    bom = text.startswith("\ufeff")  # libyaml's offsets count from after it
+    return sorted((node.start_mark.index, text.count("\n", 0, node.start_mark.index + bom), node.start_mark.column,
+                   node.end_mark.index)
                   for node in _ruamel_nodes(text))
 
 
@@ -74,7 +79,7 @@ CASES = {
 
 
 @pytest.mark.parametrize("text", CASES.values(), ids=CASES.keys())
-def test_lines_and_columns_are_libyamls(text):
+def test_columns_are_libyamls_and_lines_end_at_lf(text):
     ours = _ours(text)
     assert ours == _marks(text)
     assert len(ours) > 3
