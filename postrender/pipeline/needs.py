@@ -360,10 +360,11 @@ class _Readers:
 
     def takes_keys(self, obj: KubeObject, found: references.Found) -> bool:
         """In a run that gives most workloads keys (edits_everywhere): whether
-        `obj` is one that may get them, so keeps its metadata and its pod
-        templates': a referrer, or an object whose annotations (or its
-        templates') declare a dependency. Any other object a rarer edit
-        reaches has its document composed again (rewrite.py)."""
+        `obj` is one that may get them: a referrer, or an object whose
+        annotations (or its templates') declare a dependency. Its keys are
+        located as it is read, or else it keeps its metadata and its pod
+        templates' (keeps_for_keys). Any other object a rarer edit reaches
+        has its document composed again as it is written (rewrite.py)."""
         if not self._edits_everywhere:
             return False
         last, takes = self._takes
