@@ -1123,8 +1123,8 @@ def _check_line_breaks(doc: Document) -> None:
 
 def _check_byte_order_marks(doc: Document) -> None:
     """Refuses a byte order mark that starts a line, for a document that did
-    not compose: libyaml skips one after a `---` line only where it is
-    written alone, so the document fails on what follows, and the mark is
+    not compose: libyaml fails on one right after a `---` line ("did not
+    find expected <document start>"), and the mark, not that message, is
     what to fix."""
     match = _LINE_START_MARK.search(doc.text)
     if match is not None:
