@@ -111,7 +111,10 @@ class Source:
             # block scalar ending the input without one holds a final
             # newline for them (`a: |` then `  b` is "b\n"), and so for the
             # content hash. A final CR becomes a CRLF, as it does for them.
-            text += "\n"
+            # Where the line before ends in CRLF, so does the last: both read
+            # alike, and the output keeps one line ending.
+            last = text.rfind("\n")
+            text += "\r\n" if last > 0 and text[last - 1] == "\r" and not text.endswith("\r") else "\n"
         self.name = name
         self.size = len(text)  # in characters
         self._text: str | None = text

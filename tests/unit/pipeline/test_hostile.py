@@ -900,3 +900,30 @@ def test_invalid_utf8_names_the_document_the_splitter_finds(separator):
     with pytest.raises(PostrenderError) as refused:
         decode(text.encode().replace(b"@", b"\xff"), None)
     assert refused.value.location.document == document == 2
+
+
+# How a stream may end without a final line break: a plain value, a block
+# scalar (its content hash holds the final newline kubectl gives it), a
+# quoted one, a flow mapping, a comment, a `...` line.
+_ENDINGS = {
+    "plain": "  a: b",
+    "block scalar": "  a: |\n    one\n    two",
+    "quoted": '  a: "b"',
+    "flow": "  a: b\nextra: {d: e}",
+    "comment": "  a: b\n# the end",
+    "document end": "  a: b\n...",
+}
+
+
+@pytest.mark.parametrize("ending", _ENDINGS, ids=list(_ENDINGS))
+def test_a_crlf_stream_without_a_final_line_break_renders_as_with_one(ending):
+    # The last line is given the line ending the one before it has: the
+    # render is the LF render with every line break a CRLF, the final one
+    # too, and the names (the content hashes) are the same.
+    lf = DEPLOY + "---\n" + CM.replace("  a: b\n", _ENDINGS[ending])
+    crlf = lf.replace("\n", "\r\n")
+    written_lf = run_postrender([], lf)
+    written_crlf = run_postrender([], crlf)
+    assert written_lf.status == written_crlf.status == 0, (written_lf.stderr, written_crlf.stderr)
+    assert "cfg-" in written_lf.stdout
+    assert written_crlf.stdout == written_lf.stdout.replace("\n", "\r\n")
