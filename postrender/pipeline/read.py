@@ -1094,11 +1094,12 @@ def _check_line_breaks(doc: Document) -> None:
     matches = list(_ODD_LINE_BREAK.finditer(doc.text))
     if not matches:
         return
+    json_first = _is_json_first(doc)
     quoted = sorted(
         (node.start_mark, node.end_mark)
         for node in unique_nodes(doc.root)
         if isinstance(node, ScalarNode) and node.style in ("'", '"')
-    ) if doc.root is not None and not _is_json_first(doc) else []
+    ) if doc.root is not None and not json_first else []
     starts = [start for start, _ in quoted]
     for match in matches:
         if doc.text.startswith("\r\n", match.end()):
@@ -1112,7 +1113,7 @@ def _check_line_breaks(doc: Document) -> None:
             name = _ODD_NAMES.get(match.group())
             if name is None:  # a byte order mark
                 problem = _MARK_STARTS_A_LINE
-            elif _is_json_first(doc):
+            elif json_first:
                 problem = (f"line break {name} in a JSON document that starts the stream is not supported (kubectl"
                            " reads the document as JSON, where it is a character, YAML as a line break); escape it")
             else:

@@ -647,8 +647,11 @@ def test_chunks_are_the_whole_text(text, block):
     from postrender.pipeline.read import Source, _chunk_starts, split
 
     source = Source(None, text)
-    # As kubectl reads it: its last line given a line break (Source).
-    text += "\n" if text and not text.endswith("\n") else ""
+    # As kubectl reads it: its last line given a line break (Source), a
+    # CRLF where the line before ends in one.
+    if text and not text.endswith("\n"):
+        crlf = text[: max(text.rfind("\n"), 0)].endswith("\r") and not text.endswith("\r")
+        text += "\r\n" if crlf else "\n"
     assert source.text == text
     try:
         chunks = split(source)
