@@ -582,8 +582,8 @@ def _only_directives(chunk: str) -> bool:
 
 def _has_odd_line_breaks(text: str) -> bool:
     # Substring tests first: scanning 50 MB with the regex takes most of a second.
-    return ("\x85" in text or "\u2028" in text or "\u2029" in text or ("\r" in text and _LONE_CR.search(text) is not None)
-            or text.find("\ufeff", 1) != -1)
+    return ("\x85" in text or "\u2028" in text or "\u2029" in text
+            or ("\r" in text and _LONE_CR.search(text) is not None) or text.find("\ufeff", 1) != -1)
 
 
 class _Count:

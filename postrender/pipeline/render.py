@@ -128,8 +128,9 @@ def read_for(sources: list[Source], options: RenderOptions) -> ReadStream:
 
     # A run that records what each version is kept for gives configs those
     # marks too: made ahead with their own (N=5000, --keep-previous=argocd:
-    # 83 -> ? MiB), but a List's item's, which keeps its tree for them.
-    retention = RetentionAhead(rewrite_options, options.scope, keep.policy_marks(options.keep_previous)) if _records_refs(options) else None
+    # 83 -> 66 MiB), but a List's item's, which keeps its tree for them.
+    retention = (RetentionAhead(rewrite_options, options.scope, keep.policy_marks(options.keep_previous))
+                 if _records_refs(options) else None)
 
     def prepare_config(obj: KubeObject, root: MappingNode, whole: bool) -> Prepared | None:
         if retention is not None and obj.item is not None:

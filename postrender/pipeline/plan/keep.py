@@ -55,6 +55,14 @@ class Mark:
     keep: tuple[tuple[str, str], ...]  # the annotations a pruning deployer honours
 
 
+def mark_of(obj: KubeObject, scope: str | None, keep: tuple[tuple[str, str], ...]) -> Mark | None:
+    """The marks a versioned object carries (`scope`: --scope; `keep`:
+    policy_marks), or None when it carries none: rewrite locates them ahead
+    by this rule too (rewrite.PreparedRetained)."""
+    group_scope = scope_of(obj, scope)
+    return Mark(obj, group_scope, keep) if group_scope or keep else None
+
+
 @record(frozen=True)
 class Record:
     """A `postrender.io/refs` value and where it goes: the metadata of the
@@ -90,9 +98,9 @@ def decide(
     for version in the_plan.versions:
         if not version.versioned:
             continue
-        group_scope = scope_of(version.obj, scope)
-        if group_scope or keep:
-            marks.append(Mark(version.obj, group_scope, keep))
+        mark = mark_of(version.obj, scope, keep)
+        if mark is not None:
+            marks.append(mark)
     records = _records(graph, the_plan, table, held) if record_refs else ()
     return Retention(tuple(marks), records, HELM_KEEP_WARNING if keep_previous == "helm" else None)
 
