@@ -17,7 +17,7 @@ from .index.objects import base_name_of, previous_ids
 from ..errors import PostrenderError
 from ..syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, format_path, get, node_at
 from .plan.config_hash import Place
-from .plan.keep import Retention, mark_of
+from .plan.keep import Retention, marks_of
 from .plan.versions import Plan, Version, kept_as_written, label_value, versioned_name
 from ..vocabulary import (
     ANNOTATION_CONFIG_HASH,
@@ -128,11 +128,11 @@ def _retained_marks(obj: KubeObject, key: _MarksKey, retention: RetentionAhead) 
     with the retention marks keep.decide gives it, merged in the order
     rewrite asks for them (`_versions`, then `_retention`); None when it
     gives it none."""
-    mark = mark_of(obj, retention.scope, retention.keep)
-    if mark is None:
+    carried = marks_of(obj, retention.scope, retention.keep)
+    if carried is None:
         return None
     values = _marks(*key)
-    _merge(values, _retention_marks(mark.scope, mark.keep))
+    _merge(values, _retention_marks(*carried))
     return values
 
 

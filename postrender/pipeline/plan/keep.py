@@ -55,12 +55,14 @@ class Mark:
     keep: tuple[tuple[str, str], ...]  # the annotations a pruning deployer honours
 
 
-def mark_of(obj: KubeObject, scope: str | None, keep: tuple[tuple[str, str], ...]) -> Mark | None:
-    """The marks a versioned object carries (`scope`: --scope; `keep`:
-    policy_marks), or None when it carries none: rewrite locates them ahead
-    by this rule too (rewrite.PreparedRetained)."""
+def marks_of(obj: KubeObject, scope: str | None,
+             keep: tuple[tuple[str, str], ...]) -> tuple[str | None, tuple[tuple[str, str], ...]] | None:
+    """A Mark's scope and keep for a versioned object (`scope`: --scope;
+    `keep`: policy_marks), or None when it carries none: rewrite locates
+    them ahead by this rule too (rewrite.PreparedRetained), for every config
+    as it is read, so no record is made there."""
     group_scope = scope_of(obj, scope)
-    return Mark(obj, group_scope, keep) if group_scope or keep else None
+    return (group_scope, keep) if group_scope or keep else None
 
 
 @record(frozen=True)
@@ -98,9 +100,9 @@ def decide(
     for version in the_plan.versions:
         if not version.versioned:
             continue
-        mark = mark_of(version.obj, scope, keep)
-        if mark is not None:
-            marks.append(mark)
+        carried = marks_of(version.obj, scope, keep)
+        if carried is not None:
+            marks.append(Mark(version.obj, *carried))
     records = _records(graph, the_plan, table, held) if record_refs else ()
     return Retention(tuple(marks), records, HELM_KEEP_WARNING if keep_previous == "helm" else None)
 
