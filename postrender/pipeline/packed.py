@@ -30,6 +30,7 @@ from __future__ import annotations
 import zlib
 from array import array
 from bisect import bisect_right
+from collections.abc import Sequence
 
 # Big enough that zlib finds the repeats between documents (a typical
 # manifest is 0.5 to 5 KB), small enough that making a block again for one
@@ -53,7 +54,7 @@ class PackedTexts:
 
     __slots__ = ("_blocks", "_block_starts", "_starts", "_size", "_made", "_made_at")
 
-    def __init__(self, text: str, starts: list[int]) -> None:
+    def __init__(self, text: str, starts: Sequence[int]) -> None:
         """`starts`: where each document starts in `text`, the first at 0."""
         self._starts = array("q", starts)  # 8 bytes a document, where a list holds an int object each
         self._size = len(text)
