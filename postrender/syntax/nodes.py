@@ -82,6 +82,10 @@ _SHARED_TEXT_BELOW = 64
 _SHARED_BELOW = len(_SHARED_OFFSETS)
 
 
+# Offsets below this are the one shared int object each (_SHARED_OFFSETS).
+SHARED_OFFSETS_BELOW = _SHARED_BELOW
+
+
 def shared_int(value: int) -> int:
     """The one object for a small non-negative int (as offsets are shared):
     for numbers every document keeps, its index and first line."""
@@ -336,6 +340,11 @@ _DEFAULT_TAGS = {
 # told apart from a written `!!str` by identity, as libyaml makes a new text
 # for each tag it reads.
 _UNTAGGED = _DEFAULT_TAGS[ScalarNode]
+
+
+def default_tag(kind: type) -> str:
+    """The tag of a node of this kind written without one (the one object)."""
+    return _DEFAULT_TAGS[kind]
 
 # The Composer composing now (None between documents): the collections'
 # end_mark setters report to it.

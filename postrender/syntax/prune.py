@@ -21,7 +21,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .edit import content_end
-from .nodes import MappingNode, Node, ScalarNode, SequenceNode, StubMapping, StubSequence, node_at
+from .nodes import (SHARED_OFFSETS_BELOW, MappingNode, Node, ScalarNode, SequenceNode, StubMapping, StubSequence,
+                    default_tag, node_at)
 
 Path = tuple[str | int, ...]
 
@@ -80,10 +81,27 @@ def _dropped(node: Node) -> bool:
 
 def stub(text: str, node: Node) -> Node:
     """An empty collection standing where `node` was, ending where its content did."""
-    kind = StubMapping if isinstance(node, MappingNode) else StubSequence
-    return kind(node.tag, _NOTHING, node.start_mark, content_end(text, node), flow_style=node.flow_style)
+    mapping = isinstance(node, MappingNode)
+    kind = StubMapping if mapping else StubSequence
+    start, end, tag, flow = node.start_mark, content_end(text, node), node.tag, node.flow_style
+    if end >= SHARED_OFFSETS_BELOW or tag is not default_tag(MappingNode if mapping else SequenceNode):
+        return kind(tag, _NOTHING, start, end, flow_style=flow)
+    # A stub is a place and nothing else, and nothing changes it: documents
+    # of one shape share theirs, as offsets are shared. A stub stands for
+    # most documents of a large stream (100,000 tiny ConfigMaps: 8 MiB).
+    key = (kind, start, end, flow)
+    shared = _SHARED_STUBS.get(key)
+    if shared is None:
+        shared = kind(tag, _NOTHING, start, end, flow_style=flow)
+        if len(_SHARED_STUBS) < _SHARED_STUBS_HELD:
+            _SHARED_STUBS[key] = shared
+    return shared
 
 
 # Every stub's content: one shared empty tuple, not a list each (a stub
 # stands for most documents of a large stream), which nothing can add to.
 _NOTHING: tuple = ()
+# (kind, start, end, flow style) -> the stub at small offsets, with the
+# default tag. Bounded: the shapes of a stream's documents repeat.
+_SHARED_STUBS: dict[tuple[type, int, int, bool | None], Node] = {}
+_SHARED_STUBS_HELD = 1 << 12  # some 0.7 MiB at most
