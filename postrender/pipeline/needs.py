@@ -45,7 +45,7 @@ from ..syntax.prune import Path, prune, stub
 from .graph import byname, dependencies, producers, references
 from .graph.references import is_config_object
 from .index import folding
-from .index.configs import content_of
+from .index.configs import content_of, hold_as_hash
 from .read import Document, KubeObject, object_path
 
 
@@ -269,6 +269,7 @@ class Needs:
         if is_config_object(obj):
             if self._prepare is not None and obj.kind not in readers.looked_up:
                 obj.prepared = self._prepare(obj, obj.node, whole)
+            hold_as_hash(obj)  # read asks no more of its content
         elif (self._prepare_templates is not None and obj.item is None and obj.kind not in readers.looked_up
               and readers.takes_keys(obj, self._found[obj])):
             paths = [template.path for template in references.pod_templates(obj, self._table)]

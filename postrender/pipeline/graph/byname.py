@@ -32,7 +32,7 @@ from ...fieldspecs.guardrules import guard_rules, squeezed
 from ...fieldspecs import CONFIG_KINDS, ReferenceTable, pod_path_spec
 from ...fieldspecs.walk import SpecIndex
 from .references import Found, Graph, Path, Scanned, lookup
-from ..index.configs import content_of
+from ..index.configs import content_of, names_in_data
 from ..index.folding import NAMING_FIELDS, in_document_order, names_in_field
 from ..index.objects import ObjectIndex
 from ...syntax.nodes import Node, ScalarNode, SequenceNode, entries, format_path, get, node_at
@@ -386,10 +386,10 @@ def data_names(holder: KubeObject) -> tuple[DataName, ...]:
     fields = NAMING_FIELDS.get(holder.kind)
     if fields is None:
         return ()
-    content = content_of(holder)
-    if content.named is None:
-        content.named = tuple(sorted(_scan_data(holder, fields), key=in_document_order))
-    return content.named
+    named = names_in_data(holder)
+    if named is None:
+        named = content_of(holder).named = tuple(sorted(_scan_data(holder, fields), key=in_document_order))
+    return named
 
 
 def _scan_data(holder: KubeObject, fields: Mapping[str, bool]) -> Iterator[DataName]:

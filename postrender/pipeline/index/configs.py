@@ -64,7 +64,28 @@ def content_of(obj: KubeObject, folded: ConfigFolder | None = None) -> ConfigCon
             # What its data names was found as the entries were taken, and
             # in the fields too small to be taken out (ConfigFolder.finish).
             known.named = tuple(folded.named)
+    elif known.__class__ is str:
+        return ConfigContent(known, False, False, None, None, ())  # held as its hash alone (hold_as_hash)
     return known
+
+
+def names_in_data(obj: KubeObject) -> Any:
+    """What byname found in the config's data (ConfigContent.named), None
+    until asked: without making again the record of one held as its hash."""
+    known = obj.content
+    return () if known.__class__ is str else content_of(obj).named
+
+
+def hold_as_hash(obj: KubeObject) -> None:
+    """Once read has found all it asks of a config's content: hold it as
+    its hash alone where that is all it says (data, no token or type, no
+    names in its data, nothing refused, as most ConfigMaps), and make its
+    record again when asked. A render holds every config's content to the
+    end: a record each was 88 bytes (100,000 tiny ConfigMaps: 8 MiB)."""
+    known = obj.content
+    if (known.__class__ is ConfigContent and known.named == () and known.type is None and known.refused is None
+            and known.kustomize_hash is None and not known.empty and not known.token and known.hash):
+        obj.content = known.hash
 
 
 def _read(obj: KubeObject, folded: ConfigFolder | None) -> ConfigContent:

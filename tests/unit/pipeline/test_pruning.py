@@ -295,6 +295,78 @@ def test_a_stub_ends_where_its_content_did():
     _same(text.replace("  template:\n    metadata: {labels: {app: web}}\n", "  template:\n"), "")
 
 
+def _tiny(name: str, data: str = "  k: v\n", head: str = "") -> str:
+    return f"{head}apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\ndata:\n{data}"
+
+
+def test_documents_of_one_shape_share_their_stubs():
+    # A stub is a place and nothing else (prune.stub): unreferenced configs
+    # of one shape stand for their trees by the same one, as offsets are
+    # shared, but one written elsewhere, tagged or in flow style has its own.
+    from postrender.pipeline.render import read_for
+    from postrender.syntax.nodes import StubMapping
+
+    docs = [_tiny("a1"), _tiny("b2"), _tiny("longer"), _tiny("c3", head="# moved\n"),
+            _tiny("d4", head="!!map\n"), _tiny("e5").replace("\ndata:\n  k: v", "\ndata: {k: v}")]
+    text = "---\n" + "---\n".join(docs)
+    objects = read_for([Source(None, text)], render_options(parse([]))).stream.objects
+    nodes = [obj.node for obj in objects]
+    assert all(type(node) is StubMapping and node.value == () for node in nodes)
+    # The same place (e5's data is written in flow style, its root is not).
+    assert nodes[0] is nodes[1] is nodes[5]
+    assert len({id(node) for node in nodes}) == 4
+    assert nodes[0].start_mark == nodes[3].start_mark - len("# moved\n") == 4
+    assert nodes[4].tag == "tag:yaml.org,2002:map" and nodes[4] is not nodes[0]
+    # Each ends where its document's content does (each chunk opens with `---`).
+    assert [node.end_mark for node in nodes] == [len("---\n" + doc.rstrip("\n")) for doc in docs]
+    # Edits next to a shared stub land in each document where its own would.
+    _same(text + "---\n" + _DEPLOYS.format(names=["a1", "b2", "longer", "c3", "d4", "e5"]), "")
+    _same(text, "--version-all")
+    _same(text, "--version-all --strategy annotate")
+
+
+_DEPLOYS = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: w}}
+spec:
+  template:
+    spec:
+      volumes: [{{name: v, configMap: {{name: a1}}}}]
+      containers:
+      - name: c
+        envFrom: {names}
+"""
+
+
+@pytest.mark.parametrize("config, held", [
+    (_tiny("plain"), True),
+    ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: empty\ndata: {}\n", False),
+    (_tiny("named", "  config.yaml: 'secretName: other'\n"), False),
+    ("apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ntype: Opaque\ndata:\n  k: dg==\n", False),
+    ("apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n  k: dg==\n", True),
+    (_tiny("bad", "  k: [1]\n"), False),
+])
+def test_a_config_is_held_as_its_hash_where_that_is_all_its_content_says(config, held):
+    # Read holds the content of most configs as their hash alone
+    # (configs.hold_as_hash); content_of makes the same record again.
+    from postrender.pipeline.index.configs import content_of
+    from postrender.records import fields
+
+    pruned = _prepared(config)
+    whole = _prepared(config, keep_nodes=True)
+    assert (type(pruned.content) is str) is held
+    assert whole.content.__class__ is not str
+    again, first = content_of(pruned), content_of(whole)
+
+    def facts(content):
+        named = [(path, node.start_mark, name, key) for path, node, name, key in content.named]
+        refused = None if content.refused is None else str(content.refused)
+        return [getattr(content, f) for f in fields(content) if f not in ("named", "refused")] + [named, refused]
+
+    assert facts(again) == facts(first)
+
+
 GUARDED = WORKLOAD + """\
 ---
 apiVersion: example.com/v1
