@@ -1714,7 +1714,7 @@ def _check_mapping(doc: Document, node: MappingNode, tags: bool, shown: tuple[st
             )
         keys[label] = key
     if merges:
-        _check_merged_keys(doc, node)
+        _check_merged_keys(doc, node, shown)
 
 
 def _mark_explicit_str(text: str, node: ScalarNode) -> bool:
@@ -1737,14 +1737,21 @@ def _check_merge(doc: Document, key: ScalarNode, value: Node) -> None:
     _unreadable(doc, value, "a merge key (<<) needs a mapping, an alias of one, or a list of them")
 
 
-def _check_merged_keys(doc: Document, node: MappingNode) -> None:
+def _check_merged_keys(doc: Document, node: MappingNode, shown: tuple[str, str] | None) -> None:
     """Merged keys of different types that Kubernetes gets as one key (`1` and
-    `'1'`): go-yaml keeps both and sigs.k8s.io/yaml picks one at random."""
+    `'1'`): go-yaml keeps both and sigs.k8s.io/yaml picks one at random.
+    `shown`: what the message may show of the keys (_check_structure)."""
     seen: dict[str, tuple[object, Node]] = {}
     for key, _ in entries_by_go_key(node):
         label = json_key(key)
         identity = go_key(key)
         if label in seen and seen[label][0] != identity:
+            if shown is not None and shown[0] == "hidden":
+                raise PostrenderError(
+                    f"two keys (one merged with <<) of a mapping inside the value of {shown[1]} reach Kubernetes as"
+                    " one, and which value wins is random (not shown: values may be secret)",
+                    doc.location(key),
+                )
             raise PostrenderError(
                 f"keys {seen[label][1].value!r} and {key.value!r} (one merged with <<) both reach Kubernetes as"  # type: ignore[attr-defined]
                 f" {label!r}, and which value wins is random; quote one of them or remove it",

@@ -318,3 +318,57 @@ def test_every_error_kind_is_an_error():
             else:
                 assert result.status == 1, f"{error} with {position} passed"
     assert any(run_postrender([], HEAD + values("ZQMARKER")).status == 0 for values in POSITIONS.values())
+
+
+# --- keys inside a value that Kubernetes reads as one ------------------------
+#
+# The keys of a mapping inside a Secret's value are the value: a number
+# (a PIN) written twice, as YAML 1.1 spells it two ways or once merged in
+# with <<, is refused without either key shown, wherever the Secret stands.
+
+PIN = "918273645"
+PIN_FORMS = [PIN, f"{int(PIN):x}", f"{int(PIN):o}", _b64(PIN), PIN[:7]]
+
+# shape -> the lines of the mapping under `pin`, at 4 spaces
+COLLIDING = {
+    "a key merged in, then written quoted": f'    <<: {{{PIN}: a}}\n    "{PIN}": b\n',
+    "a key merged in as a list of mappings": f'    <<: [{{{PIN}: a}}]\n    "{PIN}": b\n',
+    "a key merged in through an alias": f'    <<: *base\n    "{PIN}": b\n',
+    "a key merged in, a boolean": '    <<: {true: a}\n    "true": b\n',
+    "decimal and hexadecimal": f"    {PIN}: a\n    0x{int(PIN):x}: b\n",
+    "decimal and octal": f"    {PIN}: a\n    0{int(PIN):o}: b\n",
+    "written twice": f"    {PIN}: a\n    {PIN}: b\n",
+}
+
+# where the Secret stands -> the document(s), given the `pin` mapping's lines
+PLACES = {
+    "stringData": lambda lines: HEAD + f"x-base: &base {{{PIN}: a}}\nstringData:\n  pin:\n" + lines,
+    "data": lambda lines: HEAD + f"x-base: &base {{{PIN}: a}}\ndata:\n  pin:\n" + lines,
+    "deep in a list": lambda lines: HEAD + f"x-base: &base {{{PIN}: a}}\nstringData:\n  pin:\n  - k:\n"
+                                     + "".join("    " + line + "\n" for line in lines.splitlines()),
+    "a List's item": lambda lines: "apiVersion: v1\nkind: List\nitems:\n- " + (
+        HEAD + f"x-base: &base {{{PIN}: a}}\nstringData:\n  pin:\n" + lines).replace("\n", "\n  ").rstrip() + "\n",
+}
+
+
+@pytest.mark.parametrize("place", PLACES, ids=list(PLACES))
+@pytest.mark.parametrize("shape", COLLIDING, ids=list(COLLIDING))
+def test_colliding_keys_inside_a_value_are_refused_unshown(shape, place, tmp_path):
+    text = PLACES[place](COLLIDING[shape])
+    log = tmp_path / "log"
+    for args in (["-v"], ["graph", "-o", "json"]):
+        if log.exists():
+            log.unlink()
+        result = run_postrender([*args, "--log-file", str(log)], text)
+        assert result.status == 1 and result.stdout == "", (shape, place, result.stderr)
+        assert "not shown: values may be secret" in result.stderr, result.stderr
+        for channel, content in {"stderr": result.stderr, "log file": log.read_text()}.items():
+            for form in PIN_FORMS:
+                assert form not in content, f"{form} leaked to {channel}: {content}"
+    krm = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- " + text.replace("\n", "\n  ").rstrip() + "\n"
+    if place != "a List's item":
+        result = run_postrender([], krm)
+        results = repr(_results_of(result.stdout))
+        assert "not shown: values may be secret" in results, results
+        for form in PIN_FORMS:
+            assert form not in result.stderr + results, f"{form} leaked to KRM results: {results}"
