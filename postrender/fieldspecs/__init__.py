@@ -397,12 +397,19 @@ def _field_spec(target: str, raw: dict[str, Any], origin: str) -> FieldSpec:
         raise UsageError(f"{origin}: a fieldSpec for {target} needs kind and path (got {raw!r})")
     group = raw.get("group")
     version = raw.get("version")
+    parsed = parse_path(str(path), origin)
+    kind_from = _kind_from(raw.get("kindFrom"), origin)
+    if _in_secret_values(str(kind), group, parsed) or kind_from is not None and _in_secret_values(
+            kind_from[0], group, kind_from[2]):
+        raise UsageError(f"{origin}: a fieldSpec for {target} reads a Secret's data or stringData ({path!r}):"
+                         " postrender shows what a reference names (warnings, -v, graph), and never a Secret's"
+                         " values")
     return FieldSpec(
         target_kind=target,
         kind=str(kind),
         group=None if group is None else str(group),
         version=None if version is None else str(version),
-        path=parse_path(str(path), origin),
+        path=parsed,
         path_text=str(path),
         namespace_field=raw.get("namespaceField"),
         namespace_prefix=bool(raw.get("namespacePrefix", False)),
@@ -410,9 +417,19 @@ def _field_spec(target: str, raw: dict[str, Any], origin: str) -> FieldSpec:
         grants=raw.get("grants", False) is True,
         flags=tuple(raw.get("flags") or ()),
         stream_only=raw.get("streamOnly", False) is True,
-        kind_from=_kind_from(raw.get("kindFrom"), origin),
+        kind_from=kind_from,
         keeps_name=_keeps_name(raw.get("keepsName"), origin),
     )
+
+
+# Where a Secret holds its values: `*` steps into them too.
+_SECRET_VALUES = frozenset({"data", "stringData", WILDCARD})
+
+
+def _in_secret_values(kind: str, group: Any, path: tuple[Segment, ...]) -> bool:
+    """Whether a path of an object of `kind` (in `group`: None, any) may
+    lead into a core Secret's values."""
+    return kind == "Secret" and group in (None, "") and bool(path) and path[0].key in _SECRET_VALUES
 
 
 def _keeps_name(raw: Any, origin: str) -> str | None:

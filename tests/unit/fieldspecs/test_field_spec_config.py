@@ -109,3 +109,58 @@ def test_an_unreadable_config_file_is_a_usage_error_that_names_its_line_not_its_
     assert "internal error" not in message and "ZQSECRETMARKER" not in message, message
     if line is not None:
         assert f" line {line}" in message or f"line {line}," in message, message
+
+
+# A field spec that reads a Secret's values would show what it finds there:
+# a reference's name is in warnings, -v and `graph`, and a Secret's values
+# are never shown. So a configuration that reads them is refused as it loads.
+SECRET_VALUES = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n  password: WlFTRUNSRVRNQVJLRVI=\n" \
+                "stringData:\n  other: ZQSECRETMARKER\n"
+READING_SECRET_VALUES = {
+    "data": "nameReference:\n- kind: Secret\n  fieldSpecs:\n  - {kind: Secret, path: data/password}\n",
+    "stringData": "nameReference:\n- kind: ConfigMap\n  fieldSpecs:\n  - {kind: Secret, path: stringData/other}\n",
+    "the core group, named": "nameReference:\n- kind: Secret\n  fieldSpecs:\n"
+                             "  - {kind: Secret, group: '', version: v1, path: data/password}\n",
+    "a wildcard": "nameReference:\n- kind: Secret\n  fieldSpecs:\n  - {kind: Secret, path: '*/password'}\n",
+    "one of paths": "nameReference:\n- kind: Secret\n  fieldSpecs:\n"
+                    "  - {kind: Secret, paths: [metadata/annotations/a, data/password]}\n",
+    "a podSpecs row": "podSpecs:\n- {kind: Secret, path: data}\n",
+    "kindFrom": "nameReference:\n- kind: Secret\n  fieldSpecs:\n  - kind: Widget\n    path: spec/secret\n"
+                "    kindFrom: {kind: Secret, name: spec/from, path: stringData/other}\n",
+}
+
+
+@pytest.mark.parametrize("flag", ["--config", "--plugin-config"])
+@pytest.mark.parametrize("name", READING_SECRET_VALUES)
+def test_a_field_spec_reading_a_secrets_values_is_a_usage_error(tmp_path, flag, name):
+    config = tmp_path / "specs.yaml"
+    body = READING_SECRET_VALUES[name]
+    if flag == "--plugin-config":
+        body = "apiVersion: postrender.io/v1alpha1\nkind: PostRender\nmetadata: {name: pr}\n" + body
+    config.write_text(body)
+    for args in ([], ["graph", "-o", "json"]) if flag == "--config" else ([],):
+        result = run_postrender([*args, flag, str(config), "-v"], SECRET_VALUES)
+        assert (result.status, result.stdout) == (2, ""), result.stderr
+        assert "reads a Secret's data or stringData" in result.stderr, result.stderr
+        assert "ZQSECRETMARKER" not in result.stderr and "WlFTRUNSRVRNQVJLRVI" not in result.stderr
+
+
+def test_a_field_spec_reading_a_secret_elsewhere_or_another_groups_secret_still_loads(tmp_path):
+    config = tmp_path / "specs.yaml"
+    config.write_text("nameReference:\n- kind: Secret\n  fieldSpecs:\n"
+                      "  - {kind: Secret, path: metadata/annotations/example.com~1uses}\n"
+                      "  - {kind: Secret, group: vault.example.com, path: data/secretName}\n")
+    result = run_postrender(["--config", str(config)], SECRET_VALUES)
+    assert result.status == 0, result.stderr
+
+
+def test_a_krm_function_config_reading_a_secrets_values_is_refused_in_results():
+    config = READING_SECRET_VALUES["data"].replace("\n", "\n  ")
+    resource_list = ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- "
+                     + SECRET_VALUES.replace("\n", "\n  ").rstrip()
+                     + "\nfunctionConfig:\n  apiVersion: postrender.io/v1alpha1\n  kind: PostRender\n"
+                     + "  metadata: {name: pr}\n  " + config.rstrip() + "\n")
+    result = run_postrender([], resource_list)
+    assert "reads a Secret's data or stringData" in result.stdout + result.stderr, (result.stdout, result.stderr)
+    assert "ZQSECRETMARKER" not in result.stderr
+    assert "WlFTRUNSRVRNQVJLRVI=" not in result.stdout.split("results:")[-1]
