@@ -223,8 +223,11 @@ class Document:
                  line: int | None = None) -> Location:
         """`line`: a stream line found in the text, where no node says it."""
         if kind is None and name is None and isinstance(self.root, MappingNode):
-            # Structural errors come before objects exist; the root still says what it is.
-            kind, name = get_str(self.root, "kind"), get_str(get(self.root, "metadata"), "name")
+            # Structural errors come before objects exist; the root still says
+            # what it is, and a List's item what it is.
+            named = _item_at(self.root, node.start_mark) if node is not None else None
+            named = named if named is not None else self.root
+            kind, name = get_str(named, "kind"), get_str(get(named, "metadata"), "name")
         where = self.source_comment or self.header_source or self.source.name
         if line is None:
             line = self.line_of(node) if node is not None else self.first_line + 1
@@ -1845,6 +1848,15 @@ def _objects_of(doc: Document, shared: _SharedMaps) -> list[KubeObject]:
             objects.append(_object(doc, item, i, shared))
         return objects
     return [_object(doc, root, None, shared)]
+
+
+def _item_at(root: MappingNode, offset: int) -> MappingNode | None:
+    """The item of a List (_list_items) that holds `offset`, if any."""
+    items = _list_items(root)
+    for item in items.value if items is not None else ():
+        if isinstance(item, MappingNode) and item.start_mark <= offset < item.end_mark:
+            return item
+    return None
 
 
 def _list_items(root: MappingNode) -> SequenceNode | None:

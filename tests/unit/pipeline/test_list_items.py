@@ -539,3 +539,44 @@ def test_a_lists_item_not_expected_is_composed_again_alone_and_its_edits_still_m
     assert edits._items_whole[1] is not edits._items_whole[5]
     merged = 'metadata:\n        annotations:\n          a: "1"\n          b: "2"\n      '
     assert [text for _, _, text in sorted(edits.edits())] == [merged, merged]
+
+
+# --- Errors in an item name the item -----------------------------------------
+
+_ITEM_ERRORS = {
+    # name -> (the second item's lines, the line the error names, what it names)
+    "a duplicate key": ("  data:\n    a: x\n    a: y\n", 16, "ConfigMap/two"),
+    "a merged key colliding": ("  data:\n    <<: {1: x}\n    '1': y\n", 16, "ConfigMap/two"),
+    "a collection as a key": ("  data:\n    ? [a]\n    : x\n", 15, "ConfigMap/two"),
+    "an unreadable tag": ("  data:\n    a: !!int many\n", 15, "ConfigMap/two"),
+}
+
+
+@pytest.mark.parametrize("kind", ["List", "ConfigMapList"])
+@pytest.mark.parametrize("name", _ITEM_ERRORS, ids=list(_ITEM_ERRORS))
+def test_a_structural_error_in_an_item_names_the_item(name, kind):
+    # Found before any object is read (read._check_structure): the
+    # document's root is the List, the error is in an item, and the item is
+    # what the message names, as the error of an object read names it.
+    lines, line, named = _ITEM_ERRORS[name]
+    text = (f"apiVersion: v1\nkind: {kind}\nitems:\n"
+            "- apiVersion: v1\n  kind: Secret\n  metadata:\n    name: one\n  stringData:\n    k: v\n"
+            "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: two\n" + lines)
+    with pytest.raises(PostrenderError) as caught:
+        read([Source("list.yaml", text)], Limits(), Needs(TABLE, pod_string_specs(TABLE)))
+    assert str(caught.value).startswith(f"document 1 (list.yaml, {named}) line {line}: "), str(caught.value)
+
+
+def test_an_error_in_a_lists_own_fields_names_the_list():
+    text = "apiVersion: v1\nkind: List\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n"
+    with pytest.raises(PostrenderError) as caught:
+        read([Source("list.yaml", text)], Limits())
+    assert str(caught.value).startswith("document 1 (list.yaml, List/?) line 3: duplicate key 'kind'"), str(caught.value)
+
+
+def test_a_krm_items_error_names_the_item():
+    text = ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+            "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: two\n  data:\n    a: x\n    a: y\n")
+    with pytest.raises(krm.ResourceListError) as caught:  # the command line writes it into `results`
+        krm.run([Source(None, text)], RenderOptions(), Reporter(stderr=io.StringIO()))
+    assert "document 1 (ConfigMap/two) line 10: duplicate key 'a'" in str(caught.value), str(caught.value)
