@@ -238,9 +238,15 @@ def test_every_rewritten_reference_names_an_object_in_the_output(case):
                 assert targets[0]["metadata"]["labels"]["postrender.io/base-name"] == old
             elif rendered["kind"] == "Pod":
                 # A Pod can never change: its reference stays, and so does
-                # the name it holds (the object itself or an unsuffixed copy).
-                if any(o["kind"] == kind and o["metadata"]["name"] == old for o in configs):
-                    assert any(k == kind and n == old for (k, _, n) in objects), f"{kind} {old} vanished"
+                # the name it holds (the object itself or an unsuffixed copy),
+                # in a namespace it reaches: its own, or any where one side
+                # has none (another namespace's object is not the Pod's).
+                def reaches(namespace):
+                    return namespace == ns or namespace is None or ns is None
+
+                if any(o["kind"] == kind and o["metadata"]["name"] == old and reaches(o["metadata"].get("namespace"))
+                       for o in configs):
+                    assert any(k == kind and n == old and reaches(m) for (k, m, n) in objects), f"{kind} {old} vanished"
             else:
                 # Left alone only when the object it names keeps its name
                 # (no data, or ambiguous and left for the render to refuse).

@@ -299,12 +299,16 @@ def _tiny(name: str, data: str = "  k: v\n", head: str = "") -> str:
     return f"{head}apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\ndata:\n{data}"
 
 
-def test_documents_of_one_shape_share_their_stubs():
+def test_documents_of_one_shape_share_their_stubs(monkeypatch):
     # A stub is a place and nothing else (prune.stub): unreferenced configs
     # of one shape stand for their trees by the same one, as offsets are
     # shared, but one written elsewhere, tagged or in flow style has its own.
     from postrender.pipeline.render import read_for
+    from postrender.syntax import prune
     from postrender.syntax.nodes import StubMapping
+
+    # As a run starts: the shapes earlier tests met may have filled the cache.
+    monkeypatch.setattr(prune, "_SHARED_STUBS", {})
 
     docs = [_tiny("a1"), _tiny("b2"), _tiny("longer"), _tiny("c3", head="# moved\n"),
             _tiny("d4", head="!!map\n"), _tiny("e5").replace("\ndata:\n  k: v", "\ndata: {k: v}")]
