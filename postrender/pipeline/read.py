@@ -103,7 +103,7 @@ class Source:
     large stream the chunks are held compressed (pipeline/packed.py).
     """
 
-    __slots__ = ("name", "size", "_text", "_chunks", "_packed", "first_document")
+    __slots__ = ("name", "size", "_text", "_chunks", "_packed", "first_document", "first_lines")
 
     def __init__(self, name: str | None, text: str) -> None:
         if text and not text.endswith("\n"):
@@ -122,6 +122,9 @@ class Source:
         self._chunks: tuple[str, ...] = ()
         self._packed: PackedTexts | None = None
         self.first_document = 0  # the stream's index (Document.index) of its first document, once read
+        # The 0-based line each of its documents starts on, once read: 8
+        # bytes a document, where an int object each was 28 and a slot.
+        self.first_lines = _NO_LINES
 
     @property
     def text(self) -> str:
@@ -154,11 +157,14 @@ class Source:
         return f"Source(name={self.name!r}, size={self.size})"
 
 
+# The first lines of a source not read (yet): each document's is 0.
+_NO_LINES = array("q")
+
+
 @record(eq=False)
 class Document:
     index: int  # 1-based, across all sources
     text: str
-    first_line: int  # 0-based line of the chunk within its source
     source: Source
     root: Node | None
     newline: str
@@ -183,6 +189,13 @@ class Document:
     # run that gives most workloads keys, those that may get them): their
     # edits need not compose the whole List again.
     items_kept_for_edits: frozenset[int] = frozenset()
+
+    @property
+    def first_line(self) -> int:
+        """The 0-based line of the chunk within its source (Source.first_lines)."""
+        lines = self.source.first_lines
+        at = self.index - self.source.first_document
+        return lines[at] if 0 <= at < len(lines) else 0
 
     def line_of(self, node: Node) -> int:
         return self.first_line + self.chunk_line(node.start_mark) + 1
@@ -722,12 +735,12 @@ def read(sources: list[Source], limits: Limits, prune: Pruner | None = None) -> 
             source.held_in(_chunks(text, starts.begins))
         del text  # packed: the source holds it no more
         source.first_document = len(documents) + 1
-        for at, first_line in enumerate(starts.lines):
+        source.first_lines = starts.lines
+        for at in range(len(starts.lines)):
             chunk = source.document_text(at)
             doc = kind(
                 index=shared_int(len(documents) + 1),
                 text=chunk,
-                first_line=shared_int(first_line),
                 source=source,
                 root=None,
                 newline="\r\n" if "\r\n" in chunk else "\n",

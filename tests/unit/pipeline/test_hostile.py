@@ -704,6 +704,27 @@ def test_a_source_read_keeps_its_text_once(monkeypatch):
     assert "".join(doc.text for doc in stream.documents) == text == source.text
 
 
+@pytest.mark.parametrize("compress", [False, True])
+def test_each_document_knows_its_first_line_in_its_own_source(monkeypatch, compress):
+    # Held by the source, a document's first line is its chunk's there
+    # (Source.first_lines), whatever came before it in other sources.
+    from postrender.options import RenderOptions
+    from postrender.pipeline import packed
+    from postrender.pipeline.read import Source, read
+
+    if compress:
+        monkeypatch.setattr(packed, "COMPRESS_FROM", 0)
+    first = "---\n" + CM + "...\n%YAML 1.1\n---#x\n" + CM.replace("name: cfg", "name: other")
+    second = "# head\n\n" + CM.replace("name: cfg", "name: third") + "---\n---\n" + CM.replace("name: cfg", "name: fourth")
+    stream = read([Source("a.yaml", first), Source("b.yaml", second)], RenderOptions().limits)
+    for doc in stream.documents:
+        source_text = doc.source.text
+        offset = sum(len(d.text) for d in stream.documents[:doc.index - 1] if d.source is doc.source)
+        assert source_text[offset:].startswith(doc.text)
+        assert doc.first_line == source_text.count("\n", 0, offset), (doc.index, doc.source.name)
+    assert [doc.first_line for doc in stream.documents] != [0] * len(stream.documents)
+
+
 # --- size: nodes and documents may grow only with the input -----------------
 #
 # Beyond --max-nodes (100,000) YAML nodes, at most one per 4 characters of

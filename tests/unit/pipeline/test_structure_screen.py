@@ -30,7 +30,7 @@ KEYS = ["a", "b", "name", "y", "Y", "yes", "true", "on", "1", "01", "0x1", "1.0"
 
 
 def _document(text: str) -> Document:
-    return Document(index=1, text=text, first_line=0, source=Source(None, text), root=None, newline="\n")
+    return Document(index=1, text=text, source=Source(None, text), root=None, newline="\n")
 
 
 def _composed(text: str):
