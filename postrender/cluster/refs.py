@@ -75,20 +75,38 @@ def _by_table(obj: dict, kind: str, group: str, version: str, namespace: str | N
     if compiled is None:
         return found
     cluster_scoped = kind in table.cluster_scoped
-    for ends, value, parent, _ in walk(compiled.tree, obj, JsonValues):
+    for ends, value, parent, path in walk(compiled.tree, obj, JsonValues):
         if not value:
             continue
         for position in ends:
             spec = compiled.specs[position]
-            found.add((spec.target_kind, _target_namespace(spec, value, parent, namespace, cluster_scoped),
-                       value.rpartition("/")[2] if spec.namespace_prefix else value))
+            read = spec.read(value, lambda: _string_before(parent, path))
+            if read is None:
+                continue
+            _, name, stated = read
+            found.add((spec.target_kind, _target_namespace(spec, stated, parent, namespace, cluster_scoped), name))
     return found
 
 
-def _target_namespace(spec: FieldSpec, value: str, parent: Any, namespace: str | None,
+def _string_before(holder: Any, path: tuple) -> str | None:
+    """The list item before the leaf at `path`, where it is a string: an
+    argument after a bare `--flag` (FieldSpec.read). `holder`: the mapping
+    holding the list, as the walk gives a list item's parent."""
+    index = path[-1] if path else None
+    if not isinstance(index, int) or index == 0 or len(path) < 2 or not isinstance(holder, dict):
+        return None
+    items = holder.get(path[-2])
+    previous = items[index - 1] if isinstance(items, list) and index <= len(items) else None
+    return previous if isinstance(previous, str) else None
+
+
+def _target_namespace(spec: FieldSpec, stated: str | None, parent: Any, namespace: str | None,
                       cluster_scoped: bool) -> str | None:
-    if spec.namespace_prefix and "/" in value:
-        return value.rpartition("/")[0]
+    """The namespace a reference's target is in: the one its text states,
+    else a namespaceField beside it, else the referrer's own (None, any:
+    a cluster-scoped referrer that does not say)."""
+    if stated is not None:
+        return stated
     if spec.namespace_field and isinstance(parent, dict):
         explicit = parent.get(spec.namespace_field)
         if isinstance(explicit, str) and explicit:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from functools import cache
 from pathlib import Path
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ruamel.yaml import YAML
@@ -17,6 +17,7 @@ from ruamel.yaml.error import YAMLError
 
 from ..records import field, record
 from ..errors import UsageError
+from ..lazyre import LazyPattern
 from .schema import CONFIG_KINDS, check as check_schema
 from .walk import WILDCARD, Compiled, SpecIndex
 # The sections of a field-spec configuration postrender reads.
@@ -88,6 +89,40 @@ class FieldSpec:
 
     def matches(self, group: str, version: str) -> bool:
         return (self.group is None or self.group == group) and (self.version is None or self.version == version)
+
+    def read(self, value: str, previous: Callable[[], str | None]) -> tuple[str, str, str | None] | None:
+        """What a leaf this spec reaches names: (the text kept before the
+        name, the name, the namespace the text states, None: the
+        referrer's own), or None where it names nothing. `previous`: the
+        list item before the leaf, where it is a string (asked only of an
+        argument that may follow a bare `--flag`). The one reading of a
+        leaf, for the render's YAML nodes and the cluster's JSON alike."""
+        prefix = ""
+        if self.flags:
+            spellings = _flag_spellings(self.flags)
+            flag, eq, given = value.partition("=")
+            if eq and flag in spellings:
+                prefix, value = flag + "=", given
+            elif value.startswith("-") or previous() not in spellings:
+                return None
+        namespace = None
+        if (self.namespace_prefix or self.flags) and "/" in value:
+            written, _, value = value.rpartition("/")
+            prefix += written + "/"
+            # `$(POD_NAMESPACE)/name`: the variable holds the pod's own namespace.
+            namespace = None if _VARIABLE.fullmatch(written) else written
+        return prefix, value, namespace
+
+
+_VARIABLE = LazyPattern(r"\$\([A-Za-z_][A-Za-z0-9_]*\)")
+
+
+@cache
+def _flag_spellings(flags: tuple[str, ...]) -> frozenset[str]:
+    """Every way an argument may write one of `flags` (Go's flag package
+    takes `-flag` as `--flag`): asked for each argument of each container,
+    for the few flag lists the table has."""
+    return frozenset(dashes + flag.lstrip("-") for flag in flags for dashes in ("-", "--"))
 
 
 @record

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Container, Iterator, Mapping, Sequence
 from enum import Enum
-from functools import cache
 from typing import Any
 
 from ...records import record
@@ -16,7 +15,6 @@ from ...syntax.nodes import (
     string_map,
 )
 from ..read import NO_STRINGS, KubeObject
-from ...lazyre import LazyPattern
 
 Path = tuple[str | int, ...]
 
@@ -482,19 +480,10 @@ def _references(obj: KubeObject, spec: FieldSpec, hits: list[Hit],
     for node, parent, path in hits:
         if not is_string(node) or not node.value:
             continue
-        value = node.value
-        namespace: str | None = None
-        prefix = ""
-        if spec.flags:
-            flagged = _flag_value(node, parent, path, spec.flags)
-            if flagged is None:
-                continue
-            prefix, value = flagged
-        if (spec.namespace_prefix or spec.flags) and "/" in value:
-            written, _, value = value.rpartition("/")
-            prefix += written + "/"
-            # `$(POD_NAMESPACE)/name`: the variable holds the pod's own namespace.
-            namespace = None if _VARIABLE.fullmatch(written) else written
+        read = spec.read(node.value, lambda: _string_before(parent, path))
+        if read is None:
+            continue
+        prefix, value, namespace = read
         if spec.namespace_field and isinstance(parent, MappingNode):
             ns_node = get(parent, spec.namespace_field)
             if isinstance(ns_node, ScalarNode) and is_string(ns_node) and ns_node.value:
@@ -506,21 +495,10 @@ def _references(obj: KubeObject, spec: FieldSpec, hits: list[Hit],
         yield Reference(obj, spec, node, path, value, namespace, prefix, optional)
 
 
-_VARIABLE = LazyPattern(r"\$\([A-Za-z_][A-Za-z0-9_]*\)")
-
-
-def _flag_value(node: ScalarNode, container: Node | None, path: Path, flags: tuple[str, ...]) -> tuple[str, str] | None:
-    """(text kept before the name, the value) when an argument gives one of
-    `flags` a value: `--flag=value`, or `value` right after a bare `--flag`.
-    `-flag` counts the same (Go's flag package takes either)."""
-    spellings = _spellings(flags)
-    flag, eq, value = node.value.partition("=")
-    if eq and flag in spellings:
-        return flag + "=", value
-    previous = None if node.value.startswith("-") else item_before(container, path)
-    if isinstance(previous, ScalarNode) and is_string(previous) and previous.value in spellings:
-        return "", node.value
-    return None
+def _string_before(holder: Node | None, path: Path) -> str | None:
+    """The text of the list item before the one at `path`, where it is a string."""
+    previous = item_before(holder, path)
+    return previous.value if isinstance(previous, ScalarNode) and is_string(previous) else None
 
 
 def item_before(holder: Node | None, path: Path) -> Node | None:
@@ -550,13 +528,6 @@ def string_context(parent: Node | None, path: Path) -> str | None:
     if isinstance(previous, ScalarNode) and previous.value.startswith("-") and "=" not in previous.value:
         return previous.value.split()[-1] if previous.value.split() else None
     return None
-
-
-@cache
-def _spellings(flags: tuple[str, ...]) -> frozenset[str]:
-    """Every way an argument may write one of `flags`: asked for each
-    argument of each container, for the few flag lists the table has."""
-    return frozenset(dashes + flag.lstrip("-") for flag in flags for dashes in ("-", "--"))
 
 
 def _filter_value(node: Node | None) -> str | list[str] | None:

@@ -168,6 +168,34 @@ def test_gc_with_rights_in_its_namespace_only_stops_unless_told(kube: Kube):
     assert kube.versions("secrets") == set()
 
 
+def _controller(greeting: str, args: list[str]) -> str:
+    """A controller told its ConfigMap by a flag, as ingress-nginx is."""
+    return (f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: nginx-conf\ndata: {{greeting: {greeting}}}\n---\n"
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: controller\nspec:\n  replicas: 0\n"
+            "  selector: {matchLabels: {app: c}}\n  template:\n    metadata: {labels: {app: c}}\n    spec:\n"
+            f"      containers:\n      - name: c\n        image: x\n        args: {json.dumps(args)}\n")
+
+
+def test_gc_keeps_what_a_container_argument_names(kube: Kube):
+    # A plain render writes no postrender.io/refs record: gc reads the
+    # argument itself, every way the table's flags are written.
+    ns = kube.namespace
+    for args in (["/nginx-ingress-controller", "--configmap=$(POD_NAMESPACE)/nginx-conf"],
+                 ["/nginx-ingress-controller", "--configmap", "nginx-conf"],
+                 ["/nginx-ingress-controller", f"--configmap={ns}/nginx-conf"]):
+        for greeting in ("a", "b", "c"):
+            rendered = kube.postrender([f"--namespace={ns}"], _controller(greeting, args))
+            assert rendered.status == 0, rendered.stderr
+            kube.kubectl("apply", "-f", "-", namespace=ns, input=rendered.stdout)
+        kube.settle("controller", ns)
+        live = kube.get("deployment", "controller", namespace=ns)["spec"]["template"]["spec"]["containers"][0]["args"]
+        (named,) = [v for v in kube.versions() if v in live[-1]]
+        done = kube.postrender(["gc", "-n", ns, "--keep", "0", "--min-age", "0", "--yes"])
+        assert done.status == 0, done.stderr
+        assert named in kube.versions(), (args, done.stdout)
+        assert f"ConfigMap/{named}" in done.stdout and "in use by Deployment/controller" in done.stdout, done.stdout
+
+
 def test_a_version_changed_between_plan_and_delete_survives(kube: Kube):
     ns = kube.namespace
     for name in ("cfg-aaaaaaaaaa", "cfg-bbbbbbbbbb", "cfg-cccccccccc"):

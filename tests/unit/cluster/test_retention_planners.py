@@ -277,3 +277,59 @@ def test_uses_of_live_objects_step_through_wildcards():
                        "httpSDConfigs": [{"tlsConfig": {"cert": {"configMap": {"name": "cert-1", "key": "c"}}}}],
                        "jobName": "x"}}
     assert uses(scrape, TABLE) == {("ConfigMap", "mon", "ca-1"), ("ConfigMap", "mon", "cert-1")}
+
+
+# Every way a container argument names a config (podSpecArgs `flags`), for
+# every flag the table has: the cluster (gc, --retain) reads what the render
+# reads. It took the whole argument for the name, so gc deleted the
+# version a running ingress-nginx controller's `--configmap=...` named.
+def _argument_forms(flag: str) -> dict[str, list[str]]:
+    bare = flag.lstrip("-")
+    return {
+        "flag=name": [f"{flag}=cfg-1"],
+        "flag=namespace/name": [f"{flag}=other/cfg-2"],
+        "flag=$(POD_NAMESPACE)/name": [f"{flag}=$(POD_NAMESPACE)/cfg-3"],
+        "the other dash count": [("--" if flag.startswith("-") and not flag.startswith("--") else "-") + bare + "=cfg-4"],
+        "flag, then the name": [flag, "cfg-5"],
+        "flag, then namespace/name": [flag, "other/cfg-6"],
+        "flag, then another flag": [flag, "--verbose"],
+        "a name alone": ["cfg-7"],
+        "another flag=": ["--not-this-one=cfg-8"],
+    }
+
+
+def _flag_rows() -> list[tuple[str, str]]:
+    from postrender.fieldspecs import builtin_config
+
+    return sorted({(row["target"], flag) for row in builtin_config()["podSpecArgs"] for flag in row.get("flags", ())})
+
+
+@pytest.mark.parametrize(("target", "flag"), _flag_rows())
+def test_the_cluster_reads_container_arguments_as_the_render_does(target, flag):
+    import io
+
+    from ruamel.yaml import YAML
+
+    from postrender.options import RenderOptions
+    from postrender.pipeline.read import Source
+    from postrender.pipeline.render import analyse
+
+    for form, args in _argument_forms(flag).items():
+        names = [f"cfg-{i}" for i in range(1, 9)]
+        # streamOnly rows count a name only where the stream has it: every one is there, in both namespaces.
+        configs = "".join(f"---\napiVersion: v1\nkind: {target}\nmetadata: {{name: {n}, namespace: {ns}}}\n"
+                          + ("data: {k: v}\n" if target == "ConfigMap" else "stringData: {k: v}\n")
+                          for n in names for ns in ("app", "other"))
+        deployment = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: app}\nspec:\n"
+                      "  template:\n    spec:\n      containers:\n      - name: c\n        image: x\n"
+                      f"        args: {args!r}\n")
+        graph = analyse([Source(None, configs + "---\n" + deployment)], RenderOptions()).graph
+        rendered = {(ref.target_kind, ref.namespace or "app", ref.name) for ref in graph.references
+                    if ref.referrer.kind == "Deployment" and ref.spec.flags}
+        live = YAML(typ="safe").load(io.StringIO(deployment))
+        read = {use for use in uses(live, TABLE) if use[2].startswith("cfg-")}
+        assert read == rendered, (flag, form, args)
+        expected = {"flag=name": "cfg-1", "flag=namespace/name": "cfg-2", "flag=$(POD_NAMESPACE)/name": "cfg-3",
+                    "the other dash count": "cfg-4", "flag, then the name": "cfg-5",
+                    "flag, then namespace/name": "cfg-6"}.get(form)
+        assert {name for _, _, name in read} == ({expected} if expected else set()), (flag, form, read)
