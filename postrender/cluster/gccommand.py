@@ -25,7 +25,9 @@ def run(args: argparse.Namespace, reporter: Reporter) -> str:
     policy, selector = _policy(args)
     table = _table(args.config)
     cluster = Cluster.connect(args.kubeconfig, args.context)
-    namespaces = None if args.all_namespaces else (args.namespace or [cluster.namespace or "default"])
+    # Each namespace once (`-n a -n a`): twice, every version in it was a
+    # version twice, and --keep N kept about N/2.
+    namespaces = None if args.all_namespaces else list(dict.fromkeys(args.namespace or [cluster.namespace or "default"]))
     reporter.info(f"collecting in {'all namespaces' if namespaces is None else ', '.join(namespaces)}")
     state = LiveState(
         read_versions(cluster, namespaces, selector),

@@ -196,6 +196,16 @@ def test_gc_keeps_what_a_container_argument_names(kube: Kube):
         assert f"ConfigMap/{named}" in done.stdout and "in use by Deployment/controller" in done.stdout, done.stdout
 
 
+def test_a_namespace_named_twice_is_collected_once(kube: Kube):
+    ns = kube.namespace
+    for name in ("cfg-aaaaaaaaaa", "cfg-bbbbbbbbbb", "cfg-cccccccccc"):
+        kube.kubectl("apply", "-f", "-", input=version_manifest(name))
+    done = kube.postrender(["gc", "-n", ns, "-n", ns, "--keep", "2", "--min-age", "0", "--yes"])
+    assert done.status == 0, done.stderr
+    assert kube.versions() == {"cfg-bbbbbbbbbb", "cfg-cccccccccc"}, done.stdout
+    assert done.stdout.count("cfg-aaaaaaaaaa") == 1, done.stdout
+
+
 def test_a_version_changed_between_plan_and_delete_survives(kube: Kube):
     ns = kube.namespace
     for name in ("cfg-aaaaaaaaaa", "cfg-bbbbbbbbbb", "cfg-cccccccccc"):
