@@ -17,8 +17,13 @@ from .refs import Use, uses
 CONFIG_KINDS = ("ConfigMap", "Secret")
 
 # What --retain consults (and gc always): everything that holds a pod
-# template or a copy of one — rollout history included.
+# template or a copy of one — rollout history included — and the configs
+# themselves: a version that stays may name another (a ConfigMap's record
+# of the Secret its data names, a --config field spec in its data), which
+# must stay with it.
 REFERRER_KINDS: tuple[tuple[str, str], ...] = (
+    ("", "ConfigMap"),
+    ("", "Secret"),
     ("", "Pod"),
     ("apps", "ReplicaSet"),
     ("", "ReplicationController"),
@@ -31,8 +36,11 @@ REFERRER_KINDS: tuple[tuple[str, str], ...] = (
 )
 
 # Never holders of references, and large: not worth listing in a sweep.
-_SWEEP_SKIP = {("", "Event"), ("events.k8s.io", "Event"), ("", "ConfigMap"), ("", "Secret"),
+_SWEEP_SKIP = {("", "Event"), ("events.k8s.io", "Event"),
                ("", "Endpoints"), ("discovery.k8s.io", "EndpointSlice"), ("coordination.k8s.io", "Lease")}
+# Read as metadata only, their `postrender.io/refs` records: no field spec
+# reads a Secret's values (fieldspecs refuses one), and none is fetched.
+_METADATA_ONLY = {("", "Secret")}
 _EXAMPLES = 3  # referrers named per version in reasons
 
 
@@ -130,8 +138,9 @@ def read_users(cluster: Cluster, namespaces: list[str] | None, table: ReferenceT
     users: dict[Use, list[str]] = {}
     for resource in _referrer_resources(cluster, namespaces, sweep):
         scopes = [None] if not resource.namespaced else _namespaces(namespaces)
+        metadata_only = (resource.group, resource.kind) in _METADATA_ONLY
         for namespace in scopes:
-            for obj in cluster.list(resource, namespace):
+            for obj in cluster.list(resource, namespace, metadata_only=metadata_only):
                 _add_uses(users, obj, table)
     if reporter is not None:
         reporter.info(f"found {sum(len(v) for v in users.values())} references to {len(users)} objects")

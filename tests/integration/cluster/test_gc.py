@@ -196,6 +196,42 @@ def test_gc_keeps_what_a_container_argument_names(kube: Kube):
         assert f"ConfigMap/{named}" in done.stdout and "in use by Deployment/controller" in done.stdout, done.stdout
 
 
+# A ConfigMap whose data names a Secret (a --config field spec): its
+# version carries a record of the Secret's version it names.
+NAMED_IN_DATA = "nameReference:\n- kind: Secret\n  fieldSpecs:\n  - {kind: ConfigMap, path: data/credentialsSecret}\n"
+
+
+def named_in_data_app(password: str) -> str:
+    return (f"apiVersion: v1\nkind: Secret\nmetadata: {{name: creds}}\nstringData: {{password: {password}}}\n---\n"
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\n"
+            f"data: {{credentialsSecret: creds, mode: {password}}}\n---\n"
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 0\n"
+            "  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n"
+            "      containers:\n      - {name: c, image: x, envFrom: [{configMapRef: {name: settings}}]}\n")
+
+
+def test_gc_keeps_the_secret_a_kept_configmap_version_names(kube: Kube):
+    ns = kube.namespace
+    config = kube.home / "named-in-data.yaml"
+    config.write_text(NAMED_IN_DATA)
+    for password in ("one", "two"):
+        rendered = kube.postrender([f"--namespace={ns}", "--keep-previous=argocd", f"--config={config}"],
+                                   named_in_data_app(password))
+        assert rendered.status == 0, rendered.stderr
+        kube.kubectl("apply", "-f", "-", namespace=ns, input=rendered.stdout)
+        kube.settle("web", ns)
+    configmaps = kube.versions()
+    named = {kube.get("configmap", name, namespace=ns)["data"]["credentialsSecret"] for name in configmaps}
+    assert len(configmaps) == 2 and len(named) == 2 and named == kube.versions("secrets")
+    done = kube.postrender(["gc", "-n", ns, "--keep", "0", "--min-age", "0", f"--config={config}", "--yes"])
+    assert done.status == 0, done.stderr
+    # Both ConfigMap versions are in use (the Deployment, its old ReplicaSet),
+    # and each keeps the Secret version it names.
+    assert kube.versions() == configmaps, done.stdout
+    assert kube.versions("secrets") == named, done.stdout
+    assert "in use by ConfigMap/settings-" in done.stdout, done.stdout
+
+
 def test_a_namespace_named_twice_is_collected_once(kube: Kube):
     ns = kube.namespace
     for name in ("cfg-aaaaaaaaaa", "cfg-bbbbbbbbbb", "cfg-cccccccccc"):
