@@ -69,6 +69,30 @@ def test_a_configmap_the_upgrade_drops_stays_while_rollout_history_uses_it(kube:
     assert not kube.exists("configmap", extra)
 
 
+def test_a_retained_configmap_version_keeps_the_secret_version_it_names(kube: Kube):
+    # The ConfigMap's data names the Secret (a --config field spec): rolled
+    # back to, the old ConfigMap version must find the Secret version it names.
+    from .test_gc import NAMED_IN_DATA, named_in_data_app
+
+    config = kube.home / "named-in-data.yaml"
+    config.write_text(NAMED_IN_DATA)
+    for password in ("one", "two"):
+        stream = named_in_data_app(password).replace("metadata: {name:", "metadata: {labels: {app.kubernetes.io/instance: web}, name:")
+        result = kube.postrender(["--retain=1", f"--namespace={kube.namespace}", f"--config={config}"], stream)
+        assert result.status == 0, result.stderr
+        kube.kubectl("apply", "--prune", "-l", "app.kubernetes.io/instance=web",
+                     "--prune-allowlist=core/v1/ConfigMap", "--prune-allowlist=core/v1/Secret",
+                     "--prune-allowlist=apps/v1/Deployment", "-f", "-", input=result.stdout)
+        kube.settle("web")
+    kube.kubectl("rollout", "undo", "deployment/web")
+    kube.settle("web")
+    template = kube.get("deployment", "web")["spec"]["template"]["spec"]
+    settings = template["containers"][0]["envFrom"][0]["configMapRef"]["name"]
+    assert kube.get("configmap", settings)["data"]["mode"] == "one"
+    names = kube.get("configmap", settings)["data"]["credentialsSecret"]
+    assert kube.exists("secret", names), f"ConfigMap {settings} names Secret {names}, which was pruned"
+
+
 def test_retained_output_is_byte_stable_and_ordered(kube: Kube):
     render = ["--retain=3", f"--namespace={kube.namespace}"]
     for i in range(3):
@@ -120,7 +144,11 @@ def test_exec_credentials_and_the_shipped_read_only_role(kube: Kube):
     failed = kube.postrender(["--retain=2", f"--namespace={kube.namespace}", f"--kubeconfig={kubeconfig}"],
                              _template(kube, "e2"))
     assert failed.status == 1 and failed.stdout == "", "a failing credential plugin fails the render"
-    assert "Unauthorized" in failed.stderr, failed.stderr
+    # One line, naming the plugin's failure: not the client's own log line,
+    # then the HTTP 401 it went on to.
+    (line,) = failed.stderr.splitlines()
+    assert line.startswith("postrender: error: cannot load cluster credentials: exec: process returned 1"), line
+    assert "no credentials today" in line and "Unauthorized" not in line, line
 
 
 def test_forbidden_reads_fail_the_render_with_no_output(kube: Kube):
