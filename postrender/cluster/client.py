@@ -10,6 +10,7 @@ older servers and cannot represent custom resources.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sys
 from dataclasses import dataclass
@@ -77,6 +78,29 @@ def _kubernetes():
     return client, config
 
 
+class _LoggedErrors(logging.Handler):
+    """Holds what the Kubernetes client logs while it loads a kubeconfig
+    (`logging.error("exec: process returned 1...")`), which would otherwise
+    reach stderr as a line of its own, formatted by the logging defaults
+    its first error sets up, before postrender's own error."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.messages: list[str] = []
+        self._saved: list[logging.Handler] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+    def __enter__(self) -> "_LoggedErrors":
+        root = logging.getLogger()
+        self._saved, root.handlers = root.handlers, [self]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        logging.getLogger().handlers = self._saved
+
+
 class Cluster:
     def __init__(self, api_client: Any, namespace: str | None, where: str):
         self._api = api_client
@@ -97,18 +121,25 @@ class Cluster:
                 # Named, never left to the client: with a $KUBECONFIG list it
                 # would take the last file's current-context, kubectl and Helm the first.
                 context = context or files.current_context
-                config.load_kube_config(
-                    config_file=kubeconfig, context=context,
-                    client_configuration=configuration, persist_config=False,
-                )
+                with _LoggedErrors() as logged:
+                    config.load_kube_config(
+                        config_file=kubeconfig, context=context,
+                        client_configuration=configuration, persist_config=False,
+                    )
+                failed = logged.messages
                 namespace = files.namespace(context)
             else:
                 config.load_incluster_config(client_configuration=configuration)
                 namespace = _SA_NAMESPACE.read_text().strip() if _SA_NAMESPACE.exists() else None
+                failed = []
         except (ConfigException, OSError, ValueError, TypeError, KeyError) as exc:
             raise ClusterError(f"cannot load cluster credentials: {_one_line(exc)}") from None
         except Exception as exc:  # noqa: BLE001 - exec plugins fail in many ways
             raise ClusterError(f"cannot load cluster credentials ({type(exc).__name__}): {_one_line(exc)}") from None
+        if failed:
+            # A credential plugin that failed: the client logs it and goes on
+            # without a token, to an HTTP 401 that names no cause.
+            raise ClusterError(f"cannot load cluster credentials: {_one_line(failed[0])}")
         return cls(client.ApiClient(configuration), namespace, configuration.host)
 
     # -- requests --------------------------------------------------------
