@@ -140,6 +140,14 @@ class Cluster:
             # A credential plugin that failed: the client logs it and goes on
             # without a token, to an HTTP 401 that names no cause.
             raise ClusterError(f"cannot load cluster credentials: {_one_line(failed[0])}")
+        if not configuration.host:
+            raise ClusterError(f"the kubeconfig's cluster{_for_context(context)} has no server")
+        if not configuration.verify_ssl:
+            # insecure-skip-tls-verify, asked for in the kubeconfig: kubectl
+            # says nothing of it, where urllib3 warned once per request.
+            import urllib3  # noqa: PLC0415 - the client's own transport
+
+            urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)
         return cls(client.ApiClient(configuration), namespace, configuration.host)
 
     # -- requests --------------------------------------------------------
@@ -296,6 +304,10 @@ def _status_text(status: int, data: Any) -> str:
 def _reason(exc: BaseException) -> str:
     reason = getattr(exc, "reason", None) or exc
     return _one_line(reason)
+
+
+def _for_context(context: str | None) -> str:
+    return f" of context {context!r}" if context else ""
 
 
 def _one_line(value: object) -> str:

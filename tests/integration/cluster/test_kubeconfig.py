@@ -94,3 +94,26 @@ def _run(argv: list[str], env: dict[str, str]) -> str:
     if proc.returncode:
         pytest.fail(f"{' '.join(argv)}: {proc.stderr}")
     return proc.stdout
+
+
+def test_an_insecure_cluster_is_read_quietly_and_one_without_a_server_is_one_line(kube: Kube):
+    # insecure-skip-tls-verify: as kubectl, no word of it per request (urllib3
+    # warned on every one); a cluster entry without a server is said so.
+    kube.kubectl("apply", "-f", "-", input=version_manifest("cfg-aaaaaaaaaa"))
+    text = (f"apiVersion: v1\nkind: Config\ncurrent-context: x\n"
+            f"clusters: [{{name: c, cluster: {{server: '{kube.plane.server}', insecure-skip-tls-verify: true}}}}]\n"
+            f"users: [{{name: u, user: {{token: {ADMIN_TOKEN}}}}}]\n"
+            f"contexts: [{{name: x, context: {{cluster: c, user: u, namespace: {kube.namespace}}}}}]\n")
+    insecure = kube.home / "insecure.kubeconfig"
+    insecure.write_text(text)
+    gc = kube.postrender(["gc", f"--kubeconfig={insecure}", "--min-age", "0"])
+    assert gc.status == 0 and "cfg-aaaaaaaaaa" in gc.stdout, gc.stderr
+    assert gc.stderr == "", gc.stderr
+    serverless = kube.home / "serverless.kubeconfig"
+    serverless.write_text(text.replace(f"server: '{kube.plane.server}', ", ""))
+    for argv in (["gc", f"--kubeconfig={serverless}"],
+                 ["--retain=2", f"--namespace={kube.namespace}", f"--kubeconfig={serverless}"]):
+        failed = kube.postrender(argv, version_manifest("cfg-bbbbbbbbbb"))
+        assert failed.status == 1 and failed.stdout == "", failed.stderr
+        (line,) = failed.stderr.splitlines()
+        assert line == "postrender: error: the kubeconfig's cluster of context 'x' has no server", line
