@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..fieldspecs import FieldSpec, ReferenceTable, Segment
-from ..fieldspecs.walk import Accessor, walk
+from ..fieldspecs.walk import Accessor, item_before, walk
 from ..pipeline.plan.keep import parse_refs
 from ..vocabulary import ANNOTATION_REFS
 
@@ -90,13 +90,8 @@ def _by_table(obj: dict, kind: str, group: str, version: str, namespace: str | N
 
 def _string_before(holder: Any, path: tuple) -> str | None:
     """The list item before the leaf at `path`, where it is a string: an
-    argument after a bare `--flag` (FieldSpec.read). `holder`: the mapping
-    holding the list, as the walk gives a list item's parent."""
-    index = path[-1] if path else None
-    if not isinstance(index, int) or index == 0 or len(path) < 2 or not isinstance(holder, dict):
-        return None
-    items = holder.get(path[-2])
-    previous = items[index - 1] if isinstance(items, list) and index <= len(items) else None
+    argument after a bare `--flag` (FieldSpec.read)."""
+    previous = item_before(JsonValues, holder, path)
     return previous if isinstance(previous, str) else None
 
 

@@ -167,6 +167,19 @@ class SpecIndex:
 _MISSING: Any = object()
 
 
+def item_before(access: type[Accessor[N]], holder: N | None, path: Path) -> N | None:
+    """The item before the one at `path` in its list, or None (the first
+    item, or no list item): `holder` is the mapping that holds the list, as
+    walk gives a list item's parent. A `--flag value` argument's flag."""
+    index = path[-1] if path else None
+    if not isinstance(index, int) or index == 0 or len(path) < 2 or not isinstance(path[-2], str):
+        return None
+    if holder is None or not access.is_mapping(holder):
+        return None
+    items = access.items(access.child(holder, path[-2]))
+    return items[index - 1] if items is not None and index <= len(items) else None
+
+
 def walk(tree: PathTree, root: N, access: type[Accessor[N]]) -> Iterator[tuple[list[int], N, N | None, Path]]:
     """(ends, leaf, parent, path) for every leaf some path of the tree reaches.
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from ...records import record
 from ...fieldspecs import CONFIG_KINDS, FieldSpec, ReferenceTable, Segment
-from ...fieldspecs.walk import Accessor, Compiled, SpecIndex, walk
+from ...fieldspecs.walk import Accessor, Compiled, SpecIndex, item_before, walk
 from ..index.objects import ObjectIndex, ObjectKey, across_namespaces
 from ...syntax.nodes import (
     MERGE_KEY, MappingNode, Node, ScalarNode, SequenceNode, entries, format_path, get, get_str, is_string, scalar_value,
@@ -497,19 +497,8 @@ def _references(obj: KubeObject, spec: FieldSpec, hits: list[Hit],
 
 def _string_before(holder: Node | None, path: Path) -> str | None:
     """The text of the list item before the one at `path`, where it is a string."""
-    previous = item_before(holder, path)
+    previous = item_before(YamlNodes, holder, path)
     return previous.value if isinstance(previous, ScalarNode) and is_string(previous) else None
-
-
-def item_before(holder: Node | None, path: Path) -> Node | None:
-    """The item before the one at `path` in its list, or None (the first
-    item, or no list item): `holder` is the mapping that holds the list, as
-    the field-spec walk gives a list item's parent."""
-    index = path[-1]
-    if not isinstance(index, int) or index == 0 or len(path) < 2 or not isinstance(path[-2], str):
-        return None
-    items = get(holder, path[-2])
-    return items.value[index - 1] if isinstance(items, SequenceNode) else None
 
 
 def string_context(parent: Node | None, path: Path) -> str | None:
@@ -524,7 +513,7 @@ def string_context(parent: Node | None, path: Path) -> str | None:
         return None
     if index == 0:
         return "" if path[-2] == "command" else None
-    previous = item_before(parent, path)
+    previous = item_before(YamlNodes, parent, path)
     if isinstance(previous, ScalarNode) and previous.value.startswith("-") and "=" not in previous.value:
         return previous.value.split()[-1] if previous.value.split() else None
     return None
