@@ -353,9 +353,11 @@ def _chunks(text: str, begins: array) -> list[str]:
 
 class _ChunkStarts(NamedTuple):
     """Where each chunk of split() starts (the first at 0), and its first
-    line (0-based). Arrays of 8 bytes a chunk: held through the whole read
-    of a source, where a tuple and two int objects a chunk were about 100
-    bytes (100,000 tiny ConfigMaps: 12 MiB at read's peak)."""
+    line (0-based). Arrays of 8 bytes a chunk, where a tuple and two int
+    objects a chunk were about 100 bytes (100,000 tiny ConfigMaps: 12 MiB
+    at read's peak): `begins` is held through the whole read of a source,
+    `lines` for the stream's life, as its documents' first lines
+    (Source.first_lines)."""
 
     begins: array
     lines: array
