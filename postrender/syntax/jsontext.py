@@ -37,6 +37,62 @@ def dumps(value: Any, *, sort_keys: bool = False, separators: tuple[str, str] = 
         _WRITERS.pop(form, None)  # a C encoder's dict may still hold what it was in
         if not isinstance(error, RecursionError):
             raise
+    return _walked(value, sort_keys, separators, _python_scalar)
+
+
+def go_dumps(value: Any) -> str:
+    """JSON text of a value as Go's encoding/json writes it, sorted and
+    compact, but for go_escaped's escapes: its numbers as Go writes a
+    float64 (go_float), which is what kubectl sends for every YAML float.
+    Python writes `30.0` where Go writes `30`, and `1e-05` and `1e+16`
+    where Go writes `0.00001` and `10000000000000000`."""
+    if not _holds_float(value):
+        return dumps(value, sort_keys=True, separators=(",", ":"))
+    return _walked(value, True, (",", ":"), _go_scalar)
+
+
+def go_float(value: float) -> str:
+    """A finite float64 as encoding/json writes it: the shortest digits
+    that read back as it, positional from 1e-6 up to 1e21, else with an
+    exponent of at least one digit (`1e-7`, `1e+21`). Python's repr picks
+    the same shortest digits; only the form differs. A negative zero goes
+    out as `0`: kubectl (and Helm) decode the JSON again into an object,
+    where a number written as an integer becomes an int64."""
+    if value == 0:
+        return "0"
+    if 1e-6 <= abs(value) < 1e21:
+        from decimal import Decimal  # few streams hold a float: not imported by every run
+
+        return format(Decimal(repr(value)).normalize(), "f")
+    text = repr(value)
+    if text[-4:-1] == "e-0":  # Go trims "e-07" to "e-7", as encoding/json does
+        text = text[:-2] + text[-1]
+    return text
+
+
+def _holds_float(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if item.__class__ is float:
+            return True
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return False
+
+
+def _python_scalar(item: Any) -> str:
+    return json.dumps(item, ensure_ascii=False)
+
+
+def _go_scalar(item: Any) -> str:
+    return go_float(item) if item.__class__ is float else json.dumps(item, ensure_ascii=False)
+
+
+def _walked(value: Any, sort_keys: bool, separators: tuple[str, str], scalar: Callable[[Any], str]) -> str:
+    """dumps' text with an explicit stack, each scalar written by `scalar`."""
     item_separator, key_separator = separators
     parts: list[str] = []
     # Work items: a value to write, or literal text (a closing bracket, a separator).
@@ -62,7 +118,7 @@ def dumps(value: Any, *, sort_keys: bool = False, separators: tuple[str, str] = 
                 if i:
                     stack.append((True, item_separator))
         else:
-            parts.append(json.dumps(item, ensure_ascii=False))
+            parts.append(scalar(item))
     return "".join(parts)
 
 

@@ -643,3 +643,23 @@ def test_a_config_hash_in_a_prometheus_pod_metadata_rolls_it_through_its_config(
     assert roll["kind"] == "Prometheus" and roll["podTemplateChangedDirectly"] is False
     (cause,) = roll["because"]
     assert (cause["name"], cause["via"]) == ("etcd-client-cert", "postrender.io/config-hash")
+
+
+# Pairs of spellings of one number as kubectl sends it: each pair in a
+# pod template rolls nothing (kubectl's JSON of both is the same text).
+SAME_NUMBERS = [("30", "30.0"), ("8080", "8.08e3"), ("8080", "8080."), ("1000", "1_000"), ("31", "0x1F"),
+                ("15", "0o17"), ("0.00001", "1e-5"), ("0.5", ".5"), ("100000000000000000000", "1e20"),
+                ("1.5e-7", "0.00000015"), ("0", "-0.0")]
+
+
+@pytest.mark.parametrize("old, new", SAME_NUMBERS)
+def test_a_number_spelled_another_way_rolls_nothing(tmp_path: Path, old: str, new: str):
+    template = ("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n"
+                "    spec:\n      terminationGracePeriodSeconds: {}\n      containers:\n      - name: c\n"
+                "        image: nginx\n        resources:\n          limits:\n            cpu: {}\n")
+    (tmp_path / "old.yaml").write_text(template.format(old, old))
+    (tmp_path / "new.yaml").write_text(template.format(new, new))
+    result = run_postrender(["diff", "--exit-code", "-o", "json", str(tmp_path / "old.yaml"),
+                             str(tmp_path / "new.yaml")])
+    assert (result.status, json.loads(result.stdout)["rolls"]) == (0, []), result.stdout
+

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import base64
 
-from ...syntax.jsontext import dumps, go_escaped
+from ...syntax.jsontext import dumps, go_dumps, go_escaped
 from ...syntax.nodes import (
     MappingNode,
     Node,
@@ -125,7 +125,7 @@ def _hashed_pieces(hashed: dict[str, object], fields: Fields) -> list[str]:
     """go_json of what is hashed, in pieces: a folded field's are its own
     (FoldedEntries.pieces), each of many entries."""
     if not fields.folded:
-        return [go_json(hashed)]
+        return [_go_json_of_strings(hashed)]
     pieces = []
     # Its keys are kustomize's field names: their JSON is their text, quoted.
     for key, value in sorted(hashed.items()):
@@ -133,7 +133,7 @@ def _hashed_pieces(hashed: dict[str, object], fields: Fields) -> list[str]:
         if isinstance(value, FoldedEntries):
             pieces.extend(value.pieces())
         else:
-            pieces.append(go_json(value))
+            pieces.append(_go_json_of_strings(value))
     pieces.append("}")
     return pieces
 
@@ -183,6 +183,15 @@ def stored_secret_data(fields: Fields) -> object:
 
 
 def go_json(value: object) -> str:
+    """The JSON Go's encoding/json writes for a value: what kubectl sends,
+    and what kustomize's hasher reads."""
+    return go_escaped(go_dumps(value))
+
+
+def _go_json_of_strings(value: object) -> str:
+    """go_json of a value that holds no float: what a config's hash reads
+    (kind, name, type, and data entries that configs.validate has found to
+    be strings), without go_json's look for floats through every entry."""
     return go_escaped(dumps(value, sort_keys=True, separators=(",", ":")))
 
 
