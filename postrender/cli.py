@@ -250,7 +250,7 @@ def _diff(args: argparse.Namespace, reporter: Reporter) -> tuple[str, int]:
 
     report, output = run(args.old, args.new, render_options(args), args.format, args.show_values, reporter)
     # An object diff could not pair may roll unseen: a gate must not pass it.
-    return output, 1 if args.exit_code and (report.rolls or report.unpaired) else 0
+    return output, 1 if args.exit_code and (report.template_changes or report.unpaired) else 0
 
 
 def _gc(args: argparse.Namespace, reporter: Reporter) -> str:

@@ -205,6 +205,13 @@ class ReferenceTable:
                 None)
         return self._pod_metadata[key]
 
+    def waits_when(self, kind: str, group: str, version: str) -> list[tuple[tuple[str, ...], object, str]]:
+        """(path, value, why) of each podSpecs row's waitsWhen for a kind:
+        while the object's field at path holds the value, its controller
+        does not replace running pods when their template changes."""
+        return [(tuple(segment.key for segment in parse_path(str(row["path"]))), row["equals"], str(row["why"]))
+                for holder in self._holders_of(kind, group, version) for row in holder.get("waitsWhen") or ()]
+
     def _holders_of(self, kind: str, group: str, version: str) -> Iterator[dict[str, Any]]:
         """The podSpecs rows that apply to a kind (group and version, where a row names them)."""
         for holder in self._pod_holders:

@@ -7,7 +7,7 @@ run the script; tests/unit/fieldspecs/test_compiled_fieldspecs.py checks the two
 import json
 
 # sha256 of each source table when this was generated.
-SOURCES = {'builtin.yaml': '80164c9453e0c804bbe719ff8eab0c6835abe45ac38825dd4b97c3c3ef1ef385',
+SOURCES = {'builtin.yaml': 'ec4f6a2efa83661b6d8adf700ae3555ef58bada52b800fc3207616b4c86f91a8',
  'dependencies.yaml': '7eb6c9031b701775c1705fd2c3b67df81209b76dd8f7e7b4cd5a014d6ac343a2',
  'fixednames.yaml': '035ffb04532c3eec486be7ad902494b7dd1552c273aba54f32279c594d7c5fee',
  'guard.yaml': '86396b37593a88b3868097ade04b3fd366ce722d77ccd40e5fdc9ecb45c46c72',
@@ -35,7 +35,14 @@ TABLES = json.loads(r'''{
    },
    {
     "kind": "Deployment",
-    "path": "spec/template/spec"
+    "path": "spec/template/spec",
+    "waitsWhen": [
+     {
+      "path": "spec/paused",
+      "equals": true,
+      "why": "paused: it rolls only once resumed (kubectl rollout resume)"
+     }
+    ]
    },
    {
     "kind": "ReplicaSet",
@@ -43,11 +50,25 @@ TABLES = json.loads(r'''{
    },
    {
     "kind": "DaemonSet",
-    "path": "spec/template/spec"
+    "path": "spec/template/spec",
+    "waitsWhen": [
+     {
+      "path": "spec/updateStrategy/type",
+      "equals": "OnDelete",
+      "why": "updateStrategy OnDelete: each pod takes the new template only when it is deleted"
+     }
+    ]
    },
    {
     "kind": "StatefulSet",
-    "path": "spec/template/spec"
+    "path": "spec/template/spec",
+    "waitsWhen": [
+     {
+      "path": "spec/updateStrategy/type",
+      "equals": "OnDelete",
+      "why": "updateStrategy OnDelete: each pod takes the new template only when it is deleted"
+     }
+    ]
    },
    {
     "kind": "Job",
@@ -61,11 +82,25 @@ TABLES = json.loads(r'''{
    {
     "kind": "Rollout",
     "group": "argoproj.io",
-    "path": "spec/template/spec"
+    "path": "spec/template/spec",
+    "waitsWhen": [
+     {
+      "path": "spec/paused",
+      "equals": true,
+      "why": "paused: it rolls only once resumed (kubectl argo rollouts resume)"
+     }
+    ]
    },
    {
     "kind": "DeploymentConfig",
-    "path": "spec/template/spec"
+    "path": "spec/template/spec",
+    "waitsWhen": [
+     {
+      "path": "spec/paused",
+      "equals": true,
+      "why": "paused: it rolls only once resumed (oc rollout resume)"
+     }
+    ]
    },
    {
     "kind": "Service",

@@ -71,7 +71,14 @@ FIELD_SPEC = {
     "kindFrom": _own,
     "keepsName": _own,
 }
-POD_SPEC_HOLDER = {**_GVK, "path": _name, "immutable": _flag, "podMetadata": _name}
+def _waits(value: Any) -> str | None:
+    ok = isinstance(value, list) and all(
+        isinstance(row, dict) and set(row) == {"path", "equals", "why"} and _name(row["path"]) is None
+        and _name(row["why"]) is None and isinstance(row["equals"], (str, bool, int)) for row in value)
+    return None if ok else "must be a list of {path, equals, why} (equals a string, number or true/false)"
+
+
+POD_SPEC_HOLDER = {**_GVK, "path": _name, "immutable": _flag, "podMetadata": _name, "waitsWhen": _waits}
 # The sections' own values. Which sections there are is ReferenceTable.extend's
 # to check; runsBeforeApply and podSpecArgs rows are checked where they are read.
 SECTION_VALUES = {

@@ -663,3 +663,27 @@ def test_a_number_spelled_another_way_rolls_nothing(tmp_path: Path, old: str, ne
                              str(tmp_path / "new.yaml")])
     assert (result.status, json.loads(result.stdout)["rolls"]) == (0, []), result.stdout
 
+
+def test_a_workload_whose_pods_wait_is_listed_first_and_never_as_rolling():
+    # The class: each podSpecs row's waitsWhen (OnDelete, paused), and an
+    # immutable template (a Job's) that is no hook; the same kinds without
+    # the setting (RollingUpdate, paused: false, a hook Job) roll.
+    report = _report(FIXTURES / "diff" / "waits")
+    held = {(h["workload"]["kind"] + "/" + h["workload"]["name"], (h["config"] or {}).get("name")): h
+            for h in report["doesNotRoll"]}
+    assert set(held) == {("StatefulSet/db-ondelete", "cfg"), ("DaemonSet/agent-ondelete", "cfg"),
+                         ("Deployment/web-paused", "cfg"), ("Rollout/canary-paused", "cfg"),
+                         ("StatefulSet/cache-ondelete", None), ("Job/migrate", None)}
+    assert held[("Job/migrate", None)]["changedFields"] == ["spec.template.spec.containers[0].image"]
+    assert set(_rolls(report)) == {"StatefulSet/db-rolling", "Deployment/web-unpaused", "Job/hook"}
+
+
+def test_exit_code_is_one_when_only_a_waiting_workload_changes(tmp_path: Path):
+    # Its pod template changes: what --exit-code gates on, though no pod rolls.
+    text = ("apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: db\nspec:\n  updateStrategy: {{type: OnDelete}}\n"
+            "  template:\n    spec:\n      containers: [{{name: c, image: '{}'}}]\n")
+    (tmp_path / "old.yaml").write_text(text.format("x:1"))
+    (tmp_path / "new.yaml").write_text(text.format("x:2"))
+    result = run_postrender(["diff", "--exit-code", "-o", "json", str(tmp_path / "old.yaml"), str(tmp_path / "new.yaml")])
+    report = json.loads(result.stdout)
+    assert (result.status, report["rolls"], len(report["doesNotRoll"])) == (1, [], 1)

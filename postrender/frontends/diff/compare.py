@@ -56,6 +56,16 @@ def compare(old: Side, new: Side, show_values: bool = False) -> Report:
                     moved.add(key)
                 continue
             direct = _direct([(before.templates.get(p), after.templates.get(p)) for p in changed], bool(causes))
+            if after.waits is not None:
+                # The template changes, but no pod is replaced for it: the
+                # dangerous case, listed first for each config and for the
+                # template's own fields.
+                report.waiting.append(Roll(after.ref, causes, direct))
+                report.does_not_roll.extend(Held(after.ref, cause.config, after.waits) for cause in causes)
+                if direct:
+                    report.does_not_roll.append(Held(after.ref, None, after.waits, direct))
+                moved.add(key)
+                continue
             report.rolls.append(Roll(after.ref, causes, direct))
             moved.add(key)
         else:
@@ -82,7 +92,8 @@ def compare(old: Side, new: Side, show_values: bool = False) -> Report:
             if user.key in moved or user.key not in old.referrers:
                 continue
             report.does_not_roll.append(Held(user.ref, change, _why_not(user, cid, change)))
-    report.does_not_roll.sort(key=lambda h: (h.workload is not None, _ref_order(h.workload), h.config.describe()))
+    report.does_not_roll.sort(key=lambda h: (h.workload is not None, _ref_order(h.workload),
+                                             h.config.describe() if h.config else ""))
 
     for kind, namespace, name in sorted(new.versions.keys() - old.versions.keys()):
         report.versions_created.append(VersionRef(kind, _ns(namespace), name, new.versions[(kind, namespace, name)]))

@@ -104,11 +104,14 @@ class Roll:
 
 @dataclass
 class Held:
-    """Config changed, but this workload does not roll (or nothing uses it)."""
+    """Config changed, but this workload does not roll (or nothing uses it);
+    or its pod template changed, but its pods are not replaced by that alone
+    (config None: `direct` names the fields; Referrer.waits)."""
 
     workload: ObjectRef | None  # None: nothing in the stream uses the object
-    config: ConfigChange
+    config: ConfigChange | None
     reason: str
+    direct: list[str] = field(default_factory=list)  # fields of the pod template itself that changed
 
 
 @dataclass(frozen=True)
@@ -134,6 +137,19 @@ class Report:
     # Objects that could pair with more than one on the other side: whether
     # they roll is unknown, so --exit-code fails as if they did.
     unpaired: list[str] = field(default_factory=list)
+    # Workloads whose pod template changes, though that replaces none of
+    # their pods (listed in does_not_roll): --exit-code fails for them too.
+    waiting: list[Roll] = field(default_factory=list)
+
+    @property
+    def template_changes(self) -> bool:
+        """Whether any pod template changes: what --exit-code reports."""
+        return bool(self.rolls or self.waiting)
+
+    @property
+    def held_directly(self) -> bool:
+        """Whether a held workload's own pod template changed."""
+        return any(held.config is None for held in self.does_not_roll)
 
     @property
     def rolls_config(self) -> list[Roll]:

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 
 from ...pipeline.check import guard
 from ...errors import PostrenderError
-from ...pipeline.graph.references import Path, is_config_object, pod_metadata, pod_templates
+from ...fieldspecs import ReferenceTable
+from ...pipeline.graph.references import Path, is_config_object, is_hook, pod_metadata, pod_templates
 from ...pipeline.index.hashing import Fields, go_json, hash_suffix, kustomize_secret_hash, to_json_value
 from ...pipeline.index.objects import IMPLICIT, ObjectIndex, ObjectKey, base_name_of
 from ...syntax.nodes import MappingNode, ScalarNode, entries, get, get_str
@@ -24,7 +25,7 @@ from ...options import RenderOptions
 from ...pipeline.plan.config_hash import hashed_name
 from ...pipeline.plan.versions import Version, suffixed_later_by_kustomize
 from ...vocabulary import ANNOTATION_CONFIG_HASH, ANNOTATION_COPY_OF, ANNOTATION_REFS
-from ...pipeline.read import Source, read
+from ...pipeline.read import KubeObject, Source, read
 from ...records import replace
 from ...pipeline.render import Analysis, render
 from ...report import Diagnostic, Reporter
@@ -101,6 +102,9 @@ class Referrer:
     links: list[Link] = field(default_factory=list)
     hashed: set[ConfigId] = field(default_factory=set)  # covered by a postrender.io/config-hash
     recorded: set[ConfigId] = field(default_factory=set)  # named in postrender.io/refs
+    # Why a change of its pod template replaces none of its pods by itself
+    # (_waits); None: its controller rolls them.
+    waits: str | None = None
 
 
 @dataclass
@@ -290,8 +294,24 @@ def _referrers(analysis: Analysis, out_index: ObjectIndex, ids: dict[int, Config
             links.get(id(obj), []),
             hashed.get(id(obj), set()),
             recorded,
+            _waits(obj, exact, table) if shapes else None,
         )
     return referrers
+
+
+def _waits(obj: KubeObject, written: object, table: ReferenceTable) -> str | None:
+    """Why a change of the object's pod template replaces none of its pods
+    by itself, as written: its podSpecs row's waitsWhen (a paused
+    Deployment, updateStrategy OnDelete), or a template the API server
+    never lets change on an object updated in place (a Job's)."""
+    for path, value, why in table.waits_when(obj.kind, obj.group, obj.api_version.rpartition("/")[2]):
+        held = _at(written, path)
+        if held == value and type(held) is type(value):  # `true`, never 1
+            return why
+    if pod_templates(obj, table, immutable=True) and not is_hook(obj, table):
+        return ("the API server refuses a change to this pod template once the object exists (field is "
+                "immutable; a bare Pod's container images excepted): delete it first, or make it a hook")
+    return None
 
 
 def _own_template(obj: object, pod_metadata: Path | None = None) -> object:

@@ -17,6 +17,7 @@ from ..model import (
     VIA_REFS,
     Cause,
     ConfigChange,
+    Held,
     KeyChanges,
     Report,
     ValueChange,
@@ -42,8 +43,9 @@ def summary(report: Report) -> str:
     else:
         parts.append("nothing rolls")
     if report.does_not_roll:
+        changed = "config or pod template" if report.held_directly else "config"
         parts.append(f"{len(report.does_not_roll)} "
-                     f"{'does' if len(report.does_not_roll) == 1 else 'do'} not roll, though config changed (listed first)")
+                     f"{'does' if len(report.does_not_roll) == 1 else 'do'} not roll, though {changed} changed (listed first)")
     if report.updated:
         parts.append(f"{plural(len(report.updated), 'object')} without a pod template "
                      f"{'changes with its' if len(report.updated) == 1 else 'change with their'} config")
@@ -57,6 +59,30 @@ def summary(report: Report) -> str:
         parts.append(f"{plural(len(report.unpaired), 'object')} not compared: "
                      "no namespace on one side, several on the other (see the warnings)")
     return "; ".join(parts)
+
+
+# Said after the first section's title (held_title), as each format writes it.
+HELD_NOTE = "(check these first)"
+
+
+def held_title(report: Report) -> str:
+    """The first section's title: its config changed, or (a workload that
+    waits: side.Referrer.waits) its own pod template."""
+    changed = "config or pod template" if report.held_directly else "config"
+    return f"Does not roll, though its {changed} changed"
+
+
+def held_config(held: Held) -> str:
+    return held.config.describe() if held.config is not None else "(its pod template)"
+
+
+def held_names(held: Held) -> str:
+    return config_names(held.config) if held.config is not None else ""
+
+
+def held_keys(held: Held) -> str:
+    """The config's keys, or the fields of the pod template that changed."""
+    return config_keys(held.config) if held.config is not None else fields(held.direct)
 
 
 def keys(changes: KeyChanges) -> str:

@@ -11,8 +11,9 @@ def write(report: Report) -> str:
     data = {
         "rolls": [_roll(r) for r in report.rolls],
         "doesNotRoll": [
-            {"workload": None if h.workload is None else _object(h.workload), "config": _config(h.config),
-             "reason": h.reason}
+            {"workload": None if h.workload is None else _object(h.workload),
+             "config": None if h.config is None else _config(h.config), "reason": h.reason,
+             "changedFields": h.direct}
             for h in report.does_not_roll
         ],
         "updated": [_roll(r) for r in report.updated],

@@ -22,10 +22,11 @@ def write(report: Report) -> str:
         rows = []
         for held in report.does_not_roll:
             who = _code(held.workload.describe()) if held.workload else "*nothing uses it*"
-            rows.append((who, _code(held.config.describe()), _cell(_text.config_names(held.config)),
-                         _cell(_text.config_keys(held.config)), _cell(held.reason)))
-        _table(out, "Does not roll, though its config changed (check these first)",
-               ("Workload", "Config", "Names", "Keys", "Why"), rows)
+            config = _code(held.config.describe()) if held.config is not None else _cell(_text.held_config(held))
+            keys = _cell(_text.held_keys(held)) if held.config is not None else _fields(held.direct)
+            rows.append((who, config, _cell(_text.held_names(held)), keys, _cell(held.reason)))
+        _table(out, f"{_text.held_title(report)} {_text.HELD_NOTE}", ("Workload", "Config", "Names", "Keys", "Why"),
+               rows)
 
     if report.rolls_config:
         _table(out, "Rolls because its config changed", ("Workload", "Because", "Keys"),

@@ -20,10 +20,10 @@ def write(report: Report) -> str:
         rows = [("WORKLOAD", "CONFIG", "NAMES", "KEYS", "WHY", "SOURCE")]
         for held in report.does_not_roll:
             who = held.workload.describe() if held.workload else "(nothing uses it)"
-            rows.append((who, held.config.describe(), _text.config_names(held.config),
-                         _text.config_keys(held.config), held.reason,
+            rows.append((who, _text.held_config(held), _text.held_names(held),
+                         _text.held_keys(held), held.reason,
                          (held.workload.source or "") if held.workload else ""))
-        _section(out, "DOES NOT ROLL, THOUGH ITS CONFIG CHANGED (check these first)", rows)
+        _section(out, f"{_text.held_title(report).upper()} {_text.HELD_NOTE}", rows)
 
     if report.rolls_config:
         rows = [("WORKLOAD", "BECAUSE", "KEYS", "SOURCE")]
