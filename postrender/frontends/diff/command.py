@@ -35,16 +35,19 @@ def run(old: str, new: str, options: RenderOptions, fmt: str, show_values: bool,
         except UsageError as exc:
             raise UsageError(f"{label}: {exc}") from None
         sides.append(build(label, sources, options))
-    for side in sides:
-        if not side.configs and not side.referrers:
-            # Usually a render that failed upstream of a pipe without pipefail.
-            reporter.warn(f"{side.label}: no ConfigMap, Secret or workload in this input")
+    # Usually a render that failed upstream of a pipe without pipefail: a
+    # report of nothing rolling must say so itself, as a CI comment shows
+    # no stderr.
+    own = [f"{side.label}: no ConfigMap, Secret or workload in this input"
+           for side in sides if not side.configs and not side.referrers]
+    for warning in own:
+        reporter.warn(warning)
     _report_warnings(sides[0], sides[1], reporter)
     pairing = pair(sides[0], sides[1])
     for warning in pairing.warnings:
         reporter.warn(warning)
     report = compare(pairing.side, sides[1], show_values)
-    report.warnings, report.unpaired = pairing.warnings, pairing.unpaired
+    report.warnings, report.unpaired = own + pairing.warnings, pairing.unpaired
     return report, formats.write(report, fmt)
 
 
