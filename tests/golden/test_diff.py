@@ -687,3 +687,35 @@ def test_exit_code_is_one_when_only_a_waiting_workload_changes(tmp_path: Path):
     result = run_postrender(["diff", "--exit-code", "-o", "json", str(tmp_path / "old.yaml"), str(tmp_path / "new.yaml")])
     report = json.loads(result.stdout)
     assert (result.status, report["rolls"], len(report["doesNotRoll"])) == (1, [], 1)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("empty", ["old", "new"])
+def test_an_empty_side_is_a_warning_in_the_report_itself(fmt: str, empty: str):
+    # A render that failed upstream of a pipe (no pipefail) gives an empty
+    # side: a CI comment, which shows no stderr, must not say only that
+    # nothing rolls.
+    case = FIXTURES / "diff" / "data-change"
+    other = str(case / ("new.yaml" if empty == "old" else "old.yaml"))
+    sides = ("-", other) if empty == "old" else (other, "-")
+    result = run_postrender(["diff", "-o", fmt, *sides], "")
+    assert result.status == 0, result.stderr
+    assert f"{empty} (-): no ConfigMap, Secret or workload in this input" in result.stdout
+
+
+# (old, new) data entries Kubernetes reads alike: a key in another YAML 1.1
+# spelling, a value as !!binary, a merge key. Beside them `b` changes.
+SAME_ENTRIES = [("yes: '1'", "'true': '1'"), ("0x1F: v", "'31': v"), ("1_000: v", "'1000': v"),
+                ("a: !!binary aGk=", "a: hi"), ("<<: {a: hi}", "a: hi"), ("? a\n: hi", "a: hi")]
+
+
+@pytest.mark.parametrize("kind, field", [("ConfigMap", "data"), ("Secret", "stringData")])
+@pytest.mark.parametrize("old, new", SAME_ENTRIES)
+def test_keys_are_reported_as_kubernetes_reads_them(tmp_path: Path, kind: str, field: str, old: str, new: str):
+    text = f"apiVersion: v1\nkind: {kind}\nmetadata:\n  name: cfg\n{field}:\n  b: '{{}}'\n  {{}}\n"
+    (tmp_path / "old.yaml").write_text(text.format("1", old.replace("\n", "\n  ")))
+    (tmp_path / "new.yaml").write_text(text.format("2", new.replace("\n", "\n  ")))
+    result = run_postrender(["diff", "-o", "json", str(tmp_path / "old.yaml"), str(tmp_path / "new.yaml")])
+    assert result.status == 0, result.stderr
+    (change,) = json.loads(result.stdout)["configChanges"]
+    assert change["keys"] == {"changed": ["b"], "added": [], "removed": []}

@@ -18,7 +18,7 @@ from ...pipeline.check import guard
 from ...errors import PostrenderError
 from ...fieldspecs import ReferenceTable
 from ...pipeline.graph.references import Path, is_config_object, is_hook, pod_metadata, pod_templates
-from ...pipeline.index.hashing import Fields, go_json, hash_suffix, kustomize_secret_hash, to_json_value
+from ...pipeline.index.hashing import Fields, go_json, hash_suffix, kustomize_secret_hash, string_entries, to_json_value
 from ...pipeline.index.objects import IMPLICIT, ObjectIndex, ObjectKey, base_name_of
 from ...syntax.nodes import MappingNode, ScalarNode, entries, get, get_str
 from ...options import RenderOptions
@@ -212,9 +212,12 @@ def _entries(kind: str, node: MappingNode) -> tuple[dict[str, Entry], str | None
 
 
 def _pairs(node) -> list[tuple[str, str]]:
+    """The entries as Kubernetes reads them, as the hash does: each key as
+    its JSON key (`yes` is "true"), each value the string it gets (`!!binary`
+    decoded), merge keys applied. The render has refused any other value."""
     if not isinstance(node, MappingNode):
         return []
-    return [(k.value, v.value) for k, v in entries(node) if isinstance(k, ScalarNode) and isinstance(v, ScalarNode)]
+    return [(key, value) for key, value in string_entries(node).items() if isinstance(value, str)]
 
 
 def _decode(text: str) -> bytes:
