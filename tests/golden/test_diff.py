@@ -719,3 +719,16 @@ def test_keys_are_reported_as_kubernetes_reads_them(tmp_path: Path, kind: str, f
     assert result.status == 0, result.stderr
     (change,) = json.loads(result.stdout)["configChanges"]
     assert change["keys"] == {"changed": ["b"], "added": [], "removed": []}
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_no_control_character_of_a_name_or_key_reaches_the_terminal(tmp_path: Path, fmt: str):
+    # Every place a format writes a name from the input, values shown too.
+    text = ('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: "cfg\\e[31m"\ndata:\n  "k\\e[1m": "VALUE"\n---\n'
+            'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: "web\\e[2J"\nspec:\n  template:\n    spec:\n'
+            '      containers: [{name: c, image: x, envFrom: [{configMapRef: {name: "cfg\\e[31m"}}]}]\n')
+    (tmp_path / "old.yaml").write_text(text.replace("VALUE", "1"))
+    (tmp_path / "new.yaml").write_text(text.replace("VALUE", "2"))
+    result = run_postrender(["diff", "--show-values", "-o", fmt, str(tmp_path / "old.yaml"), str(tmp_path / "new.yaml")])
+    assert result.status == 0, result.stderr
+    assert "cfg" in result.stdout and "\x1b" not in result.stdout

@@ -54,7 +54,8 @@ def write(report: Report) -> str:
         out += ["", f"VALUES (ConfigMaps only; {SECRET_NOTE})"]
         for change in valued:
             for value in change.values or []:
-                out.append(f"{change.describe()} {_text.printable(value.key)} ({_text.value_status(value)}):")
+                named = f"{_text.printable(change.describe())} {_text.printable(value.key)}"
+                out.append(f"{named} ({_text.value_status(value)}):")
                 out.extend(f"  {line}" for line in _text.value_lines(value))
 
     if report.versions_created:
