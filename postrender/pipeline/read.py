@@ -70,8 +70,6 @@ from . import packed
 from .packed import PackedTexts
 
 HELM4_FILENAME_ANNOTATION = "postrenderer.helm.sh/postrender-filename"
-# Helm 4 adds annotations under this prefix for the post-renderer and removes them after.
-HELM4_ANNOTATION_PREFIX = "postrenderer.helm.sh/"
 
 # Go's white space (unicode.IsSpace), which its strings.TrimSpace strips.
 _GO_SPACE = " \t\n\v\f\r\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
@@ -208,8 +206,22 @@ class Document:
 
     def at(self, line: int) -> Location:
         """The document at a 1-based stream line, before objects are known."""
-        where = self.source_comment or self.header_source or self.source.name
-        return Location(self.index, where, line=line, rendered_line=self.rendered_line(line))
+        return Location(self.index, self.where, line=line, rendered_line=self.rendered_line(line))
+
+    @property
+    def where(self) -> str | None:
+        """Where it comes from, as a message names it: its chart file
+        (`# Source:`, Helm 4's annotation), else its file. Helm 4's
+        annotation is read from the root while no object is made of it
+        yet: a structural error (a duplicate key) comes before."""
+        return self.source_comment or self.header_source or self._annotated_file() or self.source.name
+
+    def _annotated_file(self) -> str | None:
+        root = self.root
+        if not isinstance(root, MappingNode):
+            return None
+        annotations = get(get(root, "metadata"), "annotations")
+        return get_str(annotations, HELM4_FILENAME_ANNOTATION) if isinstance(annotations, MappingNode) else None
 
     def rendered_line(self, line: int) -> int | None:
         if self.rendered is None:
@@ -241,7 +253,7 @@ class Document:
             named = _item_at(self.root, node.start_mark) if node is not None else None
             named = named if named is not None else self.root
             kind, name = get_str(named, "kind"), get_str(get(named, "metadata"), "name")
-        where = self.source_comment or self.header_source or self.source.name
+        where = self.where
         if line is None:
             line = self.line_of(node) if node is not None else self.first_line + 1
         return Location(self.index, where, kind, name, line, self.rendered_line(line))
@@ -277,22 +289,21 @@ class PackedDocument(Document):
 class Rendered:
     """Maps a document's lines to lines of its chart file's rendered text:
     the file's documents, in the order Helm handed them over, joined by
-    `---` lines, without what Helm adds for the post-renderer (Helm 3's
-    `---` and `# Source:` header, Helm 4's filename annotation). Where a
-    template does not add or drop lines, that is the line in the template.
-    """
+    `---` lines, without the `---` and `# Source:` header Helm 3 adds for
+    the post-renderer. Where a template does not add or drop lines, that is
+    the line in the template. Helm 4 writes each document again (its
+    filename annotation added, blank lines dropped, folded text folded
+    anew), so its documents get none: their lines are not the template's."""
 
     before: int  # lines of the same file's earlier documents, and their `---`
     origin: int  # the chunk line that is the document's first
-    removed: tuple[int, ...] = ()  # chunk lines Helm 4 adds and later removes
 
     def line(self, chunk_line: int) -> int:
-        dropped = sum(1 for r in self.removed if r < chunk_line)
-        return self.before + chunk_line - self.origin - dropped + 1
+        return self.before + chunk_line - self.origin + 1
 
     def next_before(self, lines: int) -> int:
         """`before` for the file's next document, given this chunk's lines."""
-        return self.before + (lines - self.origin - len(self.removed)) + 1
+        return self.before + (lines - self.origin) + 1
 
 
 # The annotations or labels of an object that has none, as most have no
@@ -787,7 +798,6 @@ def _read_document(doc: Document, limits: Limits, count: _Count, odd_breaks: boo
     if found and found[0].item is not None:  # a List's items
         count.objects += len(found)
         count.check_objects(count.objects, count.position, lambda: doc.first_line + 1)
-    _helm4_header(doc, rendered_so_far)
     if prune is not None:
         prune(doc, found, walked)
     objects.extend(found)
@@ -1087,28 +1097,6 @@ def _helm3_header(doc: Document, so_far: dict[str, int]) -> None:
             return
         if stripped and not stripped.startswith(("#", "---", "%")):
             return
-
-
-def _helm4_header(doc: Document, so_far: dict[str, int]) -> None:
-    """Helm 4 names the file in an annotation it adds to each document."""
-    if doc.rendered is not None or doc.source_comment is None or not isinstance(doc.root, MappingNode):
-        return
-    metadata = get(doc.root, "metadata")
-    if not isinstance(metadata, MappingNode):
-        return
-    removed: list[int] = []
-    for key, value in metadata.value:
-        if isinstance(key, ScalarNode) and key.value == "annotations" and isinstance(value, MappingNode):
-            helm = [doc.chunk_line(k.start_mark) for k, _ in value.value
-                    if isinstance(k, ScalarNode) and k.value.startswith(HELM4_ANNOTATION_PREFIX)]
-            if helm and len(helm) == len(value.value):
-                removed.append(doc.chunk_line(key.start_mark))
-            removed.extend(helm)
-    if not removed:
-        return
-    lead = 1 if doc.text.startswith("---") else 0
-    doc.rendered = Rendered(so_far.get(doc.source_comment, 0), lead, tuple(sorted(removed)))
-    so_far[doc.source_comment] = doc.rendered.next_before(_line_count(doc.text))
 
 
 def _line_count(text: str) -> int:
@@ -1862,7 +1850,36 @@ def _objects_of(doc: Document, shared: _SharedMaps) -> list[KubeObject]:
                 raise PostrenderError(f"{kind} item {i} is not a mapping", doc.location(item))
             objects.append(_object(doc, item, i, shared))
         return objects
+    if _read_as_a_list(doc, root):
+        return []  # an empty List
     return [_object(doc, root, None, shared)]
+
+
+def _read_as_a_list(doc: Document, root: MappingNode) -> bool:
+    """Refuses an object kubectl and Helm read as a List though its kind
+    names none, or a List whose items are no list: apimachinery decodes any
+    object with an `items` key as a list of its items (none, where it is
+    null), whatever its kind, and applies those. Read as its kind says, it would be versioned
+    and its references rewritten as an object Kubernetes never gets.
+    True for an empty List (`items` null: a chart's range over nothing),
+    which holds no object; False for an object."""
+    items = get(root, "items")
+    if items is None:
+        return False
+    kind = get_str(root, "kind") if isinstance(get(root, "kind"), ScalarNode) else None
+    if is_null(items) and kind is not None and kind.endswith("List"):
+        return True
+    metadata = get(root, "metadata")
+    name = (get_str(metadata, "name")
+            if isinstance(metadata, MappingNode) and isinstance(get(metadata, "name"), ScalarNode) else None)
+    if isinstance(items, SequenceNode) or is_null(items):
+        message = (f"kubectl and Helm read an object with a top-level `items` key as a List of those items "
+                   f"(none, where it is null), not as {kind or 'the object'}: write `kind: List` to apply them, "
+                   "or move `items` under `spec`")
+    else:
+        message = ("`items` must be a list: kubectl and Helm read any object with `items` as a List "
+                   "(json: cannot unmarshal into decodeList.items)")
+    raise PostrenderError(message, doc.location(items, kind, name))
 
 
 def _item_at(root: MappingNode, offset: int) -> MappingNode | None:

@@ -98,7 +98,7 @@ class ObjectIndex:
                 key = self.key(obj)
                 raise PostrenderError(
                     f"duplicate object {key.describe()}: also defined in document {other.document.index}"
-                    + (f" ({other.document.source_comment})" if other.document.source_comment else ""),
+                    + (f" ({other.document.where})" if other.document.where else ""),
                     obj.location(),
                 )
             held[namespace] = obj

@@ -80,3 +80,34 @@ def test_identity_fields_are_refused_where_kubectl_refuses_them():
     assert problems == [], "\n".join(problems)
     assert binary >= 4, "the table's !!binary names that kubectl reads, one per identity field at least"
 
+
+
+
+# `items` of each shape, under kinds that do and do not name a List.
+ITEMS = ["5", "x", "{a: b}", "[]", "~", "[{apiVersion: v1, kind: ServiceAccount, metadata: {name: inner}}]"]
+ITEM_KINDS = ["List", "ServiceAccountList", "ServiceAccount", "ConfigMap", "Widget"]
+
+
+def test_an_object_with_items_is_read_as_kubectl_reads_it_or_refused():
+    # apimachinery decodes any object whose `items` is not null as a list of
+    # its items, whatever its kind: kubectl and Helm apply those, not it.
+    from postrender.errors import PostrenderError
+    from postrender.limits import Limits
+    from postrender.pipeline.read import Source, read
+
+    problems = []
+    for kind in ITEM_KINDS:
+        for items in ITEMS:
+            text = f"apiVersion: v1\nkind: {kind}\nmetadata:\n  name: outer\nitems: {items}\n"
+            read_by_kubectl, refused = kubectl_read({"case": text})
+            theirs = None if refused else sorted(read_by_kubectl)
+            try:
+                ours = sorted(obj.name for obj in read([Source(None, text)], Limits()).objects if obj.name)
+            except PostrenderError as exc:
+                assert re.search(r"\bline 5\b", str(exc)), exc
+                ours = None
+            # Refused by postrender: kubectl refuses it too, or applies
+            # something else than the object written.
+            if ours is None and theirs == ["outer"] or ours is not None and ours != theirs:
+                problems.append(f"{kind} items: {items}: kubectl {theirs or refused}, postrender {ours}")
+    assert problems == [], "\n".join(problems)

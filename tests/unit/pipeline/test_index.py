@@ -3,6 +3,8 @@ Kubernetes' namespace rules place them."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -83,3 +85,11 @@ def test_objects_without_annotations_or_labels_share_one_read_only_mapping():
     assert dict(labelled.labels) == {"k": "v"}
     with pytest.raises(TypeError):
         bare.labels["k"] = "v"  # type: ignore[index]
+
+
+@pytest.mark.parametrize("header, named", [("", "a.yaml"), ("# Source: chart/templates/cm.yaml\n", "chart/templates/cm.yaml")])
+def test_a_duplicate_in_another_file_names_that_file(header: str, named: str):
+    text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"
+    stream = read([Source("a.yaml", header + text), Source("b.yaml", text)], Limits())
+    with pytest.raises(PostrenderError, match=rf"also defined in document 1 \({re.escape(named)}\)$"):
+        ObjectIndex(stream.objects, None, frozenset())
