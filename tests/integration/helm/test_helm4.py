@@ -392,6 +392,33 @@ def test_wrapper_prefers_postrender_bin(tmp_path):
     assert result.returncode == 0 and result.stdout == "kind: Marker\n"
 
 
+@pytest.mark.parametrize("named", ["/opt/nowhere/postrender", "no-such-postrender", "not-executable", "stale"])
+def test_wrapper_says_so_when_postrender_bin_cannot_run(tmp_path, named):
+    # The shell's own message for a failed exec goes to the stderr Helm 4
+    # discards: the wrapper says it where the user sees it, and in the log.
+    fake = _fake_bin(tmp_path, stale="true\n")
+    (fake / "stale").write_text("#!/opt/gone/python3\nprint(1)\n")
+    (tmp_path / "not-executable").write_text("#!/bin/sh\n")
+    path = {"not-executable": str(tmp_path / "not-executable"), "stale": str(fake / "stale")}.get(named, named)
+    log = tmp_path / "plugin.log"
+    result = _wrapper(f"{fake}:/usr/bin:/bin", POSTRENDER_BIN=path, POSTRENDER_LOG_FILE=str(log))
+    assert result.returncode == 127 and result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"postrender: error: POSTRENDER_BIN={path} is no program that runs")
+    assert line in log.read_text()
+
+
+def test_wrapper_passes_over_a_postrender_on_path_that_cannot_run(tmp_path):
+    # A pipx install whose venv's Python is gone: its script's #! names a
+    # missing interpreter, and exec would fail unseen under Helm 4.
+    fake = _fake_bin(tmp_path, python3=f'exec "{sys.executable}" "$@"\n')
+    (fake / "postrender").write_text("#!/opt/gone/python3\nprint(1)\n")
+    (fake / "postrender").chmod(0o755)
+    result = _wrapper(f"{fake}:/usr/bin:/bin")
+    assert result.returncode == 0, result.stderr
+    assert "name: c-" in result.stdout
+
+
 def test_wrapper_says_what_to_run_when_python_lacks_ruamel_yaml(tmp_path):
     # A Python 3.11+ without site-packages: postrender's source imports, ruamel.yaml does not.
     fake = _fake_bin(tmp_path, python3=f'exec "{sys.executable}" -S "$@"\n')
@@ -553,19 +580,33 @@ def test_a_git_url_installs_with_verify_false(tmp_path):
 # --- errors name the line in the chart file's own output --------------------------
 
 
-def test_error_names_the_line_in_the_files_own_output(helm4, tmp_path):
+def test_error_names_the_chart_file_and_no_rendered_line(helm4, tmp_path):
     """Helm 4 hands the post-renderer each document with its filename
-    annotation and no `# Source:` header; the line counted leaves the
-    annotation out, so it is the line in the template."""
+    annotation, written again by Helm (blank lines dropped, folded text
+    folded anew): the error names the file, and claims no line in it, which
+    would be the template's only where Helm 4 writes it as the template did."""
     chart = CHART.parent / "lines"
     log = tmp_path / "log"
     result = helm(helm4, "template", "r", str(chart), "--post-renderer", "postrender",
                   f"--post-renderer-args=--log-file={log}", ok=False)
     assert result.returncode != 0
-    found = re.search(r"\(lines/templates/settings\.yaml, rendered line (\d+), ConfigMap/r-second\) line (\d+): "
-                      r'data\.replicas must be a string \(quote it: "3"; unquoted, Kubernetes reads it as a number', log.read_text())
+    found = re.search(r"\(lines/templates/settings\.yaml, ConfigMap/r-second\) line \d+: "
+                      r'data\.replicas must be a string \(quote it: "3"', log.read_text())
     assert found, log.read_text()
-    rendered, stream = int(found.group(1)), int(found.group(2))
-    source = (chart / "templates" / "settings.yaml").read_text().splitlines()
-    assert source[rendered - 1] == "  replicas: {{ .Values.replicas }}"
-    assert stream != rendered
+    assert "rendered line" not in log.read_text()
+
+
+def test_a_structural_error_names_the_chart_file(helm4, tmp_path):
+    # A duplicate key is found before any object is made of the document:
+    # the file is read from Helm 4's annotation all the same.
+    chart = tmp_path / "dup"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: dup\nversion: 0.1.0\n")
+    (chart / "templates" / "cm.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  foo: bar\n  foo: baz\n")
+    log = tmp_path / "log"
+    result = helm(helm4, "template", "r", str(chart), "--post-renderer", "postrender",
+                  f"--post-renderer-args=--log-file={log}", ok=False)
+    assert result.returncode != 0
+    assert re.search(r"\(dup/templates/cm\.yaml, ConfigMap/settings\) line \d+: duplicate key 'foo'",
+                     log.read_text()), log.read_text()
