@@ -135,7 +135,8 @@ def test_plugin_definition():
     assert command("generate") == ["postrender-cmp", "generate"]
     assert "discover" not in data["spec"]
     parameters = {p["name"]: p["collectionType"] for p in data["spec"]["parameters"]["static"]}
-    assert parameters == {"values-files": "array", "helm-parameters": "map", "postrender-args": "array"}
+    assert parameters == {"values-files": "array", "release-name": "string", "helm-parameters": "map",
+                          "postrender-args": "array"}
     dockerfile = (ROOT / "integrations" / "argocd" / "Dockerfile").read_text()
     assert "COPY --chown=999:999 integrations/argocd/cmp-plugin.yaml /home/argocd/cmp-server/config/plugin.yaml" \
         in dockerfile
@@ -160,6 +161,21 @@ def test_generate_renders_the_chart_with_argo_cds_environment(app, env):
     assert worker["metadata"]["namespace"] == "prod"
     # ARGOCD_APP_NAMESPACE reached postrender: no cross-namespace guess was needed.
     assert "warning" not in result.stderr
+
+
+@pytest.mark.parametrize("given, release", [
+    ({}, "shop"),
+    # Applications in any namespace: Argo CD names the app `<namespace>_<name>`.
+    ({"ARGOCD_APP_NAME": "team-a_shop"}, "shop"),
+    ({"ARGOCD_APP_PARAMETERS": json.dumps([{"name": "release-name", "string": "store"}])}, "store"),
+    ({"PARAM_RELEASE_NAME": "store"}, "store"),
+    ({"ARGOCD_ENV_RELEASE_NAME": "store"}, "store"),
+])
+def test_the_release_name(app, env, given, release):
+    result = run("generate", app, env, **given)
+    assert result.returncode == 0, result.stderr
+    names = {d["metadata"]["name"] for d in documents(result.stdout)}
+    assert f"{release}-worker" in names, names
 
 
 def test_kube_version_from_argo_cd_selects_the_cronjob_api(app, env):
