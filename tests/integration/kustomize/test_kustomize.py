@@ -286,3 +286,17 @@ def test_plugin_config_flag_exit_status(tmp_path):
     assert "name: c}" in run_postrender(["--plugin-config", str(config)], stream).stdout
     missing = run_postrender(["--plugin-config", str(tmp_path / "nope.yaml")], stream)
     assert missing.status == 2 and missing.stdout == ""
+
+
+def test_the_wrapper_copied_over_postrender_says_so_rather_than_run_itself(tmp_path):
+    # `cp PostRender "$dir/"` over `ln -s $(command -v postrender) "$dir/PostRender"`
+    # writes the wrapper into postrender's own file: it then ran itself for ever.
+    overwritten = tmp_path / "bin" / "postrender"
+    overwritten.parent.mkdir()
+    shutil.copy(WRAPPER, overwritten)
+    config = tmp_path / "postrender.yaml"
+    config.write_text("apiVersion: postrender.io/v1alpha1\nkind: PostRender\nmetadata: {name: p}\n")
+    result = subprocess.run([str(overwritten), str(config)], input="", capture_output=True, text=True, timeout=30,
+                            env={"PATH": f"{overwritten.parent}:/usr/bin:/bin"})
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr.startswith("PostRender: error: postrender is this wrapper, not postrender"), result.stderr
