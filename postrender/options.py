@@ -248,7 +248,7 @@ OPTIONS: tuple[Option, ...] = (
            CLUSTER, "text", metavar="PATH", cluster=True),
     Option("context", ("--context",), "kubeconfig context (default: the current one)", CLUSTER, "text",
            metavar="NAME", cluster=True),
-    Option("limits.max_bytes", ("--max-bytes",), "largest input accepted, all inputs together",
+    Option("limits.max_bytes", ("--max-bytes",), "largest input accepted, all inputs together (diff: each side)",
            LIMITS, "size", metavar="SIZE", default=format_size(DEFAULT_MAX_BYTES), bounds=(1, MAX_BYTES_CEILING)),
     Option("limits.max_depth", ("--max-depth",), f"deepest nesting accepted (at most {MAX_DEPTH_CEILING})",
            LIMITS, "count", metavar="N", default=DEFAULT_MAX_DEPTH, bounds=(1, MAX_DEPTH_CEILING)),
