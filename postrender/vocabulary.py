@@ -85,3 +85,7 @@ _LABEL_VALUE = LazyPattern(r"^(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?)?$")
 def is_label_value(text: str) -> bool:
     """Whether Kubernetes takes `text` as a label value."""
     return len(text) <= MAX_LABEL_VALUE and _LABEL_VALUE.match(text) is not None
+
+# The KRM function protocol's input and output (frontends/krm.py), a kind
+# no cluster applies: read checks no `items` of it as kubectl's.
+KRM_RESOURCE_LIST = "ResourceList"

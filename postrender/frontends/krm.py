@@ -29,7 +29,7 @@ from ..syntax.nodes import (
 )
 from ..limits import MAX_BYTES_CEILING, MAX_DEPTH_CEILING, MAX_NODES_CEILING, Limits
 from ..options import RenderOptions
-from ..vocabulary import INDEX_ANNOTATIONS, PATH_ANNOTATIONS
+from ..vocabulary import INDEX_ANNOTATIONS, KRM_RESOURCE_LIST, PATH_ANNOTATIONS
 from ..pipeline.read import Document, KubeObject, Source, Stream, UnreadableText, only_comments, shift_offsets, split
 from ..pipeline.write import Output
 from ..report import Diagnostic, Reporter
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from ..pipeline.render import ReadStream, Result
     from .kustomize_exec import PluginConfig
 
-KIND = "ResourceList"
+KIND = KRM_RESOURCE_LIST
 GROUP = "config.kubernetes.io"
 DEFAULT_API_VERSION = f"{GROUP}/v1"
 # Cheap screen before parsing: a top-level `kind: ResourceList` (YAML or JSON).

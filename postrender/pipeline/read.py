@@ -18,6 +18,7 @@ from typing import Any, NamedTuple, NoReturn, Protocol
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from ..errors import Location, PostrenderError
+from ..vocabulary import KRM_RESOURCE_LIST
 from ..records import field, record
 from ..limits import Limits
 from ..syntax.nodes import (
@@ -1867,6 +1868,8 @@ def _read_as_a_list(doc: Document, root: MappingNode) -> bool:
     if items is None:
         return False
     kind = get_str(root, "kind") if isinstance(get(root, "kind"), ScalarNode) else None
+    if kind == KRM_RESOURCE_LIST:
+        return False  # no object kubectl applies: the KRM front end reads its items, and says what is wrong
     if is_null(items) and kind is not None and kind.endswith("List"):
         return True
     metadata = get(root, "metadata")

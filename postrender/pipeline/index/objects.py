@@ -98,6 +98,7 @@ class ObjectIndex:
                 key = self.key(obj)
                 raise PostrenderError(
                     f"duplicate object {key.describe()}: also defined in document {other.document.index}"
+                    + (f" item {other.item}" if other.item is not None else "")
                     + (f" ({other.document.where})" if other.document.where else ""),
                     obj.location(),
                 )

@@ -281,14 +281,3 @@ def test_a_list_composes_again_only_the_items_that_may_hold_a_finding(monkeypatc
     assert [len(item.value) for item in items] == [0] * 8 + [4]
     assert read.object_node(only, stream_objects[8]) is items[8]
     assert _dump(items[8]) == _dump([i for k, i in whole.value if k.value == "items"][0].value[8])
-
-
-def test_a_document_with_items_that_is_no_list_is_composed_again_whole():
-    from postrender.pipeline import read
-
-    text = ("apiVersion: v1\nkind: Listing\nmetadata: {name: l}\nitems:\n"
-            "- {kind: Secret, metadata: {name: a}}\n- {kind: Secret, metadata: {name: b}}\n")
-    (doc,) = read.read([Source("l.yaml", text)], RenderOptions().limits).documents
-    root = read.recompose(doc, {0})
-    items = [item for key, item in root.value if key.value == "items"][0].value
-    assert [len(item.value) for item in items] == [2, 2]

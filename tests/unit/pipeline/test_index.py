@@ -93,3 +93,11 @@ def test_a_duplicate_in_another_file_names_that_file(header: str, named: str):
     stream = read([Source("a.yaml", header + text), Source("b.yaml", text)], Limits())
     with pytest.raises(PostrenderError, match=rf"also defined in document 1 \({re.escape(named)}\)$"):
         ObjectIndex(stream.objects, None, frozenset())
+
+
+def test_a_duplicate_item_of_the_same_list_names_the_item():
+    # A KRM ResourceList is one document: its items are told apart by index.
+    item = "- {apiVersion: v1, kind: ConfigMap, metadata: {name: c}}\n"
+    stream = read([Source(None, "apiVersion: v1\nkind: List\nitems:\n" + item * 2)], Limits())
+    with pytest.raises(PostrenderError, match=r"also defined in document 1 item 0$"):
+        ObjectIndex(stream.objects, None, frozenset())
