@@ -105,8 +105,7 @@ def _add_render_options(parser: argparse.ArgumentParser, groups: dict[str, argpa
         elif option.kind == "files":
             group.add_argument(*option.flags, action="append", metavar=option.metavar, **common)
         elif option.kind == "choice":
-            extra = {"nargs": "?", "const": option.bare} if option.bare is not None else {}
-            group.add_argument(*option.flags, choices=option.choices, **extra, **common)
+            group.add_argument(*option.flags, choices=option.choices, **common)
         else:
             group.add_argument(*option.flags, metavar=option.metavar,
                                type=lambda text, option=option: option.convert_text(text), **common)
@@ -149,6 +148,10 @@ def _render_arguments(parser: argparse.ArgumentParser) -> None:
                                      "(a temporary file, then renamed)")
     _add_render_options(parser, groups)
     _diagnostic_arguments(groups[DIAGNOSTICS])
+    # Anywhere among the flags, as most tools take it (Argo CD's plugin puts
+    # its own flags first): the version, and no manifests.
+    groups[DIAGNOSTICS].add_argument("--version", action="store_true",
+                                     help="print the version and exit (postrender version)")
     groups[INTEGRATIONS].add_argument(
         "--krm", action="store_true",
         help="read and write a KRM ResourceList (detected on standard input without this flag)")
@@ -387,18 +390,32 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     if args and args[0] == name:
         args = args[1:]
     parser = build_parser(name)
-    args = _bare_keep_original(_kubectl_spellings(args))
+    args = _bare_flags(_kubectl_spellings(args))
     if name in ("render", "graph"):
         # Flags and paths in any order, as kubectl and helm take them; after
         # `--` only paths, which parse_intermixed_args would read as flags
         # again (a file named `-x.yaml`: "unrecognized arguments").
         after = args.index("--") if "--" in args else len(args)
+        _check_no_text_for_a_host(args[:after])
         namespace = parser.parse_intermixed_args(args[:after])
         namespace.paths = [*namespace.paths, *args[after + 1:]]
+        if getattr(namespace, "version", False):
+            return parse(["version"])
     else:
         namespace = parser.parse_args(args)
     namespace.command = name
     return namespace
+
+
+def _check_no_text_for_a_host(args: list[str]) -> None:
+    """--help and --version write text where kustomize, running postrender
+    as its exec plugin or KRM function, reads resources: refused there, as
+    -o is, rather than failing in kustomize as malformed YAML."""
+    hosted = next((a for a in args if a.split("=", 1)[0] in ("--plugin-config", "--krm")), None)
+    text = next((a for a in args if a in ("-h", "--help", "--version")), None)
+    if hosted is not None and text is not None:
+        raise UsageError(f"{text} is not available with {hosted.split('=', 1)[0]}: kustomize reads what postrender "
+                         "writes as the resources (a flag in argsOneLiner/argsFromFile?)")
 
 
 def render_options(args: argparse.Namespace):
@@ -427,14 +444,18 @@ def _sources(args: argparse.Namespace, options, reporter: Reporter):
 # --- running, and ending well --------------------------------------------------
 
 
-def _bare_keep_original(args: list[str]) -> list[str]:
-    """A bare `--keep-original` means all. Its value is only ever taken
-    as `--keep-original=MODE`, so `--keep-original dir/` keeps reading dir/."""
+def _bare_flags(args: list[str]) -> list[str]:
+    """A flag that may stand alone (a bare `--keep-original` means all:
+    options.Option.bare) takes its value only as `--flag=VALUE`, so
+    `--keep-original dir/` keeps reading dir/."""
+    from .options import bare_flags
+
+    alone = bare_flags()
     out: list[str] = []
     for i, arg in enumerate(args):
         if arg == "--":
             return out + args[i:]
-        out.append("--keep-original=all" if arg == "--keep-original" else arg)
+        out.append(alone.get(arg, arg))
     return out
 
 

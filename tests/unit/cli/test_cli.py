@@ -426,7 +426,7 @@ def test_usage_error_points_to_help():
 
 
 @pytest.mark.parametrize("argv, abbreviated", [
-    (["-v", "--version"], "--version"),  # was --version-all: the stream came back, exit 0
+    (["--version-al"], "--version-al"),  # not --version-all: the stream came back, exit 0
     (["--strat", "annotate"], "--strat"),
     (["--namesp", "prod"], "--namesp"),
     (["graph", "-o", "json", "--name", "prod"], "--name"),
