@@ -23,6 +23,9 @@ class Flag:
     takes_value: bool
     choices: tuple[str, ...]
     path: bool  # the value is a file or folder
+    # Its value only as `--flag=VALUE` (it may stand alone: --keep-original):
+    # a word after it is not its value, so none is offered there.
+    attached: bool = False
 
 
 @dataclass(frozen=True)
@@ -35,6 +38,9 @@ class Spec:
 
 
 def _specs(parsers: dict[str, argparse.ArgumentParser]) -> list[Spec]:
+    from .options import bare_flags
+
+    alone = bare_flags()
     specs = []
     for name, parser in parsers.items():
         flags: list[Flag] = []
@@ -49,6 +55,7 @@ def _specs(parsers: dict[str, argparse.ArgumentParser]) -> list[Spec]:
                     tuple(action.option_strings), _short_help(action.help or ""), takes_value,
                     tuple(str(c) for c in action.choices or ()),
                     takes_value and str(action.metavar) in _PATH_METAVARS,
+                    any(name in alone for name in action.option_strings),
                 ))
             elif action.choices:
                 choices = tuple(str(c) for c in action.choices)
@@ -92,7 +99,11 @@ def _bash(specs: list[Spec]) -> str:
                 action = '_postrender_files'
             else:
                 action = "COMPREPLY=()"
-            value_cases.append(f"        {pattern}) {action}; return ;;")
+            if flag.attached:
+                # Its value only after `=`: a word after it is a path, as the parser reads it.
+                value_cases.append(f"        {pattern}) if [[ $attached == 1 ]]; then {action}; return; fi ;;")
+            else:
+                value_cases.append(f"        {pattern}) {action}; return ;;")
         if spec.positional_choices:
             positional_cases.append(
                 f'        {spec.name}) COMPREPLY=($(compgen -W "{" ".join(spec.positional_choices)}" -- "$cur")) ;;')
@@ -108,10 +119,13 @@ _postrender_files() {{
 _postrender() {{
     local cur="${{COMP_WORDS[COMP_CWORD]}}" prev="${{COMP_WORDS[COMP_CWORD-1]}}"
     # --flag=value arrives as three words: --flag, =, value.
+    local attached=0
     if [[ "$cur" == "=" ]]; then
         cur=""
+        attached=1
     elif [[ "$prev" == "=" && $COMP_CWORD -ge 2 ]]; then
         prev="${{COMP_WORDS[COMP_CWORD-2]}}"
+        attached=1
     fi
     [[ "$cur" == "=" ]] && cur=""
     local command=render first=1
@@ -162,7 +176,7 @@ def _zsh_flag(flag: Flag) -> list[str]:
     exclusive = f"({' '.join(flag.names)})" if len(flag.names) > 1 and not repeatable else ""
     out = []
     for name in flag.names:
-        equals = "=" if name.startswith("--") and flag.takes_value else ""
+        equals = ("=-" if flag.attached else "=") if name.startswith("--") and flag.takes_value else ""
         out.append(f"'{exclusive}{repeatable}{name}{equals}[{_zsh_text(flag.help)}]{value}'")
     return out
 
@@ -241,7 +255,11 @@ def _fish(specs: list[Spec]) -> str:
             parts = [f"complete -c postrender -n '{condition}'"]
             for name in flag.names:
                 parts.append(f"-l {name[2:]}" if name.startswith("--") else f"-s {name[1:]}")
-            if flag.choices:
+            if flag.attached:
+                # fish has no value that must be attached: the `=` forms are words of their own.
+                forms = " ".join(f"{flag.names[-1]}={choice}" for choice in flag.choices)
+                lines.append(f"complete -c postrender -n '{condition}' -f -a '{forms}' -d {_fish_text(flag.help)}")
+            elif flag.choices:
                 parts.append(f"-x -a '{' '.join(flag.choices)}'")
             elif flag.path:
                 parts.append("-r -F")

@@ -157,7 +157,9 @@ class Option:
     metavar: str | None = None
     default: Any = None  # shown in --help; the RenderOptions default is what applies
     env: str | None = None  # the default comes from this variable when set
-    # A choice flag given without `=VALUE` means this (--keep-original alone = all).
+    # A choice flag given without `=VALUE` means this (--keep-original alone =
+    # all); its value is then only ever taken as `--flag=VALUE`, so the word
+    # after it stays a path (cli.parse, and completion offers no value there).
     bare: Any = None
     # Config values that stand for a choice (keepOriginal: true -> "all").
     aliases: dict[Any, Any] = field(default_factory=dict)
@@ -224,7 +226,7 @@ OPTIONS: tuple[Option, ...] = (
            "auto (Secrets, for Helm `lookup`; everything under Helm 3, whose hooks never reach postrender), "
            "all (also the bare flag: write a mode as --keep-original=MODE), secrets, none",
            VERSIONING, "choice", config="keepOriginal", choices=KEEP_ORIGINAL_MODES, metavar="MODE",
-           default="auto", aliases={True: "all", False: "none", "true": "all", "false": "none"}),
+           default="auto", bare="all", aliases={True: "all", False: "none", "true": "all", "false": "none"}),
     Option("version_all", ("--version-all",),
            "version every ConfigMap and Secret, not only those a known field references",
            VERSIONING, config="versionAll"),
@@ -281,3 +283,8 @@ def with_values(options: RenderOptions, values: dict[str, Any]) -> RenderOptions
 
 def by_config_key() -> dict[str, Option]:
     return {option.config: option for option in OPTIONS if option.config}
+
+
+def bare_flags() -> dict[str, str]:
+    """Each flag that may stand alone (Option.bare), and what it then means."""
+    return {flag: f"{flag}={option.bare}" for option in OPTIONS if option.bare is not None for flag in option.flags}

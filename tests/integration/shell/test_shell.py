@@ -334,6 +334,10 @@ BASH_CASES = [
     (["postrender", "gc", "--min"], ["--min-age"]),
     (["postrender", "-f", "fix"], ["fixtures"]),
     (["postrender", "--config", "pyp"], ["pyproject.toml"]),
+    # --keep-original takes its mode only as --keep-original=MODE: a word
+    # after it is a path, so no mode is offered there (it failed as a file).
+    (["postrender", "--keep-original", "=", "se"], ["secrets"]),
+    (["postrender", "--keep-original", "pyp"], ["pyproject.toml"]),
 ]
 
 
@@ -368,6 +372,7 @@ def test_fish_completion(tmp_path):
         "postrender graph --keep-pre": {"--keep-previous"},
         "postrender completion ": {"bash", "zsh", "fish"},
         "postrender gc --ke": {"--keep"},
+        "postrender --keep-original=s": {"--keep-original=secrets"},
     }
     commands = "; ".join(f"echo '#'; complete -C '{line}'" for line in cases)
     out = subprocess.run([fish, "--no-config", "-c", f"source {script}; {commands}"], capture_output=True,
@@ -390,6 +395,7 @@ def test_fish_completion(tmp_path):
         ("postrender graph -o \t\t", r"mermaid"),
         ("postrender completion \t\t", r"fish"),
         ("postrender gc --skip\t", r"--skip-unavailable"),
+        ("postrender --keep-original=se\t", r"postrender --keep-original=secrets"),
     ],
 )
 def test_zsh_completion(tmp_path, terminal, typed, shows):
