@@ -732,3 +732,14 @@ def test_no_control_character_of_a_name_or_key_reaches_the_terminal(tmp_path: Pa
     result = run_postrender(["diff", "--show-values", "-o", fmt, str(tmp_path / "old.yaml"), str(tmp_path / "new.yaml")])
     assert result.status == 0, result.stderr
     assert "cfg" in result.stdout and "\x1b" not in result.stdout
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_the_summary_counts_each_rolling_workload_once(case: Path):
+    summary = _diff(case, "table").stdout.splitlines()[0]
+    found = re.search(r"(\d+) workloads? rolls? \(([^)]*)\)", summary)
+    if found is None:
+        assert "nothing rolls" in summary
+        return
+    counts = [int(n) for n in re.findall(r"(?:^|, )(\d+) because", found.group(2))]
+    assert sum(counts) == int(found.group(1)), summary

@@ -34,11 +34,13 @@ def summary(report: Report) -> str:
     parts = []
     rolls = len(report.rolls)
     if rolls:
-        detail = []
-        if report.rolls_config:
-            detail.append(f"{len(report.rolls_config)} because config changed")
-        if report.rolls_direct:
-            detail.append(f"{len(report.rolls_direct)} because the pod template changed directly")
+        # Disjoint counts: each workload once.
+        both = sum(1 for roll in report.rolls if roll.because and roll.direct)
+        detail = [f"{count} {why}" for count, why in (
+            (len(report.rolls_config) - both, "because config changed"),
+            (len(report.rolls_direct) - both, "because the pod template changed directly"),
+            (both, "because config and the pod template itself changed"),
+        ) if count]
         parts.append(f"{plural(rolls, 'workload')} {'rolls' if rolls == 1 else 'roll'} ({', '.join(detail)})")
     else:
         parts.append("nothing rolls")
