@@ -530,10 +530,15 @@ def test_the_release_package_holds_only_what_the_plugin_runs(tmp_path):
     with tarfile.open(archive) as tar:
         members = [m.name for m in tar.getmembers() if m.isfile()]
     assert set(members) >= {"postrender/plugin.yaml", "postrender/bin/postrender", "postrender/pyproject.toml",
-                            "postrender/README.md", "postrender/postrender/cli.py",
+                            "postrender/README.md", "postrender/LICENSE", "postrender/postrender/cli.py",
                             "postrender/postrender/fieldspecs/builtin.yaml"}
     assert all(m.startswith(("postrender/postrender/", "postrender/bin/")) or m in (
-        "postrender/plugin.yaml", "postrender/pyproject.toml", "postrender/README.md") for m in members), members
+        "postrender/plugin.yaml", "postrender/pyproject.toml", "postrender/README.md", "postrender/LICENSE")
+        for m in members), members
+    # pyproject.toml names LICENSE (license-files): without it the folder
+    # would not build, and the wrapper's `pipx install '<plugin folder>'` fails.
+    pyproject = (tree / "pyproject.toml").read_text()
+    assert 'license-files = ["LICENSE"]' in pyproject
     assert not any("__pycache__" in m for m in members)
     # The source and README compress to some 300 KB (301,065 bytes at 0.1.0
     # with this round's fixes); a venv, build tree or cache would add megabytes.
