@@ -66,7 +66,7 @@ def currents_of(analysis, explicit_scope: str | None) -> list[Current]:
         if namespace == IMPLICIT:
             raise UsageError(
                 f"--retain needs the namespace of {obj.describe()}: pass --namespace "
-                "(Helm: --post-renderer-args=--namespace=NS)"
+                "(Helm: --post-renderer-args=--namespace=NS; kustomize: `namespace:` in the PostRender config)"
             )
         scope = scope_of(obj, explicit_scope)
         if not scope:
