@@ -22,6 +22,7 @@ from ..vocabulary import KRM_RESOURCE_LIST
 from ..records import field, record
 from ..limits import Limits
 from ..syntax.nodes import (
+    BINARY_TAG,
     EXPLICIT_STR_STYLE,
     MERGE_KEY,
     PROPERTIES,
@@ -1616,7 +1617,7 @@ def _check_structure(doc: Document, root: Node, limits: Limits) -> None:
         if isinstance(node, ScalarNode):
             # Untagged, only a plain .inf or .nan needs a look.
             if tags or not node.style and node.value in NONFINITE_WORDS:
-                _check_scalar(doc, node, tags)
+                _check_scalar(doc, node, tags, shown is None)
             if slashes and node.style == '"':
                 _check_escapes(doc, node)
             continue
@@ -1665,7 +1666,8 @@ def _duplicate_key(doc: Document, key: ScalarNode, shown: tuple[str, str] | None
     return PostrenderError(f"duplicate key {key.value!r} in a mapping", doc.location(key))
 
 
-def _check_scalar(doc: Document, node: ScalarNode, tags: bool) -> None:
+def _check_scalar(doc: Document, node: ScalarNode, tags: bool, outside_data: bool) -> None:
+    """`outside_data`: not in a data, binaryData or stringData mapping's values."""
     # Where no `!` may start a tag (may_hold_tags) every scalar is untagged: no tag to read
     # (ruamel builds node.tag anew on each access).
     if not node.style and node.value in NONFINITE_WORDS and (not tags or node.tag == STR_TAG):
@@ -1679,6 +1681,14 @@ def _check_scalar(doc: Document, node: ScalarNode, tags: bool) -> None:
         json_value(node)
     except NotReadable as exc:
         _unreadable(doc, node, str(exc))
+    if outside_data and node.tag == BINARY_TAG:
+        # Kubernetes reads its decoded text: a name written so would be
+        # matched, rewritten and guarded as its base64, and left dangling.
+        raise PostrenderError(
+            "a !!binary value outside data, binaryData or stringData: Kubernetes reads its decoded text, and "
+            "postrender reads names and references as written; write the text itself",
+            doc.location(node),
+        )
 
 
 def _check_escapes(doc: Document, node: ScalarNode) -> None:

@@ -62,6 +62,7 @@ __all__ = [
 
 YAML_TAG_PREFIX = "tag:yaml.org,2002:"
 STR_TAG = YAML_TAG_PREFIX + "str"
+BINARY_TAG = YAML_TAG_PREFIX + "binary"
 MERGE_TAG = YAML_TAG_PREFIX + "merge"
 # read.py sets this as the style of a plain scalar with an explicit string tag
 # (`!!str 1`): like a quoted scalar it is a string whatever it looks like.
@@ -1435,7 +1436,7 @@ def is_string(node: ScalarNode) -> bool:
         return bool(node.style) or _plain_is_text(text) or plain_is_string(text)
     if node.tag == STR_TAG:
         return bool(node.style) or plain_is_string(node.value)
-    if node.tag == YAML_TAG_PREFIX + "binary":
+    if node.tag == BINARY_TAG:
         return False
     try:
         return isinstance(scalar_value(node), str)
@@ -1461,7 +1462,7 @@ def not_a_string_hint(node: Node, show_value: bool = False) -> str:
     a Secret's never is."""
     if not isinstance(node, ScalarNode):
         return f" (found a {'mapping' if isinstance(node, MappingNode) else 'sequence'})"
-    if node.tag == YAML_TAG_PREFIX + "binary":
+    if node.tag == BINARY_TAG:
         return " (write its text itself: postrender reads no !!binary text here)"
     value = scalar_value(node)  # read.py has refused what kubectl cannot read
     if value is None:

@@ -105,7 +105,7 @@ REFUSED = [
     ("namespace-number", CM + "---\n" + DEPLOY.replace("  name: web\n", "  name: web\n  namespace: 5\n"), 2, 12,
      "metadata.namespace must be a string (quote it; unquoted"),
     ("namespace-binary", CM + "---\napiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: sa\n  namespace: !!binary bnM=\n",
-     2, 12, "metadata.namespace must be a string (write its text itself: postrender reads no !!binary text here)"),
+     2, 12, "a !!binary value outside data, binaryData or stringData: Kubernetes reads its decoded text"),
     ("label-number", CM + "---\n" + DEPLOY.replace("  name: web\n", "  name: web\n  labels:\n    tier: 1\n"), 2, 13,
      "metadata.labels.tier must be a string (quote it; unquoted, Kubernetes reads it as a number"),
     ("label-merged-number", "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: sa\n  labels:\n    <<: {tier: 1}\n",
@@ -951,3 +951,33 @@ def test_a_crlf_stream_without_a_final_line_break_renders_as_with_one(ending):
     assert written_lf.status == written_crlf.status == 0, (written_lf.stderr, written_crlf.stderr)
     assert "cfg-" in written_lf.stdout
     assert written_crlf.stdout == written_lf.stdout.replace("\n", "\r\n")
+
+
+# A name Kubernetes reads decoded (`!!binary Y20=` is "cm") would be matched,
+# rewritten and guarded as its base64, and left naming a config renamed away.
+_BINARY_PLACES = {
+    "a volume's configMap": "kind: Deployment\nmetadata: {name: d}\nspec:\n  template:\n    spec:\n"
+                            "      volumes: [{name: v, configMap: {name: !!binary Y20=}}]\n",
+    "an env value": "kind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, env: [{name: X, value: !!binary eA==}]}]\n",
+    "a custom field": "kind: Widget\nmetadata: {name: w}\nspec:\n  configMapRef: {name: !<tag:yaml.org,2002:binary> Y20=}\n",
+    "a List's item": "kind: List\nitems:\n- kind: Widget\n  metadata: {name: w}\n  spec: {ref: !!binary Y20=}\n",
+    "a label": "kind: Widget\nmetadata:\n  name: w\n  labels: {a: !!binary Y20=}\n",
+}
+# Where it is data: read decoded, as its hash reads it.
+_BINARY_DATA = {
+    "a ConfigMap's data": "kind: ConfigMap\nmetadata: {name: c}\ndata: {k: !!binary aGk=}\n",
+    "a ConfigMap's binaryData": "kind: ConfigMap\nmetadata: {name: c}\nbinaryData: {k: !!binary aGk=}\n",
+    "a Secret's stringData": "kind: Secret\nmetadata: {name: s}\nstringData: {k: !!binary aGk=}\n",
+}
+
+
+@pytest.mark.parametrize("text", _BINARY_PLACES.values(), ids=_BINARY_PLACES)
+def test_a_binary_value_outside_data_is_refused_with_its_line(text):
+    with pytest.raises(PostrenderError, match=r"line \d+: a !!binary value outside data, binaryData or stringData"):
+        read_stage.read([Source(None, "apiVersion: v1\n" + text)], Limits())
+
+
+@pytest.mark.parametrize("text", _BINARY_DATA.values(), ids=_BINARY_DATA)
+def test_a_binary_value_in_data_is_read(text):
+    (obj,) = read_stage.read([Source(None, "apiVersion: v1\n" + text)], Limits()).objects
+    assert obj.name in ("c", "s")
