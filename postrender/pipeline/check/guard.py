@@ -114,9 +114,14 @@ def check(graph: Graph, the_plan: Plan) -> list[Finding]:
                         findings.append(Finding(obj, path, node_at(top, path), version, index.key(obj).describe(),
                                                 index.key(version.obj).describe(), False, row))
                     continue
-                version = _lookup(stale, by_name, kind, namespace, node.value, obj.kind in index.cluster_scoped)
+                # A namespace written beside the name is where it points
+                # ({name, namespace}: a Kyverno context, a Knative Broker's
+                # config), as a field spec's namespaceField reads it.
+                stated = get_str(parent, "namespace") if isinstance(parent, MappingNode) else None
+                version = _lookup(stale, by_name, kind, stated or namespace, node.value,
+                                  obj.kind in index.cluster_scoped and not stated)
                 if version is not None and _looks_like_reference(kind, path, parent):
-                    sibling = isinstance(parent, MappingNode) and get_str(parent, "namespace") is not None
+                    sibling = stated is not None
                     findings.append(Finding(obj, path, node_at(top, path), version, index.key(obj).describe(),
                                             index.key(version.obj).describe(), sibling))
     return findings

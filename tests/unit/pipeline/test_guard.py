@@ -270,3 +270,26 @@ def test_a_stale_name_is_looked_up_as_references_resolve(referrer_namespace, sec
         assert found == [], result.stderr
     else:
         assert len(found) == 1 and f"opt {flagged} out" in found[0], result.stderr
+
+
+# A {name, namespace} reference: a Kyverno ClusterPolicy's context, a Knative
+# Broker's config, any custom field.
+STATED = """\
+apiVersion: example.com/v1
+kind: Widget
+metadata: {name: w%s}
+spec:
+  configMapRef: {name: %s, namespace: %s}
+"""
+
+
+@pytest.mark.parametrize("widget_namespace", [", namespace: apps", ", namespace: db", ""])
+@pytest.mark.parametrize("stated, flagged", [("db", True), ("other", False)])
+def test_a_namespace_written_beside_the_name_is_where_the_guard_looks(widget_namespace, stated, flagged):
+    # --namespace as Helm's -n gives it: the widget's own namespace is apps,
+    # the ConfigMap it names lives in db.
+    result = run_postrender(["--namespace", "apps", *VERSION_ALL, "--allow-broken-references"],
+                            _stream(CONFIGMAP % "settings", STATED % (widget_namespace, "settings", stated)))
+    assert result.status == 0, result.stderr
+    found = [line for line in result.stderr.splitlines() if "spec.configMapRef.name: still names" in line]
+    assert len(found) == (1 if flagged else 0), result.stderr
