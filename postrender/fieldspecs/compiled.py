@@ -7,7 +7,7 @@ run the script; tests/unit/fieldspecs/test_compiled_fieldspecs.py checks the two
 import json
 
 # sha256 of each source table when this was generated.
-SOURCES = {'builtin.yaml': 'ec4f6a2efa83661b6d8adf700ae3555ef58bada52b800fc3207616b4c86f91a8',
+SOURCES = {'builtin.yaml': '5f8beace23a8becf836a8728e512613950eb3ea6970a29af3b30884b1467f9c6',
  'dependencies.yaml': '7eb6c9031b701775c1705fd2c3b67df81209b76dd8f7e7b4cd5a014d6ac343a2',
  'fixednames.yaml': '035ffb04532c3eec486be7ad902494b7dd1552c273aba54f32279c594d7c5fee',
  'guard.yaml': '86396b37593a88b3868097ade04b3fd366ce722d77ccd40e5fdc9ecb45c46c72',
@@ -351,14 +351,14 @@ TABLES = json.loads(r'''{
      {
       "kind": "Role",
       "group": "rbac.authorization.k8s.io",
-      "path": "rules[resources=configmaps]/resourceNames",
+      "path": "rules[resources=configmaps|*]/resourceNames",
       "consumes": false,
       "grants": true
      },
      {
       "kind": "ClusterRole",
       "group": "rbac.authorization.k8s.io",
-      "path": "rules[resources=configmaps]/resourceNames",
+      "path": "rules[resources=configmaps|*]/resourceNames",
       "consumes": false,
       "grants": true
      }
@@ -554,14 +554,14 @@ TABLES = json.loads(r'''{
      {
       "kind": "Role",
       "group": "rbac.authorization.k8s.io",
-      "path": "rules[resources=secrets]/resourceNames",
+      "path": "rules[resources=secrets|*]/resourceNames",
       "consumes": false,
       "grants": true
      },
      {
       "kind": "ClusterRole",
       "group": "rbac.authorization.k8s.io",
-      "path": "rules[resources=secrets]/resourceNames",
+      "path": "rules[resources=secrets|*]/resourceNames",
       "consumes": false,
       "grants": true
      }

@@ -288,9 +288,16 @@ def _report(graph: Graph, result: Rewrite, reporter: Reporter, productions: Prod
             reporter.info(
                 f"rewrote {ref.referrer.describe()} {ref.field_path}: {ref.prefix}{ref.name} -> {new_value}"
             )
+    # A name an RBAC rule grants for several resources (configmaps and
+    # secrets) need name only one of them: found as one kind, it is not
+    # missing as the other.
+    granted = {id(ref.node) for ref in graph.references
+               if ref.spec.grants and ref.resolution is not Resolution.DANGLING}
     for ref in graph.references:
         if ref.resolution is Resolution.RESOLVED:
             continue  # most references: nothing to say, so no text to build
+        if ref.spec.grants and ref.resolution is Resolution.DANGLING and id(ref.node) in granted:
+            continue
         where = f"{ref.referrer.describe()} {ref.field_path}"
         about = (ref.referrer, ref.field_path, ref.prefix + ref.name)
         if ref.resolution is Resolution.CROSS_NAMESPACE and ref.target is not None:

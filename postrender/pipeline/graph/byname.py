@@ -226,7 +226,9 @@ def _rbac_readers(graph: Graph) -> Iterator[Reader]:
             continue
         rule = node_at(referrer.node, ref.path[:2])
         granted = sorted(verbs & set(_strings(get(rule, "verbs"))))
-        if not granted or resources.get(ref.target_kind) not in _strings(get(rule, "resources")):
+        on = _strings(get(rule, "resources"))
+        # `*` is every resource of the rule's groups: configmaps and secrets among them.
+        if not granted or resources.get(ref.target_kind) not in on and "*" not in on:
             continue
         why = (f"{graph.index.key(referrer).describe()} grants {'/'.join(granted)} on it by name "
                f"({ref.field_path}): a program reads it by that name")
