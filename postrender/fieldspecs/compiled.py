@@ -7,10 +7,10 @@ run the script; tests/unit/fieldspecs/test_compiled_fieldspecs.py checks the two
 import json
 
 # sha256 of each source table when this was generated.
-SOURCES = {'builtin.yaml': '5f8beace23a8becf836a8728e512613950eb3ea6970a29af3b30884b1467f9c6',
+SOURCES = {'builtin.yaml': '8008d78b7093670ee717414dbee722388aa9b6fb09bd03f2bb83bfc3e51d2f0e',
  'dependencies.yaml': '7eb6c9031b701775c1705fd2c3b67df81209b76dd8f7e7b4cd5a014d6ac343a2',
  'fixednames.yaml': '035ffb04532c3eec486be7ad902494b7dd1552c273aba54f32279c594d7c5fee',
- 'guard.yaml': '86396b37593a88b3868097ade04b3fd366ce722d77ccd40e5fdc9ecb45c46c72',
+ 'guard.yaml': '313e4ee1a402486787ef987d2833c6b8c3a785c8e90b94803a1d1f66eefdce1b',
  'producers.yaml': 'b0554675ad45cf20df211e0f5cec83658afdb5b2b2793a80d5411513d3418f32'}
 
 # Table file name -> its content, as ruamel's safe loader reads it.
@@ -375,6 +375,11 @@ TABLES = json.loads(r'''{
      {
       "kind": "Ingress",
       "path": "metadata/annotations/nginx.ingress.kubernetes.io\\/auth-secret",
+      "namespacePrefix": true
+     },
+     {
+      "kind": "Ingress",
+      "path": "metadata/annotations/ingress.kubernetes.io\\/auth-secret",
       "namespacePrefix": true
      },
      {
@@ -2370,17 +2375,21 @@ TABLES = json.loads(r'''{
    "keys": [
     "secretName",
     "existingSecret",
-    "secret"
+    "secret",
+    "credentialName"
    ],
    "keySuffixes": [
     "SecretRef",
-    "SecretName"
+    "SecretName",
+    "Secret"
    ],
    "nameUnder": [
     "secret"
    ],
    "lists": [
-    "secrets"
+    "secrets",
+    "secretNames",
+    "rootCAsSecrets"
    ],
    "typedName": true,
    "keySelector": {

@@ -42,7 +42,7 @@ def _build(segments, leaf):
     value = _build(rest, leaf) if rest else leaf
     if segment.filters and isinstance(value, dict):
         # The first of a filter's alternatives (`[name=A|B]`).
-        value.update({f.field: ([f.value] if f.field == "resources" else f.value.split("|")[0])
+        value.update({f.field: ([f.value.split("|")[0]] if f.field == "resources" else f.value.split("|")[0])
                       for f in segment.filters})
     if key in LIST_KEYS and not (not rest and isinstance(leaf, list)):
         value = [value]

@@ -70,7 +70,48 @@ spec:
       name: exporter-values
 """
 
+# Istio Gateway: a server's tls.credentialName (networking/v1 ServerTLSSettings).
+ISTIO = """\
+apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: db}
+spec:
+  servers:
+    - port: {number: 443, name: https, protocol: HTTPS}
+      hosts: [db.example.com]
+      tls: {mode: SIMPLE, credentialName: db-tls}
+"""
+# Traefik TLSOption (clientAuth.secretNames) and Middleware (forwardAuth.tls.caSecret).
+TRAEFIK_TLS = """\
+apiVersion: traefik.io/v1alpha1
+kind: TLSOption
+metadata: {name: mtls, namespace: db}
+spec:
+  clientAuth: {secretNames: [db-ca], clientAuthType: RequireAndVerifyClientCert}
+"""
+TRAEFIK_CA = """\
+apiVersion: traefik.io/v1alpha1
+kind: Middleware
+metadata: {name: fa, namespace: db}
+spec:
+  forwardAuth: {address: https://auth, tls: {caSecret: db-ca}}
+"""
+# CloudNativePG Cluster: certificates.serverTLSSecret is a bare Secret name.
+CNPG_TLS = """\
+apiVersion: postgresql.cnpg.io/v1
+kind: Cluster
+metadata: {name: pg, namespace: db}
+spec:
+  instances: 1
+  certificates: {serverTLSSecret: pg-tls}
+"""
+
 CASES = {
+    "istio-credential-name": (SECRET % "db-tls", ISTIO, "Gateway/db/gw", "spec.servers[0].tls.credentialName", "db-tls"),
+    "traefik-secret-names": (SECRET % "db-ca", TRAEFIK_TLS, "TLSOption/db/mtls", "spec.clientAuth.secretNames[0]",
+                             "db-ca"),
+    "traefik-ca-secret": (SECRET % "db-ca", TRAEFIK_CA, "Middleware/db/fa", "spec.forwardAuth.tls.caSecret", "db-ca"),
+    "cnpg-server-tls": (SECRET % "pg-tls", CNPG_TLS, "Cluster/db/pg", "spec.certificates.serverTLSSecret", "pg-tls"),
     "cnpg-superuser": (SECRET % "pg-superuser", CNPG, "Cluster/db/pg", "spec.superuserSecret.name", "pg-superuser"),
     "cnpg-initdb": (SECRET % "pg-app", CNPG, "Cluster/db/pg", "spec.bootstrap.initdb.secret.name", "pg-app"),
     "crossplane": (SECRET % "aws-creds", CROSSPLANE, "ProviderConfig/(default)/default",
