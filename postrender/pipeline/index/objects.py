@@ -14,7 +14,7 @@ from ...errors import PostrenderError
 from ..read import KubeObject
 from ...vocabulary import (
     ANNOTATION_ORIGINAL_NAME, KUSTOMIZE_PREVIOUS_KINDS, KUSTOMIZE_PREVIOUS_NAMES, KUSTOMIZE_PREVIOUS_NAMESPACES,
-    KUSTOMIZE_RENAMES, LABEL_BASE_NAME, LABEL_VERSIONED,
+    KUSTOMIZE_RENAMES, LABEL_BASE_NAME, LABEL_CONTENT_HASH, LABEL_VERSIONED,
 )
 
 IMPLICIT = ""  # the namespace nobody named; never a valid Kubernetes namespace
@@ -36,7 +36,13 @@ def base_name_of(obj: KubeObject) -> str:
     if obj.labels.get(LABEL_VERSIONED) != "true":
         return name
     original = obj.annotations.get(ANNOTATION_ORIGINAL_NAME) or obj.labels.get(LABEL_BASE_NAME)
-    return original or name
+    # Marks copied onto another object (a chart's common labels taken from a
+    # versioned one) say nothing of it: a previous run's name holds its base
+    # (`<base>-<hash>`, kustomize's prefix or suffix around it) or, a base
+    # cut short to fit 253 characters, its hash.
+    if original and (original in name or obj.labels.get(LABEL_CONTENT_HASH, "\0") in name):
+        return original
+    return name
 
 
 def previous_ids(obj: KubeObject) -> list[tuple[str, str, str]]:

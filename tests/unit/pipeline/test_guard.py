@@ -94,7 +94,9 @@ apiVersion: traefik.io/v1alpha1
 kind: Middleware
 metadata: {name: fa, namespace: db}
 spec:
-  forwardAuth: {address: https://auth, tls: {caSecret: db-ca}}
+  forwardAuth:
+    address: https://auth
+    tls: {caSecret: db-ca}
 """
 # CloudNativePG Cluster: certificates.serverTLSSecret is a bare Secret name.
 CNPG_TLS = """\

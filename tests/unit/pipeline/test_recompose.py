@@ -73,7 +73,7 @@ SHAPES = {
                                     ' "data": {"a": "\\ud83d", "b": "\\ude00\\u00e9"}}\n',
     "an alias": WIDGET + "  other: &n {name: web-config}\n  again: *n\n",
     "a merge key": WIDGET + "  base: &b {a: 1}\n  merged: {<<: *b, c: 2}\n",
-    "tags": WIDGET + "  s: !!str 123\n  !!str 1: x\n  t: !!str\n  b: !!binary aGk=\n  i: !!int '7'\n",
+    "tags": WIDGET + "  s: !!str 123\n  !!str 1: x\n  t: !!str\n  b: !custom aGk=\n  i: !!int '7'\n",
     "block scalars": WIDGET + "  lit: |-\n    web-config\n  fold: >\n    a\n    b\n",
     "quoted with escapes": WIDGET + '  q: "web\\x2dconfig"\n  s: \'it\'\'s\'\n',
     "tagged null documents": "---\n!!null\n---\n&a ~\n---\n!!null |\n---\n" + CONFIG,

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import stat
 
+import pytest
+
 from ruamel.yaml import YAML
 
 from conftest import run_postrender
@@ -138,3 +140,18 @@ def test_files_and_folders_as_arguments(tmp_path):
     assert out.status == 0
     assert ref_of(out.stdout) == name_of(out.stdout)
     assert len(docs(out.stdout)) == 2
+
+
+@pytest.mark.parametrize("marks", [
+    # A chart's common labels copied from another, versioned object.
+    '\n  labels: {postrender.io/versioned: "true", postrender.io/base-name: other, postrender.io/content-hash: abc}',
+    '\n  labels: {postrender.io/versioned: "true"}\n  annotations: {postrender.io/original-name: other}',
+])
+def test_marks_another_objects_name_carries_do_not_rename_this_one_after_it(marks):
+    # The base is taken from the marks only where the name holds it (or the
+    # hash of a base cut to fit): `cm` is no version of `other`.
+    out = run_postrender([], CM.format(name="cm", ns=marks) + "---\n" + DEPLOY.format(ns="", ref="cm"))
+    assert out.status == 0, out.stderr
+    config, deploy = docs(out.stdout)
+    assert config["metadata"]["name"].startswith("cm-") and config["metadata"]["labels"]["postrender.io/base-name"] == "cm"
+    assert deploy["spec"]["template"]["spec"]["containers"][0]["envFrom"][0]["configMapRef"]["name"] == config["metadata"]["name"]
