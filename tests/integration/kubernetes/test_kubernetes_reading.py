@@ -286,7 +286,6 @@ SECRETS = {
     "type-bool": "type: yes",
     "type-null": "type: ~\ndata: {a: YQ==}",
     "type-empty": "type: ''",
-    "type-binary": "type: !!binary T3BhcXVl",
     "string-data": "stringData: {a: x, b: 'ü'}",
     "string-data-over-data": "data: {a: YQ==, b: Yg==}\nstringData: {a: z}",
     "string-data-number": "stringData: {a: 08}",
@@ -305,6 +304,13 @@ SECRETS = {
 def test_secrets_as_kubectl_reads_them():
     cases = {name: secret(name, body + "\n") for name, body in SECRETS.items()}
     assert check_against_kubectl(cases) == []
+
+
+def test_a_binary_secret_type_is_refused_by_design():
+    # kubectl reads `Opaque`: postrender refuses a !!binary value outside
+    # data, binaryData and stringData, whose text it would read as written.
+    result = run_postrender([], secret("type-binary", "type: !!binary T3BhcXVl\n"))
+    assert result.status == 1 and "a !!binary value outside data" in result.stderr
 
 
 def test_binary_data_as_kubectl_reads_it():
