@@ -1861,19 +1861,21 @@ def _objects_of(doc: Document, shared: _SharedMaps) -> list[KubeObject]:
                 raise PostrenderError(f"{kind} item {i} is not a mapping", doc.location(item))
             objects.append(_object(doc, item, i, shared))
         return objects
-    if _read_as_a_list(doc, root):
-        return []  # an empty List
+    if _an_empty_list(doc, root):
+        return []
     return [_object(doc, root, None, shared)]
 
 
-def _read_as_a_list(doc: Document, root: MappingNode) -> bool:
-    """Refuses an object kubectl and Helm read as a List though its kind
-    names none, or a List whose items are no list: apimachinery decodes any
-    object with an `items` key as a list of its items (none, where it is
-    null), whatever its kind, and applies those. Read as its kind says, it would be versioned
-    and its references rewritten as an object Kubernetes never gets.
-    True for an empty List (`items` null: a chart's range over nothing),
-    which holds no object; False for an object."""
+def _an_empty_list(doc: Document, root: MappingNode) -> bool:
+    """Whether a root that is no List with items is an empty List (`items`
+    null: a chart's range over nothing), which holds no object.
+
+    Refuses one kubectl and Helm read as a List though its kind names none,
+    or a List whose items are no list: apimachinery decodes any object with
+    an `items` key as a list of its items (none, where it is null), whatever
+    its kind, and applies those. Read as its kind says, it would be
+    versioned and its references rewritten as an object Kubernetes never
+    gets."""
     items = get(root, "items")
     if items is None:
         return False

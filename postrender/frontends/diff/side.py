@@ -17,7 +17,9 @@ from dataclasses import dataclass, field
 from ...pipeline.check import guard
 from ...errors import PostrenderError
 from ...fieldspecs import ReferenceTable
-from ...pipeline.graph.references import Path, is_config_object, is_hook, pod_metadata, pod_templates
+from ...pipeline.graph.references import (
+    Path, in_immutable_template, is_config_object, pod_metadata, pod_templates,
+)
 from ...pipeline.index.hashing import Fields, go_json, hash_suffix, kustomize_secret_hash, string_entries, to_json_value
 from ...pipeline.index.objects import IMPLICIT, ObjectIndex, ObjectKey, base_name_of
 from ...syntax.nodes import MappingNode, ScalarNode, entries, get, get_str
@@ -311,7 +313,7 @@ def _waits(obj: KubeObject, written: object, table: ReferenceTable) -> str | Non
         held = _at(written, path)
         if held == value and type(held) is type(value):  # `true`, never 1
             return why
-    if pod_templates(obj, table, immutable=True) and not is_hook(obj, table):
+    if any(in_immutable_template(obj, template.path, table) for template in pod_templates(obj, table)):
         return ("the API server refuses a change to this pod template once the object exists (field is "
                 "immutable; a bare Pod's container images excepted): delete it first, or make it a hook")
     return None
