@@ -1852,6 +1852,8 @@ def _shared_nodes(root: Node) -> frozenset[int]:
 def _objects_of(doc: Document, shared: _SharedMaps) -> list[KubeObject]:
     root = doc.root
     assert isinstance(root, MappingNode)
+    if get(root, "items") is None:
+        return [_object(doc, root, None, shared)]  # most documents: `items` is looked up once
     items = _list_items(root)
     if items is not None:
         kind = get_str(root, "kind")
