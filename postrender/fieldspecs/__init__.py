@@ -596,6 +596,20 @@ def data(file: str) -> Any:
     return TABLES[file]
 
 
+def kustomize_rewrites(target_kind: str, kind: str, group: str, path: str) -> bool:
+    """Whether kustomize itself rewrites a reference to its generator output
+    at `path` (kustomize's form: `spec/volumes/configMap/name`, list items
+    left out) of an object of `kind` and `group` (kustomize.yaml: its own
+    name-reference table; a row without a group takes any)."""
+    return (target_kind, kind, group, path) in _kustomize_rows() or (target_kind, kind, None, path) in _kustomize_rows()
+
+
+@cache
+def _kustomize_rows() -> frozenset[tuple[str, str, str | None, str]]:
+    return frozenset((target, row["kind"], row.get("group"), row["path"])
+                     for target, rows in data("kustomize.yaml").items() for row in rows)
+
+
 def builtin_config() -> dict[str, Any]:
     return data("builtin.yaml")
 

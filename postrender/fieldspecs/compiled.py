@@ -11,6 +11,7 @@ SOURCES = {'builtin.yaml': '8008d78b7093670ee717414dbee722388aa9b6fb09bd03f2bb83
  'dependencies.yaml': '7eb6c9031b701775c1705fd2c3b67df81209b76dd8f7e7b4cd5a014d6ac343a2',
  'fixednames.yaml': '035ffb04532c3eec486be7ad902494b7dd1552c273aba54f32279c594d7c5fee',
  'guard.yaml': '313e4ee1a402486787ef987d2833c6b8c3a785c8e90b94803a1d1f66eefdce1b',
+ 'kustomize.yaml': '08624319600009720ca062df566dca9031a3b5e62a6e7e915625a13967de418e',
  'producers.yaml': 'b0554675ad45cf20df211e0f5cec83658afdb5b2b2793a80d5411513d3418f32'}
 
 # Table file name -> its content, as ruamel's safe loader reads it.
@@ -2439,6 +2440,497 @@ TABLES = json.loads(r'''{
     "config"
    ]
   }
+ },
+ "kustomize.yaml": {
+  "ConfigMap": [
+   {
+    "kind": "Pod",
+    "path": "spec/volumes/configMap/name"
+   },
+   {
+    "kind": "Pod",
+    "path": "spec/containers/env/valueFrom/configMapKeyRef/name"
+   },
+   {
+    "kind": "Pod",
+    "path": "spec/initContainers/env/valueFrom/configMapKeyRef/name"
+   },
+   {
+    "kind": "Pod",
+    "path": "spec/containers/envFrom/configMapRef/name"
+   },
+   {
+    "kind": "Pod",
+    "path": "spec/initContainers/envFrom/configMapRef/name"
+   },
+   {
+    "kind": "Pod",
+    "path": "spec/volumes/projected/sources/configMap/name"
+   },
+   {
+    "kind": "PodTemplate",
+    "path": "template/spec/volumes/configMap/name"
+   },
+   {
+    "kind": "PodTemplate",
+    "path": "template/spec/containers/env/valueFrom/configMapKeyRef/name"
+   },
+   {
+    "kind": "PodTemplate",
+    "path": "template/spec/initContainers/env/valueFrom/configMapKeyRef/name"
+   },
+   {
+    "kind": "PodTemplate",
+    "path": "template/spec/containers/envFrom/configMapRef/name"
+   },
+   {
+    "kind": "PodTemplate",
+    "path": "template/spec/initContainers/envFrom/configMapRef/name"
+   },
+   {
+    "kind": "PodTemplate",
+    "path": "template/spec/volumes/projected/sources/configMap/name"
+   },
+   {
+    "kind": "Deployment",
+    "path": "spec/template/spec/volumes/configMap/name"
+   },
+   {
+    "kind": "Deployment",
+    "path": "spec/template/spec/containers/env/valueFrom/configMapKeyRef/name"
+   },
+   {
+    "kind": "Deployment",
+    "path": "spec/template/spec/initContainers/env/valueFrom/configMapKeyRef/name"
+   },
+   {
+    "kind": "Deployment",
+    "path": "spec/template/spec/containers/envFrom/configMapRef/name"
+   },
+   {
+    "kind": "Deployment",
+    "path": "spec/template/spec/initContainers/envFrom/configMapRef/name"
+   },
+   {
+    "kind": "Deployment",
+    "path": "spec/template/spec/volumes/projected/sources/configMap/name"
+   },
+   {
+    "kind": "ReplicaSet",
+    "path": "spec/template/spec/volumes/configMap/name"
+   },
+   {
+    "kind": "ReplicaSet",
+    "path": "spec/template/spec/containers/env/valueFrom/configMapKeyRef/name"
+   },
+   {
+    "kind": "ReplicaSet",
+    "path": "spec/template/spec/initContainers/env/valueFrom/configMapKeyRef/name"
+   },
+   {
+    "kind": "ReplicaSet",
+    "path": "spec/template/spec/containers/envFrom/configMapRef/name"
+   },
+   {
+    "kind": "ReplicaSet",
+    "path": "spec/template/spec/initContainers/envFrom/configMapRef/name"
+   },
+   {
+    "kind": "ReplicaSet",
+    "path": "spec/template/spec/volumes/projected/sources/configMap/name"
+   },
+   {
+    "kind": "DaemonSet",
+    "path": "spec/template/spec/volumes/configMap/name"
+   },
+   {
+    "kind": "DaemonSet",
+    "path": "spec/template/spec/containers/env/valueFrom/configMapKeyRef/name"
+   },
+   {
+    "kind": "DaemonSet",
+    "path": "spec/template/spec/initContainers/env/valueFrom/configMapKeyRef/name"
+   },
+   {
+    "kind": "DaemonSet",
+    "path": "spec/template/spec/containers/envFrom/configMapRef/name"
+   },
+   {
+    "kind": "DaemonSet",
+    "path": "spec/template/spec/initContainers/envFrom/configMapRef/name"
+   },
+   {
+    "kind": "DaemonSet",
+    "path": "spec/template/spec/volumes/projected/sources/configMap/name"
+   },
+   {
+    "kind": "StatefulSet",
+    "path": "spec/template/spec/volumes/configMap/name"
+   },
+   {
+    "kind": "StatefulSet",
+    "path": "spec/template/spec/containers/env/valueFrom/configMapKeyRef/name"
+   },
+   {
+    "kind": "StatefulSet",
+    "path": "spec/template/spec/initContainers/env/valueFrom/configMapKeyRef/name"
+   },
+   {
+    "kind": "StatefulSet",
+    "path": "spec/template/spec/containers/envFrom/configMapRef/name"
+   },
+   {
+    "kind": "StatefulSet",
+    "path": "spec/template/spec/initContainers/envFrom/configMapRef/name"
+   },
+   {
+    "kind": "StatefulSet",
+    "path": "spec/template/spec/volumes/projected/sources/configMap/name"
+   },
+   {
+    "kind": "Job",
+    "path": "spec/template/spec/volumes/configMap/name"
+   },
+   {
+    "kind": "Job",
+    "path": "spec/template/spec/containers/env/valueFrom/configMapKeyRef/name"
+   },
+   {
+    "kind": "Job",
+    "path": "spec/template/spec/initContainers/env/valueFrom/configMapKeyRef/name"
+   },
+   {
+    "kind": "Job",
+    "path": "spec/template/spec/containers/envFrom/configMapRef/name"
+   },
+   {
+    "kind": "Job",
+    "path": "spec/template/spec/initContainers/envFrom/configMapRef/name"
+   },
+   {
+    "kind": "Job",
+    "path": "spec/template/spec/volumes/projected/sources/configMap/name"
+   },
+   {
+    "kind": "CronJob",
+    "path": "spec/jobTemplate/spec/template/spec/volumes/configMap/name"
+   },
+   {
+    "kind": "CronJob",
+    "path": "spec/jobTemplate/spec/template/spec/containers/env/valueFrom/configMapKeyRef/name"
+   },
+   {
+    "kind": "CronJob",
+    "path": "spec/jobTemplate/spec/template/spec/initContainers/env/valueFrom/configMapKeyRef/name"
+   },
+   {
+    "kind": "CronJob",
+    "path": "spec/jobTemplate/spec/template/spec/containers/envFrom/configMapRef/name"
+   },
+   {
+    "kind": "CronJob",
+    "path": "spec/jobTemplate/spec/template/spec/initContainers/envFrom/configMapRef/name"
+   },
+   {
+    "kind": "CronJob",
+    "path": "spec/jobTemplate/spec/template/spec/volumes/projected/sources/configMap/name"
+   },
+   {
+    "kind": "Node",
+    "path": "spec/configSource/configMap"
+   },
+   {
+    "kind": "Role",
+    "path": "rules/resourceNames"
+   },
+   {
+    "kind": "ClusterRole",
+    "path": "rules/resourceNames"
+   },
+   {
+    "kind": "Ingress",
+    "path": "metadata/annotations/nginx.ingress.kubernetes.io\\/fastcgi-params-configmap"
+   }
+  ],
+  "Secret": [
+   {
+    "kind": "Pod",
+    "path": "spec/volumes/secret/secretName"
+   },
+   {
+    "kind": "Pod",
+    "path": "spec/containers/env/valueFrom/secretKeyRef/name"
+   },
+   {
+    "kind": "Pod",
+    "path": "spec/initContainers/env/valueFrom/secretKeyRef/name"
+   },
+   {
+    "kind": "Pod",
+    "path": "spec/containers/envFrom/secretRef/name"
+   },
+   {
+    "kind": "Pod",
+    "path": "spec/initContainers/envFrom/secretRef/name"
+   },
+   {
+    "kind": "Pod",
+    "path": "spec/imagePullSecrets/name"
+   },
+   {
+    "kind": "Pod",
+    "path": "spec/volumes/projected/sources/secret/name"
+   },
+   {
+    "kind": "PodTemplate",
+    "path": "template/spec/volumes/secret/secretName"
+   },
+   {
+    "kind": "PodTemplate",
+    "path": "template/spec/containers/env/valueFrom/secretKeyRef/name"
+   },
+   {
+    "kind": "PodTemplate",
+    "path": "template/spec/initContainers/env/valueFrom/secretKeyRef/name"
+   },
+   {
+    "kind": "PodTemplate",
+    "path": "template/spec/containers/envFrom/secretRef/name"
+   },
+   {
+    "kind": "PodTemplate",
+    "path": "template/spec/initContainers/envFrom/secretRef/name"
+   },
+   {
+    "kind": "PodTemplate",
+    "path": "template/spec/imagePullSecrets/name"
+   },
+   {
+    "kind": "PodTemplate",
+    "path": "template/spec/volumes/projected/sources/secret/name"
+   },
+   {
+    "kind": "Deployment",
+    "path": "spec/template/spec/volumes/secret/secretName"
+   },
+   {
+    "kind": "Deployment",
+    "path": "spec/template/spec/containers/env/valueFrom/secretKeyRef/name"
+   },
+   {
+    "kind": "Deployment",
+    "path": "spec/template/spec/initContainers/env/valueFrom/secretKeyRef/name"
+   },
+   {
+    "kind": "Deployment",
+    "path": "spec/template/spec/containers/envFrom/secretRef/name"
+   },
+   {
+    "kind": "Deployment",
+    "path": "spec/template/spec/initContainers/envFrom/secretRef/name"
+   },
+   {
+    "kind": "Deployment",
+    "path": "spec/template/spec/imagePullSecrets/name"
+   },
+   {
+    "kind": "Deployment",
+    "path": "spec/template/spec/volumes/projected/sources/secret/name"
+   },
+   {
+    "kind": "ReplicaSet",
+    "path": "spec/template/spec/volumes/secret/secretName"
+   },
+   {
+    "kind": "ReplicaSet",
+    "path": "spec/template/spec/containers/env/valueFrom/secretKeyRef/name"
+   },
+   {
+    "kind": "ReplicaSet",
+    "path": "spec/template/spec/initContainers/env/valueFrom/secretKeyRef/name"
+   },
+   {
+    "kind": "ReplicaSet",
+    "path": "spec/template/spec/containers/envFrom/secretRef/name"
+   },
+   {
+    "kind": "ReplicaSet",
+    "path": "spec/template/spec/initContainers/envFrom/secretRef/name"
+   },
+   {
+    "kind": "ReplicaSet",
+    "path": "spec/template/spec/imagePullSecrets/name"
+   },
+   {
+    "kind": "ReplicaSet",
+    "path": "spec/template/spec/volumes/projected/sources/secret/name"
+   },
+   {
+    "kind": "DaemonSet",
+    "path": "spec/template/spec/volumes/secret/secretName"
+   },
+   {
+    "kind": "DaemonSet",
+    "path": "spec/template/spec/containers/env/valueFrom/secretKeyRef/name"
+   },
+   {
+    "kind": "DaemonSet",
+    "path": "spec/template/spec/initContainers/env/valueFrom/secretKeyRef/name"
+   },
+   {
+    "kind": "DaemonSet",
+    "path": "spec/template/spec/containers/envFrom/secretRef/name"
+   },
+   {
+    "kind": "DaemonSet",
+    "path": "spec/template/spec/initContainers/envFrom/secretRef/name"
+   },
+   {
+    "kind": "DaemonSet",
+    "path": "spec/template/spec/imagePullSecrets/name"
+   },
+   {
+    "kind": "DaemonSet",
+    "path": "spec/template/spec/volumes/projected/sources/secret/name"
+   },
+   {
+    "kind": "StatefulSet",
+    "path": "spec/template/spec/volumes/secret/secretName"
+   },
+   {
+    "kind": "StatefulSet",
+    "path": "spec/template/spec/containers/env/valueFrom/secretKeyRef/name"
+   },
+   {
+    "kind": "StatefulSet",
+    "path": "spec/template/spec/initContainers/env/valueFrom/secretKeyRef/name"
+   },
+   {
+    "kind": "StatefulSet",
+    "path": "spec/template/spec/containers/envFrom/secretRef/name"
+   },
+   {
+    "kind": "StatefulSet",
+    "path": "spec/template/spec/initContainers/envFrom/secretRef/name"
+   },
+   {
+    "kind": "StatefulSet",
+    "path": "spec/template/spec/imagePullSecrets/name"
+   },
+   {
+    "kind": "StatefulSet",
+    "path": "spec/template/spec/volumes/projected/sources/secret/name"
+   },
+   {
+    "kind": "Job",
+    "path": "spec/template/spec/volumes/secret/secretName"
+   },
+   {
+    "kind": "Job",
+    "path": "spec/template/spec/containers/env/valueFrom/secretKeyRef/name"
+   },
+   {
+    "kind": "Job",
+    "path": "spec/template/spec/initContainers/env/valueFrom/secretKeyRef/name"
+   },
+   {
+    "kind": "Job",
+    "path": "spec/template/spec/containers/envFrom/secretRef/name"
+   },
+   {
+    "kind": "Job",
+    "path": "spec/template/spec/initContainers/envFrom/secretRef/name"
+   },
+   {
+    "kind": "Job",
+    "path": "spec/template/spec/imagePullSecrets/name"
+   },
+   {
+    "kind": "Job",
+    "path": "spec/template/spec/volumes/projected/sources/secret/name"
+   },
+   {
+    "kind": "CronJob",
+    "path": "spec/jobTemplate/spec/template/spec/volumes/secret/secretName"
+   },
+   {
+    "kind": "CronJob",
+    "path": "spec/jobTemplate/spec/template/spec/containers/env/valueFrom/secretKeyRef/name"
+   },
+   {
+    "kind": "CronJob",
+    "path": "spec/jobTemplate/spec/template/spec/initContainers/env/valueFrom/secretKeyRef/name"
+   },
+   {
+    "kind": "CronJob",
+    "path": "spec/jobTemplate/spec/template/spec/containers/envFrom/secretRef/name"
+   },
+   {
+    "kind": "CronJob",
+    "path": "spec/jobTemplate/spec/template/spec/initContainers/envFrom/secretRef/name"
+   },
+   {
+    "kind": "CronJob",
+    "path": "spec/jobTemplate/spec/template/spec/imagePullSecrets/name"
+   },
+   {
+    "kind": "CronJob",
+    "path": "spec/jobTemplate/spec/template/spec/volumes/projected/sources/secret/name"
+   },
+   {
+    "kind": "Ingress",
+    "path": "spec/tls/secretName"
+   },
+   {
+    "kind": "Ingress",
+    "path": "metadata/annotations/ingress.kubernetes.io\\/auth-secret"
+   },
+   {
+    "kind": "Ingress",
+    "path": "metadata/annotations/nginx.ingress.kubernetes.io\\/auth-secret"
+   },
+   {
+    "kind": "Ingress",
+    "path": "metadata/annotations/nginx.ingress.kubernetes.io\\/auth-tls-secret"
+   },
+   {
+    "kind": "ServiceAccount",
+    "path": "imagePullSecrets/name"
+   },
+   {
+    "kind": "StorageClass",
+    "path": "parameters/secretName"
+   },
+   {
+    "kind": "StorageClass",
+    "path": "parameters/adminSecretName"
+   },
+   {
+    "kind": "StorageClass",
+    "path": "parameters/userSecretName"
+   },
+   {
+    "kind": "StorageClass",
+    "path": "parameters/secretRef"
+   },
+   {
+    "kind": "Role",
+    "path": "rules/resourceNames"
+   },
+   {
+    "kind": "ClusterRole",
+    "path": "rules/resourceNames"
+   },
+   {
+    "kind": "Service",
+    "path": "spec/template/spec/containers/env/valueFrom/secretKeyRef/name",
+    "group": "serving.knative.dev"
+   },
+   {
+    "kind": "PersistentVolume",
+    "path": "spec/azureFile/secretName"
+   }
+  ]
  },
  "producers.yaml": {
   "producers": [

@@ -21,7 +21,8 @@ from ..graph.byname import Reader
 from ...errors import PostrenderError, Problems
 from ..graph.references import Graph, Resolution
 from ...syntax.nodes import Node
-from ..plan.versions import Plan, Version
+from ..plan.versions import Plan, Version, suffixed_later_by_kustomize
+from ...fieldspecs import kustomize_rewrites
 from ...vocabulary import ANNOTATION_KEEP_ORIGINAL
 from ..read import KubeObject
 from ...report import Reporter
@@ -43,13 +44,18 @@ class Broken:
     name: str  # as written
     message: str
     from_guard: bool = False
+    # A warning unless --strict: postrender cannot see whether the
+    # kustomization's `configurations:` has kustomize rewrite the field.
+    only_strict: bool = False
 
     def error(self, fatal: bool = True, allow_broken: bool = False, strict: bool = False) -> PostrenderError:
         """fatal: with the advice that really gets this render through,
         given the options it failed under."""
         advice = ""
         if fatal:
-            if strict and self.from_guard:
+            if self.only_strict:
+                advice = _OVERRIDE_STRICT
+            elif strict and self.from_guard:
                 advice = _OVERRIDE_STRICT if allow_broken else _OVERRIDE_STRICT_UNALLOWED
             else:
                 advice = _OVERRIDE
@@ -82,6 +88,23 @@ def find(graph: Graph, the_plan: Plan, held: dict[int, str], readers: list[Reade
                 problems.append(Broken(ref.referrer, ref.node, ref.field_path, ref.name, (
                     f"left as written ({held[id(ref)]}), but {_renamed(graph, lost)}: it would name nothing; "
                     + _FIXES)))
+    for ref in graph.references:
+        # kustomize generator output keeps its name here and gets kustomize's
+        # hash suffix after postrender; kustomize then rewrites only the
+        # fields of its own table (fieldspecs/kustomize.yaml).
+        target = ref.target
+        if target is None or ref.resolution is not Resolution.RESOLVED or not suffixed_later_by_kustomize(target):
+            continue
+        path = guard.kustomize_path(ref.path)
+        if kustomize_rewrites(ref.target_kind, ref.referrer.kind, ref.referrer.group, path):
+            continue
+        problems.append(Broken(ref.referrer, ref.node, ref.field_path, ref.name, (
+            f"names {ref.target_kind} {ref.name!r}, kustomize generator output that kustomize renames "
+            f"{ref.name}-<hash> after postrender, rewriting only the fields of its own table, not this one: "
+            f"it would name nothing unless the kustomization's configurations: list it (nameReference: "
+            f"[{{kind: {ref.target_kind}, fieldSpecs: [{{kind: {ref.referrer.kind}"
+            + (f", group: {ref.referrer.group}" if ref.referrer.group else "")
+            + f", path: {path}}}]}}]), which postrender cannot see"), only_strict=True))
     # The guard's finding on the same field says it better: it names the row to add.
     # By place: a finding's node belongs to a graph of its document composed again (guard.check).
     guarded = {(f.referrer.document.index, f.node.start_mark) for f in findings if f.node is not None}
@@ -108,7 +131,8 @@ def find(graph: Graph, the_plan: Plan, held: dict[int, str], readers: list[Reade
 def report(problems: list[Broken], reporter: Reporter, allow_broken: bool, strict: bool) -> None:
     """Fail naming every problem; with --allow-broken-references, warn instead
     (--strict keeps the guard's findings fatal)."""
-    fatal = [p for p in problems if not allow_broken or (strict and p.from_guard)]
+    fatal = [p for p in problems
+             if p.only_strict and strict or not p.only_strict and (not allow_broken or strict and p.from_guard)]
     for problem in problems:
         if problem not in fatal:
             reporter.warn(str(problem.error(fatal=False)), problem.about)
