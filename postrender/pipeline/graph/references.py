@@ -315,10 +315,12 @@ def build(index: ObjectIndex, table: ReferenceTable, scanned: SpecIndex | None =
     # A user's config often restates a built-in spec (say, without the
     # group): the same field must still be one reference, not two. Two of a
     # List's items reaching one node through an alias, at the same path in
-    # each, are two references, one from each; so are a ConfigMap's and a
-    # Secret's spec reaching one node (an RBAC rule for both resources
-    # names objects of either kind).
-    seen: set[tuple[int, int, Path, str]] = set()
+    # each, are two references, one from each. A ConfigMap's and a Secret's
+    # spec reaching one node are two only where each grants by name (an RBAC
+    # rule for both resources names objects of either kind); elsewhere a
+    # field names one object, and the first spec (the built-in table's, then
+    # a user's in order) reads it.
+    seen: set[tuple[int, int, Path, str | None]] = set()
     finder = Finder(table, scanned)
     for obj in index.objects:
         walked = found(obj) if found is not None else None
@@ -328,7 +330,7 @@ def build(index: ObjectIndex, table: ReferenceTable, scanned: SpecIndex | None =
         for ref in walked.references:
             if ref.spec.kind_from is not None and not _kind_applies(obj, ref.spec, index):
                 continue
-            key = (id(ref.node), id(obj), ref.path, ref.spec.target_kind)
+            key = (id(ref.node), id(obj), ref.path, ref.spec.target_kind if ref.spec.grants else None)
             if key not in seen:
                 seen.add(key)
                 references.append(ref)

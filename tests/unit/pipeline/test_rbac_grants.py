@@ -74,3 +74,26 @@ def test_a_granted_config_keeps_its_name_and_the_grant_names_what_exists(kind, s
     assert granted <= names, names
     (role,) = [d for d in docs if d["kind"] == kind]
     assert set(role["rules"][0]["resourceNames"]) == granted
+
+
+def test_a_field_two_kinds_specs_reach_is_read_by_the_first_unless_both_grant(tmp_path):
+    # A user's Secret spec on a field the built-in table reads as a
+    # ConfigMap's, with a ConfigMap and a Secret of that name: one reference,
+    # the table's. Two (one per kind) made two edits of one scalar, and the
+    # render an internal error (outside tester).
+    config = tmp_path / "specs.yaml"
+    config.write_text("nameReference:\n- kind: Secret\n  fieldSpecs:\n"
+                      "  - {kind: Deployment, path: spec/template/spec/containers/envFrom/configMapRef/name}\n")
+    stream = ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {a: b}\n---\n"
+              "apiVersion: v1\nkind: Secret\nmetadata: {name: settings}\ndata: {a: Yg==}\n---\n"
+              "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    spec:\n"
+              "      containers: [{name: c, envFrom: [{configMapRef: {name: settings}}]}]\n")
+    for command in ([], ["graph"]):
+        result = run_postrender([*command, "--config", str(config)], stream)
+        assert result.status == 0 and "internal error" not in result.stderr, result.stderr
+    docs = list(YAML(typ="safe").load_all(run_postrender(["--config", str(config)], stream).stdout))
+    (configmap,) = [d for d in docs if d["kind"] == "ConfigMap" and "postrender.io/copy-of" not in
+                    (d["metadata"].get("annotations") or {})]
+    deployment = next(d for d in docs if d["kind"] == "Deployment")
+    named = deployment["spec"]["template"]["spec"]["containers"][0]["envFrom"][0]["configMapRef"]["name"]
+    assert named == configmap["metadata"]["name"] != "settings"
