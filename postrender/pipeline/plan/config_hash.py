@@ -174,9 +174,13 @@ def config_hashes(
 
 
 def _annotations_at(obj: KubeObject, template: Path | None, table: ReferenceTable) -> Path:
-    if template is not None:
-        return template + ("metadata",)
-    return pod_metadata(obj, table) or ("metadata",)
+    # A kind whose podSpecs row names podMetadata is no pod template itself,
+    # wherever its PodSpec sits (`spec` or `spec/pod`): its controller copies
+    # that mapping into its pods' metadata.
+    metadata = pod_metadata(obj, table)
+    if metadata is not None:
+        return metadata
+    return template + ("metadata",) if template is not None else ("metadata",)
 
 
 def digest(items: list[Item]) -> str:

@@ -373,3 +373,20 @@ def test_the_hash_of_a_kind_without_a_pod_template_goes_where_its_pods_take_thei
         assert obj["metadata"]["annotations"] == {"team": "obs"}
         assert _run(out).stdout == out  # idempotent
     assert hashes[0] != hashes[1]
+
+
+@pytest.mark.parametrize("pod_spec_at", ["spec", "spec/pod", "spec/workload/pod"])
+def test_a_users_pod_spec_row_with_pod_metadata_gets_the_hash_there_wherever_its_pod_spec_sits(tmp_path, pod_spec_at):
+    # The README's podSpecs + podMetadata, for a PodSpec below `spec`: the
+    # hash went into `spec.metadata`, which no controller reads (outside tester).
+    config = tmp_path / "specs.yaml"
+    config.write_text(f"podSpecs: [{{kind: Database, path: {pod_spec_at}, podMetadata: spec/podMetadata}}]\n")
+    nested = "".join(f"{'  ' * (i + 1)}{key}:\n" for i, key in enumerate(pod_spec_at.split("/")[1:]))
+    indent = "  " * len(pod_spec_at.split("/"))
+    stream = ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, annotations: {postrender.io/versioned: 'false'}}\n"
+              "data: {a: b}\n---\napiVersion: db.example.com/v1\nkind: Database\nmetadata: {name: db}\nspec:\n"
+              f"{nested}{indent}volumes: [{{name: v, configMap: {{name: settings}}}}]\n")
+    out = run_postrender(["--config", str(config)], stream)
+    assert out.status == 0, out.stderr
+    (db,) = [d for d in _docs(out.stdout) if d["kind"] == "Database"]
+    assert KEY in db["spec"]["podMetadata"]["annotations"] and "metadata" not in db["spec"], db
