@@ -407,6 +407,21 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     return namespace
 
 
+def _check_log_file_apart(log_file: str | None, args: argparse.Namespace) -> None:
+    """The log is appended to (and made mode 0600): naming an input there
+    spoiled the input, and naming the -o file lost the log when the output
+    replaced it."""
+    if not log_file:
+        return
+    where = os.path.realpath(log_file)
+    output = getattr(args, "output_file", None)
+    for path, what in [(output, "the -o file"), *((p, "an input") for p in
+                                                  [*(getattr(args, "filenames", None) or ()),
+                                                   *(getattr(args, "paths", None) or ())])]:
+        if path and path != "-" and os.path.realpath(path) == where:
+            raise UsageError(f"--log-file {log_file} is also {what}: the log is appended to it; name another file")
+
+
 def _check_no_text_for_a_host(args: list[str]) -> None:
     """--help and --version write text where kustomize, running postrender
     as its exec plugin or KRM function, reads resources: refused there, as
@@ -545,10 +560,9 @@ def _main(argv: list[str], current: list[Reporter]) -> int:
     try:
         args = parse(argv)
         verbosity = args.verbosity if getattr(args, "verbosity", None) is not None else getattr(args, "verbose", 0)
-        reporter = current[0] = Reporter(
-            verbose=verbosity >= 1,
-            log_file=getattr(args, "log_file", None) or os.environ.get("POSTRENDER_LOG_FILE") or None,
-        )
+        log_file = getattr(args, "log_file", None) or os.environ.get("POSTRENDER_LOG_FILE") or None
+        reporter = current[0] = Reporter(verbose=verbosity >= 1, log_file=log_file)
+        _check_log_file_apart(log_file, args)
         reporter.open_log()
         output_file = getattr(args, "output_file", None)
         if output_file == "":

@@ -552,3 +552,16 @@ def test_version_says_what_is_not_installed(monkeypatch):
 
     monkeypatch.setattr(version, "_distribution", lambda name: None)
     assert "ruamel.yaml not installed\n" in version.describe()
+
+
+@pytest.mark.parametrize("how", ["the input", "the -o file"])
+def test_a_log_file_that_is_an_input_or_the_output_is_a_usage_error(tmp_path, how):
+    # The log is appended to and made mode 0600: the input was spoiled (the
+    # next run failed on it), or the -o file replaced the log (outside tester).
+    stream = tmp_path / "in.yaml"
+    stream.write_text(CM.format(name="a"))
+    out = tmp_path / "out.yaml"
+    log = stream if how == "the input" else out
+    result = run_postrender(["-v", "--log-file", str(log), "-o", str(out), str(stream)])
+    assert (result.status, result.stdout) == (2, "") and "--log-file" in result.stderr, result.stderr
+    assert stream.read_text() == CM.format(name="a") and not out.exists()
