@@ -446,11 +446,6 @@ def _field_spec(target: str, raw: dict[str, Any], origin: str) -> FieldSpec:
         raise UsageError(f"{origin}: a fieldSpec for {target} reads a Secret's data or stringData ({path!r}):"
                          " postrender shows what a reference names (warnings, -v, graph), and never a Secret's"
                          " values")
-    if _in_config_data(str(kind), group, parsed):
-        raise UsageError(f"{origin}: a fieldSpec for {target} reads a ConfigMap's data ({path!r}): a config's"
-                         " name is the hash of its data as written, so a name rewritten there would change an"
-                         " immutable version's data and keep its name; a program that reads a name from a"
-                         " ConfigMap's data reads it by that name, which postrender keeps")
     return FieldSpec(
         target_kind=target,
         kind=str(kind),
@@ -471,15 +466,6 @@ def _field_spec(target: str, raw: dict[str, Any], origin: str) -> FieldSpec:
 
 # Where a Secret holds its values: `*` steps into them too.
 _SECRET_VALUES = frozenset({"data", "stringData", WILDCARD})
-
-
-# A ConfigMap's hashed fields (index/hashing.py): its name says what they hold.
-_CONFIG_DATA = frozenset({"data", "binaryData", WILDCARD})
-
-
-def _in_config_data(kind: str, group: Any, path: tuple[Segment, ...]) -> bool:
-    """Whether a path of an object of `kind` may lead into a core ConfigMap's data."""
-    return kind == "ConfigMap" and group in (None, "") and bool(path) and path[0].key in _CONFIG_DATA
 
 
 def _in_secret_values(kind: str, group: Any, path: tuple[Segment, ...]) -> bool:

@@ -164,27 +164,3 @@ def test_a_krm_function_config_reading_a_secrets_values_is_refused_in_results():
     assert "reads a Secret's data or stringData" in result.stdout + result.stderr, (result.stdout, result.stderr)
     assert "ZQSECRETMARKER" not in result.stderr
     assert "WlFTRUNSRVRNQVJLRVI=" not in result.stdout.split("results:")[-1]
-
-
-# A field spec inside a ConfigMap's data would rewrite a name there after the
-# config's name was taken from its data as written: a changed version kept
-# its name (immutable) and a second run renamed it again (outside tester).
-READING_CONFIG_DATA = {
-    "data": "nameReference:\n- kind: ConfigMap\n  fieldSpecs:\n  - {kind: ConfigMap, path: data/other}\n",
-    "binaryData": "nameReference:\n- kind: Secret\n  fieldSpecs:\n  - {kind: ConfigMap, path: binaryData/x}\n",
-    "a wildcard": "nameReference:\n- kind: ConfigMap\n  fieldSpecs:\n  - {kind: ConfigMap, path: '*/other'}\n",
-}
-
-
-@pytest.mark.parametrize("name", READING_CONFIG_DATA)
-def test_a_field_spec_inside_a_configmaps_data_is_a_usage_error(tmp_path, name):
-    config = tmp_path / "specs.yaml"
-    config.write_text(READING_CONFIG_DATA[name])
-    stream = ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {other: b}\n---\n"
-              "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\ndata: {x: z}\n")
-    result = run_postrender(["--config", str(config)], stream)
-    assert (result.status, result.stdout) == (2, "") and "reads a ConfigMap's data" in result.stderr, result.stderr
-    annotation = ("nameReference:\n- kind: ConfigMap\n  fieldSpecs:\n"
-                  "  - {kind: ConfigMap, path: metadata/annotations/example.com~1uses}\n")
-    config.write_text(annotation)
-    assert run_postrender(["--config", str(config)], stream).status == 0, "a ConfigMap's metadata still loads"
