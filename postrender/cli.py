@@ -426,9 +426,14 @@ def _check_no_text_for_a_host(args: list[str]) -> None:
     """--help and --version write text where kustomize, running postrender
     as its exec plugin or KRM function, reads resources: refused there, as
     -o is, rather than failing in kustomize as malformed YAML."""
-    hosted = next((a for a in args if a.split("=", 1)[0] in ("--plugin-config", "--krm")), None)
     text = next((a for a in args if a in ("-h", "--help", "--version")), None)
-    if hosted is not None and text is not None:
+    if text is None:
+        return  # most runs: the host flags' table is not loaded
+    from .hostflags import CHANNELS, PLUGIN_CONFIG
+
+    hosts = (PLUGIN_CONFIG["plugin_config"], CHANNELS["krm"])
+    hosted = next((a for a in args if a.split("=", 1)[0] in hosts), None)
+    if hosted is not None:
         raise UsageError(f"{text} is not available with {hosted.split('=', 1)[0]}: kustomize reads what postrender "
                          "writes as the resources (a flag in argsOneLiner/argsFromFile?)")
 

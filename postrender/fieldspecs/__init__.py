@@ -601,7 +601,8 @@ def kustomize_rewrites(target_kind: str, kind: str, group: str, path: str) -> bo
     at `path` (kustomize's form: `spec/volumes/configMap/name`, list items
     left out) of an object of `kind` and `group` (kustomize.yaml: its own
     name-reference table; a row without a group takes any)."""
-    return (target_kind, kind, group, path) in _kustomize_rows() or (target_kind, kind, None, path) in _kustomize_rows()
+    rows = _kustomize_rows()
+    return (target_kind, kind, group, path) in rows or (target_kind, kind, None, path) in rows
 
 
 @cache
