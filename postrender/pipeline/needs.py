@@ -267,7 +267,11 @@ class Needs:
         item's: those keep their metadata, as the List is composed again
         item by item for edits (rewrite.DocumentEdits)."""
         if is_config_object(obj):
-            if self._prepare is not None and obj.kind not in readers.looked_up:
+            # Not the marks of one whose data holds a reference: its hash,
+            # and so its name, is known only once the plan has named the
+            # configs its data names (versions._hash_data_as_written_out).
+            if (self._prepare is not None and obj.kind not in readers.looked_up
+                    and not _in_data(obj, self._found[obj])):
                 obj.prepared = self._prepare(obj, obj.node, whole)
             hold_as_hash(obj)  # read asks no more of its content
         elif (self._prepare_templates is not None and obj.item is None and obj.kind not in readers.looked_up
@@ -394,15 +398,26 @@ class _Readers:
             yield (), True
             return
         takes_keys = self.keeps_for_keys(obj, found)
-        if is_config_object(obj) and obj.prepared is None:
-            # Its content was read (index/configs.py), but not its edits made.
-            # A List's item is copied from its nodes (rewrite._copy_as_item).
-            yield ((), True) if obj.item is not None else (("metadata",), True)
+        if is_config_object(obj):
+            if obj.prepared is None:
+                # Its content was read (index/configs.py), but not its edits made.
+                # A List's item is copied from its nodes (rewrite._copy_as_item).
+                yield ((), True) if obj.item is not None else (("metadata",), True)
+            # A reference in its own data: the plan hashes the data again as
+            # it is written out (versions._hash_data_as_written_out).
+            yield from {((field,), True) for field in _in_data(obj, found)}
         elif takes_keys:
             yield ("metadata",), True
         yield from references.reads(obj, self._table, found, takes_keys)
         yield from byname.reads(obj, found)
         yield from producers.reads(obj)
+
+
+def _in_data(config: KubeObject, found: references.Found) -> set[str]:
+    """The fields of a config's content (data, binaryData, stringData) the
+    walk found a reference in: mostly none, found in a spec's field specs."""
+    hashed = folding.STRING_FIELDS[config.kind]
+    return {ref.path[0] for ref in found.references if ref.path[0] in hashed} if found.references else set()
 
 
 # A config object, its mapping, and whether that holds its data entries ->

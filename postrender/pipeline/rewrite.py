@@ -10,7 +10,7 @@ from itertools import chain
 from ..records import record
 from ..syntax import edit
 from ..syntax.edit import Edit, Value
-from .graph.references import Graph, Path, Reference, moved_namespace
+from .graph.references import Graph, Path, Reference
 from .index.configs import content_of
 from .index.hashing import to_json_value
 from .index.objects import base_name_of, previous_ids
@@ -18,6 +18,7 @@ from ..errors import PostrenderError
 from ..syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, format_path, get, node_at
 from .plan.config_hash import Place
 from .plan.keep import Retention, marks_of
+from .plan.new_values import new_value
 from .plan.versions import Plan, Version, kept_as_written, label_value, versioned_name
 from ..vocabulary import (
     ANNOTATION_CONFIG_HASH,
@@ -804,66 +805,28 @@ def _mark(edits: DocumentEdits, version: Version, options: Options) -> None:
 
 def _references(graph: Graph, plan: Plan, held: Collection[int], result: Rewrite, explain: bool) -> None:
     alive: set[tuple[str, str, str]] | None = None
+    version_of, index = plan.of, graph.index
     for ref in graph.references:
-        if id(ref) in held:
-            name = _held_name(ref, plan)
-            if name is None:
-                continue
-        elif ref.spec.grants:
+        is_held = id(ref) in held
+        if ref.spec.grants and not is_held:
             if alive is None:
-                alive = plan.alive_names(graph.index)
+                alive = plan.alive_names(index)
             _grant(graph, plan, ref, alive, result, explain)
             continue
-        else:
-            if ref.target is None:
-                continue
-            version = plan.of(ref.target)
-            if version is None or not version.versioned or ref.name == version.name:
-                continue
-            name = version.name
-        # Most references state no namespace: nothing to look up.
-        namespace = moved_namespace(ref, graph.index) if ref.namespace is not None else None
-        if name == ref.name and namespace is None:
-            continue  # a held reference that already says it
+        value = new_value(ref, version_of, is_held, index)
+        if value is None:
+            continue
+        text, namespace = value
         edits = result.edits_of(ref.referrer.document)
-        new_value = _moved_prefix(ref, namespace) + name
-        edits.replace(ref.node, new_value)
+        edits.replace(ref.node, text)
+        shown = text
         if namespace is not None and ref.spec.namespace_field is not None:
             edits.set_at(ref.referrer, ref.path[:-1], {ref.spec.namespace_field: namespace})
             if explain:
                 field = format_path(ref.path[:-1] + (ref.spec.namespace_field,))
-                new_value += f"; {field}: {ref.namespace} -> {namespace}"
+                shown += f"; {field}: {ref.namespace} -> {namespace}"
         if explain:
-            result.rewritten.append((ref, new_value))
-
-
-def _held_name(ref: Reference, plan: Plan) -> str | None:
-    """The name a held reference is written with, where kustomize renamed or
-    moved its target before postrender ran (None elsewhere: it stays as
-    written): the target's name now, the unsuffixed copy's when it is
-    versioned. kustomize rewrites references after every transformer, by
-    the earlier names, which the version keeps while its copy records only
-    its own (_own_id): it would map `cfg` (`p-cfg` by now) to the version.
-    And it never moves a namespace a field of another key states (a
-    StorageClass's): _references moves it, as for a rewritten reference."""
-    target = ref.target
-    if target is None or KUSTOMIZE_PREVIOUS_NAMES not in target.annotations:
-        return None
-    version = plan.of(target)
-    if version is not None and version.renamed and not version.keep_original:
-        return None  # nothing keeps the name (reloader.policy gives every held target a copy)
-    return target.name
-
-
-def _moved_prefix(ref: Reference, namespace: str | None) -> str:
-    """The text kept before a rewritten name, its `old/` now `namespace/`
-    where the namespace the reference states there moved (moved_namespace).
-    A spec with a namespaceField states it in that field instead (as
-    graph/references.py reads it, the field overrides the text)."""
-    if namespace is None or ref.spec.namespace_field is not None:
-        return ref.prefix
-    assert ref.namespace is not None and ref.prefix.endswith(ref.namespace + "/")  # _references wrote it so
-    return ref.prefix[: len(ref.prefix) - len(ref.namespace) - 1] + namespace + "/"
+            result.rewritten.append((ref, shown))
 
 
 def _config_hashes(places: Sequence[Place], result: Rewrite) -> None:

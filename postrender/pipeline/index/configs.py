@@ -88,6 +88,29 @@ def hold_as_hash(obj: KubeObject) -> None:
         obj.content = known.hash
 
 
+def hash_as_written_out(obj: KubeObject, texts: dict[int, str], beside: dict[tuple[str, str], str]) -> str:
+    """The content hash of a config whose data holds references, as its data
+    is written out: the scalars `texts` names (by id) with their new text,
+    and the entries `beside` ((field, key): text) set. Read from its tree:
+    needs.py keeps the data of a config the field-spec walk found a
+    reference in whole."""
+    fields = validate(obj)
+    for field in STRING_FIELDS[obj.kind]:
+        node = fields.nodes[field]
+        if not isinstance(node, MappingNode):
+            continue
+        strings = dict(fields.dict_of(field))
+        for key, value in entries(node):
+            if id(value) in texts:
+                strings[json_key(key)] = texts[id(value)]
+        for (at, key), text in beside.items():
+            if at == field:
+                strings[key] = text
+        fields.strings[field] = strings
+    fields.folded = False
+    return content_hash(obj.kind, obj.node, fields)
+
+
 def _read(obj: KubeObject, folded: ConfigFolder | None) -> ConfigContent:
     written_type = get_str(obj.node, "type")
     try:

@@ -13,6 +13,11 @@ depends on keeps its name (`postrender.io/versioned: "false"`, an object a
 program reads by name, a flag or environment value naming one, a Reloader
 reload list naming an object the template does not mount, a Secret a
 controller unseals from a producer in the stream).
+
+A ConfigMap or Secret that names another (a user's field spec into its data
+or annotations) gets none: nothing rolls on a config's own metadata, and
+the unsuffixed copy a run writes of a versioned one, which names what the
+original names, has none either, so a second run gives it none.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from ..graph.byname import Reader
 from ..graph.dependencies import Dependency
 from ...fieldspecs import ReferenceTable
 from ..graph.references import (
-    Graph, Path, Resolution, in_immutable_template, pod_metadata, pod_templates, template_holding,
+    Graph, Path, Resolution, in_immutable_template, is_config_object, pod_metadata, pod_templates, template_holding,
 )
 from ..index.hashing import go_json, hash_suffix, sha256_hex, to_json_value
 from ...syntax.nodes import format_path
@@ -159,7 +164,7 @@ def config_hashes(
     # referrers, whose references are all rewritten, need none).
     uncarried = {id(referrer) for referrer, _, _, carried in covered if not carried}
     for referrer, where, item, carried in covered:
-        if strategy == "annotate" or id(referrer) in uncarried:
+        if (strategy == "annotate" or id(referrer) in uncarried) and not is_config_object(referrer):
             for p in places_at(referrer, where):
                 p.add(item, carried)
 

@@ -15,15 +15,17 @@ Naming rules (documented in the README):
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Iterator
 
 from ...errors import PostrenderError
 from ...records import record, replace
-from ..graph.references import Graph
-from ..index.configs import ConfigContent, content_of
+from ..graph.references import Graph, Reference
+from ..index.configs import ConfigContent, content_of, hash_as_written_out
+from ..index.folding import STRING_FIELDS
 from ..index.hashing import hash_suffix, short_hash
 from ..index.objects import ObjectIndex, base_name_of
 from ..read import KubeObject
+from .new_values import new_value
 from ...vocabulary import (
     ANNOTATION_COPY_OF,
     ANNOTATION_KEEP_ORIGINAL,
@@ -151,25 +153,106 @@ def plan(
     fixed = fixed or {}
     read_by_name = read_by_name or {}
     consumed = consumed_objects(graph, held)
-    versions: list[Version] = []
-    for obj in graph.config_objects:
-        content = content_of(obj)
-        if content.refused is not None:
-            raise content.refused
+
+    def version_of(obj: KubeObject, content: ConfigContent) -> Version:
         key = id(obj)
         version = _version(obj, options, content, produced.get(key), fixed.get(key), read_by_name.get(key),
                            key in consumed)
         if key in copies and version.renamed:
             version = replace(version, keep_original=True)
+        return version
+
+    versions: dict[KubeObject, Version] = {}
+    for obj in graph.config_objects:
+        content = content_of(obj)
+        if content.refused is not None:
+            raise content.refused
+        version = versions[obj] = version_of(obj, content)
         if not version.versioned:
             # Its marks, made ahead as it was read (rewrite.Prepared), are
             # never asked for: dropped as its version is made, so the
             # versions take their place rather than adding to them.
             obj.prepared = None
-        versions.append(version)
-    made = Plan(versions)
+    _hash_data_as_written_out(graph, versions, held,
+                              lambda obj, digest: version_of(obj, replace(content_of(obj), hash=digest)))
+    made = Plan(versions.values())
     _check_new_names_are_free(made, graph.index)
     return made
+
+
+def _hash_data_as_written_out(graph: Graph, versions: dict[KubeObject, Version], held: Collection[int],
+                              remake: Callable[[KubeObject, str], Version]) -> None:
+    """Names again each config whose own data holds a reference the rewrite
+    changes (a `--config` field spec into a ConfigMap's data, naming
+    another config) by the hash of its data as written out: hashed as
+    written, new data would keep its immutable name, and a second run would
+    rename it. So the configs its data names are named first, and a loop
+    of such configs, whose names would each follow the others', is refused.
+    A reference held as written (reloader.py), or naming an object whose
+    name does not follow its content, waits for nothing."""
+    in_data: dict[KubeObject, list[Reference]] = {}
+    for ref in graph.references:
+        # Most references are in a spec: one look at the path's first key.
+        if ref.path[0] in _DATA_FIELDS:
+            referrer = ref.referrer
+            if (ref.target is not None and not ref.spec.grants and referrer in versions
+                    and ref.path[0] in STRING_FIELDS[referrer.kind]):
+                in_data.setdefault(referrer, []).append(ref)
+    settled: set[KubeObject] = set()
+    for first in in_data:
+        # Depth first, without recursion: a long chain of configs naming
+        # the next in their data must not exhaust Python's stack.
+        path: list[tuple[KubeObject, Iterator[Reference]]] = [(first, iter(in_data[first]))]
+        while path:
+            obj, refs = path[-1]
+            ref = next((r for r in refs if _waits_for(r, in_data, versions, held)), None)
+            if ref is not None:
+                target = ref.target
+                assert target is not None
+                if target in settled:
+                    continue
+                on_path = [o for o, _ in path]
+                if target in on_path:
+                    raise _loop(on_path[on_path.index(target):], ref)
+                path.append((target, iter(in_data[target])))
+                continue
+            path.pop()
+            settled.add(obj)
+            texts: dict[int, str] = {}
+            beside: dict[tuple[str, str], str] = {}
+            for each in in_data[obj]:
+                value = new_value(each, versions.get, id(each) in held, graph.index)
+                if value is None:
+                    continue
+                texts[id(each.node)], namespace = value
+                if namespace is not None and each.spec.namespace_field is not None and len(each.path) == 2:
+                    beside[(each.path[0], each.spec.namespace_field)] = namespace
+            if texts:
+                digest = hash_as_written_out(obj, texts, beside)
+                if digest != versions[obj].hash:
+                    versions[obj] = remake(obj, digest)
+
+
+_DATA_FIELDS = frozenset(field for fields in STRING_FIELDS.values() for field in fields)
+
+
+def _waits_for(ref: Reference, in_data: dict[KubeObject, list[Reference]], versions: dict[KubeObject, Version],
+               held: Collection[int]) -> bool:
+    """Whether the new text of `ref`, in a config's data, waits for its
+    target's name: one that follows the target's content, itself holding
+    references in its data."""
+    target = ref.target
+    return target in in_data and id(ref) not in held and versions[target].versioned  # type: ignore[index]
+
+
+def _loop(configs: list[KubeObject], ref: Reference) -> PostrenderError:
+    names = " -> ".join(obj.describe() for obj in [*configs, configs[0]])
+    return PostrenderError(
+        f"configs name each other in their data ({names}, {ref.field_path} here): each one's versioned name "
+        "would follow the others' content, which holds its name; version one of them no more "
+        '(postrender.io/versioned: "false"), or drop the field spec that reads the name',
+        ref.referrer.location(ref.node),
+    )
 
 
 def _check_new_names_are_free(made: Plan, index: ObjectIndex) -> None:

@@ -169,3 +169,33 @@ def test_large_configs_read_entry_by_entry_are_named_as_kustomize_names_them():
     [as_list] = documents(result.stdout)
     named = {item["metadata"]["labels"]["postrender.io/base-name"]: item["metadata"]["name"] for item in as_list["items"]}
     assert named == {base: f"{base}-{h}" for base, h in expected.items()}
+
+
+def test_a_configmap_whose_data_names_configs_is_named_by_kustomize_over_its_data_as_written_out(tmp_path):
+    # A --config field spec into a ConfigMap's data: the reference is
+    # rewritten, and the name is kustomize's hash of the data as written
+    # out, not as read (that would keep one immutable name for new data).
+    specs = tmp_path / "specs.yaml"
+    specs.write_text("nameReference:\n"
+                     "- kind: ConfigMap\n  fieldSpecs: [{kind: ConfigMap, path: data/configmap}]\n"
+                     "- kind: Secret\n  fieldSpecs: [{kind: ConfigMap, path: data/secret}]\n")
+    stream = ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {configmap: b, secret: s, x: '1'}\n---\n"
+              "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\ndata: {secret: s}\n---\n"
+              "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ntype: Opaque\ndata: {k: dg==}\n---\n"
+              "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  template:\n    spec:\n"
+              "      containers: [{name: c, image: x, envFrom: [{configMapRef: {name: a}}]}]\n")
+    result = run_postrender(["--config", str(specs)], stream)
+    assert result.status == 0, result.stderr
+    versions = {d["metadata"]["labels"]["postrender.io/base-name"]: d
+                for d in configs(documents(result.stdout)).values()
+                if "postrender.io/copy-of" not in (d["metadata"].get("annotations") or {})}
+    assert versions["a"]["data"]["configmap"] == versions["b"]["metadata"]["name"]
+    assert versions["b"]["data"]["secret"] == versions["a"]["data"]["secret"] == versions["s"]["metadata"]["name"]
+    oracle = []
+    for base, doc in versions.items():
+        fields = {key: doc[key] for key in ("type", "data") if key in doc}
+        oracle.append(json.dumps({"apiVersion": "v1", "kind": doc["kind"],
+                                  "metadata": {"name": base, "annotations": {NEEDS_HASH: "enabled"}}, **fields}) + "\n")
+    hashes = kustomize_hashes(oracle)
+    assert {base: doc["metadata"]["name"] for base, doc in versions.items()} == {
+        base: f"{base}-{hashes[base]}" for base in versions}
