@@ -18,6 +18,7 @@ from ruamel.yaml.error import YAMLError
 from ..records import field, record
 from ..errors import UsageError
 from ..lazyre import LazyPattern
+from .paths import Filter, Segment, parse_path
 from .schema import CONFIG_KINDS, check as check_schema
 from .walk import WILDCARD, Compiled, SpecIndex
 # The sections of a field-spec configuration postrender reads.
@@ -29,28 +30,6 @@ _OTHER_KUSTOMIZE_SECTIONS = {
     "namePrefix", "nameSuffix", "nameSpace", "namespace", "commonLabels", "commonAnnotations",
     "labels", "templateLabels", "varReference", "images", "replicas", "patchesStrategicMerge",
 }
-
-
-@record(frozen=True)
-class Filter:
-    field: str
-    value: str  # alternatives separated by `|`
-    or_absent: bool
-
-    def accepts(self, found: str | list[str] | None) -> bool:
-        """`found`: the item's field as text, as a list of texts, or None when absent."""
-        if found is None:
-            return self.or_absent
-        values = self.value.split("|")
-        if isinstance(found, list):
-            return any(value in found for value in values)
-        return found in values
-
-
-@record(frozen=True)
-class Segment:
-    key: str
-    filters: tuple[Filter, ...] = ()
 
 
 @record(frozen=True)
@@ -488,42 +467,6 @@ def _kind_from(raw: Any, origin: str) -> tuple[str, tuple[Segment, ...], tuple[S
     if not isinstance(raw, dict) or set(raw) != {"kind", "name", "path"} or not all(raw.values()):
         raise UsageError(f"{origin}: kindFrom needs kind, name and path (got {raw!r})")
     return str(raw["kind"]), parse_path(str(raw["name"]), origin), parse_path(str(raw["path"]), origin)
-
-
-_SEGMENT = re.compile(r"^(?P<key>(?:[^\[\\]|\\.)*)(?P<filters>(?:\[[^\]]*\])*)$")
-
-
-def parse_path(text: str, origin: str = "field spec") -> tuple[Segment, ...]:
-    try:
-        return _parsed_path(text)
-    except ValueError as exc:
-        raise UsageError(f"{origin}: {exc}") from None
-
-
-@cache
-def _parsed_path(text: str) -> tuple[Segment, ...]:
-    """Paths repeat (podSpecs × their references): each is parsed once."""
-    segments: list[Segment] = []
-    for part in re.split(r"(?<!\\)/", text):
-        match = _SEGMENT.match(part)
-        if not match or not part:
-            raise ValueError(f"bad path {text!r}")
-        key = match.group("key").replace("\\/", "/")
-        filters: list[Filter] = []
-        for raw in re.findall(r"\[([^\]]*)\]", match.group("filters")):
-            name, eq, value = raw.partition("=")
-            if not eq or not name:
-                raise ValueError(f"bad filter [{raw}] in path {text!r}")
-            filters.append(Filter(name, value.rstrip("?"), value.endswith("?")))
-        if key == WILDCARD and filters:
-            raise ValueError(f"{WILDCARD} takes no filter, in path {text!r}")
-        if key == "" and filters and segments:
-            # kyaml spelling `items/[field=value]`: filter on the previous step
-            previous = segments.pop()
-            segments.append(Segment(previous.key, previous.filters + tuple(filters)))
-            continue
-        segments.append(Segment(key, tuple(filters)))
-    return tuple(segments)
 
 
 def load_config_file(path: str) -> list[dict[str, Any]]:

@@ -12,10 +12,12 @@ tables pass the same check (tests/unit/fieldspecs/test_config_schema.py).
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Callable
 from typing import Any
 
 from ..errors import UsageError
+from .paths import path_problem
 
 CONFIG_KINDS = ("ConfigMap", "Secret")
 
@@ -30,6 +32,36 @@ def _name(value: Any) -> str | None:
     return None if isinstance(value, str) and value else "must be a non-empty string"
 
 
+class Said(str):
+    """A problem whose text shows the value already (a path's)."""
+
+
+def _path(value: Any) -> str | None:
+    if not isinstance(value, str) or not value:
+        return "must be a non-empty string"
+    return _said(path_problem(value))
+
+
+def _said(problem: str | None) -> str | None:
+    return None if problem is None else Said(problem)
+
+
+def _paths(value: Any) -> str | None:
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        return "must be a list of non-empty strings"
+    return _said(next(filter(None, map(path_problem, value)), None))
+
+
+def _why(value: Any) -> str | None:
+    return None if isinstance(value, str) and value.strip() else "says why, as text"
+
+
+def _kind_from(value: Any) -> str | None:
+    if not isinstance(value, dict) or set(value) != {"kind", "name", "path"}:
+        return "needs kind, name and path"
+    return _name(value["kind"]) and f"kind {_name(value['kind'])}" or _path(value["name"]) or _path(value["path"])
+
+
 def _flag(value: Any) -> str | None:
     return None if isinstance(value, bool) else "must be true or false"
 
@@ -37,10 +69,6 @@ def _flag(value: Any) -> str | None:
 def _texts(value: Any) -> str | None:
     ok = isinstance(value, list) and all(isinstance(v, str) and v for v in value)
     return None if ok else "must be a list of non-empty strings"
-
-
-def _own(value: Any) -> str | None:
-    return None  # the value is checked where it is read, with a message of its own
 
 
 def _mapping(value: Any) -> str | None:
@@ -56,34 +84,42 @@ _GVK = {"group": _text, "version": _text, "kind": _name}
 NAME_REFERENCE = {**_GVK, "fieldSpecs": _list}
 # kustomize's FieldSpec: group, version, kind, path, create (which postrender
 # never needs: it rewrites names that are there).
-KUSTOMIZE_FIELD_SPEC = {**_GVK, "path": _name, "create": _flag}
+KUSTOMIZE_FIELD_SPEC = {**_GVK, "path": _path, "create": _flag}
 # postrender's additions (fieldspecs._field_spec reads them; README
 # "References in custom resources").
 FIELD_SPEC = {
     **KUSTOMIZE_FIELD_SPEC,
-    "paths": _texts,
+    "paths": _paths,
     "namespaceField": _name,
     "namespacePrefix": _flag,
     "consumes": _flag,
     "grants": _flag,
     "flags": _texts,
     "streamOnly": _flag,
-    "kindFrom": _own,
-    "keepsName": _own,
+    "kindFrom": _kind_from,
+    "keepsName": _why,
 }
 def _waits(value: Any) -> str | None:
     ok = isinstance(value, list) and all(
         isinstance(row, dict) and set(row) == {"path", "equals", "why"} and _name(row["path"]) is None
         and _name(row["why"]) is None and isinstance(row["equals"], (str, bool, int)) for row in value)
-    return None if ok else "must be a list of {path, equals, why} (equals a string, number or true/false)"
+    if not ok:
+        return "must be a list of {path, equals, why} (equals a string, number or true/false)"
+    return _said(next(filter(None, (path_problem(row["path"]) for row in value)), None))
 
 
-POD_SPEC_HOLDER = {**_GVK, "path": _name, "immutable": _flag, "podMetadata": _name, "waitsWhen": _waits}
+def _before_apply(value: Any) -> str | None:
+    ok = isinstance(value, dict) and all(
+        isinstance(values, list) and all(isinstance(v, (str, bool, int)) for v in values) for values in value.values())
+    return None if ok else "maps an annotation to a list of its values (strings)"
+
+
+POD_SPEC_HOLDER = {**_GVK, "path": _path, "immutable": _flag, "podMetadata": _path, "waitsWhen": _waits}
 # The sections' own values. Which sections there are is ReferenceTable.extend's
 # to check; runsBeforeApply and podSpecArgs rows are checked where they are read.
 SECTION_VALUES = {
     "nameReference": _list, "podSpecs": _list, "podSpecArgs": _list, "podSpecReferences": _mapping,
-    "clusterScoped": _texts, "recreatedWhenAnnotated": _texts,
+    "clusterScoped": _texts, "recreatedWhenAnnotated": _texts, "runsBeforeApply": _before_apply,
 }
 
 
@@ -100,7 +136,7 @@ def check(data: dict[str, Any], origin: str) -> None:
         where = f"podSpecReferences.{target}"
         if target not in CONFIG_KINDS:
             _fail(origin, where, f"unknown key; podSpecReferences takes {_listed(CONFIG_KINDS)}")
-        _value(paths, _texts, where, origin)
+        _value(paths, _paths, where, origin)
 
 
 def _name_reference(entry: Any, where: str, origin: str) -> None:
@@ -134,7 +170,7 @@ def _keys(value: Any, schema: dict[str, Check], where: str, what: str, origin: s
 def _value(value: Any, check_value: Check, where: str, origin: str) -> None:
     problem = check_value(value)
     if problem:
-        _fail(origin, where, f"{problem}, not {_shown(value)}")
+        _fail(origin, where, problem if isinstance(problem, Said) else f"{problem}, not {_shown(value)}")
 
 
 def _listed(keys: Any) -> str:
@@ -142,8 +178,24 @@ def _listed(keys: Any) -> str:
 
 
 def _shown(value: Any) -> str:
-    text = repr(value)
+    text = _flow(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _flow(value: Any) -> str:
+    """A value as YAML's flow style writes it: what the user wrote, more or
+    less, and no Python repr (`datetime.date(2020, 1, 1)` for 2020-01-01)."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_flow(k)}: {_flow(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(map(_flow, value)) + "]"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        return f"{value.isoformat()} (read as a date: quote it)"
+    return repr(value)
 
 
 def _fail(origin: str, where: str, problem: str) -> None:

@@ -33,6 +33,21 @@ BAD = [
      "nameReference[0].fieldSpecs[0]: a fieldSpec needs kind"),
     ("bool-as-text", [{"kind": "Secret", "fieldSpecs": [{**WIDGET, "namespacePrefix": "yes"}]}],
      "nameReference[0].fieldSpecs[0].namespacePrefix: must be true or false, not 'yes'"),
+    # Every key holding a path: the path parses, or its key path is named.
+    ("bad-filter-in-path", [{"kind": "ConfigMap", "fieldSpecs": [WIDGET, {**WIDGET, "path": "spec/a[b]"}]}],
+     "nameReference[0].fieldSpecs[1].path: bad filter [b] in path 'spec/a[b]'"),
+    ("empty-segment-in-path", [{"kind": "ConfigMap", "fieldSpecs": [{**WIDGET, "path": "spec//a"}]}],
+     "nameReference[0].fieldSpecs[0].path: bad path 'spec//a'"),
+    ("bad-path-among-paths", [{"kind": "ConfigMap", "fieldSpecs": [
+        {"kind": "Widget", "paths": ["spec/a", "spec/b[x]"]}]}],
+     "nameReference[0].fieldSpecs[0].paths: bad filter [x] in path 'spec/b[x]'"),
+    ("bad-kindFrom-name-path", [{"kind": "ConfigMap", "fieldSpecs": [
+        {**WIDGET, "kindFrom": {"kind": "P", "name": "[1]", "path": "spec/k"}}]}],
+     "nameReference[0].fieldSpecs[0].kindFrom: bad filter [1] in path '[1]'"),
+    ("kindFrom-without-path", [{"kind": "ConfigMap", "fieldSpecs": [{**WIDGET, "kindFrom": {"kind": "P", "name": "n"}}]}],
+     "nameReference[0].fieldSpecs[0].kindFrom: needs kind, name and path"),
+    ("keepsName-not-text", [{"kind": "ConfigMap", "fieldSpecs": [{**WIDGET, "keepsName": True}]}],
+     "nameReference[0].fieldSpecs[0].keepsName: says why, as text, not true"),
 ]
 
 
@@ -82,6 +97,15 @@ def test_a_function_config_out_of_shape_is_an_error_result(case, entries, messag
      "podSpecs[0].immutible: unknown key; a podSpecs entry takes group, version, kind, path, immutable"),
     ("podSpecReferences", {"Configmap": ["volumes/configMap/name"]},
      "podSpecReferences.Configmap: unknown key; podSpecReferences takes ConfigMap, Secret"),
+    ("podSpecReferences", {"ConfigMap": ["volumes/configMap/name[x]"]},
+     "podSpecReferences.ConfigMap: bad filter [x] in path 'volumes/configMap/name[x]'"),
+    ("podSpecs", [{"kind": "Widget", "path": "spec/pod", "podMetadata": "spec/bad[x"}],
+     "podSpecs[0].podMetadata: bad path 'spec/bad[x'"),
+    ("podSpecs", [{"kind": "Widget", "path": "spec//pod"}], "podSpecs[0].path: bad path 'spec//pod'"),
+    ("podSpecs", [{"kind": "Widget", "path": "spec/pod", "waitsWhen": [{"path": "a[", "equals": 1, "why": "w"}]}],
+     "podSpecs[0].waitsWhen: bad path 'a['"),
+    ("runsBeforeApply", {"a": [1, {"b": "c"}]},
+     "runsBeforeApply: maps an annotation to a list of its values (strings), not {'a': [1, {'b': 'c'}]}"),
 ])
 def test_every_section_is_strict(tmp_path, section, value, message):
     config = tmp_path / "specs.yaml"
@@ -89,6 +113,16 @@ def test_every_section_is_strict(tmp_path, section, value, message):
     result = run_postrender(["--config", str(config)], STREAM)
     assert result.status == 2, result.stderr
     assert message in result.stderr
+
+
+def test_a_value_read_as_a_date_is_shown_as_written_and_told_to_be_quoted(tmp_path):
+    # YAML reads an unquoted 2020-01-01 as a date: the message shows it as
+    # the user wrote it, never as Python's datetime.date(2020, 1, 1).
+    config = tmp_path / "specs.yaml"
+    config.write_text("nameReference: [{kind: ConfigMap, fieldSpecs: [{kind: Widget, path: 2020-01-01}]}]\n")
+    result = run_postrender(["--config", str(config)], STREAM)
+    assert result.status == 2 and "datetime" not in result.stderr, result.stderr
+    assert "path: must be a non-empty string, not 2020-01-01 (read as a date: quote it)" in result.stderr
 
 
 def test_kustomize_fieldspec_keys_and_other_kinds_are_accepted(tmp_path):

@@ -46,5 +46,5 @@ def test_a_users_specs_follow_the_builtin_ones_and_duplicates_are_dropped():
 
 def test_a_users_bad_spec_fails_as_the_configuration_loads():
     bad = {"nameReference": [{"kind": "ConfigMap", "fieldSpecs": [{"kind": "Deployment", "path": "spec/x[y]"}]}]}
-    with pytest.raises(UsageError, match="user: bad filter"):
+    with pytest.raises(UsageError, match=r"user: nameReference\[0\]\.fieldSpecs\[0\]\.path: bad filter"):
         fieldspecs.load_table([("user", bad)])

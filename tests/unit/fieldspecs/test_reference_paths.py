@@ -227,7 +227,7 @@ def test_kind_from_must_be_complete(tmp_path, bad):
     config = tmp_path / "c.yaml"
     config.write_text(f"nameReference:\n- kind: ConfigMap\n  fieldSpecs:\n  - {{kind: B, path: spec/p, {bad}}}\n")
     result = run_postrender(["--config", str(config)], "")
-    assert result.status == 2 and "kindFrom needs kind, name and path" in result.stderr
+    assert result.status == 2 and "fieldSpecs[0].kindFrom: needs kind, name and path" in result.stderr
 
 
 # --- `*`: any key ---------------------------------------------------------
@@ -316,4 +316,4 @@ def test_keeps_name_says_why_as_text(tmp_path):
     config = tmp_path / "c.yaml"
     config.write_text("nameReference:\n- kind: Secret\n  fieldSpecs:\n  - {kind: B, path: spec/s, keepsName: true}\n")
     result = run_postrender(["--config", str(config)], "")
-    assert result.status == 2 and "keepsName says why, as text" in result.stderr
+    assert result.status == 2 and "fieldSpecs[0].keepsName: says why, as text, not true" in result.stderr

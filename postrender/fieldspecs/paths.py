@@ -1,0 +1,79 @@
+"""A field-spec path, `spec/volumes/configMap/name`, as segments: kustomize's
+spelling, with kyaml's filters (`containers[name=app]`, `[name=a|b]`, `?`
+for "or absent"), `*` for any key, and `\\/` for a slash within a key."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from ..errors import UsageError
+from ..records import record
+from .walk import WILDCARD
+
+
+@record(frozen=True)
+class Filter:
+    field: str
+    value: str  # alternatives separated by `|`
+    or_absent: bool
+
+    def accepts(self, found: str | list[str] | None) -> bool:
+        """`found`: the item's field as text, as a list of texts, or None when absent."""
+        if found is None:
+            return self.or_absent
+        values = self.value.split("|")
+        if isinstance(found, list):
+            return any(value in found for value in values)
+        return found in values
+
+
+@record(frozen=True)
+class Segment:
+    key: str
+    filters: tuple[Filter, ...] = ()
+
+
+_SEGMENT = re.compile(r"^(?P<key>(?:[^\[\\]|\\.)*)(?P<filters>(?:\[[^\]]*\])*)$")
+
+
+def parse_path(text: str, origin: str = "field spec") -> tuple[Segment, ...]:
+    try:
+        return _parsed_path(text)
+    except ValueError as exc:
+        raise UsageError(f"{origin}: {exc}") from None
+
+
+def path_problem(text: str) -> str | None:
+    """What is wrong with a path, None when it parses (schema.py)."""
+    try:
+        _parsed_path(text)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+@cache
+def _parsed_path(text: str) -> tuple[Segment, ...]:
+    """Paths repeat (podSpecs × their references): each is parsed once."""
+    segments: list[Segment] = []
+    for part in re.split(r"(?<!\\)/", text):
+        match = _SEGMENT.match(part)
+        if not match or not part:
+            raise ValueError(f"bad path {text!r}")
+        key = match.group("key").replace("\\/", "/")
+        filters: list[Filter] = []
+        for raw in re.findall(r"\[([^\]]*)\]", match.group("filters")):
+            name, eq, value = raw.partition("=")
+            if not eq or not name:
+                raise ValueError(f"bad filter [{raw}] in path {text!r}")
+            filters.append(Filter(name, value.rstrip("?"), value.endswith("?")))
+        if key == WILDCARD and filters:
+            raise ValueError(f"{WILDCARD} takes no filter, in path {text!r}")
+        if key == "" and filters and segments:
+            # kyaml spelling `items/[field=value]`: filter on the previous step
+            previous = segments.pop()
+            segments.append(Segment(previous.key, previous.filters + tuple(filters)))
+            continue
+        segments.append(Segment(key, tuple(filters)))
+    return tuple(segments)
