@@ -167,6 +167,9 @@ class Option:
     # Reads a cluster (--retain and how to reach the cluster): `diff` compares
     # two renders and reads none, so its --help does not list these.
     cluster: bool = False
+    # Acts only on the objects a render renames: set under
+    # --strategy=annotate, which renames none, it is refused (check_strategy).
+    renames_only: bool = False
 
     @property
     def flag(self) -> str:
@@ -220,16 +223,18 @@ OPTIONS: tuple[Option, ...] = (
            "rename: version ConfigMaps and Secrets by content; annotate: keep names, roll pod templates "
            "by a postrender.io/config-hash annotation",
            VERSIONING, "choice", config="strategy", choices=STRATEGIES, default="rename"),
-    Option("mutable", ("--mutable",), "do not set immutable: true on versions", VERSIONING, config="mutable"),
+    Option("mutable", ("--mutable",), "do not set immutable: true on versions", VERSIONING, config="mutable",
+           renames_only=True),
     Option("keep_original", ("--keep-original",),
            "which versioned objects also keep an unsuffixed, mutable copy, for readers postrender cannot see: "
            "auto (Secrets, for Helm `lookup`; everything under Helm 3, whose hooks never reach postrender), "
            "all (also the bare flag: write a mode as --keep-original=MODE), secrets, none",
            VERSIONING, "choice", config="keepOriginal", choices=KEEP_ORIGINAL_MODES, metavar="MODE",
-           default="auto", bare="all", aliases={True: "all", False: "none", "true": "all", "false": "none"}),
+           default="auto", bare="all", aliases={True: "all", False: "none", "true": "all", "false": "none"},
+           renames_only=True),
     Option("version_all", ("--version-all",),
            "version every ConfigMap and Secret, not only those a known field references",
-           VERSIONING, config="versionAll"),
+           VERSIONING, config="versionAll", renames_only=True),
     Option("strict", ("--strict",),
            "fail when a field no field spec covers still names a renamed object, even with --allow-broken-references",
            REFERENCES, config="strict"),
@@ -241,11 +246,11 @@ OPTIONS: tuple[Option, ...] = (
            PREVIOUS, "text", config="scope", metavar="NAME", check=check_scope),
     Option("keep_previous", ("--keep-previous",),
            "mark versions so this deployer never prunes them (then run `postrender gc`)",
-           PREVIOUS, "choice", config="keepPrevious", choices=tuple(sorted(KEEP_POLICIES))),
+           PREVIOUS, "choice", config="keepPrevious", choices=tuple(sorted(KEEP_POLICIES)), renames_only=True),
     Option("retain", ("--retain",),
            "read the cluster and carry forward the previous versions still in use, plus the newest N-1 "
            "others, so the deployer keeps exactly those",
-           PREVIOUS, "count", metavar="N", bounds=(1, 1000), cluster=True),
+           PREVIOUS, "count", metavar="N", bounds=(1, 1000), cluster=True, renames_only=True),
     Option("kubeconfig", ("--kubeconfig",), "kubeconfig file (default: $KUBECONFIG, ~/.kube/config)",
            CLUSTER, "text", metavar="PATH", cluster=True),
     Option("context", ("--context",), "kubeconfig context (default: the current one)", CLUSTER, "text",
@@ -279,6 +284,20 @@ def with_values(options: RenderOptions, values: dict[str, Any]) -> RenderOptions
     for outer, changes in nested.items():
         top[outer] = replace(getattr(options, outer), **changes)
     return replace(options, **top)
+
+
+def check_strategy(options: RenderOptions) -> None:
+    """Refuses an option that acts only on renamed objects under
+    --strategy=annotate, which renames none: it would do nothing, without a
+    word. (The scope is left alone: under Helm it defaults to the release.)"""
+    if options.strategy != "annotate":
+        return
+    default = RenderOptions()
+    for option in OPTIONS:
+        if option.renames_only and getattr(options, option.field) != getattr(default, option.field):
+            named = option.flag + (f" ({option.config} in a config)" if option.config else "")
+            raise UsageError(f"{named} acts only on renamed objects, and --strategy=annotate renames none: "
+                             "drop one of them")
 
 
 def by_config_key() -> dict[str, Option]:

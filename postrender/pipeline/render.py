@@ -16,7 +16,7 @@ from .graph.producers import Productions, find_productions
 from .graph.references import Found, Graph, Resolution, build, in_immutable_template, is_hook, runs_before_apply
 from .index.objects import ObjectIndex
 from .needs import Needs
-from ..options import RenderOptions
+from ..options import RenderOptions, check_strategy
 from .plan.versions import Options as PlanOptions
 from .plan.versions import Plan, plan
 from .read import KubeObject, Source, Stream, read
@@ -167,6 +167,7 @@ def _table(options: RenderOptions) -> fieldspecs.ReferenceTable:
     # before any input is read.
     if options.strategy not in STRATEGIES:
         raise UsageError(f"unknown strategy {options.strategy!r} (choose from {', '.join(STRATEGIES)})")
+    check_strategy(options)
     extra = list(options.inline_configs)
     for path in options.config_files:
         for i, data in enumerate(fieldspecs.load_config_file(path)):

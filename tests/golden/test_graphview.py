@@ -108,7 +108,7 @@ def test_dot_and_mermaid_have_one_node_per_object_and_one_edge_per_reference():
 def test_graph_reads_the_same_options_as_render(tmp_path):
     stream = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: b}\n"
     renamed = json.loads(run_postrender(["graph", "-o", "json", "--version-all"], stream).stdout)
-    kept = json.loads(run_postrender(["graph", "-o", "json", "--version-all", "--strategy=annotate"], stream).stdout)
+    kept = json.loads(run_postrender(["graph", "-o", "json", "--strategy=annotate"], stream).stdout)
     unreferenced = json.loads(run_postrender(["graph", "-o", "json"], stream).stdout)
     assert renamed["configObjects"][0]["finalName"] != "c"
     assert kept["configObjects"][0]["finalName"] == "c"

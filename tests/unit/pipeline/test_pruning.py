@@ -76,8 +76,7 @@ def test_any_stream_renders_alike(drawn):
     _same(text, "")
 
 
-@pytest.mark.parametrize("argv", ["--strategy annotate", "--keep-previous argocd",
-                                  "--strategy annotate --keep-previous flux"])
+@pytest.mark.parametrize("argv", ["--strategy annotate", "--keep-previous argocd", "--keep-previous flux --scope x"])
 @settings(deadline=None, max_examples=30, suppress_health_check=list(HealthCheck))
 @given(ms.written(ms.streams()))
 def test_any_stream_renders_alike_where_most_workloads_get_keys(argv, drawn):
@@ -326,7 +325,7 @@ def test_documents_of_one_shape_share_their_stubs(monkeypatch):
     # Edits next to a shared stub land in each document where its own would.
     _same(text + "---\n" + _DEPLOYS.format(names=["a1", "b2", "longer", "c3", "d4", "e5"]), "")
     _same(text, "--version-all")
-    _same(text, "--version-all --strategy annotate")
+    _same(text, "--strategy annotate")
 
 
 _DEPLOYS = """\
@@ -667,7 +666,7 @@ TEMPLATE_SHAPES = {
     "an object without a template": _NO_TEMPLATE.replace(', annotations: {postrender.io/versioned: "false"}', ""),
     "in a List": _listed(*WORKLOAD.split("---\n")),
 }
-TEMPLATE_RUNS = ["--strategy annotate", "--keep-previous argocd", "--strategy annotate --keep-previous flux",
+TEMPLATE_RUNS = ["--strategy annotate", "--keep-previous argocd", "--keep-previous flux --scope x",
                  "--keep-previous helm --keep-original=all"]
 
 

@@ -1,0 +1,64 @@
+"""Under --strategy=annotate nothing is renamed: an option that acts only on
+renamed objects (immutability, copies, opting every config in, retention)
+would do nothing, without a word. It is refused as a usage error, however
+it is given: a flag, a PostRender config, a KRM functionConfig."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from ruamel.yaml import YAML
+
+from conftest import run_postrender
+
+from postrender.options import OPTIONS
+
+STREAM = ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: apps}\ndata: {k: v}\n---\n"
+          "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: apps}\nspec:\n  template:\n"
+          "    spec:\n      containers: [{name: c, image: x, envFrom: [{configMapRef: {name: settings}}]}]\n")
+# Each such option, with a value other than its default: as a flag, and as
+# a config key (None: no config key).
+SET = {
+    "mutable": ("--mutable", ("mutable", True)),
+    "keep_original": ("--keep-original=all", ("keepOriginal", "all")),
+    "version_all": ("--version-all", ("versionAll", True)),
+    "keep_previous": ("--keep-previous=argocd", ("keepPrevious", "argocd")),
+    "retain": ("--retain=2", None),
+}
+
+
+def test_the_table_marks_exactly_these():
+    assert {option.field for option in OPTIONS if option.renames_only} == set(SET)
+
+
+@pytest.mark.parametrize("field", SET)
+def test_a_flag_acting_only_on_renamed_objects_is_refused_under_annotate(field):
+    flag, _ = SET[field]
+    result = run_postrender(["--strategy=annotate", flag], STREAM)
+    assert result.status == 2 and result.stdout == "", result.stderr
+    assert "--strategy=annotate renames none" in result.stderr and flag.split("=")[0] in result.stderr
+    assert run_postrender(["--strategy=annotate"], STREAM).status == 0
+
+
+@pytest.mark.parametrize("field", [f for f in SET if SET[f][1] is not None])
+def test_a_config_key_acting_only_on_renamed_objects_is_refused_under_annotate(field, tmp_path):
+    key, value = SET[field][1]
+    config = {"apiVersion": "postrender.io/v1alpha1", "kind": "PostRender", "metadata": {"name": "p"},
+              "strategy": "annotate", key: value}
+    path = tmp_path / "postrender.yaml"
+    path.write_text(json.dumps(config))
+    result = run_postrender(["--plugin-config", str(path)], STREAM)
+    assert result.status == 2 and result.stdout == "" and f"{key} in a config" in result.stderr, result.stderr
+    resource_list = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList",
+                     "items": list(YAML(typ="safe").load_all(STREAM)), "functionConfig": config}
+    result = run_postrender([], json.dumps(resource_list))
+    assert result.status != 0, result.stdout
+    (error,) = YAML(typ="safe").load(result.stdout)["results"]
+    assert "--strategy=annotate renames none" in error["message"]
+
+
+def test_the_scope_is_left_alone_under_annotate():
+    # Under Helm it defaults to the release name: refusing it would refuse
+    # every Helm render with --strategy=annotate.
+    assert run_postrender(["--strategy=annotate", "--scope=web"], STREAM).status == 0
