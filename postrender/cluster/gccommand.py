@@ -11,7 +11,7 @@ from datetime import datetime, timedelta, timezone
 from .. import fieldspecs
 from ..diagnostics import escape_controls
 from ..errors import PostrenderError, UsageError
-from ..options import check_scope
+from ..options import check_namespace, check_scope
 from ..vocabulary import LABEL_SCOPE
 from ..report import Reporter
 from .args import parse_duration
@@ -52,6 +52,12 @@ def _policy(args: argparse.Namespace) -> tuple[Policy, str | None]:
         raise UsageError("-A and -n exclude each other")
     if args.all_namespaces and args.local_refs_only:
         raise UsageError("-A and --local-refs-only exclude each other: -A reads every namespace")
+    for namespace in args.namespace or ():
+        if not namespace:
+            # An unset variable (`-n "$NS"`): as a path, no namespace is all of
+            # them, and -A is what says so.
+            raise UsageError("-n: an empty namespace (an unset variable?); name one, or pass -A for all")
+        check_namespace(namespace)
     if args.keep < 0:
         raise UsageError("--keep must not be negative")
     selectors = [args.selector] if args.selector else []
@@ -72,9 +78,9 @@ def _users(cluster: Cluster, namespaces: list[str] | None, table: fieldspecs.Ref
         if namespaces is not None:
             reporter.warn(f"not checked (--local-refs-only): references and postrender.io/refs records outside "
                           f"{', '.join(namespaces)}; a version only they name may be deleted")
-        return read_users(cluster, namespaces, table, sweep=True, reporter=reporter)
+        return read_users(cluster, namespaces, table, reporter=reporter)
     try:
-        return read_users(cluster, None, table, sweep=True, reporter=reporter)
+        return read_users(cluster, None, table, reporter=reporter)
     except ClusterError as exc:
         if exc.status != 403:
             raise

@@ -16,28 +16,9 @@ from .refs import Use, uses
 
 CONFIG_KINDS = ("ConfigMap", "Secret")
 
-# What --retain consults (and gc always): everything that holds a pod
-# template or a copy of one — rollout history included — and the configs
-# themselves: a version that stays may name another (a ConfigMap's record
-# of the Secret its data names, a --config field spec in its data), which
-# must stay with it.
-REFERRER_KINDS: tuple[tuple[str, str], ...] = (
-    ("", "ConfigMap"),
-    ("", "Secret"),
-    ("", "Pod"),
-    ("apps", "ReplicaSet"),
-    ("", "ReplicationController"),
-    ("apps", "ControllerRevision"),
-    ("apps", "Deployment"),
-    ("apps", "StatefulSet"),
-    ("apps", "DaemonSet"),
-    ("batch", "Job"),
-    ("batch", "CronJob"),
-)
-
-# Never holders of references, and large: not worth listing in a sweep.
-_SWEEP_SKIP = {("", "Event"), ("events.k8s.io", "Event"),
-               ("", "Endpoints"), ("discovery.k8s.io", "EndpointSlice"), ("coordination.k8s.io", "Lease")}
+# Never holders of references, and large: not worth listing.
+_SKIPPED = {("", "Event"), ("events.k8s.io", "Event"),
+            ("", "Endpoints"), ("discovery.k8s.io", "EndpointSlice"), ("coordination.k8s.io", "Lease")}
 # Read as metadata only, their `postrender.io/refs` records: no field spec
 # reads a Secret's values (fieldspecs refuses one), and none is fetched.
 _METADATA_ONLY = {("", "Secret")}
@@ -130,13 +111,13 @@ def read_versions(cluster: Cluster, namespaces: list[str] | None, selector: str 
     return sorted(found, key=lambda v: (v.namespace, v.kind, v.name))
 
 
-def read_users(cluster: Cluster, namespaces: list[str] | None, table: ReferenceTable, *,
-               sweep: bool, reporter: Reporter | None = None) -> dict[Use, list[str]]:
-    """Who uses which version. Without `sweep`, the kinds that hold pod
-    templates; with it, every kind the server lists (custom resources too),
-    for their `postrender.io/refs` records."""
+def read_users(cluster: Cluster, namespaces: list[str] | None, table: ReferenceTable,
+               reporter: Reporter | None = None) -> dict[Use, list[str]]:
+    """Who uses which version: every kind the server lists (custom resources
+    too), by the field specs and their `postrender.io/refs` records.
+    `namespaces` None: all of them, cluster-scoped kinds too."""
     users: dict[Use, list[str]] = {}
-    for resource in _referrer_resources(cluster, namespaces, sweep):
+    for resource in _referrer_resources(cluster, namespaces):
         scopes = [None] if not resource.namespaced else _namespaces(namespaces)
         metadata_only = (resource.group, resource.kind) in _METADATA_ONLY
         for namespace in scopes:
@@ -155,18 +136,9 @@ def _add_uses(users: dict[Use, list[str]], obj: dict, table: ReferenceTable) -> 
             users.setdefault(use, []).append(who)
 
 
-def _referrer_resources(cluster: Cluster, namespaces: list[str] | None, sweep: bool) -> Iterable[Resource]:
-    if not sweep:
-        for group, kind in REFERRER_KINDS:
-            resource = cluster.find(kind, group)
-            if resource is None:
-                # CronJob is batch/v1beta1 before 1.21 and gone from very old
-                # servers' preferred versions; a kind the server lacks has no objects.
-                continue
-            yield resource
-        return
+def _referrer_resources(cluster: Cluster, namespaces: list[str] | None) -> Iterable[Resource]:
     for resource in cluster.resources():
-        if "list" not in resource.verbs or (resource.group, resource.kind) in _SWEEP_SKIP:
+        if "list" not in resource.verbs or (resource.group, resource.kind) in _SKIPPED:
             continue
         if not resource.namespaced and namespaces is not None:
             # Cluster-scoped holders are read with -A only: a namespaced

@@ -37,10 +37,7 @@ def carry_forward(analysis, options: RenderOptions, reporter: Reporter, output: 
         return output
     cluster = Cluster.connect(options.kubeconfig, options.context)
     namespaces = sorted({c.namespace for c in currents} | {namespace for namespace, _ in scopes})
-    state = LiveState(
-        read_versions(cluster, namespaces),
-        read_users(cluster, namespaces, analysis.table, sweep=False),
-    )
+    state = LiveState(read_versions(cluster, namespaces), _users(cluster, namespaces, analysis.table, reporter))
     helm4 = any(HELM4_FILENAME_ANNOTATION in o.annotations for o in analysis.stream.objects)
     documents: list[str] = []
     for item in plan_retention(currents, state, options.retain or 1, scopes=scopes):
@@ -53,6 +50,23 @@ def carry_forward(analysis, options: RenderOptions, reporter: Reporter, output: 
         documents.append(emit(obj, helm4))
         reporter.info(f"retained {version.describe()}: {item.reason}")
     return append(output, documents)
+
+
+def _users(cluster: Cluster, namespaces: list[str], table, reporter: Reporter) -> dict:
+    """Who uses which version in the namespaces the render deploys to, read
+    as gc reads them: every kind the server lists there, custom resources
+    too (a Knative Revision keeps the configuration it was created with, as
+    a ReplicaSet does; any object may carry a postrender.io/refs record). A
+    kind that cannot be read fails the render: a version it uses would be
+    pruned. An aggregated API group that cannot be discovered (a metrics
+    server down, most often) is said and passed over: it serves no custom
+    resources (the API server serves those itself), and failing every
+    deploy for it would be worse."""
+    users = read_users(cluster, namespaces, table)
+    if cluster.undiscovered:
+        groups = ", ".join(f"{gv} ({why})" for gv, why in sorted(cluster.undiscovered.items()))
+        reporter.warn(f"--retain: not checked for versions in use (cannot discover): {groups}")
+    return users
 
 
 def currents_of(analysis, explicit_scope: str | None) -> list[Current]:

@@ -7,9 +7,9 @@ run the script; tests/unit/fieldspecs/test_compiled_fieldspecs.py checks the two
 import json
 
 # sha256 of each source table when this was generated.
-SOURCES = {'builtin.yaml': '8008d78b7093670ee717414dbee722388aa9b6fb09bd03f2bb83bfc3e51d2f0e',
+SOURCES = {'builtin.yaml': '5c2d85c20d3d95a261ced3cf436354601acc13c0af1dff453f2537f6119aabaf',
  'dependencies.yaml': '7eb6c9031b701775c1705fd2c3b67df81209b76dd8f7e7b4cd5a014d6ac343a2',
- 'fixednames.yaml': '035ffb04532c3eec486be7ad902494b7dd1552c273aba54f32279c594d7c5fee',
+ 'fixednames.yaml': '947e614c3c1e2c153d08dc2953e82638e723377d94d93dde9d0e7c67c658ca01',
  'guard.yaml': '313e4ee1a402486787ef987d2833c6b8c3a785c8e90b94803a1d1f66eefdce1b',
  'kustomize.yaml': '08624319600009720ca062df566dca9031a3b5e62a6e7e915625a13967de418e',
  'producers.yaml': 'b0554675ad45cf20df211e0f5cec83658afdb5b2b2793a80d5411513d3418f32'}
@@ -1369,6 +1369,54 @@ TABLES = json.loads(r'''{
     "version": "v1",
     "fieldSpecs": [
      {
+      "kind": "Prometheus",
+      "group": "monitoring.coreos.com",
+      "paths": [
+       "spec/remoteWrite/proxyConnectHeader/*/name",
+       "spec/remoteRead/proxyConnectHeader/*/name",
+       "spec/alerting/alertmanagers/proxyConnectHeader/*/name"
+      ]
+     },
+     {
+      "kind": "PrometheusAgent",
+      "group": "monitoring.coreos.com",
+      "path": "spec/remoteWrite/proxyConnectHeader/*/name"
+     },
+     {
+      "kind": "ServiceMonitor",
+      "group": "monitoring.coreos.com",
+      "path": "spec/endpoints/proxyConnectHeader/*/name"
+     },
+     {
+      "kind": "PodMonitor",
+      "group": "monitoring.coreos.com",
+      "path": "spec/podMetricsEndpoints/proxyConnectHeader/*/name"
+     },
+     {
+      "kind": "Probe",
+      "group": "monitoring.coreos.com",
+      "path": "spec/proxyConnectHeader/*/name"
+     },
+     {
+      "kind": "ScrapeConfig",
+      "group": "monitoring.coreos.com",
+      "paths": [
+       "spec/proxyConnectHeader/*/name",
+       "spec/*/proxyConnectHeader/*/name"
+      ]
+     },
+     {
+      "kind": "AlertmanagerConfig",
+      "group": "monitoring.coreos.com",
+      "path": "spec/receivers/*/httpConfig/proxyConnectHeader/*/name"
+     }
+    ]
+   },
+   {
+    "kind": "Secret",
+    "version": "v1",
+    "fieldSpecs": [
+     {
       "kind": "Gateway",
       "group": "gateway.networking.k8s.io",
       "path": "spec/listeners/tls/certificateRefs[kind=Secret?][group=?]/name",
@@ -2336,6 +2384,15 @@ TABLES = json.loads(r'''{
      "daemonset",
      "replicaset",
      "cronjob"
+    ],
+    "Setting": [
+     "preset",
+     "mode",
+     "format",
+     "level",
+     "log",
+     "loglevel",
+     "logformat"
     ]
    }
   },

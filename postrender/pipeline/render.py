@@ -135,7 +135,8 @@ def read_for(sources: list[Source], options: RenderOptions) -> ReadStream:
     def prepare_config(obj: KubeObject, root: MappingNode, whole: bool) -> Prepared | None:
         if retention is not None and obj.item is not None:
             return None
-        return prepare(obj, root, rewrite_options, plan_options.keeps_original(obj), whole, retention)
+        return prepare(obj, root, rewrite_options, plan_options.keeps_original(obj), whole, retention,
+                       plan_options.versions_kustomized)
 
     # The annotations the run gives pod templates: located as each workload
     # is read, so that no workload keeps its metadata for them (N=5000:
@@ -177,7 +178,7 @@ def _table(options: RenderOptions) -> fieldspecs.ReferenceTable:
 
 def _plan_options(options: RenderOptions) -> PlanOptions:
     return PlanOptions(keep_original=options.keep_original, hooks_hidden=options.hooks_hidden,
-                       version_all=options.version_all)
+                       version_all=options.version_all, versions_kustomized=_records_refs(options))
 
 
 def _rewrite_options(options: RenderOptions) -> RewriteOptions:

@@ -19,7 +19,7 @@ from ..syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, format_p
 from .plan.config_hash import Place
 from .plan.keep import Retention, marks_of
 from .plan.new_values import new_value
-from .plan.versions import Plan, Version, kept_as_written, label_value, versioned_name
+from .plan.versions import Plan, Version, kept_as_written, label_value, takes_as_version, versioned_name
 from ..vocabulary import (
     ANNOTATION_CONFIG_HASH,
     ANNOTATION_COPY_OF,
@@ -226,7 +226,7 @@ def _located_annotations(doc: Document, template: Node | None, names: tuple[str,
 
 
 def prepare(obj: KubeObject, root: MappingNode, options: Options, copies: bool, whole: bool = True,
-            retention: RetentionAhead | None = None) -> Prepared | None:
+            retention: RetentionAhead | None = None, versions_kustomized: bool = False) -> Prepared | None:
     """`obj`'s edits made ahead from `root`, its mapping (Prepared);
     `copies`: whether the plan may give it an unsuffixed copy; `whole`:
     whether `root` holds its data's entries (read takes a large config's
@@ -238,8 +238,13 @@ def prepare(obj: KubeObject, root: MappingNode, options: Options, copies: bool, 
     code when written as it always did; and for a List's item that may be
     copied when `root` is not whole (its copy is made from it)."""
     content = content_of(obj)
-    if content.empty or content.refused is not None or kept_as_written(obj, content) is not None:
+    if content.empty or content.refused is not None:
         return _NOTHING  # never versioned: no tree kept, and nothing made
+    kept = kept_as_written(obj, content)
+    if kept is not None:
+        # A name kustomize suffixed is a version in a run that keeps previous
+        # ones (versions.kustomized_version): its tree is kept for its marks.
+        return None if versions_kustomized and takes_as_version(obj, kept) else _NOTHING
     doc = obj.document
     key = _expected(obj, options)
     retained = _retained_marks(obj, key, retention) if retention is not None else None

@@ -73,6 +73,12 @@ class Options:
     hooks_hidden: bool = False
     # Version every object, referenced or not (--version-all).
     version_all: bool = False
+    # A run that keeps previous versions (--retain, --keep-previous) takes a
+    # name kustomize suffixed with its content hash (configMapGenerator
+    # output, built before postrender) as a version of its own: marked as
+    # postrender marks its versions, not renamed, so its previous versions
+    # are kept and collected as theirs are (kustomized_version).
+    versions_kustomized: bool = False
 
     def keeps_original(self, obj: KubeObject) -> bool:
         """Whether a versioned object also keeps an unsuffixed, mutable copy.
@@ -313,7 +319,7 @@ def _version(
     name = obj.name or ""
     kept = kept_as_written(obj, content)
     if kept is not None:
-        return kept
+        return kustomized_version(obj) if options.versions_kustomized and takes_as_version(obj, kept) else kept
     if produced_by:
         return Version(obj, digest, name, name, excluded=produced_by)
     # A controller writes into an empty object under its name; an immutable,
@@ -352,6 +358,23 @@ def kept_as_written(obj: KubeObject, content: ConfigContent) -> Version | None:
     if content.token:
         return Version(obj, digest, name, name, excluded="service-account token Secret (filled in by the token controller)")
     return None
+
+
+def takes_as_version(obj: KubeObject, kept: Version) -> bool:
+    """Whether a run that keeps previous versions takes an object that keeps
+    its name as written (kept_as_written) as a version all the same: a name
+    kustomize suffixed with its content hash already, not opted out."""
+    return kept.kustomized and not suffixed_later_by_kustomize(obj) and not (
+        obj.annotations.get(ANNOTATION_VERSIONED) == "false" or obj.labels.get(LABEL_VERSIONED) == "false")
+
+
+def kustomized_version(obj: KubeObject) -> Version:
+    """A name kustomize suffixed (`<base>-<hash>`) as a version: its name
+    already follows its content, so it keeps it, and gets the marks (its
+    base, kustomize's hash) that --retain and gc group versions by. No
+    unsuffixed copy: kustomize's output never had one."""
+    name = obj.name or ""
+    return Version(obj, name[-10:], name[:-HASH_SUFFIX_LENGTH], name, kustomized=True)
 
 
 def suffixed_later_by_kustomize(obj: KubeObject) -> bool:

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import json
 import stat
+import subprocess
+
+import pytest
 
 from ruamel.yaml import YAML
 
-from conftest import ROOT
+from conftest import ROOT, require_tool
 
 from .controlplane import ADMIN_TOKEN, READER_TOKEN, READER_USER
 from .kit import CHART, Kube
@@ -178,3 +181,88 @@ def _oldest_first(kube: Kube, names: set[str]) -> list[str]:
 
 def _names(stream: str) -> list[str]:
     return [d["metadata"]["name"] for d in YAML(typ="safe").load_all(stream) if d]
+
+
+_REVISION_CRDS = "".join(
+    "---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
+    f"metadata: {{name: {plural}.serving.knative.dev}}\nspec:\n  group: serving.knative.dev\n  scope: Namespaced\n"
+    f"  names: {{plural: {plural}, singular: {plural[:-1]}, kind: {kind}}}\n"
+    "  versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: "
+    "{type: object, x-kubernetes-preserve-unknown-fields: true}}}]\n"
+    for plural, kind in (("services", "Service"), ("revisions", "Revision")))
+
+
+def _knative_app(greeting: str) -> str:
+    return ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg, labels: {app.kubernetes.io/instance: kn}}\n"
+            f"data: {{greeting: {greeting}}}\n---\n"
+            "apiVersion: serving.knative.dev/v1\nkind: Service\n"
+            "metadata: {name: hello, labels: {app.kubernetes.io/instance: kn}}\nspec:\n  template:\n    spec:\n"
+            "      containers: [{image: x, envFrom: [{configMapRef: {name: cfg}}]}]\n")
+
+
+def _uses(kind: str, name: str, version: str) -> str:
+    """An object of a kind no workload controller makes here, using `version`
+    as the history it stands for would (a Knative Revision snapshots its
+    Service's template; a PodTemplate holds one)."""
+    spec = f"{{containers: [{{name: c, image: x, envFrom: [{{configMapRef: {{name: {version}}}}}]}}]}}"
+    if kind == "Revision":
+        return f"apiVersion: serving.knative.dev/v1\nkind: Revision\nmetadata: {{name: {name}}}\nspec: {spec}\n"
+    return f"apiVersion: v1\nkind: PodTemplate\nmetadata: {{name: {name}}}\ntemplate: {{spec: {spec}}}\n"
+
+
+@pytest.mark.parametrize("kind", ["Revision", "PodTemplate"])
+def test_a_version_any_kind_in_the_namespace_uses_is_carried_forward(kube: Kube, kind: str):
+    # --retain reads users as gc does: every kind the server lists in the
+    # namespace, custom resources included, not a fixed list of workloads.
+    kube.kubectl("apply", "-f", "-", input=_REVISION_CRDS)
+    kube.kubectl("wait", "--for=condition=Established", "crd/services.serving.knative.dev",
+                 "crd/revisions.serving.knative.dev")
+    render = ["--retain=1", f"--namespace={kube.namespace}"]
+    apply = ["apply", "--prune", "-l", "app.kubernetes.io/instance=kn", "--prune-allowlist=core/v1/ConfigMap",
+             "-f", "-"]
+    first = kube.postrender(render, _knative_app("one"))
+    assert first.status == 0, first.stderr
+    kube.kubectl(*apply, input=first.stdout)
+    (old,) = kube.versions()
+    kube.kubectl("apply", "-f", "-", input=_uses(kind, "hello-00001", old))
+    second = kube.postrender(render, _knative_app("two"))
+    assert second.status == 0, second.stderr
+    assert old in _names(second.stdout), f"{kind} uses {old}: it must be carried forward"
+    kube.kubectl(*apply, input=second.stdout)
+    assert old in kube.versions()
+
+
+def test_kustomize_generator_output_keeps_the_version_rollout_history_uses(kube: Kube, tmp_path):
+    # The README's pipeline: `kustomize build . | postrender --retain 2 |
+    # kubectl apply --prune`. A configMapGenerator's output, already named
+    # by its content hash, is a version to --retain: the one the previous
+    # ReplicaSet uses stays, so `kubectl rollout undo` finds it.
+    from manifests import tool_env
+
+    kubectl = require_tool("kubectl")
+    (tmp_path / "deploy.yaml").write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 0\n"
+        "  revisionHistoryLimit: 5\n  selector: {matchLabels: {app: web}}\n  template:\n"
+        "    metadata: {labels: {app: web}}\n    spec:\n"
+        "      containers: [{name: c, image: x, envFrom: [{configMapRef: {name: gen}}]}]\n")
+    built = []
+    for value in ("1", "2"):
+        (tmp_path / "kustomization.yaml").write_text(
+            f"namespace: {kube.namespace}\n"
+            "labels: [{pairs: {app.kubernetes.io/instance: web}, includeSelectors: false}]\n"
+            f"configMapGenerator: [{{name: gen, literals: [a={value}]}}]\nresources: [deploy.yaml]\n")
+        stream = subprocess.run([kubectl, "kustomize", str(tmp_path)], capture_output=True, text=True,
+                                env=tool_env(), check=True).stdout
+        result = kube.postrender(["--retain=2", f"--namespace={kube.namespace}"], stream)
+        assert result.status == 0, result.stderr
+        kube.kubectl("apply", "--prune", "-l", "app.kubernetes.io/instance=web",
+                     "--prune-allowlist=core/v1/ConfigMap", "--prune-allowlist=apps/v1/Deployment",
+                     "-f", "-", input=result.stdout)
+        kube.settle("web")
+        built.append(next(name for name in _names(stream) if name.startswith("gen-")))
+    assert built[0] != built[1]
+    assert {built[0], built[1]} <= kube.names("configmaps"), "the previous ReplicaSet's version was pruned"
+    kube.kubectl("rollout", "undo", "deployment/web")
+    kube.settle("web")
+    template = kube.get("deployment", "web")["spec"]["template"]["spec"]["containers"][0]
+    assert template["envFrom"][0]["configMapRef"]["name"] == built[0]

@@ -232,6 +232,9 @@ OTHER_KINDS = [
     "env: [{name: CONTROLLER_ELECTION_ID, value: ctl}]",            # Kong
     "env: [{name: WATCH_NAMESPACE, value: ctl}]",                   # operator-sdk
     "env: [{name: publishService, value: ctl}]",                    # camelCase words
+    "args: [--preset, ctl]",                                  # nginx-prometheus-exporter (Loki's gateway)
+    "args: [--preset=ctl, --log-level=ctl, --log.format=ctl, --mode=ctl]",  # settings, not names
+    "env: [{name: LOG_LEVEL, value: ctl}]",
 ]
 
 
