@@ -263,9 +263,12 @@ def _names(items: list) -> dict[str, int] | None:
 
 
 def _unused(change: ConfigChange) -> str:
+    # "No reference" would contradict a reason such as "named by Alertmanager
+    # spec.configSecret" or "read by a fixed name": something may read it,
+    # but no pod template does, so nothing rolls for it.
     if change.kept:
-        return f"no reference postrender knows of uses it, and it keeps its name ({change.kept})"
-    return "no reference postrender knows of uses it"
+        return f"no pod template postrender knows of uses it, and it keeps its name ({change.kept})"
+    return "no pod template postrender knows of uses it"
 
 
 def _why_not(user: Referrer, cid: ConfigId, change: ConfigChange) -> str:

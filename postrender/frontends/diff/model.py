@@ -104,7 +104,7 @@ class Roll:
 
 @dataclass
 class Held:
-    """Config changed, but this workload does not roll (or nothing uses it);
+    """Config changed, but this workload does not roll (or no pod template uses it);
     or its pod template changed, but its pods are not replaced by that alone
     (config None: `direct` names the fields; Referrer.waits)."""
 

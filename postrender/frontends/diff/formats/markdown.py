@@ -21,7 +21,7 @@ def write(report: Report) -> str:
     if report.does_not_roll:
         rows = []
         for held in report.does_not_roll:
-            who = _code(held.workload.describe()) if held.workload else "*nothing uses it*"
+            who = _code(held.workload.describe()) if held.workload else "*no pod template*"
             config = _code(held.config.describe()) if held.config is not None else _cell(_text.held_config(held))
             keys = _cell(_text.held_keys(held)) if held.config is not None else _fields(held.direct)
             rows.append((who, config, _cell(_text.held_names(held)), keys, _cell(held.reason)))

@@ -19,7 +19,7 @@ def write(report: Report) -> str:
     if report.does_not_roll:
         rows = [("WORKLOAD", "CONFIG", "NAMES", "KEYS", "WHY", "SOURCE")]
         for held in report.does_not_roll:
-            who = held.workload.describe() if held.workload else "(nothing uses it)"
+            who = held.workload.describe() if held.workload else "(no pod template)"
             rows.append((who, _text.held_config(held), _text.held_names(held),
                          _text.held_keys(held), held.reason,
                          (held.workload.source or "") if held.workload else ""))
