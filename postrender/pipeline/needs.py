@@ -271,7 +271,7 @@ class Needs:
             # and so its name, is known only once the plan has named the
             # configs its data names (versions._hash_data_as_written_out).
             if (self._prepare is not None and obj.kind not in readers.looked_up
-                    and not _in_data(obj, self._found[obj])):
+                    and not (self._found[obj].references and _in_data(obj, self._found[obj]))):
                 obj.prepared = self._prepare(obj, obj.node, whole)
             hold_as_hash(obj)  # read asks no more of its content
         elif (self._prepare_templates is not None and obj.item is None and obj.kind not in readers.looked_up
@@ -405,7 +405,8 @@ class _Readers:
                 yield ((), True) if obj.item is not None else (("metadata",), True)
             # A reference in its own data: the plan hashes the data again as
             # it is written out (versions._hash_data_as_written_out).
-            yield from {((field,), True) for field in _in_data(obj, found)}
+            if found.references:
+                yield from {((field,), True) for field in _in_data(obj, found)}
         elif takes_keys:
             yield ("metadata",), True
         yield from references.reads(obj, self._table, found, takes_keys)
@@ -417,7 +418,7 @@ def _in_data(config: KubeObject, found: references.Found) -> set[str]:
     """The fields of a config's content (data, binaryData, stringData) the
     walk found a reference in: mostly none, found in a spec's field specs."""
     hashed = folding.STRING_FIELDS[config.kind]
-    return {ref.path[0] for ref in found.references if ref.path[0] in hashed} if found.references else set()
+    return {ref.path[0] for ref in found.references if ref.path[0] in hashed}
 
 
 # A config object, its mapping, and whether that holds its data entries ->
