@@ -59,8 +59,13 @@ class LiveVersion:
         return (self.namespace, self.kind, self.base, self.scope)
 
     def age_key(self) -> tuple:
-        """Oldest first. creationTimestamp has whole seconds; the creation
-        resourceVersion (an etcd revision in practice) breaks ties."""
+        """Oldest first. creationTimestamp has whole seconds; within one
+        second the resourceVersion breaks ties: the etcd revision of the
+        last write, which is the creation order for versions nothing wrote
+        to since (immutable ones, mostly); a version written since, or
+        created again (a rollback), counts as the newer of the two. This
+        orders only unused versions (--keep, the newest N-1 of --retain):
+        one in use is kept whatever its age."""
         rv = int(self.resource_version) if self.resource_version.isdigit() else 0
         return (self.created, rv, self.name)
 
