@@ -206,6 +206,8 @@ def _hash_data_as_written_out(graph: Graph, versions: dict[KubeObject, Version],
                 in_data.setdefault(referrer, []).append(ref)
     settled: set[KubeObject] = set()
     for first in in_data:
+        if first in settled:
+            continue
         # Depth first, without recursion: a long chain of configs naming
         # the next in their data must not exhaust Python's stack.
         path: list[tuple[KubeObject, Iterator[Reference]]] = [(first, iter(in_data[first]))]
