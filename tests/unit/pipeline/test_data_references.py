@@ -212,3 +212,16 @@ def test_a_config_naming_a_config_that_keeps_its_name_gets_no_config_hash(flags,
     assert "postrender.io/config-hash" not in (docs[("ConfigMap", "a")]["metadata"].get("annotations") or {})
     template = docs[("Deployment", "web")]["spec"]["template"]
     assert "postrender.io/config-hash" in template["metadata"]["annotations"]
+
+
+def test_a_chain_longer_than_pythons_stack_is_named(tmp_path):
+    # Named depth first without recursion: 1,500 configs, each naming the
+    # next in its data, deeper than Python's default recursion limit.
+    specs = _specs(tmp_path)
+    count = 1500
+    stream = "".join(_config("ConfigMap", f"c{i}", other=f"c{i + 1}" if i + 1 < count else None)
+                     for i in range(count)) + _workload(("ConfigMap", "c0"))
+    versions = _versions(_render(stream, specs))
+    assert len(versions) == count
+    for i in range(count - 1):
+        assert versions[("ConfigMap", f"c{i}")]["data"]["configmap"] == versions[("ConfigMap", f"c{i + 1}")]["metadata"]["name"]
