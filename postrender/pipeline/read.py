@@ -339,7 +339,19 @@ class KubeObject:
 
     def describe(self) -> str:
         ns = f"{self.namespace}/" if self.namespace else ""
+        if self.name is None:
+            # A Job or Pod the API server names from metadata.generateName (a
+            # hook, a per-sync Job): the prefix, and where it is written.
+            # Read from the text: read keeps no metadata of most objects, and
+            # a field for this on every object would cost each of them.
+            found = _GENERATE_NAME.search(self.document.text) if self.item is None else None
+            shown = f"{found.group(1).strip(chr(34) + chr(39))}*" if found else "(no name)"
+            return f"{self.kind}/{ns}{shown} (document {self.document.index})"
         return f"{self.kind}/{ns}{self.name}"
+
+
+# `generateName: prefix-` in a document's text (KubeObject.describe).
+_GENERATE_NAME = LazyPattern(r"""\bgenerateName["']?\s*:\s*(["']?[-a-z0-9.]+["']?)""")
 
 
 @record

@@ -168,13 +168,17 @@ def validate(obj: KubeObject, folded: ConfigFolder | None = None) -> Fields:
             # Only the key is named: the value may be a secret.
             label = json_key(key)
             text = string_value(value)
+            if text is None or encoded and go_base64(text) is None:
+                # As written, and as Kubernetes reads it where that differs
+                # (`n:` is the key "false"): the template holds the former.
+                shown = label if key.value == label else f"{key.value} (a key Kubernetes reads as {label!r})"
             if text is None:
                 what = "a base64 string" if encoded else "a string"
                 hint = (not_a_string_hint(value, show_value=obj.kind == "ConfigMap") if isinstance(value, ScalarNode)
-                        else f" (write the text as a block scalar: `{label}: |`)")
-                raise PostrenderError(f"{field}.{label} must be {what}{hint}", obj.location(value))
+                        else f" (write the text as a block scalar: `{key.value}: |`)")
+                raise PostrenderError(f"{field}.{shown} must be {what}{hint}", obj.location(value))
             if encoded and go_base64(text) is None:
-                raise PostrenderError(f"{field}.{label} is not valid base64 (encode it, or move it to stringData as plain text)", obj.location(value))
+                raise PostrenderError(f"{field}.{shown} is not valid base64 (encode it, or move it to stringData as plain text)", obj.location(value))
             strings[label] = text
         fields.strings[field] = strings  # as hashing.string_entries reads them
     return fields
