@@ -19,7 +19,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator
 
 from ...errors import PostrenderError
 from ...records import record, replace
-from ..graph.references import Graph, Reference
+from ..graph.references import Graph, Reference, is_config_object
 from ..index.configs import ConfigContent, content_of, hash_as_written_out
 from ..index.folding import STRING_FIELDS
 from ..index.hashing import hash_suffix, short_hash
@@ -168,25 +168,26 @@ def plan(
             version = replace(version, keep_original=True)
         return version
 
-    versions: dict[KubeObject, Version] = {}
+    versions: list[Version] = []
     for obj in graph.config_objects:
         content = content_of(obj)
         if content.refused is not None:
             raise content.refused
-        version = versions[obj] = version_of(obj, content)
+        version = version_of(obj, content)
         if not version.versioned:
             # Its marks, made ahead as it was read (rewrite.Prepared), are
             # never asked for: dropped as its version is made, so the
             # versions take their place rather than adding to them.
             obj.prepared = None
+        versions.append(version)
     _hash_data_as_written_out(graph, versions, held,
                               lambda obj, digest: version_of(obj, replace(content_of(obj), hash=digest)))
-    made = Plan(versions.values())
+    made = Plan(versions)
     _check_new_names_are_free(made, graph.index)
     return made
 
 
-def _hash_data_as_written_out(graph: Graph, versions: dict[KubeObject, Version], held: Collection[int],
+def _hash_data_as_written_out(graph: Graph, made: list[Version], held: Collection[int],
                               remake: Callable[[KubeObject, str], Version]) -> None:
     """Names again each config whose own data holds a reference the rewrite
     changes (a `--config` field spec into a ConfigMap's data, naming
@@ -201,9 +202,13 @@ def _hash_data_as_written_out(graph: Graph, versions: dict[KubeObject, Version],
         # Most references are in a spec: one look at the path's first key.
         if ref.path[0] in _DATA_FIELDS:
             referrer = ref.referrer
-            if (ref.target is not None and not ref.spec.grants and referrer in versions
+            if (ref.target is not None and not ref.spec.grants and is_config_object(referrer)
                     and ref.path[0] in STRING_FIELDS[referrer.kind]):
                 in_data.setdefault(referrer, []).append(ref)
+    if not in_data:
+        return  # most streams: no dict of every version (100,000 ConfigMaps: 5 MiB)
+    at = {version.obj: i for i, version in enumerate(made)}
+    versions = {version.obj: version for version in made}
     settled: set[KubeObject] = set()
     for first in in_data:
         if first in settled:
@@ -238,7 +243,7 @@ def _hash_data_as_written_out(graph: Graph, versions: dict[KubeObject, Version],
             if texts:
                 digest = hash_as_written_out(obj, texts, beside)
                 if digest != versions[obj].hash:
-                    versions[obj] = remake(obj, digest)
+                    versions[obj] = made[at[obj]] = remake(obj, digest)
 
 
 _DATA_FIELDS = frozenset(field for fields in STRING_FIELDS.values() for field in fields)
