@@ -179,6 +179,11 @@ def _listed(keys: Any) -> str:
 
 def _shown(value: Any) -> str:
     text = _flow(value)
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        return f"{text} (read as a date: quote it)"
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        # 1.10 reads as 1.1, 0x10 as 16: what was written is gone, so say how it was read.
+        return f"{text} (read as a number: quote it)"
     return text if len(text) <= 60 else text[:57] + "..."
 
 
@@ -194,7 +199,7 @@ def _flow(value: Any) -> str:
     if value is None:
         return "null"
     if isinstance(value, (datetime.date, datetime.datetime)):
-        return f"{value.isoformat()} (read as a date: quote it)"
+        return value.isoformat()
     return repr(value)
 
 

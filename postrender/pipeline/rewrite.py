@@ -564,8 +564,12 @@ class DocumentEdits:
 
     @property
     def copies(self) -> tuple[DocumentEdits, ...]:
-        """The edits of each unsuffixed copy, in order."""
-        return tuple(_copy(self.document, version) for version in self._copied)
+        """The edits of each unsuffixed copy, in order. A copy is of a
+        document that holds the one object, so every reference rewritten in
+        it is rewritten in the copy too: a ConfigMap's data naming another
+        config (a `--config` field spec) names, in the copy as in the
+        version, the object the output holds, not a name renamed away."""
+        return tuple(_copy(self.document, version, self.replaced) for version in self._copied)
 
     def entries(self) -> list[tuple[MappingNode, dict[str, Value]]]:
         """Each mapping given keys, with every key and value it is given;
@@ -907,12 +911,14 @@ def _marks(base_name: str, name: str, digest: str, mutable: bool) -> dict[str, V
     return top
 
 
-def _copy(doc: Document, version: Version) -> DocumentEdits:
+def _copy(doc: Document, version: Version, replaced: Sequence[tuple[ScalarNode, str]] = ()) -> DocumentEdits:
     copy = DocumentEdits(doc)
     obj = version.obj
     prepared = obj.prepared
     made = prepared.copy if prepared is not None and _expected_version(obj)[1] == version.name else None
     copy.set_ahead(obj, made, _copy_marks, version.name, _own_id(obj))
+    for node, value in replaced:
+        copy.replace(node, value)
     return copy
 
 

@@ -121,6 +121,11 @@ def _data() -> dict[str, Any]:
 
 
 @cache
+def _setting_words() -> frozenset[str]:
+    return frozenset(w.lower() for w in (_data().get("nameHints") or {}).get("settingWords") or ())
+
+
+@cache
 def _name_hints() -> tuple[dict[str, tuple[str, ...]], dict[str, str]]:
     """(config kind -> its words, word of another kind -> that kind), from
     fixednames.yaml nameHints."""
@@ -141,10 +146,15 @@ def says_kind(via: str, kind: str) -> bool:
 
 def other_kind(via: str) -> str | None:
     """The kind a flag or variable name says it names when that is no
-    ConfigMap or Secret (`--publish-service`: Service), else None: one with
-    a config word, or with no word of either (`--source`), may name one."""
+    ConfigMap or Secret (`--publish-service`: Service), "setting" when its
+    every word says it holds a setting (`--preset`, `--log-level`), else
+    None: one with a config word, or with no word of either (`--source`),
+    may name one."""
     if not via or any(says_kind(via, kind) for kind in CONFIG_KINDS):
         return None
+    words = [word.lower() for word in _WORD_BREAK.split(via) if word]
+    if words and all(word in _setting_words() for word in words):
+        return "setting"
     other = _name_hints()[1]
     for word in _WORD_BREAK.split(via):
         word = word.lower()

@@ -160,10 +160,10 @@ def plan(
     read_by_name = read_by_name or {}
     consumed = consumed_objects(graph, held)
 
-    def version_of(obj: KubeObject, content: ConfigContent) -> Version:
+    def version_of(obj: KubeObject, content: ConfigContent, digest: str | None = None) -> Version:
         key = id(obj)
         version = _version(obj, options, content, produced.get(key), fixed.get(key), read_by_name.get(key),
-                           key in consumed)
+                           key in consumed, digest)
         if key in copies and version.renamed:
             version = replace(version, keep_original=True)
         return version
@@ -181,7 +181,7 @@ def plan(
             obj.prepared = None
         versions.append(version)
     _hash_data_as_written_out(graph, versions, held,
-                              lambda obj, digest: version_of(obj, replace(content_of(obj), hash=digest)))
+                              lambda obj, digest: version_of(obj, content_of(obj), digest))
     made = Plan(versions)
     _check_new_names_are_free(made, graph.index)
     return made
@@ -320,13 +320,26 @@ def _version(
     fixed: str | None,
     read_by_name: str | None,
     consumed: bool,
+    digest: str | None = None,
 ) -> Version:
-    """`content`: the object's, as read (index/configs.py)."""
-    digest = content.hash
+    """`content`: the object's, as read (index/configs.py); `digest`: its
+    hash as written out, where the rewrite changes a reference in its data
+    (_hash_data_as_written_out), else content's."""
+    written = content.hash
+    digest = digest or written
     name = obj.name or ""
     kept = kept_as_written(obj, content)
+    base: str | None = None
     if kept is not None:
-        return kustomized_version(obj) if options.versions_kustomized and takes_as_version(obj, kept) else kept
+        if not (kept.kustomized and takes_as_version(obj, kept)):
+            return kept if digest == written else replace(kept, hash=digest)
+        if digest == written and not options.versions_kustomized:
+            return kept
+        # kustomize named it by its content: in a run that keeps previous
+        # versions it is one (kustomized_version, by the rules below), and
+        # where the rewrite changes that content (a reference in its data)
+        # its name no longer follows it: named anew from kustomize's base.
+        base = name[:-HASH_SUFFIX_LENGTH]
     if produced_by:
         return Version(obj, digest, name, name, excluded=produced_by)
     # A controller writes into an empty object under its name; an immutable,
@@ -340,8 +353,10 @@ def _version(
             return Version(obj, digest, name, name, excluded=read_by_name)
         if not consumed:
             return Version(obj, digest, name, name, excluded=UNREFERENCED)
+    if base is not None and digest == written:
+        return kustomized_version(obj)
     keep = options.keeps_original(obj)
-    base = base_name_of(obj)
+    base = base if base is not None else base_name_of(obj)
     target = renamed_around(obj, base, digest) or versioned_name(base, digest)
     if marked_with(obj, digest) and name == target:
         return Version(obj, digest, base, name, unchanged=True, keep_original=False)

@@ -125,6 +125,15 @@ def test_a_value_read_as_a_date_is_shown_as_written_and_told_to_be_quoted(tmp_pa
     assert "path: must be a non-empty string, not 2020-01-01 (read as a date: quote it)" in result.stderr
 
 
+@pytest.mark.parametrize(("written", "read"), [("1.10", "1.1"), ("0x10", "16"), ("1e3", "1000.0")])
+def test_a_value_read_as_a_number_is_told_to_be_quoted(tmp_path, written, read):
+    config = tmp_path / "specs.yaml"
+    config.write_text(f"nameReference: [{{kind: ConfigMap, fieldSpecs: [{{kind: Widget, version: {written}, path: a}}]}}]\n")
+    result = run_postrender(["--config", str(config)], STREAM)
+    assert result.status == 2, result.stderr
+    assert f"version: must be a string, not {read} (read as a number: quote it)" in result.stderr
+
+
 def test_kustomize_fieldspec_keys_and_other_kinds_are_accepted(tmp_path):
     # What kustomize's own FieldSpec takes (group, version, kind, path,
     # create), nulls as unset, and a reference to a kind postrender does not

@@ -225,3 +225,40 @@ def test_a_chain_longer_than_pythons_stack_is_named(tmp_path):
     assert len(versions) == count
     for i in range(count - 1):
         assert versions[("ConfigMap", f"c{i}")]["data"]["configmap"] == versions[("ConfigMap", f"c{i + 1}")]["metadata"]["name"]
+
+
+@pytest.mark.parametrize("flags", [(), ("--keep-previous=argocd",)], ids=["plain", "keep-previous"])
+def test_kustomize_output_whose_data_is_rewritten_is_named_anew_from_kustomizes_base(flags, tmp_path):
+    # kustomize named gen by its data as kustomize wrote it; rewritten, that
+    # data needs a name of its own: from the base kustomize suffixed (gen),
+    # so its versions stay one group, and a second run changes nothing.
+    specs = _specs(tmp_path)
+    built = _config("ConfigMap", "gen", other="plain")
+    kustomize_hash = _versions(_render(built, specs, "--version-all"))[("ConfigMap", "gen")]["metadata"]["name"]
+    stream = (built.replace("name: gen}", f"name: {kustomize_hash}}}") + _config("ConfigMap", "plain")
+              + _workload(("ConfigMap", kustomize_hash)))
+    out = _render(stream, specs, *flags)
+    versions = _versions(out)
+    gen = versions[("ConfigMap", "gen")]
+    assert gen["metadata"]["name"] != kustomize_hash and gen["metadata"]["name"].count("-") == 1
+    assert gen["data"]["configmap"] == versions[("ConfigMap", "plain")]["metadata"]["name"]
+    _named_by_written_content(out, specs)
+    assert _render(out, specs, *flags) == out
+
+
+def test_the_unsuffixed_copy_names_what_the_output_holds(tmp_path):
+    # a keeps a copy for a Job (its immutable template holds the reference
+    # to a): the copy's data names b's version, as a's does, not the name b,
+    # which no object of the output has.
+    specs = _specs(tmp_path)
+    job = ("apiVersion: batch/v1\nkind: Job\nmetadata: {name: once}\nspec:\n  template:\n    spec:\n"
+           "      restartPolicy: Never\n      containers: [{name: c, image: x, envFrom: [{configMapRef: {name: a}}]}]\n"
+           "---\n")
+    out = _render(_config("ConfigMap", "a", other="b") + _config("ConfigMap", "b") + job
+                  + _workload(("ConfigMap", "a")), specs)
+    docs = [d for d in documents(out) if d["kind"] == "ConfigMap"]
+    names = {d["metadata"]["name"] for d in docs}
+    copy = next(d for d in docs if d["metadata"]["name"] == "a")
+    assert "postrender.io/copy-of" in copy["metadata"]["annotations"]
+    assert copy["data"]["configmap"] in names and copy["data"]["configmap"] != "b"
+    assert _render(out, specs) == out

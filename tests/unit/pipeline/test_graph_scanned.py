@@ -262,6 +262,11 @@ READS = {
     "env: [{name: RELEASE_NAME, value: ctl}]": {"ConfigMap", "Secret"},     # `release` is no `lease`
     "env: [{name: GHOST, value: ctl}]": {"ConfigMap", "Secret"},            # nor `ghost` a `host`
     "args: [--publish-service=edge/ctl, --source=ctl]": {"ConfigMap", "Secret"},
+    # A setting word beside any other word may still name a config.
+    "args: [--log-cfg=ctl]": {"ConfigMap", "Secret"},
+    "args: [--log-credentials, ctl]": {"ConfigMap", "Secret"},
+    "env: [{name: LOG_CONFIGMAP, value: ctl}]": {"ConfigMap"},
+    "args: [--mode-config=ctl]": {"ConfigMap", "Secret"},
 }
 
 

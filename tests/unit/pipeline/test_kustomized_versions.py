@@ -83,3 +83,25 @@ def test_one_opted_out_or_suffixed_after_postrender_is_no_version(which):
     assert result.status == 0, result.stderr
     labels = _configs(result.stdout)["ConfigMap"]["metadata"].get("labels") or {}
     assert "postrender.io/versioned" not in labels
+
+
+RBAC_WRITER = """\
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: writer, namespace: shop}
+rules:
+- {apiGroups: [""], resources: [configmaps], resourceNames: [gen-h29d89cmmt], verbs: [get, update, patch]}
+"""
+
+
+@pytest.mark.parametrize("why", ["a program writes to it", "a controller fills it in"])
+def test_one_that_keeps_its_name_for_another_reason_is_no_version(why):
+    # The other reasons an object keeps its name hold for kustomize's
+    # output too: made immutable, a program's writes would be refused.
+    stream = BUILT + RBAC_WRITER if why == "a program writes to it" else BUILT.replace(
+        'data:\n  a: "1"\n', "data: {}\n", 1).replace("gen-h29d89cmmt", "gen-42745tchd9")  # kustomize's hash of no data
+    result = run_postrender(["--keep-previous=argocd"], stream)
+    assert result.status == 0, result.stderr
+    config = _configs(result.stdout)["ConfigMap"]
+    assert "immutable" not in config and "postrender.io/versioned" not in (config["metadata"].get("labels") or {})
