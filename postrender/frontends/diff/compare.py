@@ -85,7 +85,7 @@ def compare(old: Side, new: Side, show_values: bool = False) -> Report:
         # a config hash over it (a name read from a container flag, say).
         users = [r for key, r in sorted(new.referrers.items(), key=lambda kv: _order(kv[0]))
                  if cid in r.hashed or any(link.config == cid for link in r.links)]
-        if not users:
+        if not users and not _carried_by_configs(cid, new, changes):
             report.does_not_roll.append(Held(None, change, _unused(change)))
         for user in users:
             # A workload the change reaches rolls; one new in NEW starts with it.
@@ -260,6 +260,17 @@ def _names(items: list) -> dict[str, int] | None:
             return None
         names[item["name"]] = i
     return names
+
+
+def _carried_by_configs(cid: ConfigId, new: Side, changes: dict[ConfigId, ConfigChange]) -> bool:
+    """Whether another config's data names this one (a `--config` field
+    spec) and gets a new name from its change: the workloads that use that
+    one are the ones to look at, and are reported for it."""
+    for holder in new.named_by_configs.get(cid, ()):
+        change = changes.get(holder)
+        if change is not None and change.status == CHANGED and change.old_name != change.new_name:
+            return True
+    return False
 
 
 def _unused(change: ConfigChange) -> str:

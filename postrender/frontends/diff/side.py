@@ -117,6 +117,9 @@ class Side:
     versions: dict[tuple[str, str, str], str]  # (kind, namespace, versioned name) -> base name
     warnings: list[Diagnostic]
     infos: list[str]
+    # Each config another config's data names (a `--config` field spec), and
+    # those configs: a change to it reaches theirs, and their new names.
+    named_by_configs: dict[ConfigId, set[ConfigId]] = field(default_factory=dict)
 
 
 def build(label: str, sources: list[Source], options: RenderOptions) -> Side:
@@ -133,7 +136,11 @@ def build(label: str, sources: list[Source], options: RenderOptions) -> Side:
     except PostrenderError as exc:
         # Still one line; it says which side, which the render's own message cannot.
         raise PostrenderError(f"{label}: {exc}") from None
-    return Side(label, configs, referrers, versions, quiet.warnings, quiet.infos)
+    named: dict[ConfigId, set[ConfigId]] = {}
+    for ref in analysis.graph.references:
+        if ref.target is not None and id(ref.referrer) in ids and id(ref.target) in ids:
+            named.setdefault(ids[id(ref.target)], set()).add(ids[id(ref.referrer)])
+    return Side(label, configs, referrers, versions, quiet.warnings, quiet.infos, named)
 
 
 def _configs(analysis: Analysis, out_index: ObjectIndex):
