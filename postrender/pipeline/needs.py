@@ -267,11 +267,13 @@ class Needs:
         item's: those keep their metadata, as the List is composed again
         item by item for edits (rewrite.DocumentEdits)."""
         if is_config_object(obj):
-            # Not the marks of one whose data holds a reference: its hash,
-            # and so its name, is known only once the plan has named the
-            # configs its data names (versions._hash_data_as_written_out).
+            # Not the marks of one that names another config (a user's field
+            # spec): in its data, its hash, and so its name, is known only
+            # once the plan has named what it names
+            # (versions._hash_data_as_written_out); anywhere, it may get a
+            # record of what it uses beside them (keep.py).
             if (self._prepare is not None and obj.kind not in readers.looked_up
-                    and not (self._found[obj].references and _in_data(obj, self._found[obj]))):
+                    and not self._found[obj].references):
                 obj.prepared = self._prepare(obj, obj.node, whole)
             hold_as_hash(obj)  # read asks no more of its content
         elif (self._prepare_templates is not None and obj.item is None and obj.kind not in readers.looked_up

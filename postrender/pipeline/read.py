@@ -341,17 +341,43 @@ class KubeObject:
         ns = f"{self.namespace}/" if self.namespace else ""
         if self.name is None:
             # A Job or Pod the API server names from metadata.generateName (a
-            # hook, a per-sync Job): the prefix, and where it is written.
-            # Read from the text: read keeps no metadata of most objects, and
-            # a field for this on every object would cost each of them.
-            found = _GENERATE_NAME.search(self.document.text) if self.item is None else None
-            shown = f"{found.group(1).strip(chr(34) + chr(39))}*" if found else "(no name)"
+            # hook, a per-sync Job): the prefix, and where it is written. Read
+            # from the text of the document's own top-level `metadata:`: read
+            # keeps no metadata of most objects, and a field for this on
+            # every object would cost each of them.
+            prefix = _generate_name(self.document.text) if self.item is None else None
+            shown = f"{prefix}*" if prefix else "(no name)"
             return f"{self.kind}/{ns}{shown} (document {self.document.index})"
         return f"{self.kind}/{ns}{self.name}"
 
 
-# `generateName: prefix-` in a document's text (KubeObject.describe).
-_GENERATE_NAME = LazyPattern(r"""\bgenerateName["']?\s*:\s*(["']?[-a-z0-9.]+["']?)""")
+_TOP_METADATA = LazyPattern(r"^metadata[ \t]*:[ \t]*(\{[^\n]*)?$", re.M)
+_NAME_PREFIX = r"""["']?generateName["']?[ \t]*:[ \t]*["']?([-a-z0-9.]+)"""
+_FLOW_GENERATE_NAME = LazyPattern(r"[{,][ \t]*" + _NAME_PREFIX)
+_BLOCK_GENERATE_NAME = LazyPattern(r"^([ \t]+)" + _NAME_PREFIX, re.M)
+_BLOCK_KEY = LazyPattern(r"^([ \t]+)[^\s#]", re.M)
+
+
+def _generate_name(text: str) -> str | None:
+    """metadata.generateName of a document written in block style at the top
+    level, its `metadata:` on a line of its own or flow on that line; None
+    otherwise, or without one (a pod template's own sits deeper, a comment
+    or a value is no key)."""
+    found = _TOP_METADATA.search(text)
+    if found is None:
+        return None
+    if found.group(1):
+        flow = _FLOW_GENERATE_NAME.search(found.group(1))
+        return flow.group(1) if flow else None
+    # The block: up to the next line at the top level.
+    rest = text[found.end():]
+    end = re.search(r"\n(?=[^\s#])", rest)
+    block = rest[: end.start()] if end else rest
+    keys = [len(m.group(1)) for m in _BLOCK_KEY.finditer(block)]
+    for key in _BLOCK_GENERATE_NAME.finditer(block):
+        if keys and len(key.group(1)) == min(keys):
+            return key.group(2)
+    return None
 
 
 @record

@@ -264,13 +264,11 @@ def _names(items: list) -> dict[str, int] | None:
 
 def _carried_by_configs(cid: ConfigId, new: Side, changes: dict[ConfigId, ConfigChange]) -> bool:
     """Whether another config's data names this one (a `--config` field
-    spec) and gets a new name from its change: the workloads that use that
-    one are the ones to look at, and are reported for it."""
-    for holder in new.named_by_configs.get(cid, ()):
-        change = changes.get(holder)
-        if change is not None and change.status == CHANGED and change.old_name != change.new_name:
-            return True
-    return False
+    spec) and changes with it: the workloads that use that one (by its new
+    name, or a config hash over it) are reported for it, or it is listed
+    itself as reaching none."""
+    return any(holder in changes and changes[holder].status == CHANGED
+               for holder in new.named_by_configs.get(cid, ()))
 
 
 def _unused(change: ConfigChange) -> str:

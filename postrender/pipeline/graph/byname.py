@@ -121,8 +121,11 @@ def _data() -> dict[str, Any]:
 
 
 @cache
-def _setting_words() -> frozenset[str]:
-    return frozenset(w.lower() for w in (_data().get("nameHints") or {}).get("settingWords") or ())
+def _setting_words() -> tuple[frozenset[str], frozenset[str]]:
+    """(words that say a flag holds a setting, words that may go with them)."""
+    hints = _data().get("nameHints") or {}
+    return (frozenset(w.lower() for w in hints.get("settingWords") or ()),
+            frozenset(w.lower() for w in hints.get("settingCompanions") or ()))
 
 
 @cache
@@ -153,7 +156,8 @@ def other_kind(via: str) -> str | None:
     if not via or any(says_kind(via, kind) for kind in CONFIG_KINDS):
         return None
     words = [word.lower() for word in _WORD_BREAK.split(via) if word]
-    if words and all(word in _setting_words() for word in words):
+    settings, companions = _setting_words()
+    if any(word in settings for word in words) and all(word in settings or word in companions for word in words):
         return "setting"
     other = _name_hints()[1]
     for word in _WORD_BREAK.split(via):

@@ -16,7 +16,7 @@ from ...fieldspecs import ReferenceTable
 from ..graph.references import Graph, Path, Reference, template_holding
 from ..index.objects import IMPLICIT
 from .versions import Plan, Version, label_value
-from ...vocabulary import INSTANCE_LABEL, KEEP_POLICIES, LABEL_SCOPE
+from ...vocabulary import ANNOTATION_COPY_OF, INSTANCE_LABEL, KEEP_POLICIES, LABEL_SCOPE
 from ..read import KubeObject
 
 HELM_KEEP_WARNING = (
@@ -115,6 +115,11 @@ def _records(graph: Graph, the_plan: Plan, table: ReferenceTable, held: Collecti
         if version is None or id(ref) in held:
             continue
         referrer = ref.referrer
+        if ANNOTATION_COPY_OF in referrer.annotations:
+            # An unsuffixed copy a run wrote names what its version names, and
+            # is written with no record (rewrite.DocumentEdits.copies): its
+            # version's says it, and a second run must add none.
+            continue
         template = _template(ref, table)
         entry = places.setdefault((id(referrer), template), (referrer, template, set()))
         entry[2].add(_ref_entry(graph, ref, version))

@@ -332,7 +332,12 @@ def _version(
     base: str | None = None
     if kept is not None:
         if not (kept.kustomized and takes_as_version(obj, kept)):
-            return kept if digest == written else replace(kept, hash=digest)
+            if digest == written:
+                return kept
+            # Its data as written out is not what kustomize named it by: its
+            # name follows its content no more (but for a name kustomize is
+            # yet to give, from the content postrender writes).
+            return replace(kept, hash=digest, kustomized=kept.kustomized and suffixed_later_by_kustomize(obj))
         if digest == written and not options.versions_kustomized:
             return kept
         # kustomize named it by its content: in a run that keeps previous

@@ -83,6 +83,7 @@ def _named_by_written_content(out: str, specs: str) -> None:
 # retention marks, with or without copies; Helm 3 copies every version, as
 # --keep-original=all).
 RUNS = {"plain": (), "keep-previous": ("--keep-previous=argocd",), "copies": ("--keep-original=all",),
+        "copies and keep-previous": ("--keep-original=all", "--keep-previous=argocd"),
         "no copies": ("--keep-original=none",), "mutable": ("--mutable",)}
 
 
@@ -262,3 +263,35 @@ def test_the_unsuffixed_copy_names_what_the_output_holds(tmp_path):
     assert "postrender.io/copy-of" in copy["metadata"]["annotations"]
     assert copy["data"]["configmap"] in names and copy["data"]["configmap"] != "b"
     assert _render(out, specs) == out
+
+
+@pytest.mark.parametrize("flags", [(), ("--keep-previous=argocd",)], ids=["plain", "keep-previous"])
+def test_opted_out_kustomize_output_whose_data_is_rewritten_rolls_its_workload_by_hash(flags, tmp_path):
+    # Opted out, it keeps kustomize's name while its data changes with what
+    # it names: only the config hash can roll its workload, from the first
+    # run on, and a second run adds nothing.
+    specs = _specs(tmp_path)
+    built = _config("ConfigMap", "gen", other="plain", opted_out=True)
+    kustomize_name = "gen-" + _versions(_render(_config("ConfigMap", "gen", other="plain"), specs, "--version-all"))[
+        ("ConfigMap", "gen")]["metadata"]["name"].split("-")[1]
+    stream = (built.replace("name: gen,", f"name: {kustomize_name},") + _config("ConfigMap", "plain")
+              + _workload(("ConfigMap", kustomize_name), ("ConfigMap", "plain")))
+    out = _render(stream, specs, *flags)
+    [web] = [d for d in documents(out) if d["kind"] == "Deployment"]
+    assert "postrender.io/config-hash" in web["spec"]["template"]["metadata"]["annotations"]
+    assert _render(out, specs, *flags) == out
+
+
+def test_a_config_naming_another_in_an_annotation_renders_where_previous_versions_are_kept(tmp_path):
+    # Its record of what it names goes beside its marks: they are not made
+    # ahead as it is read, where its metadata would not be kept.
+    specs = tmp_path / "specs.yaml"
+    specs.write_text("nameReference:\n- kind: ConfigMap\n  fieldSpecs:\n"
+                     "  - {kind: ConfigMap, path: metadata/annotations/other}\n")
+    stream = ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, annotations: {other: b}}\ndata: {v: '1'}\n---\n"
+              + _config("ConfigMap", "b") + _workload(("ConfigMap", "a"), ("ConfigMap", "b")))
+    for flags in (("--keep-previous=argocd",), ("--keep-previous=helm",), ("--keep-original=all", "--keep-previous=flux")):
+        out = _render(stream, str(specs), *flags)
+        a = _versions(out)[("ConfigMap", "a")]
+        assert a["metadata"]["annotations"]["other"] == _versions(out)[("ConfigMap", "b")]["metadata"]["name"]
+        assert _render(out, str(specs), *flags) == out

@@ -267,6 +267,7 @@ READS = {
     "args: [--log-credentials, ctl]": {"ConfigMap", "Secret"},
     "env: [{name: LOG_CONFIGMAP, value: ctl}]": {"ConfigMap"},
     "args: [--mode-config=ctl]": {"ConfigMap", "Secret"},
+    "args: [--log=ctl]": {"ConfigMap", "Secret"},            # `log` alone says no setting
 }
 
 

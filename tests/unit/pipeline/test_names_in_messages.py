@@ -47,3 +47,24 @@ def test_an_object_with_no_name_at_all_is_told_by_its_document():
            "  containers: [{name: c, image: x, envFrom: [{configMapRef: {name: gone}}]}]\n")
     result = run_postrender([], pod)
     assert "Pod/(no name) (document 1)" in result.stderr and "None" not in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("shape", ["comment", "annotation value", "template's own", "List item"])
+def test_only_the_objects_own_generate_name_is_told(shape):
+    container = "      restartPolicy: Never\n      containers: [{name: c, image: x, envFrom: [{secretRef: {name: gone}}]}]\n"
+    if shape == "List item":
+        job = ('{"apiVersion": "batch/v1", "kind": "Job", "metadata": {"generateName": "listed-"}, "spec": {"template": '
+               '{"spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "x", '
+               '"envFrom": [{"secretRef": {"name": "gone"}}]}]}}}}')
+        # Read from the document's text, only an object that is the whole
+        # document is told by it: a List's item by its document alone.
+        result = run_postrender([], f"apiVersion: v1\nkind: List\nitems:\n- {job}\n")
+        assert "Job/(no name) (document 1)" in result.stderr, result.stderr
+        return
+    metadata = {"comment": "# generateName: wrong-\nmetadata: {labels: {a: b}}\n",
+                "annotation value": 'metadata:\n  annotations: {x: "generateName: wrong-"}\n',
+                "template's own": "metadata: {labels: {a: b}}\n"}[shape]
+    template_metadata = "    metadata: {generateName: wrong-}\n" if shape == "template's own" else ""
+    job = "apiVersion: batch/v1\nkind: Job\n" + metadata + "spec:\n  template:\n" + template_metadata + "    spec:\n" + container
+    result = run_postrender([], job)
+    assert "Job/(no name) (document 1)" in result.stderr and "wrong-" not in result.stderr, result.stderr
