@@ -7,7 +7,7 @@ run the script; tests/unit/fieldspecs/test_compiled_fieldspecs.py checks the two
 import json
 
 # sha256 of each source table when this was generated.
-SOURCES = {'builtin.yaml': '5c2d85c20d3d95a261ced3cf436354601acc13c0af1dff453f2537f6119aabaf',
+SOURCES = {'builtin.yaml': '7b13d774105bbc15168c3ce2f9ce5e6e5407a41f37a3b9b89e1b5c8fadf162ea',
  'dependencies.yaml': '7eb6c9031b701775c1705fd2c3b67df81209b76dd8f7e7b4cd5a014d6ac343a2',
  'fixednames.yaml': '189ec790f5da0e6c855e75d7d07bd2b5a2ed0983b3a69159a9ee2daeb5e4a463',
  'guard.yaml': '313e4ee1a402486787ef987d2833c6b8c3a785c8e90b94803a1d1f66eefdce1b',
@@ -1409,6 +1409,28 @@ TABLES = json.loads(r'''{
       "kind": "AlertmanagerConfig",
       "group": "monitoring.coreos.com",
       "path": "spec/receivers/*/httpConfig/proxyConnectHeader/*/name"
+     }
+    ]
+   },
+   {
+    "kind": "Secret",
+    "version": "v1",
+    "fieldSpecs": [
+     {
+      "kind": "GrafanaDatasource",
+      "group": "grafana.integreatly.org",
+      "path": "spec/valuesFrom/valueFrom/secretKeyRef/name"
+     }
+    ]
+   },
+   {
+    "kind": "ConfigMap",
+    "version": "v1",
+    "fieldSpecs": [
+     {
+      "kind": "GrafanaDatasource",
+      "group": "grafana.integreatly.org",
+      "path": "spec/valuesFrom/valueFrom/configMapKeyRef/name"
      }
     ]
    },
