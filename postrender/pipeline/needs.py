@@ -45,7 +45,7 @@ from ..syntax.prune import Path, prune, stub
 from .graph import byname, dependencies, producers, references
 from .graph.references import is_config_object
 from .index import folding
-from .index.configs import content_of, hold_as_hash
+from .index.configs import content_of, hold_as_hash, in_content
 from .read import Document, KubeObject, object_path
 
 
@@ -419,8 +419,7 @@ class _Readers:
 def _in_data(config: KubeObject, found: references.Found) -> set[str]:
     """The fields of a config's content (data, binaryData, stringData) the
     walk found a reference in: mostly none, found in a spec's field specs."""
-    hashed = folding.STRING_FIELDS[config.kind]
-    return {ref.path[0] for ref in found.references if ref.path[0] in hashed}
+    return {ref.path[0] for ref in found.references if in_content(config, ref.path)}
 
 
 # A config object, its mapping, and whether that holds its data entries ->

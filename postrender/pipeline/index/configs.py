@@ -88,6 +88,13 @@ def hold_as_hash(obj: KubeObject) -> None:
         obj.content = known.hash
 
 
+def in_content(config: KubeObject, path: tuple) -> bool:
+    """Whether a path of a config object leads into what its hash covers
+    (data, binaryData, stringData): where a reference found there changes
+    the content, and so the name (plan/versions.py, pipeline/needs.py)."""
+    return bool(path) and path[0] in STRING_FIELDS[config.kind]
+
+
 def hash_as_written_out(obj: KubeObject, texts: dict[int, str], beside: dict[tuple[str, str], str]) -> str:
     """The content hash of a config whose data holds references, as its data
     is written out: the scalars `texts` names (by id) with their new text,

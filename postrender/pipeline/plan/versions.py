@@ -20,7 +20,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator
 from ...errors import PostrenderError
 from ...records import record, replace
 from ..graph.references import Graph, Reference, is_config_object
-from ..index.configs import ConfigContent, content_of, hash_as_written_out
+from ..index.configs import ConfigContent, content_of, hash_as_written_out, in_content
 from ..index.folding import STRING_FIELDS
 from ..index.hashing import hash_suffix, short_hash
 from ..index.objects import ObjectIndex, base_name_of
@@ -203,7 +203,7 @@ def _hash_data_as_written_out(graph: Graph, made: list[Version], held: Collectio
         if ref.path[0] in _DATA_FIELDS:
             referrer = ref.referrer
             if (ref.target is not None and not ref.spec.grants and is_config_object(referrer)
-                    and ref.path[0] in STRING_FIELDS[referrer.kind]):
+                    and in_content(referrer, ref.path)):
                 in_data.setdefault(referrer, []).append(ref)
     if not in_data:
         return  # most streams: no dict of every version (100,000 ConfigMaps: 5 MiB)
