@@ -52,7 +52,7 @@ class PackedTexts:
     """The texts of a source's documents, which join to the source's text,
     each given back exactly as it was (`text`, `whole`)."""
 
-    __slots__ = ("_blocks", "_block_starts", "_starts", "_size", "_made", "_made_at")
+    __slots__ = ("_blocks", "_block_starts", "_starts", "_size", "_made", "_made_at", "_replaced")
 
     def __init__(self, text: str, starts: Sequence[int]) -> None:
         """`starts`: where each document starts in `text`, the first at 0."""
@@ -75,6 +75,9 @@ class PackedTexts:
             first, at = i + 1, end
         self._made: str | None = None
         self._made_at = -1
+        # Documents whose text read replaced (Source.replace_document_text):
+        # few or none, so held as they are.
+        self._replaced: dict[int, str] = {}
 
     def _add(self, first: int, block: bytes | str) -> None:
         self._block_starts.append(first)
@@ -83,8 +86,15 @@ class PackedTexts:
     def __len__(self) -> int:
         return len(self._starts)
 
+    def replace(self, document: int, text: str) -> None:
+        """The `document`th document's text is `text`, of the same length, from now on."""
+        assert len(text) == len(self.text(document))
+        self._replaced[document] = text
+
     def text(self, document: int) -> str:
         """The text of the source's `document`th document (0-based)."""
+        if self._replaced and document in self._replaced:
+            return self._replaced[document]
         block = bisect_right(self._block_starts, document) - 1
         made = self._block(block)
         base = self._starts[self._block_starts[block]]
@@ -94,6 +104,8 @@ class PackedTexts:
 
     def whole(self) -> str:
         """The source's text."""
+        if self._replaced:
+            return "".join(self.text(document) for document in range(len(self._starts)))
         return "".join(self._block(block) for block in range(len(self._blocks)))
 
     def _block(self, block: int) -> str:

@@ -67,6 +67,7 @@ from ..syntax.nodes import (
     string_value,
     unique_nodes,
 )
+from ..syntax import earlier as earlier_keys
 from ..lazyre import LazyPattern
 from . import packed
 from .packed import PackedTexts
@@ -141,6 +142,18 @@ class Source:
         where `starts` say."""
         self._packed, self._text = PackedTexts(self.text, starts), None
 
+    def replace_document_text(self, document: int, text: str) -> None:
+        """Its `document`th document's text (0-based) is `text` from now
+        on, of the same length: read masks entries it drops
+        (_drop_earlier_keys), which every later reader of the text must
+        not meet either."""
+        if self._packed is not None:
+            self._packed.replace(document, text)
+        else:
+            chunks = list(self._chunks)
+            chunks[document] = text
+            self._chunks = tuple(chunks)
+
     def document_text(self, document: int) -> str:
         """The text of its `document`th document (0-based), once held in
         chunks or packed."""
@@ -189,6 +202,9 @@ class Document:
     # run that gives most workloads keys, those that may get them): their
     # edits need not compose the whole List again.
     items_kept_for_edits: frozenset[int] = frozenset()
+    # Entries a later one with an equal key overrides, masked in `text` and
+    # left out as the document is written (_drop_earlier_keys).
+    dropped: tuple[earlier_keys.Cut, ...] = ()
 
     @property
     def first_line(self) -> int:
@@ -247,17 +263,20 @@ class Document:
         return counts[id(self.root)]
 
     def location(self, node: Node | None = None, kind: str | None = None, name: str | None = None,
-                 line: int | None = None) -> Location:
-        """`line`: a stream line found in the text, where no node says it."""
+                 line: int | None = None, offset: int | None = None) -> Location:
+        """`line`: a stream line found in the text, where no node says it;
+        `offset`: a place in the text, where no node says it."""
+        if node is not None:
+            offset = node.start_mark
         if kind is None and name is None and isinstance(self.root, MappingNode):
             # Structural errors come before objects exist; the root still says
             # what it is, and a List's item what it is.
-            named = _item_at(self.root, node.start_mark) if node is not None else None
+            named = _item_at(self.root, offset) if offset is not None else None
             named = named if named is not None else self.root
             kind, name = get_str(named, "kind"), get_str(get(named, "metadata"), "name")
         where = self.where
         if line is None:
-            line = self.line_of(node) if node is not None else self.first_line + 1
+            line = self.first_line + self.chunk_line(offset) + 1 if offset is not None else self.first_line + 1
         return Location(self.index, where, kind, name, line, self.rendered_line(line))
 
 
@@ -385,6 +404,8 @@ class Stream:
     sources: list[Source]
     documents: list[Document]
     objects: list[KubeObject]
+    # What read says of the input without refusing it (keys written twice).
+    warnings: list[str] = field(default_factory=list)
 
 
 def split(source: Source, count: _Count | None = None, documents_before: int = 0) -> list[tuple[str, int]]:
@@ -772,6 +793,7 @@ class Folder(Protocol):
 def read(sources: list[Source], limits: Limits, prune: Pruner | None = None) -> Stream:
     documents: list[Document] = []
     objects: list[KubeObject] = []
+    warnings: list[str] = []
     rendered_so_far: dict[str, int] = {}  # chart file -> lines of its rendered text so far
     count = _Count(limits)
     shared: _SharedMaps = {}
@@ -799,28 +821,27 @@ def read(sources: list[Source], limits: Limits, prune: Pruner | None = None) -> 
                 newline="\r\n" if "\r\n" in chunk else "\n",
             )
             documents.append(doc)
-            _read_document(doc, limits, count, odd_breaks, rendered_so_far, shared, prune, objects)
+            _read_document(doc, limits, count, odd_breaks, rendered_so_far, shared, prune, objects, warnings)
             if compress:
                 doc.let_go_of_text()  # type: ignore[attr-defined]
         count.before += source.size
-    return Stream(sources, documents, objects)
+    return Stream(sources, documents, objects, warnings)
 
 
 def _read_document(doc: Document, limits: Limits, count: _Count, odd_breaks: bool, rendered_so_far: dict[str, int],
-                   shared: _SharedMaps, prune: Pruner | None, objects: list[KubeObject]) -> None:
+                   shared: _SharedMaps, prune: Pruner | None, objects: list[KubeObject], warnings: list[str]) -> None:
     """Composes, checks and prunes one document, adding its objects."""
     _helm3_header(doc, rendered_so_far)
-    items: _Items | None = None
-    parts: _Parts | None = None
-    if prune is not None and prune.prunes and not odd_breaks:
-        large = len(doc.text) >= DROP_FROM
-        if "List" in doc.text and _takes_items(doc) and not (large and _not_a_list(doc.text)):
-            large_item = large and _may_hold_a_large_item(doc.text)
-            parts = items = (_DroppingItems if large_item else _Items)(doc, prune, shared)
-        elif large and _in_parts(doc):
-            parts = _Dropping(prune)
+    dropped: list[_Earlier] = []
     try:
-        doc.root = _compose(doc, limits, count, parts)
+        try:
+            items = _compose_document(doc, limits, count, odd_breaks, shared, prune)
+        except _EarlierKeys as found:
+            dropped = _drop_earlier_keys(doc, found)
+            # Read again from the start, as the text the stages and the
+            # writer now see: what reads its text (a List's items taken as
+            # they come, a kind looked for) must not meet the entries dropped.
+            items = _compose_document(doc, limits, count, odd_breaks, shared, prune)
     except PostrenderError:
         if odd_breaks:
             _check_byte_order_marks(doc)  # what libyaml fails on after a mark it did not skip
@@ -838,9 +859,27 @@ def _read_document(doc: Document, limits: Limits, count: _Count, odd_breaks: boo
     if found and found[0].item is not None:  # a List's items
         count.objects += len(found)
         count.check_objects(count.objects, count.position, lambda: doc.first_line + 1)
+    warnings.extend(_dropped_warning(doc, entry, found) for entry in dropped)
     if prune is not None:
         prune(doc, found, walked)
     objects.extend(found)
+
+
+def _compose_document(doc: Document, limits: Limits, count: _Count, odd_breaks: bool, shared: _SharedMaps,
+                      prune: Pruner | None) -> _Items | None:
+    """Composes the document into doc.root, its List's items taken one by
+    one where it may be one (the _Items returned)."""
+    items: _Items | None = None
+    parts: _Parts | None = None
+    if prune is not None and prune.prunes and not odd_breaks:
+        large = len(doc.text) >= DROP_FROM
+        if "List" in doc.text and _takes_items(doc) and not (large and _not_a_list(doc.text)):
+            large_item = large and _may_hold_a_large_item(doc.text)
+            parts = items = (_DroppingItems if large_item else _Items)(doc, prune, shared)
+        elif large and _in_parts(doc):
+            parts = _Dropping(prune)
+    doc.root = _compose(doc, limits, count, parts)
+    return items
 
 
 def _takes_items(doc: Document) -> bool:
@@ -1261,6 +1300,8 @@ def _compose_root(doc: Document, limits: Limits, masked: str | None, parts: _Par
     if not plain or _may_need_a_look(text):
         try:
             _check_structure(doc, root, limits)
+        except _EarlierKeys:
+            raise
         except PostrenderError as exc:
             raise UnreadableText(exc.message, exc.location) from None
     return root
@@ -1644,6 +1685,7 @@ def _check_structure(doc: Document, root: Node, limits: Limits) -> None:
     tags = may_hold_tags(text)
     slashes = "\\/" in text and not _is_json_first(doc)
     seen_nodes: set[int] = set()
+    earlier: list[_Earlier] = []
     # Each node with what a message may say about its keys: None, anything;
     # ("keys", field), the keys only (a data mapping); ("hidden", where),
     # nothing (inside a value, or shared through an alias).
@@ -1667,7 +1709,7 @@ def _check_structure(doc: Document, root: Node, limits: Limits) -> None:
             if key in shared and shown is None:
                 shown = ("hidden", "a mapping an alias uses")
         if isinstance(node, MappingNode):
-            _check_mapping(doc, node, tags, shown)
+            _check_mapping(doc, node, tags, shown, earlier)
             if slashes:
                 for k, _ in node.value:
                     if k.style == '"':
@@ -1683,6 +1725,10 @@ def _check_structure(doc: Document, root: Node, limits: Limits) -> None:
             inner = _inside(shown, None)
             for item in node.value:
                 push((item, inner))
+    if earlier:
+        # Only now: what else the document holds, the values dropped too,
+        # is refused first, as kubectl refuses it.
+        raise _EarlierKeys(doc, earlier)
 
 
 def _inside(shown: tuple[str, str] | None, key: Node | None) -> tuple[str, str] | None:
@@ -1693,6 +1739,90 @@ def _inside(shown: tuple[str, str] | None, key: Node | None) -> tuple[str, str] 
     if shown[0] == "keys":
         return ("hidden", f"{shown[1]}.{name}")
     return shown
+
+
+class _Earlier(NamedTuple):
+    """An entry of a mapping that a later one with a key go-yaml v2 holds
+    equal overrides: kubectl and Helm never read its value."""
+
+    mapping: MappingNode
+    index: int  # of the entry in mapping.value
+    later: ScalarNode  # the key that wins
+    shown: tuple[str, str] | None  # what a message may show of the keys (_check_structure)
+
+    @property
+    def key(self) -> ScalarNode:
+        return self.mapping.value[self.index][0]  # type: ignore[return-value]
+
+    @property
+    def hidden(self) -> bool:
+        return self.shown is not None and self.shown[0] == "hidden"
+
+    def what(self) -> str:
+        if self.hidden:
+            return f"a key of a mapping inside the value of {self.shown[1]} (not shown: values may be secret)"
+        return f"key {self.key.value!r}"
+
+
+class _EarlierKeys(PostrenderError):
+    """Entries read drops: raised once a whole document passed
+    _check_structure, for read to read it again without them."""
+
+    def __init__(self, doc: Document, found: list[_Earlier]) -> None:
+        first = found[0]
+        super().__init__(f"duplicate {first.what()} in a mapping", doc.location(first.later))
+        self.entries = found
+
+
+def _drop_earlier_keys(doc: Document, found: _EarlierKeys) -> list[_Earlier]:
+    """Masks the entries found in the document's text, and its source's,
+    for the writer to leave out (Document.dropped); the entries dropped, in
+    the text's order, less those inside a value dropped whole. Refuses an
+    entry that cannot be cut out alone."""
+    text = doc.text
+    cuts: list[earlier_keys.Cut] = []
+    for entry in found.entries:
+        cut = earlier_keys.cut_of(text, entry.mapping, entry.index)
+        if isinstance(cut, str):
+            raise UnreadableText(f"duplicate {entry.what()} in a mapping: kubectl and Helm read the last, but postrender"
+                                 f" cannot leave the earlier out: {cut}", doc.location(entry.later))
+        cuts.append(cut)
+    kept = earlier_keys.outermost(cuts)
+    masked = earlier_keys.masked(text, kept)
+    source = doc.source
+    source.replace_document_text(doc.index - source.first_document, masked)
+    doc.text = masked
+    doc.dropped = tuple(kept)
+    doc.root, doc.shared, doc.nodes = None, frozenset(), 0
+    return sorted((entry for entry, cut in zip(found.entries, cuts) if cut in kept),
+                  key=lambda entry: entry.later.start_mark)
+
+
+def _dropped_warning(doc: Document, entry: _Earlier, objects: list[KubeObject]) -> str:
+    """Said once the document is read again: its objects name themselves."""
+    at = entry.later.start_mark
+    holder = next((obj for obj in objects if obj.node.start_mark <= at < obj.node.end_mark), None)
+    later = doc.location(entry.later) if holder is None else doc.location(entry.later, holder.kind, holder.name)
+    earlier_line = doc.location(offset=entry.key.start_mark).line
+    first, last = entry.key.value, entry.later.value
+    said = (f"duplicate {entry.what()} in a mapping (written first on line {earlier_line})" if first == last or entry.hidden
+            else f"key {last!r} in a mapping reads as {first!r} on line {earlier_line} does (YAML 1.1)")
+    return f"{later.describe()}: {said}: kubectl and Helm read the last, so postrender leaves the earlier out"
+
+
+def _random_key(doc: Document, first: ScalarNode, key: ScalarNode, label: str,
+                shown: tuple[str, str] | None) -> PostrenderError:
+    if shown is not None and shown[0] == "hidden":
+        return PostrenderError(
+            f"two keys of a mapping inside the value of {shown[1]} reach Kubernetes as one, and which value wins is"
+            " random (not shown: values may be secret)",
+            doc.location(key),
+        )
+    return PostrenderError(
+        f"keys {first.value!r} and {key.value!r} of a mapping both reach Kubernetes as {label!r} (YAML 1.1 reads them"
+        " as values of different types), and which value wins is random; quote both or remove one",
+        doc.location(key),
+    )
 
 
 def _duplicate_key(doc: Document, key: ScalarNode, shown: tuple[str, str] | None) -> PostrenderError:
@@ -1735,14 +1865,17 @@ def _check_escapes(doc: Document, node: ScalarNode) -> None:
         raise PostrenderError(_SLASH_HINT, doc.location(node))
 
 
-def _check_mapping(doc: Document, node: MappingNode, tags: bool, shown: tuple[str, str] | None = None) -> None:
+def _check_mapping(doc: Document, node: MappingNode, tags: bool, shown: tuple[str, str] | None,
+                   earlier: list[_Earlier]) -> None:
     """Keys as Kubernetes gets them (go-yaml v2 through sigs.k8s.io/yaml):
-    `y` and `yes` are both "true", `1` and `0x1` both "1". Two keys that
-    reach it alike are a duplicate; go-yaml would keep one, or pick one at
-    random when they differ in type (`1` and `'1'`)."""
-    keys: dict[str, ScalarNode] = {}
+    `y` and `yes` are both "true", `1` and `0x1` both "1". Of two keys that
+    reach it alike, go-yaml keeps the last where it holds them equal (the
+    earlier entry is added to `earlier`, for read to drop),
+    and sigs.k8s.io/yaml picks one at random where they differ in type
+    (`1` and `'1'`): refused."""
+    keys: dict[str, int] = {}  # JSON key -> the index of the entry that has it
     merges = False
-    for key, value in node.value:
+    for at, (key, value) in enumerate(node.value):
         if not isinstance(key, ScalarNode):
             _unreadable(doc, key, "a mapping or sequence used as a key")
         if tags and _mark_explicit_str(doc.text, key):
@@ -1760,14 +1893,13 @@ def _check_mapping(doc: Document, node: MappingNode, tags: bool, shown: tuple[st
                 _unreadable(doc, key, str(exc))
         first = keys.get(label)
         if first is not None:
-            if first.value == key.value or shown is not None and shown[0] == "hidden":
+            written, identity = node.value[first][0], go_key(key)
+            if identity[0] == "node":  # a null or unreadable key: go-yaml cannot use it
                 raise _duplicate_key(doc, key, shown)
-            raise PostrenderError(
-                f"duplicate key {key.value!r} in a mapping: Kubernetes reads it as {label!r}, like {first.value!r}"
-                " (YAML 1.1); quote one of them or remove it",
-                doc.location(key),
-            )
-        keys[label] = key
+            if go_key(written) != identity:
+                raise _random_key(doc, written, key, label, shown)  # type: ignore[arg-type]
+            earlier.append(_Earlier(node, first, key, shown))
+        keys[label] = at
     if merges:
         _check_merged_keys(doc, node, shown)
 

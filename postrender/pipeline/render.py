@@ -107,7 +107,8 @@ def analyse(sources: list[Source], options: RenderOptions, stream: Stream | Read
     by_name = find_readers(graph, pod_strings)
     the_plan = plan(graph, plan_options, kept, held=policy.held, fixed=by_name.fixed, read_by_name=by_name.read(),
                     copies=policy.copies)
-    warnings, notes = reloader.copy_notes(policy, the_plan)
+    copy_warnings, notes = reloader.copy_notes(policy, the_plan)
+    warnings = [*read_as.stream.warnings, *copy_warnings]
     hashes = config_hash.config_hashes(graph, table, the_plan, productions, dependencies, policy, options.strategy,
                                     by_name.readers)
     retention = keep.decide(graph, the_plan, table, scope=options.scope, keep_previous=options.keep_previous,

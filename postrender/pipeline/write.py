@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from ..syntax import edit
+from ..syntax.earlier import Cut
 from .read import Document, KubeObject, Stream, ends_document, opens_with_directives, opens_with_marker
 from .rewrite import Rewrite
 
@@ -208,6 +209,30 @@ def _release(obj: KubeObject) -> None:
 
 def _piece(doc: Document, rewrite: Rewrite) -> _Piece:
     edits = rewrite.for_document(doc)
+    cuts = doc.dropped
     if edits is None:
-        return _Piece(doc, None)
-    return _Piece(doc, edit.Splice(edits.edits()), tuple(edit.Splice(copy.edits()) for copy in edits.copies))
+        return _Piece(doc, edit.Splice(_with_cuts([], cuts)) if cuts else None)
+    return _Piece(doc, edit.Splice(_with_cuts(edits.edits(), cuts)),
+                  tuple(edit.Splice(_with_cuts(copy.edits(), cuts)) for copy in edits.copies))
+
+
+def _with_cuts(edits: list[edit.Edit], cuts: tuple[Cut, ...]) -> list[edit.Edit]:
+    """`edits` and the deletion of each entry read dropped (Document.dropped),
+    but where an edit is: read masked the entry, so the stages saw comments
+    or blanks there, and an edit that reaches into them (an insertion after
+    the line before) keeps what it reaches."""
+    if not cuts:
+        return edits
+    spans = sorted((start, end) for start, end, _ in edits)
+    made = list(edits)
+    for cut in cuts:
+        at = cut.start
+        for start, end in spans:
+            if end < cut.start or start > cut.end or (start == end and start in (cut.start, cut.end)):
+                continue
+            if start > at:
+                made.append((at, min(start, cut.end), ""))
+            at = max(at, end)
+        if at < cut.end:
+            made.append((at, cut.end, ""))
+    return made

@@ -158,6 +158,13 @@ def check_run(data: str | bytes, must_succeed: bool = False) -> int:
     out = result.stdout
     again = run_postrender([], out)
     assert again.status == 0, again.stderr
+    if "leaves the earlier out" in result.stderr:
+        # A key written twice: the first run leaves the earlier out, and
+        # says so (in a KRM answer's results too), which the run on its
+        # output has no cause to: from there on, the output is a fixed point.
+        assert "leaves the earlier out" not in again.stderr, again.stderr
+        out = again.stdout
+        again = run_postrender([], out)
     assert again.stdout == out, "not idempotent"
 
     text = data if isinstance(data, str) else data.decode("utf-8")

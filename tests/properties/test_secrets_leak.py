@@ -43,8 +43,10 @@ def _secret_block(marker: str, fault: str) -> str:
         return head + f"stringData:\n  token: [{marker}]\n"
     if fault == "number-looking":
         return head + f"data:\n  token: {encoded}\n  port: 8080\n"
-    if fault == "duplicate-key":
-        return head + f"stringData:\n  token: {marker}\n  token: {marker}x\n"
+    if fault == "colliding-keys":
+        # (Keys go-yaml holds equal, kubectl reads the last of: read drops
+        # the earlier, and passes.)
+        return head + f"stringData:\n  '1': {marker}\n  1: {marker}x\n"
     if fault == "unclosed-quote":
         return head + f'stringData:\n  token: "{marker}\n'
     if fault == "control-char":
@@ -72,7 +74,7 @@ def _secret_block(marker: str, fault: str) -> str:
     raise AssertionError(fault)
 
 
-FAULTS = ["not-base64", "mapping-value", "sequence-value", "number-looking", "duplicate-key", "unclosed-quote",
+FAULTS = ["not-base64", "mapping-value", "sequence-value", "number-looking", "colliding-keys", "unclosed-quote",
           "control-char", "bad-escape", "tab-indent", "no-name", "alias-bomb", "deep", "line-separator",
           "duplicate-object", "type-mapping", "scalar-document"]
 
@@ -243,7 +245,7 @@ ERRORS = {
     "unclosed flow before": lambda head, values: head + "broken: [unclosed\n" + values,
     "tab indentation": lambda head, values: head + values + "\tother: x\n",
     "duplicate key": lambda head, values: head + values + "kind: Secret\n",
-    "duplicate data key": lambda head, values: head + values + "data:\n  a: YQ==\n  a: Yg==\n",
+    "colliding data keys": lambda head, values: head + values + "data:\n  1: YQ==\n  '1': Yg==\n",
     "number in data": lambda head, values: head + values + "data:\n  port: 8080\n",
     "binaryData mapping value": lambda head, values: head + values + "binaryData:\n  bad: {a: b}\n",
     "type is a mapping": lambda head, values: head + "type: {a: b}\n" + values,
@@ -303,7 +305,7 @@ def test_no_position_leaks_through_any_error(error, tmp_path):
 # Kinds that no longer fail on their own under today's rules (the render
 # exits 0). They stay above for the leak check, and still fail wherever the
 # marker's position is itself an error.
-PASSING_KINDS = ("binaryData mapping value", "alias shares the name")
+PASSING_KINDS = ("binaryData mapping value", "alias shares the name", "duplicate key")
 
 
 def test_every_error_kind_is_an_error():
@@ -335,6 +337,12 @@ COLLIDING = {
     "a key merged in as a list of mappings": f'    <<: [{{{PIN}: a}}]\n    "{PIN}": b\n',
     "a key merged in through an alias": f'    <<: *base\n    "{PIN}": b\n',
     "a key merged in, a boolean": '    <<: {true: a}\n    "true": b\n',
+    "a number, then quoted": f"    {PIN}: a\n    \"{PIN}\": b\n",
+}
+
+# Keys go-yaml v2 holds equal: kubectl reads the last, and read drops the
+# earlier with a warning that shows neither.
+EQUAL = {
     "decimal and hexadecimal": f"    {PIN}: a\n    0x{int(PIN):x}: b\n",
     "decimal and octal": f"    {PIN}: a\n    0{int(PIN):o}: b\n",
     "written twice": f"    {PIN}: a\n    {PIN}: b\n",
@@ -372,3 +380,36 @@ def test_colliding_keys_inside_a_value_are_refused_unshown(shape, place, tmp_pat
         assert "not shown: values may be secret" in results, results
         for form in PIN_FORMS:
             assert form not in result.stderr + results, f"{form} leaked to KRM results: {results}"
+
+
+# A mapping a Secret's value cannot be, but a custom resource's `data` may
+# hold: its keys are hidden from messages all the same.
+VAULT = "apiVersion: example.com/v1\nkind: Vault\nmetadata:\n  name: v\ndata:\n  pin:\n"
+EQUAL_PLACES = {
+    "a custom resource's data": lambda lines: VAULT + lines,
+    "a List's item": lambda lines: "apiVersion: v1\nkind: List\nitems:\n- " + (VAULT + lines).replace(
+        "\n", "\n  ").rstrip() + "\n",
+    "a Secret's stringData, refused for its type": lambda lines: PLACES["stringData"](lines),
+}
+
+
+@pytest.mark.parametrize("place", EQUAL_PLACES, ids=list(EQUAL_PLACES))
+@pytest.mark.parametrize("shape", EQUAL, ids=list(EQUAL))
+def test_equal_keys_inside_a_value_are_dropped_unshown(shape, place, tmp_path):
+    text = EQUAL_PLACES[place](EQUAL[shape])
+    refused = "Secret" in place
+    log = tmp_path / "log"
+    for args in (["-v"], ["graph", "-o", "json"]):
+        if log.exists():
+            log.unlink()
+        result = run_postrender([*args, "--log-file", str(log)], text)
+        assert result.status == (1 if refused else 0), (shape, place, result.stderr)
+        if not refused:
+            assert "(not shown: values may be secret)" in result.stderr and "leaves the earlier out" in result.stderr
+        for channel, content in {"stderr": result.stderr, "log file": log.read_text()}.items():
+            for form in PIN_FORMS:
+                assert form not in content, f"{form} leaked to {channel}: {content}"
+        if args == ["-v"] and not refused:
+            # What kubectl reads of the value, and so the output: the last key alone.
+            pin = result.stdout.split("pin:")[1]
+            assert pin.count(": b") == 1 and ": a" not in pin, result.stdout

@@ -602,16 +602,37 @@ def test_error_names_the_chart_file_and_no_rendered_line(helm4, tmp_path):
 
 
 def test_a_structural_error_names_the_chart_file(helm4, tmp_path):
-    # A duplicate key is found before any object is made of the document:
-    # the file is read from Helm 4's annotation all the same.
+    # Keys that collide are found before any object is made of the
+    # document: the file is read from Helm 4's annotation all the same.
     chart = tmp_path / "dup"
     (chart / "templates").mkdir(parents=True)
     (chart / "Chart.yaml").write_text("apiVersion: v2\nname: dup\nversion: 0.1.0\n")
     (chart / "templates" / "cm.yaml").write_text(
-        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  foo: bar\n  foo: baz\n")
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  1: bar\n  '1': baz\n")
     log = tmp_path / "log"
     result = helm(helm4, "template", "r", str(chart), "--post-renderer", "postrender",
                   f"--post-renderer-args=--log-file={log}", ok=False)
     assert result.returncode != 0
-    assert re.search(r"\(dup/templates/cm\.yaml, ConfigMap/settings\) line \d+: duplicate key 'foo'",
+    assert re.search(r"\(dup/templates/cm\.yaml, ConfigMap/settings\) line \d+: keys '1' and '1'",
+                     log.read_text()), log.read_text()
+
+
+def test_a_key_written_twice_renders_as_helm_reads_it(helm4, tmp_path):
+    # A chart's values often set a key its template sets too (a logFormat
+    # in kube-prometheus-stack's additionalConfig): Helm takes the last,
+    # and so does postrender, which leaves the earlier out of its output.
+    chart = tmp_path / "dup"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: dup\nversion: 0.1.0\n")
+    (chart / "templates" / "cm.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  logFormat: logfmt\n"
+        "  level: info\n  logFormat: json\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\nspec:\n"
+        "  template:\n    spec:\n      containers:\n      - name: c\n        image: x\n        envFrom:\n"
+        "        - configMapRef: {name: settings}\n")
+    log = tmp_path / "log"
+    result = helm(helm4, "template", "r", str(chart), "--post-renderer", "postrender",
+                  f"--post-renderer-args=--log-file={log}")
+    assert "logFormat: json" in result.stdout and "logfmt" not in result.stdout, result.stdout
+    assert "configMapRef: {name: settings-" in result.stdout, result.stdout
+    assert re.search(r"\(dup/templates/cm\.yaml, ConfigMap/settings\) line \d+: duplicate key 'logFormat'",
                      log.read_text()), log.read_text()

@@ -26,9 +26,9 @@ CASES = {
         HELM3.format(file="cm.yaml", body="apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  replicas: 3\n"),
         ["document 2", "chart/templates/cm.yaml", "ConfigMap/cm", "line 16", "data.replicas must be a string"],
     ),
-    "duplicate-key": (
-        HELM3.format(file="s.yaml", body="apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\nstringData:\n  a: x\n  a: y\n"),
-        ["document 2", "chart/templates/s.yaml", "Secret/s", "line 17", "duplicate key 'a'"],
+    "colliding-keys": (
+        HELM3.format(file="s.yaml", body="apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\nstringData:\n  1: x\n  '1': y\n"),
+        ["document 2", "chart/templates/s.yaml", "Secret/s", "line 17", "keys '1' and '1'", "which value wins is random"],
     ),
     "invalid-base64": (
         HELM3.format(file="s.yaml", body="apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n  password: not*base64\n"),

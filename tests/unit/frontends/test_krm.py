@@ -340,15 +340,32 @@ def test_items_that_fail_to_read_come_back_untouched(bad, flags, message):
     assert message in result.stdout.split("results:\n")[1]
 
 
-def test_a_duplicate_key_is_not_written_back():
-    # Echoed, the answer itself would hold the duplicate key, which strict
-    # readers (go-yaml v3, kpt) refuse: the error result would be lost with it.
+def test_a_duplicate_key_is_left_out_of_the_answer_with_a_warning():
+    # kubectl reads the last `name`; the answer holds it alone, so strict
+    # readers (go-yaml v3, kpt, `load` here) read the same.
     text = ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
             "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a, name: b}\n")
     result = run_postrender([], text)
-    assert result.status == 1
+    assert result.status == 0, result.stderr
     out = load(result.stdout)
-    assert out["items"] == [] and "duplicate key 'name'" in out["results"][0]["message"]
+    assert out["items"] == [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "b"}}]
+    [warning] = out["results"]
+    assert warning["severity"] == "warning" and "duplicate key 'name'" in warning["message"], warning
+
+
+def test_a_failed_answer_never_echoes_a_duplicate_key():
+    # Echoed as written, the answer would hold the duplicate key, which strict
+    # readers (go-yaml v3, kpt, `load` here) refuse: the error result would
+    # be lost with it. It is echoed as read, the earlier key masked.
+    for metadata in ("{name: a, name: b}", "\n    name: a\n    name: b"):
+        text = ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+                f"- apiVersion: v1\n  kind: ConfigMap\n  metadata: {metadata}\n"
+                "- apiVersion: v1\n  metadata: {name: c}\n")
+        result = run_postrender([], text)
+        assert result.status == 1
+        out = load(result.stdout)
+        assert out["items"][0]["metadata"] == {"name": "b"}, result.stdout
+        assert any(r["severity"] == "error" and "no kind" in r["message"] for r in out["results"]), out["results"]
 
 
 def test_a_resource_list_nested_deeper_than_ever_composed_gets_an_empty_answer():

@@ -455,7 +455,6 @@ _AHEAD_OF_NO_CONFIG = {
     "a kind written last": "apiVersion: v1\nmetadata:\n  name: creds\ndata:\n  a: YQ==\n  b: plain\n  c: Yw==\nkind: Secret\n",
     "no kind at all": "apiVersion: v1\ndata:\n  a: x\n  b: w\nmetadata:\n  name: settings\n",
     "an apiVersion that is not v1": "apiVersion: v2\ndata:\n  a: x\n  b: w\nkind: ConfigMap\nmetadata:\n  name: settings\n",
-    "a key written twice": "apiVersion: v1\ndata:\n  a: x\n  b: w\n  a: q\nkind: ConfigMap\nmetadata:\n  name: settings\n",
 }
 
 

@@ -545,7 +545,7 @@ def test_a_lists_item_not_expected_is_composed_again_alone_and_its_edits_still_m
 
 _ITEM_ERRORS = {
     # name -> (the second item's lines, the line the error names, what it names)
-    "a duplicate key": ("  data:\n    a: x\n    a: y\n", 16, "ConfigMap/two"),
+    "keys colliding": ("  data:\n    1: x\n    '1': y\n", 16, "ConfigMap/two"),
     "a merged key colliding": ("  data:\n    <<: {1: x}\n    '1': y\n", 16, "ConfigMap/two"),
     "a collection as a key": ("  data:\n    ? [a]\n    : x\n", 15, "ConfigMap/two"),
     "an unreadable tag": ("  data:\n    a: !!int many\n", 15, "ConfigMap/two"),
@@ -568,15 +568,15 @@ def test_a_structural_error_in_an_item_names_the_item(name, kind):
 
 
 def test_an_error_in_a_lists_own_fields_names_the_list():
-    text = "apiVersion: v1\nkind: List\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n"
+    text = "apiVersion: v1\nkind: List\n1: a\n'1': b\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n"
     with pytest.raises(PostrenderError) as caught:
         read([Source("list.yaml", text)], Limits())
-    assert str(caught.value).startswith("document 1 (list.yaml, List/?) line 3: duplicate key 'kind'"), str(caught.value)
+    assert str(caught.value).startswith("document 1 (list.yaml, List/?) line 4: keys '1' and '1'"), str(caught.value)
 
 
 def test_a_krm_items_error_names_the_item():
     text = ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
-            "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: two\n  data:\n    a: x\n    a: y\n")
+            "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: two\n  data:\n    1: x\n    '1': y\n")
     with pytest.raises(krm.ResourceListError) as caught:  # the command line writes it into `results`
         krm.run([Source(None, text)], RenderOptions(), Reporter(stderr=io.StringIO()))
-    assert "document 1 (ConfigMap/two) line 10: duplicate key 'a'" in str(caught.value), str(caught.value)
+    assert "document 1 (ConfigMap/two) line 10: keys '1' and '1'" in str(caught.value), str(caught.value)

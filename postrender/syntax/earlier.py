@@ -1,0 +1,95 @@
+"""A mapping's entry that a later one with an equal key overrides, cut out
+of the text.
+
+go-yaml v2, which kubectl, Helm and Argo CD read manifests with, takes the
+last of two keys it holds equal (`logFormat` written twice, `y` and `yes`)
+and never reads the earlier value. read.py drops such an entry, so that
+every stage reads what Kubernetes gets, and the writer leaves it out, so
+that strict readers downstream (kustomize, go-yaml v3, server-side apply,
+a KRM function's caller) get what kubectl would have.
+
+A cut is made in two steps, each keeping every offset of the text: read
+masks it (`masked`), so that nodes, lines, messages and edits keep their
+places while the entry is not composed; the writer deletes it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from .nodes import MappingNode, Node, may_hold_anchors
+
+
+class Cut(NamedTuple):
+    """Text to leave out: [start, end) of a document's text. `lines`: whole
+    lines (a block mapping's entry, masked as comment lines); otherwise a
+    span inside lines (a flow mapping's entry, or the first of a block
+    sequence item's, masked as spaces)."""
+
+    start: int
+    end: int
+    lines: bool
+
+
+# What may stand before the first key of a block sequence item's mapping on
+# its line: indentation and one or more `-` indicators (`- - a: 1`).
+_ITEM_PREFIX = re.compile(r"[ \t]*(?:-[ \t]+)+")
+
+
+def cut_of(text: str, mapping: MappingNode, index: int) -> Cut | str:
+    """The cut that leaves out entry `index` of `mapping`, never its last;
+    or why none can (a message's end)."""
+    key: Node = mapping.value[index][0]
+    following: Node = mapping.value[index + 1][0]
+    start, end = key.start_mark, following.start_mark
+    if may_hold_anchors(text[start:end]):
+        # An alias elsewhere may name a node defined in it.
+        return "its earlier value may define an anchor (&) that an alias uses; remove one of them"
+    if mapping.flow_style:
+        return Cut(start, end, False)
+    line_start = text.rfind("\n", 0, start) + 1
+    prefix = text[line_start:start]
+    if not prefix.strip(" \t"):
+        following_line = text.rfind("\n", 0, end) + 1
+        if text[following_line:end].strip(" \t"):
+            return "the entry after it does not start its line; remove one of them"
+        return Cut(line_start, following_line, True)
+    if _ITEM_PREFIX.fullmatch(prefix):
+        return Cut(start, end, False)
+    return "it is written as an explicit (`?`) key; remove one of them"
+
+
+def masked(text: str, cuts: Sequence[Cut]) -> str:
+    """`text` with each cut masked, its length and line breaks kept: the
+    lines of a block entry made comment lines (spaces would join a block
+    scalar before them as lines of its content), a span made spaces."""
+    parts: list[str] = []
+    at = 0
+    for cut in sorted(cuts):
+        if cut.start < at:
+            continue  # inside a cut masked already (an entry of a value it drops)
+        parts.append(text[at : cut.start])
+        piece = text[cut.start : cut.end]
+        if cut.lines:
+            parts.append(re.sub(r"[^\r\n]+", _commented, piece))
+        else:
+            parts.append(re.sub(r"[^\r\n]", " ", piece))
+        at = cut.end
+    parts.append(text[at:])
+    return "".join(parts)
+
+
+def _commented(line: re.Match[str]) -> str:
+    return "#" + " " * (len(line.group()) - 1)
+
+
+def outermost(cuts: Sequence[Cut]) -> list[Cut]:
+    """The cuts not inside another (an entry of a value dropped whole), in order."""
+    kept: list[Cut] = []
+    for cut in sorted(cuts, key=lambda c: (c.start, -c.end)):
+        if kept and cut.start < kept[-1].end:
+            continue
+        kept.append(cut)
+    return kept
