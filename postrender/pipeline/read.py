@@ -13,7 +13,7 @@ import re
 from array import array
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, NamedTuple, NoReturn, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, Protocol
 
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
@@ -67,10 +67,12 @@ from ..syntax.nodes import (
     string_value,
     unique_nodes,
 )
-from ..syntax import earlier as earlier_keys
 from ..lazyre import LazyPattern
 from . import packed
 from .packed import PackedTexts
+
+if TYPE_CHECKING:
+    from ..syntax.earlier import Cut
 
 HELM4_FILENAME_ANNOTATION = "postrenderer.helm.sh/postrender-filename"
 
@@ -204,7 +206,7 @@ class Document:
     items_kept_for_edits: frozenset[int] = frozenset()
     # Entries a later one with an equal key overrides, masked in `text` and
     # left out as the document is written (_drop_earlier_keys).
-    dropped: tuple[earlier_keys.Cut, ...] = ()
+    left_out: tuple[Cut, ...] = ()
 
     @property
     def first_line(self) -> int:
@@ -859,7 +861,8 @@ def _read_document(doc: Document, limits: Limits, count: _Count, odd_breaks: boo
     if found and found[0].item is not None:  # a List's items
         count.objects += len(found)
         count.check_objects(count.objects, count.position, lambda: doc.first_line + 1)
-    warnings.extend(_dropped_warning(doc, entry, found) for entry in dropped)
+    if dropped:
+        warnings.extend(_dropped_warning(doc, entry, found) for entry in dropped)
     if prune is not None:
         prune(doc, found, walked)
     objects.extend(found)
@@ -1741,14 +1744,18 @@ def _inside(shown: tuple[str, str] | None, key: Node | None) -> tuple[str, str] 
     return shown
 
 
-class _Earlier(NamedTuple):
+class _Earlier:
     """An entry of a mapping that a later one with a key go-yaml v2 holds
-    equal overrides: kubectl and Helm never read its value."""
+    equal overrides: kubectl and Helm never read its value. (A plain class:
+    a NamedTuple's class costs every run's start-up, and few meet one.)"""
 
-    mapping: MappingNode
-    index: int  # of the entry in mapping.value
-    later: ScalarNode  # the key that wins
-    shown: tuple[str, str] | None  # what a message may show of the keys (_check_structure)
+    __slots__ = ("mapping", "index", "later", "shown")
+
+    def __init__(self, mapping: MappingNode, index: int, later: ScalarNode, shown: tuple[str, str] | None) -> None:
+        self.mapping = mapping
+        self.index = index  # of the entry in mapping.value
+        self.later = later  # the key that wins
+        self.shown = shown  # what a message may show of the keys (_check_structure)
 
     @property
     def key(self) -> ScalarNode:
@@ -1776,11 +1783,13 @@ class _EarlierKeys(PostrenderError):
 
 def _drop_earlier_keys(doc: Document, found: _EarlierKeys) -> list[_Earlier]:
     """Masks the entries found in the document's text, and its source's,
-    for the writer to leave out (Document.dropped); the entries dropped, in
+    for the writer to leave out (Document.left_out); the entries dropped, in
     the text's order, less those inside a value dropped whole. Refuses an
     entry that cannot be cut out alone."""
+    from ..syntax import earlier as earlier_keys  # few inputs hold a key twice
+
     text = doc.text
-    cuts: list[earlier_keys.Cut] = []
+    cuts: list[Cut] = []
     for entry in found.entries:
         cut = earlier_keys.cut_of(text, entry.mapping, entry.index)
         if isinstance(cut, str):
@@ -1792,7 +1801,7 @@ def _drop_earlier_keys(doc: Document, found: _EarlierKeys) -> list[_Earlier]:
     source = doc.source
     source.replace_document_text(doc.index - source.first_document, masked)
     doc.text = masked
-    doc.dropped = tuple(kept)
+    doc.left_out = tuple(kept)
     doc.root, doc.shared, doc.nodes = None, frozenset(), 0
     return sorted((entry for entry, cut in zip(found.entries, cuts) if cut in kept),
                   key=lambda entry: entry.later.start_mark)

@@ -9,12 +9,14 @@ them out without ever holding the whole output, or its bytes, at once.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..syntax import edit
-from ..syntax.earlier import Cut
 from .read import Document, KubeObject, Stream, ends_document, opens_with_directives, opens_with_marker
 from .rewrite import Rewrite
+
+if TYPE_CHECKING:
+    from ..syntax.earlier import Cut
 
 
 class _Piece(NamedTuple):
@@ -209,7 +211,7 @@ def _release(obj: KubeObject) -> None:
 
 def _piece(doc: Document, rewrite: Rewrite) -> _Piece:
     edits = rewrite.for_document(doc)
-    cuts = doc.dropped
+    cuts = doc.left_out
     if edits is None:
         return _Piece(doc, edit.Splice(_with_cuts([], cuts)) if cuts else None)
     return _Piece(doc, edit.Splice(_with_cuts(edits.edits(), cuts)),
@@ -217,7 +219,7 @@ def _piece(doc: Document, rewrite: Rewrite) -> _Piece:
 
 
 def _with_cuts(edits: list[edit.Edit], cuts: tuple[Cut, ...]) -> list[edit.Edit]:
-    """`edits` and the deletion of each entry read dropped (Document.dropped),
+    """`edits` and the deletion of each entry read dropped (Document.left_out),
     but where an edit is: read masked the entry, so the stages saw comments
     or blanks there, and an edit that reaches into them (an insertion after
     the line before) keeps what it reaches."""

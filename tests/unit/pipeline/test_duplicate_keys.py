@@ -1,0 +1,263 @@
+"""A key written twice in a mapping, which go-yaml v2 holds equal: kubectl,
+Helm and Argo CD read the last and never its earlier value. postrender
+reads the same, leaves the earlier entry out of its output (so that strict
+readers downstream read what kubectl did), and says so; keys that collide
+only as JSON (`1` and `'1'`, where sigs.k8s.io/yaml picks one at random)
+stay refused. kubectl itself is the oracle in
+tests/integration/kubernetes/test_kubernetes_reading.py; here, each shape
+such an entry is written in, what it does to names, edits and lines, and a
+property over generated mappings."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from ruamel.yaml import YAML
+
+from conftest import run_postrender
+from manifests import documents
+from postrender.limits import Limits
+from postrender.pipeline import packed
+from postrender.pipeline import read as read_module
+from postrender.pipeline.read import Source, read
+
+CM = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\n"
+DEPLOY = ("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n"
+          "      containers:\n      - name: app\n        image: x\n        envFrom:\n        - configMapRef: {name: cfg}\n")
+
+
+def _strict(text: str) -> list:
+    """The documents as a reader that refuses a key written twice reads them."""
+    return [doc for doc in YAML(typ="safe").load_all(text) if doc is not None]
+
+
+# name -> (input, output): nothing refers to these objects, so the output
+# is the input less the entries left out.
+SHAPES = {
+    "block, top level": (
+        CM + "data:\n  a: x\nmetadata:\n  name: last\n",
+        "apiVersion: v1\nkind: ConfigMap\ndata:\n  a: x\nmetadata:\n  name: last\n",
+    ),
+    "block, nested, comments between": (
+        CM + "data:\n  level: info   # the chart's\n  # set by values\n  level: debug\n  other: w\n",
+        CM + "data:\n  level: debug\n  other: w\n",
+    ),
+    "three times": (
+        CM + "data:\n  a: '1'\n  a: '2'\n  b: x\n  a: '3'\n",
+        CM + "data:\n  b: x\n  a: '3'\n",
+    ),
+    "earlier value a block scalar": (
+        CM + "data:\n  a: |\n    one\n    b: not a key\n\n  a: two\n",
+        CM + "data:\n  a: two\n",
+    ),
+    "after a kept block scalar": (
+        # Masked as blank lines, the entry would join `keep`'s trailing lines.
+        CM + "data:\n  keep: |+\n    text\n\n  a: x\n  a: w\n",
+        CM + "data:\n  keep: |+\n    text\n\n  a: w\n",
+    ),
+    "first key of a sequence item": (
+        CM.replace("ConfigMap", "Example").replace("v1", "example.com/v1") + "spec:\n  rules:\n  - name: a\n    x: 1\n    name: b\n",
+        CM.replace("ConfigMap", "Example").replace("v1", "example.com/v1") + "spec:\n  rules:\n  - x: 1\n    name: b\n",
+    ),
+    "first key of a nested sequence item": (
+        CM.replace("ConfigMap", "Example").replace("v1", "example.com/v1") + "spec:\n  rules:\n  - - a: |\n        long\n      b: 2\n      a: 3\n    - a: 4\n",
+        CM.replace("ConfigMap", "Example").replace("v1", "example.com/v1") + "spec:\n  rules:\n  - - b: 2\n      a: 3\n    - a: 4\n",
+    ),
+    "not a duplicate: two items": (
+        CM.replace("ConfigMap", "Example").replace("v1", "example.com/v1") + "spec:\n  rules:\n  - a: 1\n  - a: 2\n",
+        None,
+    ),
+    "flow mapping": (
+        CM + "data: {a: x, b: w, a: z}\n",
+        CM + "data: {b: w, a: z}\n",
+    ),
+    "flow mapping over lines": (
+        CM + "data: {\n  a: x,\n  a: z\n}\n",
+        CM + "data: {\n  a: z\n}\n",
+    ),
+    "JSON": (
+        '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a", "name": "cfg"}, "data": {"k": "v"}}\n',
+        '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cfg"}, "data": {"k": "v"}}\n',
+    ),
+    "YAML 1.1 words": (
+        CM + "metadata:\n  name: cfg\n  labels:\n    y: a\n    on: b\n    yes: c\n",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\n  labels:\n    yes: c\n",
+    ),
+    "numbers": (
+        CM.replace("ConfigMap", "Example").replace("v1", "example.com/v1") + "spec:\n  ports:\n    1: a\n    0x1: b\n    01: c\n",
+        CM.replace("ConfigMap", "Example").replace("v1", "example.com/v1") + "spec:\n  ports:\n    01: c\n",
+    ),
+    "quoted and plain": (
+        CM + "data:\n  'a': x\n  \"a\": w\n  a: z\n",
+        CM + "data:\n  a: z\n",
+    ),
+    "inside a value left out": (
+        CM + "data:\n  a: x\n  a: w\nmetadata:\n  name: cfg\n  labels: {b: '1', b: '2'}\n",
+        "apiVersion: v1\nkind: ConfigMap\ndata:\n  a: w\nmetadata:\n  name: cfg\n  labels: {b: '2'}\n",
+    ),
+    "CRLF": (
+        (CM + "data:\n  a: x\n  a: w\n").replace("\n", "\r\n"),
+        (CM + "data:\n  a: w\n").replace("\n", "\r\n"),
+    ),
+    "a List's item": (
+        "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  kind: ConfigMap\n"
+        "  metadata: {name: a}\n- " + CM.replace("\n", "\n  ").rstrip() + "\n  data:\n    k: v\n    k: w\n",
+        "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n"
+        "  metadata: {name: a}\n- " + CM.replace("\n", "\n  ").rstrip() + "\n  data:\n    k: w\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("large", [False, True], ids=["small", "read as a large stream"])
+@pytest.mark.parametrize("name", SHAPES, ids=list(SHAPES))
+def test_the_earlier_entry_is_left_out(name, large, monkeypatch):
+    if large:
+        # What no stage reads dropped as it is composed, the text compressed.
+        monkeypatch.setattr(read_module, "DROP_FROM", 0)
+        monkeypatch.setattr(packed, "COMPRESS_FROM", 0)
+    text, expected = SHAPES[name]
+    result = run_postrender([], text)
+    assert result.status == 0, result.stderr
+    if expected is None:
+        assert result.stdout == text and result.stderr == ""
+        return
+    assert result.stdout == expected
+    assert "leaves the earlier out" in result.stderr
+    # Strict readers (go-yaml v3, kyaml, ruamel here) read the output.
+    assert _strict(result.stdout)
+    # And read again, it is what it was: nothing left to drop.
+    again = run_postrender([], result.stdout)
+    assert again.stdout == result.stdout and again.stderr == ""
+
+
+def test_the_warning_names_both_lines_and_the_object():
+    text = "# Source: chart/templates/cm.yaml\n" + CM + "data:\n  a: x\n  b: w\n  a: z\n"
+    result = run_postrender([], text)
+    assert result.stderr == (
+        "postrender: warning: document 1 (chart/templates/cm.yaml, rendered line 8, ConfigMap/cfg) line 9: duplicate key 'a' in a"
+        " mapping (written first on line 7): kubectl and Helm read the last, so postrender leaves the earlier out\n"
+    )
+
+
+def test_the_object_is_the_one_its_last_metadata_names():
+    text = CM + "data:\n  k: v\nmetadata:\n  name: other\n---\n" + DEPLOY.replace("{name: cfg}", "{name: other}")
+    docs = documents(run_postrender([], text).stdout)
+    cfg = next(d for d in docs if d["kind"] == "ConfigMap")
+    assert cfg["metadata"]["name"].startswith("other-")
+    assert documents(run_postrender([], text).stdout)[1]["spec"]["template"]["spec"]["containers"][0]["envFrom"] == [
+        {"configMapRef": {"name": cfg["metadata"]["name"]}}]
+
+
+def test_a_config_is_named_by_the_data_kubectl_reads():
+    with_duplicate = run_postrender([], CM + "data:\n  a: old\n  b: x\n  a: new\n---\n" + DEPLOY)
+    without = run_postrender([], CM + "data:\n  b: x\n  a: new\n---\n" + DEPLOY)
+    assert with_duplicate.status == 0 and without.status == 0
+    assert with_duplicate.stdout == without.stdout
+
+
+def test_a_reference_left_out_is_not_rewritten_or_guarded():
+    text = CM + "data:\n  k: v\n---\n" + DEPLOY.replace("{name: cfg}", "{name: missing, name: cfg}")
+    result = run_postrender([], text)
+    assert result.status == 0, result.stderr
+    assert "missing" not in result.stdout and "is not in the stream" not in result.stderr
+    docs = documents(result.stdout)
+    name = docs[0]["metadata"]["name"]
+    assert docs[1]["spec"]["template"]["spec"]["containers"][0]["envFrom"] == [{"configMapRef": {"name": name}}]
+
+
+@pytest.mark.parametrize("where", ["before the labels", "after the labels", "the labels twice"])
+def test_edits_beside_an_entry_left_out(where):
+    # The config gets labels and a new name: edits at the places around the
+    # entry masked in the text read.
+    metadata = {
+        "before the labels": "metadata:\n  name: x\n  name: cfg\n  labels:\n    app: a\n",
+        "after the labels": "metadata:\n  labels:\n    app: a\n  name: x\n  name: cfg\n",
+        "the labels twice": "metadata:\n  labels:\n    app: a\n  labels:\n    app: b\n  name: cfg\n",
+    }[where]
+    text = "apiVersion: v1\nkind: ConfigMap\n" + metadata + "data:\n  k: v\n---\n" + DEPLOY
+    result = run_postrender(["--keep-original"], text)
+    assert result.status == 0, result.stderr
+    docs = _strict(result.stdout)
+    versioned, copy = (d for d in docs if d["kind"] == "ConfigMap")
+    assert versioned["metadata"]["name"].startswith("cfg-") and copy["metadata"]["name"] == "cfg"
+    app = "b" if where == "the labels twice" else "a"
+    assert versioned["metadata"]["labels"]["app"] == app and copy["metadata"]["labels"]["app"] == app
+    assert "name: x" not in result.stdout
+
+
+def test_lines_after_an_entry_left_out_are_named_as_written():
+    # The entry is masked in place: what follows keeps its line.
+    text = CM + "data:\n  a: |\n    1\n    2\n  a: x\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n" \
+        "data:\n  k: not*base64\n"
+    result = run_postrender([], text)
+    assert result.status == 1 and result.stdout == ""
+    assert "document 2 (Secret/s) line 16: data.k is not valid base64" in result.stderr, result.stderr
+
+
+REFUSED = {
+    "an anchor in the earlier value": (CM + "data:\n  a: &v x\n  b: *v\n  a: w\n", "may define an anchor"),
+    "an explicit key": (CM + "data:\n  ? a\n  : x\n  a: w\n", "explicit (`?`) key"),
+    "a number and its text": (CM + "data:\n  1: x\n  '1': w\n", "which value wins is random"),
+    "a word and its text": (CM + "metadata:\n  labels:\n    on: x\n    'true': w\n", "which value wins is random"),
+    "null keys": (CM + "data:\n  ~: x\n  null: w\n", "null key"),
+}
+
+
+@pytest.mark.parametrize("name", REFUSED, ids=list(REFUSED))
+def test_what_cannot_be_left_out_alone_is_refused(name):
+    text, message = REFUSED[name]
+    result = run_postrender([], text)
+    assert result.status == 1 and result.stdout == ""
+    assert message in result.stderr, result.stderr
+
+
+def test_what_is_refused_in_a_value_left_out_is_still_refused():
+    # go-yaml decodes the earlier value before the later replaces it: what
+    # it cannot read, kubectl refuses.
+    result = run_postrender([], CM + "data:\n  a: !!int many\n  a: x\n")
+    assert result.status == 1 and "!!int" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("compressed", [False, True])
+def test_the_source_holds_the_text_read(compressed, monkeypatch):
+    # A large stream's texts are cut from compressed blocks: the one read
+    # masked is the one every later stage and the writer get.
+    monkeypatch.setattr(packed, "COMPRESS_FROM", 0 if compressed else 1 << 40)
+    text = CM + "data:\n  a: x\n  a: w\n---\n" + DEPLOY
+    source = Source(None, text)
+    stream = read([source], Limits())
+    [cfg_doc, _] = stream.documents
+    assert cfg_doc.text == source.document_text(0) != text.split("---\n")[0]
+    assert len(source.text) == len(text) and source.text.count("#") == 1
+    assert [(cut.start, cut.end) for cut in cfg_doc.left_out] == [(len(CM) + 6, len(CM) + 13)]
+    assert stream.warnings and "line 7" in stream.warnings[0]
+
+
+# --- generated mappings ------------------------------------------------------
+
+_KEYS = {"a": "a", "b": "b", "c": "c", "'a'": "a", '"b"': "b"}
+# Each value as written (a block one in block mappings only), and as read.
+_VALUES = {"x": "x", "'w'": "w", "|\n    z": "z\n", "[1, 2]": [1, 2], "{p: q, p: r}": {"p": "r"}}
+
+
+def _last_wins(pairs: list[tuple[str, str]]) -> dict:
+    return {_KEYS[key]: _VALUES[value] for key, value in pairs}
+
+
+@settings(max_examples=60, deadline=None)
+@given(pairs=st.lists(st.tuples(st.sampled_from(list(_KEYS)), st.sampled_from(list(_VALUES))), min_size=1, max_size=7),
+       flow=st.booleans())
+def test_generated_mappings_keep_the_last_of_each_key(pairs, flow):
+    block_values = [v for _, v in pairs if v.startswith("|")]
+    if flow and block_values:
+        pairs = [(k, v) for k, v in pairs if not v.startswith("|")] or [("a", "x")]
+    if flow:
+        body = "spec: {" + ", ".join(f"{k}: {v}" for k, v in pairs) + "}\n"
+    else:
+        body = "spec:\n" + "".join(f"  {k}: {v}\n" for k, v in pairs)
+    text = CM.replace("ConfigMap", "Example").replace("v1", "example.com/v1") + body
+    result = run_postrender([], text)
+    assert result.status == 0, (text, result.stderr)
+    [doc] = _strict(result.stdout)
+    assert doc["spec"] == _last_wins(pairs), (text, result.stdout)
