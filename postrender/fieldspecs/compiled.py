@@ -9,7 +9,7 @@ import json
 # sha256 of each source table when this was generated.
 SOURCES = {'builtin.yaml': '7b13d774105bbc15168c3ce2f9ce5e6e5407a41f37a3b9b89e1b5c8fadf162ea',
  'dependencies.yaml': '7eb6c9031b701775c1705fd2c3b67df81209b76dd8f7e7b4cd5a014d6ac343a2',
- 'fixednames.yaml': '189ec790f5da0e6c855e75d7d07bd2b5a2ed0983b3a69159a9ee2daeb5e4a463',
+ 'fixednames.yaml': '449f4fc44cc40b4fa3c306925f0df31e57e686c3fc630e24c265f093baf74347',
  'guard.yaml': '313e4ee1a402486787ef987d2833c6b8c3a785c8e90b94803a1d1f66eefdce1b',
  'kustomize.yaml': '08624319600009720ca062df566dca9031a3b5e62a6e7e915625a13967de418e',
  'producers.yaml': 'b0554675ad45cf20df211e0f5cec83658afdb5b2b2793a80d5411513d3418f32'}
@@ -2439,6 +2439,11 @@ TABLES = json.loads(r'''{
     "get",
     "list",
     "watch",
+    "update",
+    "patch",
+    "*"
+   ],
+   "writeVerbs": [
     "update",
     "patch",
     "*"

@@ -18,7 +18,7 @@ from .index.objects import ObjectIndex
 from .needs import Needs
 from ..options import RenderOptions, check_strategy
 from .plan.versions import Options as PlanOptions
-from .plan.versions import Plan, plan
+from .plan.versions import Plan, opted_in, plan
 from .read import KubeObject, Source, Stream, read
 from ..report import Reporter
 from .rewrite import Options as RewriteOptions
@@ -330,6 +330,13 @@ def _report_analysis(analysis: Analysis, reporter: Reporter) -> None:
     for note in analysis.notes:
         reporter.info(note)
     warned = set(analysis.policy.excluded.values())
+    fixed = set(analysis.by_name.fixed.values())
+    for version in analysis.plan.versions if fixed else ():
+        if version.excluded in fixed and opted_in(version.obj):
+            # Asked for by name and not done: said even without -v.
+            reporter.warn(f"{version.obj.describe()} is opted in (postrender.io/versioned: \"true\") but keeps its"
+                          f" name: {version.excluded}")
+            warned.add(version.excluded)
     for version in analysis.plan.versions if reporter.wants_info else ():
         # Reloader's reasons are warnings already (above).
         if version.excluded is not None and version.excluded not in warned:

@@ -229,7 +229,7 @@ def test_json_shows_names_read_by_programs_and_broken_references():
     reasons = {c["name"]: c["excluded"] for c in data["configObjects"] if not c["versioned"]}
     assert reasons["argocd-cm"].startswith("read by a fixed name: Argo CD")
     assert "(--settings)" in reasons["edge-controller"] and "(SETTINGS_NAME)" in reasons["policy-config"]
-    assert reasons["leader-config"].startswith("Role/ops/edge grants get/update on it by name")
+    assert reasons["leader-config"].startswith("Role/ops/edge grants update on it by name")
     assert reasons["webhook-cert"].startswith("no data")
 
 

@@ -220,7 +220,7 @@ def find_readers(graph: Graph, strings: list[Scanned]) -> ByName:
             if row.matches(obj, index.namespace_of(obj)):
                 found.fixed[id(obj)] = f"read by a fixed name: {row.why}"
                 break
-    found.readers.extend(_rbac_readers(graph))
+    found.readers.extend(_rbac_readers(graph, found.fixed))
     found.readers.extend(_pod_readers(graph, strings))
     found.readers.extend(_data_readers(graph))
     return found
@@ -229,11 +229,15 @@ def find_readers(graph: Graph, strings: list[Scanned]) -> ByName:
 # --- RBAC ---------------------------------------------------------------------
 
 
-def _rbac_readers(graph: Graph) -> Iterator[Reader]:
+def _rbac_readers(graph: Graph, fixed: dict[int, str]) -> Iterator[Reader]:
+    """The configs a Role or ClusterRole grants access to by name; those it
+    grants a write (`writeVerbs`) are also added to `fixed`, kept even
+    where opted in."""
     rules = _data().get("rbac") or {}
     kinds = _rbac_kinds()
     resources = rules.get("resources") or {}
     verbs = set(rules.get("verbs") or ())
+    writes = set(rules.get("writeVerbs") or ())
     for ref in graph.references:
         referrer = ref.referrer
         if (referrer.kind, referrer.group) not in kinds or len(ref.path) < 2:
@@ -246,8 +250,13 @@ def _rbac_readers(graph: Graph) -> Iterator[Reader]:
             continue
         why = (f"{graph.index.key(referrer).describe()} grants {'/'.join(granted)} on it by name "
                f"({ref.field_path}): a program reads it by that name")
+        written = writes.intersection(granted)
         for target in [ref.target] if ref.target is not None else ref.candidates:
             yield Reader(target, referrer, ref.path, ref.node, ref.name, why, rolls=False, via=ref.target_kind)
+            if written and id(target) not in fixed:
+                fixed[id(target)] = (f"{graph.index.key(referrer).describe()} grants {'/'.join(sorted(written))} on it"
+                                     f" by name ({ref.field_path}): a program writes it by that name, which an"
+                                     " immutable version under another name would break")
 
 
 def grants_by_name(kind: str, group: str) -> bool:

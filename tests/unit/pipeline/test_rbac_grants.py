@@ -97,3 +97,67 @@ def test_a_field_two_kinds_specs_reach_is_read_by_the_first_unless_both_grant(tm
     deployment = next(d for d in docs if d["kind"] == "Deployment")
     named = deployment["spec"]["template"]["spec"]["containers"][0]["envFrom"][0]["configMapRef"]["name"]
     assert named == configmap["metadata"]["name"] != "settings"
+
+
+# --- a grant to write: kept even where asked to version ----------------------
+#
+# A program granted update or patch on a config by name writes it under that
+# name (a leader-election lock, a controller's state). An immutable version
+# under a new name breaks it, so the object keeps its name, mutable, even
+# under --version-all or its own opt-in (which then warns: asked and not done).
+
+WRITER = RULE.replace("verbs: [get]", "verbs: {verbs}")
+
+
+def _objects(text: str) -> dict[tuple[str, str], dict]:
+    return {(d["kind"], d["metadata"]["name"]): d for d in YAML(typ="safe").load_all(text) if d}
+
+
+@pytest.mark.parametrize("kind", ["Role", "ClusterRole"])
+@pytest.mark.parametrize("verbs", ["[get, update]", "[patch]", '["*"]'])
+@pytest.mark.parametrize("asked", ["--version-all", "annotation", "label"])
+def test_a_config_a_program_writes_by_name_keeps_its_name_even_when_asked(kind, verbs, asked):
+    configs = CONFIGS
+    if asked != "--version-all":
+        where = "annotations" if asked == "annotation" else "labels"
+        configs = configs.replace("{name: settings, namespace: app}",
+                                  f'{{name: settings, namespace: app, {where}: {{postrender.io/versioned: "true"}}}}')
+    rule = WRITER.format(kind=kind, namespace=", namespace: app" if kind == "Role" else "",
+                         resources="[configmaps]", names="[settings]", verbs=verbs)
+    result = run_postrender(["--version-all"] if asked == "--version-all" else [], configs + rule)
+    assert result.status == 0, result.stderr
+    objects = _objects(result.stdout)
+    settings = objects[("ConfigMap", "settings")]
+    assert "immutable" not in settings
+    assert objects[(kind, "reader")]["rules"][0]["resourceNames"] == ["settings"]
+    env_from = objects[("Deployment", "web")]["spec"]["template"]["spec"]["containers"][0]["envFrom"]
+    assert {"configMapRef": {"name": "settings"}} in env_from
+    # The Secret, not granted, is versioned as ever.
+    assert any(k == "Secret" and name.startswith("db-creds-") for k, name in objects)
+    opted = asked != "--version-all"
+    assert ("is opted in" in result.stderr) is opted, result.stderr
+    if opted:
+        assert "a program writes it by that name" in result.stderr
+
+
+@pytest.mark.parametrize("verbs", ["[get]", "[list, watch]"])
+def test_a_config_a_program_only_reads_by_name_is_versioned_when_asked(verbs):
+    # Asked for by --version-all, a read grant follows the new name: the
+    # rule is rewritten with the reference (as before).
+    rule = WRITER.format(kind="Role", namespace=", namespace: app", resources="[configmaps]", names="[settings]",
+                         verbs=verbs)
+    result = run_postrender(["--version-all"], CONFIGS + rule)
+    assert result.status == 0, result.stderr
+    objects = _objects(result.stdout)
+    [name] = [name for kind, name in objects if kind == "ConfigMap"]
+    assert name.startswith("settings-") and objects[("ConfigMap", name)]["immutable"] is True
+    assert objects[("Role", "reader")]["rules"][0]["resourceNames"] == [name]
+    assert "is opted in" not in result.stderr
+
+
+def test_a_fixed_name_opted_in_warns_that_it_keeps_it():
+    text = ('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cm\n  namespace: argocd\n'
+            '  annotations: {postrender.io/versioned: "true"}\ndata: {url: x}\n')
+    result = run_postrender([], text)
+    assert result.status == 0 and result.stdout == text
+    assert "ConfigMap/argocd/argocd-cm is opted in" in result.stderr and "read by a fixed name" in result.stderr
