@@ -106,7 +106,7 @@ class Source:
     large stream the chunks are held compressed (pipeline/packed.py).
     """
 
-    __slots__ = ("name", "size", "_text", "_chunks", "_packed", "first_document", "first_lines")
+    __slots__ = ("name", "size", "_text", "_chunks", "_packed", "first_document", "first_lines", "left_out")
 
     def __init__(self, name: str | None, text: str) -> None:
         if text and not text.endswith("\n"):
@@ -128,6 +128,11 @@ class Source:
         # The 0-based line each of its documents starts on, once read: 8
         # bytes a document, where an int object each was 28 and a slot.
         self.first_lines = _NO_LINES
+        # Of each document (0-based) whose text read masked entries in
+        # (_drop_earlier_keys): the cuts and what read said of them, for a
+        # read of the same source again (a KRM functionConfig's options) to
+        # give its documents too.
+        self.left_out: dict[int, tuple[tuple[Cut, ...], list[str]]] = {}
 
     @property
     def text(self) -> str:
@@ -861,11 +866,25 @@ def _read_document(doc: Document, limits: Limits, count: _Count, odd_breaks: boo
     if found and found[0].item is not None:  # a List's items
         count.objects += len(found)
         count.check_objects(count.objects, count.position, lambda: doc.first_line + 1)
-    if dropped:
-        warnings.extend(_dropped_warning(doc, entry, found) for entry in dropped)
+    if dropped or doc.source.left_out:
+        _left_out(doc, dropped, found, warnings)
     if prune is not None:
         prune(doc, found, walked)
     objects.extend(found)
+
+
+def _left_out(doc: Document, dropped: list[_Earlier], objects: list[KubeObject], warnings: list[str]) -> None:
+    """Says what read left out of the document (`dropped`), or what a read
+    of its source before did, and keeps that with the source."""
+    source, at = doc.source, doc.index - doc.source.first_document
+    if dropped:
+        said = [_dropped_warning(doc, entry, objects) for entry in dropped]
+        source.left_out[at] = (doc.left_out, said)
+    elif at in source.left_out:
+        doc.left_out, said = source.left_out[at]
+    else:
+        return
+    warnings.extend(said)
 
 
 def _compose_document(doc: Document, limits: Limits, count: _Count, odd_breaks: bool, shared: _SharedMaps,

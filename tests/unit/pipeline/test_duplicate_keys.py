@@ -261,3 +261,19 @@ def test_generated_mappings_keep_the_last_of_each_key(pairs, flow):
     assert result.status == 0, (text, result.stderr)
     [doc] = _strict(result.stdout)
     assert doc["spec"] == _last_wins(pairs), (text, result.stdout)
+
+
+@pytest.mark.parametrize("setting", ["mutable: true", "keepOriginal: false"])
+def test_a_resource_list_read_again_for_its_function_config_still_leaves_the_entry_out(setting):
+    # Options that read a stream otherwise make the ResourceList read again,
+    # from the text read masked: the entry is left out all the same, and said.
+    text = ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nfunctionConfig:\n"
+            f"  apiVersion: postrender.io/v1alpha1\n  kind: PostRender\n  metadata: {{name: c}}\n  {setting}\n"
+            "items:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n    name: cfg\n  data: {k: v}\n")
+    result = run_postrender([], text)
+    assert result.status == 0, result.stderr
+    [answer] = _strict(result.stdout)
+    assert [item["metadata"]["name"] for item in answer["items"]] == ["cfg"]
+    assert "#" not in result.stdout.split("results:")[0], result.stdout
+    assert [r["severity"] for r in answer["results"]] == ["warning"], answer["results"]
+    assert "duplicate key 'name'" in answer["results"][0]["message"]
