@@ -113,9 +113,7 @@ SHAPES = {
 @pytest.mark.parametrize("name", SHAPES, ids=list(SHAPES))
 def test_the_earlier_entry_is_left_out(name, large, monkeypatch):
     if large:
-        # What no stage reads dropped as it is composed, the text compressed.
-        monkeypatch.setattr(read_module, "DROP_FROM", 0)
-        monkeypatch.setattr(packed, "COMPRESS_FROM", 0)
+        _large(monkeypatch)
     text, expected = SHAPES[name]
     result = run_postrender([], text)
     assert result.status == 0, result.stderr
@@ -149,7 +147,10 @@ def test_the_object_is_the_one_its_last_metadata_names():
         {"configMapRef": {"name": cfg["metadata"]["name"]}}]
 
 
-def test_a_config_is_named_by_the_data_kubectl_reads():
+@pytest.mark.parametrize("large", [False, True], ids=["small", "read as a large stream"])
+def test_a_config_is_named_by_the_data_kubectl_reads(large, monkeypatch):
+    if large:
+        _large(monkeypatch)
     with_duplicate = run_postrender([], CM + "data:\n  a: old\n  b: x\n  a: new\n---\n" + DEPLOY)
     without = run_postrender([], CM + "data:\n  b: x\n  a: new\n---\n" + DEPLOY)
     assert with_duplicate.status == 0 and without.status == 0
@@ -166,8 +167,18 @@ def test_a_reference_left_out_is_not_rewritten_or_guarded():
     assert docs[1]["spec"]["template"]["spec"]["containers"][0]["envFrom"] == [{"configMapRef": {"name": name}}]
 
 
+def _large(monkeypatch) -> None:
+    """Read as a large stream is: what no stage reads dropped as it is
+    composed (an edit then composes its document again), the text compressed."""
+    monkeypatch.setattr(read_module, "DROP_FROM", 0)
+    monkeypatch.setattr(packed, "COMPRESS_FROM", 0)
+
+
+@pytest.mark.parametrize("large", [False, True], ids=["small", "read as a large stream"])
 @pytest.mark.parametrize("where", ["before the labels", "after the labels", "the labels twice"])
-def test_edits_beside_an_entry_left_out(where):
+def test_edits_beside_an_entry_left_out(where, large, monkeypatch):
+    if large:
+        _large(monkeypatch)
     # The config gets labels and a new name: edits at the places around the
     # entry masked in the text read.
     metadata = {
