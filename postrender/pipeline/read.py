@@ -1838,17 +1838,21 @@ def _dropped_warning(doc: Document, entry: _Earlier, objects: list[KubeObject]) 
     return f"{later.describe()}: {said}: kubectl and Helm read the last, so postrender leaves the earlier out"
 
 
-def _random_key(doc: Document, first: ScalarNode, key: ScalarNode, label: str,
-                shown: tuple[str, str] | None) -> PostrenderError:
+def _random_key(doc: Document, first: ScalarNode, key: ScalarNode, label: str, shown: tuple[str, str] | None,
+                merged: bool = False) -> PostrenderError:
+    """Two keys go-yaml keeps apart (values of different types) that
+    sigs.k8s.io/yaml turns into one JSON key, `label`, picking either value.
+    `merged`: one of them is merged in with <<."""
+    how = " (one merged with <<)" if merged else ""
     if shown is not None and shown[0] == "hidden":
         return PostrenderError(
-            f"two keys of a mapping inside the value of {shown[1]} reach Kubernetes as one, and which value wins is"
-            " random (not shown: values may be secret)",
+            f"two keys{how} of a mapping inside the value of {shown[1]} reach Kubernetes as one, and which value"
+            " wins is random (not shown: values may be secret)",
             doc.location(key),
         )
     return PostrenderError(
-        f"keys {first.value!r} and {key.value!r} of a mapping both reach Kubernetes as {label!r} (YAML 1.1 reads them"
-        " as values of different types), and which value wins is random; quote both or remove one",
+        f"keys {first.value!r} and {key.value!r}{how or ' of a mapping'} both reach Kubernetes as {label!r} (YAML 1.1"
+        " reads them as values of different types), and which value wins is random; quote both or remove one",
         doc.location(key),
     )
 
@@ -1961,17 +1965,7 @@ def _check_merged_keys(doc: Document, node: MappingNode, shown: tuple[str, str] 
         label = json_key(key)
         identity = go_key(key)
         if label in seen and seen[label][0] != identity:
-            if shown is not None and shown[0] == "hidden":
-                raise PostrenderError(
-                    f"two keys (one merged with <<) of a mapping inside the value of {shown[1]} reach Kubernetes as"
-                    " one, and which value wins is random (not shown: values may be secret)",
-                    doc.location(key),
-                )
-            raise PostrenderError(
-                f"keys {seen[label][1].value!r} and {key.value!r} (one merged with <<) both reach Kubernetes as"  # type: ignore[attr-defined]
-                f" {label!r}, and which value wins is random; quote one of them or remove it",
-                doc.location(key),
-            )
+            raise _random_key(doc, seen[label][1], key, label, shown, merged=True)  # type: ignore[arg-type]
         seen[label] = (identity, key)
 
 
