@@ -174,12 +174,21 @@ def written(sources: list[Source], options: RenderOptions, reporter: Reporter,
         # set options it is read otherwise for (render.analyse reads it again).
         result = render(sources, effective, reporter, read)
     except UsageError as exc:
-        raise _failed(exc, 2, source, stream, warning_results(reporter.warnings)) from None
+        raise _failed(exc, 2, source, stream, _said(reporter, stream)) from None
     except PostrenderError as exc:
-        raise _failed(exc, 1, source, stream, warning_results(reporter.warnings)) from None
+        raise _failed(exc, 1, source, stream, _said(reporter, stream)) from None
     warnings = warning_results(reporter.warnings)
     output = _with_results(result, warnings)
     return output if output is not None else set_results(result.output, warnings)
+
+
+def _said(reporter: Reporter, stream: Stream) -> list[dict[str, Any]]:
+    """The warnings of a run that failed: what reading said (a key written
+    twice, left out), where the render did not get as far as saying it, then
+    the render's."""
+    said = {warning.message for warning in reporter.warnings}
+    read = [Diagnostic(message) for message in stream.warnings if message not in said]
+    return warning_results(read + reporter.warnings)
 
 
 def _with_results(result: Result, results: list[dict[str, Any]]) -> Output | None:
@@ -302,9 +311,9 @@ def _failed(
     problems = exc.problems() if isinstance(exc, PostrenderError) else [exc]
     results = [*warnings, *(error_result(problem, stream) for problem in problems)]
     if stream is not None and _resource_list(stream) is not None:
-        output = set_results(source.text, results)
+        output = set_results(source.text_left_out(), results)
     else:
-        output = _unread(source.text, results)
+        output = _unread(source.text_left_out(), results)
     return ResourceListError(str(exc), output, status, problems=[p for p in problems if isinstance(p, PostrenderError)])
 
 

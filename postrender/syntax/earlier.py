@@ -16,7 +16,7 @@ places while the entry is not composed; the writer deletes it.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import NamedTuple
 
 from .nodes import MappingNode, Node, may_hold_anchors
@@ -38,11 +38,16 @@ class Cut(NamedTuple):
 _ITEM_PREFIX = re.compile(r"[ \t]*(?:-[ \t]+)+")
 
 
-def cut_of(text: str, mapping: MappingNode, index: int) -> Cut | str:
-    """The cut that leaves out entry `index` of `mapping`, never its last;
-    or why none can (a message's end)."""
+def cut_of(text: str, mapping: MappingNode, index: int, later: Node, aliased: Collection[int] = ()) -> Cut | str:
+    """The cut that leaves out entry `index` of `mapping`, never its last,
+    for the key `later` that overrides it; or why none can (a message's
+    end). `aliased`: ids of the nodes an alias names (Document.shared)."""
     key: Node = mapping.value[index][0]
     following: Node = mapping.value[index + 1][0]
+    if id(key) in aliased or id(following) in aliased or id(later) in aliased:
+        # An alias as a key (`*k : v`) is where its anchor is, not where it
+        # is written: where the entry starts or ends is not known.
+        return "a key next to it is an alias (*name); write the key out"
     start, end = key.start_mark, following.start_mark
     if may_hold_anchors(text[start:end]):
         # An alias elsewhere may name a node defined in it.
@@ -50,6 +55,8 @@ def cut_of(text: str, mapping: MappingNode, index: int) -> Cut | str:
     if mapping.flow_style:
         return Cut(start, end, False)
     line_start = text.rfind("\n", 0, start) + 1
+    if line_start == 0 and text.startswith("\ufeff"):
+        line_start = 1  # a byte-order mark opens the text: it stays
     prefix = text[line_start:start]
     if not prefix.strip(" \t"):
         following_line = text.rfind("\n", 0, end) + 1
@@ -78,7 +85,10 @@ def masked(text: str, cuts: Sequence[Cut]) -> str:
             parts.append(re.sub(r"[^\r\n]", " ", piece))
         at = cut.end
     parts.append(text[at:])
-    return "".join(parts)
+    made = "".join(parts)
+    if len(made) != len(text):
+        raise AssertionError("a cut masked into text of another length")
+    return made
 
 
 def _commented(line: re.Match[str]) -> str:

@@ -288,3 +288,96 @@ def test_a_resource_list_read_again_for_its_function_config_still_leaves_the_ent
     assert "#" not in result.stdout.split("results:")[0], result.stdout
     assert [r["severity"] for r in answer["results"]] == ["warning"], answer["results"]
     assert "duplicate key 'name'" in answer["results"][0]["message"]
+
+
+# --- found by an outside tester ----------------------------------------------
+
+ALIASED = {
+    # An alias as a key stands where its anchor is: where its entry is
+    # written is not known, so no cut is made next to one.
+    "the key after it": "x-anchors:\n  z: &k z\ndata:\n  x: '1'\n  *k : '2'\n  x: '3'\n",
+    "the earlier key": "x-anchors:\n  z: &k x\ndata:\n  *k : '1'\n  y: '2'\n  x: '3'\n",
+    "the later key": "x-anchors:\n  z: &k x\ndata:\n  x: '1'\n  y: '2'\n  *k : '3'\n",
+    "in a flow mapping": "x-anchors:\n  z: &k z\ndata: {x: '1', *k : '2', x: '3'}\n",
+}
+
+
+@pytest.mark.parametrize("large", [False, True], ids=["small", "read as a large stream"])
+@pytest.mark.parametrize("name", ALIASED, ids=list(ALIASED))
+def test_a_key_written_twice_beside_an_alias_key_is_refused_with_why(name, large, monkeypatch):
+    if large:
+        _large(monkeypatch)
+    result = run_postrender([], CM + ALIASED[name])
+    assert result.status == 1 and result.stdout == ""
+    assert "a key next to it is an alias (*name); write the key out" in result.stderr, result.stderr
+    assert "internal error" not in result.stderr
+
+
+def test_a_byte_order_mark_before_the_first_key_written_twice_stays():
+    text = "\ufeffapiVersion: v0\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: '1'}\n"
+    result = run_postrender([], text)
+    assert result.status == 0, result.stderr
+    assert result.stdout == "\ufeff" + text[len("\ufeffapiVersion: v0\n"):]
+
+
+OVERRIDDEN_VALUES = {
+    # What only the JSON Kubernetes gets could not hold: the value left out
+    # never becomes JSON (kubectl reads each, the last value every time).
+    "keys meeting as one": "{1: x, '1': w}",
+    "an infinite number": "{b: .inf}",
+    "a null key": "{~: 1}",
+    "a YAML 1.1 word and its text": "{on: x, 'true': w}",
+    "a !!binary value outside data": "{b: !!binary aGk=}",
+}
+
+
+@pytest.mark.parametrize("name", OVERRIDDEN_VALUES, ids=list(OVERRIDDEN_VALUES))
+@pytest.mark.parametrize("kind", ["ConfigMap", "Secret"])
+def test_what_json_could_not_hold_in_a_value_left_out_is_no_error(name, kind):
+    field = "data" if kind == "ConfigMap" else "stringData"
+    text = CM.replace("ConfigMap", kind) + f"{field}:\n  a: {OVERRIDDEN_VALUES[name]}\n  a: fine\n"
+    result = run_postrender([], text)
+    assert result.status == 0, result.stderr
+    assert result.stdout == CM.replace("ConfigMap", kind) + f"{field}:\n  a: fine\n"
+
+
+@pytest.mark.parametrize("value,message", [
+    ("{a: !!int many}", "!!int"),
+    ("{<<: 5}", "a merge key (<<) needs a mapping"),
+    ("{[a]: 1}", "a mapping or sequence used as a key"),
+    ("{? {a: 1} : 1}", "a mapping or sequence used as a key"),
+])
+def test_what_go_yaml_cannot_decode_in_a_value_left_out_is_refused(value, message):
+    # go-yaml v2 decodes the earlier value before the later replaces it.
+    result = run_postrender([], CM + f"extra:\n  a: {value}\n  a: x\ndata: {{k: v}}\n")
+    assert result.status == 1 and message in result.stderr, result.stderr
+
+
+def test_a_key_hidden_in_a_value_is_said_so():
+    text = ("apiVersion: example.com/v1\nkind: Vault\nmetadata:\n  name: v\ndata:\n  inner:\n"
+            "    pin: 918273645\n    pin: 111\n")
+    result = run_postrender([], text)
+    assert result.status == 0, result.stderr
+    assert result.stderr == (
+        "postrender: warning: document 1 (Vault/v) line 8: duplicate key in a mapping inside the value of data.inner"
+        " (not shown: values may be secret) (written first on line 7): kubectl and Helm read the last, so postrender"
+        " leaves the earlier out\n")
+
+
+def test_a_line_break_kubectl_does_not_read_is_said_before_the_cut():
+    # YAML reads a line break there, kubectl does not: the entry after the
+    # one left out starts no line it knows of.
+    result = run_postrender([], CM + 'data:\n  a: "1"\u2028  a: "2"\n  c: "3"\n')
+    assert result.status == 1 and "line break U+2028" in result.stderr, result.stderr
+
+
+def test_a_resource_list_that_fails_echoes_its_items_without_the_entry_and_says_so():
+    text = ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nfunctionConfig:\n"
+            "  apiVersion: postrender.io/v9\n  kind: PostRender\n  metadata: {name: c}\n"
+            "items:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n    name: cfg\n  data: {k: v}\n")
+    result = run_postrender([], text)
+    assert result.status == 2
+    [answer] = _strict(result.stdout)
+    assert answer["items"][0]["metadata"] == {"name": "cfg"} and "#" not in result.stdout.split("results:")[0]
+    severities = {r["severity"]: r["message"] for r in answer["results"]}
+    assert "duplicate key 'name'" in severities["warning"] and "apiVersion" in severities["error"]
