@@ -85,6 +85,11 @@ _GO_SPACE = " \t\n\v\f\r\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006
 # and a test checks the two agree.
 _DOCUMENT_START = LazyPattern("^---[" + _GO_SPACE.replace("\n", "") + "]*(?:#.*)?$", re.M)
 _SOURCE_COMMENT = re.compile(r"^# Source: (.+?)\r?$", re.M)
+# Each chunk header of a stream Helm 3 wrote but the first: found with one
+# scan of the text, in C (with `^` and re.M, about five times as long).
+_HELM3_HEADERS = LazyPattern(r"\n# Source: ([^\n]*)")
+# A document's kind as Helm 3 sorts by it, where it is written plainly.
+_TOP_LEVEL_KIND = LazyPattern(r"^kind:[ \t]*([A-Za-z0-9]+)[ \t]*\r?$", re.M)
 _MARKER_LINE = re.compile(r"---(?:[ \t]*#.*)?|\.\.\.(?:[ \t]+#.*)?")
 # Line breaks to libyaml (YAML 1.1) that are not LF or CRLF. Edits are placed
 # by LF lines, so one between nodes would put an edit in the wrong place:
@@ -160,6 +165,22 @@ class Source:
             chunks = list(self._chunks)
             chunks[document] = text
             self._chunks = tuple(chunks)
+
+    def text_left_out(self) -> str:
+        """Its text as read, without the entries read left out
+        (_drop_earlier_keys), where `text` holds them masked: what an answer
+        that echoes the input (a KRM function's, on an error) writes."""
+        if not self.left_out:
+            return self.text
+        parts = []
+        for document in range(len(self.first_lines)):
+            text = self.document_text(document)
+            at = 0
+            for cut in self.left_out.get(document, ((), ()))[0]:
+                parts.append(text[at : cut.start])
+                at = cut.end
+            parts.append(text[at:])
+        return "".join(parts)
 
     def document_text(self, document: int) -> str:
         """The text of its `document`th document (0-based), once held in
@@ -811,6 +832,7 @@ def read(sources: list[Source], limits: Limits, prune: Pruner | None = None) -> 
         text = source.text
         odd_breaks = _has_odd_line_breaks(text)
         starts = _chunk_starts(text, source.name, count, len(documents))
+        sorted_files = _files_helm_may_have_sorted(text, starts.begins)
         if compress:
             source.pack(starts.begins)
         else:
@@ -828,17 +850,21 @@ def read(sources: list[Source], limits: Limits, prune: Pruner | None = None) -> 
                 newline="\r\n" if "\r\n" in chunk else "\n",
             )
             documents.append(doc)
-            _read_document(doc, limits, count, odd_breaks, rendered_so_far, shared, prune, objects, warnings)
+            _read_document(doc, limits, count, odd_breaks, (rendered_so_far, sorted_files), shared, prune, objects,
+                           warnings)
             if compress:
                 doc.let_go_of_text()  # type: ignore[attr-defined]
         count.before += source.size
     return Stream(sources, documents, objects, warnings)
 
 
-def _read_document(doc: Document, limits: Limits, count: _Count, odd_breaks: bool, rendered_so_far: dict[str, int],
-                   shared: _SharedMaps, prune: Pruner | None, objects: list[KubeObject], warnings: list[str]) -> None:
-    """Composes, checks and prunes one document, adding its objects."""
-    _helm3_header(doc, rendered_so_far)
+def _read_document(doc: Document, limits: Limits, count: _Count, odd_breaks: bool,
+                   rendered: tuple[dict[str, int], frozenset[str]], shared: _SharedMaps, prune: Pruner | None,
+                   objects: list[KubeObject], warnings: list[str]) -> None:
+    """Composes, checks and prunes one document, adding its objects.
+    `rendered`: the lines of each chart file's rendered text so far, and
+    the files whose documents Helm 3 may have sorted (_helm3_header)."""
+    _helm3_header(doc, *rendered)
     dropped: list[_Earlier] = []
     try:
         try:
@@ -880,7 +906,7 @@ def _left_out(doc: Document, dropped: list[_Earlier], objects: list[KubeObject],
     if dropped:
         said = [_dropped_warning(doc, entry, objects) for entry in dropped]
         source.left_out[at] = (doc.left_out, said)
-    elif at in source.left_out:
+    elif at in source.left_out:  # a read of the source before masked them
         doc.left_out, said = source.left_out[at]
     else:
         return
@@ -1184,20 +1210,66 @@ class _DroppingItems(_Items):
         return False
 
 
-def _helm3_header(doc: Document, so_far: dict[str, int]) -> None:
-    """A chunk Helm 3 wrote starts `---`, `# Source: FILE`."""
-    if _opens_with_content(doc.text):
-        return
-    for number, line in enumerate(_lines(doc.text)):
+def _helm3_header(doc: Document, so_far: dict[str, int], sorted_files: frozenset[str] = frozenset()) -> None:
+    """A chunk Helm 3 wrote starts `---`, `# Source: FILE`. Where in FILE's
+    rendered text it is, is known but for a file of `sorted_files`."""
+    found = _helm3_source(doc.text)
+    if found is not None:
+        doc.header_source, line = found
+        if doc.header_source in sorted_files:
+            return
+        doc.rendered = Rendered(so_far.get(doc.header_source, 0), line)
+        so_far[doc.header_source] = doc.rendered.next_before(_line_count(doc.text))
+
+
+def _files_helm_may_have_sorted(text: str, begins: Sequence[int]) -> frozenset[str]:
+    """The chart files of more than one document in a stream Helm 3 wrote
+    (`text`, its chunks starting at `begins`).
+
+    Helm 3 hands a post-renderer its manifests sorted by kind (releaseutil's
+    InstallOrder), each document headed `# Source: FILE`: the documents of
+    one file then come in another order than the file's where they are of
+    more than one kind, and where each sits in the file's rendered text is
+    not known. Their kinds are known only once read, and a message may name
+    the place before: no document of such a file of more than one kind (as
+    its text says) is given one."""
+    if len(begins) < 2:
+        return frozenset()
+    first = _helm3_source(text[: begins[1]])
+    if first is None:
+        return frozenset()  # not Helm 3's: no scan
+    seen, twice = {first[0]}, set()
+    for name in _HELM3_HEADERS.findall(text, begins[1] - 1):
+        name = name.strip()
+        (twice if name in seen else seen).add(name)
+    if not twice:
+        return frozenset()
+    # Of one kind, a file's documents keep its order (the sort is stable):
+    # each chunk's file and top-level `kind` line, read from the text.
+    kinds: dict[str, set[str | None]] = {}
+    ends = [*begins[1:], len(text)]
+    for begin, end in zip(begins, ends):
+        header = _HELM3_HEADERS.search(text, max(begin - 1, 0), end) if begin else None
+        name = header.group(1).strip() if header is not None else first[0]
+        if name in twice:
+            kind = _TOP_LEVEL_KIND.search(text, begin, end)
+            kinds.setdefault(name, set()).add(kind.group(1) if kind is not None else None)
+    return frozenset(name for name, found in kinds.items() if len(found) > 1 or None in found)
+
+
+def _helm3_source(text: str) -> tuple[str, int] | None:
+    """(FILE, the number of the line after it) of a chunk that starts as
+    Helm 3 writes one: `---`, `# Source: FILE`."""
+    if _opens_with_content(text):
+        return None
+    for number, line in enumerate(_lines(text)):
         stripped = line.strip().lstrip("\ufeff")
         match = _SOURCE_COMMENT.match(stripped)
         if match:
-            doc.header_source = match.group(1).strip()
-            doc.rendered = Rendered(so_far.get(doc.header_source, 0), number + 1)
-            so_far[doc.header_source] = doc.rendered.next_before(_line_count(doc.text))
-            return
+            return match.group(1).strip(), number + 1
         if stripped and not stripped.startswith(("#", "---", "%")):
-            return
+            return None
+    return None
 
 
 def _line_count(text: str) -> int:
@@ -1710,16 +1782,18 @@ def _check_structure(doc: Document, root: Node, limits: Limits) -> None:
     earlier: list[_Earlier] = []
     # Each node with what a message may say about its keys: None, anything;
     # ("keys", field), the keys only (a data mapping); ("hidden", where),
-    # nothing (inside a value, or shared through an alias).
+    # nothing (inside a value, or shared through an alias); _DROPPED,
+    # inside the value of an entry a later one overrides.
     stack: list[tuple[Node, tuple[str, str] | None]] = [(root, None)]
     shared = doc.shared
     push = stack.append
     while stack:
         node, shown = stack.pop()
+        dropped = shown is _DROPPED
         if isinstance(node, ScalarNode):
             # Untagged, only a plain .inf or .nan needs a look.
-            if tags or not node.style and node.value in NONFINITE_WORDS:
-                _check_scalar(doc, node, tags, shown is None)
+            if tags or not node.style and node.value in NONFINITE_WORDS and not dropped:
+                _check_scalar(doc, node, tags, shown is None, dropped)
             if slashes and node.style == '"':
                 _check_escapes(doc, node)
             continue
@@ -1727,16 +1801,25 @@ def _check_structure(doc: Document, root: Node, limits: Limits) -> None:
             key = id(node)
             if key in seen_nodes:
                 continue
-            seen_nodes.add(key)
+            if not dropped:  # reached by another path, it is read there: checked as read
+                seen_nodes.add(key)
             if key in shared and shown is None:
                 shown = ("hidden", "a mapping an alias uses")
         if isinstance(node, MappingNode):
-            _check_mapping(doc, node, tags, shown, earlier)
+            if dropped:
+                _check_dropped_mapping(doc, node, tags)
+            else:
+                before = len(earlier)
+                _check_mapping(doc, node, tags, shown, earlier)
+                overridden = {entry.index for entry in earlier[before:]}
             if slashes:
                 for k, _ in node.value:
                     if k.style == '"':
                         _check_escapes(doc, k)
-            if shown is None:
+            if dropped or overridden:
+                for at, (k, v) in enumerate(node.value):
+                    push((v, _DROPPED if dropped or at in overridden else _inside(shown, k)))
+            elif shown is None:
                 # _check_mapping refused any key that is not a scalar.
                 for k, v in node.value:
                     push((v, ("keys", k.value) if k.value in _VALUE_MAPPINGS else None))
@@ -1751,6 +1834,29 @@ def _check_structure(doc: Document, root: Node, limits: Limits) -> None:
         # Only now: what else the document holds, the values dropped too,
         # is refused first, as kubectl refuses it.
         raise _EarlierKeys(doc, earlier)
+
+
+# What _check_structure knows of a value that a later entry overrides: go-yaml
+# v2 decodes it, and fails on what it cannot decode (a bad tag, a merge key
+# of no mapping, a collection as a key), but sigs.k8s.io/yaml never turns it
+# into JSON, where a null key, `.inf` or two keys meeting as one would fail.
+_DROPPED = ("dropped", "")
+
+
+def _check_dropped_mapping(doc: Document, node: MappingNode, tags: bool) -> None:
+    """What go-yaml v2 refuses of a mapping inside an overridden value."""
+    for key, value in node.value:
+        if not isinstance(key, ScalarNode):
+            _unreadable(doc, key, "a mapping or sequence used as a key")
+        if tags:
+            _mark_explicit_str(doc.text, key)
+        if key.value == MERGE_KEY and is_merge_key(key):
+            _check_merge(doc, key, value)
+        elif tags:
+            try:
+                scalar_value(key)
+            except NotReadable as exc:
+                _unreadable(doc, key, str(exc))
 
 
 def _inside(shown: tuple[str, str] | None, key: Node | None) -> tuple[str, str] | None:
@@ -1785,9 +1891,10 @@ class _Earlier:
         return self.shown is not None and self.shown[0] == "hidden"
 
     def what(self) -> str:
+        """The key, as a message may show it: `duplicate ` comes before."""
         if self.hidden:
-            return f"a key of a mapping inside the value of {self.shown[1]} (not shown: values may be secret)"
-        return f"key {self.key.value!r}"
+            return f"key in a mapping inside the value of {self.shown[1]} (not shown: values may be secret)"
+        return f"key {self.key.value!r} in a mapping"
 
 
 class _EarlierKeys(PostrenderError):
@@ -1796,7 +1903,7 @@ class _EarlierKeys(PostrenderError):
 
     def __init__(self, doc: Document, found: list[_Earlier]) -> None:
         first = found[0]
-        super().__init__(f"duplicate {first.what()} in a mapping", doc.location(first.later))
+        super().__init__(f"duplicate {first.what()}", doc.location(first.later))
         self.entries = found
 
 
@@ -1810,10 +1917,12 @@ def _drop_earlier_keys(doc: Document, found: _EarlierKeys) -> list[_Earlier]:
     text = doc.text
     cuts: list[Cut] = []
     for entry in found.entries:
-        cut = earlier_keys.cut_of(text, entry.mapping, entry.index)
+        cut = earlier_keys.cut_of(text, entry.mapping, entry.index, entry.later, doc.shared)
         if isinstance(cut, str):
-            raise UnreadableText(f"duplicate {entry.what()} in a mapping: kubectl and Helm read the last, but postrender"
-                                 f" cannot leave the earlier out: {cut}", doc.location(entry.later))
+            if _has_odd_line_breaks(text):
+                _check_line_breaks(doc)  # what the cut could not follow, said as for any document
+            raise UnreadableText(f"duplicate {entry.what()}: kubectl and Helm read the last, but postrender cannot"
+                                 f" leave the earlier out: {cut}", doc.location(entry.later))
         cuts.append(cut)
     kept = earlier_keys.outermost(cuts)
     masked = earlier_keys.masked(text, kept)
@@ -1821,6 +1930,7 @@ def _drop_earlier_keys(doc: Document, found: _EarlierKeys) -> list[_Earlier]:
     source.replace_document_text(doc.index - source.first_document, masked)
     doc.text = masked
     doc.left_out = tuple(kept)
+    source.left_out[doc.index - source.first_document] = (doc.left_out, [])  # said once read again (_left_out)
     doc.root, doc.shared, doc.nodes = None, frozenset(), 0
     return sorted((entry for entry, cut in zip(found.entries, cuts) if cut in kept),
                   key=lambda entry: entry.later.start_mark)
@@ -1833,7 +1943,7 @@ def _dropped_warning(doc: Document, entry: _Earlier, objects: list[KubeObject]) 
     later = doc.location(entry.later) if holder is None else doc.location(entry.later, holder.kind, holder.name)
     earlier_line = doc.location(offset=entry.key.start_mark).line
     first, last = entry.key.value, entry.later.value
-    said = (f"duplicate {entry.what()} in a mapping (written first on line {earlier_line})" if first == last or entry.hidden
+    said = (f"duplicate {entry.what()} (written first on line {earlier_line})" if first == last or entry.hidden
             else f"key {last!r} in a mapping reads as {first!r} on line {earlier_line} does (YAML 1.1)")
     return f"{later.describe()}: {said}: kubectl and Helm read the last, so postrender leaves the earlier out"
 
@@ -1866,11 +1976,12 @@ def _duplicate_key(doc: Document, key: ScalarNode, shown: tuple[str, str] | None
     return PostrenderError(f"duplicate key {key.value!r} in a mapping", doc.location(key))
 
 
-def _check_scalar(doc: Document, node: ScalarNode, tags: bool, outside_data: bool) -> None:
-    """`outside_data`: not in a data, binaryData or stringData mapping's values."""
+def _check_scalar(doc: Document, node: ScalarNode, tags: bool, outside_data: bool, dropped: bool = False) -> None:
+    """`outside_data`: not in a data, binaryData or stringData mapping's
+    values; `dropped`: inside a value a later entry overrides (_DROPPED)."""
     # Where no `!` may start a tag (may_hold_tags) every scalar is untagged: no tag to read
     # (ruamel builds node.tag anew on each access).
-    if not node.style and node.value in NONFINITE_WORDS and (not tags or node.tag == STR_TAG):
+    if not node.style and node.value in NONFINITE_WORDS and (not tags or node.tag == STR_TAG) and not dropped:
         _unreadable(doc, node, "an infinite or NaN number (.inf, .nan), which JSON cannot hold")
     if not tags:
         return
@@ -1878,10 +1989,10 @@ def _check_scalar(doc: Document, node: ScalarNode, tags: bool, outside_data: boo
         _mark_explicit_str(doc.text, node)
         return
     try:
-        json_value(node)
+        scalar_value(node) if dropped else json_value(node)
     except NotReadable as exc:
         _unreadable(doc, node, str(exc))
-    if outside_data and node.tag == BINARY_TAG:
+    if outside_data and not dropped and node.tag == BINARY_TAG:
         # Kubernetes reads its decoded text: a name written so would be
         # matched, rewritten and guarded as its base64, and left dangling.
         raise PostrenderError(

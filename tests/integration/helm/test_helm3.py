@@ -160,6 +160,26 @@ def test_error_names_the_line_in_the_files_own_output(helm3):
     assert stream != rendered, "the chart is laid out so the stream line differs"
 
 
+def test_no_rendered_line_where_helm_sorted_a_files_documents(helm3, tmp_path):
+    # Helm 3 sorts manifests by kind before the post-renderer sees them: a
+    # file's ConfigMap then Secret come Secret first, and where either sits
+    # in the file's rendered text is not known. The stream line is.
+    chart = tmp_path / "sorted"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: sorted\nversion: 0.1.0\n")
+    (chart / "templates" / "both.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  k: v\n---\n"
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: b\ndata:\n  k: not*base64\n")
+    helm, env = helm3
+    failed = subprocess.run([helm, "template", "r", str(chart), "--post-renderer", "postrender"],
+                            capture_output=True, text=True, env=env)
+    assert failed.returncode != 0
+    (line,) = [l for l in failed.stderr.splitlines() if l.startswith("postrender: error:")]
+    # The Secret came first: in the file, its `k` is line 12, not the 6 of its
+    # place in the stream.
+    assert "document 1 (sorted/templates/both.yaml, Secret/b) line 8: data.k is not valid base64" in line, line
+
+
 def test_a_flag_naming_a_service_does_not_pin_the_config_sharing_its_name(helm3):
     # ingress-nginx's shape (fixtures/charts/controller): --publish-service
     # names the Service that shares the controller ConfigMap's name. The

@@ -104,6 +104,19 @@ def test_rendered_line_counts_the_files_own_documents_only():
     assert "(chart/templates/cm.yaml, rendered line 13, ConfigMap/cm) line 32:" in _error(stream)
 
 
+def test_no_rendered_line_for_a_file_of_documents_of_more_than_one_kind():
+    # Helm 3 sorts them by kind: where each sat in the file is not known.
+    secret = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n  k: not*base64\n"
+    stream = (HELM3.format(file="both.yaml", body=secret) + HELM3.format(file="both.yaml", body=CM_OK)
+              + HELM3.format(file="one.yaml", body=CM_OK.replace("ok", "one")))
+    message = _error(stream)
+    assert "(chart/templates/both.yaml, Secret/s) line 8:" in message, message
+    # One kind: the file's order is kept, and so the line in it.
+    assert "rendered line 6" in _error(HELM3.format(file="one.yaml", body=secret))
+    assert "rendered line 13" in _error(HELM3.format(file="two.yaml", body=secret.replace("name: s", "name: t"))
+                                        .replace("k: not*base64", "k: YQ==") + HELM3.format(file="two.yaml", body=secret))
+
+
 def test_helm4s_documents_name_their_file_and_no_rendered_line():
     # Helm 4 writes each document again (blank lines dropped, folded text
     # folded anew): its lines are not the template's, so none is claimed.
