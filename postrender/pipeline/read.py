@@ -85,11 +85,6 @@ _GO_SPACE = " \t\n\v\f\r\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006
 # and a test checks the two agree.
 _DOCUMENT_START = LazyPattern("^---[" + _GO_SPACE.replace("\n", "") + "]*(?:#.*)?$", re.M)
 _SOURCE_COMMENT = re.compile(r"^# Source: (.+?)\r?$", re.M)
-# Each chunk header of a stream Helm 3 wrote but the first: found with one
-# scan of the text, in C (with `^` and re.M, about five times as long).
-_HELM3_HEADERS = LazyPattern(r"\n# Source: ([^\n]*)")
-# A document's kind as Helm 3 sorts by it, where it is written plainly.
-_TOP_LEVEL_KIND = LazyPattern(r"^kind:[ \t]*([A-Za-z0-9]+)[ \t]*\r?$", re.M)
 _MARKER_LINE = re.compile(r"---(?:[ \t]*#.*)?|\.\.\.(?:[ \t]+#.*)?")
 # Line breaks to libyaml (YAML 1.1) that are not LF or CRLF. Edits are placed
 # by LF lines, so one between nodes would put an edit in the wrong place:
@@ -850,7 +845,7 @@ def read(sources: list[Source], limits: Limits, prune: Pruner | None = None) -> 
                 newline="\r\n" if "\r\n" in chunk else "\n",
             )
             documents.append(doc)
-            _read_document(doc, limits, count, odd_breaks, (rendered_so_far, sorted_files), shared, prune, objects,
+            _read_document(doc, limits, count, odd_breaks, rendered_so_far, sorted_files, shared, prune, objects,
                            warnings)
             if compress:
                 doc.let_go_of_text()  # type: ignore[attr-defined]
@@ -858,14 +853,13 @@ def read(sources: list[Source], limits: Limits, prune: Pruner | None = None) -> 
     return Stream(sources, documents, objects, warnings)
 
 
-def _read_document(doc: Document, limits: Limits, count: _Count, odd_breaks: bool,
-                   rendered: tuple[dict[str, int], frozenset[str]], shared: _SharedMaps, prune: Pruner | None,
-                   objects: list[KubeObject], warnings: list[str]) -> None:
+def _read_document(doc: Document, limits: Limits, count: _Count, odd_breaks: bool, rendered_so_far: dict[str, int],
+                   sorted_files: frozenset[str], shared: _SharedMaps, prune: Pruner | None, objects: list[KubeObject],
+                   warnings: list[str]) -> None:
     """Composes, checks and prunes one document, adding its objects.
-    `rendered`: the lines of each chart file's rendered text so far, and
-    the files whose documents Helm 3 may have sorted (_helm3_header)."""
-    _helm3_header(doc, *rendered)
-    dropped: list[_Earlier] = []
+    `rendered_so_far` and `sorted_files`: as _helm3_header takes them."""
+    _helm3_header(doc, rendered_so_far, sorted_files)
+    dropped: Sequence[_Earlier] = ()
     try:
         try:
             items = _compose_document(doc, limits, count, odd_breaks, shared, prune)
@@ -899,7 +893,7 @@ def _read_document(doc: Document, limits: Limits, count: _Count, odd_breaks: boo
     objects.extend(found)
 
 
-def _left_out(doc: Document, dropped: list[_Earlier], objects: list[KubeObject], warnings: list[str]) -> None:
+def _left_out(doc: Document, dropped: Sequence[_Earlier], objects: list[KubeObject], warnings: list[str]) -> None:
     """Says what read left out of the document (`dropped`), or what a read
     of its source before did, and keeps that with the source."""
     source, at = doc.source, doc.index - doc.source.first_document
@@ -1238,23 +1232,34 @@ def _files_helm_may_have_sorted(text: str, begins: Sequence[int]) -> frozenset[s
     first = _helm3_source(text[: begins[1]])
     if first is None:
         return frozenset()  # not Helm 3's: no scan
-    seen, twice = {first[0]}, set()
-    for name in _HELM3_HEADERS.findall(text, begins[1] - 1):
-        name = name.strip()
+    # Each chunk's file, and where it ends; found with str.find, in C.
+    ends = [*begins[1:], len(text)]
+    files = [first[0]] + [_written_after(text, "\n# Source: ", begin - 1, end) for begin, end in zip(begins[1:], ends[1:])]
+    seen: set[str | None] = set()
+    twice: set[str | None] = set()
+    for name in files:
         (twice if name in seen else seen).add(name)
+    twice.discard(None)
     if not twice:
         return frozenset()
     # Of one kind, a file's documents keep its order (the sort is stable):
-    # each chunk's file and top-level `kind` line, read from the text.
+    # each one's top-level `kind` line, as the text says it.
     kinds: dict[str, set[str | None]] = {}
-    ends = [*begins[1:], len(text)]
-    for begin, end in zip(begins, ends):
-        header = _HELM3_HEADERS.search(text, max(begin - 1, 0), end) if begin else None
-        name = header.group(1).strip() if header is not None else first[0]
+    for name, begin, end in zip(files, begins, ends):
         if name in twice:
-            kind = _TOP_LEVEL_KIND.search(text, begin, end)
-            kinds.setdefault(name, set()).add(kind.group(1) if kind is not None else None)
+            kind = _written_after(text, "\nkind:", max(begin - 1, 0), end)
+            kinds.setdefault(name, set()).add(kind.partition("#")[0].strip().strip("'\"") if kind else None)  # type: ignore[arg-type]
     return frozenset(name for name, found in kinds.items() if len(found) > 1 or None in found)
+
+
+def _written_after(text: str, opening: str, start: int, end: int) -> str | None:
+    """The rest of the first line in text[start:end] that starts with
+    `opening` (a line break, then the line's first characters), stripped."""
+    at = text.find(opening, start, end)
+    if at < 0:
+        return None
+    line_end = text.find("\n", at + 1, end)
+    return text[at + len(opening) : line_end if line_end >= 0 else end].strip()
 
 
 def _helm3_source(text: str) -> tuple[str, int] | None:
@@ -1811,7 +1816,7 @@ def _check_structure(doc: Document, root: Node, limits: Limits) -> None:
             else:
                 before = len(earlier)
                 _check_mapping(doc, node, tags, shown, earlier)
-                overridden = {entry.index for entry in earlier[before:]}
+                overridden = {entry.index for entry in earlier[before:]} if len(earlier) > before else None
             if slashes:
                 for k, _ in node.value:
                     if k.style == '"':
