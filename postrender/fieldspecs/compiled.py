@@ -7,9 +7,9 @@ run the script; tests/unit/fieldspecs/test_compiled_fieldspecs.py checks the two
 import json
 
 # sha256 of each source table when this was generated.
-SOURCES = {'builtin.yaml': '7b13d774105bbc15168c3ce2f9ce5e6e5407a41f37a3b9b89e1b5c8fadf162ea',
+SOURCES = {'builtin.yaml': '34b3d145ef58564036cd6cab60d5f2943cb020f8bd03564342164fdb68a97f83',
  'dependencies.yaml': '7eb6c9031b701775c1705fd2c3b67df81209b76dd8f7e7b4cd5a014d6ac343a2',
- 'fixednames.yaml': '449f4fc44cc40b4fa3c306925f0df31e57e686c3fc630e24c265f093baf74347',
+ 'fixednames.yaml': 'bbf9177213e24867c28e604660230c03742cb19eb633524651e540d06cf6f669',
  'guard.yaml': '313e4ee1a402486787ef987d2833c6b8c3a785c8e90b94803a1d1f66eefdce1b',
  'kustomize.yaml': '08624319600009720ca062df566dca9031a3b5e62a6e7e915625a13967de418e',
  'producers.yaml': 'b0554675ad45cf20df211e0f5cec83658afdb5b2b2793a80d5411513d3418f32'}
@@ -352,14 +352,14 @@ TABLES = json.loads(r'''{
      {
       "kind": "Role",
       "group": "rbac.authorization.k8s.io",
-      "path": "rules[resources=configmaps|*]/resourceNames",
+      "path": "rules[apiGroups=|*][resources=configmaps|*]/resourceNames",
       "consumes": false,
       "grants": true
      },
      {
       "kind": "ClusterRole",
       "group": "rbac.authorization.k8s.io",
-      "path": "rules[resources=configmaps|*]/resourceNames",
+      "path": "rules[apiGroups=|*][resources=configmaps|*]/resourceNames",
       "consumes": false,
       "grants": true
      }
@@ -560,14 +560,14 @@ TABLES = json.loads(r'''{
      {
       "kind": "Role",
       "group": "rbac.authorization.k8s.io",
-      "path": "rules[resources=secrets|*]/resourceNames",
+      "path": "rules[apiGroups=|*][resources=secrets|*]/resourceNames",
       "consumes": false,
       "grants": true
      },
      {
       "kind": "ClusterRole",
       "group": "rbac.authorization.k8s.io",
-      "path": "rules[resources=secrets|*]/resourceNames",
+      "path": "rules[apiGroups=|*][resources=secrets|*]/resourceNames",
       "consumes": false,
       "grants": true
      }

@@ -187,8 +187,10 @@ def test_uses_of_live_objects():
     assert uses(rollout, TABLE) == {("ConfigMap", "app", "c-1"), ("Secret", "other-ns", "s-1")}
 
     role = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "r", "namespace": "app"},
-            "rules": [{"resources": ["secrets"], "resourceNames": ["s-2"]},
-                      {"resources": ["pods"], "resourceNames": ["not-a-secret"]}]}
+            "rules": [{"apiGroups": [""], "resources": ["secrets"], "resourceNames": ["s-2"]},
+                      {"apiGroups": [""], "resources": ["pods"], "resourceNames": ["not-a-secret"]},
+                      # the apps group's every resource: no Secret among them
+                      {"apiGroups": ["apps"], "resources": ["*"], "resourceNames": ["s-3"]}]}
     assert uses(role, TABLE) == {("Secret", "app", "s-2")}
 
     storage = {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "fast"},

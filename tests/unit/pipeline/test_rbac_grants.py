@@ -161,3 +161,41 @@ def test_a_fixed_name_opted_in_warns_that_it_keeps_it():
     result = run_postrender([], text)
     assert result.status == 0 and result.stdout == text
     assert "ConfigMap/argocd/argocd-cm is opted in" in result.stderr and "read by a fixed name" in result.stderr
+
+
+# --- a rule's apiGroups ------------------------------------------------------
+#
+# RBAC matches a rule's resources in the rule's own apiGroups: a ConfigMap or
+# Secret (the core group, "") is granted by a rule whose apiGroups hold "" or
+# `*` only. A rule of other groups names other objects (a Deployment that
+# shares the config's name): it neither pins the config nor is edited.
+
+GROUPED = WRITER.replace('apiGroups: [""]', "apiGroups: {groups}")
+
+
+@pytest.mark.parametrize("resources", ['["*"]', "[configmaps]"])
+@pytest.mark.parametrize("verbs", ["[get]", "[get, patch]"])
+@pytest.mark.parametrize("groups", ["[apps]", "[apps, batch]"])
+def test_a_rule_of_other_groups_grants_no_config(groups, verbs, resources):
+    rule = GROUPED.format(kind="Role", namespace=", namespace: app", resources=resources, names="[settings]",
+                          verbs=verbs, groups=groups)
+    configs = CONFIGS.replace("{name: settings, namespace: app}",
+                              '{name: settings, namespace: app, annotations: {postrender.io/versioned: "true"}}')
+    result = run_postrender([], configs + rule)
+    assert result.status == 0, result.stderr
+    objects = _objects(result.stdout)
+    [name] = [name for kind, name in objects if kind == "ConfigMap"]
+    assert name.startswith("settings-") and objects[("ConfigMap", name)]["immutable"] is True
+    assert objects[("Role", "reader")]["rules"][0]["resourceNames"] == ["settings"]
+    assert "opted in" not in result.stderr and "by name" not in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("groups", ['["*"]', '["", apps]', '[apps, ""]'])
+def test_a_rule_of_the_core_group_among_others_grants_the_config(groups):
+    rule = GROUPED.format(kind="Role", namespace=", namespace: app", resources='["*"]', names="[settings]",
+                          verbs="[get, patch]", groups=groups)
+    result = run_postrender(["--version-all"], CONFIGS + rule)
+    assert result.status == 0, result.stderr
+    objects = _objects(result.stdout)
+    assert "immutable" not in objects[("ConfigMap", "settings")]
+    assert objects[("Role", "reader")]["rules"][0]["resourceNames"] == ["settings"]
