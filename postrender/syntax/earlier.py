@@ -19,7 +19,7 @@ import re
 from collections.abc import Collection, Sequence
 from typing import NamedTuple
 
-from .nodes import MappingNode, Node, may_hold_anchors
+from .nodes import MappingNode, Node, children, may_hold_anchors
 
 
 class Cut(NamedTuple):
@@ -49,9 +49,9 @@ def cut_of(text: str, mapping: MappingNode, index: int, later: Node, aliased: Co
         # is written: where the entry starts or ends is not known.
         return "a key next to it is an alias (*name); write the key out"
     start, end = key.start_mark, following.start_mark
-    if may_hold_anchors(text[start:end]):
-        # An alias elsewhere may name a node defined in it.
-        return "its earlier value may define an anchor (&) that an alias uses; remove one of them"
+    if aliased and may_hold_anchors(text[start:end]) and _defines_aliased(mapping.value[index][1], start, end, aliased):
+        # An alias names a node defined in it: without it, the alias names nothing.
+        return "its earlier value defines an anchor (&) that an alias uses; remove one of them"
     if mapping.flow_style:
         return Cut(start, end, False)
     line_start = text.rfind("\n", 0, start) + 1
@@ -66,6 +66,21 @@ def cut_of(text: str, mapping: MappingNode, index: int, later: Node, aliased: Co
     if _ITEM_PREFIX.fullmatch(prefix):
         return Cut(start, end, False)
     return "it is written as an explicit (`?`) key; remove one of them"
+
+
+def _defines_aliased(value: Node, start: int, end: int, aliased: Collection[int]) -> bool:
+    """Whether a node an alias names is written in [start, end), under
+    `value`: an anchor there is used. A node under it written elsewhere (an
+    alias in the value, naming an anchor outside) stays where it is."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if not start <= node.start_mark < end:
+            continue
+        if id(node) in aliased:
+            return True
+        stack.extend(children(node))
+    return False
 
 
 def masked(text: str, cuts: Sequence[Cut]) -> str:

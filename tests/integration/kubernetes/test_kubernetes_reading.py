@@ -253,6 +253,37 @@ def test_a_key_written_twice_anywhere_reaches_kubectl_as_it_read_it():
     assert read_in["web"]["spec"]["replicas"] == 2 and read_in["web"]["metadata"]["labels"] == {"app": "b", "tier": "x"}
 
 
+# An anchor in the value left out: kubectl reads the last value, and an
+# alias naming a node of the earlier one still gets that node (go-yaml v2
+# composes it before the later value replaces it). Left out where no alias
+# names it; refused where one does.
+EARLIER_ANCHORS = {
+    "unused": ("data:\n  a: &x '1'\n  a: '2'\n", True),
+    "in a nested value, unused": ("metadata:\n  name: x\n  labels: &l {a: b}\nmetadata:\n  name: anchors\ndata: {a: '1'}\n", True),
+    "an alias in the later value": ("x-a: &x '0'\ndata:\n  a: &y '1'\n  a: *x\n", True),
+    "an alias in it, the anchor outside": ("x-a: &x '0'\ndata:\n  a: *x\n  a: '2'\n", True),
+    "used after": ("data:\n  a: &x '1'\n  b: *x\n  a: '2'\n", False),
+    "nested and used after": ("data:\n  a: &x '1'\ndata:\n  a: '2'\n  b: *x\n", False),
+}
+
+
+@pytest.mark.parametrize("case", EARLIER_ANCHORS)
+def test_an_anchor_in_a_value_left_out_is_read_as_kubectl_reads_it(case):
+    body, left_out = EARLIER_ANCHORS[case]
+    text = configmap("anchors", body)
+    sent, errors = kubectl_read({"anchors": text})
+    assert not errors, errors
+    result = run_postrender([], text)
+    if not left_out:
+        assert result.status == 1 and result.stdout == ""
+        assert "defines an anchor (&) that an alias uses" in result.stderr, result.stderr
+        return
+    assert result.status == 0, result.stderr
+    assert "leaves the earlier out" in result.stderr
+    read_out, errors_out = kubectl_read({"anchors": result.stdout})
+    assert not errors_out and read_out == sent, (read_out, sent)
+
+
 def test_resolved_duplicates_are_dropped_anywhere_in_a_document():
     text = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  labels:\n    y: a\n    yes: b\n"
     result = run_postrender([], text)

@@ -207,7 +207,7 @@ def test_lines_after_an_entry_left_out_are_named_as_written():
 
 
 REFUSED = {
-    "an anchor in the earlier value": (CM + "data:\n  a: &v x\n  b: *v\n  a: w\n", "may define an anchor"),
+    "an anchor in the earlier value": (CM + "data:\n  a: &v x\n  b: *v\n  a: w\n", "defines an anchor (&) that an alias uses"),
     "an explicit key": (CM + "data:\n  ? a\n  : x\n  a: w\n", "explicit (`?`) key"),
     "a number and its text": (CM + "data:\n  1: x\n  '1': w\n", "which value wins is random"),
     "a word and its text": (CM + "metadata:\n  labels:\n    on: x\n    'true': w\n", "which value wins is random"),
