@@ -309,6 +309,9 @@ def _failed(
     exc: Exception, status: int, source: Source, stream: Stream | None, warnings: list[dict[str, Any]]
 ) -> ResourceListError:
     problems = exc.problems() if isinstance(exc, PostrenderError) else [exc]
+    if stream is None and source.left_out:
+        # Read failed: the echo below leaves out what reading did, and says so.
+        warnings = [*warning_results([Diagnostic(said) for said in source.left_out_warnings()]), *warnings]
     results = [*warnings, *(error_result(problem, stream) for problem in problems)]
     if stream is not None and _resource_list(stream) is not None:
         output = set_results(source.text_left_out(), results)

@@ -122,7 +122,7 @@ class Source:
         self.name = name
         self.size = len(text)  # in characters
         self._text: str | None = text
-        self._chunks: tuple[str, ...] = ()
+        self._chunks: list[str] = []
         self._packed: PackedTexts | None = None
         self.first_document = 0  # the stream's index (Document.index) of its first document, once read
         # The 0-based line each of its documents starts on, once read: 8
@@ -141,8 +141,9 @@ class Source:
         return self._packed.whole() if self._packed is not None else "".join(self._chunks)
 
     def held_in(self, chunks: list[str]) -> None:
-        """From now on the text is these chunks, which join to it."""
-        self._chunks, self._text = tuple(chunks), None
+        """From now on the text is these chunks, which join to it (the
+        source keeps the list, and replaces a chunk in it in place)."""
+        self._chunks, self._text = chunks, None
 
     def pack(self, starts: Sequence[int]) -> None:
         """From now on the text is held compressed, cut into documents
@@ -157,9 +158,11 @@ class Source:
         if self._packed is not None:
             self._packed.replace(document, text)
         else:
-            chunks = list(self._chunks)
-            chunks[document] = text
-            self._chunks = tuple(chunks)
+            self._chunks[document] = text  # in place: a copy per document would be quadratic
+
+    def left_out_warnings(self) -> list[str]:
+        """What reading said it left out (text_left_out), in the text's order."""
+        return [said for _, (_, warnings) in sorted(self.left_out.items()) for said in warnings]
 
     def text_left_out(self) -> str:
         """Its text as read, without the entries read left out
@@ -1229,7 +1232,11 @@ def _files_helm_may_have_sorted(text: str, begins: Sequence[int]) -> frozenset[s
     its text says) is given one."""
     if len(begins) < 2:
         return frozenset()
-    first = _helm3_source(text[: begins[1]])
+    # Only the first chunk's lines up to its `# Source:` line are read: no
+    # copy of a first document that may be most of the stream.
+    source_line = text.find("# Source: ", 0, begins[1])
+    head_end = text.find("\n", source_line, begins[1]) + 1 or begins[1]
+    first = _helm3_source(text[:head_end]) if source_line >= 0 else None
     if first is None:
         return frozenset()  # not Helm 3's: no scan
     # Each chunk's file, and where it ends; found with str.find, in C.
@@ -1247,9 +1254,19 @@ def _files_helm_may_have_sorted(text: str, begins: Sequence[int]) -> frozenset[s
     kinds: dict[str, set[str | None]] = {}
     for name, begin, end in zip(files, begins, ends):
         if name in twice:
-            kind = _written_after(text, "\nkind:", max(begin - 1, 0), end)
-            kinds.setdefault(name, set()).add(kind.partition("#")[0].strip().strip("'\"") if kind else None)  # type: ignore[arg-type]
+            kinds.setdefault(name, set()).add(_kind_written(text, max(begin - 1, 0), end))  # type: ignore[arg-type]
     return frozenset(name for name, found in kinds.items() if len(found) > 1 or None in found)
+
+
+def _kind_written(text: str, start: int, end: int) -> str | None:
+    """The kind text[start:end]'s one top-level `kind:` line says; None where
+    no line or more than one does: a key written twice is read last-wins
+    (by Helm and by postrender), and a line is not sure to be the key."""
+    at = text.find("\nkind:", start, end)
+    if at < 0 or text.find("\nkind:", at + 1, end) >= 0:
+        return None
+    kind = _written_after(text, "\nkind:", at, end)
+    return kind.partition("#")[0].strip().strip("'\"") if kind else None
 
 
 def _written_after(text: str, opening: str, start: int, end: int) -> str | None:
@@ -1935,10 +1952,16 @@ def _drop_earlier_keys(doc: Document, found: _EarlierKeys) -> list[_Earlier]:
     source.replace_document_text(doc.index - source.first_document, masked)
     doc.text = masked
     doc.left_out = tuple(kept)
-    source.left_out[doc.index - source.first_document] = (doc.left_out, [])  # said once read again (_left_out)
+    dropped = sorted((entry for entry, cut in zip(found.entries, cuts) if cut in kept),
+                     key=lambda entry: entry.later.start_mark)
     doc.root, doc.shared, doc.nodes = None, frozenset(), 0
-    return sorted((entry for entry, cut in zip(found.entries, cuts) if cut in kept),
-                  key=lambda entry: entry.later.start_mark)
+    # Said without the objects' names (the tree read first may name one by
+    # a key left out), should reading the document again fail: an answer
+    # that echoes the input, as a KRM function's does, says what it left
+    # out. Said with them once read again (_left_out).
+    source.left_out[doc.index - source.first_document] = (doc.left_out, [_dropped_warning(doc, entry, [])
+                                                                        for entry in dropped])
+    return dropped
 
 
 def _dropped_warning(doc: Document, entry: _Earlier, objects: list[KubeObject]) -> str:

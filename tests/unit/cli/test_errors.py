@@ -117,6 +117,23 @@ def test_no_rendered_line_for_a_file_of_documents_of_more_than_one_kind():
                                         .replace("k: not*base64", "k: YQ==") + HELM3.format(file="two.yaml", body=secret))
 
 
+@pytest.mark.parametrize("written", [
+    # kind written twice: Helm 3 and postrender read the last (a Secret);
+    # the first line alone would say ConfigMap, one kind with the other
+    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: s\nkind: Secret\ndata:\n  k: not*base64\n",
+    # kind in no line of its own: the text does not say it
+    "{apiVersion: v1, kind: Secret, metadata: {name: s}, data: {k: not*base64}}\n",
+    '"kind": Secret\napiVersion: v1\nmetadata:\n  name: s\ndata:\n  k: not*base64\n',
+])
+def test_no_rendered_line_where_a_documents_kind_is_not_one_plain_line(written):
+    # Helm 3 sorted the file's documents by the kind it read; where the text
+    # does not say that kind for sure, its place in the file is not known.
+    stream = HELM3.format(file="both.yaml", body=written) + HELM3.format(file="both.yaml", body=CM_OK)
+    message = _error(stream)
+    assert "(chart/templates/both.yaml, Secret/s) line " in message, message
+    assert "rendered line" not in message, message
+
+
 def test_helm4s_documents_name_their_file_and_no_rendered_line():
     # Helm 4 writes each document again (blank lines dropped, folded text
     # folded anew): its lines are not the template's, so none is claimed.

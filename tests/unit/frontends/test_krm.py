@@ -353,19 +353,29 @@ def test_a_duplicate_key_is_left_out_of_the_answer_with_a_warning():
     assert warning["severity"] == "warning" and "duplicate key 'name'" in warning["message"], warning
 
 
-def test_a_failed_answer_never_echoes_a_duplicate_key():
+@pytest.mark.parametrize("metadata", ["{name: a, name: b}", "\n    name: a\n    name: b"], ids=["flow", "block"])
+@pytest.mark.parametrize("failing,error", [
+    # read fails: no stream, the answer is the input echoed
+    ("- apiVersion: v1\n  metadata: {name: c}\n", "no kind"),
+    # the render fails, on a stream read
+    ("- apiVersion: v1\n  kind: Secret\n  metadata: {name: c}\n  data: {k: not*base64}\n", "not valid base64"),
+], ids=["read", "render"])
+def test_a_failed_answer_never_echoes_a_duplicate_key(metadata, failing, error):
     # Echoed as written, the answer would hold the duplicate key, which strict
     # readers (go-yaml v3, kpt, `load` here) refuse: the error result would
-    # be lost with it. It is echoed as read, the earlier key masked.
-    for metadata in ("{name: a, name: b}", "\n    name: a\n    name: b"):
-        text = ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
-                f"- apiVersion: v1\n  kind: ConfigMap\n  metadata: {metadata}\n"
-                "- apiVersion: v1\n  metadata: {name: c}\n")
-        result = run_postrender([], text)
-        assert result.status == 1
-        out = load(result.stdout)
-        assert out["items"][0]["metadata"] == {"name": "b"}, result.stdout
-        assert any(r["severity"] == "error" and "no kind" in r["message"] for r in out["results"]), out["results"]
+    # be lost with it. It is echoed as read, the earlier key masked, and a
+    # result says so, however far the run got.
+    text = ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+            f"- apiVersion: v1\n  kind: ConfigMap\n  metadata: {metadata}\n" + failing)
+    result = run_postrender([], text)
+    assert result.status == 1
+    out = load(result.stdout)
+    assert out["items"][0]["metadata"] == {"name": "b"}, result.stdout
+    assert any(r["severity"] == "error" and error in r["message"] for r in out["results"]), out["results"]
+    [said] = [r for r in out["results"] if r["severity"] == "warning"]
+    assert "duplicate key 'name'" in said["message"] and "leaves the earlier out" in said["message"], said
+    later = 6 if metadata.startswith("{") else 8
+    assert f"line {later}:" in said["message"] and "ConfigMap/a" not in said["message"], said
 
 
 def test_a_resource_list_nested_deeper_than_ever_composed_gets_an_empty_answer():
