@@ -299,11 +299,25 @@ class Document:
             # what it is, and a List's item what it is.
             named = _item_at(self.root, offset) if offset is not None else None
             named = named if named is not None else self.root
-            kind, name = get_str(named, "kind"), get_str(get(named, "metadata"), "name")
+            kind, name = _string(_last(named, "kind")), _string(_last(_last(named, "metadata"), "name"))
         where = self.where
         if line is None:
             line = self.first_line + self.chunk_line(offset) + 1 if offset is not None else self.first_line + 1
         return Location(self.index, where, kind, name, line, self.rendered_line(line))
+
+
+def _last(node: Node | None, key: str) -> Node | None:
+    """get, where a key may still be written twice: a structural error comes
+    before read leaves the earlier out, and kubectl reads the last."""
+    if isinstance(node, MappingNode):
+        for k, v in reversed(node.value):
+            if isinstance(k, ScalarNode) and k.value == key:
+                return v
+    return get(node, key)  # merged in, or none
+
+
+def _string(node: Node | None) -> str | None:
+    return node.value if isinstance(node, ScalarNode) and is_string(node) else None
 
 
 class PackedDocument(Document):

@@ -223,6 +223,23 @@ def test_what_cannot_be_left_out_alone_is_refused(name):
     assert message in result.stderr, result.stderr
 
 
+@pytest.mark.parametrize("written", [
+    "metadata:\n  name: a\n  name: b\n",
+    "metadata: {name: a, name: b}\n",
+    "metadata: {name: a}\nmetadata: {name: b}\n",
+    "kind: ConfigMap\nmetadata: {name: b}\n",
+])
+def test_an_error_found_before_the_earlier_key_is_left_out_names_what_kubectl_reads(written):
+    # Refused as read first, with both keys still there: the object is named
+    # by the last of each, as kubectl reads it (Secret/b), not the first.
+    text = "apiVersion: v1\nkind: Secret\n" + written + "stringData:\n  1: x\n  '1': y\n"
+    if written.startswith("kind:"):
+        text = text.replace("kind: Secret\nkind: ConfigMap", "kind: ConfigMap\nkind: Secret")
+    result = run_postrender([], text)
+    assert result.status == 1 and result.stdout == ""
+    assert "(Secret/b)" in result.stderr and "which value wins is random" in result.stderr, result.stderr
+
+
 def test_what_is_refused_in_a_value_left_out_is_still_refused():
     # go-yaml decodes the earlier value before the later replaces it: what
     # it cannot read, kubectl refuses.
