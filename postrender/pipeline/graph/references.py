@@ -11,8 +11,8 @@ from ...fieldspecs import CONFIG_KINDS, FieldSpec, ReferenceTable, Segment
 from ...fieldspecs.walk import Accessor, Compiled, SpecIndex, item_before, walk
 from ..index.objects import ObjectIndex, ObjectKey, across_namespaces
 from ...syntax.nodes import (
-    MERGE_KEY, MappingNode, Node, ScalarNode, SequenceNode, entries, format_path, get, get_str, is_string, scalar_value,
-    string_map,
+    MERGE_KEY, NULL_WORDS, MappingNode, Node, ScalarNode, SequenceNode, entries, format_path, get, get_str, is_null,
+    is_string, scalar_value, string_map,
 )
 from ..read import NO_STRINGS, KubeObject
 
@@ -524,12 +524,16 @@ def string_context(parent: Node | None, path: Path) -> str | None:
 
 
 def _filter_value(node: Node | None) -> str | list[str] | None:
+    """A filtered field's value as Kubernetes reads it: a null field is
+    absent (a pointer left nil, a custom object's field pruned and then
+    defaulted), and a null item of a list of strings is "" (Go's zero value:
+    `apiGroups: [~]` is the core group)."""
     if node is None:
         return None
     if isinstance(node, ScalarNode):
-        return node.value
+        return None if node.value in NULL_WORDS and is_null(node) else node.value
     if isinstance(node, SequenceNode):
-        return [v.value for v in node.value if isinstance(v, ScalarNode)]
+        return ["" if v.value in NULL_WORDS and is_null(v) else v.value for v in node.value if isinstance(v, ScalarNode)]
     return []  # a mapping matches no filter value
 
 

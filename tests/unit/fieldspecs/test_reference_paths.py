@@ -317,3 +317,23 @@ def test_keeps_name_says_why_as_text(tmp_path):
     config.write_text("nameReference:\n- kind: Secret\n  fieldSpecs:\n  - {kind: B, path: spec/s, keepsName: true}\n")
     result = run_postrender(["--config", str(config)], "")
     assert result.status == 2 and "fieldSpecs[0].keepsName: says why, as text, not true" in result.stderr
+
+
+@pytest.mark.parametrize("written,refers", [
+    ("apiGroup: null", True), ("apiGroup: ~", True), ("apiGroup:", True), ("apiGroup: ''", True),
+    # a quoted 'null' is a group of that name, no ConfigMap's
+    ("apiGroup: 'null'", False), ("apiGroup: example.com", False),
+])
+def test_a_filtered_field_written_null_reads_as_absent(written, refers):
+    # IngressClass parameters: an unset apiGroup is the core group, and a
+    # null one is unset to the API server (a nil pointer). Read as the text
+    # `null`, the reference was missed and kept the old name.
+    stream = ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: params, namespace: ing}\ndata: {a: b}\n---\n"
+              "apiVersion: networking.k8s.io/v1\nkind: IngressClass\nmetadata: {name: ic}\nspec:\n  parameters:\n"
+              f"    kind: ConfigMap\n    {written}\n    name: params\n    namespace: ing\n    scope: Namespace\n")
+    result = run_postrender([], stream)
+    assert result.status == 0, result.stderr
+    docs = list(YAML(typ="safe").load_all(result.stdout))
+    [ingress_class] = [d for d in docs if d["kind"] == "IngressClass"]
+    named = ingress_class["spec"]["parameters"]["name"]
+    assert named.startswith("params-") if refers else named == "params", result.stdout

@@ -167,15 +167,17 @@ def test_a_fixed_name_opted_in_warns_that_it_keeps_it():
 #
 # RBAC matches a rule's resources in the rule's own apiGroups: a ConfigMap or
 # Secret (the core group, "") is granted by a rule whose apiGroups hold "" or
-# `*` only. A rule of other groups names other objects (a Deployment that
-# shares the config's name): it neither pins the config nor is edited.
+# `*` only (a null item is "" to the API server, Go's zero value: `[~]` is
+# the core group; the quoted 'null' a group of that name). A rule of other
+# groups names other objects (a Deployment that shares the config's name):
+# it neither pins the config nor is edited.
 
 GROUPED = WRITER.replace('apiGroups: [""]', "apiGroups: {groups}")
 
 
 @pytest.mark.parametrize("resources", ['["*"]', "[configmaps]"])
 @pytest.mark.parametrize("verbs", ["[get]", "[get, patch]"])
-@pytest.mark.parametrize("groups", ["[apps]", "[apps, batch]"])
+@pytest.mark.parametrize("groups", ["[apps]", "[apps, batch]", "['null', apps]", "[]"])
 def test_a_rule_of_other_groups_grants_no_config(groups, verbs, resources):
     rule = GROUPED.format(kind="Role", namespace=", namespace: app", resources=resources, names="[settings]",
                           verbs=verbs, groups=groups)
@@ -190,7 +192,7 @@ def test_a_rule_of_other_groups_grants_no_config(groups, verbs, resources):
     assert "opted in" not in result.stderr and "by name" not in result.stderr, result.stderr
 
 
-@pytest.mark.parametrize("groups", ['["*"]', '["", apps]', '[apps, ""]'])
+@pytest.mark.parametrize("groups", ['["*"]', '["", apps]', '[apps, ""]', "[null]", "[~]", "[apps, Null]"])
 def test_a_rule_of_the_core_group_among_others_grants_the_config(groups):
     rule = GROUPED.format(kind="Role", namespace=", namespace: app", resources='["*"]', names="[settings]",
                           verbs="[get, patch]", groups=groups)
