@@ -38,10 +38,12 @@ class Cut(NamedTuple):
 _ITEM_PREFIX = re.compile(r"[ \t]*(?:-[ \t]+)+")
 
 
-def cut_of(text: str, mapping: MappingNode, index: int, later: Node, aliased: Collection[int] = ()) -> Cut | str:
+def cut_of(text: str, mapping: MappingNode, index: int, later: Node, aliased: Collection[int] = (),
+           root: Node | None = None) -> Cut | str:
     """The cut that leaves out entry `index` of `mapping`, never its last,
     for the key `later` that overrides it; or why none can (a message's
-    end). `aliased`: ids of the nodes an alias names (Document.shared)."""
+    end). `aliased`: ids of the nodes an alias names and of all under them
+    (Document.shared), in the document whose root is `root`."""
     key: Node = mapping.value[index][0]
     following: Node = mapping.value[index + 1][0]
     if id(key) in aliased or id(following) in aliased or id(later) in aliased:
@@ -49,7 +51,8 @@ def cut_of(text: str, mapping: MappingNode, index: int, later: Node, aliased: Co
         # is written: where the entry starts or ends is not known.
         return "a key next to it is an alias (*name); write the key out"
     start, end = key.start_mark, following.start_mark
-    if aliased and may_hold_anchors(text[start:end]) and _defines_aliased(mapping.value[index][1], start, end, aliased):
+    if aliased and root is not None and may_hold_anchors(text[start:end]) and \
+            _aliased_from_outside(root, mapping, index, start, end, aliased):
         # An alias names a node defined in it: without it, the alias names nothing.
         return "its earlier value defines an anchor (&) that an alias uses; remove one of them"
     if mapping.flow_style:
@@ -68,18 +71,27 @@ def cut_of(text: str, mapping: MappingNode, index: int, later: Node, aliased: Co
     return "it is written as an explicit (`?`) key; remove one of them"
 
 
-def _defines_aliased(value: Node, start: int, end: int, aliased: Collection[int]) -> bool:
-    """Whether a node an alias names is written in [start, end), under
-    `value`: an anchor there is used. A node under it written elsewhere (an
-    alias in the value, naming an anchor outside) stays where it is."""
-    stack = [value]
+def _aliased_from_outside(root: Node, mapping: MappingNode, index: int, start: int, end: int,
+                          aliased: Collection[int]) -> bool:
+    """Whether a node written in [start, end) (entry `index` of `mapping`)
+    is reached from a node written outside it, other than through that
+    entry: an alias elsewhere names an anchor the cut would take away. An
+    alias written inside it takes nothing away (the cut takes it too)."""
+    seen: set[int] = set()
+    stack: list[Node] = [root]
     while stack:
-        node = stack.pop()
-        if not start <= node.start_mark < end:
+        parent = stack.pop()
+        if id(parent) in seen:
             continue
-        if id(node) in aliased:
+        seen.add(id(parent))
+        found = children(parent)
+        stack.extend(found)
+        if start <= parent.start_mark and parent.end_mark <= end:
+            continue  # written inside (a block mapping starts where its first key does)
+        if parent is mapping:
+            del found[2 * index : 2 * index + 2]  # the entry itself
+        if any(id(child) in aliased and start <= child.start_mark < end for child in found):
             return True
-        stack.extend(children(node))
     return False
 
 

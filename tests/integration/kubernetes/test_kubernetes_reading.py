@@ -262,7 +262,13 @@ EARLIER_ANCHORS = {
     "in a nested value, unused": ("metadata:\n  name: x\n  labels: &l {a: b}\nmetadata:\n  name: anchors\ndata: {a: '1'}\n", True),
     "an alias in the later value": ("x-a: &x '0'\ndata:\n  a: &y '1'\n  a: *x\n", True),
     "an alias in it, the anchor outside": ("x-a: &x '0'\ndata:\n  a: *x\n  a: '2'\n", True),
+    "its anchor and alias both in it": ("data:\n  a: {p: &x one, q: *x}\n  a: two\n", True),
+    "its anchor and alias both in it, block": ("data:\n  a:\n    - &x one\n    - *x\n  a: two\n", True),
+    "an anchor outside used in it": ("x-a: &x '0'\ndata:\n  a:\n    p: *x\n  a: two\n", True),
     "used after": ("data:\n  a: &x '1'\n  b: *x\n  a: '2'\n", False),
+    "used after, in one flow mapping": ("data: {a: &x '1', b: *x, a: '2'}\n", False),
+    "its nested anchor used after": ("data:\n  a:\n    p: &x one\n  a: two\n  b: *x\n", False),
+    "it, holding its own alias, used after": ("data:\n  a: &v {p: &x one, q: *x}\n  a: two\nx-b: *v\n", False),
     "nested and used after": ("data:\n  a: &x '1'\ndata:\n  a: '2'\n  b: *x\n", False),
 }
 
