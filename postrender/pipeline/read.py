@@ -876,15 +876,18 @@ def _read_document(doc: Document, limits: Limits, count: _Count, odd_breaks: boo
     """Composes, checks and prunes one document, adding its objects.
     `rendered_so_far` and `sorted_files`: as _helm3_header takes them."""
     _helm3_header(doc, rendered_so_far, sorted_files)
-    dropped: Sequence[_Earlier] = ()
+    dropped: _Dropped | None = None
     try:
         try:
             items = _compose_document(doc, limits, count, odd_breaks, shared, prune)
         except _EarlierKeys as found:
             dropped = _drop_earlier_keys(doc, found)
+        if dropped is not None:
             # Read again from the start, as the text the stages and the
             # writer now see: what reads its text (a List's items taken as
-            # they come, a kind looked for) must not meet the entries dropped.
+            # they come, a kind looked for) must not meet the entries
+            # dropped. Out of the except clause: the exception, its entries
+            # and the frames that composed the first tree are gone by now.
             items = _compose_document(doc, limits, count, odd_breaks, shared, prune)
     except PostrenderError:
         if odd_breaks:
@@ -910,12 +913,12 @@ def _read_document(doc: Document, limits: Limits, count: _Count, odd_breaks: boo
     objects.extend(found)
 
 
-def _left_out(doc: Document, dropped: Sequence[_Earlier], objects: list[KubeObject], warnings: list[str]) -> None:
+def _left_out(doc: Document, dropped: _Dropped | None, objects: list[KubeObject], warnings: list[str]) -> None:
     """Says what read left out of the document (`dropped`), or what a read
     of its source before did, and keeps that with the source."""
     source, at = doc.source, doc.index - doc.source.first_document
     if dropped:
-        said = [_dropped_warning(doc, entry, objects) for entry in dropped]
+        said = _dropped_warnings(doc, dropped, objects)
         source.left_out[at] = (doc.left_out, said)
     elif at in source.left_out:  # a read of the source before masked them
         doc.left_out, said = source.left_out[at]
@@ -1272,15 +1275,40 @@ def _files_helm_may_have_sorted(text: str, begins: Sequence[int]) -> frozenset[s
     return frozenset(name for name, found in kinds.items() if len(found) > 1 or None in found)
 
 
+# A line at column 0 that is not a plain `key:` of a block mapping there, a
+# comment, a blank line, a marker or a directive: a root written otherwise
+# (a quoted or tagged key, a flow mapping), or a quoted scalar's line (libyaml
+# does not ask them to be indented), where a `kind:` line may not be the key.
+_NOT_A_ROOT_KEY_LINE = LazyPattern(r"^(?![ \t]|#|\r?$|---|\.\.\.|%|[A-Za-z0-9_][\w./-]*[ \t]*:(?:[ \t]|\r?$))", re.M)
+# The first line of content, after the `---` and `# Source:` lines.
+_FIRST_CONTENT_LINE = LazyPattern(r"^(?![ \t]*(?:#|\r?$)|---|%)", re.M)
+# A kind as Kubernetes names them: a plain word.
+_KIND_WORD = LazyPattern(r"[A-Za-z][A-Za-z0-9]*")
+
+
 def _kind_written(text: str, start: int, end: int) -> str | None:
-    """The kind text[start:end]'s one top-level `kind:` line says; None where
-    no line or more than one does: a key written twice is read last-wins
-    (by Helm and by postrender), and a line is not sure to be the key."""
+    """The kind text[start:end]'s one top-level `kind:` line says, where the
+    text surely says it so: a block mapping at column 0 whose every line
+    there is a plain key, one of them `kind:`, with a plain word after it on
+    that line alone. None otherwise: a key written twice is read last-wins,
+    a line may be inside a quoted scalar, a value may go on (`kind: A` then
+    an indented `B` is `A B`)."""
     at = text.find("\nkind:", start, end)
     if at < 0 or text.find("\nkind:", at + 1, end) >= 0:
         return None
+    chunk = start + 1 if text.startswith("\n", start) else start
+    first = _FIRST_CONTENT_LINE.search(text, chunk, end)
+    if first is None or text.startswith((" ", "\t"), first.start()) or _NOT_A_ROOT_KEY_LINE.search(text, chunk, end):
+        return None
+    line_end = text.find("\n", at + 1, end)
+    if line_end >= 0:
+        next_end = text.find("\n", line_end + 1, end)
+        following = text[line_end + 1 : next_end if next_end >= 0 else end]
+        if following.startswith((" ", "\t")) and following.strip(" \t\r")[:1] not in ("", "#"):
+            return None  # the value may go on on the next line
     kind = _written_after(text, "\nkind:", at, end)
-    return kind.partition("#")[0].strip().strip("'\"") if kind else None
+    kind = kind.partition(" #")[0].strip().strip("'\"") if kind else None
+    return kind if kind and _KIND_WORD.fullmatch(kind) else None
 
 
 def _written_after(text: str, opening: str, start: int, end: int) -> str | None:
@@ -1943,7 +1971,7 @@ class _EarlierKeys(PostrenderError):
         self.entries = found
 
 
-def _drop_earlier_keys(doc: Document, found: _EarlierKeys) -> list[_Earlier]:
+def _drop_earlier_keys(doc: Document, found: _EarlierKeys) -> _Dropped:
     """Masks the entries found in the document's text, and its source's,
     for the writer to leave out (Document.left_out); the entries dropped, in
     the text's order, less those inside a value dropped whole. Refuses an
@@ -1953,7 +1981,7 @@ def _drop_earlier_keys(doc: Document, found: _EarlierKeys) -> list[_Earlier]:
     text = doc.text
     cuts: list[Cut] = []
     for entry in found.entries:
-        cut = earlier_keys.cut_of(text, entry.mapping, entry.index, entry.later, doc.shared)
+        cut = earlier_keys.cut_of(text, entry.mapping, entry.index, entry.later, doc.shared, doc.root)
         if isinstance(cut, str):
             if _has_odd_line_breaks(text):
                 _check_line_breaks(doc)  # what the cut could not follow, said as for any document
@@ -1966,26 +1994,69 @@ def _drop_earlier_keys(doc: Document, found: _EarlierKeys) -> list[_Earlier]:
     source.replace_document_text(doc.index - source.first_document, masked)
     doc.text = masked
     doc.left_out = tuple(kept)
-    dropped = sorted((entry for entry, cut in zip(found.entries, cuts) if cut in kept),
+    kept_cuts = set(kept)  # a document may hold thousands: a list here made it quadratic
+    entries = sorted((entry for entry, cut in zip(found.entries, cuts) if cut in kept_cuts),
                      key=lambda entry: entry.later.start_mark)
+    # What the warnings need, and no node: the tree read first is let go of
+    # before the document is read again.
+    dropped = _Dropped(len(entries), [_LeftOut(entry) for entry in entries[: _DROPPED_SAID + 1]])
     doc.root, doc.shared, doc.nodes = None, frozenset(), 0
     # Said without the objects' names (the tree read first may name one by
     # a key left out), should reading the document again fail: an answer
     # that echoes the input, as a KRM function's does, says what it left
     # out. Said with them once read again (_left_out).
-    source.left_out[doc.index - source.first_document] = (doc.left_out, [_dropped_warning(doc, entry, [])
-                                                                        for entry in dropped])
+    source.left_out[doc.index - source.first_document] = (doc.left_out, _dropped_warnings(doc, dropped, []))
     return dropped
 
 
-def _dropped_warning(doc: Document, entry: _Earlier, objects: list[KubeObject]) -> str:
-    """Said once the document is read again: its objects name themselves."""
-    at = entry.later.start_mark
+class _LeftOut:
+    """What a warning says of an entry left out (_Earlier), without its nodes."""
+
+    __slots__ = ("later_at", "key_at", "first", "last", "what", "hidden")
+
+    def __init__(self, entry: _Earlier) -> None:
+        self.later_at, self.key_at = entry.later.start_mark, entry.key.start_mark
+        self.first, self.last = entry.key.value, entry.later.value
+        self.what, self.hidden = entry.what(), entry.hidden
+
+
+class _Dropped:
+    """The entries of a document left out: how many, and the first few (said)."""
+
+    __slots__ = ("count", "said")
+
+    def __init__(self, count: int, said: list[_LeftOut]) -> None:
+        self.count, self.said = count, said
+
+
+# The entries of one document left out that a warning each names; the rest
+# are counted in one more. A generated document may hold a key written twice
+# thousands of times over: a line each would bury every other message (and
+# cost more than the read).
+_DROPPED_SAID = 10
+
+
+def _dropped_warnings(doc: Document, dropped: _Dropped, objects: list[KubeObject]) -> list[str]:
+    said = [_dropped_warning(doc, entry, objects) for entry in dropped.said[:_DROPPED_SAID]]
+    if dropped.count > _DROPPED_SAID:
+        where = _holder_location(doc, dropped.said[_DROPPED_SAID].later_at, objects)
+        said.append(f"{where.describe()}: and {dropped.count - _DROPPED_SAID:,} more keys of the document written"
+                    " twice from here on: kubectl and Helm read the last of each, so postrender leaves the earlier out")
+    return said
+
+
+def _holder_location(doc: Document, at: int, objects: list[KubeObject]) -> Location:
+    """Where offset `at` is, named by the object holding it among `objects`."""
     holder = next((obj for obj in objects if obj.node.start_mark <= at < obj.node.end_mark), None)
-    later = doc.location(entry.later) if holder is None else doc.location(entry.later, holder.kind, holder.name)
-    earlier_line = doc.location(offset=entry.key.start_mark).line
-    first, last = entry.key.value, entry.later.value
-    said = (f"duplicate {entry.what()} (written first on line {earlier_line})" if first == last or entry.hidden
+    return doc.location(offset=at) if holder is None else doc.location(offset=at, kind=holder.kind, name=holder.name)
+
+
+def _dropped_warning(doc: Document, entry: _LeftOut, objects: list[KubeObject]) -> str:
+    """Said once the document is read again: its objects name themselves."""
+    later = _holder_location(doc, entry.later_at, objects)
+    earlier_line = doc.first_line + doc.chunk_line(entry.key_at) + 1
+    first, last = entry.first, entry.last
+    said = (f"duplicate {entry.what} (written first on line {earlier_line})" if first == last or entry.hidden
             else f"key {last!r} in a mapping reads as {first!r} on line {earlier_line} does (YAML 1.1)")
     return f"{later.describe()}: {said}: kubectl and Helm read the last, so postrender leaves the earlier out"
 

@@ -117,6 +117,27 @@ def test_no_rendered_line_for_a_file_of_documents_of_more_than_one_kind():
                                         .replace("k: not*base64", "k: YQ==") + HELM3.format(file="two.yaml", body=secret))
 
 
+@pytest.mark.parametrize("before", [
+    # its kind goes on on the next line: `Secret Extra`, which Helm sorts last
+    "apiVersion: v1\nkind: Secret\n  Extra\nmetadata:\n  name: a\n",
+    # its one `kind:` line is inside a quoted scalar (libyaml does not ask its
+    # lines to be indented), its kind key quoted
+    '"kind": ConfigMap\napiVersion: v1\nmetadata:\n  name: a\n  annotations:\n    note: "first\nkind: Secret"\n',
+    # a root not a block mapping at column 0
+    "  apiVersion: v1\n  kind: Secret\n  metadata:\n    name: a\n",
+])
+def test_no_rendered_line_where_a_kind_line_may_not_be_the_kind(before):
+    # The line says Secret, as the next document's does: taken at its word,
+    # the file is of one kind and keeps its order. Helm 3 read another kind.
+    bad = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n  k: not*base64\n"
+    message = _error(HELM3.format(file="both.yaml", body=before) + HELM3.format(file="both.yaml", body=bad))
+    assert "(chart/templates/both.yaml, Secret/s) line " in message, message
+    assert "rendered line" not in message, message
+    # Each alone keeps its rendered line: the scan found the file's kind.
+    plain = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: a\n"
+    assert "rendered line 11" in _error(HELM3.format(file="both.yaml", body=plain) + HELM3.format(file="both.yaml", body=bad))
+
+
 @pytest.mark.parametrize("written", [
     # kind written twice: Helm 3 and postrender read the last (a Secret);
     # the first line alone would say ConfigMap, one kind with the other
