@@ -398,3 +398,14 @@ def test_a_resource_list_that_fails_echoes_its_items_without_the_entry_and_says_
     assert answer["items"][0]["metadata"] == {"name": "cfg"} and "#" not in result.stdout.split("results:")[0]
     severities = {r["severity"]: r["message"] for r in answer["results"]}
     assert "duplicate key 'name'" in severities["warning"] and "apiVersion" in severities["error"]
+
+
+def test_a_document_of_many_keys_written_twice_says_ten_and_counts_the_rest():
+    # A line each would bury every other message: ten, then one that counts.
+    data = "".join(f"  k{i}: a\n  k{i}: b\n" for i in range(25))
+    result = run_postrender([], CM + "data:\n" + data)
+    assert result.status == 0, result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 11 and all("leaves the earlier out" in line for line in lines), lines
+    assert "duplicate key 'k9'" in lines[9] and "line 27: and 15 more keys of the document written twice" in lines[10]
+    assert documents(result.stdout)[0]["data"] == {f"k{i}": "b" for i in range(25)}
