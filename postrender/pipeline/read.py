@@ -1280,35 +1280,36 @@ def _files_helm_may_have_sorted(text: str, begins: Sequence[int]) -> frozenset[s
 # (a quoted or tagged key, a flow mapping), or a quoted scalar's line (libyaml
 # does not ask them to be indented), where a `kind:` line may not be the key.
 _NOT_A_ROOT_KEY_LINE = LazyPattern(r"^(?![ \t]|#|\r?$|---|\.\.\.|%|[A-Za-z0-9_][\w./-]*[ \t]*:(?:[ \t]|\r?$))", re.M)
-# The first line of content, after the `---` and `# Source:` lines.
+# The first line of content from where a search starts (after the `---` and
+# `# Source:` lines): neither blank nor a comment, a marker or a directive.
 _FIRST_CONTENT_LINE = LazyPattern(r"^(?![ \t]*(?:#|\r?$)|---|%)", re.M)
-# A kind as Kubernetes names them: a plain word.
-_KIND_WORD = LazyPattern(r"[A-Za-z][A-Za-z0-9]*")
+# A root `kind` key's line, `kind:` or `kind :`; and what may follow it for
+# the kind to be sure: a plain word, quoted or not, then a comment at most.
+_KIND_LINE = LazyPattern(r"^kind[ \t]*:([^\n]*)", re.M)
+_KIND_VALUE = LazyPattern(r"[ \t]*(['\"]?)([A-Za-z][A-Za-z0-9]*)\1(?:[ \t]+#.*|[ \t]*)\r?")
 
 
 def _kind_written(text: str, start: int, end: int) -> str | None:
-    """The kind text[start:end]'s one top-level `kind:` line says, where the
+    """The kind text[start:end]'s one top-level `kind` line says, where the
     text surely says it so: a block mapping at column 0 whose every line
-    there is a plain key, one of them `kind:`, with a plain word after it on
+    there is a plain key, one of them `kind`, with a plain word after it on
     that line alone. None otherwise: a key written twice is read last-wins,
-    a line may be inside a quoted scalar, a value may go on (`kind: A` then
-    an indented `B` is `A B`)."""
-    at = text.find("\nkind:", start, end)
-    if at < 0 or text.find("\nkind:", at + 1, end) >= 0:
-        return None
+    a line may be inside a quoted scalar, a value may go on (`kind: A`, then
+    an indented `B`, after blank lines or not, is `A B`)."""
     chunk = start + 1 if text.startswith("\n", start) else start
+    lines = _KIND_LINE.finditer(text, chunk, end)
+    line = next(lines, None)
+    if line is None or next(lines, None) is not None:
+        return None
     first = _FIRST_CONTENT_LINE.search(text, chunk, end)
     if first is None or text.startswith((" ", "\t"), first.start()) or _NOT_A_ROOT_KEY_LINE.search(text, chunk, end):
         return None
-    line_end = text.find("\n", at + 1, end)
-    if line_end >= 0:
-        next_end = text.find("\n", line_end + 1, end)
-        following = text[line_end + 1 : next_end if next_end >= 0 else end]
-        if following.startswith((" ", "\t")) and following.strip(" \t\r")[:1] not in ("", "#"):
-            return None  # the value may go on on the next line
-    kind = _written_after(text, "\nkind:", at, end)
-    kind = kind.partition(" #")[0].strip().strip("'\"") if kind else None
-    return kind if kind and _KIND_WORD.fullmatch(kind) else None
+    # The next line with content starts a key at column 0, or none comes.
+    following = _FIRST_CONTENT_LINE.search(text, line.end() + 1, end) if line.end() < end else None
+    if following is not None and text.startswith((" ", "\t"), following.start()):
+        return None
+    value = _KIND_VALUE.fullmatch(line.group(1))
+    return value.group(2) if value else None
 
 
 def _written_after(text: str, opening: str, start: int, end: int) -> str | None:
@@ -1980,8 +1981,10 @@ def _drop_earlier_keys(doc: Document, found: _EarlierKeys) -> _Dropped:
 
     text = doc.text
     cuts: list[Cut] = []
+    # Looked up per entry, found once: a walk of the document each was quadratic.
+    aliases = earlier_keys.Aliases(doc.root, doc.shared) if doc.shared and doc.root is not None else None
     for entry in found.entries:
-        cut = earlier_keys.cut_of(text, entry.mapping, entry.index, entry.later, doc.shared, doc.root)
+        cut = earlier_keys.cut_of(text, entry.mapping, entry.index, entry.later, aliases)
         if isinstance(cut, str):
             if _has_odd_line_breaks(text):
                 _check_line_breaks(doc)  # what the cut could not follow, said as for any document
@@ -2040,7 +2043,8 @@ def _dropped_warnings(doc: Document, dropped: _Dropped, objects: list[KubeObject
     said = [_dropped_warning(doc, entry, objects) for entry in dropped.said[:_DROPPED_SAID]]
     if dropped.count > _DROPPED_SAID:
         where = _holder_location(doc, dropped.said[_DROPPED_SAID].later_at, objects)
-        said.append(f"{where.describe()}: and {dropped.count - _DROPPED_SAID:,} more keys of the document written"
+        more = dropped.count - _DROPPED_SAID
+        said.append(f"{where.describe()}: and {more:,} more {'key' if more == 1 else 'keys'} of the document written"
                     " twice from here on: kubectl and Helm read the last of each, so postrender leaves the earlier out")
     return said
 

@@ -38,21 +38,69 @@ class Cut(NamedTuple):
 _ITEM_PREFIX = re.compile(r"[ \t]*(?:-[ \t]+)+")
 
 
-def cut_of(text: str, mapping: MappingNode, index: int, later: Node, aliased: Collection[int] = (),
-           root: Node | None = None) -> Cut | str:
+class Aliases:
+    """A document's nodes that aliases name, with the places each is
+    reached from: found in one walk of the document, asked per entry cut."""
+
+    def __init__(self, root: Node, aliased: Collection[int]) -> None:
+        """`aliased`: ids of the nodes an alias names and of all under them
+        (Document.shared)."""
+        # id of a node -> (parent, the node's place in children(parent)).
+        self._parents: dict[int, list[tuple[Node, int]]] = {}
+        seen: set[int] = set()
+        stack = [root]
+        while stack:
+            parent = stack.pop()
+            if id(parent) in seen:
+                continue
+            seen.add(id(parent))
+            for place, child in enumerate(children(parent)):
+                if id(child) in aliased:
+                    self._parents.setdefault(id(child), []).append((parent, place))
+                stack.append(child)
+
+    def named_again(self, node: Node) -> bool:
+        """Whether an alias names the node (it is reached from two places):
+        under a mapping an alias copies whole, a node is reached from one."""
+        return len(self._parents.get(id(node), ())) > 1
+
+    def reached_from_outside(self, mapping: MappingNode, index: int, start: int, end: int) -> bool:
+        """Whether a node written in [start, end), entry `index` of
+        `mapping`, is reached from a node written outside it, other than
+        through that entry: an alias elsewhere names an anchor the cut would
+        take away. An alias written inside takes nothing away (the cut takes
+        it too)."""
+        seen: set[int] = set()
+        stack: list[Node] = list(mapping.value[index])
+        while stack:
+            node = stack.pop()
+            if id(node) in seen or not start <= node.start_mark < end:
+                continue  # written outside: an alias inside names it
+            seen.add(id(node))
+            for parent, place in self._parents.get(id(node), ()):
+                if parent is mapping and place // 2 == index:
+                    continue  # the entry itself
+                if start <= parent.start_mark and parent.end_mark <= end:
+                    continue  # written inside (a block mapping starts where its first key does)
+                return True
+            stack.extend(children(node))
+        return False
+
+
+def cut_of(text: str, mapping: MappingNode, index: int, later: Node, aliases: Aliases | None = None) -> Cut | str:
     """The cut that leaves out entry `index` of `mapping`, never its last,
     for the key `later` that overrides it; or why none can (a message's
-    end). `aliased`: ids of the nodes an alias names and of all under them
-    (Document.shared), in the document whose root is `root`."""
+    end). `aliases`: the document's, where it has any."""
     key: Node = mapping.value[index][0]
     following: Node = mapping.value[index + 1][0]
-    if id(key) in aliased or id(following) in aliased or id(later) in aliased:
+    if aliases is not None and (aliases.named_again(key) or aliases.named_again(following)
+                                or aliases.named_again(later)):
         # An alias as a key (`*k : v`) is where its anchor is, not where it
         # is written: where the entry starts or ends is not known.
         return "a key next to it is an alias (*name); write the key out"
     start, end = key.start_mark, following.start_mark
-    if aliased and root is not None and may_hold_anchors(text[start:end]) and \
-            _aliased_from_outside(root, mapping, index, start, end, aliased):
+    if aliases is not None and may_hold_anchors(text[start:end]) and \
+            aliases.reached_from_outside(mapping, index, start, end):
         # An alias names a node defined in it: without it, the alias names nothing.
         return "its earlier value defines an anchor (&) that an alias uses; remove one of them"
     if mapping.flow_style:
@@ -69,30 +117,6 @@ def cut_of(text: str, mapping: MappingNode, index: int, later: Node, aliased: Co
     if _ITEM_PREFIX.fullmatch(prefix):
         return Cut(start, end, False)
     return "it is written as an explicit (`?`) key; remove one of them"
-
-
-def _aliased_from_outside(root: Node, mapping: MappingNode, index: int, start: int, end: int,
-                          aliased: Collection[int]) -> bool:
-    """Whether a node written in [start, end) (entry `index` of `mapping`)
-    is reached from a node written outside it, other than through that
-    entry: an alias elsewhere names an anchor the cut would take away. An
-    alias written inside it takes nothing away (the cut takes it too)."""
-    seen: set[int] = set()
-    stack: list[Node] = [root]
-    while stack:
-        parent = stack.pop()
-        if id(parent) in seen:
-            continue
-        seen.add(id(parent))
-        found = children(parent)
-        stack.extend(found)
-        if start <= parent.start_mark and parent.end_mark <= end:
-            continue  # written inside (a block mapping starts where its first key does)
-        if parent is mapping:
-            del found[2 * index : 2 * index + 2]  # the entry itself
-        if any(id(child) in aliased and start <= child.start_mark < end for child in found):
-            return True
-    return False
 
 
 def masked(text: str, cuts: Sequence[Cut]) -> str:

@@ -265,6 +265,9 @@ EARLIER_ANCHORS = {
     "its anchor and alias both in it": ("data:\n  a: {p: &x one, q: *x}\n  a: two\n", True),
     "its anchor and alias both in it, block": ("data:\n  a:\n    - &x one\n    - *x\n  a: two\n", True),
     "an anchor outside used in it": ("x-a: &x '0'\ndata:\n  a:\n    p: *x\n  a: two\n", True),
+    "in a mapping an alias copies whole": ("data: &d\n  a: &x '1'\n  a: '2'\nx-copy: *d\n", True),
+    "many, each with an anchor, one alias elsewhere": (
+        "x-r: &r '0'\nx-b: *r\ndata:\n" + "".join(f"  k{i}: &a{i} '1'\n  k{i}: '2'\n" for i in range(300)), True),
     "used after": ("data:\n  a: &x '1'\n  b: *x\n  a: '2'\n", False),
     "used after, in one flow mapping": ("data: {a: &x '1', b: *x, a: '2'}\n", False),
     "its nested anchor used after": ("data:\n  a:\n    p: &x one\n  a: two\n  b: *x\n", False),

@@ -125,6 +125,10 @@ def test_no_rendered_line_for_a_file_of_documents_of_more_than_one_kind():
     '"kind": ConfigMap\napiVersion: v1\nmetadata:\n  name: a\n  annotations:\n    note: "first\nkind: Secret"\n',
     # a root not a block mapping at column 0
     "  apiVersion: v1\n  kind: Secret\n  metadata:\n    name: a\n",
+    # kind written twice, the last `kind :`
+    "apiVersion: v1\nkind: Secret\nkind : ConfigMap\nmetadata:\n  name: a\n",
+    # its value goes on after a blank line: `Secret\nExtra`
+    "apiVersion: v1\nkind: Secret\n\n  Extra\nmetadata:\n  name: a\n",
 ])
 def test_no_rendered_line_where_a_kind_line_may_not_be_the_kind(before):
     # The line says Secret, as the next document's does: taken at its word,
@@ -134,8 +138,11 @@ def test_no_rendered_line_where_a_kind_line_may_not_be_the_kind(before):
     assert "(chart/templates/both.yaml, Secret/s) line " in message, message
     assert "rendered line" not in message, message
     # Each alone keeps its rendered line: the scan found the file's kind.
-    plain = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: a\n"
-    assert "rendered line 11" in _error(HELM3.format(file="both.yaml", body=plain) + HELM3.format(file="both.yaml", body=bad))
+    for plain in ("apiVersion: v1\nkind: Secret\nmetadata:\n  name: a\n",
+                  "apiVersion: v1\nkind: 'Secret'\t# a tab, then a comment\nmetadata:\n  name: a\n",
+                  "apiVersion: v1\nkind : Secret # spaced\nmetadata:\n  name: a\n"):
+        message = _error(HELM3.format(file="both.yaml", body=plain) + HELM3.format(file="both.yaml", body=bad))
+        assert "rendered line 11" in message, (plain, message)
 
 
 @pytest.mark.parametrize("written", [
