@@ -1297,6 +1297,8 @@ def _kind_written(text: str, start: int, end: int) -> str | None:
     a line may be inside a quoted scalar, a value may go on (`kind: A`, then
     an indented `B`, after blank lines or not, is `A B`)."""
     chunk = start + 1 if text.startswith("\n", start) else start
+    if _ODD_LINE_BREAK.search(text, chunk, end):
+        return None  # go-yaml breaks lines there too (a lone CR, NEL, U+2028, U+2029): the lines below are not its
     lines = _KIND_LINE.finditer(text, chunk, end)
     line = next(lines, None)
     if line is None or next(lines, None) is not None:

@@ -145,6 +145,18 @@ def test_no_rendered_line_where_a_kind_line_may_not_be_the_kind(before):
         assert "rendered line 11" in message, (plain, message)
 
 
+@pytest.mark.parametrize("odd", ["\r", "\x85", "\u2028", "\u2029"])
+def test_no_rendered_line_where_go_yaml_breaks_a_line_the_scan_does_not(odd):
+    # go-yaml reads `kind: Secret` after the odd break as the document's
+    # kind (the last), and Helm 3 sorted it first: the error is about that
+    # break, at the line the stream has.
+    first = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n"
+    second = f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata: {{}}{odd}kind: Secret\n"
+    message = _error(HELM3.format(file="f.yaml", body=second) + HELM3.format(file="f.yaml", body=first))
+    assert "(chart/templates/f.yaml, Secret/a) line 7:" in message, message
+    assert "rendered line" not in message, message
+
+
 @pytest.mark.parametrize("written", [
     # kind written twice: Helm 3 and postrender read the last (a Secret);
     # the first line alone would say ConfigMap, one kind with the other
