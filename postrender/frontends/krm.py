@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 
 KIND = KRM_RESOURCE_LIST
 GROUP = "config.kubernetes.io"
+_MAP_TAG = "tag:yaml.org,2002:map"  # a mapping's tag, written or not
 DEFAULT_API_VERSION = f"{GROUP}/v1"
 # Cheap screen before parsing: a top-level `kind: ResourceList` (YAML or JSON).
 _SCREEN = re.compile(
@@ -325,15 +326,29 @@ def _unread(text: str, results: list[dict[str, Any]]) -> str:
     name read as a boolean, nesting beyond --max-depth): a ResourceList's
     text untouched but for its `results`, as for any other error, where its
     top level still composes. An empty ResourceList answers a text that does
-    not parse, that strict readers refuse (a duplicate key: written back, the
-    orchestrator could not read the results either), or that nests deeper
-    than the reader ever composes (composing nests in C)."""
+    not parse, that strict readers refuse (a duplicate key, a mapping tagged
+    `!!str`: written back, the orchestrator could not read the results
+    either), or that nests deeper than the reader ever composes (composing
+    nests in C)."""
     if claims_resource_list(text) and _nests_within(text, MAX_DEPTH_CEILING) and _written_readably(text):
         try:
-            return set_results(text, results)
+            answer = set_results(text, results)
         except ValueError:
             pass  # no mapping composed at the top level
+        else:
+            if "!" not in text or _top_mapping_plain(answer):
+                return answer
     return _empty_list(results)
+
+
+def _top_mapping_plain(text: str) -> bool:
+    """Whether the ResourceList's mapping carries no tag but `!!map`: go-yaml
+    v2 reads `!!str {...}` as a mapping, strict readers refuse it."""
+    for chunk, _ in split(Source(None, text)):
+        root = _compose(chunk)
+        if root is not None:
+            return isinstance(root, MappingNode) and root.tag == _MAP_TAG
+    return False
 
 
 def _written_readably(text: str) -> bool:

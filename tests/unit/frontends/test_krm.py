@@ -481,3 +481,18 @@ def test_results_hold_every_character_of_a_name_as_read(character):
     assert read["items"] == resource_list["items"]
     if character.isalpha():
         assert name in result.stdout  # written as it is, not escaped
+
+
+@pytest.mark.parametrize("tag,echoed", [("!!str", False), ("!!map", True), ("", True)])
+def test_a_failed_answer_is_one_strict_readers_read(tag, echoed):
+    # go-yaml v2 reads `!!str` on a mapping as a mapping, and reads this as a
+    # ResourceList; strict readers (go-yaml v3, ruamel's and PyYAML's safe
+    # loaders) refuse it. Echoed, the error in its results would be lost
+    # with it: the answer is an empty ResourceList (found by the fuzz test).
+    text = (f"{tag}\napiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+            "- apiVersion: v1\n  metadata: {name: nokind}\n")
+    result = run_postrender([], text)
+    assert result.status == 1
+    out = load(result.stdout)
+    assert out["kind"] == "ResourceList" and len(out["items"]) == (1 if echoed else 0), result.stdout
+    assert any("no kind" in r["message"] for r in out["results"]), out["results"]
