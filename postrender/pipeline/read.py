@@ -106,7 +106,8 @@ class Source:
     large stream the chunks are held compressed (pipeline/packed.py).
     """
 
-    __slots__ = ("name", "size", "_text", "_chunks", "_packed", "first_document", "first_lines", "left_out")
+    __slots__ = ("name", "size", "_text", "_chunks", "_packed", "first_document", "first_lines", "left_out",
+                 "anchors_renamed")
 
     def __init__(self, name: str | None, text: str) -> None:
         if text and not text.endswith("\n"):
@@ -133,6 +134,11 @@ class Source:
         # read of the same source again (a KRM functionConfig's options) to
         # give its documents too.
         self.left_out: dict[int, tuple[tuple[Cut, ...], list[str]]] = {}
+        # Of each document (0-based) that defines an anchor again, which
+        # libyaml's composer refuses and go-yaml reads (syntax/anchors.py):
+        # the text it is composed from, and that text with the anchors
+        # renamed (None: they could not be, and it is refused).
+        self.anchors_renamed: dict[int, tuple[str, str | None]] = {}
 
     @property
     def text(self) -> str:
@@ -1499,7 +1505,10 @@ def _composed(doc: Document, masked: str | None, parts: _Parts | None = None) ->
     try:
         root = loader.get_single_node()
     except YAMLError as exc:
-        raise _parse_error(doc, exc) from None
+        renamed = _anchors_renamed(doc, text, exc)
+        if renamed is None:
+            raise _parse_error(doc, exc) from None
+        return _composed(doc, renamed, parts)
     finally:
         events, plain = loader.events, loader.plain_keys and loader.plain_text
         _release(loader)
@@ -1671,11 +1680,37 @@ def _is_json_first(doc: Document) -> bool:
 def _masked(doc: Document) -> str | None:
     """The text libyaml composes for a JSON-first document with surrogate
     escapes (see _mask_surrogate_escapes), or for one that opens with what
-    kubectl reads and YAML does not (_mask_kubectl_lines); None: the
-    document's own."""
-    if _is_json_first(doc):
-        return _mask_surrogate_escapes(doc.text)
-    return _mask_kubectl_lines(doc.text)
+    kubectl reads and YAML does not (_mask_kubectl_lines), and for one that
+    defines an anchor again, with those renamed (_anchors_renamed); None:
+    the document's own."""
+    masked = _mask_surrogate_escapes(doc.text) if _is_json_first(doc) else _mask_kubectl_lines(doc.text)
+    renamed = doc.source.anchors_renamed
+    if renamed:  # (most sources: none)
+        made = renamed.get(doc.index - doc.source.first_document)
+        if made is not None:
+            text = masked or doc.text
+            if made[0] != text:  # masked since (_drop_earlier_keys)
+                from ..syntax import anchors
+
+                made = renamed[doc.index - doc.source.first_document] = (text, anchors.renamed(text))
+            return made[1] or masked
+    return masked
+
+
+def _anchors_renamed(doc: Document, text: str, exc: YAMLError) -> str | None:
+    """`text` with the anchors it defines again renamed, when that is why
+    libyaml's composer refused it (syntax/anchors.py): go-yaml reads an
+    alias as the latest node anchored so, and so does postrender. The
+    document's own text keeps its names: its meaning is the same, and the
+    later reads of it compose what _masked gives. None: refused."""
+    from ..syntax import anchors
+
+    at = doc.index - doc.source.first_document
+    if not anchors.is_duplicate_anchor(exc) or at in doc.source.anchors_renamed:
+        return None
+    renamed = anchors.renamed(text)
+    doc.source.anchors_renamed[at] = (text, renamed)
+    return renamed
 
 
 def _mask_kubectl_lines(text: str) -> str | None:

@@ -15,6 +15,7 @@ sigs.k8s.io/yaml's key conversion), then generated tokens.
 from __future__ import annotations
 
 import base64
+import random
 import struct
 from typing import Any
 
@@ -23,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import run_postrender
-from oracles import kubectl_read, postrender_reading
+from oracles import kubectl_read, kustomize_hashes, postrender_reading
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 
@@ -483,3 +484,86 @@ def test_json_escapes_elsewhere_are_refused_as_kubectl_and_helm_refuse_them(befo
         result = run_postrender([], before + text)
         assert result.status == 1 and result.stdout == "", result.stderr
         assert message in result.stderr, result.stderr
+
+
+# An anchor defined again in one document: go-yaml v2 reads each alias as
+# the latest node anchored so before it; libyaml's composer refuses the
+# second definition, so postrender composes the text with those renamed
+# (syntax/anchors.py).
+REDEFINED_ANCHORS = {
+    "scalar, alias after": "data:\n  a: &x one\n  b: &x two\n  c: *x\n",
+    "alias between the two": "data:\n  a: &x one\n  b: *x\n  c: &x two\n  d: *x\n",
+    "three times": "data:\n  a: &x one\n  b: *x\n  c: &x two\n  d: *x\n  e: &x three\n  f: *x\n",
+    "a tag before the anchor": "data:\n  a: &x one\n  b: !!str &x two\n  c: *x\n",
+    "an anchor before the tag": "data:\n  a: &x one\n  b: &x !!str two\n  c: *x\n",
+    "a mapping merged": "x-a: &m {a: one}\nx-b: &m {a: two}\ndata:\n  <<: *m\n",
+    "a sequence anchored again": "x-a: &s [p]\nx-b: &s [q]\nx-c: *s\ndata: {a: one}\n",
+    "flow": "data: {a: &x one, b: &x two, c: *x}\n",
+    "long names": "data:\n  a: &anchor-name one\n  b: &anchor-name two\n  c: *anchor-name\n",
+    "in metadata and data": "x-l: &x {k: v}\nx-m: &x {k: w}\ndata: {a: &x one, b: *x}\n",
+    "two names redefined": "data:\n  a: &x one\n  b: &y two\n  c: &x three\n  d: &y four\n  e: *x\n  f: *y\n",
+    "an anchor and an alias in a quoted value": "data:\n  a: &x one\n  b: '&x *x'\n  c: &x two\n  d: *x\n",
+    "in a block scalar": "data:\n  a: &x one\n  b: |\n    &x two\n    *x\n  c: &x three\n  d: *x\n",
+    "one-letter names, all but one in use": (
+        "x-n: [" + ", ".join(f"&{c} {i}" for i, c in enumerate("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXY"))
+        + "]\ndata:\n  a: &q one\n  b: &q two\n  c: *q\n"),
+}
+
+
+def test_anchors_defined_again_are_read_as_kubectl_reads_them():
+    cases = {f"r{i:02d}": configmap(f"r{i:02d}", body) for i, body in enumerate(REDEFINED_ANCHORS.values())}
+    assert check_against_kubectl(cases) == []
+    sent, errors = kubectl_read(cases)
+    assert not errors and sent["r00"]["data"] == {"a": "one", "b": "two", "c": "two"}
+    assert sent["r02"]["data"] == {"a": "one", "b": "one", "c": "two", "d": "two", "e": "three", "f": "three"}
+
+
+def test_anchors_defined_again_at_random_are_read_as_kubectl_reads_them():
+    """Documents of random anchors and aliases over a few names, each
+    defined any number of times, in block and flow style."""
+    rng = random.Random(12)
+    cases = {}
+    for case in range(60):
+        names = rng.sample(["x", "y", "n1", "a-b"], rng.randint(1, 3))
+        defined: list[str] = []
+        entries = []
+        for i in range(rng.randint(2, 12)):
+            name = rng.choice(names)
+            if defined and rng.random() < 0.4:
+                entries.append((f"k{i}", f"*{rng.choice(defined)}"))
+            else:
+                defined.append(name)
+                entries.append((f"k{i}", f"&{name} v{i}"))
+        if rng.random() < 0.5:
+            body = "data:\n" + "".join(f"  {key}: {value}\n" for key, value in entries)
+        else:
+            body = "data: {" + ", ".join(f"{key}: {value}" for key, value in entries) + "}\n"
+        cases[f"g{case:02d}"] = configmap(f"g{case:02d}", body)
+    assert sum("&" in text.partition("&")[2] for text in cases.values()) > 30  # most define one twice
+    assert check_against_kubectl(cases) == []
+
+
+def test_a_config_whose_anchors_are_defined_again_is_versioned_as_kustomize_names_it():
+    config = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  a: &v one\n  b: &v two\n  c: *v\n"
+    workload = ("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  labels: &l {app: web}\n"
+                "spec:\n  selector: {matchLabels: &l {app: web2}}\n  template:\n    metadata: {labels: *l}\n"
+                "    spec:\n      containers:\n      - name: c\n        image: i\n"
+                "        envFrom: [{configMapRef: {name: app}}]\n")
+    text = config + "---\n" + workload
+    result = run_postrender([], text)
+    assert result.status == 0 and result.stderr == "", result.stderr
+    sent_in, errors_in = kubectl_read({"in": text})
+    sent_out, errors_out = kubectl_read({"out": result.stdout})
+    assert not errors_in and not errors_out
+    annotated = config.replace("  name: app\n", "  name: app\n  annotations:\n"
+                               "    internal.config.kubernetes.io/needsHashSuffix: enabled\n")
+    name = f"app-{kustomize_hashes([annotated])['app']}"
+    assert sent_out[name]["data"] == sent_in["app"]["data"] == {"a": "one", "b": "two", "c": "two"}
+    web_in, web_out = sent_in["web"], sent_out["web"]
+    assert web_out["spec"]["template"]["spec"]["containers"][0]["envFrom"] == [{"configMapRef": {"name": name}}]
+    # The pod template's labels are the second {app: web2}, as kubectl reads them, with what postrender adds.
+    assert web_in["spec"]["template"]["metadata"]["labels"] == {"app": "web2"}
+    assert web_out["spec"]["template"]["metadata"]["labels"].items() >= {"app": "web2"}.items()
+    assert web_out["spec"]["selector"] == web_in["spec"]["selector"]
+    # The output keeps the document's own anchor names.
+    assert "b: &v two" in result.stdout and "c: *v" in result.stdout

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import resource
+import string
 import subprocess
 import sys
 from pathlib import Path
@@ -562,8 +563,12 @@ def test_a_glued_separator_after_a_json_document_and_a_line_passes():
 
 def test_composer_errors_name_the_line_of_each_node_they_point_at():
     # libyaml's composer marks these with a node's own start, an offset in
-    # the text (counted after a byte-order mark), not a libyaml mark.
-    cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  a: &x one\n  b: &x two\n"
+    # the text (counted after a byte-order mark), not a libyaml mark. An
+    # anchor defined again is read as go-yaml reads it (syntax/anchors.py)
+    # unless no name of its length is free to rename it to: every one-letter
+    # name is taken here.
+    taken = "".join(f"x-{c}: &{c} {c}\n" for c in string.ascii_letters + string.digits if c != "x")
+    cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n" + taken + "data:\n  a: &x one\n  b: &x two\n"
     for text in (cm, "\ufeff" + cm, "---\n# Source: chart/cm.yaml\n" + cm):
         first = text.count("\n", 0, text.index("&x")) + 1
         assert_refused(run_postrender([], text), 1, first + 1,
