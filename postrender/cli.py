@@ -219,6 +219,7 @@ def _render(args: argparse.Namespace, reporter: Reporter) -> str | Iterable[str]
     from .pipeline.render import render
 
     options = render_options(args)
+    _check_under_helm(args)
     if args.plugin_config:
         from .frontends import kustomize_exec as kustomize_exec
 
@@ -436,6 +437,29 @@ def _check_no_text_for_a_host(args: list[str]) -> None:
     if hosted is not None:
         raise UsageError(f"{text} is not available with {hosted.split('=', 1)[0]}: kustomize reads what postrender "
                          "writes as the resources (a flag in argsOneLiner/argsFromFile?)")
+
+
+def _check_under_helm(args: argparse.Namespace) -> None:
+    """Helm gives its post-renderer the chart's manifest on standard input
+    and deploys what it writes on standard output, even nothing (Helm 3):
+    flags in --post-renderer-args that send the stream to a file, or read
+    files instead of standard input, would deploy an empty release, which
+    an upgrade takes as every object deleted. Refused before any work."""
+    output_file = getattr(args, "output_file", None)
+    inputs = [*args.filenames, *args.paths]
+    to_a_file = output_file not in (None, "-")
+    if args.plugin_config or args.krm or not to_a_file and (not inputs or "-" in inputs):
+        return  # most runs: nothing to ask of Helm
+    from .frontends import helmcontext
+
+    helm = helmcontext.current()
+    if helm is None or not helm.reads_stdout:
+        return
+    if to_a_file:
+        raise UsageError(f"-o {output_file}: Helm {helm.major} deploys what its post-renderer writes on standard "
+                         "output, and would get nothing; take -o out of --post-renderer-args")
+    raise UsageError(f"{inputs[0]}: under Helm {helm.major}, the chart's manifest comes on standard input, which "
+                     "postrender would not read with files named; add - to read it as well")
 
 
 def render_options(args: argparse.Namespace):

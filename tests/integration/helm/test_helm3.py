@@ -212,3 +212,29 @@ def test_a_flag_naming_a_service_does_not_pin_the_config_sharing_its_name(helm3)
     assert "postrender.io/config-hash" not in (pod.get("metadata", {}).get("annotations") or {})
     second = render("--set", "controller.config.a=b")
     assert second["Deployment/rel-controller"]["spec"]["template"] != pod
+
+
+@pytest.mark.parametrize("args,said", [
+    (["-o", "{tmp}/out.yaml"], "-o {tmp}/out.yaml: Helm 3 deploys what its post-renderer writes on standard output"),
+    (["--output={tmp}/out.yaml"], "-o {tmp}/out.yaml: Helm 3 deploys"),
+    (["/dev/null"], "/dev/null: under Helm 3, the chart's manifest comes on standard input"),
+    (["-f", "{tmp}/extra.yaml"], "{tmp}/extra.yaml: under Helm 3, the chart's manifest comes on standard input"),
+])
+def test_flags_that_would_give_helm_an_empty_manifest_are_refused(helm3, tmp_path, args, said):
+    """Helm 3 deploys whatever its post-renderer writes, nothing too: an
+    upgrade would then delete every object of the release."""
+    helm, env = helm3
+    (tmp_path / "extra.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra}\ndata: {a: b}\n")
+    command = [helm, "template", "app", str(CHART), "--post-renderer", "postrender",
+               *(f"--post-renderer-args={arg.format(tmp=tmp_path)}" for arg in args)]
+    result = subprocess.run(command, capture_output=True, text=True, env=env, start_new_session=True)
+    assert result.returncode != 0 and "kind:" not in result.stdout
+    assert said.format(tmp=tmp_path) in result.stderr, result.stderr
+    assert not (tmp_path / "out.yaml").exists()
+
+
+def test_a_file_read_with_the_manifest_is_added_to_it(helm3, tmp_path):
+    (tmp_path / "extra.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra}\ndata: {a: b}\n")
+    docs = documents(template(helm3, "--post-renderer-args=-", f"--post-renderer-args={tmp_path / 'extra.yaml'}"))
+    assert "ConfigMap/extra" in {ident(d) for d in docs}
+    assert "Deployment/app-web" in {ident(d) for d in docs}
