@@ -64,6 +64,17 @@ def repo(tmp_path: Path) -> tuple[Path, str, dict[str, str]]:
     return work, base, env
 
 
+def _installs_this_release(command: str) -> bool:
+    """postrender is not on PyPI: a recipe installs the release tag of this
+    version from the repository pyproject.toml names (scripts/release
+    refuses a tag other than v<version>)."""
+    from postrender import __version__
+
+    homepage = re.search(r'^Homepage = "(.*)"$', (ROOT / "pyproject.toml").read_text(), re.M).group(1)
+    return command.split()[:2] in (["pip", "install"], ["pipx", "install"]) and \
+        command.split()[2] == f'"git+{homepage}@v{__version__}"'
+
+
 def _check_comment(work: Path) -> None:
     comment = (work / "diff.md").read_text()
     assert comment.startswith(MARKER + "\n### postrender diff\n")
@@ -92,6 +103,8 @@ def test_github_actions_recipe_renders_base_and_head_and_writes_the_comment(repo
                             capture_output=True, text=True, env={**env, **step_env, "BASE": base})
     assert result.returncode == 0, result.stderr
     _check_comment(work)
+    (install,) = [step["run"] for step in workflow["jobs"]["diff"]["steps"] if "install" in step.get("run", "")]
+    assert _installs_this_release(install)
     comment = steps["Comment"]["run"]
     assert re.search(r"gh pr comment .* --edit-last --create-if-none --body-file diff\.md", comment)
 
@@ -106,6 +119,7 @@ def test_gitlab_ci_recipe_renders_base_and_head_and_writes_the_note(repo):
     # Installing pip packages and Helm needs the network; the rest runs as written.
     installs = [line for line in script if line.startswith(("pip install", "curl -fsSL"))]
     assert len(installs) == 2
+    assert _installs_this_release(installs[0])
     render = [line for line in script[:-1] if line not in installs]
     assert render[0] == "set -o pipefail"
     result = subprocess.run(["bash", "-e", "-c", "\n".join(render)], cwd=work, capture_output=True, text=True,
