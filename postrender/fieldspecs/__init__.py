@@ -23,7 +23,7 @@ from .schema import CONFIG_KINDS, check as check_schema
 from .walk import WILDCARD, Compiled, SpecIndex
 # The sections of a field-spec configuration postrender reads.
 SECTIONS = ("nameReference", "podSpecs", "podSpecReferences", "podSpecArgs", "clusterScoped", "recreatedWhenAnnotated",
-            "runsBeforeApply")
+            "runsBeforeApply", "createdBeforeEveryApply")
 # Sections of a kustomize configuration file that are not about name
 # references; a shared kustomizeconfig may carry them, postrender ignores them.
 _OTHER_KUSTOMIZE_SECTIONS = {
@@ -128,6 +128,9 @@ class ReferenceTable:
     # Annotation -> values (comma-separated in it) marking a hook that runs
     # before the release's other objects are applied.
     before_apply: dict[str, set[str]] = field(default_factory=dict)
+    # Annotation -> the values a hook must all hold to be created before
+    # the release's other objects on every install and upgrade alike.
+    before_every_apply: dict[str, set[str]] = field(default_factory=dict)
     # template_paths per (kind, group, version, immutable): asked for every
     # object by several stages. Emptied whenever the table grows.
     _template_paths: dict[tuple[str, str, str, bool], tuple[tuple[Segment, ...], ...]] = field(
@@ -283,6 +286,11 @@ class ReferenceTable:
             raise UsageError(f"{origin}: runsBeforeApply maps an annotation to a list of its values")
         for annotation, values in before.items():
             self.before_apply.setdefault(str(annotation), set()).update(str(v) for v in values)
+        every = data.get("createdBeforeEveryApply") or {}
+        if not isinstance(every, dict) or not all(isinstance(v, list) for v in every.values()):
+            raise UsageError(f"{origin}: createdBeforeEveryApply maps an annotation to a list of its values")
+        for annotation, values in every.items():
+            self.before_every_apply.setdefault(str(annotation), set()).update(str(v) for v in values)
         pod_paths = data.get("podSpecReferences") or {}
         for target, paths in pod_paths.items():
             _check_target(target, origin)

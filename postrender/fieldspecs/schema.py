@@ -120,6 +120,7 @@ POD_SPEC_HOLDER = {**_GVK, "path": _path, "immutable": _flag, "podMetadata": _pa
 SECTION_VALUES = {
     "nameReference": _list, "podSpecs": _list, "podSpecArgs": _list, "podSpecReferences": _mapping,
     "clusterScoped": _texts, "recreatedWhenAnnotated": _texts, "runsBeforeApply": _before_apply,
+    "createdBeforeEveryApply": _before_apply,
 }
 
 

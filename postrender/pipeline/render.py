@@ -13,7 +13,8 @@ from .graph.byname import ByName, find_readers, may_name_config, pod_string_spec
 from .graph.dependencies import Dependency, find_dependencies
 from ..errors import UsageError
 from .graph.producers import Productions, find_productions
-from .graph.references import Found, Graph, Resolution, build, in_immutable_template, is_hook, runs_before_apply
+from .graph.references import (Found, Graph, Resolution, build, created_before_every_apply, in_immutable_template, is_hook,
+                                runs_before_apply)
 from .index.objects import ObjectIndex
 from .needs import Needs
 from ..options import RenderOptions, check_strategy
@@ -218,6 +219,9 @@ def _holds(graph: Graph, table: fieldspecs.ReferenceTable) -> dict[int, str]:
       `field is immutable`;
     - in a hook that runs before the release is applied (pre-upgrade), to an
       object that is no hook: the new version does not exist yet when it runs;
+    - to a config that is itself a hook not created before the release's
+      objects on every install and upgrade (a pre-install Secret): its new
+      version would never be created on an upgrade;
     - at a field whose name must stay (keepsName): one also used as itself
       beyond it (the Prometheus Operator mounts `spec.secrets` at
       /etc/prometheus/secrets/<name>, a path scrape configurations name), where
@@ -232,6 +236,9 @@ def _holds(graph: Graph, table: fieldspecs.ReferenceTable) -> dict[int, str]:
             holds[id(ref)] = f"{ref.referrer.describe()} has an immutable pod template"
         elif runs_before_apply(ref.referrer, table) and not is_hook(ref.target, table):
             holds[id(ref)] = f"{ref.referrer.describe()} is a hook that runs before the release is applied"
+        elif is_hook(ref.target, table) and not created_before_every_apply(ref.target, table):
+            holds[id(ref)] = (f"{ref.target.describe()} is a hook not created before the release's objects on every"
+                              " install and upgrade")
         elif ref.spec.keeps_name is not None:
             holds[id(ref)] = f"{ref.referrer.describe()} {ref.field_path}: {ref.spec.keeps_name}"
     return holds

@@ -186,6 +186,17 @@ def runs_before_apply(obj: KubeObject, table: ReferenceTable) -> bool:
     return False
 
 
+def created_before_every_apply(obj: KubeObject, table: ReferenceTable) -> bool:
+    """A hook created before the release's other objects on every install
+    and upgrade alike (Helm's pre-install and pre-upgrade, Argo CD's PreSync),
+    so that a new version of it exists before anything names it."""
+    for annotation, values in table.before_every_apply.items():
+        written = obj.annotations.get(annotation)
+        if written is not None and values <= {phase.strip() for phase in written.split(",")}:
+            return True
+    return False
+
+
 def is_config_object(obj: KubeObject) -> bool:
     return is_config_kind(obj.kind, obj.api_version)
 
