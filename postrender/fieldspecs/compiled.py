@@ -10,7 +10,7 @@ import json
 SOURCES = {'builtin.yaml': 'c44344bcf647d6b58efba5584d85c00d8dc68f9e9713bc4e7358c400dd18fdc7',
  'dependencies.yaml': '7eb6c9031b701775c1705fd2c3b67df81209b76dd8f7e7b4cd5a014d6ac343a2',
  'fixednames.yaml': 'bbf9177213e24867c28e604660230c03742cb19eb633524651e540d06cf6f669',
- 'guard.yaml': '313e4ee1a402486787ef987d2833c6b8c3a785c8e90b94803a1d1f66eefdce1b',
+ 'guard.yaml': 'f5afa97110fa2971cdbe4223309b67373f37623ceb47de742004d997fc881717',
  'kustomize.yaml': '08624319600009720ca062df566dca9031a3b5e62a6e7e915625a13967de418e',
  'producers.yaml': 'b0554675ad45cf20df211e0f5cec83658afdb5b2b2793a80d5411513d3418f32'}
 
@@ -2512,7 +2512,8 @@ TABLES = json.loads(r'''{
    ],
    "keySuffixes": [
     "ConfigMapRef",
-    "ConfigMapName"
+    "ConfigMapName",
+    "ConfigMap"
    ],
    "nameUnder": [
     "configMap"

@@ -108,6 +108,15 @@ spec:
   certificates: {serverTLSSecret: pg-tls}
 """
 
+# Spark operator SparkApplication: spec.sparkConfigMap and hadoopConfigMap
+# are bare ConfigMap names (a key ending in ConfigMap).
+SPARK = """\
+apiVersion: sparkoperator.k8s.io/v1beta2
+kind: SparkApplication
+metadata: {name: sa, namespace: db}
+spec: {type: Scala, mode: cluster, hadoopConfigMap: spark-conf, driver: {cores: 1}}
+"""
+
 CASES = {
     "istio-credential-name": (SECRET % "db-tls", ISTIO, "Gateway/db/gw", "spec.servers[0].tls.credentialName", "db-tls"),
     "traefik-secret-names": (SECRET % "db-ca", TRAEFIK_TLS, "TLSOption/db/mtls", "spec.clientAuth.secretNames[0]",
@@ -121,6 +130,8 @@ CASES = {
     "traefik": (SECRET % "admin-users", TRAEFIK, "Middleware/db/auth", "spec.basicAuth.secret", "admin-users"),
     "flux": (CONFIGMAP % "exporter-values", FLUX, "HelmRelease/db/pg-exporter", "spec.valuesFrom[0].name",
              "exporter-values"),
+    "spark-config-map": (CONFIGMAP % "spark-conf", SPARK, "SparkApplication/db/sa", "spec.hadoopConfigMap",
+                         "spark-conf"),
 }
 
 
@@ -148,7 +159,7 @@ def test_a_field_no_spec_covers_fails_the_render_with_the_three_fixes(case):
     assert error.startswith(f"postrender: error: document 2 ({kind}/{obj.rpartition('/')[2]}) line ")
     assert f": {field}: still names" in error
     assert repr(name) in error
-    kind = "ConfigMap" if case == "flux" else "Secret"
+    kind = "ConfigMap" if case in ("flux", "spark-config-map") else "Secret"
     assert "add a field spec" in error and f"opt {kind}/db/{name} out" in error and "keep the original" in error
     assert "postrender.io/versioned" in error and "postrender.io/keep-original" in error
     assert "--allow-broken-references" in error
