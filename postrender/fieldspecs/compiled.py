@@ -7,7 +7,7 @@ run the script; tests/unit/fieldspecs/test_compiled_fieldspecs.py checks the two
 import json
 
 # sha256 of each source table when this was generated.
-SOURCES = {'builtin.yaml': 'c44344bcf647d6b58efba5584d85c00d8dc68f9e9713bc4e7358c400dd18fdc7',
+SOURCES = {'builtin.yaml': '4b8e917ee4e20630ef1fb290f3b1c9279dabef058959674812911eba19447fde',
  'dependencies.yaml': '7eb6c9031b701775c1705fd2c3b67df81209b76dd8f7e7b4cd5a014d6ac343a2',
  'fixednames.yaml': 'bbf9177213e24867c28e604660230c03742cb19eb633524651e540d06cf6f669',
  'guard.yaml': 'f5afa97110fa2971cdbe4223309b67373f37623ceb47de742004d997fc881717',
@@ -619,7 +619,8 @@ TABLES = json.loads(r'''{
        "kind": "ValidatingAdmissionPolicy",
        "name": "spec/policyName",
        "path": "spec/paramKind"
-      }
+      },
+      "keepsName": "the API server reads admission policy parameters at each request, by this name (in each request's namespace when none is given)"
      },
      {
       "kind": "MutatingAdmissionPolicyBinding",
@@ -630,7 +631,8 @@ TABLES = json.loads(r'''{
        "kind": "MutatingAdmissionPolicy",
        "name": "spec/policyName",
        "path": "spec/paramKind"
-      }
+      },
+      "keepsName": "the API server reads admission policy parameters at each request, by this name (in each request's namespace when none is given)"
      }
     ]
    },
@@ -647,7 +649,8 @@ TABLES = json.loads(r'''{
        "kind": "ValidatingAdmissionPolicy",
        "name": "spec/policyName",
        "path": "spec/paramKind"
-      }
+      },
+      "keepsName": "the API server reads admission policy parameters at each request, by this name (in each request's namespace when none is given)"
      },
      {
       "kind": "MutatingAdmissionPolicyBinding",
@@ -658,7 +661,8 @@ TABLES = json.loads(r'''{
        "kind": "MutatingAdmissionPolicy",
        "name": "spec/policyName",
        "path": "spec/paramKind"
-      }
+      },
+      "keepsName": "the API server reads admission policy parameters at each request, by this name (in each request's namespace when none is given)"
      }
     ]
    },

@@ -648,8 +648,11 @@ MOVED_MEMBERS.update({
 })
 
 
-# Kinds whose references the API server never lets change (keepsName).
-FIXED_ONCE_CREATED = {"StorageClass", "PersistentVolume"}
+# Kinds whose references keep naming the object by its own name (keepsName):
+# the API server never lets them change, or reads the object by that name at
+# each request (an admission policy's parameters).
+FIXED_ONCE_CREATED = {"StorageClass", "PersistentVolume", "ValidatingAdmissionPolicyBinding",
+                      "MutatingAdmissionPolicyBinding"}
 
 
 def _stated(referrer: dict, name_path: tuple, namespace_path: tuple | None) -> tuple[str | None, str]:

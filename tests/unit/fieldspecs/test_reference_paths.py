@@ -10,6 +10,7 @@ well over a thousand specs.
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -191,21 +192,31 @@ data: {max: %s}
 """
 
 
-def _binding_param(*docs: str) -> str:
-    result = run_postrender([], "---\n".join(docs))
+def _held_by_binding(*docs: str) -> set[str]:
+    """The configs a binding's paramRef holds: each keeps its name
+    (keepsName: the API server reads the parameter at each request, by
+    name), while --version-all renames every other config."""
+    result = run_postrender(["--version-all", "-v"], "---\n".join(docs))
     assert result.status == 0, result.stderr
     (binding,) = [d for d in YAML(typ="safe").load_all(result.stdout)
                   if d and d["kind"] == "ValidatingAdmissionPolicyBinding"]
-    return binding["spec"]["paramRef"]["name"]
+    assert binding["spec"]["paramRef"]["name"] == "limits"
+    held = set(re.findall(r"^postrender: (\w+)/prod/limits keeps its name: only referenced where it is left as written "
+                          r"\(ValidatingAdmissionPolicyBinding/replica-limit-prod spec\.paramRef\.name: the API server reads admission",
+                          result.stderr, re.M))
+    renamed = set(re.findall(r"^postrender: renamed (\w+)/prod/limits -> limits-", result.stderr, re.M))
+    assert held.isdisjoint(renamed) and held | renamed == {kind for kind in ("ConfigMap", "Secret")
+                                                           if f"kind: {kind}\nmetadata: {{name: limits" in "".join(docs)}
+    return held
 
 
 @pytest.mark.parametrize("kind,data", [("ConfigMap", '"3"'), ("Secret", "Mw==")])
 def test_a_binding_names_the_kind_its_policy_says(kind, data):
     other, other_data = ("Secret", "Mw==") if kind == "ConfigMap" else ("ConfigMap", '"3"')
     docs = [POLICY % ("v1", kind), BINDING % "namespace: prod, ", LIMITS % (kind, data), LIMITS % (other, other_data)]
-    assert _binding_param(*docs).startswith("limits-")
-    # Without its namespace it is looked up where the one `limits` of that kind is.
-    assert _binding_param(*[POLICY % ("v1", kind), BINDING % "", LIMITS % (kind, data)]).startswith("limits-")
+    assert _held_by_binding(*docs) == {kind}
+    # Without its namespace it names the object in each request's namespace: held too.
+    assert _held_by_binding(POLICY % ("v1", kind), BINDING % "", LIMITS % (kind, data)) == {kind}
 
 
 @pytest.mark.parametrize("policy", [
@@ -215,7 +226,7 @@ def test_a_binding_names_the_kind_its_policy_says(kind, data):
 ])
 def test_a_binding_whose_policy_says_otherwise_names_no_config_object(policy):
     docs = [d for d in (policy, BINDING % "namespace: prod, ", LIMITS % ("ConfigMap", '"3"')) if d]
-    assert _binding_param(*docs) == "limits"
+    assert _held_by_binding(*docs) == set()
 
 
 @pytest.mark.parametrize("bad", [
