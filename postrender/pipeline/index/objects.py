@@ -102,10 +102,13 @@ class ObjectIndex:
             other = held.get(namespace)
             if other is not None:
                 key = self.key(obj)
+                # Its line too: a List's items are one document.
+                line = other.location().line
                 raise PostrenderError(
                     f"duplicate object {key.describe()}: also defined in document {other.document.index}"
                     + (f" item {other.item}" if other.item is not None else "")
-                    + (f" ({other.document.where})" if other.document.where else ""),
+                    + (f" ({other.document.where})" if other.document.where else "")
+                    + (f", line {line}" if line is not None else ""),
                     obj.location(),
                 )
             held[namespace] = obj
