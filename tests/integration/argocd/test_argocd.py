@@ -462,3 +462,22 @@ def test_a_broken_manifest_yields_no_manifest(plain_app, env):
     result = run("generate", plain_app, env)
     assert result.returncode != 0 and result.stdout == ""
     assert "data.k is not valid base64" in result.stderr
+
+
+def test_the_readme_sidecar_runs_the_image_as_the_dockerfile_builds_it():
+    """The sidecar snippet and the Dockerfile agree: the user the image's
+    files belong to, and the folders Argo CD and postrender-cmp write to."""
+    readme = (ROOT / "README.md").read_text()
+    snippet = readme.split("# argocd-repo-server Deployment, spec.template.spec\n", 1)[1].split("```", 1)[0]
+    spec = YAML(typ="safe").load(snippet)
+    (sidecar,) = spec["containers"]
+    dockerfile = (ROOT / "integrations" / "argocd" / "Dockerfile").read_text()
+    assert f"USER {sidecar['securityContext']['runAsUser']}\n" in dockerfile
+    assert sidecar["command"] == ["/var/run/argocd/argocd-cmp-server"]
+    mounts = {mount["mountPath"]: mount["name"] for mount in sidecar["volumeMounts"]}
+    assert mounts["/var/run/argocd"] == "var-files" and mounts["/home/argocd/cmp-server/plugins"] == "plugins"
+    # HELM_*_HOME point under /tmp, which must be writable: an emptyDir of the pod's own.
+    assert "HELM_CACHE_HOME=/tmp/" in dockerfile
+    assert {"name": mounts["/tmp"], "emptyDir": {}} in spec["volumes"]
+    # The plugin's definition is where argocd-cmp-server reads it.
+    assert "/home/argocd/cmp-server/config/plugin.yaml" in dockerfile
