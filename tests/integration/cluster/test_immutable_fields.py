@@ -34,6 +34,7 @@ SOURCES = {
     "scaleIO": {"gateway": "https://gw", "system": "sys", "volumeName": "vol"},
     "storageos": {"volumeName": "vol"},
     "azureFile": {"shareName": "share"},
+    "cinder": {"volumeID": "vol-1"},
 }
 # Fields newer than the test's API server (1.20), which drops them; the
 # render still gets them.

@@ -449,6 +449,7 @@ _VOLUME_SOURCES = {
     "flexVolume": "{driver: example.com/flex, secretRef: {name: secret, namespace: old}}",
     "scaleIO": "{gateway: https://g, system: s, secretRef: {name: secret, namespace: old}}",
     "storageos": "{volumeName: v, secretRef: {name: secret, namespace: old}}",
+    "cinder": "{volumeID: v, secretRef: {name: secret, namespace: old}}",
 }
 _STORAGE_CLASS_PAIRS = [("secretName", "secretNamespace"), ("adminSecretName", "adminSecretNamespace"),
                         ("userSecretName", "userSecretNamespace")] + [
