@@ -1634,6 +1634,10 @@ def _yaml_error(doc: Document, exc: MarkedYAMLError) -> PostrenderError:
         message += f" ({exc.context}{started})"
     if exc.problem == "found invalid Unicode character escape code":
         message += f"; {_SURROGATE_HINT}"
+    elif exc.problem == "found unexpected ':'":
+        message += f"; {_FLOW_COLON_HINT}"
+    elif exc.problem == "did not find expected <document start>" and _is_json_first(doc):
+        message += f"; {_JSON_STREAM_HINT}"
     # Only a `# Source:` heading the document names it: one further down may
     # sit inside a quoted value, a Secret's perhaps.
     return PostrenderError(f"invalid YAML: {message}", doc.at(line))
@@ -1661,6 +1665,18 @@ _SURROGATE_HINT = (
     "a \\uD800-\\uDFFF escape (a JSON surrogate pair) is read by kubectl only in a JSON document that starts"
     " the stream, and never by Helm; write the character itself or a \\U0001F600-style escape"
 )
+# libyaml 0.1.7 refuses `a:b` inside a flow collection (`{url: http://x}`),
+# which go-yaml v2 reads as text.
+_FLOW_COLON_HINT = (
+    "kubectl and Helm read `a:b` inside {...} or [...] as text, libyaml (postrender's parser) does not;"
+    " quote the value, or write the collection in block style"
+)
+# kubectl reads a stream that starts with "{" as JSON objects one after
+# another; postrender reads documents as YAML, separated by `---` lines.
+_JSON_STREAM_HINT = (
+    "JSON objects one after another without a `---` line between them are read by kubectl, not by postrender;"
+    " put `---` between them"
+)
 _SLASH_HINT = (
     "a \\/ escape in a double-quoted string: go-yaml v2 (kubectl, Helm) reads it only in a JSON document that"
     " starts the stream; write / instead"
@@ -1674,7 +1690,12 @@ _HIGH, _LOW, _STAND_IN = 0xD800, 0xDC00, 0xE000
 
 
 def _is_json_first(doc: Document) -> bool:
-    return doc.index == 1 and doc.text.lstrip(_GO_SPACE).startswith("{")
+    if doc.index != 1:
+        return False
+    text = doc.text
+    if text.startswith("\ufeff"):  # kubectl drops a byte-order mark as it reads a file, then looks for JSON
+        text = text[1:]
+    return text.lstrip(_GO_SPACE).startswith("{")
 
 
 def _masked(doc: Document) -> str | None:

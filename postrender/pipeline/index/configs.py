@@ -185,7 +185,9 @@ def validate(obj: KubeObject, folded: ConfigFolder | None = None) -> Fields:
                         else f" (write the text as a block scalar: `{key.value}: |`)")
                 raise PostrenderError(f"{field}.{shown} must be {what}{hint}", obj.location(value))
             if encoded and go_base64(text) is None:
-                raise PostrenderError(f"{field}.{shown} is not valid base64 (encode it, or move it to stringData as plain text)", obj.location(value))
+                plain = "stringData" if obj.kind == "Secret" else "data"  # a ConfigMap has no stringData
+                raise PostrenderError(f"{field}.{shown} is not valid base64 (encode it, or move it to {plain} as plain"
+                                      " text)", obj.location(value))
             strings[label] = text
         fields.strings[field] = strings  # as hashing.string_entries reads them
     return fields

@@ -459,8 +459,17 @@ JSON_FIRST = (
 
 
 def test_json_escapes_in_a_document_that_starts_the_stream_are_read_as_kubectl_reads_json():
-    cases = {"first": JSON_FIRST % "first", "spaced": "\n  " + JSON_FIRST % "spaced"}
+    # kubectl drops a byte-order mark starting the file, then reads JSON.
+    cases = {"first": JSON_FIRST % "first", "spaced": "\n  " + JSON_FIRST % "spaced",
+             "bom": "\ufeff" + JSON_FIRST % "bom", "bom-spaced": "\ufeff \n" + JSON_FIRST % "bom-spaced"}
     assert check_against_kubectl(cases) == []
+    sent, _ = kubectl_read(cases)
+    assert sent["bom"]["data"] == sent["first"]["data"] and sent["first"]["data"]["s\U0001F600"] == "http://x"
+    # A NEL inside a JSON string is a character to kubectl, a line break to YAML: refused, mark or not.
+    nel = '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "n"}, "data": {"a": "x\x85y"}}\n'
+    for text in (nel, "\ufeff" + nel):
+        result = run_postrender(["--version-all"], text)
+        assert result.status == 1 and "line break NEL (U+0085) in a JSON document that starts the stream" in result.stderr
     _, _, fields = postrender_reading(cases["first"])
     assert fields["data"]["k"] == "x\U0001F600y" and fields["data"]["two"] == "\ufffd\U0001F600"
     # Written back as it came, the rename aside: kubectl reads the output as the input.
