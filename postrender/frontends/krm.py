@@ -424,8 +424,13 @@ def _compose(chunk: str) -> Any:
     loader = ListComposer(chunk, drop_item)
     try:
         root = loader.get_single_node()
-    except YAMLError:
-        return None
+    except YAMLError as exc:
+        # An anchor defined again, as go-yaml reads it (read.py reads the
+        # items so): composed with the later ones renamed in place.
+        from ..syntax import anchors
+
+        renamed = anchors.renamed(chunk) if anchors.is_duplicate_anchor(exc) else None
+        return _compose(renamed) if renamed is not None else None
     finally:
         loader.dispose()
     if root is not None and chunk.startswith("\ufeff"):

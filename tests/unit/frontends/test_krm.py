@@ -496,3 +496,47 @@ def test_a_failed_answer_is_one_strict_readers_read(tag, echoed):
     out = load(result.stdout)
     assert out["kind"] == "ResourceList" and len(out["items"]) == (1 if echoed else 0), result.stdout
     assert any("no kind" in r["message"] for r in out["results"]), out["results"]
+
+
+ANCHORS_AGAIN = """\
+apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata: {name: cm}
+  data: {a: &x one, b: &x two, c: *x}
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: d}
+  spec:
+    selector: {matchLabels: {a: b}}
+    template:
+      metadata: {labels: {a: b}}
+      spec: {containers: [{name: c, image: i, envFrom: [{configMapRef: {name: cm}}]}]}
+"""
+
+
+def _load_as_go_yaml(text: str) -> dict:
+    """ruamel refuses an anchor defined again; go-yaml reads the latest (the
+    kubectl oracle's tests: tests/integration/kubernetes)."""
+    from postrender.syntax import anchors
+
+    return load(anchors.renamed(text) or text)
+
+
+def test_an_anchor_defined_again_in_a_resource_list_is_read_as_go_yaml_reads_it():
+    result = run_cli(["--version-all"], ANCHORS_AGAIN)
+    assert result.status == 0, result.stderr
+    (config,) = [i for i in _load_as_go_yaml(result.stdout)["items"] if i["kind"] == "ConfigMap"]
+    assert config["data"] == {"a": "one", "b": "two", "c": "two"} and config["metadata"]["name"].startswith("cm-")
+    assert "data: {a: &x one, b: &x two, c: *x}" in result.stdout
+
+
+def test_a_failed_answer_to_a_resource_list_with_an_anchor_defined_again_carries_the_error():
+    text = ANCHORS_AGAIN + "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: cm}\n  data: {a: &x one}\n"
+    result = run_cli([], text)
+    assert result.status == 1 and "internal error" not in result.stderr
+    out = _load_as_go_yaml(result.stdout)
+    assert out["items"] == _load_as_go_yaml(text)["items"]
+    assert "duplicate object ConfigMap/(default)/cm" in out["results"][-1]["message"]
