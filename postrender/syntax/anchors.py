@@ -14,6 +14,8 @@ written as it came, whose meaning is the same.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
 from itertools import product
 from string import ascii_letters, digits
 
@@ -24,7 +26,10 @@ from ruamel.yaml.events import AliasEvent, CollectionStartEvent, ScalarEvent
 # What may follow an anchor's name: the name ends at a space, a line break
 # or a flow indicator (YAML's ns-anchor-char excludes those).
 _AFTER_A_NAME = frozenset(" \t\r\n\x85\u2028\u2029,[]{}")
-_NAME_CHARACTERS = ascii_letters + digits
+# The characters libyaml takes in an anchor's name (its scanner's IS_ALPHA).
+_NAME_CHARACTERS = ascii_letters + digits + "_-"
+# A comment: `#` at a line's start or after a space or tab.
+_COMMENT = re.compile(r"(?:^|[ \t])#", re.M)
 
 
 def is_duplicate_anchor(exc: YAMLError) -> bool:
@@ -46,13 +51,18 @@ def renamed(text: str) -> str | None:
     defined: set[str] = set()
     current: dict[str, str] = {}  # name as written -> the name its latest definition now has
     edits: list[tuple[int, str]] = []
+    # What each event's anchor or alias must read once renamed.
+    expected: list[str | None] = []
+    free: dict[int, Iterator[str]] = {}  # by length: names not yet tried, so that n renames cost n
     for event in events:
         name = getattr(event, "anchor", None)
         if name is None:
+            expected.append(None)
             continue
         start = event.start_mark.index + shift
         if isinstance(event, AliasEvent):
             new = current.get(name, name)
+            expected.append(new)
             if new != name:
                 if text[start:start + 1 + len(name)] != "*" + name:
                     return None
@@ -61,13 +71,15 @@ def renamed(text: str) -> str | None:
         if name not in defined:
             defined.add(name)
             current[name] = name
+            expected.append(name)
             continue
         at = _anchor_at(text, name, start, event.end_mark.index + shift)
-        new = _free_name(len(name), used)
+        new = _free_name(free.setdefault(len(name), _names(len(name))), used)
         if at is None or new is None:
             return None
         used.add(new)
         current[name] = new
+        expected.append(new)
         edits.append((at + 1, new))
     if not edits:
         return None
@@ -79,7 +91,7 @@ def renamed(text: str) -> str | None:
     parts.append(text[last:])
     result = "".join(parts)
     again = _events(result)
-    if again is None or not _alike(events, again):
+    if again is None or not _alike(events, again) or [getattr(e, "anchor", None) for e in again] != expected:
         return None
     return result
 
@@ -103,20 +115,27 @@ def _all_events(parser: CParser) -> list:
 
 def _anchor_at(text: str, name: str, start: int, end: int) -> int | None:
     """Where `&name` is written among a node's properties, which libyaml's
-    event spans from `start` (a tag may come first)."""
+    event spans from `start` (a tag may come first, and comments between
+    them on lines of their own)."""
     token = "&" + name
     at = text.find(token, start, end + len(token))
     while at != -1:
         after = at + len(token)
-        if (at == start or text[at - 1] in " \t\r\n") and (after == len(text) or text[after] in _AFTER_A_NAME):
+        line = max(start, text.rfind("\n", 0, at) + 1)
+        if ((at == start or text[at - 1] in " \t\r\n") and (after == len(text) or text[after] in _AFTER_A_NAME)
+                and not _COMMENT.search(text, line, at)):
             return at
         at = text.find(token, at + 1, end + len(token))
     return None
 
 
-def _free_name(length: int, used: set[str]) -> str | None:
-    for letters in product(_NAME_CHARACTERS, repeat=length):
-        name = "".join(letters)
+def _names(length: int) -> Iterator[str]:
+    return ("".join(letters) for letters in product(_NAME_CHARACTERS, repeat=length))
+
+
+def _free_name(names: Iterator[str], used: set[str]) -> str | None:
+    """The next of `names` the document does not use; None when none is left."""
+    for name in names:
         if name not in used:
             return name
     return None

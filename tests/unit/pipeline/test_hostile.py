@@ -567,7 +567,7 @@ def test_composer_errors_name_the_line_of_each_node_they_point_at():
     # anchor defined again is read as go-yaml reads it (syntax/anchors.py)
     # unless no name of its length is free to rename it to: every one-letter
     # name is taken here.
-    taken = "".join(f"x-{c}: &{c} {c}\n" for c in string.ascii_letters + string.digits if c != "x")
+    taken = "".join(f"x-k{i}: &{c} v\n" for i, c in enumerate(string.ascii_letters + string.digits + "_-") if c != "x")
     cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n" + taken + "data:\n  a: &x one\n  b: &x two\n"
     for text in (cm, "\ufeff" + cm, "---\n# Source: chart/cm.yaml\n" + cm):
         first = text.count("\n", 0, text.index("&x")) + 1
