@@ -189,12 +189,13 @@ def runs_before_apply(obj: KubeObject, table: ReferenceTable) -> bool:
 def created_before_every_apply(obj: KubeObject, table: ReferenceTable) -> bool:
     """A hook created before the release's other objects on every install
     and upgrade alike (Helm's pre-install and pre-upgrade, Argo CD's PreSync),
-    so that a new version of it exists before anything names it."""
-    for annotation, values in table.before_every_apply.items():
-        written = obj.annotations.get(annotation)
-        if written is not None and values <= {phase.strip() for phase in written.split(",")}:
-            return True
-    return False
+    so that a new version of it exists before anything names it. Each
+    deployer reads its own annotation and ignores the other's (Helm never
+    reads argocd.argoproj.io/hook), so every one the object carries must say
+    so."""
+    written = [(values, obj.annotations[annotation]) for annotation, values in table.before_every_apply.items()
+               if annotation in obj.annotations]
+    return bool(written) and all(values <= {phase.strip() for phase in text.split(",")} for values, text in written)
 
 
 def is_config_object(obj: KubeObject) -> bool:
