@@ -444,7 +444,9 @@ def _check_under_helm(args: argparse.Namespace) -> None:
     and deploys what it writes on standard output, even nothing (Helm 3):
     flags in --post-renderer-args that send the stream to a file, or read
     files instead of standard input, would deploy an empty release, which
-    an upgrade takes as every object deleted. Refused before any work."""
+    an upgrade takes as every object deleted. Refused before any work, when
+    Helm runs postrender itself: a script Helm runs may pass such flags and
+    write the result out itself."""
     output_file = getattr(args, "output_file", None)
     inputs = [*args.filenames, *args.paths]
     to_a_file = output_file not in (None, "-")
@@ -453,7 +455,7 @@ def _check_under_helm(args: argparse.Namespace) -> None:
     from .frontends import helmcontext
 
     helm = helmcontext.current()
-    if helm is None or not helm.reads_stdout:
+    if helm is None or helm.pid is None or os.getppid() != helm.pid:
         return
     if to_a_file:
         raise UsageError(f"-o {output_file}: Helm {helm.major} deploys what its post-renderer writes on standard "

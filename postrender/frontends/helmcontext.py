@@ -96,9 +96,6 @@ class HelmContext:
     doubt: str | None = None
     # Why Helm's connection cannot be replicated although it was understood.
     cluster_doubt: str | None = None
-    # Whether Helm reads what postrender writes: it runs postrender itself,
-    # or through shells only (a wrapper script), not through another program.
-    reads_stdout: bool = True
 
     @property
     def hooks_hidden(self) -> bool:
@@ -381,8 +378,6 @@ def detect(environ: Mapping[str, str], processes: Processes, pid: int) -> HelmCo
         helm_env = dict(environ)
     context = HelmContext(major, helm_pid, cache_home=_cache_home(helm_env))
     doubt = line.doubt
-    if via:
-        context = replace(context, reads_stdout=False)
     if doubt is None and via:
         doubt = f"postrender runs under {via}, not directly under Helm"
     if doubt is None and not processes.exact:

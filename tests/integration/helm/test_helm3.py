@@ -238,3 +238,19 @@ def test_a_file_read_with_the_manifest_is_added_to_it(helm3, tmp_path):
     docs = documents(template(helm3, "--post-renderer-args=-", f"--post-renderer-args={tmp_path / 'extra.yaml'}"))
     assert "ConfigMap/extra" in {ident(d) for d in docs}
     assert "Deployment/app-web" in {ident(d) for d in docs}
+
+
+def test_a_script_helm_runs_may_give_postrender_files_and_write_the_result_itself(helm3, tmp_path):
+    """Only what Helm runs itself writes Helm's manifest: a wrapper script
+    that hands postrender a file and -o, then prints the result, works."""
+    helm, env = helm3
+    script = tmp_path / "render.sh"
+    script.write_text('#!/bin/sh\nset -e\nd=$(mktemp -d)\ncat > "$d/in.yaml"\n'
+                      'postrender "$d/in.yaml" -o "$d/out.yaml"\ncat "$d/out.yaml"\n')
+    script.chmod(0o755)
+    result = subprocess.run([helm, "template", "app", str(CHART), "--post-renderer", str(script)],
+                            capture_output=True, text=True, env=env, start_new_session=True)
+    assert result.returncode == 0, result.stderr
+    docs = documents(result.stdout)
+    assert "Deployment/app-web" in {ident(d) for d in docs} and configs(docs)
+    assert any(versioned(d) for d in configs(docs).values())
