@@ -236,7 +236,8 @@ def _holds(graph: Graph, table: fieldspecs.ReferenceTable) -> dict[int, str]:
             holds[id(ref)] = f"{ref.referrer.describe()} has an immutable pod template"
         elif runs_before_apply(ref.referrer, table) and not is_hook(ref.target, table):
             holds[id(ref)] = f"{ref.referrer.describe()} is a hook that runs before the release is applied"
-        elif is_hook(ref.target, table) and not created_before_every_apply(ref.target, table):
+        # A config that is a hook; most carry no annotation at all, asked first.
+        elif ref.target.annotations and is_hook(ref.target, table) and not created_before_every_apply(ref.target, table):
             holds[id(ref)] = (f"{ref.target.describe()} is a hook not created before the release's objects on every"
                               " install and upgrade")
         elif ref.spec.keeps_name is not None:
