@@ -1505,10 +1505,11 @@ def _composed(doc: Document, masked: str | None, parts: _Parts | None = None) ->
     try:
         root = loader.get_single_node()
     except YAMLError as exc:
-        renamed = _anchors_renamed(doc, text, exc)
+        # (A document composed in parts holds no anchor: _in_parts.)
+        renamed = _anchors_renamed(doc, text, exc) if parts is None else None
         if renamed is None:
             raise _parse_error(doc, exc) from None
-        return _composed(doc, renamed, parts)
+        return _composed(doc, renamed)
     finally:
         events, plain = loader.events, loader.plain_keys and loader.plain_text
         _release(loader)
