@@ -281,16 +281,8 @@ class ReferenceTable:
             self.cluster_scoped.add(str(kind))
         for annotation in data.get("recreatedWhenAnnotated") or []:
             self.recreated_annotations.add(str(annotation))
-        before = data.get("runsBeforeApply") or {}
-        if not isinstance(before, dict) or not all(isinstance(v, list) for v in before.values()):
-            raise UsageError(f"{origin}: runsBeforeApply maps an annotation to a list of its values")
-        for annotation, values in before.items():
-            self.before_apply.setdefault(str(annotation), set()).update(str(v) for v in values)
-        every = data.get("createdBeforeEveryApply") or {}
-        if not isinstance(every, dict) or not all(isinstance(v, list) for v in every.values()):
-            raise UsageError(f"{origin}: createdBeforeEveryApply maps an annotation to a list of its values")
-        for annotation, values in every.items():
-            self.before_every_apply.setdefault(str(annotation), set()).update(str(v) for v in values)
+        _add_annotation_values(self.before_apply, data, "runsBeforeApply", origin)
+        _add_annotation_values(self.before_every_apply, data, "createdBeforeEveryApply", origin)
         pod_paths = data.get("podSpecReferences") or {}
         for target, paths in pod_paths.items():
             _check_target(target, origin)
@@ -564,6 +556,15 @@ def _kustomize_rows() -> frozenset[tuple[str, str, str | None, str]]:
 
 def builtin_config() -> dict[str, Any]:
     return data("builtin.yaml")
+
+
+def _add_annotation_values(into: dict[str, set[str]], data: dict[str, Any], section: str, origin: str) -> None:
+    """A section mapping an annotation to a list of its values, added to `into`."""
+    read = data.get(section) or {}
+    if not isinstance(read, dict) or not all(isinstance(v, list) for v in read.values()):
+        raise UsageError(f"{origin}: {section} maps an annotation to a list of its values")
+    for annotation, values in read.items():
+        into.setdefault(str(annotation), set()).update(str(v) for v in values)
 
 
 def load_table(extra: list[tuple[str, dict[str, Any]]] = ()) -> ReferenceTable:

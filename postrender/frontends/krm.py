@@ -429,7 +429,7 @@ def _compose(chunk: str) -> Any:
         # items so): composed with the later ones renamed in place.
         from ..syntax import anchors
 
-        renamed = anchors.renamed(chunk) if anchors.is_duplicate_anchor(exc) else None
+        renamed = anchors.renamed_after(exc, chunk)
         return _compose(renamed) if renamed is not None else None
     finally:
         loader.dispose()

@@ -1728,10 +1728,11 @@ def _anchors_renamed(doc: Document, text: str, exc: YAMLError) -> str | None:
     from ..syntax import anchors
 
     at = doc.index - doc.source.first_document
-    if not anchors.is_duplicate_anchor(exc) or at in doc.source.anchors_renamed:
-        return None
-    renamed = anchors.renamed(text)
-    doc.source.anchors_renamed[at] = (text, renamed)
+    if at in doc.source.anchors_renamed:
+        return None  # renamed already, and still refused
+    renamed = anchors.renamed_after(exc, text)
+    if renamed is not None:
+        doc.source.anchors_renamed[at] = (text, renamed)
     return renamed
 
 

@@ -37,6 +37,12 @@ def is_duplicate_anchor(exc: YAMLError) -> bool:
     return "found duplicate anchor" in (getattr(exc, "context", None) or "")
 
 
+def renamed_after(exc: YAMLError, text: str) -> str | None:
+    """`renamed(text)` when libyaml's composer refused `text` for an anchor
+    defined again (`exc`); None for any other error, or when it cannot be."""
+    return renamed(text) if is_duplicate_anchor(exc) else None
+
+
 def renamed(text: str) -> str | None:
     """`text` with every anchor defined again in it renamed, with its
     aliases, so that no name is defined twice; None when that cannot be
@@ -98,18 +104,14 @@ def renamed(text: str) -> str | None:
 
 def _events(text: str) -> list | None:
     parser = CParser(text)
+    events = []
     try:
-        return _all_events(parser)
+        while parser.check_event():
+            events.append(parser.get_event())
     except YAMLError:
         return None
     finally:
         parser.dispose()
-
-
-def _all_events(parser: CParser) -> list:
-    events = []
-    while parser.check_event():
-        events.append(parser.get_event())
     return events
 
 
@@ -142,7 +144,8 @@ def _free_name(names: Iterator[str], used: set[str]) -> str | None:
 
 
 def _alike(first: list, second: list) -> bool:
-    """Whether two event lists are the same but for anchor names and aliases."""
+    """Whether two event lists are the same but for anchor names and aliases
+    (renamed compares those)."""
     if len(first) != len(second):
         return False
     for a, b in zip(first, second):
@@ -154,6 +157,4 @@ def _alike(first: list, second: list) -> bool:
         elif isinstance(a, CollectionStartEvent):
             if (a.tag, a.implicit, a.flow_style) != (b.tag, b.implicit, b.flow_style):
                 return False
-        if (getattr(a, "anchor", None) is None) != (getattr(b, "anchor", None) is None):
-            return False
     return True
