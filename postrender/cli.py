@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NoReturn
 
 from .records import record
-from .entry import HANDLED_SIGNALS, Interrupted, on_signal
+from .signals import HANDLED_SIGNALS, Interrupted, on_signal
 from .errors import PostrenderError, UsageError
 from .report import Reporter
 
@@ -171,7 +171,7 @@ def _graph_arguments(parser: argparse.ArgumentParser) -> None:
     groups[OUTPUT].add_argument("-o", "--output", choices=graph_formats(), default="table", dest="format",
                                 help="table, json (with the render's warnings), dot (Graphviz) or mermaid "
                                      "(default: table)")
-    _add_render_options(parser, groups)
+    _add_render_options(parser, groups, cluster=False)
     _diagnostic_arguments(groups[DIAGNOSTICS])
 
 
@@ -215,8 +215,7 @@ def _completion_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _render(args: argparse.Namespace, reporter: Reporter) -> str | Iterable[str]:
-    from .frontends import resource_list_text
-    from .pipeline.render import render
+    from .frontends import render, resource_list_text
 
     options = render_options(args)
     _check_under_helm(args)
@@ -243,9 +242,10 @@ def _render(args: argparse.Namespace, reporter: Reporter) -> str | Iterable[str]
 
 
 def _graph(args: argparse.Namespace, reporter: Reporter) -> str:
-    from .frontends.graph.command import show
+    from .frontends.graph.command import check, show
 
     options = render_options(args)
+    check(options, args.format)
     return show(_sources(args, options, reporter), options, args.format, reporter)
 
 
@@ -452,7 +452,7 @@ def _check_under_helm(args: argparse.Namespace) -> None:
     to_a_file = output_file not in (None, "-")
     if args.plugin_config or args.krm or not to_a_file and (not inputs or "-" in inputs):
         return  # most runs: nothing to ask of Helm
-    from .frontends import helmcontext
+    from . import helmcontext
 
     helm = helmcontext.current()
     if helm is None or helm.pid is None or os.getppid() != helm.pid:
@@ -476,7 +476,7 @@ def render_options(args: argparse.Namespace):
             values[option.field] = value
     options = with_values(RenderOptions(), values)
     # Under Helm: Helm's namespace, release (the default scope) and cluster.
-    from .frontends import helmcontext
+    from . import helmcontext
 
     return helmcontext.fill(options, explicit_namespace=getattr(args, "namespace", None))
 

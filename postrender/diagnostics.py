@@ -103,7 +103,7 @@ def host() -> Host | None:
         # Imported here: reading Helm's command line costs a few /proc reads,
         # once. Inside the try: a broken install (a dependency missing) is
         # the error being delivered, and must not stop its delivery.
-        from .frontends import helmcontext
+        from . import helmcontext
 
         helm = helmcontext.current()
     except Exception:  # noqa: BLE001 - finding where to report must never fail a run

@@ -13,22 +13,7 @@ import signal
 import sys
 from typing import NoReturn
 
-
-class Interrupted(BaseException):
-    """A signal asked us to stop (raised from the handler, like KeyboardInterrupt)."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
-def on_signal(signum: int, frame: object) -> None:
-    raise Interrupted(signum)
-
-
-# Ended by a signal, a process exits 128 + its number, as a shell reports it.
-# SIGINT raises KeyboardInterrupt on its own.
-HANDLED_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+from .signals import HANDLED_SIGNALS, Interrupted, on_signal
 
 
 def run() -> NoReturn:

@@ -153,7 +153,8 @@ def written(sources: list[Source], options: RenderOptions, reporter: Reporter,
     """The output ResourceList, as the command line writes it out: part by
     part where its `results` could be written in as an edit (_with_results).
     `read`: the ResourceList as detect read it, or read whole (read.read)."""
-    from ..pipeline.render import read_for, render
+    from ..pipeline.render import read_for
+    from . import render
 
     if len(sources) != 1:
         raise UsageError("--krm reads one ResourceList (standard input or one file)")

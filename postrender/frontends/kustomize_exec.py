@@ -156,7 +156,7 @@ def check_arguments(args: argparse.Namespace) -> None:
 def run(path: str, sources: list[Source], options: RenderOptions, reporter: Reporter) -> Iterable[str]:
     """The legacy exec transformer: plain stream in and out (part by part, as
     a plain render), options from the file."""
-    from ..pipeline.render import render
+    from . import render
 
     return render(sources, load_file(path).apply(options), reporter, release=True).written
 

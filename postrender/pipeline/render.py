@@ -267,11 +267,6 @@ def render(sources: list[Source], options: RenderOptions, reporter: Reporter, st
     if release:
         _drop_before_write(analysis, result)
     written: Output | list[str] = write(analysis.stream, result, release)
-    if options.retain is not None:
-        # Imported only here: a plain render never loads a cluster client.
-        from ..cluster.retain import carry_forward
-
-        written = [carry_forward(analysis, options, reporter, written.text())]
     return Result(written, analysis, result, findings)
 
 

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+from ...errors import UsageError
 from ...options import RenderOptions
 from ...records import replace
 from ...pipeline.read import Source
 from ...report import Reporter
 from . import formats
 from .view import build_view
+
+
+def check(options: RenderOptions, fmt: str) -> None:
+    """Refuses what graph cannot do, before any input is read."""
+    if options.retain is not None:
+        raise UsageError("graph: --retain reads a cluster; graph shows one render's references and reads none")
+    formats.check(fmt)
 
 
 def show(sources: list[Source], options: RenderOptions, fmt: str, reporter: Reporter | None = None) -> str:
@@ -18,7 +26,7 @@ def show(sources: list[Source], options: RenderOptions, fmt: str, reporter: Repo
     exception: graph is where one goes to see those, so it shows them (status
     `broken`, and as warnings) instead of failing, as with
     --allow-broken-references; --strict still fails."""
-    formats.check(fmt)
+    check(options, fmt)
     from ...pipeline.render import render
 
     reporter = reporter if reporter is not None else Reporter()

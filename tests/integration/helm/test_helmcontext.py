@@ -22,9 +22,9 @@ import pytest
 
 from conftest import require_tool
 from manifests import CHART, tool_env
-from postrender.frontends import helmcontext
+from postrender import helmcontext
 from postrender.errors import UsageError
-from postrender.frontends.helmcontext import HelmContext, ProcFS, PsTable, detect, fill, parse_command_line, parse_procargs2
+from postrender.helmcontext import HelmContext, ProcFS, PsTable, detect, fill, parse_command_line, parse_procargs2
 from postrender.options import RenderOptions
 
 HELMS = [pytest.param("helm3", id="helm3"), pytest.param("helm4", id="helm4")]
@@ -266,7 +266,7 @@ def test_process_readers_on_this_machine(tmp_path):
 
 PROBE = """#!{python}
 import json, sys
-from postrender.frontends import helmcontext
+from postrender import helmcontext
 from postrender.records import fields
 found = helmcontext.current()
 with open({out!r}, "w") as handle:

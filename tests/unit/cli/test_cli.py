@@ -375,19 +375,21 @@ def test_verbosity_applies_to_graph_and_gc_parsing():
 # --- help ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("command", ["render", "graph"])
-def test_help_lists_every_render_option(command):
-    out = run_postrender([command, "--help"] if command != "render" else ["--help"])
+def test_help_lists_every_render_option():
+    out = run_postrender(["--help"])
     assert out.status == 0
     for option in OPTIONS:
         for flag in option.flags:
-            assert re.search(rf"(^|[ ,]){re.escape(flag)}\b", out.stdout), (command, flag)
+            assert re.search(rf"(^|[ ,]){re.escape(flag)}\b", out.stdout), flag
 
 
-def test_diff_help_lists_every_render_option_but_those_that_read_a_cluster():
-    """diff compares two renders and refuses --retain: its help listed
-    --retain, --kubeconfig and --context all the same."""
-    out = run_postrender(["diff", "--help"])
+@pytest.mark.parametrize("command", ["graph", "diff"])
+def test_graph_and_diff_help_list_every_render_option_but_those_that_read_a_cluster(command):
+    """graph shows one render's references and diff compares two renders:
+    neither reads a cluster, and both refuse --retain. Their help listed
+    --retain, --kubeconfig and --context all the same; graph even read the
+    cluster for --retain, and showed nothing of what it read."""
+    out = run_postrender([command, "--help"])
     assert out.status == 0
     for option in OPTIONS:
         for flag in option.flags:
@@ -395,9 +397,12 @@ def test_diff_help_lists_every_render_option_but_those_that_read_a_cluster():
             assert listed == (not option.cluster), flag
     assert {o.flag for o in OPTIONS if o.cluster} == {"--retain", "--kubeconfig", "--context"}
     assert "Cluster" not in out.stdout
-    # Still parsed, so diff can say why it refuses --retain.
-    refused = run_postrender(["diff", "--retain", "2", "a.yaml", "b.yaml"])
-    assert refused.status == 2 and "--retain reads a cluster" in refused.stderr
+    # Still parsed, so each can say why it refuses --retain, before reading
+    # a cluster (there is none here) or any input.
+    inputs = ["a.yaml", "b.yaml"] if command == "diff" else ["a.yaml"]
+    refused = run_postrender([command, "--retain", "2", "--kubeconfig", "/nowhere", *inputs])
+    assert refused.status == 2 and refused.stdout == ""
+    assert f"{command}: --retain reads a cluster" in refused.stderr, refused.stderr
 
 
 def test_top_level_help_is_the_render_help_with_every_command():

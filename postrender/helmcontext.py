@@ -23,10 +23,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Protocol
 
-from ..kubeconfig import KubeconfigError, merged
-from ..records import record, replace
-from ..errors import UsageError
-from ..options import RenderOptions
+from .kubeconfig import KubeconfigError, merged
+from .records import record, replace
+from .errors import UsageError
+from .options import RenderOptions
 
 COMMANDS = ("install", "upgrade", "template")
 # Helm's default release name for `helm template CHART`.
@@ -525,6 +525,6 @@ def fill(options: RenderOptions, explicit_namespace: str | None = None,
 
 
 def _is_label_value(value: str) -> bool:
-    from ..vocabulary import is_label_value
+    from .vocabulary import is_label_value
 
     return is_label_value(value)
