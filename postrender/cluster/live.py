@@ -116,6 +116,23 @@ def read_versions(cluster: Cluster, namespaces: list[str] | None, selector: str 
     return sorted(found, key=lambda v: (v.namespace, v.kind, v.name))
 
 
+def read_originals(cluster: Cluster, names: Iterable[tuple[str, str, str]]) -> list[LiveVersion]:
+    """The live ConfigMaps and Secrets of these (namespace, kind, name) that
+    are not versions (retention.py: an original); metadata only, as
+    read_versions. One list per namespace and kind, not a read per name: a
+    Secret is never fetched whole for a decision."""
+    wanted: dict[tuple[str, str], set[str]] = {}
+    for namespace, kind, name in names:
+        wanted.setdefault((namespace, kind), set()).add(name)
+    found: list[LiveVersion] = []
+    for (namespace, kind), named in sorted(wanted.items()):
+        for obj in cluster.list(cluster.resource(kind, ""), namespace, f"{LABEL_VERSIONED}!=true", metadata_only=True):
+            version = to_version(obj)
+            if version.name in named:
+                found.append(version)
+    return sorted(found, key=lambda v: (v.namespace, v.kind, v.name))
+
+
 def read_users(cluster: Cluster, namespaces: list[str] | None, table: ReferenceTable,
                reporter: Reporter | None = None) -> dict[Use, list[str]]:
     """Who uses which version: every kind the server lists (custom resources

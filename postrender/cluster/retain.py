@@ -18,7 +18,7 @@ from ..pipeline.plan.versions import label_value
 from ..pipeline.read import HELM4_FILENAME_ANNOTATION
 from ..report import Reporter
 from .client import Cluster
-from .live import LiveState, read_users, read_versions
+from .live import LiveState, read_originals, read_users, read_versions
 from .retention import Current, plan_retention
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
@@ -38,9 +38,10 @@ def carry_forward(analysis, options: RenderOptions, reporter: Reporter, output: 
     cluster = Cluster.connect(options.kubeconfig, options.context)
     namespaces = sorted({c.namespace for c in currents} | {namespace for namespace, _ in scopes})
     state = LiveState(read_versions(cluster, namespaces), _users(cluster, namespaces, analysis.table, reporter))
+    originals = read_originals(cluster, {(c.namespace, c.kind, c.original) for c in currents if not c.copy_kept})
     helm4 = any(HELM4_FILENAME_ANNOTATION in o.annotations for o in analysis.stream.objects)
     documents: list[str] = []
-    for item in plan_retention(currents, state, options.retain or 1, scopes=scopes):
+    for item in plan_retention(currents, state, options.retain or 1, scopes=scopes, originals=originals):
         version = item.version
         # Values are fetched only for what is re-emitted, never for the decision.
         obj = cluster.get(cluster.resource(version.kind, ""), version.namespace, version.name)
@@ -89,7 +90,8 @@ def currents_of(analysis, explicit_scope: str | None) -> list[Current]:
                 "app.kubernetes.io/instance; without one, versions of two releases with the same "
                 f"name in namespace {namespace} would be mixed up"
             )
-        currents.append(Current(namespace, obj.kind, label_value(version.base_name), scope, version.name))
+        currents.append(Current(namespace, obj.kind, label_value(version.base_name), scope, version.name,
+                                original=obj.name, copy_kept=version.keep_original))
     return currents
 
 

@@ -12,6 +12,15 @@ one: its versions in use are kept too, if the group is in a namespace and
 scope the render deploys (other releases' groups are never touched). Only
 those: an unused version of a dropped group is pruned at once, or it would
 be carried forward for ever.
+
+An original is the object under a group's base name that postrender did
+not version: the ConfigMap a chart deployed before postrender ran for it,
+or an unsuffixed copy (--keep-original) a later render no longer makes. The
+first render with postrender names a new version instead, so the deployer
+would prune the original while the ReplicaSets, Pods and ControllerRevisions
+of every earlier rollout still name it. It is kept while something uses
+it, as a previous version is, and never for --retain's N: unused, it is
+what the deployer should prune.
 """
 
 from __future__ import annotations
@@ -19,6 +28,8 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
+from ..pipeline.plan.versions import label_value
+from ..vocabulary import LABEL_SCOPE
 from .live import LiveState, LiveVersion, describe_users
 
 
@@ -31,6 +42,12 @@ class Current:
     base: str  # the base-name label value
     scope: str
     name: str
+    # The name the stream gives it before postrender names the version: an
+    # original's (below), if one is live.
+    original: str = ""
+    # The stream also holds an unsuffixed copy under that name
+    # (--keep-original): the deployer keeps the original with it.
+    copy_kept: bool = False
 
     @property
     def group(self) -> tuple[str, str, str, str]:
@@ -44,13 +61,16 @@ class Retained:
 
 
 def plan_retention(currents: list[Current], state: LiveState, retain: int, *,
-                   scopes: Collection[tuple[str, str]]) -> list[Retained]:
+                   scopes: Collection[tuple[str, str]], originals: Collection[LiveVersion] = ()) -> list[Retained]:
     """Previous versions to re-emit, in a fixed order (namespace, kind, name).
-    `scopes`: the (namespace, scope) pairs the render deploys to."""
+    `scopes`: the (namespace, scope) pairs the render deploys to.
+    `originals`: the live objects under the base names of the versions in
+    the stream that are not versions themselves."""
     in_stream = {(c.namespace, c.kind, c.name) for c in currents}
+    in_stream |= {(c.namespace, c.kind, c.original) for c in currents if c.copy_kept}
     groups = {c.group for c in currents}
     by_group: dict[tuple, list[LiveVersion]] = {}
-    kept: list[Retained] = []
+    kept = _originals_in_use(originals, currents, in_stream, state)
     for version in state.versions:
         if not version.versioned:
             continue
@@ -74,3 +94,27 @@ def plan_retention(currents: list[Current], state: LiveState, retain: int, *,
         for rank, version in enumerate(others[: max(retain - 1, 0)], start=2):
             kept.append(Retained(version, f"newest {rank} of --retain {retain}"))
     return sorted(kept, key=lambda r: (r.version.namespace, r.version.kind, r.version.name))
+
+
+def _originals_in_use(originals: Collection[LiveVersion], currents: list[Current], in_stream: set[tuple[str, str, str]],
+                      state: LiveState) -> list[Retained]:
+    """The originals something uses, of a group in the stream. One labelled
+    with another postrender.io/scope (an unsuffixed copy another release's
+    render made) is that release's. The app.kubernetes.io/instance label is
+    not asked: the name is the group's own in its namespace, and --scope
+    may name the group otherwise than a chart's label did."""
+    scopes_by_name: dict[tuple[str, str, str], set[str]] = {}
+    for current in currents:
+        scopes_by_name.setdefault((current.namespace, current.kind, current.original), set()).add(current.scope)
+    kept: list[Retained] = []
+    for original in originals:
+        where = (original.namespace, original.kind, original.name)
+        if original.versioned or where in in_stream or where not in scopes_by_name:
+            continue
+        scope = original.label(LABEL_SCOPE)
+        if scope is not None and label_value(scope) not in scopes_by_name[where]:
+            continue
+        users = state.used_by(original)
+        if users:
+            kept.append(Retained(original, f"the unversioned original, in use by {describe_users(users)}"))
+    return kept

@@ -14,7 +14,8 @@ from .graph.dependencies import Dependency, find_dependencies
 from ..errors import UsageError
 from .graph.producers import Productions, find_productions
 from .graph.references import (Found, Graph, Resolution, build, created_before_every_apply, in_immutable_template, is_hook,
-                                runs_before_apply)
+                                is_config_object, runs_before_apply)
+from .index.configs import content_of
 from .index.objects import ObjectIndex
 from .needs import Needs
 from ..options import RenderOptions, check_strategy
@@ -109,7 +110,7 @@ def analyse(sources: list[Source], options: RenderOptions, stream: Stream | Read
     the_plan = plan(graph, plan_options, kept, held=policy.held, fixed=by_name.fixed, read_by_name=by_name.read(),
                     copies=policy.copies)
     copy_warnings, notes = reloader.copy_notes(policy, the_plan)
-    warnings = [*read_as.stream.warnings, *copy_warnings]
+    warnings = [*read_as.stream.warnings, *copy_warnings, *([] if renames else _immutable_kept(graph))]
     hashes = config_hash.config_hashes(graph, table, the_plan, productions, dependencies, policy, options.strategy,
                                     by_name.readers)
     retention = keep.decide(graph, the_plan, table, scope=options.scope, keep_previous=options.keep_previous,
@@ -197,6 +198,17 @@ def _edits_everywhere(options: RenderOptions) -> bool:
     """Whether the run gives most workloads keys: a config hash on every pod
     template (--strategy=annotate), a record of what each uses."""
     return options.strategy == "annotate" or _records_refs(options)
+
+
+def _immutable_kept(graph: Graph) -> list[str]:
+    """Under --strategy=annotate: each config a reference reaches that says
+    `immutable: true` itself. It keeps its name, so new data for it fails
+    to apply (the API server refuses a change to an immutable object)."""
+    targets = {id(ref.target): ref.target for ref in graph.references
+               if ref.target is not None and is_config_object(ref.target)}
+    return [f"{obj.describe()} says immutable: true and keeps its name under --strategy=annotate: a change to its"
+            " data will fail to apply (remove `immutable`, or use the default strategy, which names each content)"
+            for obj in sorted(targets.values(), key=lambda o: o.document.index) if content_of(obj).immutable]
 
 
 def _first_reason(rules: list[tuple[str, dict[int, str]]]) -> dict[int, str]:

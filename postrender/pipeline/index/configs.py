@@ -23,10 +23,12 @@ from ...syntax.nodes import (
     Node,
     ScalarNode,
     entries,
+    get,
     get_str,
     go_base64,
     is_null,
     json_key,
+    json_value,
     not_a_string_hint,
     string_value,
 )
@@ -50,6 +52,9 @@ class ConfigContent:
     # (hashing.kustomize_secret_hash): the suffix kustomize gave it. Only
     # for a name ending in what could be a hash other than `hash`.
     kustomize_hash: str | None = None
+    # It says `immutable: true` itself (as go-yaml reads it): a name that
+    # stays (--strategy=annotate) can then never take new data.
+    immutable: bool = False
 
 
 def content_of(obj: KubeObject, folded: ConfigFolder | None = None) -> ConfigContent:
@@ -84,7 +89,8 @@ def hold_as_hash(obj: KubeObject) -> None:
     end: a record each was 88 bytes (100,000 tiny ConfigMaps: 8 MiB)."""
     known = obj.content
     if (known.__class__ is ConfigContent and known.named == () and known.type is None and known.refused is None
-            and known.kustomize_hash is None and not known.empty and not known.token and known.hash):
+            and known.kustomize_hash is None and not known.empty and not known.token and known.hash
+            and not known.immutable):
         obj.content = known.hash
 
 
@@ -127,6 +133,8 @@ def _read(obj: KubeObject, folded: ConfigFolder | None) -> ConfigContent:
     secret = obj.kind == "Secret"
     token = secret and _is_token_type(fields.nodes["type"])
     content = ConfigContent(content_hash(obj.kind, obj.node, fields), is_empty(fields), token, written_type)
+    immutable = get(obj.node, "immutable")
+    content.immutable = isinstance(immutable, ScalarNode) and json_value(immutable) is True
     # Only a name kustomize may have suffixed is worth kustomize's own hash.
     if secret and hash_suffix(obj.name or "") not in (None, content.hash):
         content.kustomize_hash = kustomize_secret_hash(fields)

@@ -148,3 +148,51 @@ def test_statefulset_history_keeps_its_versions(kube: Kube, major: int):
     sts = kube.get("statefulset", "rel-db")
     name = sts["spec"]["template"]["spec"]["volumes"][0]["configMap"]["name"]
     assert name == only_history and kube.exists("configmap", name)
+
+
+_ADOPTED = ["replicas=0", "revisionHistoryLimit=1", "cronjob=false"]
+
+
+def _adopt(kube: Kube, major: int) -> None:
+    """A release deployed before postrender ran for it: its ConfigMap and
+    Secret are plain `rel-config` and `rel-secret`, which the first
+    ReplicaSet and the StatefulSet's first ControllerRevision name. Then its
+    first upgrade through postrender, which names versions instead: Helm
+    prunes what its manifest no longer holds, and under Helm 4 (no
+    unsuffixed copy of a ConfigMap by default) that was `rel-config`."""
+    kube.helm(major, "install", "rel", str(CHART),
+              *(flag for value in ["config.greeting=one", *_ADOPTED] for flag in ("--set", value)))
+    kube.settle("rel-web")
+    kube.settle_statefulset("rel-db")
+    _deploy(kube, major, "upgrade", "config.greeting=two", "secret.token=two", *_ADOPTED)
+
+
+@pytest.mark.parametrize("major", HELM)
+def test_the_first_upgrade_with_postrender_keeps_the_original_history_uses(kube: Kube, major: int):
+    _adopt(kube, major)
+    for resource, original in (("configmap", "rel-config"), ("secret", "rel-secret")):
+        assert kube.exists(resource, original), f"{original}, which rollout history names, was pruned"
+        users = kube.referenced({original})[original]
+        assert any(u.startswith(("ReplicaSet/", "ControllerRevision/")) for u in users), users
+    kube.kubectl("rollout", "undo", "deployment/rel-web")
+    kube.settle("rel-web")
+    back = _env_config(kube.get("deployment", "rel-web"))
+    assert back == "rel-config" and kube.exists("configmap", back)
+
+
+def test_an_original_is_kept_only_while_something_uses_it(kube: Kube):
+    _adopt(kube, 4)  # Helm 3 writes an unsuffixed copy of every config by default, which it keeps
+    # The Deployment's history (revisionHistoryLimit 1) no longer names the
+    # original two upgrades later; the StatefulSet's ControllerRevisions
+    # (its history limit is 10) and its Pod (Pending, with no kubelet, so
+    # never replaced) still do, and only they keep it.
+    for greeting in ("three", "four"):
+        _deploy(kube, 4, "upgrade", f"config.greeting={greeting}", *_ADOPTED)
+    users = kube.referenced({"rel-config"}).get("rel-config", [])
+    assert users and all(u.startswith(("ControllerRevision/rel-db", "Pod/rel-db")) for u in users), users
+    assert kube.exists("configmap", "rel-config")
+    # Without the StatefulSet nothing names it: not carried forward, and pruned.
+    _deploy(kube, 4, "upgrade", "config.greeting=five", *_ADOPTED, "statefulset=false")
+    kube.wait(lambda: not kube.referenced({"rel-config"}), "the StatefulSet's ControllerRevisions and Pod to go")
+    _deploy(kube, 4, "upgrade", "config.greeting=six", *_ADOPTED, "statefulset=false")
+    assert not kube.exists("configmap", "rel-config"), "an original nothing uses is not carried forward"

@@ -62,3 +62,27 @@ def test_the_scope_is_left_alone_under_annotate():
     # Under Helm it defaults to the release name: refusing it would refuse
     # every Helm render with --strategy=annotate.
     assert run_postrender(["--strategy=annotate", "--scope=web"], STREAM).status == 0
+
+
+def test_annotate_warns_of_each_referenced_config_that_says_immutable_true():
+    """Under --strategy=annotate a config keeps its name, so one that says
+    `immutable: true` itself can never take new data: the next change fails
+    to apply. Said for each one a reference reaches, as go-yaml reads the
+    value; not for one nothing uses, nor `immutable: false`, nor `"true"` (a
+    string, which the API server refuses anyway), nor a copy of the default
+    strategy, which names each content."""
+    configs = "".join(
+        f"---\napiVersion: v1\nkind: {kind}\nmetadata: {{name: {name}}}\nimmutable: {value}\ndata: {{k: dg==}}\n"
+        for kind, name, value in [("ConfigMap", "yes-cm", "yes"), ("Secret", "true-secret", "true"),
+                                  ("ConfigMap", "false-cm", "false"), ("ConfigMap", "string-cm", '"true"'),
+                                  ("ConfigMap", "unused-cm", "true")])
+    workload = ("---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    image: x\n"
+                "    envFrom: [{configMapRef: {name: yes-cm}}, {secretRef: {name: true-secret}},"
+                " {configMapRef: {name: false-cm}}, {configMapRef: {name: string-cm}}]\n")
+    annotated = run_postrender(["--strategy=annotate"], configs + workload)
+    assert annotated.status == 0, annotated.stderr
+    warned = [line for line in annotated.stderr.splitlines() if "says immutable: true" in line]
+    assert [line.split()[2] for line in warned] == ["ConfigMap/yes-cm", "Secret/true-secret"], annotated.stderr
+    assert "yes-cm" in annotated.stdout and "yes-cm-" not in annotated.stdout  # kept its name
+    renamed = run_postrender([], configs + workload)
+    assert renamed.status == 0 and "immutable: true" not in renamed.stderr, renamed.stderr

@@ -163,6 +163,39 @@ def test_retention_keeps_used_versions_of_groups_the_render_dropped_in_its_own_s
     assert plan_retention([], state, retain=3, scopes=set()) == []
 
 
+def original(name: str, *, ns: str = "app", kind: str = "ConfigMap", labels: dict | None = None) -> LiveVersion:
+    """A live object postrender did not version, as read_originals gives it."""
+    return LiveVersion(kind, ns, name, f"uid-{name}", "1", NOW, tuple(sorted((labels or {}).items())))
+
+
+def test_retention_keeps_an_original_only_while_something_uses_it():
+    """The first render through postrender names versions, and the deployer
+    would prune the plain ConfigMap and Secret the earlier ReplicaSets still
+    name. Kept while used; never counted among --retain's newest."""
+    currents = [Current("app", "ConfigMap", "config", "rel", "config-new", original="config"),
+                Current("app", "Secret", "creds", "rel", "creds-new", original="creds", copy_kept=True),
+                Current("app", "ConfigMap", "env", "rel", "env-new", original="env")]
+    originals = [
+        original("config", labels={"app.kubernetes.io/instance": "the-chart-s-own"}),  # --scope named it otherwise
+        original("creds", kind="Secret"),  # the stream keeps an unsuffixed copy: the deployer keeps it anyway
+        original("env"),  # nothing uses it
+        original("config", ns="elsewhere"),  # no version of its group in the stream
+        original("other", labels={"postrender.io/scope": "rel"}),  # not a base name in the stream
+    ]
+    used = ["ReplicaSet/web-1", "ControllerRevision/db-1"]
+    state = LiveState([], {(o.kind, o.namespace, o.name): used for o in originals})
+    state.users.pop(("ConfigMap", "app", "env"))
+    kept = plan_retention(currents, state, retain=5, scopes=SCOPE, originals=originals)
+    assert [(r.version.describe(), r.reason) for r in kept] == [
+        ("ConfigMap/app/config", "the unversioned original, in use by ControllerRevision/db-1, ReplicaSet/web-1")]
+    # An unsuffixed copy another release's render made (its postrender.io/scope) is that release's.
+    theirs = [original("config", labels={"postrender.io/scope": "other", "postrender.io/versioned": "false"})]
+    assert plan_retention(currents, state, retain=5, scopes=SCOPE, originals=theirs) == []
+    ours = [original("config", labels={"postrender.io/scope": "rel", "postrender.io/versioned": "false"})]
+    assert [r.version.name for r in plan_retention(currents, state, retain=5, scopes=SCOPE, originals=ours)] == [
+        "config"]
+
+
 # -- references in live objects -------------------------------------------
 
 def test_uses_of_live_objects():

@@ -139,15 +139,22 @@ def test_release_leaves_no_node_and_no_reference():
 
 
 def test_retain_keeps_the_analysis_it_reads_after_writing(monkeypatch):
+    """--retain's cluster step runs after the render, where a way in
+    delivers it (frontends.render), and reads the analysis: a released
+    render keeps it then. A plain render runs no such step."""
     import postrender.cluster.retain as retain
+    from postrender.frontends import render as deliver
 
     seen = []
     monkeypatch.setattr(retain, "carry_forward",
                         lambda analysis, *_: seen.append([d.root for d in analysis.stream.documents]) or "")
     from postrender.options import RenderOptions as Options
 
-    render([Source(None, CM.format(name="cfg"))], Options(retain=1), Reporter(stderr=io.StringIO()), release=True)
+    deliver([Source(None, CM.format(name="cfg"))], Options(retain=1), Reporter(stderr=io.StringIO()), release=True)
     assert seen and all(root is not None for root in seen[0])
+    seen.clear()
+    deliver([Source(None, CM.format(name="cfg"))], Options(), Reporter(stderr=io.StringIO()), release=True)
+    assert seen == []
 
 
 # --- a large edited document is given out in parts (write._in_parts) ---------
