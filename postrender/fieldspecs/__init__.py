@@ -32,6 +32,10 @@ _OTHER_KUSTOMIZE_SECTIONS = {
 }
 
 
+# A waitsWhen row's test of a field: ("equals", value) or ("above", number).
+WaitTest = tuple[str, object]
+
+
 @record(frozen=True)
 class FieldSpec:
     target_kind: str  # ConfigMap or Secret
@@ -187,11 +191,13 @@ class ReferenceTable:
                 None)
         return self._pod_metadata[key]
 
-    def waits_when(self, kind: str, group: str, version: str) -> list[tuple[tuple[str, ...], object, str]]:
-        """(path, value, why) of each podSpecs row's waitsWhen for a kind:
-        while the object's field at path holds the value, its controller
-        does not replace running pods when their template changes."""
-        return [(tuple(segment.key for segment in parse_path(str(row["path"]))), row["equals"], str(row["why"]))
+    def waits_when(self, kind: str, group: str, version: str) -> list[tuple[tuple[str, ...], WaitTest, str]]:
+        """(path, test, why) of each podSpecs row's waitsWhen for a kind:
+        while the object's field at path passes the test (it `equals` a
+        value, or is a whole number `above` one), its controller does not
+        replace all of its running pods when their template changes."""
+        return [(tuple(segment.key for segment in parse_path(str(row["path"]))),
+                 ("equals", row["equals"]) if "equals" in row else ("above", row["above"]), str(row["why"]))
                 for holder in self._holders_of(kind, group, version) for row in holder.get("waitsWhen") or ()]
 
     def _holders_of(self, kind: str, group: str, version: str) -> Iterator[dict[str, Any]]:

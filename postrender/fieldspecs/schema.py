@@ -101,10 +101,13 @@ FIELD_SPEC = {
 }
 def _waits(value: Any) -> str | None:
     ok = isinstance(value, list) and all(
-        isinstance(row, dict) and set(row) == {"path", "equals", "why"} and _name(row["path"]) is None
-        and _name(row["why"]) is None and isinstance(row["equals"], (str, bool, int)) for row in value)
+        isinstance(row, dict) and _name(row.get("path")) is None and _name(row.get("why")) is None
+        and (set(row) == {"path", "equals", "why"} and isinstance(row["equals"], (str, bool, int))
+             or set(row) == {"path", "above", "why"} and type(row["above"]) is int)
+        for row in value)
     if not ok:
-        return "must be a list of {path, equals, why} (equals a string, number or true/false)"
+        return ("must be a list of {path, equals, why} (equals a string, number or true/false) or {path, above, why}"
+                " (above a whole number)")
     return _said(next(filter(None, (path_problem(row["path"]) for row in value)), None))
 
 

@@ -665,17 +665,21 @@ def test_a_number_spelled_another_way_rolls_nothing(tmp_path: Path, old: str, ne
 
 
 def test_a_workload_whose_pods_wait_is_listed_first_and_never_as_rolling():
-    # The class: each podSpecs row's waitsWhen (OnDelete, paused), and an
-    # immutable template (a Job's) that is no hook; the same kinds without
-    # the setting (RollingUpdate, paused: false, a hook Job) roll.
+    # The class: each podSpecs row's waitsWhen (OnDelete, paused, a
+    # StatefulSet's partition above 0), and an immutable template (a Job's)
+    # that is no hook; the same kinds without the setting (RollingUpdate,
+    # paused: false, partition 0, a hook Job) roll.
     report = _report(FIXTURES / "diff" / "waits")
     held = {(h["workload"]["kind"] + "/" + h["workload"]["name"], (h["config"] or {}).get("name")): h
             for h in report["doesNotRoll"]}
     assert set(held) == {("StatefulSet/db-ondelete", "cfg"), ("DaemonSet/agent-ondelete", "cfg"),
                          ("Deployment/web-paused", "cfg"), ("Rollout/canary-paused", "cfg"),
+                         ("StatefulSet/db-partitioned", "cfg"),
                          ("StatefulSet/cache-ondelete", None), ("Job/migrate", None)}
+    assert held[("StatefulSet/db-partitioned", "cfg")]["reason"].startswith("rollingUpdate.partition 2: only pods numbered 2")
     assert held[("Job/migrate", None)]["changedFields"] == ["spec.template.spec.containers[0].image"]
-    assert set(_rolls(report)) == {"StatefulSet/db-rolling", "Deployment/web-unpaused", "Job/hook"}
+    assert set(_rolls(report)) == {"StatefulSet/db-rolling", "StatefulSet/db-partition-zero", "Deployment/web-unpaused",
+                                   "Job/hook"}
 
 
 def test_exit_code_is_one_when_only_a_waiting_workload_changes(tmp_path: Path):

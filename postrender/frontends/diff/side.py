@@ -314,12 +314,15 @@ def _referrers(analysis: Analysis, out_index: ObjectIndex, ids: dict[int, Config
 def _waits(obj: KubeObject, written: object, table: ReferenceTable) -> str | None:
     """Why a change of the object's pod template replaces none of its pods
     by itself, as written: its podSpecs row's waitsWhen (a paused
-    Deployment, updateStrategy OnDelete), or a template the API server
+    Deployment, updateStrategy OnDelete, a StatefulSet's partition, whose
+    `why` may say `{value}`, the field's), or a template the API server
     never lets change on an object updated in place (a Job's)."""
-    for path, value, why in table.waits_when(obj.kind, obj.group, obj.api_version.rpartition("/")[2]):
+    for path, (test, value), why in table.waits_when(obj.kind, obj.group, obj.api_version.rpartition("/")[2]):
         held = _at(written, path)
-        if held == value and type(held) is type(value):  # `true`, never 1
+        if test == "equals" and held == value and type(held) is type(value):  # `true`, never 1
             return why
+        if test == "above" and type(held) is int and held > value:  # type: ignore[operator]
+            return why.replace("{value}", str(held))
     if any(in_immutable_template(obj, template.path, table) for template in pod_templates(obj, table)):
         return ("the API server refuses a change to this pod template once the object exists (field is "
                 "immutable; a bare Pod's container images excepted): delete it first, or make it a hook")
