@@ -390,6 +390,7 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     name = args[0] if args and args[0] in _BY_NAME else "render"
     if args and args[0] == name:
         args = args[1:]
+    _check_text_for_helm(name, args)
     parser = build_parser(name)
     args = _bare_flags(_kubectl_spellings(args))
     if name in ("render", "graph"):
@@ -439,6 +440,23 @@ def _check_no_text_for_a_host(args: list[str]) -> None:
                          "writes as the resources (a flag in argsOneLiner/argsFromFile?)")
 
 
+def _check_text_for_helm(name: str, args: list[str]) -> None:
+    """Help, the version, a completion script, a graph, a diff or gc's
+    report, asked for through --post-renderer-args, is what Helm would
+    deploy as the manifest (Helm 3 took `postrender 0.1.0` as an empty
+    release). Refused when Helm runs postrender itself."""
+    before = args[:args.index("--")] if "--" in args else args
+    asked = name if name != "render" else next((a for a in before if a in ("-h", "--help")), None)
+    if asked is None:
+        return  # most runs: Helm is not looked for
+    from . import helmcontext
+
+    helm = helmcontext.current()
+    if helm is not None and helm.pid is not None and os.getppid() == helm.pid:
+        raise UsageError(f"{asked}: Helm {helm.major} deploys what its post-renderer writes on standard output as the "
+                         "manifest; take it out of --post-renderer-args")
+
+
 def _check_under_helm(args: argparse.Namespace) -> None:
     """Helm gives its post-renderer the chart's manifest on standard input
     and deploys what it writes on standard output, even nothing (Helm 3):
@@ -470,8 +488,13 @@ def render_options(args: argparse.Namespace):
     values = {}
     for option in OPTIONS:
         value = getattr(args, dest(option), None)
-        if value is None and option.env:
-            value = os.environ.get(option.env) or None
+        if value is None and option.env and os.environ.get(option.env):
+            # Checked as the flag is: HELM_NAMESPACE=Prod would quietly
+            # pair no implicit namespace with the objects that state `prod`.
+            try:
+                value = option.convert_text(os.environ[option.env], f"${option.env}")
+            except UsageError as exc:
+                raise UsageError(f"${option.env}: {exc}") from None
         if value is not None:
             values[option.field] = value
     options = with_values(RenderOptions(), values)
@@ -546,7 +569,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_STRING") is not None:
         from .frontends.kustomize_exec import exec_plugin_argv  # linked as the plugin: `PostRender <config file> [args]`
 
-        argv = exec_plugin_argv(argv)
+        argv = exec_plugin_argv(argv, os.environ["KUSTOMIZE_PLUGIN_CONFIG_STRING"])
     previous = _install_signal_handlers()
     # The reporter of this run, once there is one: an interrupt may come at any point.
     current: list[Reporter] = [Reporter()]

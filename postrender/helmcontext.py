@@ -26,7 +26,7 @@ from typing import Protocol
 from .kubeconfig import KubeconfigError, merged
 from .records import record, replace
 from .errors import UsageError
-from .options import RenderOptions
+from .options import RenderOptions, check_namespace
 
 COMMANDS = ("install", "upgrade", "template")
 # Helm's default release name for `helm template CHART`.
@@ -514,7 +514,8 @@ def fill(options: RenderOptions, explicit_namespace: str | None = None,
     changes: dict[str, object] = {"hooks_hidden": helm.hooks_hidden}
     if helm.doubt is None:
         if not explicit_namespace and helm.namespace:
-            changes["namespace"] = helm.namespace
+            # Checked as --namespace is (Helm's own -n or $HELM_NAMESPACE).
+            changes["namespace"] = check_namespace(helm.namespace)
         if options.scope is None and helm.release and _is_label_value(helm.release):
             changes["scope"] = helm.release
         if options.kubeconfig is None and helm.kubeconfig:

@@ -79,7 +79,7 @@ IDENTITY_ANNOTATIONS = (
 )
 
 MAX_LABEL_VALUE = 63
-_LABEL_VALUE = LazyPattern(r"^(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?)?$")
+_LABEL_VALUE = LazyPattern(r"^(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?)?\Z")
 
 
 def is_label_value(text: str) -> bool:

@@ -10,6 +10,7 @@ with the resources on stdin and KUSTOMIZE_PLUGIN_CONFIG_STRING set; the
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -161,11 +162,30 @@ def run(path: str, sources: list[Source], options: RenderOptions, reporter: Repo
     return render(sources, load_file(path).apply(options), reporter, release=True).written
 
 
-def exec_plugin_argv(argv: list[str]) -> list[str]:
+def exec_plugin_argv(argv: list[str], config: str) -> list[str]:
     """kustomize's arguments for an exec plugin as postrender's: the config
     file first, then argsOneLiner/argsFromFile, which are postrender flags.
-    Called only when KUSTOMIZE_PLUGIN_CONFIG_STRING says kustomize runs us.
-    Reading the config file as input would replace the whole stream with it."""
+    Called only when KUSTOMIZE_PLUGIN_CONFIG_STRING (`config`) says kustomize
+    may run us. Reading the config file as input would replace the whole
+    stream with it. kustomize writes that string to the file it names
+    first: a first word that is no such file is postrender's own (a script
+    kustomize runs passes the variable on to what it runs, `postrender
+    FILE` among them)."""
     if not argv or argv[0].startswith("-") or argv[0] in ("render", "graph", "gc"):
         return list(argv)
+    if not _holds(argv[0], config):
+        return list(argv)
     return ["--plugin-config", argv[0], *argv[1:]]
+
+
+def _holds(path: str, text: str) -> bool:
+    """Whether the file at `path` holds exactly `text` (its size first: an
+    input of any size is never read for this)."""
+    data = text.encode("utf-8", "surrogateescape")
+    try:
+        if os.path.getsize(path) != len(data):
+            return False
+        with open(path, "rb") as handle:
+            return handle.read(len(data) + 1) == data
+    except OSError:
+        return False

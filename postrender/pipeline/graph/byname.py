@@ -41,11 +41,11 @@ from ...lazyre import LazyPattern
 
 # The API server refuses a ConfigMap over 1 MiB; larger data is not scanned.
 _MAX_SCANNED = 1 << 20
-_DNS_NAME = re.compile(r"^[a-z0-9](?:[-a-z0-9.]{0,251}[a-z0-9])?$")
-_DNS_LABEL = LazyPattern(r"^[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?$")
+_DNS_NAME = re.compile(r"^[a-z0-9](?:[-a-z0-9.]{0,251}[a-z0-9])?\Z")
+_DNS_LABEL = LazyPattern(r"^[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?\Z")
 # `$(POD_NAMESPACE)` (Kubernetes' own expansion) or `${NAMESPACE}` (a shell's):
 # a namespace the pod learns at run time, taken to be its own.
-_VARIABLE = LazyPattern(r"^\$[({][A-Za-z_][A-Za-z0-9_]*[)}]$")
+_VARIABLE = LazyPattern(r"^\$[({][A-Za-z_][A-Za-z0-9_]*[)}]\Z")
 # The words of a flag or variable name (fixednames.yaml nameHints.otherKinds):
 # split at anything but letters and digits, and between a lower-case letter
 # or digit and an upper-case one (`publishService`).

@@ -219,6 +219,13 @@ def test_a_flag_naming_a_service_does_not_pin_the_config_sharing_its_name(helm3)
     (["--output={tmp}/out.yaml"], "-o {tmp}/out.yaml: Helm 3 deploys"),
     (["/dev/null"], "/dev/null: under Helm 3, the chart's manifest comes on standard input"),
     (["-f", "{tmp}/extra.yaml"], "{tmp}/extra.yaml: under Helm 3, the chart's manifest comes on standard input"),
+    # Text that is no manifest, which Helm 3 took as an empty release (rc 0).
+    (["--version"], "version: Helm 3 deploys what its post-renderer writes on standard output as the manifest"),
+    (["version"], "version: Helm 3 deploys"),
+    (["--help"], "--help: Helm 3 deploys"),
+    (["render", "-h"], "-h: Helm 3 deploys"),
+    (["completion", "bash"], "completion: Helm 3 deploys"),
+    (["graph"], "graph: Helm 3 deploys"),
 ])
 def test_flags_that_would_give_helm_an_empty_manifest_are_refused(helm3, tmp_path, args, said):
     """Helm 3 deploys whatever its post-renderer writes, nothing too: an

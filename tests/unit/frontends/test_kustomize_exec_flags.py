@@ -50,3 +50,21 @@ def test_flags_that_keep_the_channels_still_work(tmp_path, config):
     assert result.status == 0, result.stderr
     assert "name: c-" in result.stdout and "immutable" not in result.stdout
     assert "renamed ConfigMap/c" in log.read_text()
+
+
+@pytest.mark.parametrize("order", ["file first", "flag first"])
+def test_a_file_not_holding_kustomize_s_config_string_is_read_as_input(tmp_path, config, order):
+    """KUSTOMIZE_PLUGIN_CONFIG_STRING reaches whatever a script kustomize
+    runs runs in turn. Its first word is the config file only when that
+    file holds exactly the string, as kustomize writes it: `postrender
+    FILE -n shop` read FILE as a config ("expected one PostRender object")."""
+    stream = tmp_path / "stream.yaml"
+    stream.write_text(STREAM + "---\n" + STREAM.replace("name: c", "name: d"))
+    words = [str(stream), "-n", "shop"] if order == "file first" else ["-n", "shop", str(stream)]
+    result = run_postrender(words, env={"KUSTOMIZE_PLUGIN_CONFIG_STRING": config.read_text()})
+    assert result.status == 0, result.stderr
+    assert "name: d" in result.stdout and "PostRender" not in result.stdout
+    # The config file kustomize wrote, named first: read as the config (versionAll).
+    as_plugin = run_postrender([str(config)], STREAM, env={"KUSTOMIZE_PLUGIN_CONFIG_STRING": config.read_text()})
+    assert as_plugin.status == 0, as_plugin.stderr
+    assert "name: c-" in as_plugin.stdout  # versioned, unreferenced: versionAll came from the config
