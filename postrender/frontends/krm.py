@@ -29,6 +29,7 @@ from ..syntax.nodes import (
 )
 from ..limits import MAX_BYTES_CEILING, MAX_DEPTH_CEILING, MAX_NODES_CEILING, Limits
 from ..options import RenderOptions
+from ..records import replace
 from ..vocabulary import INDEX_ANNOTATIONS, KRM_RESOURCE_LIST, PATH_ANNOTATIONS
 from ..pipeline.read import Document, KubeObject, Source, Stream, UnreadableText, only_comments, shift_offsets, split
 from ..pipeline.write import Output
@@ -75,7 +76,7 @@ def detect(sources: list[Source], options: RenderOptions) -> ReadStream | None:
     if not text or not _SCREEN.search(text):
         return None
     try:
-        read = read_for(sources, options)
+        read = _read_for(sources, options)
     except PostrenderError as exc:
         if not claims_resource_list(text):
             raise  # a plain stream: a plain error, nothing on stdout
@@ -88,6 +89,55 @@ def detect(sources: list[Source], options: RenderOptions) -> ReadStream | None:
     if problem is not None:
         raise _failed(PostrenderError(problem), 1, sources[0], None, [])
     return None
+
+
+def _read_for(sources: list[Source], options: RenderOptions) -> ReadStream:
+    """The ResourceList read for a render with `options`, or, where that
+    read is refused and the functionConfig sets other limits (maxNodes: a
+    dense custom resource's), read again with them: the functionConfig is
+    read only once the whole ResourceList is, and a function cannot be
+    given --max-nodes. Only a functionConfig written in block style at the
+    top level is found so (kustomize and kpt write it so, after `items`)."""
+    from ..pipeline.render import read_for
+
+    try:
+        return read_for(sources, options)
+    except PostrenderError:
+        text = sources[0].text if len(sources) == 1 else ""
+        config = _config_apart(text)
+        if config is None or config.apply(options).limits == options.limits:
+            raise
+    return read_for(sources, replace(options, limits=config.apply(options).limits))
+
+
+# A block-style functionConfig at the top level: its key's line, then every
+# line that is indented, blank or a comment.
+_CONFIG_APART = re.compile(r"^functionConfig[ \t]*:[ \t]*(?:#[^\n]*)?\r?\n(?:(?:[ \t][^\n]*|[ \t]*(?:#[^\n]*)?)(?:\r?\n|\Z))*",
+                           re.M)
+_CONFIG_APART_MAX = 64 * 1024  # a functionConfig is a few lines; more is no config to read apart
+
+
+def _config_apart(text: str) -> PluginConfig | None:
+    """The functionConfig of a ResourceList that could not be read whole,
+    read from its own lines; None where there is none to read so, or it
+    does not read (the whole read's error then stands)."""
+    found = [m for m in _CONFIG_APART.finditer(text) if len(m.group()) <= _CONFIG_APART_MAX]
+    if len(found) != 1:
+        return None
+    try:
+        loader = Composer(found[0].group())
+        try:
+            root = loader.get_single_node()
+        finally:
+            loader.dispose()
+        node = get(root, "functionConfig") if isinstance(root, MappingNode) else None
+        if node is None or not isinstance(node, MappingNode) or _nesting(node) > MAX_CONFIG_DEPTH:
+            return None
+        from .kustomize_exec import parse
+
+        return parse(to_json_value(node), "functionConfig")
+    except (YAMLError, PostrenderError):
+        return None
 
 
 def _misread(text: str) -> str | None:
@@ -153,7 +203,6 @@ def written(sources: list[Source], options: RenderOptions, reporter: Reporter,
     """The output ResourceList, as the command line writes it out: part by
     part where its `results` could be written in as an edit (_with_results).
     `read`: the ResourceList as detect read it, or read whole (read.read)."""
-    from ..pipeline.render import read_for
     from . import render
 
     if len(sources) != 1:
@@ -161,7 +210,7 @@ def written(sources: list[Source], options: RenderOptions, reporter: Reporter,
     source = sources[0]
     if read is None:
         try:
-            read = read_for(sources, options)
+            read = _read_for(sources, options)
         except PostrenderError as exc:
             raise _failed(exc, 1, source, None, []) from None
     stream = read if isinstance(read, Stream) else read.stream

@@ -758,7 +758,7 @@ class _Count:
         if objects > allowed:
             raise PostrenderError(
                 f"more than {allowed:,} documents and List items in the first {self.before + end:,} characters"
-                " of input, far denser than real manifests; raise it with --max-nodes",
+                " of input, far denser than real manifests; raise it with --max-nodes (maxNodes in a config)",
                 Location(None, self.source.name if self.source else None, line=line()),
             )
 
@@ -777,7 +777,7 @@ class _Count:
         if self.nodes + nodes > allowed:
             raise PostrenderError(
                 f"more than {allowed:,} YAML nodes in the first {end:,} characters of input, far denser than"
-                " real manifests; raise it with --max-nodes",
+                " real manifests; raise it with --max-nodes (maxNodes in a config)",
                 doc.at(doc.first_line + 1),
             )
 

@@ -540,3 +540,32 @@ def test_a_failed_answer_to_a_resource_list_with_an_anchor_defined_again_carries
     out = _load_as_go_yaml(result.stdout)
     assert out["items"] == _load_as_go_yaml(text)["items"]
     assert "duplicate object ConfigMap/(default)/cm" in out["results"][-1]["message"]
+
+
+_DENSE_ITEM = ("  - apiVersion: example.com/v1\n    kind: Thing\n    metadata: {name: t}\n"
+               "    spec: {v: [" + ",".join(["1"] * 300_000) + "]}\n")
+_POSTRENDER_CONFIG = ("functionConfig:\n  apiVersion: postrender.io/v1alpha1\n  kind: PostRender\n"
+                      "  metadata: {name: pr}\n  # a dense custom resource\n  maxNodes: 10000000\n")
+_CONFIGMAP_CONFIG = ("functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: pr}\n"
+                     "  data:\n    maxNodes: \"10000000\"\n")
+
+
+@pytest.mark.parametrize("config", [_POSTRENDER_CONFIG, _CONFIGMAP_CONFIG], ids=["PostRender", "ConfigMap"])
+@pytest.mark.parametrize("args", [[], ["--krm"]], ids=["detected", "--krm"])
+def test_function_config_max_nodes_raises_the_limit_it_is_read_under(config: str, args: list[str]):
+    """The functionConfig comes after the items, and is read once the whole
+    ResourceList is: one denser than the command line's limit was refused
+    before its maxNodes could raise it, and a function is given no flags."""
+    text = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + _DENSE_ITEM
+    refused = run_postrender(args, text)
+    assert refused.status == 1 and "raise it with --max-nodes (maxNodes in a config)" in refused.stdout
+    raised = run_postrender(args, text + config)
+    assert raised.status == 0, raised.stdout[-500:] + raised.stderr
+    out = YAML(typ="safe").load(raised.stdout)
+    assert [item["kind"] for item in out["items"]] == ["Thing"] and len(out["items"][0]["spec"]["v"]) == 300_000
+    # A config that lowers the limit is read under it; one that does not
+    # read is refused for that, as a stream's syntax error is.
+    lowered = run_postrender(args, text + config.replace("10000000", "1000"))
+    assert lowered.status == 1 and "YAML nodes" in lowered.stdout, lowered.stdout[-500:]
+    broken = run_postrender(args, text + config + "  : [\n")
+    assert broken.status == 1 and "invalid YAML" in broken.stdout, broken.stdout[-500:]
