@@ -297,7 +297,28 @@ def function_config(document: Document) -> PluginConfig | None:
     # Imported here: a plain render checks for a ResourceList, and needs no config parser.
     from .kustomize_exec import parse
 
-    return parse(to_json_value(node), "functionConfig")
+    return parse(_as_a_config_file_reads_it(node), "functionConfig")
+
+
+# Plain words YAML 1.1 (go-yaml v2, how the items are read) takes for true
+# or false, and YAML 1.2 (how a --plugin-config file is read) for strings.
+_YAML11_ONLY_BOOLEANS = frozenset(
+    w for word in ("y", "yes", "on", "n", "no", "off") for w in (word, word.capitalize(), word.upper()))
+
+
+def _as_a_config_file_reads_it(node: MappingNode) -> Any:
+    """The functionConfig's value, its options read as a --plugin-config
+    file's are: a plain `yes`, `no`, `on` or `off` is the word, not a
+    boolean. So the same PostRender text sets the same options either way
+    (`mutable: yes` refused in both, `namespace: yes` the namespace "yes")."""
+    value = to_json_value(node)
+    if isinstance(value, dict):
+        for key, item in node.value:
+            if (isinstance(key, ScalarNode) and isinstance(item, ScalarNode) and item.style == ""
+                    and item.tag == "tag:yaml.org,2002:str" and item.value in _YAML11_ONLY_BOOLEANS
+                    and key.value in value):
+                value[key.value] = item.value
+    return value
 
 
 def _nesting(node: Node) -> int:

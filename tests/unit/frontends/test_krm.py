@@ -569,3 +569,30 @@ def test_function_config_max_nodes_raises_the_limit_it_is_read_under(config: str
     assert lowered.status == 1 and "YAML nodes" in lowered.stdout, lowered.stdout[-500:]
     broken = run_postrender(args, text + config + "  : [\n")
     assert broken.status == 1 and "invalid YAML" in broken.stdout, broken.stdout[-500:]
+
+
+@pytest.mark.parametrize("line", ["mutable: yes", "mutable: On", "strict: NO", "versionAll: off", "keepOriginal: no",
+                                  "namespace: yes", "scope: y", "mutable: true", "keepOriginal: all",
+                                  "maxNodes: 200000", "namespace: 'no'"])
+def test_a_function_config_sets_what_the_same_plugin_config_sets(tmp_path, line: str):
+    """The same PostRender text, as a KRM functionConfig and as a
+    --plugin-config file: the same options, or the same refusal. A plain
+    `yes` or `off` was YAML 1.1's boolean in one and a word in the other
+    (`mutable: yes` set in one and refused in the other, `namespace: yes`
+    the reverse)."""
+    config = f"apiVersion: postrender.io/v1alpha1\nkind: PostRender\nmetadata: {{name: p}}\n{line}\n"
+    stream = ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {k: v}\n---\n"
+              "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    image: x\n"
+              "    envFrom: [{configMapRef: {name: c}}]\n")
+    (tmp_path / "config.yaml").write_text(config)
+    as_file = run_postrender(["--plugin-config", str(tmp_path / "config.yaml")], stream)
+    items = "".join("- " + json.dumps(doc) + "\n" for doc in YAML(typ="safe").load_all(stream))
+    indented = "".join("  " + row + "\n" for row in config.splitlines())
+    as_function = run_postrender([], f"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n{items}"
+                                     f"functionConfig:\n{indented}")
+    assert as_function.status == as_file.status, (as_function.stderr, as_file.stderr)
+    if as_file.status:
+        assert as_file.stderr.split("): ", 1)[1] == as_function.stderr.split("): ", 1)[1]
+    else:
+        listed = YAML(typ="safe").load(as_function.stdout)["items"]
+        assert [doc for doc in YAML(typ="safe").load_all(as_file.stdout)] == listed
