@@ -664,6 +664,25 @@ def test_a_number_spelled_another_way_rolls_nothing(tmp_path: Path, old: str, ne
     assert (result.status, json.loads(result.stdout)["rolls"]) == (0, []), result.stdout
 
 
+_TEMPLATE = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web}}\nspec:\n  template:\n    spec:\n"
+             "      containers: [{{name: c, image: x{}}}]\n")
+
+
+@pytest.mark.parametrize("added, rolls", [
+    # Stored as no field at all: a nil pointer, a slice Go leaves out when empty.
+    (", args: []", False), (", command: null", False), (", env: [], envFrom: null", False),
+    (", resources: null", False),
+    # A field with something in it, and a pointer to an empty struct, are stored.
+    (", args: [serve]", True), (", securityContext: {}", True), (", env: [{name: A}]", True),
+])
+def test_an_empty_list_or_null_added_to_a_template_rolls_nothing(tmp_path: Path, added: str, rolls: bool):
+    (tmp_path / "old.yaml").write_text(_TEMPLATE.format(""))
+    (tmp_path / "new.yaml").write_text(_TEMPLATE.format(added))
+    result = run_postrender(["diff", "--exit-code", "-o", "json", str(tmp_path / "old.yaml"), str(tmp_path / "new.yaml")])
+    report = json.loads(result.stdout)
+    assert (result.status, bool(report["rolls"])) == (int(rolls), rolls), result.stdout
+
+
 def test_a_workload_whose_pods_wait_is_listed_first_and_never_as_rolling():
     # The class: each podSpecs row's waitsWhen (OnDelete, paused, a
     # StatefulSet's partition above 0), and an immutable template (a Job's)

@@ -400,10 +400,23 @@ def _replaced(value: object, path: Path, new: str) -> object:
     return value
 
 
+def _as_stored(value: object) -> object:
+    """A template as the API server stores it, as far as that is known
+    without its schema: a field written null or as an empty list is no
+    field (Go's nil pointer, and a slice `omitempty` leaves out), so adding
+    `args: []` creates no ReplicaSet. An empty mapping stays: a pointer to
+    an empty struct (`securityContext: {}`) is stored as one."""
+    if isinstance(value, dict):
+        return {k: _as_stored(v) for k, v in value.items() if v is not None and v != []}
+    if isinstance(value, list):
+        return [_as_stored(item) for item in value]
+    return value
+
+
 def _shape(path: Path, exact: object, tokenized: object, template: bool = False,
            pod_metadata: Path | None = None) -> Shape:
-    value = _at(exact, path)
-    normalized = _at(tokenized, path)
+    value = _as_stored(_at(exact, path))
+    normalized = _as_stored(_at(tokenized, path))
     if template and not path:
         # An object that is its own pod template (a Pod, a Knative Revision, a
         # Prometheus): its spec and annotations are the template; its name,
