@@ -428,7 +428,7 @@ def _check_no_text_for_a_host(args: list[str]) -> None:
     """--help and --version write text where kustomize, running postrender
     as its exec plugin or KRM function, reads resources: refused there, as
     -o is, rather than failing in kustomize as malformed YAML."""
-    text = next((a for a in args if a in ("-h", "--help", "--version")), None)
+    text = next((a for a in args if a == "--version" or _asks_help(a)), None)
     if text is None:
         return  # most runs: the host flags' table is not loaded
     from .hostflags import CHANNELS, PLUGIN_CONFIG
@@ -440,13 +440,33 @@ def _check_no_text_for_a_host(args: list[str]) -> None:
                          "writes as the resources (a flag in argsOneLiner/argsFromFile?)")
 
 
+# Short flags that take a value: what follows one in a cluster (`-nh`) is
+# its value; `-v` too, read as kubectl's `-vN` (_kubectl_spellings).
+_SHORT_WITH_VALUE = frozenset("fonlv")
+
+
+def _asks_help(word: str) -> bool:
+    """`--help`, `-h`, or `-h` in a cluster of short flags (`-hv`), as
+    argparse reads them."""
+    if word == "--help":
+        return True
+    if not word.startswith("-") or word.startswith("--"):
+        return False
+    for letter in word[1:]:
+        if letter == "h":
+            return True
+        if letter in _SHORT_WITH_VALUE:
+            return False
+    return False
+
+
 def _check_text_for_helm(name: str, args: list[str]) -> None:
     """Help, the version, a completion script, a graph, a diff or gc's
     report, asked for through --post-renderer-args, is what Helm would
     deploy as the manifest (Helm 3 took `postrender 0.1.0` as an empty
     release). Refused when Helm runs postrender itself."""
     before = args[:args.index("--")] if "--" in args else args
-    asked = name if name != "render" else next((a for a in before if a in ("-h", "--help")), None)
+    asked = name if name != "render" else next((a for a in before if _asks_help(a)), None)
     if asked is None:
         return  # most runs: Helm is not looked for
     from . import helmcontext

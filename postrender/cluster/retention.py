@@ -29,8 +29,11 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from ..pipeline.plan.versions import label_value
-from ..vocabulary import LABEL_SCOPE
+from ..vocabulary import INSTANCE_LABEL, LABEL_SCOPE
 from .live import LiveState, LiveVersion, describe_users
+
+# Helm's record of the release that owns an object.
+HELM_RELEASE_ANNOTATION = "meta.helm.sh/release-name"
 
 
 @dataclass(frozen=True)
@@ -98,11 +101,11 @@ def plan_retention(currents: list[Current], state: LiveState, retain: int, *,
 
 def _originals_in_use(originals: Collection[LiveVersion], currents: list[Current], in_stream: set[tuple[str, str, str]],
                       state: LiveState) -> list[Retained]:
-    """The originals something uses, of a group in the stream. One labelled
-    with another postrender.io/scope (an unsuffixed copy another release's
-    render made) is that release's. The app.kubernetes.io/instance label is
-    not asked: the name is the group's own in its namespace, and --scope
-    may name the group otherwise than a chart's label did."""
+    """The originals something uses, of a group in the stream, and not
+    another release's: one whose owner (_owner) names a scope other than
+    its group's is left alone, as re-emitting it would hand it to this
+    release (Helm refuses that upgrade; `kubectl apply --prune` would take
+    it over, then prune it)."""
     scopes_by_name: dict[tuple[str, str, str], set[str]] = {}
     for current in currents:
         scopes_by_name.setdefault((current.namespace, current.kind, current.original), set()).add(current.scope)
@@ -111,10 +114,20 @@ def _originals_in_use(originals: Collection[LiveVersion], currents: list[Current
         where = (original.namespace, original.kind, original.name)
         if original.versioned or where in in_stream or where not in scopes_by_name:
             continue
-        scope = original.label(LABEL_SCOPE)
-        if scope is not None and label_value(scope) not in scopes_by_name[where]:
+        owner = _owner(original)
+        if owner is not None and owner not in scopes_by_name[where]:
             continue
         users = state.used_by(original)
         if users:
             kept.append(Retained(original, f"the unversioned original, in use by {describe_users(users)}"))
     return kept
+
+
+def _owner(original: LiveVersion) -> str | None:
+    """The scope an original says it belongs to, as a render would name it:
+    postrender's scope label (a copy a render made under --scope), else
+    Helm's release annotation (Helm's objects, copies of its releases'
+    included), else the chart's instance label; None when it says none."""
+    owner = (original.label(LABEL_SCOPE) or dict(original.annotations).get(HELM_RELEASE_ANNOTATION)
+             or original.label(INSTANCE_LABEL))
+    return label_value(owner) if owner else None

@@ -110,7 +110,7 @@ def analyse(sources: list[Source], options: RenderOptions, stream: Stream | Read
     the_plan = plan(graph, plan_options, kept, held=policy.held, fixed=by_name.fixed, read_by_name=by_name.read(),
                     copies=policy.copies)
     copy_warnings, notes = reloader.copy_notes(policy, the_plan)
-    warnings = [*read_as.stream.warnings, *copy_warnings, *([] if renames else _immutable_kept(graph))]
+    warnings = [*read_as.stream.warnings, *copy_warnings, *_immutable_kept(graph, the_plan, renames)]
     hashes = config_hash.config_hashes(graph, table, the_plan, productions, dependencies, policy, options.strategy,
                                     by_name.readers)
     retention = keep.decide(graph, the_plan, table, scope=options.scope, keep_previous=options.keep_previous,
@@ -200,10 +200,17 @@ def _edits_everywhere(options: RenderOptions) -> bool:
     return options.strategy == "annotate" or _records_refs(options)
 
 
-def _immutable_kept(graph: Graph) -> list[str]:
-    """Under --strategy=annotate: each config a reference reaches that says
-    `immutable: true` itself. It keeps its name, so new data for it fails
-    to apply (the API server refuses a change to an immutable object)."""
+def _immutable_kept(graph: Graph, the_plan: Plan, renames: bool) -> list[str]:
+    """Each object under a name that stays which says `immutable: true`
+    itself, so that new data for it will fail to apply (the API server
+    refuses a change to an immutable object, and to `immutable` itself):
+    under --strategy=annotate each config a reference reaches, and under the
+    default strategy each unsuffixed copy a version keeps (--keep-original;
+    under Helm 3, every one), which says what its object says."""
+    if renames:
+        return [f"{v.obj.describe()} says immutable: true, and so does the unsuffixed copy it keeps (--keep-original):"
+                " a change to its data will fail to apply to the copy (take `immutable` out: postrender marks each"
+                " version immutable itself)" for v in the_plan.versions if v.keep_original and content_of(v.obj).immutable]
     targets = {id(ref.target): ref.target for ref in graph.references
                if ref.target is not None and is_config_object(ref.target)}
     return [f"{obj.describe()} says immutable: true and keeps its name under --strategy=annotate: a change to its"

@@ -258,8 +258,7 @@ def prepare(obj: KubeObject, root: MappingNode, options: Options, copies: bool, 
                 return None
             return PreparedItem(located, edit.json_line(_copy_as_item(obj, root, key[1])))
         if copies:
-            located.append(edit.locate_entries(doc.text, root, _copy_marks(key[1], _own_id(obj), content.immutable),
-                                               doc.newline))
+            located.append(edit.locate_entries(doc.text, root, _copy_marks(key[1], _own_id(obj)), doc.newline))
         if retained is None:
             return Prepared(located)
         if not copies:
@@ -560,8 +559,7 @@ class DocumentEdits:
     def add_copy(self, version: Version) -> None:
         """An unsuffixed copy of the document, marked as a copy of `version`."""
         if self.document.shared:
-            obj = version.obj
-            _refuse_shared(self.document, obj.node, _copy_marks(version.name, _own_id(obj), content_of(obj).immutable))
+            _refuse_shared(self.document, version.obj.node, _copy_marks(version.name, _own_id(version.obj)))
         self._copied += (version,)
 
     @property
@@ -918,21 +916,14 @@ def _copy(doc: Document, version: Version, replaced: Sequence[tuple[ScalarNode, 
     obj = version.obj
     prepared = obj.prepared
     made = prepared.copy if prepared is not None and _expected_version(obj)[1] == version.name else None
-    copy.set_ahead(obj, made, _copy_marks, version.name, _own_id(obj), content_of(obj).immutable)
+    copy.set_ahead(obj, made, _copy_marks, version.name, _own_id(obj))
     for node, value in replaced:
         copy.replace(node, value)
     return copy
 
 
-def _copy_marks(name: str, own_id: tuple[tuple[str, str], ...] = (), immutable: bool = False) -> dict[str, Value]:
-    """`immutable`: the object says `immutable: true` itself (an earlier
-    run's version, or its author's). The copy is the mutable one: the next
-    change to its data would fail to apply."""
-    marks: dict[str, Value] = {
-        "metadata": {"annotations": {ANNOTATION_VERSIONED: "false", ANNOTATION_COPY_OF: name, **dict(own_id)}}}
-    if immutable:
-        marks["immutable"] = False
-    return marks
+def _copy_marks(name: str, own_id: tuple[tuple[str, str], ...] = ()) -> dict[str, Value]:
+    return {"metadata": {"annotations": {ANNOTATION_VERSIONED: "false", ANNOTATION_COPY_OF: name, **dict(own_id)}}}
 
 
 def _own_id(obj: KubeObject) -> tuple[tuple[str, str], ...]:
@@ -981,6 +972,4 @@ def _copy_as_item(obj: KubeObject, whole: MappingNode, name: str) -> dict:
     annotations = {k: v for k, v in (metadata.get("annotations") or {}).items() if k not in IDENTITY_ANNOTATIONS}
     annotations.update(_copy_marks(name, _own_id(obj))["metadata"]["annotations"])
     metadata["annotations"] = annotations
-    if copy.get("immutable") is True:
-        copy["immutable"] = False  # the mutable copy (_copy_marks)
     return copy

@@ -319,9 +319,8 @@ def _waits(obj: KubeObject, written: object, table: ReferenceTable) -> str | Non
     never lets change on an object updated in place (a Job's)."""
     for path, (test, value), why in table.waits_when(obj.kind, obj.group, obj.api_version.rpartition("/")[2]):
         held = _at(written, path)
-        if test == "equals" and held == value and type(held) is type(value):  # `true`, never 1
-            return why
-        if test == "above" and type(held) is int and held > value:  # type: ignore[operator]
+        equal = test == "equals" and held == value and type(held) is type(value)  # `true`, never 1
+        if equal or test == "above" and type(held) is int and held > value:  # type: ignore[operator]
             return why.replace("{value}", str(held))
     if any(in_immutable_template(obj, template.path, table) for template in pod_templates(obj, table)):
         return ("the API server refuses a change to this pod template once the object exists (field is "

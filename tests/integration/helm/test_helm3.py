@@ -224,6 +224,7 @@ def test_a_flag_naming_a_service_does_not_pin_the_config_sharing_its_name(helm3)
     (["version"], "version: Helm 3 deploys"),
     (["--help"], "--help: Helm 3 deploys"),
     (["render", "-h"], "-h: Helm 3 deploys"),
+    (["-hv"], "-hv: Helm 3 deploys"),  # -h in a cluster of short flags, as argparse reads it
     (["completion", "bash"], "completion: Helm 3 deploys"),
     (["graph"], "graph: Helm 3 deploys"),
 ])

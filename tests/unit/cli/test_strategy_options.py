@@ -86,3 +86,24 @@ def test_annotate_warns_of_each_referenced_config_that_says_immutable_true():
     assert "yes-cm" in annotated.stdout and "yes-cm-" not in annotated.stdout  # kept its name
     renamed = run_postrender([], configs + workload)
     assert renamed.status == 0 and "immutable: true" not in renamed.stderr, renamed.stderr
+
+
+def test_a_copy_of_a_config_that_says_immutable_true_is_warned_of_and_kept_as_written():
+    """A kept unsuffixed copy says what its object says. `immutable: false`
+    on it would fail every upgrade over a live copy that says `true` (the
+    API server refuses a change to `immutable`); as written, the next change
+    to its data fails instead: said, with what to do. Not for a version
+    postrender marked immutable itself (a second run), nor without a copy."""
+    stream = ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\nimmutable: true\ndata: {k: v}\n---\n"
+              "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  template:\n    spec:\n"
+              "      containers:\n      - name: c\n        image: x\n        envFrom: [{configMapRef: {name: cm}}]\n")
+    copied = run_postrender(["--keep-original=all"], stream)
+    assert copied.status == 0, copied.stderr
+    assert "ConfigMap/cm says immutable: true, and so does the unsuffixed copy it keeps" in copied.stderr
+    copy = next(d for d in YAML(typ="safe").load_all(copied.stdout) if d["metadata"]["name"] == "cm")
+    assert copy["immutable"] is True
+    assert "immutable" not in run_postrender([], stream).stderr  # no copy of a ConfigMap by default
+    plain = stream.replace("immutable: true\n", "")
+    once = run_postrender(["--keep-original=all"], plain)
+    again = run_postrender(["--keep-original=all"], once.stdout)
+    assert (once.stderr, again.stderr, again.stdout) == ("", "", once.stdout)

@@ -163,9 +163,11 @@ def test_retention_keeps_used_versions_of_groups_the_render_dropped_in_its_own_s
     assert plan_retention([], state, retain=3, scopes=set()) == []
 
 
-def original(name: str, *, ns: str = "app", kind: str = "ConfigMap", labels: dict | None = None) -> LiveVersion:
+def original(name: str, *, ns: str = "app", kind: str = "ConfigMap", labels: dict | None = None,
+             annotations: dict | None = None) -> LiveVersion:
     """A live object postrender did not version, as read_originals gives it."""
-    return LiveVersion(kind, ns, name, f"uid-{name}", "1", NOW, tuple(sorted((labels or {}).items())))
+    return LiveVersion(kind, ns, name, f"uid-{name}", "1", NOW, tuple(sorted((labels or {}).items())),
+                       tuple(sorted((annotations or {}).items())))
 
 
 def test_retention_keeps_an_original_only_while_something_uses_it():
@@ -176,11 +178,11 @@ def test_retention_keeps_an_original_only_while_something_uses_it():
                 Current("app", "Secret", "creds", "rel", "creds-new", original="creds", copy_kept=True),
                 Current("app", "ConfigMap", "env", "rel", "env-new", original="env")]
     originals = [
-        original("config", labels={"app.kubernetes.io/instance": "the-chart-s-own"}),  # --scope named it otherwise
+        original("config", labels={"app.kubernetes.io/instance": "rel"}, annotations={"meta.helm.sh/release-name": "rel"}),
         original("creds", kind="Secret"),  # the stream keeps an unsuffixed copy: the deployer keeps it anyway
         original("env"),  # nothing uses it
         original("config", ns="elsewhere"),  # no version of its group in the stream
-        original("other", labels={"postrender.io/scope": "rel"}),  # not a base name in the stream
+        original("other"),  # not a name the stream has a version of
     ]
     used = ["ReplicaSet/web-1", "ControllerRevision/db-1"]
     state = LiveState([], {(o.kind, o.namespace, o.name): used for o in originals})
@@ -188,12 +190,30 @@ def test_retention_keeps_an_original_only_while_something_uses_it():
     kept = plan_retention(currents, state, retain=5, scopes=SCOPE, originals=originals)
     assert [(r.version.describe(), r.reason) for r in kept] == [
         ("ConfigMap/app/config", "the unversioned original, in use by ControllerRevision/db-1, ReplicaSet/web-1")]
-    # An unsuffixed copy another release's render made (its postrender.io/scope) is that release's.
-    theirs = [original("config", labels={"postrender.io/scope": "other", "postrender.io/versioned": "false"})]
-    assert plan_retention(currents, state, retain=5, scopes=SCOPE, originals=theirs) == []
-    ours = [original("config", labels={"postrender.io/scope": "rel", "postrender.io/versioned": "false"})]
-    assert [r.version.name for r in plan_retention(currents, state, retain=5, scopes=SCOPE, originals=ours)] == [
-        "config"]
+
+
+@pytest.mark.parametrize("labels, annotations, ours", [
+    ({}, {}, True),  # it says nothing: the name is the group's own in its namespace
+    ({"app.kubernetes.io/instance": "rel"}, {}, True),
+    ({"app.kubernetes.io/instance": "other"}, {}, False),
+    ({}, {"meta.helm.sh/release-name": "other"}, False),
+    # An unsuffixed copy another release's render made: Helm's and the chart's marks, no scope label.
+    ({"app.kubernetes.io/instance": "other"},
+     {"meta.helm.sh/release-name": "other", "postrender.io/copy-of": "config-abc", "postrender.io/versioned": "false"},
+     False),
+    # A copy a render made under --scope rel, of a chart whose instance label says otherwise.
+    ({"postrender.io/scope": "rel", "app.kubernetes.io/instance": "chart"}, {}, True),
+    ({"postrender.io/scope": "other", "app.kubernetes.io/instance": "rel"}, {}, False),
+])
+def test_an_original_another_release_owns_is_left_alone(labels: dict, annotations: dict, ours: bool):
+    """Re-emitted, it would be handed to this release: Helm refuses the
+    upgrade ("invalid ownership metadata"), kubectl apply --prune takes it
+    over and later prunes it."""
+    current = Current("app", "ConfigMap", "config", "rel", "config-new", original="config")
+    live = original("config", labels=labels, annotations=annotations)
+    state = LiveState([], {("ConfigMap", "app", "config"): ["ReplicaSet/web-1"]})
+    kept = plan_retention([current], state, retain=2, scopes=SCOPE, originals=[live])
+    assert [r.version.name for r in kept] == (["config"] if ours else [])
 
 
 # -- references in live objects -------------------------------------------
