@@ -15,7 +15,7 @@ from ..errors import UsageError
 from .graph.producers import Productions, find_productions
 from .graph.references import (Found, Graph, Resolution, build, created_before_every_apply, in_immutable_template, is_hook,
                                 is_config_object, runs_before_apply)
-from .index.configs import content_of
+from .index.configs import says_immutable
 from .index.objects import ObjectIndex
 from .needs import Needs
 from ..options import RenderOptions, check_strategy
@@ -210,12 +210,12 @@ def _immutable_kept(graph: Graph, the_plan: Plan, renames: bool) -> list[str]:
     if renames:
         return [f"{v.obj.describe()} says immutable: true, and so does the unsuffixed copy it keeps (--keep-original):"
                 " a change to its data will fail to apply to the copy (take `immutable` out: postrender marks each"
-                " version immutable itself)" for v in the_plan.versions if v.keep_original and content_of(v.obj).immutable]
+                " version immutable itself)" for v in the_plan.versions if v.keep_original and says_immutable(v.obj)]
     targets = {id(ref.target): ref.target for ref in graph.references
                if ref.target is not None and is_config_object(ref.target)}
     return [f"{obj.describe()} says immutable: true and keeps its name under --strategy=annotate: a change to its"
             " data will fail to apply (remove `immutable`, or use the default strategy, which names each content)"
-            for obj in sorted(targets.values(), key=lambda o: o.document.index) if content_of(obj).immutable]
+            for obj in sorted(targets.values(), key=lambda o: o.document.index) if says_immutable(obj)]
 
 
 def _first_reason(rules: list[tuple[str, dict[int, str]]]) -> dict[int, str]:

@@ -94,6 +94,12 @@ def hold_as_hash(obj: KubeObject) -> None:
         obj.content = known.hash
 
 
+def says_immutable(obj: KubeObject) -> bool:
+    """Whether a config says `immutable: true` itself; one held as its hash
+    alone does not (hold_as_hash keeps the record of one that does)."""
+    return obj.content.__class__ is not str and content_of(obj).immutable
+
+
 def in_content(config: KubeObject, path: tuple) -> bool:
     """Whether a path of a config object leads into what its hash covers
     (data, binaryData, stringData): where a reference found there changes
@@ -133,7 +139,8 @@ def _read(obj: KubeObject, folded: ConfigFolder | None) -> ConfigContent:
     secret = obj.kind == "Secret"
     token = secret and _is_token_type(fields.nodes["type"])
     content = ConfigContent(content_hash(obj.kind, obj.node, fields), is_empty(fields), token, written_type)
-    immutable = get(obj.node, "immutable")
+    # The text first: most configs never say it, and a search in C is cheaper than a lookup.
+    immutable = get(obj.node, "immutable") if "immutable" in obj.document.text else None
     content.immutable = isinstance(immutable, ScalarNode) and json_value(immutable) is True
     # Only a name kustomize may have suffixed is worth kustomize's own hash.
     if secret and hash_suffix(obj.name or "") not in (None, content.hash):
