@@ -41,7 +41,7 @@ class Reporter:
     def open_log(self) -> None:
         if self.log_path and self._log is None:
             self._log = open_private_log(self.log_path, "--log-file")
-            self._log.write(run_header(host()))
+            self._log_only(run_header(host()).rstrip("\n"))
 
     @property
     def wants_info(self) -> bool:
@@ -83,12 +83,30 @@ class Reporter:
 
     def _log_only(self, line: str) -> None:
         if self._log is not None:
-            self._log.write(escape_controls(line) + "\n")
-            self._log.flush()
+            try:
+                self._log.write(escape_controls(line) + "\n")
+                self._log.flush()
+            except (OSError, ValueError) as exc:
+                self._log_lost(exc)
+
+    def _log_lost(self, exc: BaseException) -> None:
+        """The log cannot be written (a full disk, a file-size limit): said
+        once, and the run goes on without it. What the run writes to stdout
+        does not depend on its log."""
+        log, self._log = self._log, None
+        try:
+            log.close()  # type: ignore[union-attr]
+        except (OSError, ValueError):
+            pass
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
+        self.warn(f"--log-file {self.log_path}: cannot write to it ({why}); the rest of this run is not logged")
 
     def close(self) -> None:
         shown, self._shown = self._shown, []
         deliver(shown, failed=self.failed, stderr=self.stderr, log_given=self._log is not None)
         if self._log is not None:
-            self._log.close()
-            self._log = None
+            log, self._log = self._log, None
+            try:
+                log.close()
+            except (OSError, ValueError):
+                pass

@@ -110,3 +110,43 @@ def test_log_file_refuses_what_is_not_a_regular_file(tmp_path):
     dangling.symlink_to(tmp_path / "nowhere")
     result = run_postrender(["--log-file", str(dangling)], "")
     assert result.status == 2 and not (tmp_path / "nowhere").exists()
+
+
+@pytest.mark.parametrize("fails_at", ["header", "a warning", "closing"])
+def test_a_log_that_cannot_be_written_is_said_once_and_the_run_goes_on(tmp_path, monkeypatch, fails_at):
+    """A full disk or a file-size limit under the log turned every run into
+    some forty lines of chained tracebacks, and a good input into exit 1.
+    Now: one warning on stderr, the stream written whole, exit 0."""
+    import errno
+
+    import postrender.report as report
+
+    opened = report.open_private_log
+
+    class Full:
+        """The log, on a disk that fills at `fails_at`."""
+
+        def __init__(self, path, what):
+            self.handle = opened(path, what)
+
+        def write(self, text):
+            if fails_at == "header" or fails_at == "a warning" and "warning" in text:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            return self.handle.write(text)
+
+        def flush(self):
+            self.handle.flush()
+
+        def close(self):
+            self.handle.close()
+            if fails_at == "closing":
+                raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(report, "open_private_log", Full)
+    stream = ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {k: v}\n---\napiVersion: v1\nkind: Pod\n"
+              "metadata: {name: p}\nspec:\n  containers:\n  - {name: c, image: x, envFrom: [{configMapRef: {name: gone}}]}\n")
+    result = run_postrender(["--log-file", str(tmp_path / "log")], stream)
+    assert result.status == 0 and "kind: Pod" in result.stdout, result.stderr
+    assert "Traceback" not in result.stderr
+    lost = [line for line in result.stderr.splitlines() if "cannot write to it (No space left on device)" in line]
+    assert len(lost) == (0 if fails_at == "closing" else 1), result.stderr
