@@ -481,3 +481,24 @@ def test_the_readme_sidecar_runs_the_image_as_the_dockerfile_builds_it():
     assert {"name": mounts["/tmp"], "emptyDir": {}} in spec["volumes"]
     # The plugin's definition is where argocd-cmp-server reads it.
     assert "/home/argocd/cmp-server/config/plugin.yaml" in dockerfile
+
+
+@pytest.mark.parametrize("parameters", [
+    [{"name": "helm-parameters", "map": {"db.password": "x\u0000y"}}],
+    [{"name": "release-name", "string": "a\u0000b"}],
+    [{"name": "values-files", "array": ["values\u0000.yaml"]}],
+])
+def test_a_nul_byte_in_a_parameter_is_one_line_not_a_traceback(app, env, parameters):
+    result = run("generate", app, env, ARGOCD_APP_PARAMETERS=json.dumps(parameters))
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr.startswith("postrender-cmp: error: ") and "Traceback" not in result.stderr, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "x\\x00y" not in result.stderr
+
+
+@pytest.mark.parametrize("where", [{"ARGOCD_ENV_POSTRENDER_ARGS": "--config=loop1"}, plugin_env(VALUES_FILES="loop1")])
+def test_a_symbolic_link_loop_in_the_application_is_one_line_not_a_traceback(app, env, where):
+    (app / "loop1").symlink_to("loop2")
+    (app / "loop2").symlink_to("loop1")
+    result = run("generate", app, env, **where)
+    assert result.returncode == 1 and result.stdout == ""
+    assert "cannot be resolved (a symbolic link loop?): loop1" in result.stderr and "Traceback" not in result.stderr
