@@ -416,12 +416,31 @@ def _check_log_file_apart(log_file: str | None, args: argparse.Namespace) -> Non
     if not log_file:
         return
     where = os.path.realpath(log_file)
+    try:
+        log = os.stat(log_file)
+    except OSError:
+        log = None  # not there yet: nothing else can be it
     output = getattr(args, "output_file", None)
     for path, what in [(output, "the -o file"), *((p, "an input") for p in
                                                   [*(getattr(args, "filenames", None) or ()),
-                                                   *(getattr(args, "paths", None) or ())])]:
-        if path and path != "-" and os.path.realpath(path) == where:
+                                                   *(getattr(args, "paths", None) or ())]),
+                       ("-", "standard input")]:
+        if not path:
+            continue
+        # Standard input: the file it reads (`< in.yaml`), if any. A path: a hard link to the log too.
+        same = (path != "-" and os.path.realpath(path) == where
+                or log is not None and _same_file(0 if path == "-" else path, log))
+        if same:
             raise UsageError(f"--log-file {log_file} is also {what}: the log is appended to it; name another file")
+
+
+def _same_file(path: str | int, info: os.stat_result) -> bool:
+    """Whether `path` (or an open descriptor) is the file `info` describes."""
+    try:
+        here = os.stat(path)
+    except OSError:
+        return False
+    return (here.st_dev, here.st_ino) == (info.st_dev, info.st_ino)
 
 
 def _check_no_text_for_a_host(args: list[str]) -> None:

@@ -570,3 +570,31 @@ def test_a_log_file_that_is_an_input_or_the_output_is_a_usage_error(tmp_path, ho
     result = run_postrender(["-v", "--log-file", str(log), "-o", str(out), str(stream)])
     assert (result.status, result.stdout) == (2, "") and "--log-file" in result.stderr, result.stderr
     assert stream.read_text() == CM.format(name="a") and not out.exists()
+
+
+@pytest.mark.parametrize("how", ["standard input", "a hard link to the input"])
+def test_a_log_file_that_is_the_input_under_another_name_is_a_usage_error(tmp_path, how):
+    """`--log-file in.yaml < in.yaml`, or a hard link to an input: the paths
+    compared alone let the log be appended to the input."""
+    import subprocess
+    import sys
+
+    stream = tmp_path / "in.yaml"
+    stream.write_text(CM.format(name="a"))
+    log = stream
+    args = ["--log-file", str(log)]
+    if how != "standard input":
+        log = tmp_path / "link.yaml"
+        os.link(stream, log)
+        args = ["--log-file", str(log), str(stream)]
+    with open(stream, "rb") as stdin:  # a file as standard input, as the shell's `<` gives it
+        result = subprocess.run([sys.executable, "-m", "postrender", *args], stdin=stdin, capture_output=True, text=True,
+                                cwd=ROOT)
+    assert (result.returncode, result.stdout) == (2, ""), result.stderr
+    assert f"is also {'standard input' if how == 'standard input' else 'an input'}" in result.stderr
+    assert stream.read_text() == CM.format(name="a")
+    # A log of its own beside an input read from standard input is no error.
+    with open(stream, "rb") as stdin:
+        fine = subprocess.run([sys.executable, "-m", "postrender", "--log-file", str(tmp_path / "log")], stdin=stdin,
+                              capture_output=True, text=True, cwd=ROOT)
+    assert fine.returncode == 0, fine.stderr
