@@ -23,7 +23,8 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NoReturn
 
 from .records import record
-from .signals import HANDLED_SIGNALS, Interrupted, on_signal
+from . import signals
+from .signals import Interrupted, on_signal
 from .errors import PostrenderError, UsageError
 from .report import Reporter
 
@@ -613,7 +614,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     # The reporter of this run, once there is one: an interrupt may come at any point.
     current: list[Reporter] = [Reporter()]
     try:
-        return _main(list(argv), current)
+        status = _main(list(argv), current)
+        if signals.received is not None:
+            # Raised where Python swallowed it (signals.on_signal): the run went on.
+            return _interrupted(signals.received, current[0])
+        return status
     except KeyboardInterrupt:
         return _interrupted(signal.SIGINT, current[0])
     except Interrupted as exc:
@@ -630,15 +635,10 @@ def _interrupted(signum: int, reporter: Reporter) -> int:
 
 
 def _install_signal_handlers() -> dict[int, object]:
-    previous: dict[int, object] = {}
-    try:
-        # entry.py installs the same before this module loads; again here
-        # for a caller that calls main() directly.
-        for signum in HANDLED_SIGNALS:
-            previous[signum] = signal.signal(signum, on_signal)
-    except ValueError:  # not the main thread: leave signals alone
-        pass
-    return previous
+    # entry.py installs signals.stop_at_once before this module loads; here
+    # the run's own, for the console script and a caller that calls main().
+    signals.received = None
+    return signals.install(on_signal)
 
 
 def _restore_signal_handlers(previous: dict[int, object]) -> None:

@@ -1,10 +1,29 @@
 """The signals that end a run as an error does: one line, status 128 + the
-signal. Installed by entry.py before anything heavy is imported, and by
-cli.main for a caller that calls it directly."""
+signal, never a traceback.
+
+Three handlers, one after the other:
+- `stop_at_once`, from the first line entry.py runs until cli.main takes
+  over: the process is still loading, with nothing to tidy, so it writes
+  its line and leaves.
+- `on_signal`, while cli.main runs: raises Interrupted, so the run ends
+  through its own error path (the log says why; an -o file is not left
+  half written). `received` keeps the signal, so that one raised where
+  Python swallows exceptions (a weakref callback of the import system)
+  still fails the run when it returns.
+- `stop_at_once` again, once one signal has come: a second one while the
+  run ends leaves at once, with no traceback from the cleanup it cut.
+"""
 
 from __future__ import annotations
 
+import os
 import signal
+
+# SIGINT too: Python's own handler raises KeyboardInterrupt anywhere, a
+# second one inside the first's cleanup included.
+HANDLED_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+
+received: int | None = None  # the signal that ended this run, if one did
 
 
 class Interrupted(BaseException):
@@ -16,9 +35,27 @@ class Interrupted(BaseException):
 
 
 def on_signal(signum: int, frame: object) -> None:
+    global received
+    received = signum
+    install(stop_at_once)
     raise Interrupted(signum)
 
 
-# Ended by a signal, a process exits 128 + its number, as a shell reports it.
-# SIGINT raises KeyboardInterrupt on its own.
-HANDLED_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+def stop_at_once(signum: int, frame: object) -> None:
+    try:
+        os.write(2, f"postrender: error: interrupted by {signal.Signals(signum).name}\n".encode())
+    except OSError:
+        pass
+    os._exit(128 + signum)
+
+
+def install(handler: object) -> dict[int, object]:
+    """`handler` for each handled signal; the handlers it replaced. Not in
+    the main thread, signals are left alone."""
+    previous: dict[int, object] = {}
+    try:
+        for signum in HANDLED_SIGNALS:
+            previous[signum] = signal.signal(signum, handler)  # type: ignore[arg-type]
+    except ValueError:
+        pass
+    return previous

@@ -147,6 +147,56 @@ def test_a_signal_while_postrender_loads_ends_it_in_one_line(name):
     assert done.stderr.decode() == f"postrender: error: interrupted by {name}\n"
 
 
+# A second signal as the first one's run ends (here, as its reporter closes).
+_SECOND_SIGNAL = """
+import os, signal, sys
+import postrender.report as report
+import postrender.pipeline.render as render
+close, analyse = report.Reporter.close, render.analyse
+def closing(self):
+    os.kill(os.getpid(), signal.SIGINT)
+    close(self)
+def analysing(*args, **kwargs):
+    os.kill(os.getpid(), signal.SIGTERM)
+    return analyse(*args, **kwargs)
+report.Reporter.close, render.analyse = closing, analysing
+sys.argv = ["postrender"]
+from postrender.entry import run
+run()
+"""
+
+
+def test_a_second_signal_as_the_run_ends_leaves_at_once_without_a_traceback():
+    # It raised again inside the first one's cleanup: a traceback, and a status of -2.
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([sys.executable, "-c", _SECOND_SIGNAL], input=_stream(1), env=env,
+                          capture_output=True)
+    assert (done.returncode, done.stdout) == (128 + signal.SIGINT, b""), done.stderr
+    assert done.stderr.decode() == ("postrender: error: interrupted by SIGTERM\n"
+                                    "postrender: error: interrupted by SIGINT\n")
+
+
+def test_a_signal_python_swallowed_still_fails_the_run(monkeypatch):
+    """Raised inside a weakref callback of the import system, Interrupted is
+    printed as "Exception ignored" and the run went on, to exit 0."""
+    from postrender import signals
+    import postrender.pipeline.render as render
+
+    analyse = render.analyse
+
+    def analysing(*args, **kwargs):
+        try:
+            signals.on_signal(signal.SIGHUP, None)
+        except signals.Interrupted:
+            pass  # as Python does with an exception in a weakref callback
+        return analyse(*args, **kwargs)
+
+    monkeypatch.setattr(render, "analyse", analysing)
+    result = run_postrender([], _stream(1).decode())
+    assert result.status == 128 + signal.SIGHUP
+    assert result.stderr == "postrender: error: interrupted by SIGHUP\n"
+
+
 def test_a_failed_write_to_a_file_leaves_none_of_the_stream(tmp_path):
     # `> out.yaml` on a full disk, or past a file size limit: the stream
     # written so far was left, cut in the middle of a document.
