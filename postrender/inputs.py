@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Callable
@@ -82,8 +83,13 @@ def _read_stdin(stdin: TextIO | BinaryIO | None, max_bytes: int, explicit: bool,
     try:
         return _read_limited(handle, max_bytes, STANDARD_INPUT, limit)
     except OSError as exc:
-        # A directory (`< /`), a descriptor open only for writing (`0>file`)...
-        raise UsageError(f"standard input: {exc.strerror or type(exc).__name__}") from None
+        # A directory (`< /`), a descriptor open only for writing (`0>file`):
+        # how postrender was started, a usage error. Anything else (an I/O
+        # error) is the environment's: status 1, as a file that fails to read.
+        why = f"standard input: {exc.strerror or type(exc).__name__}"
+        if exc.errno in (errno.EISDIR, errno.EBADF):
+            raise UsageError(why) from None
+        raise PostrenderError(why) from None
 
 
 def _read_limited(handle: BinaryIO, max_bytes: int, what: str, limit: int | None = None) -> bytes:

@@ -249,3 +249,28 @@ cli.run()
         assert child.wait(timeout=30) == 128 + signal.SIGTERM
     assert child.stderr.read() == b"postrender: error: interrupted by SIGTERM\n"
     assert out.read_bytes() == b""
+
+
+@pytest.mark.parametrize("errno_name, usage", [("EISDIR", True), ("EBADF", True), ("EIO", False), ("ENXIO", False)])
+def test_standard_input_that_fails_to_read_is_a_usage_error_only_when_it_is_how_it_was_started(errno_name, usage):
+    """`< /` and `0>file` are how postrender was started (status 2); an I/O
+    error is the environment's (status 1, as a file that fails to read)."""
+    import errno
+    import io
+    import os
+
+    from postrender.errors import PostrenderError, UsageError
+    from postrender.inputs import gather
+
+    class Failing(io.RawIOBase):
+        def readable(self):
+            return True
+
+        def readinto(self, buffer):
+            code = getattr(errno, errno_name)
+            raise OSError(code, os.strerror(code))
+
+    with pytest.raises((PostrenderError, UsageError)) as raised:
+        gather(["-"], io.BufferedReader(Failing()), 1 << 20, lambda message: None)
+    assert isinstance(raised.value, UsageError) == usage
+    assert str(raised.value).startswith("standard input: ")
