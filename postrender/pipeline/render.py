@@ -351,7 +351,9 @@ def _report_analysis(analysis: Analysis, reporter: Reporter) -> None:
         reporter.warn(warning)
     for note in analysis.notes:
         reporter.info(note)
-    warned = set(analysis.policy.excluded.values())
+    # Reloader's reasons were said already (reloader.copy_notes), but for
+    # `ignore`, which is not worth a warning: -v says it as any other reason.
+    warned = set(analysis.policy.excluded.values()) - {reloader.IGNORED}
     fixed = set(analysis.by_name.fixed.values())
     for version in analysis.plan.versions if fixed else ():
         if version.excluded in fixed and opted_in(version.obj):

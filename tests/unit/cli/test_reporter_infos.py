@@ -48,3 +48,19 @@ def test_verbose_and_the_log_file_still_get_every_info_line(tmp_path):
     _render(reporter)
     reporter.close()
     assert "postrender: rewrote Deployment/web " in log.read_text()
+
+
+def test_every_reloader_reason_an_object_keeps_its_name_for_is_said_once():
+    """`ignore` is no warning, and was taken for one said already: -v said
+    nothing of why the object kept its name. Each Reloader reason is said
+    once: as a warning, or under -v."""
+    from conftest import run_postrender
+
+    def stream(annotation: str) -> str:
+        return STREAM.replace("metadata: {name: app}", f"metadata: {{name: app, annotations: {{{annotation}}}}}", 1)
+
+    ignored = run_postrender(["-v"], stream('reloader.stakater.com/ignore: "true"'))
+    assert ignored.stderr.count("ConfigMap/app keeps its name: reloader.stakater.com/ignore") == 1, ignored.stderr
+    assert "warning" not in ignored.stderr
+    quiet = run_postrender([], stream('reloader.stakater.com/ignore: "true"'))
+    assert quiet.stderr == ""
