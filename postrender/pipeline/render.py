@@ -371,6 +371,8 @@ def _report_analysis(analysis: Analysis, reporter: Reporter) -> None:
             reporter.info(f"{where}: {dep.kind}/{dep.name} is not a ConfigMap or Secret; not hashed")
         elif dep.target is None:
             reporter.warn(f"{where}: {dep.kind} {dep.name!r} is not in the stream; not hashed")
+    for record in analysis.retention.records if reporter.wants_info else ():
+        reporter.info(f"set {record.referrer.describe()} {record.field_path}: {record.value}")
     for place in analysis.config_hashes if reporter.wants_info else ():
         reporter.info(f"set {place.obj.describe()} {place.field_path} over "
                       + ", ".join(f"{kind}/{name}" for kind, name, _ in sorted(place.items)))

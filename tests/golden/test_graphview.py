@@ -258,3 +258,35 @@ spec:
         assert "x1b[31m" in result.stdout, (fmt, result.stdout)
         if fmt != "dot":  # Graphviz labels keep their line breaks, as \n
             assert "web\\x1b[31m\\x0ared" in result.stdout, (fmt, result.stdout)
+
+
+@pytest.mark.parametrize("policy", ["argocd", "flux", "helm"])
+def test_graph_and_v_show_each_refs_record_the_render_writes(policy: str):
+    """With --keep-previous every referrer gets a postrender.io/refs record
+    (and rolls once for it): graph and -v said nothing of it."""
+    from ruamel.yaml import YAML
+
+    stream = ("apiVersion: v1\nkind: Secret\nmetadata: {name: db}\nstringData: {p: q}\n---\n"
+              "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\ndata: {k: v}\n---\n"
+              "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    spec:\n"
+              "      containers: [{name: c, image: x, envFrom: [{configMapRef: {name: cfg}}],"
+              " env: [{name: P, valueFrom: {secretKeyRef: {name: db, key: p}}}]}]\n---\n"
+              "apiVersion: v1\nkind: Pod\nmetadata: {name: bare}\nspec:\n"
+              "  containers: [{name: c, image: x, envFrom: [{configMapRef: {name: cfg}}]}]\n")
+    args = [f"--keep-previous={policy}"]
+    rendered = run_postrender(["-v", *args], stream)
+    assert rendered.status == 0, rendered.stderr
+    written = {}
+    for doc in YAML(typ="safe").load_all(rendered.stdout):
+        template = doc.get("spec", {}).get("template", doc)
+        value = ((template.get("metadata") or {}).get("annotations") or {}).get("postrender.io/refs")
+        if value:
+            written[doc["kind"] + "/" + doc["metadata"]["name"]] = value
+    assert set(written) >= {"Deployment/web"}, rendered.stdout
+    shown = json.loads(run_postrender(["graph", "-o", "json", *args], stream).stdout)["refsRecords"]
+    assert {r["referrer"]["kind"] + "/" + r["referrer"]["name"]: r["value"] for r in shown} == written
+    for who, value in written.items():
+        assert any(line.startswith(f"postrender: set {who} ") and line.endswith(f'["postrender.io/refs"]: {value}')
+                   for line in rendered.stderr.splitlines()), rendered.stderr
+    table = run_postrender(["graph", *args], stream).stdout
+    assert "POSTRENDER.IO/REFS AT" in table and written["Deployment/web"] in table

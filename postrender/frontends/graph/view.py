@@ -48,6 +48,16 @@ class HashNode:
 
 
 @dataclass
+class RefsNode:
+    """A `postrender.io/refs` record (--keep-previous, --retain): what the
+    referrer uses, where it goes."""
+
+    referrer: KubeObject
+    field: str
+    value: str
+
+
+@dataclass
 class View:
     edges: list[Edge]
     configs: list[ConfigNode]
@@ -56,6 +66,7 @@ class View:
     namespace: Callable[[KubeObject], str | None]  # None: the implicit one
     warnings: list[str] = field(default_factory=list)  # the render's, word for word
     by_object: dict[int, ConfigNode] = field(default_factory=dict)
+    refs: list[RefsNode] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.by_object = {id(c.obj): c for c in self.configs}
@@ -165,7 +176,8 @@ def build_view(analysis, result=None, warnings: list[str] | None = None) -> View
         ns = index.namespace_of(obj)
         return None if ns == IMPLICIT else ns
 
-    return View(edges, configs, hashes, describe, namespace, list(warnings or ()))
+    refs = [RefsNode(r.referrer, r.field_path, r.value) for r in analysis.retention.records]
+    return View(edges, configs, hashes, describe, namespace, list(warnings or ()), refs=refs)
 
 
 def _marks(obj: KubeObject, result) -> dict:

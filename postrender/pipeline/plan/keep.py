@@ -16,7 +16,8 @@ from ...fieldspecs import ReferenceTable
 from ..graph.references import Graph, Path, Reference, template_holding
 from ..index.objects import IMPLICIT
 from .versions import Plan, Version, label_value
-from ...vocabulary import ANNOTATION_COPY_OF, INSTANCE_LABEL, KEEP_POLICIES, LABEL_SCOPE
+from ...syntax.nodes import format_path
+from ...vocabulary import ANNOTATION_COPY_OF, ANNOTATION_REFS, INSTANCE_LABEL, KEEP_POLICIES, LABEL_SCOPE
 from ..read import KubeObject
 
 HELM_KEEP_WARNING = (
@@ -73,6 +74,11 @@ class Record:
     referrer: KubeObject
     template: Path
     value: str
+
+    @property
+    def field_path(self) -> str:
+        """Where it goes, as messages and `graph` write a field."""
+        return format_path((*self.template, "metadata", "annotations", ANNOTATION_REFS))
 
 
 @record(frozen=True)

@@ -40,6 +40,9 @@ def write(view: View) -> str:
         "configHashes": [
             {"referrer": _ref(h.referrer, view), "field": h.field, "covers": h.covers} for h in view.hashes
         ],
+        "refsRecords": [
+            {"referrer": _ref(r.referrer, view), "field": r.field, "value": r.value} for r in view.refs
+        ],
         "warnings": view.warnings,
     }
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"

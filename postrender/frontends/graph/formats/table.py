@@ -29,6 +29,12 @@ def write(view: View) -> str:
         for h in view.hashes:
             rows.append((view.describe(h.referrer), h.field, ", ".join(h.covers)))
         out.extend(columns(rows))
+    if view.refs:
+        out.append("")
+        rows = [("REFERRER", "POSTRENDER.IO/REFS AT", "USES")]
+        for r in view.refs:
+            rows.append((view.describe(r.referrer), r.field, r.value))
+        out.extend(columns(rows))
     return "\n".join(out) + "\n"
 
 
