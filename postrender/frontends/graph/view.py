@@ -27,6 +27,9 @@ class Edge:
     status: str
     note: str
     via: str  # "field spec", "producer", "guard", or the annotation's origin
+    # The render leaves the name as written (Reloader, an immutable template,
+    # a hook, keepsName): the target's final name is not what it says.
+    held: bool = False
 
 
 @dataclass
@@ -95,9 +98,9 @@ def build_view(analysis, result=None, warnings: list[str] | None = None) -> View
     for ref in graph.references:
         note, status = "", ref.resolution.value
         target = ref.target
+        held = analysis.policy.held.get(id(ref)) if target is not None else None
         if target is not None:
             referenced.add(id(target))
-            held = analysis.policy.held.get(id(ref))
             if held:
                 note = f"left as written: {held}"
             elif ref.resolution is Resolution.CROSS_NAMESPACE:
@@ -113,7 +116,8 @@ def build_view(analysis, result=None, warnings: list[str] | None = None) -> View
             else:
                 note = "not in the stream"
         edges.append(Edge(ref.referrer, ref.field_path, ref.node.start_mark, ref.target_kind, ref.name,
-                          _namespace_label(ref.namespace, ref.referrer), target, status, note, "field spec"))
+                          _namespace_label(ref.namespace, ref.referrer), target, status, note, "field spec",
+                          held=bool(held)))
     for dep in analysis.dependencies:
         if not dep.supported:
             status, note = "unsupported", "only ConfigMaps and Secrets are hashed"

@@ -24,6 +24,8 @@ def write(view: View) -> str:
                 "name": e.name,
                 "lookupNamespace": None if e.namespace in ("(default)", "*") else e.namespace,
                 "status": e.status,
+                # The name the output holds there: the target's final name, unless left as written.
+                "leftAsWritten": e.held,
                 "target": None if e.target is None else {
                     **_ref(e.target, view),
                     "finalName": final.get(id(e.target), e.target.name),
