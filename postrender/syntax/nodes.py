@@ -1708,13 +1708,21 @@ def node_at(root: Node | None, path: tuple[str | int, ...]) -> Node | None:
     return node
 
 
+# What makes a key read as more than one key, or as an index, if written bare.
+_BRACKETED_KEY = LazyPattern(r"[./\[\]\"'\s\\]|\A\Z")
+
+
 def format_path(path: tuple[str | int, ...]) -> str:
+    """`spec.template.metadata.annotations["postrender.io/refs"]`: a key
+    that holds a dot, a slash, a bracket, a quote or a space (or is empty)
+    goes in brackets as a JSON string, so that the path reads back as the
+    keys it is made of."""
     out: list[str] = []
     for part in path:
         if isinstance(part, int):
             out.append(f"[{part}]")
-        elif out and (("." in part) or ("/" in part)):
-            out.append(f"[{part!r}]".replace("'", '"'))
+        elif _BRACKETED_KEY.search(part):
+            out.append(f"[{json.dumps(part, ensure_ascii=False)}]")
         else:
             out.append(("." if out else "") + part)
     return "".join(out)

@@ -152,3 +152,23 @@ def test_a_composer_that_makes_its_own_nodes_is_refused(monkeypatch):
     monkeypatch.setattr(nodes, "_OUR_NODES", nodes._RUAMEL_NODES)
     with pytest.raises(PostrenderError, match=r"ruamel.yaml.clib \S+ composes its own nodes"):
         _nodes(Composer, "a: 1\n")
+
+
+@pytest.mark.parametrize("path", [
+    ("spec", "it's.configMap"), ("spec", 'say "x".configMap'), ("spec", "a]b[0]configMap"), ("a.b", "c"),
+    ("metadata", "annotations", "postrender.io/refs"), ("spec", "containers", 0, "name"), ("spec", "a b"),
+    ("spec", ""), ("spec", "back\\slash"),
+])
+def test_a_field_path_reads_back_as_the_keys_it_is_made_of(path):
+    """Keys went through repr with `'` made `"`: `spec["it"s.configMap"]`,
+    and `spec.a]b[0]configMap` read as an index."""
+    import json
+    import re
+
+    from postrender.syntax.nodes import format_path
+
+    text = format_path(path)
+    parts: list = []
+    for bare, index, quoted in re.findall(r'\.?([^.\[\]"]+)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]', text):
+        parts.append(bare if bare else int(index) if index else json.loads(quoted))
+    assert tuple(parts) == path, text
