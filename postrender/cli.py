@@ -422,15 +422,16 @@ def _check_log_file_apart(log_file: str | None, args: argparse.Namespace) -> Non
     except OSError:
         log = None  # not there yet: nothing else can be it
     output = getattr(args, "output_file", None)
-    for path, what in [(output, "the -o file"), *((p, "an input") for p in
-                                                  [*(getattr(args, "filenames", None) or ()),
-                                                   *(getattr(args, "paths", None) or ())]),
-                       ("-", "standard input")]:
-        if not path:
+    inputs = [*(getattr(args, "filenames", None) or ()), *(getattr(args, "paths", None) or ())]
+    # Standard input and output stand for the files they are (`< in.yaml`, `> out.yaml`), if any.
+    streams = ([(0, "standard input")] if not inputs or "-" in inputs else []) + \
+        ([(1, "standard output")] if output in (None, "-") else [])
+    for path, what in [(output, "the -o file"), *((p, "an input") for p in inputs), *streams]:
+        if path is None or path in ("", "-"):
             continue
-        # Standard input: the file it reads (`< in.yaml`), if any. A path: a hard link to the log too.
-        same = (path != "-" and os.path.realpath(path) == where
-                or log is not None and _same_file(0 if path == "-" else path, log))
+        # A path by its name, or any of them as a hard link to the log.
+        same = (isinstance(path, str) and os.path.realpath(path) == where
+                or log is not None and _same_file(path, log))
         if same:
             raise UsageError(f"--log-file {log_file} is also {what}: the log is appended to it; name another file")
 
@@ -489,12 +490,20 @@ def _check_text_for_helm(name: str, args: list[str]) -> None:
     asked = name if name != "render" else next((a for a in before if _asks_help(a)), None)
     if asked is None:
         return  # most runs: Helm is not looked for
+    helm = _helm_parent()
+    if helm is not None:
+        raise UsageError(f"{asked}: Helm {helm.major} deploys what its post-renderer writes on standard output as the "
+                         "manifest; take it out of --post-renderer-args")
+
+
+def _helm_parent():
+    """The Helm that runs postrender itself, as its parent process, or None:
+    under it, what postrender writes on standard output is the manifest. A
+    script Helm runs instead may write what it likes."""
     from . import helmcontext
 
     helm = helmcontext.current()
-    if helm is not None and helm.pid is not None and os.getppid() == helm.pid:
-        raise UsageError(f"{asked}: Helm {helm.major} deploys what its post-renderer writes on standard output as the "
-                         "manifest; take it out of --post-renderer-args")
+    return helm if helm is not None and helm.pid is not None and os.getppid() == helm.pid else None
 
 
 def _check_under_helm(args: argparse.Namespace) -> None:
@@ -510,10 +519,8 @@ def _check_under_helm(args: argparse.Namespace) -> None:
     to_a_file = output_file not in (None, "-")
     if args.plugin_config or args.krm or not to_a_file and (not inputs or "-" in inputs):
         return  # most runs: nothing to ask of Helm
-    from . import helmcontext
-
-    helm = helmcontext.current()
-    if helm is None or helm.pid is None or os.getppid() != helm.pid:
+    helm = _helm_parent()
+    if helm is None:
         return
     if to_a_file:
         raise UsageError(f"-o {output_file}: Helm {helm.major} deploys what its post-renderer writes on standard "

@@ -593,6 +593,18 @@ def test_a_log_file_that_is_the_input_under_another_name_is_a_usage_error(tmp_pa
     assert (result.returncode, result.stdout) == (2, ""), result.stderr
     assert f"is also {'standard input' if how == 'standard input' else 'an input'}" in result.stderr
     assert stream.read_text() == CM.format(name="a")
+    # Standard output redirected to the log (`> log`): the log's lines went into the stream.
+    with open(stream, "rb") as stdin, open(tmp_path / "out.yaml", "wb") as stdout:
+        into_output = subprocess.run([sys.executable, "-m", "postrender", "--log-file", str(tmp_path / "out.yaml")],
+                                     stdin=stdin, stdout=stdout, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    assert into_output.returncode == 2 and "is also standard output" in into_output.stderr
+    # Standard input that is not read (files named) may be any file.
+    with open(tmp_path / "log", "wb"):
+        pass
+    with open(tmp_path / "log", "rb") as stdin:
+        unread = subprocess.run([sys.executable, "-m", "postrender", "--log-file", str(tmp_path / "log"), str(stream)],
+                                stdin=stdin, capture_output=True, text=True, cwd=ROOT)
+    assert unread.returncode == 0, unread.stderr
     # A log of its own beside an input read from standard input is no error.
     with open(stream, "rb") as stdin:
         fine = subprocess.run([sys.executable, "-m", "postrender", "--log-file", str(tmp_path / "log")], stdin=stdin,
