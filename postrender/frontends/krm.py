@@ -103,11 +103,11 @@ def _read_for(sources: list[Source], options: RenderOptions) -> ReadStream:
     try:
         return read_for(sources, options)
     except PostrenderError:
-        text = sources[0].text if len(sources) == 1 else ""
-        config = _config_apart(text)
-        if config is None or config.apply(options).limits == options.limits:
+        config = _config_apart(sources[0].text if len(sources) == 1 else "")
+        limits = config.apply(options).limits if config is not None else options.limits
+        if limits == options.limits:
             raise
-    return read_for(sources, replace(options, limits=config.apply(options).limits))
+    return read_for(sources, replace(options, limits=limits))
 
 
 # A block-style functionConfig at the top level: its key's line, then every
@@ -131,12 +131,8 @@ def _config_apart(text: str) -> PluginConfig | None:
         finally:
             loader.dispose()
         node = get(root, "functionConfig") if isinstance(root, MappingNode) else None
-        if node is None or not isinstance(node, MappingNode) or _nesting(node) > MAX_CONFIG_DEPTH:
-            return None
-        from .kustomize_exec import parse
-
-        return parse(to_json_value(node), "functionConfig")
-    except (YAMLError, PostrenderError):
+        return _config_of(node) if isinstance(node, MappingNode) else None
+    except (YAMLError, PostrenderError, UsageError):
         return None
 
 
@@ -292,6 +288,12 @@ def function_config(document: Document) -> PluginConfig | None:
     node = get(document.root, "functionConfig")
     if node is None or is_null(node):
         return None
+    return _config_of(node)
+
+
+def _config_of(node: Node) -> PluginConfig:
+    """A functionConfig's node as a config: the one reading of it, for the
+    ResourceList read whole and for its lines read apart (_config_apart)."""
     if _nesting(node) > MAX_CONFIG_DEPTH:
         raise UsageError(f"functionConfig: nested deeper than {MAX_CONFIG_DEPTH} levels")
     # Imported here: a plain render checks for a ResourceList, and needs no config parser.
@@ -306,19 +308,32 @@ _YAML11_ONLY_BOOLEANS = frozenset(
     w for word in ("y", "yes", "on", "n", "no", "off") for w in (word, word.capitalize(), word.upper()))
 
 
-def _as_a_config_file_reads_it(node: MappingNode) -> Any:
+def _as_a_config_file_reads_it(node: Node) -> Any:
     """The functionConfig's value, its options read as a --plugin-config
     file's are: a plain `yes`, `no`, `on` or `off` is the word, not a
     boolean. So the same PostRender text sets the same options either way
-    (`mutable: yes` refused in both, `namespace: yes` the namespace "yes")."""
+    (`mutable: yes` refused in both, `namespace: yes` the namespace "yes"),
+    at any depth (a field spec's `create: yes`)."""
     value = to_json_value(node)
-    if isinstance(value, dict):
-        for key, item in node.value:
-            if (isinstance(key, ScalarNode) and isinstance(item, ScalarNode) and item.style == ""
-                    and item.tag == "tag:yaml.org,2002:str" and item.value in _YAML11_ONLY_BOOLEANS
-                    and key.value in value):
-                value[key.value] = item.value
+    _words_kept(node, value)
     return value
+
+
+def _words_kept(node: Node, value: Any) -> None:
+    """Puts back, in `value` (node's JSON value), each plain YAML 1.1-only
+    boolean word as the word."""
+    if isinstance(node, MappingNode) and isinstance(value, dict):
+        places = [(key.value, item) for key, item in node.value if isinstance(key, ScalarNode) and key.value in value]
+    elif isinstance(node, SequenceNode) and isinstance(value, list) and len(node.value) == len(value):
+        places = list(enumerate(node.value))
+    else:
+        return
+    for at, item in places:
+        if (isinstance(item, ScalarNode) and item.style == "" and item.tag == "tag:yaml.org,2002:str"
+                and item.value in _YAML11_ONLY_BOOLEANS):
+            value[at] = item.value
+        else:
+            _words_kept(item, value[at])
 
 
 def _nesting(node: Node) -> int:

@@ -573,7 +573,12 @@ def test_function_config_max_nodes_raises_the_limit_it_is_read_under(config: str
 
 @pytest.mark.parametrize("line", ["mutable: yes", "mutable: On", "strict: NO", "versionAll: off", "keepOriginal: no",
                                   "namespace: yes", "scope: y", "mutable: true", "keepOriginal: all",
-                                  "maxNodes: 200000", "namespace: 'no'"])
+                                  "maxNodes: 200000", "namespace: 'no'",
+                                  # At any depth: a field spec's flags.
+                                  "nameReference: [{kind: ConfigMap, fieldSpecs: [{kind: Thing, group: example.com,"
+                                  " path: spec/cm, create: yes}]}]",
+                                  "nameReference: [{kind: ConfigMap, fieldSpecs: [{kind: Thing, group: example.com,"
+                                  " path: spec/cm, create: true}]}]"])
 def test_a_function_config_sets_what_the_same_plugin_config_sets(tmp_path, line: str):
     """The same PostRender text, as a KRM functionConfig and as a
     --plugin-config file: the same options, or the same refusal. A plain
@@ -596,3 +601,17 @@ def test_a_function_config_sets_what_the_same_plugin_config_sets(tmp_path, line:
     else:
         listed = YAML(typ="safe").load(as_function.stdout)["items"]
         assert [doc for doc in YAML(typ="safe").load_all(as_file.stdout)] == listed
+
+
+@pytest.mark.parametrize("config", ["kind: PostRendr", "kind: PostRender\n  namespace: yes"])
+def test_an_item_that_does_not_read_is_the_error_whatever_the_function_config_says(config: str):
+    """The functionConfig read apart, to learn its limits, raised its own
+    usage error past the item's syntax error: exit 2 and nothing on stdout,
+    where a KRM function always answers with a ResourceList."""
+    text = ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n"
+            "  metadata: {name: c}\n  data: {k: [}\nfunctionConfig:\n  apiVersion: postrender.io/v1alpha1\n"
+            f"  metadata: {{name: x}}\n  {config}\n")
+    result = run_postrender([], text)
+    assert result.status == 1 and "invalid YAML" in result.stderr
+    out = YAML(typ="safe").load(result.stdout)
+    assert out["kind"] == "ResourceList" and "invalid YAML" in out["results"][0]["message"]
