@@ -11,7 +11,13 @@ Three handlers, one after the other:
   Python swallows exceptions (a weakref callback of the import system)
   still fails the run when it returns.
 - `stop_at_once` again, once one signal has come: a second one while the
-  run ends leaves at once, with no traceback from the cleanup it cut.
+  run ends leaves at once, with no traceback from the cleanup it cut. Only
+  in postrender's own process (entry.run): a program that calls cli.main()
+  itself gets its own handlers back when main returns, and until then a
+  second signal is only noted.
+
+A signal the process was started with ignored (`nohup`, a shell's `cmd &`
+for SIGINT) stays ignored.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import signal
 HANDLED_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
 
 received: int | None = None  # the signal that ended this run, if one did
+owns_process = False  # entry.run started the process: it may leave at once
 
 
 class Interrupted(BaseException):
@@ -37,8 +44,12 @@ class Interrupted(BaseException):
 def on_signal(signum: int, frame: object) -> None:
     global received
     received = signum
-    install(stop_at_once)
+    install(stop_at_once if owns_process else _noted)
     raise Interrupted(signum)
+
+
+def _noted(signum: int, frame: object) -> None:
+    """A second signal in a caller's process: the run is ending already."""
 
 
 def stop_at_once(signum: int, frame: object) -> None:
@@ -55,7 +66,8 @@ def install(handler: object) -> dict[int, object]:
     previous: dict[int, object] = {}
     try:
         for signum in HANDLED_SIGNALS:
-            previous[signum] = signal.signal(signum, handler)  # type: ignore[arg-type]
+            if signal.getsignal(signum) is not signal.SIG_IGN:
+                previous[signum] = signal.signal(signum, handler)  # type: ignore[arg-type]
     except ValueError:
         pass
     return previous

@@ -176,6 +176,55 @@ def test_a_second_signal_as_the_run_ends_leaves_at_once_without_a_traceback():
                                     "postrender: error: interrupted by SIGINT\n")
 
 
+def test_a_signal_started_ignored_stays_ignored():
+    """A shell starts `cmd &` with SIGINT ignored, nohup with SIGHUP: a
+    Ctrl-C at the script's process group left postrender running, and must
+    still. Sent while postrender loads, and while it renders."""
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    script = _SIGNAL_WHILE_LOADING.format(signal="SIGINT").replace(
+        "import os, runpy, signal, sys\n", "import os, runpy, signal, sys\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n")
+    done = subprocess.run([sys.executable, "-c", script], input=_stream(1), env=env, capture_output=True)
+    assert done.returncode == 0 and b"kind: ConfigMap" in done.stdout, done.stderr
+
+
+def test_importing_the_entry_module_changes_no_handler():
+    code = ("import signal\nbefore = [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)]\n"
+            "import postrender.entry\n"
+            "assert before == [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)]\n")
+    done = subprocess.run([sys.executable, "-c", code], env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+# A program that calls cli.main() itself: a second signal as the run ends
+# must not end the program (it gets its own handlers back once main returns).
+_CALLER = """
+import os, signal, sys
+import postrender.report as report
+import postrender.pipeline.render as render
+from postrender.cli import main
+close, analyse = report.Reporter.close, render.analyse
+def closing(self):
+    os.kill(os.getpid(), signal.SIGINT)
+    close(self)
+def analysing(*args, **kwargs):
+    os.kill(os.getpid(), signal.SIGTERM)
+    return analyse(*args, **kwargs)
+report.Reporter.close, render.analyse = closing, analysing
+status = main([])
+report.Reporter.close, render.analyse = close, analyse
+print("the caller goes on", status, signal.getsignal(signal.SIGINT) is signal.default_int_handler)
+"""
+
+
+def test_a_second_signal_in_a_callers_process_leaves_the_caller_running():
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([sys.executable, "-c", _CALLER], input=_stream(1).decode(), env=env, capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.endswith(f"the caller goes on {128 + signal.SIGTERM} True\n"), done.stdout
+
+
 def test_a_signal_python_swallowed_still_fails_the_run(monkeypatch):
     """Raised inside a weakref callback of the import system, Interrupted is
     printed as "Exception ignored" and the run went on, to exit 0."""
