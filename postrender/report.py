@@ -99,7 +99,10 @@ class Reporter:
         except (OSError, ValueError):
             pass
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
-        self.warn(f"--log-file {self.log_path}: cannot write to it ({why}); the rest of this run is not logged")
+        # Said, not kept among the render's warnings: those go into what some
+        # commands write out (graph's JSON, a KRM function's results).
+        self._emit(f"postrender: warning: --log-file {self.log_path}: cannot write to it ({why}); the rest of this"
+                   " run is not logged")
 
     def close(self) -> None:
         shown, self._shown = self._shown, []

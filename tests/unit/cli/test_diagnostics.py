@@ -150,3 +150,6 @@ def test_a_log_that_cannot_be_written_is_said_once_and_the_run_goes_on(tmp_path,
     assert "Traceback" not in result.stderr
     lost = [line for line in result.stderr.splitlines() if "cannot write to it (No space left on device)" in line]
     assert len(lost) == (0 if fails_at == "closing" else 1), result.stderr
+    # On stderr only: not among the warnings graph's JSON and KRM results carry.
+    shown = run_postrender(["graph", "-o", "json", "--log-file", str(tmp_path / "log2")], stream)
+    assert shown.status == 0 and "cannot write" not in shown.stdout, shown.stdout
