@@ -139,8 +139,10 @@ def _read(obj: KubeObject, folded: ConfigFolder | None) -> ConfigContent:
     secret = obj.kind == "Secret"
     token = secret and _is_token_type(fields.nodes["type"])
     content = ConfigContent(content_hash(obj.kind, obj.node, fields), is_empty(fields), token, written_type)
-    # The text first: most configs never say it, and a search in C is cheaper than a lookup.
-    immutable = get(obj.node, "immutable") if "immutable" in obj.document.text else None
+    # The text first: most configs never say it, and a search in C is cheaper
+    # than a lookup. A key may also be written with escapes ("immut\u0061ble").
+    text = obj.document.text
+    immutable = get(obj.node, "immutable") if "immutable" in text or "\\" in text else None
     content.immutable = isinstance(immutable, ScalarNode) and json_value(immutable) is True
     # Only a name kustomize may have suffixed is worth kustomize's own hash.
     if secret and hash_suffix(obj.name or "") not in (None, content.hash):

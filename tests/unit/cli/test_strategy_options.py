@@ -84,6 +84,11 @@ def test_annotate_warns_of_each_referenced_config_that_says_immutable_true():
     warned = [line for line in annotated.stderr.splitlines() if "says immutable: true" in line]
     assert [line.split()[2] for line in warned] == ["ConfigMap/yes-cm", "Secret/true-secret"], annotated.stderr
     assert "yes-cm" in annotated.stdout and "yes-cm-" not in annotated.stdout  # kept its name
+    # The key written with an escape, as JSON may: the same key to kubectl.
+    escaped = run_postrender(["--strategy=annotate"], configs.replace(
+        "kind: Secret\nmetadata: {name: true-secret}\nimmutable:", 'kind: Secret\nmetadata: {name: true-secret}\n"immut\\u0061ble":')
+        + workload)
+    assert escaped.stderr.count("says immutable: true") == 2, escaped.stderr
     renamed = run_postrender([], configs + workload)
     assert renamed.status == 0 and "immutable: true" not in renamed.stderr, renamed.stderr
 
