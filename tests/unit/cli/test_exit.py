@@ -147,8 +147,9 @@ def test_a_signal_while_postrender_loads_ends_it_in_one_line(name):
     assert done.stderr.decode() == f"postrender: error: interrupted by {name}\n"
 
 
-# A second signal as the first one's run ends (here, as its reporter closes).
-_SECOND_SIGNAL = """
+# A SIGTERM as the render starts, and a second signal as that run ends
+# (here, as its reporter closes); then how the process goes on.
+_TWO_SIGNALS = """
 import os, signal, sys
 import postrender.report as report
 import postrender.pipeline.render as render
@@ -160,6 +161,8 @@ def analysing(*args, **kwargs):
     os.kill(os.getpid(), signal.SIGTERM)
     return analyse(*args, **kwargs)
 report.Reporter.close, render.analyse = closing, analysing
+"""
+_SECOND_SIGNAL = _TWO_SIGNALS + """
 sys.argv = ["postrender"]
 from postrender.entry import run
 run()
@@ -198,19 +201,8 @@ def test_importing_the_entry_module_changes_no_handler():
 
 # A program that calls cli.main() itself: a second signal as the run ends
 # must not end the program (it gets its own handlers back once main returns).
-_CALLER = """
-import os, signal, sys
-import postrender.report as report
-import postrender.pipeline.render as render
+_CALLER = _TWO_SIGNALS + """
 from postrender.cli import main
-close, analyse = report.Reporter.close, render.analyse
-def closing(self):
-    os.kill(os.getpid(), signal.SIGINT)
-    close(self)
-def analysing(*args, **kwargs):
-    os.kill(os.getpid(), signal.SIGTERM)
-    return analyse(*args, **kwargs)
-report.Reporter.close, render.analyse = closing, analysing
 status = main([])
 report.Reporter.close, render.analyse = close, analyse
 print("the caller goes on", status, signal.getsignal(signal.SIGINT) is signal.default_int_handler)
