@@ -90,7 +90,10 @@ class Needs:
         self._finder = references.Finder(table, scanned)
         # Each object (which hashes by identity) -> what the walk found in it
         # (found_in): keyed by the object, not an id, which would be an int
-        # object of its own per object (2.5 MiB at 80,000 objects).
+        # object of its own per object (2.5 MiB at 80,000 objects). Only
+        # objects it found something in: every object read is walked, and
+        # most configs and Services hold nothing (100,000 tiny ConfigMaps:
+        # a 5 MiB table of nothing).
         self._found: dict[KubeObject, references.Found] = {}
         self._readers: _Readers | None = None  # made when a document is first pruned
         self._reaches: dict[tuple[str, str], Reach | None] = {}
@@ -110,7 +113,7 @@ class Needs:
             self._prepared(obj, readers)
         keep: list[tuple[Path, bool]] = []
         for obj in objects:
-            found = self._found[obj]
+            found = self._found.get(obj, references.NOTHING)
             if readers.reads_nothing(obj, found):
                 continue
             at = object_path(obj)
@@ -140,7 +143,7 @@ class Needs:
         # A config object whose edits were not made ahead keeps all they
         # touch (its metadata, and the scalars beside it); a workload, only
         # in runs that give most of them keys, and only if it may get them.
-        kept = [readers.kept_for_edits(obj, self._found[obj]) for obj in objects]
+        kept = [readers.kept_for_edits(obj, self._found.get(obj, references.NOTHING)) for obj in objects]
         doc.kept_for_edits = all(kept)
         if listed and not doc.kept_for_edits and any(kept):
             doc.items_kept_for_edits = frozenset(obj.item for obj, can in zip(objects, kept) if can)
@@ -152,7 +155,7 @@ class Needs:
         pruning what is pruned already changes nothing). Only for a List
         read finds without aliases and merge keys."""
         folded = self._walk(obj)
-        found = self._found[obj]
+        found = self._found.get(obj, references.NOTHING)
         readers = self._readers_made()
         self._prepared(obj, readers, whole=not folded)
         if folded and obj.prepared is None:
@@ -249,7 +252,9 @@ class Needs:
     def _walk(self, obj: KubeObject) -> bool:
         """Whether the object is a config whose data entries were read as
         they were composed (`folder`), and are not in its tree."""
-        self._found[obj] = self._finder(obj)
+        found = self._finder(obj)
+        if found is not references.NOTHING:
+            self._found[obj] = found
         references.templates_read(obj, self._table)
         if not is_config_object(obj):
             return False
@@ -273,11 +278,11 @@ class Needs:
             # (versions._hash_data_as_written_out); anywhere, it may get a
             # record of what it uses beside them (keep.py).
             if (self._prepare is not None and obj.kind not in readers.looked_up
-                    and not self._found[obj].references):
+                    and not self._found.get(obj, references.NOTHING).references):
                 obj.prepared = self._prepare(obj, obj.node, whole)
             hold_as_hash(obj)  # read asks no more of its content
         elif (self._prepare_templates is not None and obj.item is None and obj.kind not in readers.looked_up
-              and readers.takes_keys(obj, self._found[obj])):
+              and readers.takes_keys(obj, self._found.get(obj, references.NOTHING))):
             paths = [template.path for template in references.pod_templates(obj, self._table)]
             obj.prepared = self._prepare_templates(obj, obj.node, paths or [()])
 
@@ -288,8 +293,8 @@ class Needs:
 
     def found_in(self, obj: KubeObject) -> references.Found | None:
         """What the field-spec walk found in an object as it was read, for
-        graph.build; None for an object this pruner never saw."""
-        return self._found.get(obj)
+        graph.build: read gives this pruner every object it reads."""
+        return self._found.get(obj, references.NOTHING)
 
 
 def _add_tree(reach: Reach, tree: PathTree) -> None:

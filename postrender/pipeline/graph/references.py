@@ -294,7 +294,7 @@ class Finder:
         if both is _MISSING:
             both = self.walked(*key)
         if both is None:
-            return _NOTHING
+            return NOTHING
         compiled, own = both
         references: list[Reference] = []
         strings: list[Scanned] = []
@@ -304,10 +304,11 @@ class Finder:
                                if is_string(node) and node.value)
             else:
                 references.extend(_references(obj, spec, hits, self._paths))
-        return Found(references, strings) if references or strings else _NOTHING
+        return Found(references, strings) if references or strings else NOTHING
 
 
-_NOTHING = Found([], [])
+# What the walk finds in most objects: one for all, which nothing adds to.
+NOTHING = Found([], [])
 
 
 def build(index: ObjectIndex, table: ReferenceTable, scanned: SpecIndex | None = None,

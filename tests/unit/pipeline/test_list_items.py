@@ -20,7 +20,7 @@ from postrender.frontends import krm
 from postrender.pipeline.graph.byname import pod_string_specs
 from postrender.pipeline.needs import Needs
 from postrender.options import RenderOptions
-from postrender.pipeline.graph.references import _written_in
+from postrender.pipeline.graph.references import NOTHING, _written_in
 from postrender.pipeline.read import Source, read
 from postrender.pipeline.render import render
 from postrender.report import Reporter
@@ -291,19 +291,31 @@ def test_a_document_that_is_not_read_item_by_item_is_read_whole(name, monkeypatc
     if extra is not None:
         text += extra
     text = (text.replace("kind: List\n", "") + head) if "kind:" in head else text + head
-    forgotten = []
+    forgotten: list = []
+    found_before: list = []
     forget = Needs.forget
-    monkeypatch.setattr(Needs, "forget", lambda self, objects: forgotten.extend(objects) or forget(self, objects))
+
+    def forgetting(self, objects):
+        forgotten.extend(objects)
+        found_before.extend(self.found_in(obj) for obj in objects)
+        forget(self, objects)
+
+    monkeypatch.setattr(Needs, "forget", forgetting)
     taken = _read_pruned(text, True, monkeypatch)
     assert taken == _read_pruned(text, False, monkeypatch)
     assert forgotten, "items were taken, then given up"
+    forgotten.clear()
+    found_before.clear()
     needs = Needs(TABLE, pod_string_specs(TABLE))
     try:
         stream = read([Source("list.yaml", text)], Limits(), needs)
     except PostrenderError:
         return
-    assert all(needs.found_in(obj) is not None for obj in stream.objects)
-    assert not any(needs.found_in(obj) is not None for obj in forgotten)
+    # What the walk found is kept for the objects read, and nothing of the
+    # items given up: the walk found references in them, held until then.
+    assert all(needs.found_in(obj).references for obj in stream.objects if obj.kind == "Deployment")
+    assert any(found.references for found in found_before)
+    assert all(needs.found_in(obj) is NOTHING for obj in forgotten)
 
 
 # --- A List's configs made ahead (rewrite.prepare) ---------------------------
