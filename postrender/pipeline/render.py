@@ -342,6 +342,12 @@ def _report(graph: Graph, result: Rewrite, reporter: Reporter, productions: Prod
             made = productions.making(ref, graph.index)
             if made is not None:
                 reporter.info(f"{where}: {ref.target_kind} {ref.name!r} is made by {made.describe()}")
+            elif ref.spec.grants:
+                # A grant by name to an object a program makes at run time (a
+                # leader-election lock, a key a controller generates) is what
+                # most operator charts write: nothing for the user to do.
+                reporter.info(f"{where}: grants {ref.target_kind} {ref.name!r}, which is not in the stream"
+                              " (a program may make it); left as is")
             else:
                 reporter.warn(f"{where}: {ref.target_kind} {ref.name!r} is not in the stream; left as is", about)
 

@@ -201,3 +201,42 @@ def test_a_rule_of_the_core_group_among_others_grants_the_config(groups):
     objects = _objects(result.stdout)
     assert "immutable" not in objects[("ConfigMap", "settings")]
     assert objects[("Role", "reader")]["rules"][0]["resourceNames"] == ["settings"]
+
+
+LOCK = """\
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: leader-election, namespace: app}
+rules:
+  - apiGroups: [""]
+    resources: [configmaps]
+    resourceNames: [controller-lock]
+    verbs: [get, update]
+  - apiGroups: [""]
+    resources: [configmaps]
+    verbs: [create]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: app}
+spec:
+  containers: [{name: c, image: x}]
+  volumes: [{name: v, configMap: {name: typo-settings}}]
+"""
+
+
+def test_a_grant_to_a_name_not_in_the_stream_is_said_with_v_only_and_a_volumes_still_warns():
+    # A leader-election lock or a generated key is made by its program at
+    # run time: every operator chart grants one, so a warning for it is
+    # noise. A volume naming what is not there is a likely typo: warned.
+    quiet = run_postrender([], CONFIGS + LOCK)
+    assert quiet.status == 0, quiet.stderr
+    assert "controller-lock" not in quiet.stderr
+    assert "ConfigMap 'typo-settings' is not in the stream" in quiet.stderr
+    told = run_postrender(["-v"], CONFIGS + LOCK)
+    assert told.status == 0, told.stderr
+    assert ("Role/app/leader-election rules[0].resourceNames[0]: grants ConfigMap 'controller-lock', which is not"
+            " in the stream (a program may make it); left as is") in told.stderr
+    assert "warning: Role/app/leader-election" not in told.stderr
+    assert quiet.stdout == told.stdout
