@@ -300,6 +300,26 @@ def check_strategy(options: RenderOptions) -> None:
                              "drop one of them")
 
 
+def check_cluster(options: RenderOptions) -> None:
+    """Refuses a cluster option without --retain, the one render that reads
+    a cluster: `--context prod` alone would render without a word, as if the
+    cluster had been read. (Under Helm, Helm's own are read from its command
+    line, not from these.)"""
+    given = cluster_flag_given(options)
+    if given is not None and options.retain is None:
+        raise UsageError(f"{given} is read only with --retain (a render reads no cluster otherwise): "
+                         "add --retain N, or drop it")
+
+
+def cluster_flag_given(options: RenderOptions) -> str | None:
+    """The first flag given that reads a cluster (--retain, and where it
+    reads from), for commands that read none (graph, diff) to refuse."""
+    for option in OPTIONS:
+        if option.cluster and getattr(options, option.field) is not None:
+            return option.flag
+    return None
+
+
 def by_config_key() -> dict[str, Option]:
     return {option.config: option for option in OPTIONS if option.config}
 

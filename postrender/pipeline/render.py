@@ -18,7 +18,7 @@ from .graph.references import (Found, Graph, Resolution, build, created_before_e
 from .index.configs import says_immutable
 from .index.objects import ObjectIndex
 from .needs import Needs
-from ..options import RenderOptions, check_strategy
+from ..options import RenderOptions, check_cluster, check_strategy
 from .plan.versions import Options as PlanOptions
 from .plan.versions import Plan, opted_in, plan
 from .read import KubeObject, Source, Stream, read
@@ -172,6 +172,7 @@ def _table(options: RenderOptions) -> fieldspecs.ReferenceTable:
     if options.strategy not in STRATEGIES:
         raise UsageError(f"unknown strategy {options.strategy!r} (choose from {', '.join(STRATEGIES)})")
     check_strategy(options)
+    check_cluster(options)
     extra = list(options.inline_configs)
     for path in options.config_files:
         for i, data in enumerate(fieldspecs.load_config_file(path)):

@@ -6,7 +6,7 @@ import sys
 
 from ...errors import PostrenderError, UsageError
 from ...inputs import gather
-from ...options import RenderOptions
+from ...options import RenderOptions, cluster_flag_given
 from ...report import Reporter
 from . import formats
 from .compare import compare
@@ -18,8 +18,9 @@ from .side import Side, build
 def run(old: str, new: str, options: RenderOptions, fmt: str, show_values: bool, reporter: Reporter) -> tuple[Report, str]:
     if old == "-" and new == "-":
         raise UsageError("diff: only one of OLD and NEW can be standard input (-)")
-    if options.retain is not None:
-        raise UsageError("diff: --retain reads a cluster; diff compares two renders and reads none")
+    given = cluster_flag_given(options)
+    if given is not None:
+        raise UsageError(f"diff: {given} reads a cluster; diff compares two renders and reads none")
     formats.check(fmt)
     sides = []
     for label, path in (("old", old), ("new", new)):

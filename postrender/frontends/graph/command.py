@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...errors import UsageError
-from ...options import RenderOptions
+from ...options import RenderOptions, cluster_flag_given
 from ...records import replace
 from ...pipeline.read import Source
 from ...report import Reporter
@@ -13,8 +13,9 @@ from .view import build_view
 
 def check(options: RenderOptions, fmt: str) -> None:
     """Refuses what graph cannot do, before any input is read."""
-    if options.retain is not None:
-        raise UsageError("graph: --retain reads a cluster; graph shows one render's references and reads none")
+    given = cluster_flag_given(options)
+    if given is not None:
+        raise UsageError(f"graph: {given} reads a cluster; graph shows one render's references and reads none")
     formats.check(fmt)
 
 

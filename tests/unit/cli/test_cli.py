@@ -610,3 +610,34 @@ def test_a_log_file_that_is_the_input_under_another_name_is_a_usage_error(tmp_pa
         fine = subprocess.run([sys.executable, "-m", "postrender", "--log-file", str(tmp_path / "log")], stdin=stdin,
                               capture_output=True, text=True, cwd=ROOT)
     assert fine.returncode == 0, fine.stderr
+
+
+
+# Where the cluster is: read only by --retain.
+_CLUSTER_FLAGS = [option.flag for option in OPTIONS if option.cluster and option.field != "retain"]
+_CONFIG = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: v}\n"
+
+
+@pytest.mark.parametrize("flag", _CLUSTER_FLAGS)
+def test_a_cluster_flag_without_retain_is_a_usage_error_not_a_silent_render(flag):
+    # `postrender --context prod` alone reads no cluster: rendering as if it
+    # had would let the user believe it did.
+    out = run_postrender([flag, "x"], _CONFIG)
+    assert (out.status, out.stdout) == (2, ""), out.stderr
+    assert f"{flag} is read only with --retain" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize("flag", [*_CLUSTER_FLAGS, "--retain"])
+@pytest.mark.parametrize("command", ["graph", "diff"])
+def test_graph_and_diff_refuse_every_cluster_flag(tmp_path, command, flag):
+    path = tmp_path / "in.yaml"
+    path.write_text(_CONFIG)
+    files = [str(path)] * (2 if command == "diff" else 1)
+    out = run_postrender([command, flag, "1" if flag == "--retain" else "x", *files])
+    assert (out.status, out.stdout) == (2, ""), out.stderr
+    assert f"{command}: {flag} reads a cluster" in out.stderr
+
+
+def test_the_cluster_flags_are_there_to_test():
+    assert _CLUSTER_FLAGS == ["--kubeconfig", "--context"]
