@@ -580,9 +580,38 @@ def insert_item_before(text: str, sequence: SequenceNode, item: Node, item_text:
     start = content_start(text, item)
     if sequence.flow_style:
         return (start, start, item_text + ", ")
-    dash = text.rfind("-", 0, start)
+    dash = _dash_before(text, start)
     column = dash - (text.rfind("\n", 0, dash) + 1)
     return (dash, dash, "- " + item_text + newline + " " * column)
+
+
+def _dash_before(text: str, start: int) -> int:
+    """The `-` of the block sequence item whose content starts at `start`.
+    Between the two there are only blanks, comments and the item's
+    properties (`&anchor`, `!tag`), and a comment or a property may hold a
+    `-` of its own (`- # Source: my-chart/...`, `- &my-app`): so the dash is
+    the last `-` standing alone on the nearest line up that has one, a
+    comment's text never looked in (of `- - x`, the inner item's)."""
+    end = start
+    while True:
+        line_start = text.rfind("\n", 0, end) + 1
+        dash = None
+        for token in _TOKEN.finditer(text, line_start, end):
+            word = token.group()
+            if word[0] == "#":
+                break  # a comment, to the end of the line
+            if word == "-":
+                dash = token.start()
+            elif word[0] not in "&!":
+                raise AssertionError(f"no dash ahead of the sequence item at offset {start}")
+        if dash is not None:
+            return dash
+        if line_start == 0:
+            raise AssertionError(f"no dash ahead of the sequence item at offset {start}")
+        end = line_start - 1
+
+
+_TOKEN = LazyPattern(r"[^ \t\r\n]+")
 
 
 def json_line(value: object) -> str:

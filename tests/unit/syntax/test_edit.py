@@ -4,11 +4,13 @@ column an insertion is indented to."""
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from ruamel.yaml import YAML
 
 from postrender.syntax.edit import (
     Located,
     Splice,
     _first_entry,
+    insert_item_before,
     is_plain_safe,
     locate_entries,
     render_scalar,
@@ -163,3 +165,59 @@ def test_located_edits_of_one_shape_share_what_makes_their_texts() -> None:
     assert second.group(0, values) == [(34, 39, "cm-22-h1"), (339, 339, "\n  labels:\n    base: cm-22")]
 
 
+
+
+# An item of a block sequence, written with what may stand between its dash
+# and its content: blanks, comments and properties, any of which may hold a
+# `-` of its own (a Helm `# Source: my-chart/...` comment on the dash line).
+_ITEM_OPENINGS = [
+    "- ",
+    "-   ",
+    "- # Source: my-chart/templates/secret.yaml\n  ",
+    "- #---\n  ",
+    "- # -\n  ",
+    "-\n  # a-b\n  ",
+    "-\n  # a-b\n\n  # - c\n  ",
+    "- &my-anchor ",
+    "- &my-anchor\n  ",
+    "- &a-b # c-d\n  ",
+    "- !my-tag ",
+    "- !my-tag &x-\n  ",
+]
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+@pytest.mark.parametrize("opening", _ITEM_OPENINGS)
+@pytest.mark.parametrize("content", ["k: v", "value"])
+def test_an_item_inserted_goes_ahead_of_the_items_own_dash_whatever_stands_after_it(opening, content, newline):
+    text = ("items:\n- first\n" + opening + content + "\n- last\n").replace("\n", newline)
+    root = _composed(text)
+    (_, items), = root.value
+    before = items.value[1]
+    splice = Splice([insert_item_before(text, items, before, '{"new": "item"}', newline)])
+    out = splice.apply(text)
+    read = YAML().load(out)["items"]  # round-trip: custom tags read as tagged values
+    assert len(read) == 4 and read[:2] == ["first", {"new": "item"}] and read[3] == "last", out
+    # The one line added, ahead of the item's dash: the rest as written.
+    assert out.replace('- {"new": "item"}' + newline, "", 1) == text
+
+
+@pytest.mark.parametrize("opening", ["- # a-b\n    ", "- &x-y "])
+def test_an_item_inserted_into_a_sequence_in_a_sequences_item_goes_ahead_of_its_own_dash(opening):
+    # `- - x`: of the two dashes on the line, the inner sequence's.
+    text = "items:\n- - first\n  " + opening + "second\n"
+    root = _composed(text)
+    (_, outer), = root.value
+    inner = outer.value[0]
+    splice = Splice([insert_item_before(text, inner, inner.value[1], '"new"', "\n")])
+    assert YAML(typ="safe").load(splice.apply(text)) == {"items": [["first", "new", "second"]]}
+
+
+def _composed(text: str) -> MappingNode:
+    loader = Composer(text)
+    try:
+        root = loader.get_single_node()
+    finally:
+        loader.dispose()
+    assert isinstance(root, MappingNode)
+    return root
