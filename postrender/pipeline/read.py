@@ -1690,6 +1690,35 @@ _STAND_IN_ESCAPE = LazyPattern(r"\\u[eE][0-7]|\\U0000[eE][0-7]")
 _HIGH, _LOW, _STAND_IN = 0xD800, 0xDC00, 0xE000
 
 
+def as_later_document(doc: Document, text: str) -> str:
+    """`text`, made from `doc`'s, written as a document after the stream's
+    first (a copy of it, written after it). kubectl reads a document that
+    starts the stream with "{" as JSON, with escapes YAML has not, and
+    refuses those anywhere after it: so a copy's are written as YAML writes
+    what they mean (`\\/` as `/`, a surrogate pair `\\ud83d\\ude00` as
+    `\\U0001F600`, a lone surrogate as what Go's JSON reads, U+FFFD). In
+    such a document a backslash stands only in a string."""
+    if "\\" not in text or not _is_json_first(doc):
+        return text
+    return _JSON_ONLY_ESCAPE.sub(_as_yaml_escape, text)
+
+
+def _as_yaml_escape(match: re.Match[str]) -> str:
+    high, low, lone, slash = match.groups()
+    if high is not None:
+        code = 0x10000 + ((int(high, 16) - _HIGH) << 10) + (int(low, 16) - _LOW)
+        return f"\\U{code:08X}"
+    if lone is not None:
+        return "\\uFFFD"
+    return "/" if slash is not None else match.group()
+
+
+# Each escape, left to right (so `\\\\/` is an escaped backslash, then a
+# slash): a surrogate pair, a lone surrogate, `\\/`, or any other, kept.
+_JSON_ONLY_ESCAPE = LazyPattern(
+    r"\\(?:u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})|u([dD][89a-fA-F][0-9a-fA-F]{2})|(/)|.)", re.S)
+
+
 def _is_json_first(doc: Document) -> bool:
     if doc.index != 1:
         return False

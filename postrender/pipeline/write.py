@@ -12,7 +12,8 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..syntax import edit
-from .read import Document, KubeObject, Stream, ends_document, opens_with_directives, opens_with_marker
+from .read import (Document, KubeObject, Stream, as_later_document, ends_document, opens_with_directives,
+                   opens_with_marker)
 from .rewrite import Rewrite
 
 if TYPE_CHECKING:
@@ -102,7 +103,7 @@ class Output:
             for copy in piece.copies:
                 if last and not last.endswith("\n"):
                     yield (last := newline)
-                text = copy.apply(read).lstrip("\ufeff")
+                text = as_later_document(doc, copy.apply(read)).lstrip("\ufeff")
                 yield (last := _between(last, text, newline) + text)
 
 

@@ -482,6 +482,37 @@ def test_json_escapes_in_a_document_that_starts_the_stream_are_read_as_kubectl_r
     assert out["data"] == sent["first"]["data"]
 
 
+_REFERRER = ("---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    spec:\n"
+             "      containers: [{name: c, image: x, envFrom: [{configMapRef: {name: first}}, {secretRef: {name: first}}]}]\n")
+
+
+@pytest.mark.parametrize("kind", ["ConfigMap", "Secret"])
+@pytest.mark.parametrize("args", [["--version-all", "--keep-original=all"], ["--keep-original=all"], []])
+def test_a_copy_of_a_json_document_that_starts_the_stream_says_what_it_says_in_yaml(kind, args):
+    # The copy is a document after the first, which kubectl reads as YAML:
+    # written with the JSON-only escapes it was given, kubectl refused the
+    # whole output. Each escape is written as YAML writes what it means.
+    first = (JSON_FIRST % "first").replace('"kind": "ConfigMap"', f'"kind": "{kind}"')
+    if kind == "Secret":
+        first = first.replace('"data":', '"stringData":')
+    text = first + ("" if "--version-all" in args else _REFERRER)
+    result = run_postrender(args, text)
+    assert result.status == 0, result.stderr
+    field = "stringData" if kind == "Secret" else "data"
+    given, errors = kubectl_read({"in": text})
+    assert not errors, errors
+    sent, errors = kubectl_read({"out": result.stdout})
+    assert not errors, errors
+    written = [o for o in sent.values() if o["kind"] == kind]
+    names = sorted(o["metadata"]["name"] for o in written)
+    # The version, and its copy where the run keeps one (by default, of a Secret).
+    copied = kind == "Secret" or "--keep-original=all" in args
+    assert names[-1].startswith("first-") and names[:-1] == (["first"] if copied else []), names
+    assert all(o[field] == given["first"][field] for o in written), written
+    again = run_postrender(args, result.stdout)
+    assert again.stdout == result.stdout
+
+
 @pytest.mark.parametrize("before", ["---\n", "# Source: chart/templates/cm.yaml\n",
                                     "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: before}\n---\n"])
 def test_json_escapes_elsewhere_are_refused_as_kubectl_and_helm_refuse_them(before):
