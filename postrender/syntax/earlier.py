@@ -36,6 +36,7 @@ class Cut(NamedTuple):
 # What may stand before the first key of a block sequence item's mapping on
 # its line: indentation and one or more `-` indicators (`- - a: 1`).
 _ITEM_PREFIX = re.compile(r"[ \t]*(?:-[ \t]+)+")
+_COMMENT = re.compile(r"#[^\n]*")
 
 
 class Aliases:
@@ -110,13 +111,29 @@ def cut_of(text: str, mapping: MappingNode, index: int, later: Node, aliases: Al
         line_start = 1  # a byte-order mark opens the text: it stays
     prefix = text[line_start:start]
     if not prefix.strip(" \t"):
-        following_line = text.rfind("\n", 0, end) + 1
-        if text[following_line:end].strip(" \t"):
+        # The entry after it starts at its key, or at the `?` of an
+        # explicit key (`? a`, or `?` on a line of its own above the key).
+        following_line = text.rfind("\n", 0, _explicit_indicator(text, end)) + 1
+        if _COMMENT.sub("", text[following_line:end]).split() not in ([], ["?"]):
             return "the entry after it does not start its line; remove one of them"
         return Cut(line_start, following_line, True)
     if _ITEM_PREFIX.fullmatch(prefix):
         return Cut(start, end, False)
     return "it is written as an explicit (`?`) key; remove one of them"
+
+
+def _explicit_indicator(text: str, key_start: int) -> int:
+    """Where the entry whose key starts at `key_start` starts: the `?` of an
+    explicit key, above it across blank and comment lines, else the key."""
+    end = key_start
+    while True:
+        line_start = text.rfind("\n", 0, end) + 1
+        words = text[line_start:end].split("#", 1)[0].split() if end > line_start else []
+        if words:
+            return line_start + text[line_start:end].index("?") if words == ["?"] else key_start
+        if line_start == 0:
+            return key_start
+        end = line_start - 1
 
 
 def masked(text: str, cuts: Sequence[Cut]) -> str:

@@ -100,6 +100,20 @@ SHAPES = {
         (CM + "data:\n  a: x\n  a: w\n").replace("\n", "\r\n"),
         (CM + "data:\n  a: w\n").replace("\n", "\r\n"),
     ),
+    # The later entry's explicit key: its `?` starts the entry, on the key's
+    # line or above it, across comments.
+    "later key explicit": (
+        CM + "data:\n  a: x\n  ? a\n  : z\n  b: w\n",
+        CM + "data:\n  ? a\n  : z\n  b: w\n",
+    ),
+    "later key explicit, its ? on a line of its own": (
+        CM + "data:\n  a: x\n  ?\n    a\n  : z\n",
+        CM + "data:\n  ?\n    a\n  : z\n",
+    ),
+    "later key explicit, comments between": (
+        CM + "data:\n  a: x # -\n  # the key-\n  ? # why-\n    # more ?\n    a\n  : z\n",
+        CM + "data:\n  ? # why-\n    # more ?\n    a\n  : z\n",
+    ),
     "a List's item": (
         "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  kind: ConfigMap\n"
         "  metadata: {name: a}\n- " + CM.replace("\n", "\n  ").rstrip() + "\n  data:\n    k: v\n    k: w\n",
