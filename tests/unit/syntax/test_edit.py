@@ -191,7 +191,7 @@ _ITEM_OPENINGS = [
 @pytest.mark.parametrize("content", ["k: v", "value"])
 def test_an_item_inserted_goes_ahead_of_the_items_own_dash_whatever_stands_after_it(opening, content, newline):
     text = ("items:\n- first\n" + opening + content + "\n- last\n").replace("\n", newline)
-    root = _composed(text)
+    root = _mapping(text)
     (_, items), = root.value
     before = items.value[1]
     splice = Splice([insert_item_before(text, items, before, '{"new": "item"}', newline)])
@@ -206,18 +206,8 @@ def test_an_item_inserted_goes_ahead_of_the_items_own_dash_whatever_stands_after
 def test_an_item_inserted_into_a_sequence_in_a_sequences_item_goes_ahead_of_its_own_dash(opening):
     # `- - x`: of the two dashes on the line, the inner sequence's.
     text = "items:\n- - first\n  " + opening + "second\n"
-    root = _composed(text)
+    root = _mapping(text)
     (_, outer), = root.value
     inner = outer.value[0]
     splice = Splice([insert_item_before(text, inner, inner.value[1], '"new"', "\n")])
     assert YAML(typ="safe").load(splice.apply(text)) == {"items": [["first", "new", "second"]]}
-
-
-def _composed(text: str) -> MappingNode:
-    loader = Composer(text)
-    try:
-        root = loader.get_single_node()
-    finally:
-        loader.dispose()
-    assert isinstance(root, MappingNode)
-    return root
