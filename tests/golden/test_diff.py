@@ -686,6 +686,40 @@ def test_an_empty_list_or_null_added_to_a_template_rolls_nothing(tmp_path: Path,
     assert (result.status, bool(report["rolls"])) == (int(rolls), rolls), result.stdout
 
 
+_TEMPLATE_AT = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web}}\nspec:\n  template:\n"
+                "    metadata: {{labels: {{app: web}}{metadata}}}\n    spec:\n      containers: [{{name: c, image: x{container}}}]\n"
+                "      volumes: [{{name: v, csi: {{driver: d{volume}}}}}]{spec}\n")
+
+
+@pytest.mark.parametrize("where, added, rolls", [
+    # A Go map (omitempty), or a struct held by value: empty is stored as absent.
+    ("metadata", ", annotations: {}", False), ("spec", "\n      nodeSelector: {}", False),
+    ("spec", "\n      overhead: {}", False), ("container", ", resources: {limits: {}}", False),
+    ("container", ", resources: {limits: {}, requests: {}}", False), ("container", ", resources: {}", False),
+    ("volume", ", volumeAttributes: {}", False),
+    # A pointer to an empty struct is stored, and a map with something in it.
+    ("spec", "\n      securityContext: {}", True), ("spec", "\n      affinity: {}", True),
+    ("container", ", resources: {limits: {cpu: 1}}", True), ("spec", "\n      nodeSelector: {a: b}", True),
+    ("spec", "\n      resources: {}", True),
+])
+def test_an_empty_mapping_rolls_only_where_kubernetes_stores_it(tmp_path: Path, where: str, added: str, rolls: bool):
+    blank = {"metadata": "", "container": "", "volume": "", "spec": ""}
+    (tmp_path / "old.yaml").write_text(_TEMPLATE_AT.format(**blank))
+    (tmp_path / "new.yaml").write_text(_TEMPLATE_AT.format(**{**blank, where: added}))
+    result = run_postrender(["diff", "--exit-code", "-o", "json", str(tmp_path / "old.yaml"), str(tmp_path / "new.yaml")])
+    report = json.loads(result.stdout)
+    assert (result.status, bool(report["rolls"])) == (int(rolls), rolls), result.stdout
+
+
+def test_an_empty_mapping_where_it_is_absent_rolls_nothing_in_a_bare_pod_either(tmp_path: Path):
+    text = "apiVersion: v1\nkind: Pod\nmetadata: {{name: p{}}}\nspec:\n  containers: [{{name: c, image: x}}]{}\n"
+    (tmp_path / "old.yaml").write_text(text.format("", ""))
+    (tmp_path / "new.yaml").write_text(text.format(", annotations: {}", "\n  nodeSelector: {}"))
+    result = run_postrender(["diff", "--exit-code", "-o", "json", str(tmp_path / "old.yaml"), str(tmp_path / "new.yaml")])
+    report = json.loads(result.stdout)
+    assert (result.status, report["rolls"], report["doesNotRoll"]) == (0, [], []), result.stdout
+
+
 def test_a_workload_whose_pods_wait_is_listed_first_and_never_as_rolling():
     # The class: each podSpecs row's waitsWhen (OnDelete, paused, a
     # StatefulSet's partition above 0), and an immutable template (a Job's)

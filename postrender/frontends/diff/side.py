@@ -12,6 +12,7 @@ import base64
 import binascii
 import hashlib
 import io
+import re
 from dataclasses import dataclass, field
 
 from ...pipeline.check import guard
@@ -399,23 +400,82 @@ def _replaced(value: object, path: Path, new: str) -> object:
     return value
 
 
-def _as_stored(value: object) -> object:
+# Fields of a pod template (PodTemplateSpec; a bare Pod's own metadata and
+# spec alike) where an empty mapping is stored as no field, from
+# k8s.io/api core/v1 types.go and meta/v1 ObjectMeta and LabelSelector:
+# a Go map with `omitempty` (JSON and protobuf leave an empty map out, and
+# the Deployment controller's semantic equality takes nil and empty maps as
+# equal), and a struct held by value, not by pointer (it decodes to the
+# same zero value whether written `{}` or left out). An empty mapping
+# anywhere else, a pointer to a struct (`securityContext: {}`), is stored
+# and rolls. `[]` steps into every item of a list.
+_LABEL_SELECTOR_MAPS = ("matchLabels",)
+_EMPTY_IS_ABSENT = (
+    "metadata", "metadata.labels", "metadata.annotations",
+    "spec.nodeSelector", "spec.overhead", "spec.resources.limits", "spec.resources.requests",
+    *(f"spec.{containers}[].resources{field}"
+      for containers in ("containers", "initContainers", "ephemeralContainers")
+      for field in ("", ".limits", ".requests")),
+    "spec.volumes[].csi.volumeAttributes",
+    "spec.volumes[].flexVolume.options",
+    "spec.volumes[].projected.sources[].podCertificate.userAnnotations",
+    "spec.volumes[].ephemeral.volumeClaimTemplate.metadata",
+    "spec.volumes[].ephemeral.volumeClaimTemplate.metadata.labels",
+    "spec.volumes[].ephemeral.volumeClaimTemplate.metadata.annotations",
+    "spec.volumes[].ephemeral.volumeClaimTemplate.spec.resources",
+    "spec.volumes[].ephemeral.volumeClaimTemplate.spec.resources.limits",
+    "spec.volumes[].ephemeral.volumeClaimTemplate.spec.resources.requests",
+    "spec.volumes[].ephemeral.volumeClaimTemplate.spec.selector.matchLabels",
+    "spec.topologySpreadConstraints[].labelSelector.matchLabels",
+    *(f"spec.affinity.{affinity}.{term}.{selector}.matchLabels"
+      for affinity in ("podAffinity", "podAntiAffinity")
+      for term in ("requiredDuringSchedulingIgnoredDuringExecution[]",
+                   "preferredDuringSchedulingIgnoredDuringExecution[].podAffinityTerm")
+      for selector in ("labelSelector", "namespaceSelector")),
+)
+# Each as path steps; None for `[]`, any item of a list.
+_EMPTY_IS_ABSENT_PATHS = frozenset(
+    tuple(None if step == "[]" else step for step in re.findall(r"\[\]|[^.\[\]]+", path))
+    for path in _EMPTY_IS_ABSENT
+)
+# Every path leading to one: below any other, no field is in the table.
+_EMPTY_IS_ABSENT_PREFIXES = frozenset(path[:n] for path in _EMPTY_IS_ABSENT_PATHS for n in range(len(path) + 1))
+
+
+def _as_stored(value: object, at: tuple | None = None) -> object:
     """A template as the API server stores it, as far as that is known
     without its schema: a field written null or as an empty list is no
     field (Go's nil pointer, and a slice `omitempty` leaves out), so adding
-    `args: []` creates no ReplicaSet. An empty mapping stays: a pointer to
-    an empty struct (`securityContext: {}`) is stored as one."""
+    `args: []` creates no ReplicaSet; so is an empty mapping where the
+    field is a Go map or a struct held by value (_EMPTY_IS_ABSENT,
+    `annotations: {}`). Any other empty mapping stays: a pointer to an
+    empty struct (`securityContext: {}`) is stored as one. `at`: the path
+    of `value` in a pod template, None outside one (or below every field
+    the table names)."""
     if isinstance(value, dict):
-        return {k: _as_stored(v) for k, v in value.items() if v is not None and v != []}
+        out = {}
+        for k, v in value.items():
+            if v is None or v == []:
+                continue
+            below = None if at is None else at + (k,)
+            if below is not None and below not in _EMPTY_IS_ABSENT_PREFIXES:
+                below = None
+            v = _as_stored(v, below)
+            if v == {} and below in _EMPTY_IS_ABSENT_PATHS:
+                continue
+            out[k] = v
+        return out
     if isinstance(value, list):
-        return [_as_stored(item) for item in value]
+        item = None if at is None or at + (None,) not in _EMPTY_IS_ABSENT_PREFIXES else at + (None,)
+        return [_as_stored(v, item) for v in value]
     return value
 
 
 def _shape(path: Path, exact: object, tokenized: object, template: bool = False,
            pod_metadata: Path | None = None) -> Shape:
-    value = _as_stored(_at(exact, path))
-    normalized = _as_stored(_at(tokenized, path))
+    at = () if template else None
+    value = _as_stored(_at(exact, path), at)
+    normalized = _as_stored(_at(tokenized, path), at)
     if template and not path:
         # An object that is its own pod template (a Pod, a Knative Revision, a
         # Prometheus): its spec and annotations are the template; its name,
