@@ -188,7 +188,8 @@ def _diff_arguments(parser: argparse.ArgumentParser) -> None:
     groups[OUTPUT].add_argument("--show-values", action="store_true",
                                 help="show changed ConfigMap values (Secret values are never shown)")
     groups[OUTPUT].add_argument("--exit-code", action="store_true",
-                                help="exit 1 when something rolls, as git diff does")
+                                help="exit 1, as git diff does, when a pod template changes (it rolls, waits or is refused) "
+                                     "or an object could not be compared")
     _add_render_options(parser, groups, cluster=False)
     _diagnostic_arguments(groups[DIAGNOSTICS])
 
@@ -305,7 +306,7 @@ COMMANDS: tuple[Command, ...] = (
         """\
   postrender diff base.yaml head.yaml                    # a table; dangerous cases first
   helm template my-app ./chart -f prod.yaml | postrender diff base.yaml -
-  postrender diff -o json --exit-code base/ head/        # exit 1 when something rolls
+  postrender diff -o json --exit-code base/ head/        # exit 1 when a pod template changes
   postrender diff -o markdown --show-values base.yaml head.yaml > comment.md""",
         _diff_arguments, _diff,
         usage="postrender diff [flags] OLD NEW",

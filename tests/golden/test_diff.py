@@ -738,6 +738,14 @@ def test_a_workload_whose_pods_wait_is_listed_first_and_never_as_rolling():
                                    "Job/hook"}
 
 
+def test_exit_code_help_says_every_case_it_exits_1_for():
+    # Rolls, waits (as above) and unpaired objects: the help must not say "rolls" alone.
+    result = run_postrender(["diff", "--help"])
+    assert result.status == 0
+    flat = " ".join(result.stdout.split())
+    assert "when a pod template changes (it rolls, waits or is refused) or an object could not be compared" in flat
+
+
 def test_exit_code_is_one_when_only_a_waiting_workload_changes(tmp_path: Path):
     # Its pod template changes: what --exit-code gates on, though no pod rolls.
     text = ("apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: db\nspec:\n  updateStrategy: {{type: OnDelete}}\n"
