@@ -201,7 +201,7 @@ def test_direct_pod_template_changes_are_kept_apart():
 def test_nothing_changed_reports_nothing_and_exits_zero_even_with_exit_code():
     case = FIXTURES / "diff" / "nothing-changed"
     report = _report(case)
-    assert report == {"rolls": [], "doesNotRoll": [], "updated": [], "configChanges": [],
+    assert report == {"rolls": [], "doesNotRoll": [], "updatedInPlace": [], "updated": [], "configChanges": [],
                       "versions": {"created": [], "noLongerReferenced": []}, "warnings": [], "unpaired": []}
     result = _diff(case, "table", extra=("--exit-code",))
     assert result.status == 0
@@ -736,6 +736,40 @@ def test_a_workload_whose_pods_wait_is_listed_first_and_never_as_rolling():
     assert held[("Job/migrate", None)]["changedFields"] == ["spec.template.spec.containers[0].image"]
     assert set(_rolls(report)) == {"StatefulSet/db-rolling", "StatefulSet/db-partition-zero", "Deployment/web-unpaused",
                                    "Job/hook"}
+
+
+_BARE_POD = ("apiVersion: v1\nkind: Pod\nmetadata: {{name: p{annotations}}}\nspec:\n"
+             "  initContainers: [{{name: i, image: '{init}'}}]\n"
+             "  containers: [{{name: c, image: '{image}'{extra}}}]\n")
+_BARE_POD_OLD = {"annotations": "", "init": "i:1", "image": "x:1", "extra": ""}
+
+
+@pytest.mark.parametrize("changed, in_place", [
+    # What the API server lets an update of a bare Pod change (UPDATED_IN_PLACE).
+    ({"image": "x:2"}, True), ({"init": "i:2"}, True), ({"image": "x:2", "init": "i:2"}, True),
+    ({"annotations": ", annotations: {a: b}"}, True),
+    # Anything else in its spec is refused, alone or with an image.
+    ({"extra": ", args: [serve]"}, False), ({"image": "x:2", "extra": ", args: [serve]"}, False),
+])
+def test_a_bare_pods_image_change_is_updated_in_place_and_anything_else_refused(
+        tmp_path: Path, changed: dict, in_place: bool):
+    (tmp_path / "old.yaml").write_text(_BARE_POD.format(**_BARE_POD_OLD))
+    (tmp_path / "new.yaml").write_text(_BARE_POD.format(**{**_BARE_POD_OLD, **changed}))
+    result = run_postrender(["diff", "--exit-code", "-o", "json", str(tmp_path / "old.yaml"), str(tmp_path / "new.yaml")])
+    report = json.loads(result.stdout)
+    # Either way its template changes: --exit-code says so.
+    assert result.status == 1, result.stdout
+    assert report["rolls"] == []
+    if in_place:
+        (updated,) = report["updatedInPlace"]
+        assert (updated["kind"], updated["name"]) == ("Pod", "p")
+        assert report["doesNotRoll"] == []
+        table = run_postrender(["diff", str(tmp_path / "old.yaml"), str(tmp_path / "new.yaml")]).stdout
+        assert "1 workload updated in place (no new pod)" in table and "refuses" not in table
+    else:
+        assert report["updatedInPlace"] == []
+        (held,) = report["doesNotRoll"]
+        assert "refuses a change" in held["reason"] and "excepted" not in held["reason"]
 
 
 def test_exit_code_help_says_every_case_it_exits_1_for():

@@ -55,7 +55,14 @@ def compare(old: Side, new: Side, show_values: bool = False) -> Report:
                     report.rolls.append(Roll(after.ref, causes))
                     moved.add(key)
                 continue
-            direct = _direct([(before.templates.get(p), after.templates.get(p)) for p in changed], bool(causes))
+            pairs = [(before.templates.get(p), after.templates.get(p)) for p in changed]
+            direct = _direct(pairs, bool(causes))
+            if after.waits is not None and not causes and _updated_in_place(pairs, after.in_place):
+                # Refused as a whole, but every field that changes is one
+                # the API server lets an update change (a bare Pod's image).
+                report.in_place.append(Roll(after.ref, [], direct))
+                moved.add(key)
+                continue
             if after.waits is not None:
                 # The template changes, but no pod is replaced for it: the
                 # dangerous case, listed first for each config and for the
@@ -213,6 +220,26 @@ def _direct(pairs: list[tuple[Shape | None, Shape | None]], explained: bool) -> 
             if before is not None and after is not None:
                 paths.extend(before.path + p for p in _differences(before.value, after.value))
     return [format_path(p) or "(the whole object)" for p in paths]
+
+
+def _updated_in_place(pairs: list[tuple[Shape | None, Shape | None]],
+                      fields: tuple[tuple[str | None, ...], ...]) -> bool:
+    """Whether every change of the templates is within `fields` (path
+    steps relative to the template; None: any item of a list)."""
+    found = False
+    for before, after in pairs:
+        if before is None or after is None or not fields:
+            return False
+        for path in _differences(before.normalized, after.normalized):
+            if not any(_within(path, steps) for steps in fields):
+                return False
+            found = True
+    return found
+
+
+def _within(path: Path, steps: tuple[str | None, ...]) -> bool:
+    return len(path) >= len(steps) and all(
+        isinstance(part, int) if step is None else part == step for part, step in zip(path, steps))
 
 
 def _differences(a: object, b: object) -> list[Path]:

@@ -140,11 +140,15 @@ class Report:
     # Workloads whose pod template changes, though that replaces none of
     # their pods (listed in does_not_roll): --exit-code fails for them too.
     waiting: list[Roll] = field(default_factory=list)
+    # Workloads whose immutable pod template changes only where an update
+    # may change it (side.UPDATED_IN_PLACE: a bare Pod's images): no new
+    # pod, a container restarts. --exit-code fails for them too.
+    in_place: list[Roll] = field(default_factory=list)
 
     @property
     def template_changes(self) -> bool:
         """Whether any pod template changes: what --exit-code reports."""
-        return bool(self.rolls or self.waiting)
+        return bool(self.rolls or self.waiting or self.in_place)
 
     @property
     def held_directly(self) -> bool:

@@ -96,6 +96,20 @@ class Shape:
     refs: str | None = None  # its postrender.io/refs annotation
 
 
+# The fields of an immutable pod template an update may still change, by
+# (group, kind), relative to the template (a bare Pod: the object itself).
+# A bare Pod (ValidatePodUpdate, kubernetes pkg/apis/core/validation): each
+# container's and init container's image, whose container the kubelet then
+# restarts in the same pod; and its metadata (of which the template holds
+# only the annotations: metadata, not spec). The update also takes added tolerations, a lowered
+# activeDeadlineSeconds and a negative terminationGracePeriodSeconds set to
+# 1; diff does not check those conditions, so a change there is still
+# listed as refused.
+UPDATED_IN_PLACE: dict[tuple[str, str], tuple[str, ...]] = {
+    ("", "Pod"): ("spec.containers[].image", "spec.initContainers[].image", "metadata"),
+}
+
+
 @dataclass
 class Referrer:
     key: ObjectKey
@@ -108,6 +122,9 @@ class Referrer:
     # Why a change of its pod template replaces none of its pods by itself
     # (_waits); None: its controller rolls them.
     waits: str | None = None
+    # Where its template is immutable, the fields an update may change all
+    # the same (UPDATED_IN_PLACE, as path steps).
+    in_place: tuple[tuple[str | None, ...], ...] = ()
 
 
 @dataclass
@@ -308,6 +325,7 @@ def _referrers(analysis: Analysis, out_index: ObjectIndex, ids: dict[int, Config
             hashed.get(id(obj), set()),
             recorded,
             _waits(obj, exact, table) if shapes else None,
+            _in_place(obj, table) if shapes else (),
         )
     return referrers
 
@@ -323,10 +341,20 @@ def _waits(obj: KubeObject, written: object, table: ReferenceTable) -> str | Non
         equal = test == "equals" and held == value and type(held) is type(value)  # `true`, never 1
         if equal or test == "above" and type(held) is int and held > value:  # type: ignore[operator]
             return why.replace("{value}", str(held))
-    if any(in_immutable_template(obj, template.path, table) for template in pod_templates(obj, table)):
+    if _immutable(obj, table):
         return ("the API server refuses a change to this pod template once the object exists (field is "
-                "immutable; a bare Pod's container images excepted): delete it first, or make it a hook")
+                "immutable): delete it first, or make it a hook")
     return None
+
+
+def _immutable(obj: KubeObject, table: ReferenceTable) -> bool:
+    return any(in_immutable_template(obj, template.path, table) for template in pod_templates(obj, table))
+
+
+def _in_place(obj: KubeObject, table: ReferenceTable) -> tuple[tuple[str | None, ...], ...]:
+    """The fields of its immutable template an update may change (UPDATED_IN_PLACE)."""
+    paths = UPDATED_IN_PLACE.get((obj.group, obj.kind), ())
+    return tuple(steps(path) for path in paths) if paths and _immutable(obj, table) else ()
 
 
 def _own_template(obj: object, pod_metadata: Path | None = None) -> object:
@@ -433,11 +461,14 @@ _EMPTY_IS_ABSENT = (
                    "preferredDuringSchedulingIgnoredDuringExecution[].podAffinityTerm")
       for selector in ("labelSelector", "namespaceSelector")),
 )
-# Each as path steps; None for `[]`, any item of a list.
-_EMPTY_IS_ABSENT_PATHS = frozenset(
-    tuple(None if step == "[]" else step for step in re.findall(r"\[\]|[^.\[\]]+", path))
-    for path in _EMPTY_IS_ABSENT
-)
+
+
+def steps(path: str) -> tuple[str | None, ...]:
+    """A table's dotted path as steps; None for `[]`, any item of a list."""
+    return tuple(None if step == "[]" else step for step in re.findall(r"\[\]|[^.\[\]]+", path))
+
+
+_EMPTY_IS_ABSENT_PATHS = frozenset(steps(path) for path in _EMPTY_IS_ABSENT)
 # Every path leading to one: below any other, no field is in the table.
 _EMPTY_IS_ABSENT_PREFIXES = frozenset(path[:n] for path in _EMPTY_IS_ABSENT_PATHS for n in range(len(path) + 1))
 

@@ -44,6 +44,8 @@ def summary(report: Report) -> str:
         parts.append(f"{plural(rolls, 'workload')} {'rolls' if rolls == 1 else 'roll'} ({', '.join(detail)})")
     else:
         parts.append("nothing rolls")
+    if report.in_place:
+        parts.append(f"{plural(len(report.in_place), 'workload')} updated in place (no new pod)")
     if report.does_not_roll:
         changed = "config or pod template" if report.held_directly else "config"
         parts.append(f"{len(report.does_not_roll)} "
@@ -62,6 +64,11 @@ def summary(report: Report) -> str:
                      "no namespace on one side, several on the other (see the warnings)")
     return "; ".join(parts)
 
+
+# report.in_place's section title: no pod is replaced, but the kubelet
+# restarts each container whose image changes.
+IN_PLACE_TITLE = "Updated in place, no new pod"
+IN_PLACE_NOTE = "(a container whose image changed restarts)"
 
 # Said after the first section's title (held_title), as each format writes it.
 HELD_NOTE = "(check these first)"

@@ -16,6 +16,7 @@ def write(report: Report) -> str:
              "changedFields": h.direct}
             for h in report.does_not_roll
         ],
+        "updatedInPlace": [_roll(r) for r in report.in_place],
         "updated": [_roll(r) for r in report.updated],
         "configChanges": [_config(c, full=True, values=report.show_values) for c in report.config_changes],
         "versions": {

@@ -36,6 +36,10 @@ def write(report: Report) -> str:
         rows = [(_code(r.workload.describe()), _fields(r.direct)) for r in report.rolls_direct]
         _table(out, "Rolls because its pod template changed directly", ("Workload", "Pod template fields"), rows)
 
+    if report.in_place:
+        rows = [(_code(r.workload.describe()), _fields(r.direct)) for r in report.in_place]
+        _table(out, f"{_text.IN_PLACE_TITLE} {_text.IN_PLACE_NOTE}", ("Workload", "Pod template fields"), rows)
+
     if report.updated:
         _table(out, "Updated with its config (no pod template to roll)", ("Object", "Because", "Keys"),
                _cause_rows(report.updated))

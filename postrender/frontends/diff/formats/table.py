@@ -37,6 +37,12 @@ def write(report: Report) -> str:
             rows.append((roll.workload.describe(), _text.fields(roll.direct), roll.workload.source or ""))
         _section(out, "ROLLS BECAUSE ITS POD TEMPLATE CHANGED DIRECTLY", rows)
 
+    if report.in_place:
+        rows = [("WORKLOAD", "POD TEMPLATE FIELDS", "SOURCE")]
+        for roll in report.in_place:
+            rows.append((roll.workload.describe(), _text.fields(roll.direct), roll.workload.source or ""))
+        _section(out, f"{_text.IN_PLACE_TITLE.upper()} {_text.IN_PLACE_NOTE}", rows)
+
     if report.updated:
         rows = [("OBJECT", "BECAUSE", "KEYS", "SOURCE")]
         for update in report.updated:
