@@ -772,6 +772,58 @@ def test_a_bare_pods_image_change_is_updated_in_place_and_anything_else_refused(
         assert "refuses a change" in held["reason"] and "excepted" not in held["reason"]
 
 
+def _apps(n: int, value: str) -> str:
+    return "".join(
+        f"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: app{i}-settings}}\ndata: {{greeting: '{value}'}}\n"
+        f"---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: app{i}}}\nspec:\n  template:\n    spec:\n"
+        f"      containers: [{{name: c, image: x, envFrom: [{{configMapRef: {{name: app{i}-settings}}}}]}}]\n"
+        for i in range(n))
+
+
+def _huge_value(lines: int, word: str) -> str:
+    body = "".join(f"    line {i}: {word} and some padding to make it a realistic config line\n" for i in range(lines))
+    return ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata:\n  app.conf: |\n" + body
+            + "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    spec:\n"
+              "      containers: [{name: c, image: x, envFrom: [{configMapRef: {name: big}}]}]\n")
+
+
+@pytest.mark.parametrize("old, new, extra, left_out", [
+    # Many apps rolling: rows are cut from the last section back.
+    (_apps(400, "hello"), _apps(400, "bonjour"), (), "of 400 rows in Config changes"),
+    # One huge value: its diff is shortened first, and nothing else goes.
+    (_huge_value(5000, "old"), _huge_value(5000, "new"), ("--show-values",), "the end of the diff of 1 value"),
+])
+def test_markdown_fits_a_github_comment_and_says_what_it_left_out(tmp_path: Path, old: str, new: str,
+                                                                  extra: tuple[str, ...], left_out: str):
+    (tmp_path / "old.yaml").write_text(old)
+    (tmp_path / "new.yaml").write_text(new)
+    args = ["diff", "-o", "markdown", *extra, str(tmp_path / "old.yaml"), str(tmp_path / "new.yaml")]
+    result = run_postrender(args)
+    assert result.status == 0, result.stderr
+    markdown = result.stdout
+    # GitHub refuses a comment body over 65,536 characters; the report keeps a margin.
+    assert len(markdown) <= 60_000
+    from postrender.frontends.diff.formats.markdown import MAX_CHARS
+    assert run_postrender(args).stdout == markdown, "the same input must give the same bytes"
+    full = json.loads(run_postrender([*args[:2], "json", *args[3:]]).stdout)
+    table = run_postrender(["diff", *extra, str(tmp_path / "old.yaml"), str(tmp_path / "new.yaml")]).stdout
+    # The summary line and its counts are the uncut report's.
+    assert table.splitlines()[0].removeprefix("postrender diff: ") in markdown.splitlines()[3]
+    note = next(line for line in markdown.splitlines() if line.startswith("> **This comment is cut"))
+    assert left_out in note and "`-o json`" in note and "run `postrender diff` locally" in note
+    # Text and JSON are never cut.
+    assert len(table) > MAX_CHARS or len(json.dumps(full)) > MAX_CHARS
+    assert len(full["rolls"]) == len(full["configChanges"]) == (400 if not extra else 1)
+    if extra:
+        # The workload's row and the shortened value's start are still there.
+        assert "`Deployment/web`" in markdown and "-line 0: old" in markdown and "line 4999" not in markdown
+
+
+def test_markdown_under_the_limit_is_not_cut():
+    markdown = _diff(FIXTURES / "diff" / "show-values", "markdown").stdout
+    assert "cut" not in markdown
+
+
 def test_exit_code_help_says_every_case_it_exits_1_for():
     # Rolls, waits (as above) and unpaired objects: the help must not say "rolls" alone.
     result = run_postrender(["diff", "--help"])
