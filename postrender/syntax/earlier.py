@@ -113,7 +113,8 @@ def cut_of(text: str, mapping: MappingNode, index: int, later: Node, aliases: Al
     if not prefix.strip(" \t"):
         # The entry after it starts at its key, or at the `?` of an
         # explicit key (`? a`, or `?` on a line of its own above the key).
-        following_line = text.rfind("\n", 0, _explicit_indicator(text, end)) + 1
+        value_end = mapping.value[index][1].end_mark
+        following_line = text.rfind("\n", 0, _explicit_indicator(text, value_end, end)) + 1
         if _COMMENT.sub("", text[following_line:end]).split() not in ([], ["?"]):
             return "the entry after it does not start its line; remove one of them"
         return Cut(line_start, following_line, True)
@@ -122,18 +123,20 @@ def cut_of(text: str, mapping: MappingNode, index: int, later: Node, aliases: Al
     return "it is written as an explicit (`?`) key; remove one of them"
 
 
-def _explicit_indicator(text: str, key_start: int) -> int:
+def _explicit_indicator(text: str, after: int, key_start: int) -> int:
     """Where the entry whose key starts at `key_start` starts: the `?` of an
-    explicit key, above it across blank and comment lines, else the key."""
-    end = key_start
-    while True:
-        line_start = text.rfind("\n", 0, end) + 1
-        words = text[line_start:end].split("#", 1)[0].split() if end > line_start else []
-        if words:
-            return line_start + text[line_start:end].index("?") if words == ["?"] else key_start
-        if line_start == 0:
-            return key_start
-        end = line_start - 1
+    explicit key written between the end of the value before it (`after`)
+    and the key, across blank and comment lines; else the key. (A `?`
+    line ending the value before, a block scalar's, is that value's.)"""
+    for found in _INDICATOR_OR_COMMENT.finditer(text, after, key_start):
+        if found.group() == "?":
+            return found.start()
+    return key_start
+
+
+# Between a value's end and the next key only blanks, comments and a `?`
+# can stand: a `?` inside a comment is the comment's.
+_INDICATOR_OR_COMMENT = re.compile(r"#[^\n]*|\?")
 
 
 def masked(text: str, cuts: Sequence[Cut]) -> str:

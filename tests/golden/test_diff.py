@@ -720,6 +720,25 @@ def test_an_empty_mapping_where_it_is_absent_rolls_nothing_in_a_bare_pod_either(
     assert (result.status, report["rolls"], report["doesNotRoll"]) == (0, [], []), result.stdout
 
 
+@pytest.mark.parametrize("api_version, kind, rolls", [
+    ("apps/v1", "Deployment", False), ("apps/v1", "StatefulSet", False), ("batch/v1", "CronJob", False),
+    # A custom resource is stored as written, `{}` and all: its controller may hash it otherwise.
+    ("argoproj.io/v1alpha1", "Rollout", True),
+])
+def test_an_empty_map_is_absent_only_in_the_templates_of_kubernetes_own_kinds(tmp_path: Path, api_version, kind,
+                                                                              rolls):
+    text = (f"apiVersion: {api_version}\nkind: {kind}\nmetadata: {{{{name: w}}}}\nspec:\n"
+            + ("  jobTemplate:\n    spec:\n" if kind == "CronJob" else "")
+            + "{0}  template:\n{0}    metadata: {{labels: {{app: w}}{1}}}\n"
+              "{0}    spec:\n{0}      containers: [{{name: c, image: x}}]\n")
+    pad = "    " if kind == "CronJob" else ""
+    (tmp_path / "old.yaml").write_text(text.format(pad, ""))
+    (tmp_path / "new.yaml").write_text(text.format(pad, ", annotations: {}"))
+    result = run_postrender(["diff", "--exit-code", "-o", "json", str(tmp_path / "old.yaml"), str(tmp_path / "new.yaml")])
+    report = json.loads(result.stdout)
+    assert (result.status, [r["kind"] for r in report["rolls"]]) == (int(rolls), [kind] if rolls else []), result.stdout
+
+
 def test_a_workload_whose_pods_wait_is_listed_first_and_never_as_rolling():
     # The class: each podSpecs row's waitsWhen (OnDelete, paused, a
     # StatefulSet's partition above 0), and an immutable template (a Job's)
@@ -790,6 +809,9 @@ def _huge_value(lines: int, word: str) -> str:
 @pytest.mark.parametrize("old, new, extra, left_out", [
     # Many apps rolling: rows are cut from the last section back.
     (_apps(400, "hello"), _apps(400, "bonjour"), (), "of 400 rows in Config changes"),
+    # More: the rolls are cut too, counted as workloads (a workload's causes
+    # take a row each).
+    (_apps(1200, "hello"), _apps(1200, "bonjour"), (), "of 1200 workloads in Rolls because its config changed"),
     # One huge value: its diff is shortened first, and nothing else goes.
     (_huge_value(5000, "old"), _huge_value(5000, "new"), ("--show-values",), "the end of the diff of 1 value"),
 ])
@@ -813,7 +835,7 @@ def test_markdown_fits_a_github_comment_and_says_what_it_left_out(tmp_path: Path
     assert left_out in note and "`-o json`" in note and "run `postrender diff` locally" in note
     # Text and JSON are never cut.
     assert len(table) > MAX_CHARS or len(json.dumps(full)) > MAX_CHARS
-    assert len(full["rolls"]) == len(full["configChanges"]) == (400 if not extra else 1)
+    assert len(full["rolls"]) == len(full["configChanges"]) == (old.count("kind: Deployment") if not extra else 1)
     if extra:
         # The workload's row and the shortened value's start are still there.
         assert "`Deployment/web`" in markdown and "-line 0: old" in markdown and "line 4999" not in markdown

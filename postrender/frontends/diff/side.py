@@ -306,7 +306,8 @@ def _referrers(analysis: Analysis, out_index: ObjectIndex, ids: dict[int, Config
         for path, prefix, text in tokens.get(id(obj), []):
             tokenized = _replaced(tokenized, path, prefix + text)
         metadata_at = pod_metadata(obj, table)
-        shapes = {t.path: _shape(t.path, exact, tokenized, template=True, pod_metadata=metadata_at)
+        typed = obj.group in _TYPED_GROUPS
+        shapes = {t.path: _shape(t.path, exact, tokenized, template=True, pod_metadata=metadata_at, typed=typed)
                   for t in templates}
         namespace = index.namespace_of(obj)
         whole = None if shapes else _shape((), exact, tokenized)
@@ -454,6 +455,7 @@ _EMPTY_IS_ABSENT = (
     "spec.volumes[].ephemeral.volumeClaimTemplate.spec.resources.limits",
     "spec.volumes[].ephemeral.volumeClaimTemplate.spec.resources.requests",
     "spec.volumes[].ephemeral.volumeClaimTemplate.spec.selector.matchLabels",
+    "spec.volumes[].projected.sources[].clusterTrustBundle.labelSelector.matchLabels",
     "spec.topologySpreadConstraints[].labelSelector.matchLabels",
     *(f"spec.affinity.{affinity}.{term}.{selector}.matchLabels"
       for affinity in ("podAffinity", "podAntiAffinity")
@@ -461,6 +463,16 @@ _EMPTY_IS_ABSENT = (
                    "preferredDuringSchedulingIgnoredDuringExecution[].podAffinityTerm")
       for selector in ("labelSelector", "namespaceSelector")),
 )
+
+
+# The groups of the workloads the API server decodes into its own Go types
+# (Pod, ReplicationController, Deployment, StatefulSet, DaemonSet, Job,
+# CronJob...), so that an empty map in their templates is stored as none.
+# A custom resource's template (an Argo Rollout, a Knative Service) is
+# stored as written, `{}` and all, and its controller, decoding it into an
+# empty map rather than nil, may hash it otherwise (as a Rollout's pod
+# template hash does): there an empty mapping still counts.
+_TYPED_GROUPS = frozenset({"", "apps", "batch"})
 
 
 def steps(path: str) -> tuple[str | None, ...]:
@@ -503,8 +515,10 @@ def _as_stored(value: object, at: tuple | None = None) -> object:
 
 
 def _shape(path: Path, exact: object, tokenized: object, template: bool = False,
-           pod_metadata: Path | None = None) -> Shape:
-    at = () if template else None
+           pod_metadata: Path | None = None, typed: bool = False) -> Shape:
+    """`typed`: the object is of a kind the API server stores through its Go
+    types (_TYPED_GROUPS), where an empty map is no field (_EMPTY_IS_ABSENT)."""
+    at = () if template and typed else None
     value = _as_stored(_at(exact, path), at)
     normalized = _as_stored(_at(tokenized, path), at)
     if template and not path:

@@ -114,6 +114,15 @@ SHAPES = {
         CM + "data:\n  a: x # -\n  # the key-\n  ? # why-\n    # more ?\n    a\n  : z\n",
         CM + "data:\n  ? # why-\n    # more ?\n    a\n  : z\n",
     ),
+    # A `?` line ending the earlier value is the value's, not an explicit key.
+    "earlier value a block scalar ending in a ? line": (
+        CM + "data:\n  a: |\n    echo\n    ?\n  b: w\n  a: z\n",
+        CM + "data:\n  b: w\n  a: z\n",
+    ),
+    "earlier value a plain scalar over lines ending in ?": (
+        CM + "data:\n  a: x\n    ?\n  b: w\n  a: z\n",
+        CM + "data:\n  b: w\n  a: z\n",
+    ),
     "a List's item": (
         "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  kind: ConfigMap\n"
         "  metadata: {name: a}\n- " + CM.replace("\n", "\n  ").rstrip() + "\n  data:\n    k: v\n    k: w\n",

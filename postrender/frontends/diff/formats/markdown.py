@@ -96,6 +96,7 @@ def _cut_note(sections: list[_Section], shortened: int) -> list[str]:
 
 
 _VALUES = ("value", "values")
+_WORKLOADS = ("workload", "workloads")
 
 
 def _sections(report: Report) -> list[_Section]:
@@ -116,7 +117,7 @@ def _sections(report: Report) -> list[_Section]:
 
     if report.rolls_config:
         sections.append(_table("Rolls because its config changed", "Rolls because its config changed",
-                               ("Workload", "Because", "Keys"), _cause_rows(report.rolls_config)))
+                               ("Workload", "Because", "Keys"), _cause_rows(report.rolls_config), _WORKLOADS))
 
     if report.rolls_direct:
         rows = [[_row((_code(r.workload.describe()), _fields(r.direct)))] for r in report.rolls_direct]
@@ -131,7 +132,7 @@ def _sections(report: Report) -> list[_Section]:
 
     if report.updated:
         sections.append(_table("Updated with its config", "Updated with its config (no pod template to roll)",
-                               ("Object", "Because", "Keys"), _cause_rows(report.updated)))
+                               ("Object", "Because", "Keys"), _cause_rows(report.updated), ("object", "objects")))
 
     if report.config_changes:
         rows = [[_row((_code(c.describe()), c.status, _cell(_text.config_names(c)), _cell(_text.config_keys(c))))]
@@ -197,9 +198,12 @@ def _version(v) -> str:
     return f"{v.kind}/{ns}{v.name}"
 
 
-def _table(name: str, title: str, header: tuple[str, ...], rows: list[list[str]]) -> _Section:
+def _table(name: str, title: str, header: tuple[str, ...], rows: list[list[str]],
+           noun: tuple[str, str] = ("row", "rows")) -> _Section:
+    """`noun`: what one item is, as the note that counts those left out
+    says it (a workload's causes take a row each: its item is the workload)."""
     return _Section(name, ["", f"#### {title}", ""], rows,
-                    table_head=[_row(header), "|" + "---|" * len(header)])
+                    table_head=[_row(header), "|" + "---|" * len(header)], noun=noun)
 
 
 def _row(cells: tuple[str, ...]) -> str:
