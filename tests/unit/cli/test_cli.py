@@ -612,7 +612,6 @@ def test_a_log_file_that_is_the_input_under_another_name_is_a_usage_error(tmp_pa
     assert fine.returncode == 0, fine.stderr
 
 
-
 # Where the cluster is: read only by --retain.
 _CLUSTER_FLAGS = [option.flag for option in OPTIONS if option.cluster and option.field != "retain"]
 _CONFIG = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: v}\n"
