@@ -1698,7 +1698,7 @@ def as_later_document(doc: Document, text: str) -> str:
     what they mean (`\\/` as `/`, a surrogate pair `\\ud83d\\ude00` as
     `\\U0001F600`, a lone surrogate as what Go's JSON reads, U+FFFD). In
     such a document a backslash stands only in a string."""
-    if "\\" not in text or not _is_json_first(doc):
+    if not _is_json_first(doc) or "\\" not in text:  # (most copies: not of the first document)
         return text
     return _JSON_ONLY_ESCAPE.sub(_as_yaml_escape, text)
 
@@ -1706,8 +1706,7 @@ def as_later_document(doc: Document, text: str) -> str:
 def _as_yaml_escape(match: re.Match[str]) -> str:
     high, low, lone, slash = match.groups()
     if high is not None:
-        code = 0x10000 + ((int(high, 16) - _HIGH) << 10) + (int(low, 16) - _LOW)
-        return f"\\U{code:08X}"
+        return f"\\U{_joined(int(high, 16), int(low, 16)):08X}"
     if lone is not None:
         return "\\uFFFD"
     return "/" if slash is not None else match.group()
@@ -1717,6 +1716,11 @@ def _as_yaml_escape(match: re.Match[str]) -> str:
 # slash): a surrogate pair, a lone surrogate, `\\/`, or any other, kept.
 _JSON_ONLY_ESCAPE = LazyPattern(
     r"\\(?:u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})|u([dD][89a-fA-F][0-9a-fA-F]{2})|(/)|.)", re.S)
+
+
+def _joined(high: int, low: int) -> int:
+    """The character a UTF-16 surrogate pair stands for."""
+    return 0x10000 + ((high - _HIGH) << 10) + (low - _LOW)
 
 
 def _is_json_first(doc: Document) -> bool:
@@ -1815,7 +1819,7 @@ def _unmask_surrogates(root: Node) -> None:
             code = ord(value[i]) - _STAND_IN + _HIGH
             following = ord(value[i + 1]) - _STAND_IN + _HIGH if i + 1 < len(value) else 0
             if _HIGH <= code < _LOW and _LOW <= following <= 0xDFFF:
-                out.append(chr(0x10000 + ((code - _HIGH) << 10) + (following - _LOW)))
+                out.append(chr(_joined(code, following)))
                 i += 2
                 continue
             out.append("\ufffd" if _HIGH <= code <= 0xDFFF else value[i])

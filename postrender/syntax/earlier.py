@@ -36,7 +36,6 @@ class Cut(NamedTuple):
 # What may stand before the first key of a block sequence item's mapping on
 # its line: indentation and one or more `-` indicators (`- - a: 1`).
 _ITEM_PREFIX = re.compile(r"[ \t]*(?:-[ \t]+)+")
-_COMMENT = re.compile(r"#[^\n]*")
 
 
 class Aliases:
@@ -113,9 +112,9 @@ def cut_of(text: str, mapping: MappingNode, index: int, later: Node, aliases: Al
     if not prefix.strip(" \t"):
         # The entry after it starts at its key, or at the `?` of an
         # explicit key (`? a`, or `?` on a line of its own above the key).
-        value_end = mapping.value[index][1].end_mark
-        following_line = text.rfind("\n", 0, _explicit_indicator(text, value_end, end)) + 1
-        if _COMMENT.sub("", text[following_line:end]).split() not in ([], ["?"]):
+        entry = _explicit_indicator(text, mapping.value[index][1].end_mark, end)
+        following_line = text.rfind("\n", 0, entry) + 1
+        if text[following_line:entry].strip(" \t"):
             return "the entry after it does not start its line; remove one of them"
         return Cut(line_start, following_line, True)
     if _ITEM_PREFIX.fullmatch(prefix):
