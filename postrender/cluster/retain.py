@@ -73,9 +73,7 @@ def _users(cluster: Cluster, namespaces: list[str], table, reporter: Reporter) -
 def currents_of(analysis, explicit_scope: str | None) -> list[Current]:
     index = analysis.graph.index
     currents: list[Current] = []
-    for version in analysis.plan.versions:
-        if not version.versioned:
-            continue
+    for version in analysis.plan.versioned:
         obj = version.obj
         namespace = index.namespace_of(obj)
         if namespace == IMPLICIT:

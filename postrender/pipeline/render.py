@@ -211,7 +211,7 @@ def _immutable_kept(graph: Graph, the_plan: Plan, renames: bool) -> list[str]:
     if renames:
         return [f"{v.obj.describe()} says immutable: true, and so does the unsuffixed copy it keeps (--keep-original):"
                 " a change to its data will fail to apply to the copy (take `immutable` out: postrender marks each"
-                " version immutable itself)" for v in the_plan.versions if v.keep_original and says_immutable(v.obj)]
+                " version immutable itself)" for v in the_plan.versioned if v.keep_original and says_immutable(v.obj)]
     targets = {id(ref.target): ref.target for ref in graph.references
                if ref.target is not None and is_config_object(ref.target)}
     return [f"{obj.describe()} says immutable: true and keeps its name under --strategy=annotate: a change to its"

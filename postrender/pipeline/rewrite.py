@@ -260,7 +260,9 @@ def prepare(obj: KubeObject, root: MappingNode, options: Options, copies: bool, 
         if copies:
             located.append(edit.locate_entries(doc.text, root, _copy_marks(key[1], _own_id(obj)), doc.newline))
         if retained is None:
-            return Prepared(located)
+            # (Not a PreparedRetained: what it holds beyond its groups is
+            # a run's options.)
+            return edit.one_of_equals(Prepared(located))
         if not copies:
             located.append(None)
         located.append(edit.locate_entries(doc.text, root, retained, doc.newline))
@@ -783,8 +785,8 @@ def rewrite(graph: Graph, plan: Plan, options: Options, held: Collection[int] = 
 
 
 def _versions(plan: Plan, result: Rewrite) -> None:
-    for version in plan.versions:
-        if not version.versioned or version.unchanged:
+    for version in plan.versioned:
+        if version.unchanged:
             continue
         result._versioned(version)
         if version.renamed:

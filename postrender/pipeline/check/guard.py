@@ -330,9 +330,7 @@ def _stale_names(graph: Graph, the_plan: Plan) -> dict[tuple[str, str, str], Ver
     no longer exist after the render."""
     index = graph.index
     stale: dict[tuple[str, str, str], Version] = {}
-    for version in the_plan.versions:
-        if not version.versioned:
-            continue
+    for version in the_plan.versioned:
         obj = version.obj
         namespace = index.namespace_of(obj)
         for old in (version.base_name, obj.name or ""):

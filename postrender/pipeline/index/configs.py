@@ -74,6 +74,12 @@ def content_of(obj: KubeObject, folded: ConfigFolder | None = None) -> ConfigCon
     return known
 
 
+def hash_of(obj: KubeObject) -> str:
+    """content_of(obj).hash, without making again the record of one held as its hash."""
+    known = obj.content
+    return known if known.__class__ is str else content_of(obj).hash
+
+
 def names_in_data(obj: KubeObject) -> Any:
     """What byname found in the config's data (ConfigContent.named), None
     until asked: without making again the record of one held as its hash."""

@@ -103,9 +103,7 @@ def decide(
     """`held`: ids of references left as written; they use no version."""
     keep = policy_marks(keep_previous)
     marks = []
-    for version in the_plan.versions:
-        if not version.versioned:
-            continue
+    for version in the_plan.versioned:
         carried = marks_of(version.obj, scope, keep)
         if carried is not None:
             marks.append(Mark(version.obj, *carried))

@@ -136,7 +136,8 @@ def copy_notes(result: Policy, the_plan: Plan) -> tuple[list[str], list[str]]:
     to show, and the notes for -v."""
     warnings: list[str] = []
     notes: list[str] = []
-    for version in the_plan.versions:
+    # (Most runs have neither: no version made again for every config, Plan.)
+    for version in the_plan.versions if result.copies or result.excluded else ():
         why = result.copies.get(id(version.obj))
         said = notes if id(version.obj) in result.quiet else warnings
         if why is not None and version.renamed:

@@ -20,7 +20,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator
 from ...errors import PostrenderError
 from ...records import record, replace
 from ..graph.references import Graph, Reference, is_config_object
-from ..index.configs import ConfigContent, content_of, hash_as_written_out, in_content
+from ..index.configs import ConfigContent, content_of, hash_as_written_out, hash_of, in_content
 from ..index.folding import STRING_FIELDS
 from ..index.hashing import hash_suffix, short_hash
 from ..index.objects import ObjectIndex, base_name_of
@@ -116,28 +116,63 @@ KUSTOMIZE_SUFFIXED = (
 
 
 class Plan:
-    """Final once made: every stage after the plan reads it, none changes it."""
+    """Final once made: every stage after the plan reads it, none changes it.
+
+    A config that keeps its name as written, and its hash as read, for a
+    reason alone (no reference reads it, say: most configs of a stream
+    nothing references) is held as that reason, and its Version made again
+    when asked (`_kept`): a Version and its place in a tuple were 104 bytes
+    each (100,000 tiny ConfigMaps: 10 MiB). `versioned` holds the versions
+    that take a new name or marks, which most stages read alone."""
 
     def __init__(self, versions: Iterable[Version]):
-        self.versions: tuple[Version, ...] = tuple(versions)
         # Keyed by the object itself (it hashes by identity): an id would be
         # an int object of its own per version.
-        self._by_object = {v.obj: v for v in self.versions}
+        by_object: dict[KubeObject, Version | str] = {}
+        versioned: list[Version] = []
+        for version in versions:
+            if version.excluded is None:
+                versioned.append(version)
+            by_object[version.obj] = version.excluded if _kept_plainly(version) else version  # type: ignore[assignment]
+        self._by_object = by_object
+        self.versioned: tuple[Version, ...] = tuple(versioned)
+
+    @property
+    def versions(self) -> Iterator[Version]:
+        """Every config's version, in the stream's order."""
+        for obj, held in self._by_object.items():
+            yield _kept(obj, held) if held.__class__ is str else held  # type: ignore[arg-type, misc]
 
     def of(self, obj: KubeObject) -> Version | None:
-        return self._by_object.get(obj)
+        held = self._by_object.get(obj)
+        return _kept(obj, held) if held.__class__ is str else held  # type: ignore[arg-type, return-value]
 
     def alive_names(self, index: ObjectIndex) -> set[tuple[str, str, str]]:
         """(kind, namespace, name) of every ConfigMap and Secret the output holds:
         final names, and original names an object keeps or a copy carries on."""
         alive: set[tuple[str, str, str]] = set()
-        for version in self.versions:
-            obj = version.obj
+        for obj, version in self._by_object.items():
             namespace = index.namespace_of(obj)
-            alive.add((obj.kind, namespace, version.name))
-            if not version.versioned or version.keep_original:
+            if version.__class__ is str:  # kept as written (_kept)
+                alive.add((obj.kind, namespace, obj.name or ""))
+                continue
+            alive.add((obj.kind, namespace, version.name))  # type: ignore[union-attr]
+            if not version.versioned or version.keep_original:  # type: ignore[union-attr]
                 alive.add((obj.kind, namespace, obj.name or ""))
         return alive
+
+
+def _kept_plainly(version: Version) -> bool:
+    """Whether `_kept` makes this version again from its object and its reason."""
+    obj = version.obj
+    return (version.excluded is not None and not (version.unchanged or version.keep_original or version.kustomized)
+            and version.name == version.base_name == (obj.name or "") and version.hash == hash_of(obj))
+
+
+def _kept(obj: KubeObject, reason: str) -> Version:
+    """The version of a config the plan holds as the reason it keeps its name (Plan)."""
+    name = obj.name or ""
+    return Version(obj, hash_of(obj), name, name, excluded=reason)
 
 
 def plan(
@@ -168,35 +203,37 @@ def plan(
             version = replace(version, keep_original=True)
         return version
 
-    versions: list[Version] = []
-    for obj in graph.config_objects:
-        content = content_of(obj)
-        if content.refused is not None:
-            raise content.refused
-        version = version_of(obj, content)
-        if not version.versioned:
-            # Its marks, made ahead as it was read (rewrite.Prepared), are
-            # never asked for: dropped as its version is made, so the
-            # versions take their place rather than adding to them.
-            obj.prepared = None
-        versions.append(version)
-    _hash_data_as_written_out(graph, versions, held,
-                              lambda obj, digest: version_of(obj, content_of(obj), digest))
-    made = Plan(versions)
+    def planned() -> Iterator[Version]:
+        for obj in graph.config_objects:
+            content = content_of(obj)
+            if content.refused is not None:
+                raise content.refused
+            version = version_of(obj, content)
+            if not version.versioned:
+                # Its marks, made ahead as it was read (rewrite.Prepared), are
+                # never asked for: dropped as its version is made, so the
+                # versions take their place rather than adding to them.
+                obj.prepared = None
+            yield version
+
+    in_data = _configs_naming_configs(graph)
+    if in_data:
+        versions = list(planned())
+        _hash_data_as_written_out(graph, in_data, versions, held,
+                                  lambda obj, digest: version_of(obj, content_of(obj), digest))
+        made = Plan(versions)
+    else:
+        # Most streams: each version taken into the plan as it is made, so
+        # that those it holds as their reason alone are never all held.
+        made = Plan(planned())
     _check_new_names_are_free(made, graph.index)
     return made
 
 
-def _hash_data_as_written_out(graph: Graph, made: list[Version], held: Collection[int],
-                              remake: Callable[[KubeObject, str], Version]) -> None:
-    """Names again each config whose own data holds a reference the rewrite
-    changes (a `--config` field spec into a ConfigMap's data, naming
-    another config) by the hash of its data as written out: hashed as
-    written, new data would keep its immutable name, and a second run would
-    rename it. So the configs its data names are named first, and a loop
-    of such configs, whose names would each follow the others', is refused.
-    A reference held as written (reloader.py), or naming an object whose
-    name does not follow its content, waits for nothing."""
+def _configs_naming_configs(graph: Graph) -> dict[KubeObject, list[Reference]]:
+    """The configs whose own data holds a reference the rewrite may change
+    (a `--config` field spec into a ConfigMap's data, naming another
+    config), each with those references."""
     in_data: dict[KubeObject, list[Reference]] = {}
     for ref in graph.references:
         # Most references are in a spec: one look at the path's first key.
@@ -205,8 +242,19 @@ def _hash_data_as_written_out(graph: Graph, made: list[Version], held: Collectio
             if (ref.target is not None and not ref.spec.grants and is_config_object(referrer)
                     and in_content(referrer, ref.path)):
                 in_data.setdefault(referrer, []).append(ref)
-    if not in_data:
-        return  # most streams: no dict of every version (100,000 ConfigMaps: 5 MiB)
+    return in_data
+
+
+def _hash_data_as_written_out(graph: Graph, in_data: dict[KubeObject, list[Reference]], made: list[Version],
+                              held: Collection[int], remake: Callable[[KubeObject, str], Version]) -> None:
+    """Names again each config whose own data holds a reference the rewrite
+    changes (`in_data`: _configs_naming_configs) by the hash of its data as
+    written out: hashed as written, new data would keep its immutable name,
+    and a second run would rename it. So the configs its data names are
+    named first, and a loop of such configs, whose names would each follow
+    the others', is refused. A reference held as written (reloader.py), or
+    naming an object whose name does not follow its content, waits for
+    nothing."""
     at = {version.obj: i for i, version in enumerate(made)}
     versions = {version.obj: version for version in made}
     settled: set[KubeObject] = set()
@@ -277,7 +325,7 @@ def _check_new_names_are_free(made: Plan, index: ObjectIndex) -> None:
     objects are looked at: a name written in the input is unique already
     (ObjectIndex refuses a duplicate)."""
     taken: dict[tuple[str, str, str, str], KubeObject] = {}
-    for version in made.versions:
+    for version in made.versioned:
         if not version.renamed:
             continue
         obj = version.obj
