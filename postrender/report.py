@@ -34,8 +34,12 @@ class Reporter:
         self._log: TextIO | None = None
         self.warnings: list[Diagnostic] = []
         self.infos: list[str] = []
-        # What went to stderr, for a host that hides it (diagnostics.deliver).
-        self._shown: list[str] = []
+        # What went to stderr, for a host that hides it (diagnostics.deliver):
+        # kept only under one, asked at the first line (_emit). Without one
+        # nothing reads it, and a stream of 40,000 documents each warned of
+        # held 9 MiB of lines.
+        self._shown: list[str] | None = None
+        self._host_asked = False
         self.failed = False
 
     def open_log(self) -> None:
@@ -78,7 +82,12 @@ class Reporter:
                 print(line, file=self.stderr, flush=True)
             except (OSError, ValueError):
                 pass
-        self._shown.append(line)
+        shown = self._shown
+        if shown is None and not self._host_asked:
+            self._host_asked = True
+            shown = self._shown = [] if host() is not None else None
+        if shown is not None:
+            shown.append(line)
         self._log_only(line)
 
     def _log_only(self, line: str) -> None:
@@ -105,8 +114,8 @@ class Reporter:
                    " run is not logged")
 
     def close(self) -> None:
-        shown, self._shown = self._shown, []
-        deliver(shown, failed=self.failed, stderr=self.stderr, log_given=self._log is not None)
+        shown, self._shown = self._shown, None if self._shown is None else []
+        deliver(shown or [], failed=self.failed, stderr=self.stderr, log_given=self._log is not None)
         if self._log is not None:
             log, self._log = self._log, None
             try:
