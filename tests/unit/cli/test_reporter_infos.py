@@ -64,3 +64,30 @@ def test_every_reloader_reason_an_object_keeps_its_name_for_is_said_once():
     assert "warning" not in ignored.stderr
     quiet = run_postrender([], stream('reloader.stakater.com/ignore: "true"'))
     assert quiet.stderr == ""
+
+
+def test_lines_shown_are_kept_for_delivery_only_under_a_host_that_hides_stderr(monkeypatch):
+    """diagnostics.deliver reads what went to stderr only under a host
+    (Helm, a kustomize plugin); elsewhere a warning per document (40,000
+    documents each holding a key twice) would be kept for nothing."""
+    from postrender import report
+    from postrender.diagnostics import Host
+
+    delivered = []
+    monkeypatch.setattr(report, "deliver", lambda lines, **_: delivered.append(list(lines)))
+    monkeypatch.setattr(report, "host", lambda: None)
+    alone = Reporter(stderr=io.StringIO())
+    alone.warn("one")
+    alone.warn("two")
+    assert alone._shown is None
+    alone.close()
+    assert delivered == [[]]
+
+    asked = []
+    monkeypatch.setattr(report, "host", lambda: asked.append(1) or Host("helm 4", False, "/nonexistent/log"))
+    hosted = Reporter(stderr=io.StringIO())
+    hosted.warn("one")
+    hosted.warn("two")
+    hosted.close()
+    assert delivered[-1] == ["postrender: warning: one", "postrender: warning: two"]
+    assert asked == [1]  # asked once, at the first line

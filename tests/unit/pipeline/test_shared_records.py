@@ -7,6 +7,8 @@ holds no list of candidates. Sharing must never change what is read."""
 from postrender.limits import Limits
 from postrender.options import RenderOptions
 from postrender.pipeline.graph.references import Resolution
+from postrender.pipeline.index.configs import hash_of
+from postrender.pipeline.plan.versions import EMPTY, UNREFERENCED
 from postrender.pipeline.read import NO_STRINGS, Source, read
 from postrender.pipeline.render import analyse
 
@@ -51,3 +53,52 @@ def test_references_at_one_path_share_its_tuple_and_resolved_ones_keep_no_candid
     assert first.resolution is second.resolution is Resolution.RESOLVED
     assert first.candidates == () and second.candidates == ()
     assert dangling.resolution is Resolution.DANGLING and dangling.candidates == ()
+
+
+def _config(name: str, data: str = "k: v", annotations: str = "") -> str:
+    meta = f"\n  annotations: {{{annotations}}}" if annotations else ""
+    return f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}{meta}\ndata: {{{data}}}\n"
+
+
+def test_configs_of_one_shape_share_their_edits_made_ahead_and_each_gets_its_own_name():
+    # cfg1 and cfg2: the same keys and names of one length, so their marks
+    # are located at the same offsets (each document's text opening with
+    # its `---`); config-long is another shape.
+    stream = "---\n" + "---\n".join([_config("cfg1", "k: one"), _config("cfg2", "k: two"), _config("config-long"),
+                           _deploy("a", "cfg1"), _deploy("b", "cfg2"), _deploy("c", "config-long")])
+    analysis = analyse([Source(None, stream)], RenderOptions())
+    one, two, long = analysis.stream.objects[:3]
+    assert one.prepared is two.prepared and one.prepared is not None
+    assert long.prepared is not one.prepared
+    # Shared, each still gets the name and marks of its own content.
+    names = {v.obj.name: v.name for v in analysis.plan.versioned}
+    assert len({names["cfg1"], names["cfg2"], names["config-long"]}) == 3
+    assert names["cfg1"].startswith("cfg1-") and names["cfg2"].startswith("cfg2-")
+
+
+def test_a_plan_holds_a_config_that_keeps_its_name_as_its_reason_and_makes_the_same_version_again():
+    stream = "---\n".join([
+        _config("used"), _deploy("d", "used"),
+        _config("unused"),
+        _config("empty", data=""),
+        _config("opted-out", annotations='postrender.io/versioned: "false"'),
+    ])
+    analysis = analyse([Source(None, stream)], RenderOptions())
+    plan = analysis.plan
+    versions = list(plan.versions)
+    assert [v.obj.name for v in versions] == ["used", "unused", "empty", "opted-out"]  # the stream's order
+    assert [v.obj.name for v in plan.versioned] == ["used"]
+    used, unused, empty, opted_out = versions
+    assert used is plan.of(used.obj) and used.renamed
+    for kept, reason in [(unused, UNREFERENCED), (empty, EMPTY), (opted_out, None)]:
+        assert isinstance(plan._by_object[kept.obj], str)  # held as the reason alone
+        again = plan.of(kept.obj)
+        assert again is not kept and again is not None
+        fields = ("hash", "base_name", "name", "excluded", "unchanged", "keep_original", "kustomized")
+        assert [getattr(again, f) for f in fields] == [getattr(kept, f) for f in fields]
+        assert kept.name == kept.base_name == kept.obj.name and kept.hash == hash_of(kept.obj)
+        assert not kept.versioned and not kept.renamed
+        assert reason is None or kept.excluded == reason
+    assert "opted out" in opted_out.excluded
+    alive = {name for _, _, name in plan.alive_names(analysis.graph.index)}
+    assert alive == {used.name, "unused", "empty", "opted-out"}
