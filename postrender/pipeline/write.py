@@ -8,7 +8,9 @@ them out without ever holding the whole output, or its bytes, at once.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterator
+from itertools import accumulate
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..syntax import edit
@@ -235,11 +237,19 @@ def _with_cuts(edits: list[edit.Edit], cuts: tuple[Cut, ...]) -> list[edit.Edit]
     if not cuts:
         return edits
     spans = sorted((start, end) for start, end, _ in edits)
+    # The furthest any span up to each one reaches: the spans before the
+    # first whose reach is the cut's start end before it, and are passed
+    # over at once (a List holding thousands of keys written twice and
+    # thousands of edits was cuts x edits).
+    reach = list(accumulate((end for _, end in spans), max))
     made = list(edits)
     for cut in cuts:
         at = cut.start
-        for start, end in spans:
-            if end < cut.start or start > cut.end or (start == end and start in (cut.start, cut.end)):
+        for i in range(bisect_left(reach, cut.start), len(spans)):
+            start, end = spans[i]
+            if start > cut.end:
+                break  # (by start: every later one starts after the cut too)
+            if end < cut.start or (start == end and start in (cut.start, cut.end)):
                 continue
             if start > at:
                 made.append((at, min(start, cut.end), ""))

@@ -144,6 +144,10 @@ _NAME = re.compile(r"[A-Za-z0-9._-]+")
 # Each byte that is no name character as a space (ASCII, then): split then
 # gives a text's runs of name characters, all in C.
 _BOUNDS_TO_SPACE = bytes(c if _NAME.fullmatch(chr(c)) else 0x20 for c in range(256))
+# More stale names than this in one text are found in one pass over its runs
+# (_Screen._written).
+_SEARCHED_ONE_BY_ONE = 16
+
 # A big document's runs are split a piece at a time: as one list they could
 # weigh more than its text (a long flow list of numbers).
 _PIECE = 1 << 16
@@ -245,14 +249,28 @@ class _Screen:
         if not found:
             return False
         spans = self._spans_of(document)
-        for name in found:
-            at = text.find(name)
-            while at >= 0:
-                i = bisect_right(spans, (start + at, inf)) - 1  # the last starting at or before it
-                if i < 0 or start + at + len(name) > spans[i][1]:
-                    return True  # not all within a covered reference's text
-                at = text.find(name, at + 1)
+        for at, name in self._written(text, found):
+            i = bisect_right(spans, (start + at, inf)) - 1  # the last starting at or before it
+            if i < 0 or start + at + len(name) > spans[i][1]:
+                return True  # not all within a covered reference's text
         return False
+
+    @staticmethod
+    def _written(text: str, found: set[str]) -> Iterator[tuple[int, str]]:
+        """Where the text writes each of the names `found`: a few searched
+        for one by one in C (also inside longer runs, which only asks for
+        more), many in one pass over the text's runs (a document naming
+        thousands of configs was searched once per name, quadratic)."""
+        if len(found) <= _SEARCHED_ONE_BY_ONE:
+            for name in found:
+                at = text.find(name)
+                while at >= 0:
+                    yield at, name
+                    at = text.find(name, at + 1)
+            return
+        for run in _NAME.finditer(text):
+            if run.group() in found:
+                yield run.start(), run.group()
 
     def _escapes_name(self, document: Document, start: int, text: str) -> bool:
         """Whether a double-quoted scalar of the text may spell a stale name
@@ -269,9 +287,17 @@ class _Screen:
         expressions and scripts (every CRD's descriptions do): this spares
         them being composed again whole."""
         pieces, at = [], 0
-        for covered_start, covered_end in self._spans_of(document):
-            covered_start, covered_end = covered_start - start, covered_end - start
-            if covered_end <= at or covered_start >= len(text):
+        spans = self._spans_of(document)
+        # From the first span that may reach the text: an item's text is a
+        # small part of its List's, whose spans were each passed per item.
+        first = bisect_right(spans, (start, inf))
+        if first and spans[first - 1][1] > start:
+            first -= 1
+        for i in range(first, len(spans)):
+            covered_start, covered_end = spans[i][0] - start, spans[i][1] - start
+            if covered_start >= len(text):
+                break  # (by start: so does every later one)
+            if covered_end <= at:
                 continue
             pieces += (text[at:max(covered_start, at)], " ")
             at = covered_end

@@ -281,3 +281,45 @@ def test_a_list_composes_again_only_the_items_that_may_hold_a_finding(monkeypatc
     assert [len(item.value) for item in items] == [0] * 8 + [4]
     assert read.object_node(only, stream_objects[8]) is items[8]
     assert _dump(items[8]) == _dump([i for k, i in whole.value if k.value == "items"][0].value[8])
+
+
+def _configs_and_one_workload(count: int, extra: str = "") -> str:
+    configs = "".join(f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: cm-{i}}}\ndata: {{k: v{i}}}\n---\n"
+                      for i in range(count))
+    env = "".join(f"        - {{name: E{i}, valueFrom: {{configMapKeyRef: {{name: cm-{i}, key: k}}}}}}\n"
+                  for i in range(count))
+    return (configs + "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: big}\nspec:\n  template:\n"
+            f"    spec:\n      containers:\n      - name: c\n        image: nginx{extra}\n        env:\n" + env)
+
+
+@pytest.mark.parametrize("count", [3, guard._SEARCHED_ONE_BY_ONE + 5])
+def test_a_document_naming_many_renamed_configs_is_screened_alike(count, monkeypatch):
+    # Few stale names are searched for one by one; many, in one pass over
+    # the text's runs (each searched for across the text was quadratic).
+    # Either way: every name within its covered reference, no walk; one
+    # written elsewhere too (the image), walked and found.
+    screen, objects = _screen(_configs_and_one_workload(count))
+    assert not screen.may_flag(objects[-1])
+    text = _configs_and_one_workload(count, extra=f"\n        args: [cm-{count - 1}]")
+    screen, objects = _screen(text)
+    assert screen.may_flag(objects[-1])
+    assert _same(text, "", monkeypatch) == _same(text, "--version-all", monkeypatch) == []  # args: no rule reads them
+
+
+def test_list_items_with_backslashes_are_screened_on_their_own_text(monkeypatch):
+    # Each Deployment item holds a backslash, and only the last writes a
+    # renamed config's name with escapes outside its reference: the one
+    # item walked, found as when every item is walked.
+    items = "".join(
+        f"- apiVersion: v1\n  kind: ConfigMap\n  metadata: {{name: cm-{i}}}\n  data: {{k: v{i}}}\n"
+        f"- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {{name: d-{i}, annotations: {{note: \"a\\tb\"}}}}\n"
+        f"  spec:\n    template:\n      spec:\n        containers: [{{name: c, image: x}}]\n"
+        f"        volumes: [{{name: v, configMap: {{name: cm-{i}}}}}]\n"
+        for i in range(6))
+    widget = '- apiVersion: example.com/v1\n  kind: Widget\n  metadata: {name: w}\n  spec: {configMap: "cm\\x2d5"}\n'
+    text = "apiVersion: v1\nkind: List\nitems:\n" + items + widget
+    screen, objects = _screen(text)
+    # (The ConfigMaps name themselves: each may flag, walked on its own text.)
+    assert [screen.may_flag(obj) for obj in objects[1::2]] == [False] * 6 and screen.may_flag(objects[-1])
+    found = _same(text, "--keep-original=none", monkeypatch)
+    assert len(found) == 1 and found[0].startswith("Widget/(default)/w spec.configMap"), found

@@ -260,3 +260,47 @@ def test_output_makes_a_large_document_whole_not_from_parts(monkeypatch):
     parts = "".join(result.written)
     monkeypatch.setattr(Splice, "applied_in_parts", lambda self, text, size: pytest.fail("made in parts"))
     assert result.output == parts
+
+
+# --- the entries read left out, among the edits (write._with_cuts) -----------
+
+from postrender.syntax.earlier import Cut  # noqa: E402
+
+
+def _with_cuts_each_edit_per_cut(edits, cuts):
+    """write._with_cuts as it was written first: every edit looked at for
+    every cut (cuts x edits: a List holding thousands of keys written twice
+    and thousands of edits took minutes). The one used skips the edits that
+    end before a cut; it must make the same edits."""
+    spans = sorted((start, end) for start, end, _ in edits)
+    made = list(edits)
+    for cut in cuts:
+        at = cut.start
+        for start, end in spans:
+            if end < cut.start or start > cut.end or (start == end and start in (cut.start, cut.end)):
+                continue
+            if start > at:
+                made.append((at, min(start, cut.end), ""))
+            at = max(at, end)
+        if at < cut.end:
+            made.append((at, cut.end, ""))
+    return made
+
+
+@st.composite
+def _edits_and_cuts(draw):
+    # Edits that do not overlap (insertions among them, two at one place
+    # too) and cuts that do not either, as read leaves entries out.
+    bounds = sorted(draw(st.lists(st.integers(0, 60), max_size=16)))
+    edits = [(start, draw(st.sampled_from([start, end])), "x") for start, end in zip(bounds[::2], bounds[1::2])]
+    edits += draw(st.lists(st.sampled_from(edits), max_size=2)) if edits else []
+    marks = sorted(set(draw(st.lists(st.integers(0, 60), max_size=12))))
+    cuts = tuple(Cut(start, end, draw(st.booleans())) for start, end in zip(marks[::2], marks[1::2]))
+    return draw(st.permutations(edits)), cuts
+
+
+@settings(max_examples=500, deadline=None)
+@given(_edits_and_cuts())
+def test_cuts_among_edits_are_made_as_when_each_edit_was_asked_per_cut(drawn):
+    edits, cuts = drawn
+    assert write_module._with_cuts(list(edits), cuts) == _with_cuts_each_edit_per_cut(edits, cuts)
