@@ -275,6 +275,9 @@ class Finder:
         # of a stream name their configs at the same few paths, and a
         # reference keeps its path to the end of a render.
         self._paths: dict[Path, Path] = {}
+        # The List, the walk and the answer asked last of a List's whole
+        # text (_may_reach).
+        self._whole: list = [None, None, False]
 
     def walked(self, kind: str, group: str, version: str) -> tuple[Compiled, int] | None:
         """The specs one walk of an object of this kind, group and version
@@ -298,7 +301,7 @@ class Finder:
         compiled, own = both
         references: list[Reference] = []
         strings: list[Scanned] = []
-        for position, spec, hits in _hits(obj, compiled):
+        for position, spec, hits in _hits(obj, compiled, self._whole):
             if position >= own:
                 strings.extend((obj, node, string_context(parent, path), path) for node, parent, path in hits
                                if is_string(node) and node.value)
@@ -371,11 +374,11 @@ def _joined(own: Compiled | None, scanned: Compiled | None) -> tuple[Compiled, i
 Hit = tuple[ScalarNode, Node | None, Path]
 
 
-def _hits(obj: KubeObject, compiled: Compiled) -> list[tuple[int, FieldSpec, list[Hit]]]:
+def _hits(obj: KubeObject, compiled: Compiled, whole: list | None = None) -> list[tuple[int, FieldSpec, list[Hit]]]:
     """(position, spec, leaves) for each spec that reaches a leaf in one walk
     of the object, specs in table order, each spec's leaves in document
-    order (the order references keep)."""
-    if not compiled.may_reach(_written_in(obj)):
+    order (the order references keep). `whole`: _may_reach's memo."""
+    if not _may_reach(obj, compiled, whole):
         return []
     by_spec: dict[int, list[Hit]] = {}
     for ends, node, parent, path in walk(compiled.tree, obj.node, YamlNodes):
@@ -384,6 +387,19 @@ def _hits(obj: KubeObject, compiled: Compiled) -> list[tuple[int, FieldSpec, lis
             by_spec.setdefault(position, []).append(hit)
     specs = compiled.specs
     return [(position, specs[position], by_spec[position]) for position in sorted(by_spec)]
+
+
+def _may_reach(obj: KubeObject, compiled: Compiled, whole: list | None) -> bool:
+    """compiled.may_reach of the text `obj` is written in (_written_in).
+    The items of a List an alias reaches into are each written in the
+    whole List: with `whole` (the Finder's [document, walk, answer]), asked
+    once per List and walk, not once per item (a List of 16,000 items
+    sharing an anchor searched all of it for each)."""
+    if whole is None or obj.item is None or not obj.document.shared:
+        return compiled.may_reach(_written_in(obj))
+    if whole[0] is not obj.document or whole[1] is not compiled:
+        whole[:] = (obj.document, compiled, compiled.may_reach(obj.document.text))
+    return whole[2]
 
 
 def _written_in(obj: KubeObject) -> str:

@@ -592,3 +592,31 @@ def test_a_krm_items_error_names_the_item():
     with pytest.raises(krm.ResourceListError) as caught:  # the command line writes it into `results`
         krm.run([Source(None, text)], RenderOptions(), Reporter(stderr=io.StringIO()))
     assert "document 1 (ConfigMap/two) line 10: keys '1' and '1'" in str(caught.value), str(caught.value)
+
+
+def test_items_of_a_list_an_alias_reaches_into_find_what_they_find_without_it():
+    # An alias makes every item's text the whole List's (graph._written_in):
+    # whether a walk may reach a leaf is asked once per List and kind, and
+    # each item, whatever its kind, still finds its own references.
+    from postrender.options import RenderOptions
+    from postrender.pipeline.read import Source
+    from postrender.pipeline.render import analyse
+
+    def items(note: str) -> str:
+        # A Service first: its walk may reach nothing in this List, the
+        # Pod's may, and each is asked for its own walk.
+        return "apiVersion: v1\nkind: List\nitems:\n" + "".join(
+            f"- apiVersion: v1\n  kind: Service\n  metadata: {{name: s{i}, annotations: {{n: {note if i else '&n x'}}}}}\n"
+            f"- apiVersion: v1\n  kind: ConfigMap\n  metadata: {{name: cm{i}, annotations: {{n: {note}}}}}\n"
+            f"  data: {{k: v}}\n"
+            f"- apiVersion: v1\n  kind: Pod\n  metadata: {{name: p{i}}}\n"
+            f"  spec: {{containers: [{{name: c, image: x, envFrom: [{{configMapRef: {{name: cm{i}}}}}]}}]}}\n"
+            for i in range(5))
+
+    def found(text: str) -> list[tuple]:
+        graph = analyse([Source(None, text)], RenderOptions()).graph
+        return [(r.referrer.name, r.path, r.target.name if r.target else None) for r in graph.references]
+
+    aliased, plain = items("*n"), items("x")
+    assert "*n" in aliased and found(aliased) == found(plain)
+    assert [name for name, _, _ in found(plain)] == ["p0", "p1", "p2", "p3", "p4"]
