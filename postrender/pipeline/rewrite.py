@@ -11,7 +11,7 @@ from ..records import record
 from ..syntax import edit
 from ..syntax.edit import Edit, Value
 from .graph.references import Graph, Path, Reference
-from .index.configs import content_of
+from .index.configs import content_of, hash_of
 from .index.hashing import to_json_value
 from .index.objects import base_name_of, previous_ids
 from ..errors import PostrenderError
@@ -289,7 +289,7 @@ def _expected_version(obj: KubeObject) -> tuple[str, str, str]:
     """(base name, name, hash) of the version `obj` becomes if versioned as
     its content says."""
     base = base_name_of(obj)
-    digest = content_of(obj).hash
+    digest = hash_of(obj)
     return base, versioned_name(base, digest), digest
 
 

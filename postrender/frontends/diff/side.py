@@ -438,7 +438,6 @@ def _replaced(value: object, path: Path, new: str) -> object:
 # same zero value whether written `{}` or left out). An empty mapping
 # anywhere else, a pointer to a struct (`securityContext: {}`), is stored
 # and rolls. `[]` steps into every item of a list.
-_LABEL_SELECTOR_MAPS = ("matchLabels",)
 _EMPTY_IS_ABSENT = (
     "metadata", "metadata.labels", "metadata.annotations",
     "spec.nodeSelector", "spec.overhead", "spec.resources.limits", "spec.resources.requests",

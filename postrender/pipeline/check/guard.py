@@ -145,7 +145,7 @@ _NAME = re.compile(r"[A-Za-z0-9._-]+")
 # gives a text's runs of name characters, all in C.
 _BOUNDS_TO_SPACE = bytes(c if _NAME.fullmatch(chr(c)) else 0x20 for c in range(256))
 # More stale names than this in one text are found in one pass over its runs
-# (_Screen._written).
+# (_Screen._writes_name).
 _SEARCHED_ONE_BY_ONE = 16
 
 # A big document's runs are split a piece at a time: as one list they could
@@ -249,28 +249,25 @@ class _Screen:
         if not found:
             return False
         spans = self._spans_of(document)
-        for at, name in self._written(text, found):
-            i = bisect_right(spans, (start + at, inf)) - 1  # the last starting at or before it
-            if i < 0 or start + at + len(name) > spans[i][1]:
-                return True  # not all within a covered reference's text
+        if len(found) > _SEARCHED_ONE_BY_ONE:
+            # Many: one pass over the text's runs (a document naming
+            # thousands of configs was searched once per name, quadratic).
+            for run in _NAME.finditer(text):
+                if run.group() in found:
+                    i = bisect_right(spans, (start + run.start(), inf)) - 1
+                    if i < 0 or start + run.end() > spans[i][1]:
+                        return True
+            return False
+        # A few: each searched for in C (inside longer runs too, which only
+        # asks for more).
+        for name in found:
+            at = text.find(name)
+            while at >= 0:
+                i = bisect_right(spans, (start + at, inf)) - 1  # the last starting at or before it
+                if i < 0 or start + at + len(name) > spans[i][1]:
+                    return True  # not all within a covered reference's text
+                at = text.find(name, at + 1)
         return False
-
-    @staticmethod
-    def _written(text: str, found: set[str]) -> Iterator[tuple[int, str]]:
-        """Where the text writes each of the names `found`: a few searched
-        for one by one in C (also inside longer runs, which only asks for
-        more), many in one pass over the text's runs (a document naming
-        thousands of configs was searched once per name, quadratic)."""
-        if len(found) <= _SEARCHED_ONE_BY_ONE:
-            for name in found:
-                at = text.find(name)
-                while at >= 0:
-                    yield at, name
-                    at = text.find(name, at + 1)
-            return
-        for run in _NAME.finditer(text):
-            if run.group() in found:
-                yield run.start(), run.group()
 
     def _escapes_name(self, document: Document, start: int, text: str) -> bool:
         """Whether a double-quoted scalar of the text may spell a stale name
