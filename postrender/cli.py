@@ -236,6 +236,7 @@ def _render(args: argparse.Namespace, reporter: Reporter) -> str | Iterable[str]
             return krm.written(sources, options, reporter, resource_list)
     # Released: each document's node graph is dropped as its edits are
     # spliced, so the output's splices replace the graphs in memory.
+    reporter.keep_warnings = False  # said as they come; nothing reads them again
     result = render(sources, options, reporter, release=True)
     if _left_to_exit is not None:
         _left_to_exit.append(result)  # see run()

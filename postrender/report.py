@@ -33,6 +33,10 @@ class Reporter:
         self.log_path = log_file
         self._log: TextIO | None = None
         self.warnings: list[Diagnostic] = []
+        # Warnings are kept in `warnings` for a caller that reads them (graph,
+        # a KRM function's results, diff); a plain render says each and is
+        # done with it (40,000 documents each warned of: 2 MiB of records).
+        self.keep_warnings = True
         self.infos: list[str] = []
         # What went to stderr, for a host that hides it (diagnostics.deliver):
         # kept only under one, asked at the first line (_emit). Without one
@@ -62,7 +66,8 @@ class Reporter:
             self._log_only(f"postrender: {message}")
 
     def warn(self, message: str, about: tuple[Any, str, str] | None = None) -> None:
-        self.warnings.append(Diagnostic(message, about))
+        if self.keep_warnings:
+            self.warnings.append(Diagnostic(message, about))
         self._emit(f"postrender: warning: {message}")
 
     def error(self, message: str) -> None:

@@ -159,6 +159,7 @@ def run(path: str, sources: list[Source], options: RenderOptions, reporter: Repo
     a plain render), options from the file."""
     from . import render
 
+    reporter.keep_warnings = False  # said as they come; nothing reads them again
     return render(sources, load_file(path).apply(options), reporter, release=True).written
 
 

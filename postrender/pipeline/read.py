@@ -170,6 +170,12 @@ class Source:
         """What reading said it left out (text_left_out), in the text's order."""
         return [said for _, (_, warnings) in sorted(self.left_out.items()) for said in warnings]
 
+    def forget_left_out(self) -> None:
+        """Forgets what read left out and said of it, for a render that reads
+        the source no more and echoes none of it (a released render: the
+        writer reads each document's own `left_out`)."""
+        self.left_out.clear()
+
     def text_left_out(self) -> str:
         """Its text as read, without the entries read left out
         (_drop_earlier_keys), where `text` holds them masked: what an answer

@@ -297,11 +297,20 @@ def _drop_before_write(analysis: Analysis, result: Rewrite) -> None:
     templates, and the plan (the edits hold the versions their documents
     still need, each let go once its document is written). These then make
     room for the stream's splices rather than adding to them: a render's
-    peak is at the end of write (N=20000: 207 -> 189 MiB)."""
+    peak is at the end of write (N=20000: 207 -> 189 MiB). So do the
+    warnings, reported already (_report_analysis): read's own, and what its
+    sources keep of what they left out for a second read of the same text
+    or an answer that echoes it (a KRM function's, which is not released).
+    A generated stream can warn of every document (40,000 documents each
+    holding a key twice: 12 MiB)."""
     analysis.graph = Graph(ObjectIndex([], None, frozenset()), [], [])
     analysis.table.object_facts.clear()
     analysis.plan = Plan(())
     result.renamed.clear()  # reported already (_report)
+    analysis.warnings.clear()
+    analysis.stream.warnings.clear()
+    for source in analysis.stream.sources:
+        source.forget_left_out()
 
 
 def _report(graph: Graph, result: Rewrite, reporter: Reporter, productions: Productions,

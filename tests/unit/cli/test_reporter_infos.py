@@ -91,3 +91,49 @@ def test_lines_shown_are_kept_for_delivery_only_under_a_host_that_hides_stderr(m
     hosted.close()
     assert delivered[-1] == ["postrender: warning: one", "postrender: warning: two"]
     assert asked == [1]  # asked once, at the first line
+
+
+DOUBLED = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: app}
+data:
+  k: v
+  k: w
+"""
+
+
+def test_a_plain_render_says_its_warnings_and_keeps_none_of_them():
+    """The command line's render and kustomize's exec plugin only write the
+    stream out: a warning per document (40,000 documents each holding a key
+    twice) was kept three times over, as the reporter's record, read's
+    list and the source's, for nothing. graph, diff and a KRM function read
+    them, and still get them."""
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent("""
+        import json, sys
+        from postrender import cli
+        from postrender.pipeline import render as rendering
+        real = rendering.render
+        def spy(sources, options, reporter, stream=None, release=False):
+            result = real(sources, options, reporter, stream, release)
+            print(json.dumps([release, len(reporter.warnings), len(result.analysis.warnings),
+                              len(result.analysis.stream.warnings), [len(s.left_out) for s in sources]]),
+                  file=sys.stderr)
+            return result
+        rendering.render = spy
+        sys.exit(cli.main([]))
+    """)
+    run = subprocess.run([sys.executable, "-c", script], input=DOUBLED, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    warning, kept = run.stderr.splitlines()
+    assert "duplicate key 'k'" in warning
+    assert "k: v" not in run.stdout and "k: w" in run.stdout  # the earlier entry left out, as before
+    assert kept == "[true, 0, 0, 0, [0]]"
+
+    reporter = Reporter(stderr=io.StringIO())
+    render([Source(None, DOUBLED)], RenderOptions(), reporter)
+    assert [w.message for w in reporter.warnings] == [warning.split("warning: ", 1)[1]]
