@@ -290,3 +290,18 @@ def test_graph_and_v_show_each_refs_record_the_render_writes(policy: str):
                    for line in rendered.stderr.splitlines()), rendered.stderr
     table = run_postrender(["graph", *args], stream).stdout
     assert "POSTRENDER.IO/REFS AT" in table and written["Deployment/web"] in table
+
+
+def test_each_name_read_is_one_edge_even_where_a_field_spec_says_it_too():
+    """A Role granting a config by name is a field-spec edge and a reader of
+    it: one edge, as each reader asked of every edge had it (a scan per
+    reader that made thousands of them take minutes)."""
+    result = _graph(FIXTURES / "graph" / "by-name", "json")
+    assert result.status == 0, result.stderr
+    references = json.loads(result.stdout)["references"]
+    keys = [(json.dumps(r["referrer"], sort_keys=True), r["field"], json.dumps(r["target"], sort_keys=True))
+            for r in references]
+    assert len(keys) == len(set(keys))
+    granted = [r for r in references if r["referrer"]["kind"] == "Role" and (r["target"] or {}).get("name")
+               == "leader-config"]
+    assert len(granted) == 1 and granted[0]["via"] == "field spec", granted

@@ -129,10 +129,14 @@ def build_view(analysis, result=None, warnings: list[str] | None = None) -> View
         edges.append(Edge(dep.referrer, dep.field_path, dep.start, dep.kind, dep.name,
                           _namespace_label(None, dep.referrer), dep.target, status, note, dep.origin))
 
+    # Each edge by (referrer, field, target), asked of every reader: a scan
+    # of the edges per reader made thousands of them take minutes.
+    said = {(id(e.referrer), e.field, id(e.target)) for e in edges}
     for reader in analysis.by_name.readers:
-        if any(e.referrer is reader.referrer and e.field == reader.field_path and e.target is reader.target
-               for e in edges):
-            continue  # a field-spec edge (RBAC) says it already
+        key = (id(reader.referrer), reader.field_path, id(reader.target))
+        if key in said:
+            continue  # a field-spec edge (RBAC), or a reader's edge before, says it already
+        said.add(key)
         referenced.add(id(reader.target))
         note = "a program reads it by this name"
         if reader.rolls:
