@@ -107,7 +107,9 @@ class Needs:
             for obj in objects:
                 self._walk(obj)
         # Every document, small ones too: the walk is done, and what the
-        # stages still read is a few paths (prune follows only those).
+        # stages still read is a few paths (prune follows only those). Not
+        # one that shares nodes: the guard walks its graph as read, whole
+        # (check/guard._whole_root).
         if not self.prunes or doc.root is None or doc.shared or not objects or may_hold_merge_keys(doc.text):
             return
         readers = self._readers_made()

@@ -256,6 +256,42 @@ def test_golden_inputs_as_lists_find_alike(case: Path, monkeypatch):
         assert _render(text, args.replace("--strict", ""), False, monkeypatch) == screened
 
 
+# Two items sharing a node no stage edits: the List is read whole, and no
+# stage prunes it.
+_ANCHORED = ("- apiVersion: example.com/v1\n  kind: Widget\n  metadata: {name: anchored}\n  spec: &shared {a: b}\n"
+             "- apiVersion: example.com/v1\n  kind: Widget\n  metadata: {name: aliased}\n  spec: *shared\n")
+
+
+_GUARDED = FIXTURES / "graph" / "guard" / "input.yaml"  # findings: names no field spec covers
+
+
+@pytest.mark.parametrize("case", [*GOLDEN, _GUARDED.parent], ids=[c.name for c in GOLDEN] + ["graph-guard"])
+def test_a_list_sharing_nodes_is_walked_as_read_not_composed_again(case: Path, monkeypatch):
+    # Never pruned (pipeline/needs.py), the graph read composed is whole:
+    # the guard walks it, where composing it again held it twice (a List of
+    # 4,000 apps holding one anchor: 297 MiB). Against it composed again.
+    from postrender.pipeline import read
+
+    listed = _as_list((case / "input.yaml").read_text(encoding="utf-8"), kind_last=False)
+    if listed is None:
+        pytest.skip("no object")
+    text = listed.rstrip("\n") + "\n" + _ANCHORED
+    args = (case / "args").read_text().replace("--strict", "") if (case / "args").exists() else ""
+    composed = []
+    monkeypatch.setattr(guard, "recompose", lambda doc, items=None: composed.append(doc) or read.recompose(doc, items))
+    as_read = _render(text, args, False, monkeypatch)
+    if as_read[0].startswith("error"):
+        pytest.skip("refused as a List")  # (an empty or null document is no item)
+    assert composed == []
+    with monkeypatch.context() as patch:
+        patch.setattr(guard, "_whole_root", lambda doc, items: read.recompose(doc, items))
+        assert _render(text, args, False, monkeypatch) == as_read
+    (doc,) = read.read([Source("l.yaml", text)], RenderOptions().limits).documents
+    assert doc.shared
+    if case == _GUARDED.parent:
+        assert len(as_read[3]) == 1, as_read[3]  # the walk of the graph as read finds it
+
+
 def test_a_list_composes_again_only_the_items_that_may_hold_a_finding(monkeypatch):
     # The Widget's spec.secretName names a Secret that is renamed: the one
     # finding. The List's Secrets name themselves, which made the whole
