@@ -166,10 +166,10 @@ def token_mover(tokens: dict[str, str]) -> Callable[[str], str]:
 
     One pass over the string, not one per moved config: thousands of apps
     moved across the implicit namespace took minutes. The same as each
-    token replaced in turn where tokens cannot overlap, that is where no
-    name holds a `<` or `>`; a name that does, which the API server
-    refuses, takes the loop."""
-    if not all(_TOKEN.fullmatch(before) for before in tokens):
+    token replaced in turn where tokens cannot overlap or be made by a
+    replacement, that is where no name or namespace, old or new, holds a
+    `<` or `>`; one that does, which the API server refuses, takes the loop."""
+    if not all(_TOKEN.fullmatch(before) and _TOKEN.fullmatch(after) for before, after in tokens.items()):
         def each_in_turn(text: str) -> str:
             for before, after in tokens.items():
                 if before in text:

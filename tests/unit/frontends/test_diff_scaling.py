@@ -32,7 +32,8 @@ def _moves(draw) -> dict[ConfigId, ConfigId]:
     identities = draw(st.lists(st.tuples(_KINDS, _NAMES), unique=True, max_size=8))
     moves = {}
     for kind, name in identities:
-        explicit = draw(st.sampled_from(["prod", "shop", "a/b"]))
+        # A namespace a file may hold that holds a token itself.
+        explicit = draw(st.sampled_from(["prod", "shop", "a/b", "<ConfigMap /b>", "x>"]))
         implicit_old = draw(st.booleans())
         before, after = (IMPLICIT, explicit) if implicit_old else (explicit, IMPLICIT)
         moves[ConfigId(kind, before, name)] = ConfigId(kind, after, name)
