@@ -275,9 +275,9 @@ class Finder:
         # of a stream name their configs at the same few paths, and a
         # reference keeps its path to the end of a render.
         self._paths: dict[Path, Path] = {}
-        # The List, the walk and the answer asked last of a List's whole
-        # text (_may_reach).
-        self._whole: list = [None, None, False]
+        # The List asked last of its whole text, and each walk's answer
+        # (_may_reach).
+        self._whole: list = [None, {}]
 
     def walked(self, kind: str, group: str, version: str) -> tuple[Compiled, int] | None:
         """The specs one walk of an object of this kind, group and version
@@ -392,14 +392,21 @@ def _hits(obj: KubeObject, compiled: Compiled, whole: list | None = None) -> lis
 def _may_reach(obj: KubeObject, compiled: Compiled, whole: list | None) -> bool:
     """compiled.may_reach of the text `obj` is written in (_written_in).
     The items of a List an alias reaches into are each written in the
-    whole List: with `whole` (the Finder's [document, walk, answer]), asked
-    once per List and walk, not once per item (a List of 16,000 items
-    sharing an anchor searched all of it for each)."""
+    whole List: with `whole` (the Finder's [document, {walk: answer}]),
+    asked once per List and walk, not once per item (a List of 16,000
+    items sharing an anchor searched all of it for each). Every walk's
+    answer is kept, not the last one's: items of kinds in turn (an app's
+    ConfigMap, Secret, Deployment and Service) each asked again (5,000
+    apps: 60 s, against 4.4 s for the List without the anchor)."""
     if whole is None or obj.item is None or not obj.document.shared:
         return compiled.may_reach(_written_in(obj))
-    if whole[0] is not obj.document or whole[1] is not compiled:
-        whole[:] = (obj.document, compiled, compiled.may_reach(obj.document.text))
-    return whole[2]
+    if whole[0] is not obj.document:
+        whole[:] = (obj.document, {})
+    answers: dict[Compiled, bool] = whole[1]
+    answer = answers.get(compiled)
+    if answer is None:
+        answer = answers[compiled] = compiled.may_reach(obj.document.text)
+    return answer
 
 
 def _written_in(obj: KubeObject) -> str:

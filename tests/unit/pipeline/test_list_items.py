@@ -620,3 +620,27 @@ def test_items_of_a_list_an_alias_reaches_into_find_what_they_find_without_it():
     aliased, plain = items("*n"), items("x")
     assert "*n" in aliased and found(aliased) == found(plain)
     assert [name for name, _, _ in found(plain)] == ["p0", "p1", "p2", "p3", "p4"]
+
+
+def test_a_list_an_alias_reaches_into_is_searched_once_per_walk_whatever_the_order_of_kinds(monkeypatch):
+    # Items of kinds in turn (an app's Service, ConfigMap and Pod) each
+    # asked the whole List's text again when only the last walk's answer
+    # was kept: 5,000 apps sharing one anchor took 60 s, 4.4 s without it.
+    from postrender.fieldspecs.walk import Compiled
+    from postrender.options import RenderOptions
+    from postrender.pipeline.read import Source
+    from postrender.pipeline.render import analyse
+
+    text = "apiVersion: v1\nkind: List\nitems:\n" + "".join(
+        f"- apiVersion: v1\n  kind: Service\n  metadata: {{name: s{i}, annotations: {{n: {'&n x' if i == 0 else '*n'}}}}}\n"
+        f"- apiVersion: v1\n  kind: Pod\n  metadata: {{name: p{i}}}\n"
+        f"  spec: {{containers: [{{name: c, image: x, envFrom: [{{configMapRef: {{name: cm}}}}]}}]}}\n"
+        for i in range(40))
+    searched = []
+    real = Compiled.may_reach
+    monkeypatch.setattr(Compiled, "may_reach", lambda self, written: searched.append(
+        (id(self), len(written) == len(text))) or real(self, written))
+    graph = analyse([Source(None, text)], RenderOptions()).graph
+    assert len(graph.references) == 40
+    whole = [walk for walk, of_the_list in searched if of_the_list]
+    assert whole and len(whole) == len(set(whole)) <= 2, searched  # once per walk (a Service's, a Pod's)
