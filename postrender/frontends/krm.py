@@ -551,7 +551,7 @@ def _block_results(text: str, root: MappingNode, results: list[dict[str, Any]], 
     """Where `results` go in a block-style ResourceList `text` (its root
     mapping `root`) that has none, and the text that goes there: at its
     root's end, before any `...` line, indented as its keys are."""
-    column_of_keys = column(text, root.value[0][0].start_mark) if root.value else 0
+    column_of_keys = _column_of_keys(text, root) if root.value else 0
     at = root.end_mark
     end_marker = _DOCUMENT_END.search(text, at)
     if end_marker:
@@ -561,6 +561,22 @@ def _block_results(text: str, root: MappingNode, results: list[dict[str, Any]], 
 
 
 _DOCUMENT_END = re.compile(r"^\.\.\.[ \t]*\r?$", re.M)
+
+
+def _column_of_keys(text: str, root: MappingNode) -> int:
+    """The column a block mapping's keys are written at: where the mapping
+    starts, at its first key or at the `?` of an explicit one (`?  key`,
+    whose key starts further in: results written at the key's column were
+    no entry of the ResourceList, and its output no YAML). A tag or anchor
+    on the mapping itself starts it, on a line of its own: past them."""
+    start = root.start_mark
+    if text.startswith(("!", "&"), start):
+        start = _PROPERTIES.match(text, start).end()  # type: ignore[union-attr]
+    return column(text, start)
+
+
+# A node's tag and anchor, and the blank lines and comments after them.
+_PROPERTIES = re.compile(r"(?:[!&]\S*\s+)+(?:#[^\n]*\n\s*)*")
 
 
 def _remove_entry(text: str, key: ScalarNode, value: Any) -> tuple[str, MappingNode]:

@@ -615,3 +615,37 @@ def test_an_item_that_does_not_read_is_the_error_whatever_the_function_config_sa
     assert result.status == 1 and "invalid YAML" in result.stderr
     out = YAML(typ="safe").load(result.stdout)
     assert out["kind"] == "ResourceList" and "invalid YAML" in out["results"][0]["message"]
+
+
+_WARNED_ITEMS = ("kind: ResourceList\nitems:\n- apiVersion: apps/v1\n  kind: Deployment\n  metadata:\n    name: web\n"
+                 "  spec:\n    template:\n      spec:\n        containers: [{name: c, image: x, envFrom: "
+                 "[{configMapRef: {name: gone}}]}]\n")
+
+
+@pytest.mark.parametrize("head", [
+    "?  x-note\n: y\n",  # an explicit key: the key starts past its `?`
+    "? ---\n# a comment\n",  # (the fuzzer's: a marker as the key's text)
+    "?\n  x-note\n: y\n",  # the key on a line of its own
+    "!!map\n",  # the mapping's own tag starts it, on a line of its own
+    "!!map\n?  x-note\n: y\n",
+    "&root\n# a comment\n",
+    "",
+], ids=["explicit-key", "explicit-marker", "explicit-own-line", "tag", "tag-explicit", "anchor", "plain"])
+def test_results_go_at_the_column_of_the_lists_keys_however_its_first_is_written(head):
+    # Written at the column of a first key written `?  key`, the results
+    # were no entry of the ResourceList: its next run refused the output as
+    # YAML, or took them for part of the key and added its own (found by
+    # the fuzzer, test_fuzz.py).
+    text = head + "apiVersion: config.kubernetes.io/v1\n" + _WARNED_ITEMS
+    first = run_postrender([], text)
+    assert first.status == 0, first.stderr
+    (result,) = load(first.stdout)["results"]
+    assert "'gone' is not in the stream" in result["message"]
+    assert first.stdout.endswith('results:\n  - message: "Deployment/web spec.template.spec.containers[0].envFrom[0]'
+                                 '.configMapRef.name: ConfigMap \'gone\' is not in the stream; left as is"\n'
+                                 "    severity: warning\n    resourceRef:\n      apiVersion: apps/v1\n"
+                                 "      kind: Deployment\n      name: web\n    field:\n"
+                                 "      path: spec.template.spec.containers[0].envFrom[0].configMapRef.name\n"
+                                 "      currentValue: gone\n"), first.stdout
+    again = run_postrender([], first.stdout)
+    assert again.status == 0 and again.stdout == first.stdout, again.stderr
