@@ -21,6 +21,7 @@ from ruamel.yaml.error import YAMLError
 from ..errors import Location, PostrenderError, UsageError
 from . import resource_list_text
 from ..pipeline.index.hashing import to_json_value
+from ..syntax.edit import render_scalar
 from ..syntax.nodes import (
     Composer, ListComposer, MappingNode, Node, ScalarNode, SequenceNode, children, column, drop_item, get, get_str,
     is_null,
@@ -625,17 +626,14 @@ def _block_lines(mapping: dict[str, Any], indent: int, first: str, lines: list[s
 
 def _block_scalar(value: Any) -> str:
     """A scalar as every YAML reader, 1.1 (kubectl, Helm) and 1.2 (kustomize,
-    kpt), reads it back: a string plain only where both read it as that
-    string (not `yes`, `on`, `null`, a number), else double-quoted with
-    JSON's escapes, and escapes for what YAML names line breaks or leaves
-    out of its printable set (`\x85`, U+2028, a C1 control: _NOT_RAW)."""
+    kpt), reads it back: a string as the rewrite writes one
+    (edit.render_scalar: plain only where both read it as that string, else
+    double-quoted), but a field path (`spec.containers[0].image`) plain too,
+    as results have always named fields; an int as its digits."""
     if isinstance(value, str):
-        if _PLAIN_STRING.fullmatch(value) and value.lower() not in _YAML11_WORDS:
-            return value
-        quoted = json.dumps(value, ensure_ascii=False)
-        return _NOT_RAW.sub(_escaped, quoted) if _NOT_RAW.search(quoted) else quoted
+        return value if _FIELD_PATH.fullmatch(value) else render_scalar(value)
     if isinstance(value, bool):
-        return "true" if value else "false"
+        return render_scalar(value)
     if isinstance(value, int):
         return str(value)
     if value is None:
@@ -645,18 +643,6 @@ def _block_scalar(value: Any) -> str:
     return json.dumps(value)
 
 
-def _escaped(found: re.Match[str]) -> str:
-    return f"\\u{ord(found[0]):04x}"
-
-
-# Plain text no YAML reader takes for anything but a string: a word, path or
-# field path (`apps/v1`, `spec.containers[0].image`) starting with a letter,
-# `_` or `/`, so no number, and not one of YAML 1.1's words below.
-_PLAIN_STRING = re.compile(r"[A-Za-z_/][-A-Za-z0-9_./\[\]]*")
-_YAML11_WORDS = frozenset({"y", "n", "yes", "no", "on", "off", "true", "false", "null"})
-# What a double-quoted scalar is not given raw: what YAML 1.1 names line
-# breaks (`\x85`, U+2028, U+2029; go-yaml v2, libyaml and ruamel read them
-# raw as themselves, but a reader that folds them cannot, escaped), C1
-# controls and DEL, a byte-order mark and non-characters, which YAML's
-# printable set leaves out, and lone surrogates.
-_NOT_RAW = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]")
+# A field path with an index in it: a letter first and `[digits]` after,
+# so no reader takes it for a number, a boolean or null.
+_FIELD_PATH = re.compile(r"[A-Za-z][-A-Za-z0-9_./]*(?:\[[0-9]+\][-A-Za-z0-9_./]*)+")
