@@ -947,30 +947,36 @@ def _compose_document(doc: Document, limits: Limits, count: _Count, odd_breaks: 
     parts: _Parts | None = None
     if prune is not None and prune.prunes and not odd_breaks:
         large = len(doc.text) >= DROP_FROM
-        if "List" in doc.text and _takes_items(doc) and not (large and _not_a_list(doc.text)):
-            large_item = large and _may_hold_a_large_item(doc.text)
-            parts = items = (_DroppingItems if large_item else _Items)(doc, prune, shared)
-        elif large and _in_parts(doc):
+        tags = may_hold_tags(doc.text)
+        if "List" in doc.text and _takes_items(doc, tags) and not (large and _not_a_list(doc.text)):
+            if not (large and _may_hold_a_large_item(doc.text)):
+                parts = items = _Items(doc, prune, shared, tags)
+            elif not tags:  # (what is dropped as it is composed, the checks of tags could not see)
+                parts = items = _DroppingItems(doc, prune, shared)
+        elif large and not tags and _in_parts(doc):
             parts = _Dropping(prune)
     doc.root = _compose(doc, limits, count, parts)
     return items
 
 
-def _takes_items(doc: Document) -> bool:
+def _takes_items(doc: Document, tags: bool) -> bool:
     """Whether a document may be a List whose items can be taken one by one
     as they are composed (_Items, _OnlyItems): it names a List and `items`,
-    and may be composed in parts (_in_parts). Most documents say no List."""
-    return "List" in doc.text and "items" in doc.text and _in_parts(doc)
+    and may be composed in parts (_in_parts), or would be but for its tags
+    (`tags`: may_hold_tags), which each item's own walk checks as it is
+    composed. Most documents say no List."""
+    return "List" in doc.text and "items" in doc.text and _in_parts(doc, tags)
 
 
-def _in_parts(doc: Document) -> bool:
+def _in_parts(doc: Document, tags: bool = False) -> bool:
     """Whether a document may be composed in parts, some taken or dropped
     as they are composed (_Parts): not one that needs a whole-document walk
     before its objects are read (_check_structure: aliases, tags, merge
     keys, escapes), or offsets mended after composing (a byte-order mark,
-    masked lines)."""
+    masked lines). `tags`: whether the caller checks tags itself, so that
+    a document that may hold them may be composed in parts."""
     text = doc.text
-    return (not may_hold_merge_keys(text) and not may_hold_tags(text) and not _may_need_a_look(text)
+    return (not may_hold_merge_keys(text) and (tags or not may_hold_tags(text)) and not _may_need_a_look(text)
             and not text.startswith("\ufeff") and _masked(doc) is None)
 
 
@@ -1163,15 +1169,25 @@ class _Items(_ListParts):
     when the document turns out to be what was assumed: a List (its kind is
     known only at the end), with plain keys, and items read without error.
     Otherwise `finish` forgets it all and the document is composed again and
-    read as any other, so that errors and their order are what they were."""
+    read as any other, so that errors and their order are what they were.
 
-    def __init__(self, doc: Document, prune: Pruner, shared: _SharedMaps) -> None:
+    `tags`: the List may hold tags (may_hold_tags), which the whole graph's
+    walk checks before any object is read (_check_structure). Each item is
+    walked so as it is composed, before it is read (a `!!str` name is read
+    as the string it is), and that walk then leaves out the items
+    (`checked`): a List whose names are tagged is never held whole either.
+    Anything the walk of an item refuses, or a key written twice, and the
+    List is read again whole, where the whole walk meets it in order."""
+
+    def __init__(self, doc: Document, prune: Pruner, shared: _SharedMaps, tags: bool = False) -> None:
         self.doc = doc
         self.prune = prune
         self.shared = shared
+        self.tags = tags
         self.objects: list[KubeObject] = []
         self.failed = False
         self.kept = False  # finish found the items read right
+        self.checked: SequenceNode | None = None  # the items, once each was walked as it was taken
 
     def take(self, items: SequenceNode, at: int) -> None:
         """Item `at` of `items` is composed (ListComposer.on_item)."""
@@ -1181,6 +1197,9 @@ class _Items(_ListParts):
             node = items.value[at]
             if not isinstance(node, MappingNode):
                 raise ValueError("not a mapping")  # read's own error, from the whole List
+            if self.tags:
+                # (No anchor, no `\/`: _in_parts.)
+                _check_nodes(self.doc, node, anchors=False, tags=True, slashes=False)
             obj = _object(self.doc, node, at, self.shared)
             self.objects.append(obj)  # forgotten with the rest if the item fails
             self.prune.item(obj, items)
@@ -1192,10 +1211,11 @@ class _Items(_ListParts):
         items = loader.items  # type: ignore[attr-defined]
         if items is None:
             return True  # no item was taken: read as any document
-        if not self.failed and plain and isinstance(root, MappingNode) and _list_items(root) is items:
+        if not self.failed and (plain or self.tags) and isinstance(root, MappingNode) and _list_items(root) is items:
             if items.value:
                 self.take(items, len(items.value) - 1)  # the last, never followed by another
             self.kept = not self.failed
+            self.checked = items if self.kept and self.tags else None
         if not self.kept:
             self.forget()
         return self.kept
@@ -1205,6 +1225,7 @@ class _Items(_ListParts):
         self.prune.forget(self.objects)
         self.objects = []
         self.kept = False
+        self.checked = None
 
 
 class _DroppingItems(_Items):
@@ -1472,8 +1493,10 @@ def _compose_root(doc: Document, limits: Limits, masked: str | None, parts: _Par
     doc.root = root
     if not plain or _may_need_a_look(text):
         try:
-            _check_structure(doc, root, limits)
+            _check_structure(doc, root, limits, parts.checked if isinstance(parts, _Items) else None)
         except _EarlierKeys:
+            if isinstance(parts, _Items):
+                parts.forget()  # its items are read again, once the entries are left out
             raise
         except PostrenderError as exc:
             raise UnreadableText(exc.message, exc.location) from None
@@ -1542,7 +1565,7 @@ def recompose(doc: Document, items: Collection[int] | None = None) -> MappingNod
     held whole (where read took its items one by one too: _Items)."""
     if doc.root is None:
         return None  # read found no object: a null, comments
-    only = _OnlyItems(items) if items is not None and _takes_items(doc) else None
+    only = _OnlyItems(items) if items is not None and _takes_items(doc, may_hold_tags(doc.text)) else None
     root, _, _ = _composed(doc, _masked(doc), only)
     if not isinstance(root, MappingNode):
         return None  # never: the same text composed to a mapping once
@@ -1930,9 +1953,11 @@ def _may_need_a_look(text: str) -> bool:
     return may_hold_anchors(text) or "\\/" in text or may_hold_nonfinite(text)
 
 
-def _check_structure(doc: Document, root: Node, limits: Limits) -> None:
+def _check_structure(doc: Document, root: Node, limits: Limits, checked: Node | None = None) -> None:
     """Refuse duplicate keys, alias bombs and what kubectl cannot read
-    before anything walks the graph."""
+    before anything walks the graph. `checked`: a node of it checked
+    already, not walked again (a List's items, each checked as it was
+    composed: _Items)."""
     text = doc.text
     # Without an anchor there is no alias: every node is reached once.
     anchors = may_hold_anchors(text)
@@ -1940,8 +1965,15 @@ def _check_structure(doc: Document, root: Node, limits: Limits) -> None:
         _check_expansion(doc, root, limits.max_expanded_nodes)
         if "*" in text:
             doc.shared = _shared_nodes(root)
-    tags = may_hold_tags(text)
-    slashes = "\\/" in text and not _is_json_first(doc)
+    _check_nodes(doc, root, anchors, may_hold_tags(text), "\\/" in text and not _is_json_first(doc), checked)
+
+
+def _check_nodes(doc: Document, root: Node, anchors: bool, tags: bool, slashes: bool,
+                 checked: Node | None = None) -> None:
+    """_check_structure's walk of the nodes under `root` (but `checked`),
+    with what the document's text says it may hold: anchors, tags, `\\/`
+    escapes. A List's item is walked alone as the whole graph's walk would
+    reach it: its keys shown, as the root's are."""
     seen_nodes: set[int] = set()
     earlier: list[_Earlier] = []
     # Each node with what a message may say about its keys: None, anything;
@@ -1953,6 +1985,8 @@ def _check_structure(doc: Document, root: Node, limits: Limits) -> None:
     push = stack.append
     while stack:
         node, shown = stack.pop()
+        if node is checked:
+            continue
         dropped = shown is _DROPPED
         if isinstance(node, ScalarNode):
             # Untagged, only a plain .inf or .nan needs a look.

@@ -107,7 +107,7 @@ def test_what_only_the_text_shows_is_walked(text):
 
 def test_a_plain_document_is_not_walked(monkeypatch):
     walked = []
-    monkeypatch.setattr(read_stage, "_check_structure", lambda doc, root, limits: walked.append(doc.index))
+    monkeypatch.setattr(read_stage, "_check_structure", lambda doc, root, limits, checked=None: walked.append(doc.index))
     head = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {}\ndata:\n"
     bodies = ["  k: v\n", "  '1': v\n  1: w\n", "  k: !!str v\n", "  <<: {k: v}\n", "  k: &a v\n  j: *a\n",
               "  k: .nan\n"]
@@ -309,7 +309,7 @@ def test_past_the_first_few_infinite_numbers_words_it_says_yes(monkeypatch):
 ])
 def test_a_script_is_not_walked(script, walked, monkeypatch):
     seen = []
-    monkeypatch.setattr(read_stage, "_check_structure", lambda doc, root, limits: seen.append(doc.index))
+    monkeypatch.setattr(read_stage, "_check_structure", lambda doc, root, limits, checked=None: seen.append(doc.index))
     text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n" + script
     read_stage.read([Source(None, text)], Limits())
     assert seen == ([1] if walked else [])
