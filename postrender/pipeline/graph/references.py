@@ -597,13 +597,34 @@ def lookup(
     if namespace is None:
         # A cluster-scoped referrer with no namespace field: any namespace.
         if len(candidates) == 1:
-            return candidates[0], Resolution.RESOLVED, ()
+            candidates = _and_earlier_versions(index, kind, name, candidates, None)
+            if len(candidates) == 1:
+                return candidates[0], Resolution.RESOLVED, ()
         return (None, Resolution.AMBIGUOUS, candidates) if candidates else (None, Resolution.DANGLING, ())
     # Resolve across the implicit namespace, but say so.
     across = [c for c in candidates if across_namespaces(namespace, index.namespace_of(c))]
     if len(across) == 1:
-        return across[0], Resolution.CROSS_NAMESPACE, ()
+        across = _and_earlier_versions(index, kind, name, across, namespace)
+        if len(across) == 1:
+            return across[0], Resolution.CROSS_NAMESPACE, ()
     return (None, Resolution.AMBIGUOUS, across) if across else (None, Resolution.DANGLING, ())
+
+
+def _and_earlier_versions(index: ObjectIndex, kind: str, name: str, found: list[KubeObject],
+                          namespace: str | None) -> list[KubeObject]:
+    """`found` (the one object a name leads to in another namespace than
+    the referrer's, or in any), and the versions a previous run made of an
+    object of that name in another namespace still, where the name is
+    looked up in another or in any (`namespace` None). A run made such a
+    version where two namespaces each held the name and the referrer said
+    neither: the name matched both, and was left as it was. Read again, the
+    one left holding the name must not make it match alone (then its config
+    hash, a rewrite), or the second run would not write what the first did."""
+    held = {index.namespace_of(obj) for obj in found}
+    earlier = [version for version in index.versions_named("", kind, name)
+               if version.api_version == "v1" and index.namespace_of(version) not in held
+               and (namespace is None or across_namespaces(namespace, index.namespace_of(version)))]
+    return found + earlier if earlier else found
 
 
 def _lookup_renamed(

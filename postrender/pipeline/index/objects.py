@@ -84,6 +84,9 @@ class ObjectIndex:
         # then): the names kustomize records on objects it renamed (empty
         # outside a stream kustomize hands a transformer).
         self._by_previous_name: dict[tuple[str, str], dict[str, list[tuple[KubeObject, str]]]] = {}
+        # (group, kind, base name) -> a previous run's versions of it: made
+        # at first ask (versions_named), which few lookups make.
+        self._versions: dict[tuple[str, str, str], list[KubeObject]] | None = None
         for obj in objects:
             if obj.name is None:
                 continue  # generateName objects cannot be referenced by name
@@ -169,6 +172,19 @@ class ObjectIndex:
         if isinstance(held, KubeObject):
             return (held,)
         return held.values() if held is not None else ()
+
+    def versions_named(self, group: str, kind: str, base: str) -> list[KubeObject]:
+        """Every version a previous run made of an object named `base` (its
+        marks say so: base_name_of), in any namespace, in stream order: a
+        stream postrender wrote, read again."""
+        if self._versions is None:
+            self._versions = {}
+            for obj in self.objects:
+                if obj.labels.get(LABEL_VERSIONED) == "true" and obj.name is not None:
+                    base_of = base_name_of(obj)
+                    if base_of != obj.name:
+                        self._versions.setdefault((obj.group, obj.kind, base_of), []).append(obj)
+        return self._versions.get((group, kind, base), [])
 
 
 _NONE: dict = {}  # read only

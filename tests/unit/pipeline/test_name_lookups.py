@@ -4,6 +4,9 @@ across the implicit one; the exact name before the unversioned one). They
 answer from an index built once, so a stream holding one chart per tenant
 or one producer per workload stays linear; these pin the answers."""
 
+import pytest
+
+from conftest import run_postrender
 from postrender.options import RenderOptions
 from postrender.pipeline.graph.references import Resolution
 from postrender.pipeline.read import Source
@@ -98,3 +101,53 @@ def test_each_producer_answers_for_its_own_namespace_and_name():
     # The Secret in the stream keeps its name for the producer of its own namespace.
     [kept] = [obj for obj in analysis.graph.config_objects if id(obj) in productions.excluded]
     assert kept.namespace == "t7" and productions.by_object[id(kept)].producer.name == "c7"
+
+
+# --- A name two namespaces held, read again once one was versioned ------------
+
+def _referrer(kind: str, target: str, namespace: str | None = None) -> str:
+    ref = "configMapRef" if target == "ConfigMap" else "secretRef"
+    if kind == "ClusterAnalysisTemplate":  # cluster-scoped: the name is looked up in every namespace
+        return ("apiVersion: argoproj.io/v1alpha1\nkind: ClusterAnalysisTemplate\nmetadata:\n  name: t\nspec:\n"
+                "  metrics:\n  - name: m\n    provider:\n      job:\n        spec:\n          template:\n"
+                "            spec:\n              containers:\n              - name: c\n                image: x\n"
+                f"                envFrom: [{{{ref}: {{name: cfg}}}}]\n")
+    ns = f"\n  namespace: {namespace}" if namespace else ""
+    return (f"apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: w{ns}\nspec:\n  template:\n    spec:\n"
+            f"      containers:\n      - name: c\n        image: x\n        envFrom: [{{{ref}: {{name: cfg}}}}]\n")
+
+
+@pytest.mark.parametrize("placeholder", [True, False], ids=["a-placeholder-kept", "all-versioned"])
+@pytest.mark.parametrize("namespaces", [("a", "b"), ("a", "b", "c")], ids=["two", "three"])
+@pytest.mark.parametrize("referrer", ["Deployment", "ClusterAnalysisTemplate"])
+@pytest.mark.parametrize("target", ["ConfigMap", "Secret"])
+def test_a_name_several_namespaces_held_is_left_as_it_was_when_read_again(target, referrer, namespaces, placeholder):
+    # The referrer says no namespace, and each namespace holds the name: it
+    # matches all, and is left as it is. A workload in each namespace uses
+    # the name there, so each config is versioned, but a placeholder (no
+    # data: kept as it is). Read again, the name matched the placeholder
+    # alone, and the second run gave the referrer its config hash (found by
+    # the property that running twice equals running once), or (all
+    # versioned) matched nothing. The versions a run made of it still count.
+    data = "stringData" if target == "Secret" else "data"
+    configs = [f"apiVersion: v1\nkind: {target}\nmetadata:\n  name: cfg\n  namespace: {ns}\n"
+               + (f"{data}: {{}}\n" if placeholder and i == 0 else f"{data}:\n  k: '{ns}'\n")
+               for i, ns in enumerate(namespaces)]
+    users = [_referrer("Deployment", target, ns) for ns in namespaces]
+    stream = "---\n".join([*configs, *users, _referrer(referrer, target)])
+    once = run_postrender(["--allow-broken-references"], stream)
+    assert once.status == 0, once.stderr
+    assert once.stdout.count("base-name: cfg") == len(namespaces) - placeholder  # each versioned, but a placeholder
+    assert once.stdout.count("{name: cfg}") == 1 + placeholder  # the name left as it was (and the placeholder's user)
+    twice = run_postrender(["--allow-broken-references"], once.stdout)
+    assert twice.status == 0, twice.stderr
+    assert twice.stdout == once.stdout
+
+
+def test_a_previous_runs_version_in_the_referrers_own_namespace_makes_no_name_match_twice():
+    # The namespace that holds the name holds a version of it too (a copy
+    # kept beside it, --keep-original): the name still leads there alone.
+    renamed = "\n  labels: {postrender.io/versioned: \"true\", postrender.io/base-name: cfg}"
+    analysis = _analysis(_cm("cfg-abc", "a", renamed), _cm("cfg", "a"), _deploy("web", None, config="cfg"))
+    (ref,) = [ref for ref in analysis.graph.references if ref.referrer.name == "web"]
+    assert (ref.resolution, _described(ref.target)) == (Resolution.CROSS_NAMESPACE, "ConfigMap/a/cfg")
