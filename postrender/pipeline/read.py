@@ -1173,9 +1173,10 @@ class _Items(_ListParts):
 
     `tags`: the List may hold tags (may_hold_tags), which the whole graph's
     walk checks before any object is read (_check_structure). Each item is
-    walked so as it is composed, before it is read (a `!!str` name is read
-    as the string it is), and that walk then leaves out the items
-    (`checked`): a List whose names are tagged is never held whole either.
+    walked for them as it is composed, before it is read (a `!!str` name is
+    read as the string it is), and the whole graph's walk then leaves the
+    items out (`checked`): a List whose names are tagged is never held whole
+    either.
     Anything the walk of an item refuses, or a key written twice, and the
     List is read again whole, where the whole walk meets it in order."""
 
