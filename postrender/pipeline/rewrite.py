@@ -875,12 +875,18 @@ def _grant(graph: Graph, plan: Plan, ref: Reference, alive: set[tuple[str, str, 
     namespace's object, or any namespace's for a cluster-wide grant."""
     targets = [ref.target] if ref.target is not None else ref.candidates
     names = sorted({v.name for t in targets if (v := plan.of(t)) is not None and v.versioned and v.name != ref.name})
+    sequence = node_at(ref.referrer.node, ref.path[:-1]) if isinstance(ref.path[-1], int) else None
+    if names and isinstance(sequence, SequenceNode):
+        # A name the grant holds already is not added again: read again, a
+        # grant a run gave a version's name beside the original (a name
+        # two namespaces held) still matches that version.
+        written = {item.value for item in sequence.value if isinstance(item, ScalarNode)}
+        names = [name for name in names if name not in written]
     if not names:
         return
     namespace = graph.index.lookup_namespace(ref.referrer, ref.namespace)
     keep = namespace is None or (ref.target_kind, namespace, ref.name) in alive
     edits = result.edits_of(ref.referrer.document)
-    sequence = node_at(ref.referrer.node, ref.path[:-1]) if isinstance(ref.path[-1], int) else None
     if not isinstance(sequence, SequenceNode):
         edits.replace(ref.node, names[0])  # a lone name, not a list: nothing to add to
         if explain:

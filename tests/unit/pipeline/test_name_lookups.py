@@ -4,6 +4,8 @@ across the implicit one; the exact name before the unversioned one). They
 answer from an index built once, so a stream holding one chart per tenant
 or one producer per workload stays linear; these pin the answers."""
 
+import re
+
 import pytest
 
 from conftest import run_postrender
@@ -151,3 +153,32 @@ def test_a_previous_runs_version_in_the_referrers_own_namespace_makes_no_name_ma
     analysis = _analysis(_cm("cfg-abc", "a", renamed), _cm("cfg", "a"), _deploy("web", None, config="cfg"))
     (ref,) = [ref for ref in analysis.graph.references if ref.referrer.name == "web"]
     assert (ref.resolution, _described(ref.target)) == (Resolution.CROSS_NAMESPACE, "ConfigMap/a/cfg")
+
+
+@pytest.mark.parametrize("kept", ["opted-out", "placeholder", "implicit-namespace"])
+@pytest.mark.parametrize("target", ["ConfigMap", "Secret"])
+def test_a_cluster_wide_grant_of_a_name_two_namespaces_hold_gains_the_versions_name_once(target, kept):
+    # The grant keeps the name (a namespace still holds it) and gains the
+    # version's beside it. Read again, the name still matches that version
+    # (a previous run's versions count), whose name the grant holds already:
+    # each run added it once more.
+    resource = "configmaps" if target == "ConfigMap" else "secrets"
+    other = {"opted-out": "  namespace: a\n  annotations: {postrender.io/versioned: 'false'}\ndata: {k: v}\n",
+             "placeholder": "  namespace: a\ndata: {}\n",
+             "implicit-namespace": "  annotations: {postrender.io/versioned: 'false'}\ndata: {k: v}\n"}[kept]
+    if target == "Secret":
+        other = other.replace("data:", "stringData:")
+    stream = "---\n".join([
+        f"apiVersion: v1\nkind: {target}\nmetadata:\n  name: cfg\n  namespace: b\n"
+        "  annotations: {postrender.io/versioned: 'true'}\ndata: {k: dw==}\n",
+        f"apiVersion: v1\nkind: {target}\nmetadata:\n  name: cfg\n{other}",
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: r}\nrules:\n"
+        f"- {{apiGroups: [''], resources: [{resource}], resourceNames: [cfg], verbs: [get]}}\n",
+    ])
+    once = run_postrender([], stream)
+    assert once.status == 0, once.stderr
+    granted = re.search(r"resourceNames: \[([^]]*)\]", once.stdout).group(1).split(", ")
+    assert len(granted) == 2 and granted[1] == "cfg" and granted[0].startswith("cfg-"), granted
+    twice = run_postrender([], once.stdout)
+    assert twice.status == 0, twice.stderr
+    assert twice.stdout == once.stdout
