@@ -31,10 +31,10 @@ from ... import fieldspecs
 from ...fieldspecs.guardrules import guard_rules, squeezed
 from ...fieldspecs import CONFIG_KINDS, ReferenceTable, pod_path_spec
 from ...fieldspecs.walk import SpecIndex
-from .references import Found, Graph, Path, Scanned, lookup
+from .references import Found, Graph, Path, Resolution, Scanned, lookup
 from ..index.configs import content_of, names_in_data
 from ..index.folding import NAMING_FIELDS, in_document_order, names_in_field
-from ..index.objects import ObjectIndex
+from ..index.objects import ObjectIndex, across_namespaces
 from ...syntax.nodes import Node, ScalarNode, SequenceNode, entries, format_path, get, node_at
 from ..read import KubeObject
 from ...lazyre import LazyPattern
@@ -300,6 +300,9 @@ def may_name_config(index: ObjectIndex) -> Callable[[str], bool]:
     # stream of 20,000 ConfigMaps held 2 MiB more for the walk that asks,
     # its peak, and most streams ask of few strings.
     names = index.names_of_kinds(CONFIG_KINDS)
+    bases = index.version_bases(CONFIG_KINDS)  # (_earlier_version)
+    if bases:
+        names.append(bases)
     return lambda text: any(name in held for _, _, name in names_in(text) for held in names)
 
 
@@ -363,10 +366,33 @@ def _targets(index: ObjectIndex, referrer: KubeObject, namespace: str | None, na
              kinds: Iterable[str] = CONFIG_KINDS) -> list[KubeObject]:
     found = []
     for kind in kinds:
-        target, _, _ = lookup(index, referrer, kind, name, namespace)
+        target, resolution, _ = lookup(index, referrer, kind, name, namespace)
+        if resolution is Resolution.DANGLING:
+            target = _earlier_version(index, referrer, kind, name, namespace)
         if target is not None and target is not referrer:
             found.append(target)
     return found
+
+
+def _earlier_version(index: ObjectIndex, referrer: KubeObject, kind: str, name: str,
+                     namespace: str | None) -> KubeObject | None:
+    """The one version a previous run made of an object of the name no
+    object has now, where the name is looked up (in its namespace, then
+    across the implicit one), as a declared dependency finds it
+    (dependencies.py): read again, a program reading a config by a name the
+    first run versioned away (an allowed broken reference) reads what it
+    read then, and the config hash it gave covers the same configs."""
+    versions = [v for v in index.versions_named("", kind, name) if v.api_version == "v1"]
+    if not versions:
+        return None
+    looked_up = index.lookup_namespace(referrer, namespace)
+    for matches in (lambda ns: looked_up is None or ns == looked_up, lambda ns: across_namespaces(looked_up, ns)):
+        named = [v for v in versions if matches(index.namespace_of(v))]
+        if len(named) == 1:
+            return named[0]
+        if named:
+            return None
+    return None
 
 
 # --- names in a ConfigMap's or Secret's data -------------------------------------

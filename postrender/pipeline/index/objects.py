@@ -177,6 +177,13 @@ class ObjectIndex:
         """Every version a previous run made of an object named `base` (its
         marks say so: base_name_of), in any namespace, in stream order: a
         stream postrender wrote, read again."""
+        return self._versions_made().get((group, kind, base), [])
+
+    def version_bases(self, kinds: Collection[str]) -> set[str]:
+        """The names a previous run made versions of, of objects of the kinds."""
+        return {base for (_, kind, base) in self._versions_made() if kind in kinds}
+
+    def _versions_made(self) -> dict[tuple[str, str, str], list[KubeObject]]:
         if self._versions is None:
             self._versions = {}
             for obj in self.objects:
@@ -184,7 +191,7 @@ class ObjectIndex:
                     base_of = base_name_of(obj)
                     if base_of != obj.name:
                         self._versions.setdefault((obj.group, obj.kind, base_of), []).append(obj)
-        return self._versions.get((group, kind, base), [])
+        return self._versions
 
 
 _NONE: dict = {}  # read only

@@ -182,3 +182,33 @@ def test_a_cluster_wide_grant_of_a_name_two_namespaces_hold_gains_the_versions_n
     twice = run_postrender([], once.stdout)
     assert twice.status == 0, twice.stderr
     assert twice.stdout == once.stdout
+
+
+@pytest.mark.parametrize("target, args", [
+    ("ConfigMap", "[--configmap-name, x]"),
+    ("ConfigMap", "['--configmap-name=x']"),
+    ("ConfigMap", "[--config, x]"),
+    ("Secret", "[--tls-secret, x]"),
+])
+def test_a_config_read_by_name_and_versioned_anyway_is_covered_alike_when_read_again(target, args):
+    # A program reads `x` by name, and `x` is versioned all the same (its
+    # own annotation; the reference left broken, allowed): the pod
+    # template's config hash covers it and the config the workload uses.
+    # Read again, `x` is a version a previous run made of that name: the
+    # program still reads it, and the hash still covers it.
+    data = "stringData" if target == "Secret" else "data"
+    stream = "---\n".join([
+        f"apiVersion: v1\nkind: {target}\nmetadata: {{name: x, annotations: {{postrender.io/versioned: 'true'}}}}\n"
+        f"{data}: {{k: v}}\n",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: other, annotations: {postrender.io/versioned: 'false'}}\n"
+        "data: {k: v}\n",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w}\nspec:\n  template:\n    spec:\n      containers:\n"
+        f"      - name: c\n        image: x\n        args: {args}\n        envFrom: [{{configMapRef: {{name: other}}}}]\n",
+    ])
+    for flags in (["--allow-broken-references"], ["--allow-broken-references", "--keep-original=none"]):
+        once = run_postrender(flags, stream)
+        assert once.status == 0, once.stderr
+        assert "name: x-" in once.stdout and "postrender.io/config-hash" in once.stdout
+        twice = run_postrender(flags, once.stdout)
+        assert twice.status == 0, twice.stderr
+        assert twice.stdout == once.stdout
