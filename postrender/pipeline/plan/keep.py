@@ -115,8 +115,8 @@ def _records(graph: Graph, the_plan: Plan, table: ReferenceTable, held: Collecti
     # Per referrer, then per place (a pod template, else the metadata).
     places: dict[tuple[int, Path], tuple[KubeObject, Path, set[str]]] = {}
     for ref in graph.references:
-        version = _versioned_target(ref, the_plan)
-        if version is None or id(ref) in held:
+        versions = _versioned_targets(ref, the_plan)
+        if not versions or id(ref) in held:
             continue
         referrer = ref.referrer
         if ANNOTATION_COPY_OF in referrer.annotations:
@@ -126,15 +126,23 @@ def _records(graph: Graph, the_plan: Plan, table: ReferenceTable, held: Collecti
             continue
         template = _template(ref, table)
         entry = places.setdefault((id(referrer), template), (referrer, template, set()))
-        entry[2].add(_ref_entry(graph, ref, version))
+        entry[2].update(_ref_entry(graph, ref, version) for version in versions)
     return tuple(Record(referrer, template, ",".join(sorted(names))) for referrer, template, names in places.values())
 
 
-def _versioned_target(ref: Reference, the_plan: Plan) -> Version | None:
+def _versioned_targets(ref: Reference, the_plan: Plan) -> list[Version]:
+    """The versions a reference uses once rewritten: its target's; of a
+    grant by name that matched several objects (RBAC resourceNames, a
+    cluster-wide rule), each version it gains beside the name
+    (rewrite._grant), so that the record says what the grant holds, as it
+    says it once the output is read again and the names match one each."""
     if ref.target is None:
-        return None
+        if not ref.spec.grants:
+            return []
+        versions = [the_plan.of(candidate) for candidate in ref.candidates]
+        return [v for v in versions if v is not None and v.versioned and v.name != ref.name]
     version = the_plan.of(ref.target)
-    return version if version is not None and version.versioned else None
+    return [version] if version is not None and version.versioned else []
 
 
 def _template(ref: Reference, table: ReferenceTable) -> Path:

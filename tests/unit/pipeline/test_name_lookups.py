@@ -155,13 +155,16 @@ def test_a_previous_runs_version_in_the_referrers_own_namespace_makes_no_name_ma
     assert (ref.resolution, _described(ref.target)) == (Resolution.CROSS_NAMESPACE, "ConfigMap/a/cfg")
 
 
+@pytest.mark.parametrize("flags", ["", "--keep-previous argocd", "--keep-previous helm"])
 @pytest.mark.parametrize("kept", ["opted-out", "placeholder", "implicit-namespace"])
 @pytest.mark.parametrize("target", ["ConfigMap", "Secret"])
-def test_a_cluster_wide_grant_of_a_name_two_namespaces_hold_gains_the_versions_name_once(target, kept):
+def test_a_cluster_wide_grant_of_a_name_two_namespaces_hold_gains_the_versions_name_once(target, kept, flags):
     # The grant keeps the name (a namespace still holds it) and gains the
     # version's beside it. Read again, the name still matches that version
     # (a previous run's versions count), whose name the grant holds already:
-    # each run added it once more.
+    # each run added it once more. And a run that records what each object
+    # uses (--keep-previous) records the version the grant gains, as the
+    # second run does, where the version's name matches it alone.
     resource = "configmaps" if target == "ConfigMap" else "secrets"
     other = {"opted-out": "  namespace: a\n  annotations: {postrender.io/versioned: 'false'}\ndata: {k: v}\n",
              "placeholder": "  namespace: a\ndata: {}\n",
@@ -175,11 +178,13 @@ def test_a_cluster_wide_grant_of_a_name_two_namespaces_hold_gains_the_versions_n
         "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: r}\nrules:\n"
         f"- {{apiGroups: [''], resources: [{resource}], resourceNames: [cfg], verbs: [get]}}\n",
     ])
-    once = run_postrender([], stream)
+    once = run_postrender(flags.split(), stream)
     assert once.status == 0, once.stderr
     granted = re.search(r"resourceNames: \[([^]]*)\]", once.stdout).group(1).split(", ")
     assert len(granted) == 2 and granted[1] == "cfg" and granted[0].startswith("cfg-"), granted
-    twice = run_postrender([], once.stdout)
+    if flags:
+        assert f"metadata: {{name: r, annotations: {{postrender.io/refs: {target}/b/{granted[0]}}}}}" in once.stdout
+    twice = run_postrender(flags.split(), once.stdout)
     assert twice.status == 0, twice.stderr
     assert twice.stdout == once.stdout
 
