@@ -9,7 +9,7 @@ object a previous run already renamed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any
 
@@ -114,5 +114,15 @@ class _ConfigNames:
             for pool in (self._by_name.get(key, ()), self._by_base_name.get(key, ())):
                 named = [c for c in pool if matches(index.namespace_of(c))]
                 if len(named) == 1:
-                    return named[0]
+                    return named[0] if not self._versioned_elsewhere(dep, named[0], matches) else None
         return None
+
+    def _versioned_elsewhere(self, dep: Dependency, found: KubeObject, matches: Callable[[str], bool]) -> bool:
+        """Whether a version a previous run made of the name sits in another
+        namespace the name is looked up in than `found`'s: the name matched
+        both there (one object in each namespace) when that run read it, and
+        led nowhere, as it must again (references.lookup, likewise)."""
+        index = self._index
+        held = index.namespace_of(found)
+        return any(version.name != dep.name and matches(ns := index.namespace_of(version)) and ns != held
+                   for version in self._by_base_name.get((dep.kind, dep.name), ()))

@@ -217,3 +217,26 @@ def test_a_config_read_by_name_and_versioned_anyway_is_covered_alike_when_read_a
         twice = run_postrender(flags, once.stdout)
         assert twice.status == 0, twice.stderr
         assert twice.stdout == once.stdout
+
+
+@pytest.mark.parametrize("namespaces", [("a", "b"), ("a", "b", "c")], ids=["two", "three"])
+@pytest.mark.parametrize("target", ["ConfigMap", "Secret"])
+def test_a_declared_dependency_on_a_name_several_namespaces_held_leads_nowhere_when_read_again(target, namespaces):
+    # Reloader's annotation on a workload without a namespace names a config
+    # each namespace holds: it leads nowhere, and gives no config hash. Once
+    # the first run versioned all but the placeholder, the name read again
+    # led to the placeholder alone, and the second run gave the hash.
+    data = "stringData" if target == "Secret" else "data"
+    configs = [f"apiVersion: v1\nkind: {target}\nmetadata:\n  name: db\n  namespace: {ns}\n"
+               + ("" if i == 0 else f"{data}:\n  k: '{ns}'\n") for i, ns in enumerate(namespaces)]
+    annotation = f"{target.lower()}.reloader.stakater.com/reload"
+    workload = (f"apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: w\n  annotations: {{{annotation}: db}}\n"
+                "spec:\n  template:\n    spec:\n      containers: [{name: c, image: x}]\n")
+    stream = "---\n".join([*configs, workload])
+    flags = ["--version-all"]
+    once = run_postrender(flags, stream)
+    assert once.status == 0, once.stderr
+    assert once.stdout.count("base-name: db") == len(namespaces) - 1 and "config-hash" not in once.stdout
+    twice = run_postrender(flags, once.stdout)
+    assert twice.status == 0, twice.stderr
+    assert twice.stdout == once.stdout
