@@ -133,14 +133,14 @@ def _records(graph: Graph, the_plan: Plan, table: ReferenceTable, held: Collecti
 def _versioned_targets(ref: Reference, the_plan: Plan) -> list[Version]:
     """The versions a reference uses once rewritten: its target's; of a
     grant by name that matched several objects (RBAC resourceNames, a
-    cluster-wide rule), each version it gains beside the name
-    (rewrite._grant), so that the record says what the grant holds, as it
-    says it once the output is read again and the names match one each."""
+    cluster-wide rule), each version it names then, by the name it gains
+    beside its own (rewrite._grant) or by its own, so that the record says
+    what the grant holds, as it says it once the output is read again."""
     if ref.target is None:
         if not ref.spec.grants:
             return []
         versions = [the_plan.of(candidate) for candidate in ref.candidates]
-        return [v for v in versions if v is not None and v.versioned and v.name != ref.name]
+        return [v for v in versions if v is not None and v.versioned]
     version = the_plan.of(ref.target)
     return [version] if version is not None and version.versioned else []
 

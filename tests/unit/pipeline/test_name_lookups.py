@@ -240,3 +240,27 @@ def test_a_declared_dependency_on_a_name_several_namespaces_held_leads_nowhere_w
     twice = run_postrender(flags, once.stdout)
     assert twice.status == 0, twice.stderr
     assert twice.stdout == once.stdout
+
+
+def test_a_cluster_wide_grant_records_each_version_it_names_by_its_own_name_too():
+    # Two namespaces version `cfg` alike (one name, cfg-<hash>, in each), one
+    # keeping the original beside it. The grant gains the versions' one name
+    # and records both versions; read again, that name matches both, and
+    # the record must still name both (it named none: a grant by a name
+    # matching several objects recorded only the names it gained).
+    cfg = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\n{ns}"
+           "  annotations: {{postrender.io/versioned: 'true'{keep}}}\ndata: {{k: v}}\n")
+    stream = "---\n".join([
+        cfg.format(ns="  namespace: a\n", keep=", postrender.io/keep-original: 'true'"),
+        cfg.format(ns="", keep=""),
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: r}\nrules:\n"
+        "- {apiGroups: [''], resources: [configmaps], resourceNames: [cfg], verbs: [get]}\n",
+    ])
+    flags = ["--keep-previous", "argocd", "--allow-broken-references"]
+    once = run_postrender(flags, stream)
+    assert once.status == 0, once.stderr
+    (record,) = re.findall(r"postrender.io/refs: ['\"]?([^'\"}]+)", once.stdout)
+    assert record.split(",") == ["ConfigMap/a/cfg-bdg947hgcc", "ConfigMap/cfg-bdg947hgcc"]
+    twice = run_postrender(flags, once.stdout)
+    assert twice.status == 0, twice.stderr
+    assert twice.stdout == once.stdout
