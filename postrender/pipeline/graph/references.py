@@ -593,6 +593,13 @@ def lookup(
             # Found by key: the objects of that name in other namespaces
             # (one per tenant, in a stream of many) are not looked at.
             return exact, Resolution.RESOLVED, ()
+        if any(version.api_version == "v1" and index.namespace_of(version) == namespace
+               for version in index.versions_named("", kind, name)):
+            # A previous run versioned the object of that name here: the
+            # name led here then, not across to another namespace's (read
+            # again, a name a program reads, left on the old name, would
+            # lead to a placeholder the implicit namespace holds).
+            return None, Resolution.DANGLING, ()
     candidates = [c for c in index.named("", kind, name) if c.api_version == "v1"]
     if namespace is None:
         # A cluster-scoped referrer with no namespace field: any namespace.

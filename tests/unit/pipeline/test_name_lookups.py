@@ -264,3 +264,25 @@ def test_a_cluster_wide_grant_records_each_version_it_names_by_its_own_name_too(
     twice = run_postrender(flags, once.stdout)
     assert twice.status == 0, twice.stderr
     assert twice.stdout == once.stdout
+
+
+@pytest.mark.parametrize("args", ["[--configmap-name, cfg]", "[--config, cfg]"])
+def test_a_name_read_in_its_own_namespace_does_not_lead_across_once_versioned_there(args):
+    # A program in `b` reads `cfg` by name; `b` holds it (versioned all the
+    # same: --version-all, the reference left broken, allowed), and the
+    # implicit namespace holds a placeholder of that name. Read again, `b`
+    # holds the version a run made of it: the name led to `b`'s, not across
+    # to the placeholder, whose content the config hash then covered.
+    stream = "---\n".join([
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\n",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg, namespace: b}\ndata: {k: v}\n",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w, namespace: b}\nspec:\n  template:\n    spec:\n"
+        f"      containers:\n      - name: c\n        image: x\n        args: {args}\n",
+    ])
+    flags = ["--allow-broken-references", "--version-all"]
+    once = run_postrender(flags, stream)
+    assert once.status == 0, once.stderr
+    assert "name: cfg-" in once.stdout and "postrender.io/config-hash" in once.stdout
+    twice = run_postrender(flags, once.stdout)
+    assert twice.status == 0, twice.stderr
+    assert twice.stdout == once.stdout
