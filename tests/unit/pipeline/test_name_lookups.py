@@ -106,6 +106,16 @@ def test_each_producer_answers_for_its_own_namespace_and_name():
 
 
 # --- A name two namespaces held, read again once one was versioned ------------
+def _rendered_twice_alike(flags: list[str], stream: str) -> str:
+    """A run's output, which a second run of it must write again: exit 0
+    both times, the same bytes."""
+    once = run_postrender(flags, stream)
+    assert once.status == 0, once.stderr
+    twice = run_postrender(flags, once.stdout)
+    assert twice.status == 0, twice.stderr
+    assert twice.stdout == once.stdout
+    return once.stdout
+
 
 def _referrer(kind: str, target: str, namespace: str | None = None) -> str:
     ref = "configMapRef" if target == "ConfigMap" else "secretRef"
@@ -137,13 +147,9 @@ def test_a_name_several_namespaces_held_is_left_as_it_was_when_read_again(target
                for i, ns in enumerate(namespaces)]
     users = [_referrer("Deployment", target, ns) for ns in namespaces]
     stream = "---\n".join([*configs, *users, _referrer(referrer, target)])
-    once = run_postrender(["--allow-broken-references"], stream)
-    assert once.status == 0, once.stderr
-    assert once.stdout.count("base-name: cfg") == len(namespaces) - placeholder  # each versioned, but a placeholder
-    assert once.stdout.count("{name: cfg}") == 1 + placeholder  # the name left as it was (and the placeholder's user)
-    twice = run_postrender(["--allow-broken-references"], once.stdout)
-    assert twice.status == 0, twice.stderr
-    assert twice.stdout == once.stdout
+    output = _rendered_twice_alike(["--allow-broken-references"], stream)
+    assert output.count("base-name: cfg") == len(namespaces) - placeholder  # each versioned, but a placeholder
+    assert output.count("{name: cfg}") == 1 + placeholder  # the name left as it was (and the placeholder's user)
 
 
 def test_a_previous_runs_version_in_the_referrers_own_namespace_makes_no_name_match_twice():
@@ -178,15 +184,11 @@ def test_a_cluster_wide_grant_of_a_name_two_namespaces_hold_gains_the_versions_n
         "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: r}\nrules:\n"
         f"- {{apiGroups: [''], resources: [{resource}], resourceNames: [cfg], verbs: [get]}}\n",
     ])
-    once = run_postrender(flags.split(), stream)
-    assert once.status == 0, once.stderr
-    granted = re.search(r"resourceNames: \[([^]]*)\]", once.stdout).group(1).split(", ")
+    output = _rendered_twice_alike(flags.split(), stream)
+    granted = re.search(r"resourceNames: \[([^]]*)\]", output).group(1).split(", ")
     assert len(granted) == 2 and granted[1] == "cfg" and granted[0].startswith("cfg-"), granted
     if flags:
-        assert f"metadata: {{name: r, annotations: {{postrender.io/refs: {target}/b/{granted[0]}}}}}" in once.stdout
-    twice = run_postrender(flags.split(), once.stdout)
-    assert twice.status == 0, twice.stderr
-    assert twice.stdout == once.stdout
+        assert f"metadata: {{name: r, annotations: {{postrender.io/refs: {target}/b/{granted[0]}}}}}" in output
 
 
 @pytest.mark.parametrize("target, args", [
@@ -211,12 +213,8 @@ def test_a_config_read_by_name_and_versioned_anyway_is_covered_alike_when_read_a
         f"      - name: c\n        image: x\n        args: {args}\n        envFrom: [{{configMapRef: {{name: other}}}}]\n",
     ])
     for flags in (["--allow-broken-references"], ["--allow-broken-references", "--keep-original=none"]):
-        once = run_postrender(flags, stream)
-        assert once.status == 0, once.stderr
-        assert "name: x-" in once.stdout and "postrender.io/config-hash" in once.stdout
-        twice = run_postrender(flags, once.stdout)
-        assert twice.status == 0, twice.stderr
-        assert twice.stdout == once.stdout
+        output = _rendered_twice_alike(flags, stream)
+        assert "name: x-" in output and "postrender.io/config-hash" in output
 
 
 @pytest.mark.parametrize("namespaces", [("a", "b"), ("a", "b", "c")], ids=["two", "three"])
@@ -234,12 +232,8 @@ def test_a_declared_dependency_on_a_name_several_namespaces_held_leads_nowhere_w
                 "spec:\n  template:\n    spec:\n      containers: [{name: c, image: x}]\n")
     stream = "---\n".join([*configs, workload])
     flags = ["--version-all"]
-    once = run_postrender(flags, stream)
-    assert once.status == 0, once.stderr
-    assert once.stdout.count("base-name: db") == len(namespaces) - 1 and "config-hash" not in once.stdout
-    twice = run_postrender(flags, once.stdout)
-    assert twice.status == 0, twice.stderr
-    assert twice.stdout == once.stdout
+    output = _rendered_twice_alike(flags, stream)
+    assert output.count("base-name: db") == len(namespaces) - 1 and "config-hash" not in output
 
 
 def test_a_cluster_wide_grant_records_each_version_it_names_by_its_own_name_too():
@@ -257,13 +251,9 @@ def test_a_cluster_wide_grant_records_each_version_it_names_by_its_own_name_too(
         "- {apiGroups: [''], resources: [configmaps], resourceNames: [cfg], verbs: [get]}\n",
     ])
     flags = ["--keep-previous", "argocd", "--allow-broken-references"]
-    once = run_postrender(flags, stream)
-    assert once.status == 0, once.stderr
-    (record,) = re.findall(r"postrender.io/refs: ['\"]?([^'\"}]+)", once.stdout)
+    output = _rendered_twice_alike(flags, stream)
+    (record,) = re.findall(r"postrender.io/refs: ['\"]?([^'\"}]+)", output)
     assert record.split(",") == ["ConfigMap/a/cfg-bdg947hgcc", "ConfigMap/cfg-bdg947hgcc"]
-    twice = run_postrender(flags, once.stdout)
-    assert twice.status == 0, twice.stderr
-    assert twice.stdout == once.stdout
 
 
 @pytest.mark.parametrize("args", ["[--configmap-name, cfg]", "[--config, cfg]"])
@@ -280,9 +270,5 @@ def test_a_name_read_in_its_own_namespace_does_not_lead_across_once_versioned_th
         f"      containers:\n      - name: c\n        image: x\n        args: {args}\n",
     ])
     flags = ["--allow-broken-references", "--version-all"]
-    once = run_postrender(flags, stream)
-    assert once.status == 0, once.stderr
-    assert "name: cfg-" in once.stdout and "postrender.io/config-hash" in once.stdout
-    twice = run_postrender(flags, once.stdout)
-    assert twice.status == 0, twice.stderr
-    assert twice.stdout == once.stdout
+    output = _rendered_twice_alike(flags, stream)
+    assert "name: cfg-" in output and "postrender.io/config-hash" in output
