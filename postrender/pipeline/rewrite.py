@@ -873,8 +873,7 @@ def _grant(graph: Graph, plan: Plan, ref: Reference, alive: set[tuple[str, str, 
     """A grant by name (RBAC resourceNames) gains each versioned name; the
     original stays where it still names an object: a kept copy, another
     namespace's object, or any namespace's for a cluster-wide grant."""
-    targets = [ref.target] if ref.target is not None else ref.candidates
-    names = sorted({v.name for t in targets if (v := plan.of(t)) is not None and v.versioned and v.name != ref.name})
+    names = sorted({version.name for version in plan.versioned_by(ref) if version.name != ref.name})
     sequence = node_at(ref.referrer.node, ref.path[:-1]) if isinstance(ref.path[-1], int) else None
     if names and isinstance(sequence, SequenceNode):
         # A name the grant holds already is not added again: read again, a

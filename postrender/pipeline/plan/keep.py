@@ -115,7 +115,9 @@ def _records(graph: Graph, the_plan: Plan, table: ReferenceTable, held: Collecti
     # Per referrer, then per place (a pod template, else the metadata).
     places: dict[tuple[int, Path], tuple[KubeObject, Path, set[str]]] = {}
     for ref in graph.references:
-        versions = _versioned_targets(ref, the_plan)
+        # A grant that matched several objects records each version it names
+        # then, as the second run, reading the names it holds, records them.
+        versions = the_plan.versioned_by(ref)
         if not versions or id(ref) in held:
             continue
         referrer = ref.referrer
@@ -128,21 +130,6 @@ def _records(graph: Graph, the_plan: Plan, table: ReferenceTable, held: Collecti
         entry = places.setdefault((id(referrer), template), (referrer, template, set()))
         entry[2].update(_ref_entry(graph, ref, version) for version in versions)
     return tuple(Record(referrer, template, ",".join(sorted(names))) for referrer, template, names in places.values())
-
-
-def _versioned_targets(ref: Reference, the_plan: Plan) -> list[Version]:
-    """The versions a reference uses once rewritten: its target's; of a
-    grant by name that matched several objects (RBAC resourceNames, a
-    cluster-wide rule), each version it names then, by the name it gains
-    beside its own (rewrite._grant) or by its own, so that the record says
-    what the grant holds, as it says it once the output is read again."""
-    if ref.target is None:
-        if not ref.spec.grants:
-            return []
-        versions = [the_plan.of(candidate) for candidate in ref.candidates]
-        return [v for v in versions if v is not None and v.versioned]
-    version = the_plan.of(ref.target)
-    return [version] if version is not None and version.versioned else []
 
 
 def _template(ref: Reference, table: ReferenceTable) -> Path:

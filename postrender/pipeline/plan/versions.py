@@ -147,6 +147,16 @@ class Plan:
         held = self._by_object.get(obj)
         return _kept(obj, held) if held.__class__ is str else held  # type: ignore[arg-type, return-value]
 
+    def versioned_by(self, ref: Reference) -> list[Version]:
+        """The versions a reference names once rewritten: its target's; of
+        a grant by name that matched several objects (RBAC resourceNames, a
+        cluster-wide rule), each candidate's, by the name the grant gains
+        beside its own (rewrite._grant) or by its own."""
+        if ref.target is None and not ref.spec.grants:
+            return []
+        targets = [ref.target] if ref.target is not None else ref.candidates
+        return [version for target in targets if (version := self.of(target)) is not None and version.versioned]
+
     def alive_names(self, index: ObjectIndex) -> set[tuple[str, str, str]]:
         """(kind, namespace, name) of every ConfigMap and Secret the output holds:
         final names, and original names an object keeps or a copy carries on."""
