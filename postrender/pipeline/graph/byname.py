@@ -382,12 +382,9 @@ def _earlier_version(index: ObjectIndex, referrer: KubeObject, kind: str, name: 
     (dependencies.py): read again, a program reading a config by a name the
     first run versioned away (an allowed broken reference) reads what it
     read then, and the config hash it gave covers the same configs."""
-    versions = [v for v in index.versions_named("", kind, name) if v.api_version == "v1"]
-    if not versions:
-        return None
     looked_up = index.lookup_namespace(referrer, namespace)
     for matches in (lambda ns: looked_up is None or ns == looked_up, lambda ns: across_namespaces(looked_up, ns)):
-        named = [v for v in versions if matches(index.namespace_of(v))]
+        named = [v for v in index.versions_named("", kind, name, matches) if v.api_version == "v1"]
         if len(named) == 1:
             return named[0]
         if named:

@@ -122,7 +122,5 @@ class _ConfigNames:
         namespace the name is looked up in than `found`'s: the name matched
         both there (one object in each namespace) when that run read it, and
         led nowhere, as it must again (references.lookup, likewise)."""
-        index = self._index
-        held = index.namespace_of(found)
-        return any(version.name != dep.name and matches(ns := index.namespace_of(version)) and ns != held
-                   for version in self._by_base_name.get((dep.kind, dep.name), ()))
+        held = self._index.namespace_of(found)
+        return bool(self._index.versions_named("", dep.kind, dep.name, lambda ns: ns != held and matches(ns)))

@@ -593,8 +593,8 @@ def lookup(
             # Found by key: the objects of that name in other namespaces
             # (one per tenant, in a stream of many) are not looked at.
             return exact, Resolution.RESOLVED, ()
-        if any(version.api_version == "v1" and index.namespace_of(version) == namespace
-               for version in index.versions_named("", kind, name)):
+        if any(version.api_version == "v1"
+               for version in index.versions_named("", kind, name, lambda ns: ns == namespace)):
             # A previous run versioned the object of that name here: the
             # name led here then, not across to another namespace's (read
             # again, a name a program reads, left on the old name, would
@@ -628,9 +628,9 @@ def _and_earlier_versions(index: ObjectIndex, kind: str, name: str, found: list[
     one left holding the name must not make it match alone (then its config
     hash, a rewrite), or the second run would not write what the first did."""
     held = {index.namespace_of(obj) for obj in found}
-    earlier = [version for version in index.versions_named("", kind, name)
-               if version.api_version == "v1" and index.namespace_of(version) not in held
-               and (namespace is None or across_namespaces(namespace, index.namespace_of(version)))]
+    earlier = [version for version in index.versions_named(
+        "", kind, name, lambda ns: ns not in held and (namespace is None or across_namespaces(namespace, ns)))
+        if version.api_version == "v1"]
     return found + earlier if earlier else found
 
 

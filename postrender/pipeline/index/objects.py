@@ -7,7 +7,7 @@ namespace-less objects share (the deployer decides it later).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Container
+from collections.abc import Callable, Collection, Container
 
 from ...records import record
 from ...errors import PostrenderError
@@ -173,11 +173,13 @@ class ObjectIndex:
             return (held,)
         return held.values() if held is not None else ()
 
-    def versions_named(self, group: str, kind: str, base: str) -> list[KubeObject]:
+    def versions_named(self, group: str, kind: str, base: str,
+                       where: Callable[[str], bool] | None = None) -> list[KubeObject]:
         """Every version a previous run made of an object named `base` (its
-        marks say so: base_name_of), in any namespace, in stream order: a
-        stream postrender wrote, read again."""
-        return self._versions_made().get((group, kind, base), [])
+        marks say so: base_name_of), in stream order: a stream postrender
+        wrote, read again. `where`: only those in the namespaces it accepts."""
+        versions = self._versions_made().get((group, kind, base), [])
+        return versions if where is None or not versions else [v for v in versions if where(self.namespace_of(v))]
 
     def version_bases(self, kinds: Collection[str]) -> set[str]:
         """The names a previous run made versions of, of objects of the kinds."""
