@@ -947,37 +947,37 @@ def _compose_document(doc: Document, limits: Limits, count: _Count, odd_breaks: 
     parts: _Parts | None = None
     if prune is not None and prune.prunes and not odd_breaks:
         large = len(doc.text) >= DROP_FROM
-        tags = may_hold_tags(doc.text)
-        if "List" in doc.text and _takes_items(doc, tags) and not (large and _not_a_list(doc.text)):
+        if "List" in doc.text and _takes_items(doc) and not (large and _not_a_list(doc.text)):
+            tags = may_hold_tags(doc.text)
             if not (large and _may_hold_a_large_item(doc.text)):
                 parts = items = _Items(doc, prune, shared, tags)
             elif not tags:  # (what is dropped as it is composed, the checks of tags could not see)
                 parts = items = _DroppingItems(doc, prune, shared)
-        elif large and not tags and _in_parts(doc):
+        elif large and _in_parts(doc):
             parts = _Dropping(prune)
     doc.root = _compose(doc, limits, count, parts)
     return items
 
 
-def _takes_items(doc: Document, tags: bool) -> bool:
+def _takes_items(doc: Document) -> bool:
     """Whether a document may be a List whose items can be taken one by one
     as they are composed (_Items, _OnlyItems): it names a List and `items`,
-    and may be composed in parts (_in_parts), or would be but for its tags
-    (`tags`: may_hold_tags), which each item's own walk checks as it is
-    composed. Most documents say no List."""
-    return "List" in doc.text and "items" in doc.text and _in_parts(doc, tags)
+    and may be composed in parts (_in_parts), tags aside: each item's own
+    walk checks them as it is composed (_Items), and recompose reads a
+    document read's checks passed. Most documents say no List."""
+    return "List" in doc.text and "items" in doc.text and _in_parts(doc, tags_checked=True)
 
 
-def _in_parts(doc: Document, tags: bool = False) -> bool:
+def _in_parts(doc: Document, tags_checked: bool = False) -> bool:
     """Whether a document may be composed in parts, some taken or dropped
     as they are composed (_Parts): not one that needs a whole-document walk
     before its objects are read (_check_structure: aliases, tags, merge
     keys, escapes), or offsets mended after composing (a byte-order mark,
-    masked lines). `tags`: whether the caller checks tags itself, so that
-    a document that may hold them may be composed in parts."""
+    masked lines). `tags_checked`: the caller checks tags as the parts
+    come, so tags do not need the whole walk."""
     text = doc.text
-    return (not may_hold_merge_keys(text) and (tags or not may_hold_tags(text)) and not _may_need_a_look(text)
-            and not text.startswith("\ufeff") and _masked(doc) is None)
+    return (not may_hold_merge_keys(text) and (tags_checked or not may_hold_tags(text))
+            and not _may_need_a_look(text) and not text.startswith("\ufeff") and _masked(doc) is None)
 
 
 def _not_a_list(text: str) -> bool:
@@ -1566,7 +1566,7 @@ def recompose(doc: Document, items: Collection[int] | None = None) -> MappingNod
     held whole (where read took its items one by one too: _Items)."""
     if doc.root is None:
         return None  # read found no object: a null, comments
-    only = _OnlyItems(items) if items is not None and _takes_items(doc, may_hold_tags(doc.text)) else None
+    only = _OnlyItems(items) if items is not None and _takes_items(doc) else None
     root, _, _ = _composed(doc, _masked(doc), only)
     if not isinstance(root, MappingNode):
         return None  # never: the same text composed to a mapping once

@@ -190,7 +190,7 @@ def _read_pruned(text: str, items_as_composed: bool, monkeypatch) -> tuple[objec
     node as data), a List's items taken as composed or not."""
     with monkeypatch.context() as patch:
         if not items_as_composed:
-            patch.setattr(read_module, "_takes_items", lambda doc, *tags: False)
+            patch.setattr(read_module, "_takes_items", lambda doc: False)
         try:
             stream = read([Source("list.yaml", text)], Limits(), Needs(TABLE, pod_string_specs(TABLE)))
         except PostrenderError as error:
