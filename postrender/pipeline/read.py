@@ -946,8 +946,11 @@ def _compose_document(doc: Document, limits: Limits, count: _Count, odd_breaks: 
     items: _Items | None = None
     parts: _Parts | None = None
     if prune is not None and prune.prunes and not odd_breaks:
-        large = len(doc.text) >= DROP_FROM
-        if "List" in doc.text and _takes_items(doc) and not (large and _not_a_list(doc.text)):
+        size = len(doc.text)
+        large = size >= DROP_FROM
+        if size >= _MASK_FROM and (masking := _SchemasMasked.of(doc, prune)) is not None:
+            parts = masking
+        elif "List" in doc.text and _takes_items(doc) and not (large and _not_a_list(doc.text)):
             tags = may_hold_tags(doc.text)
             if not (large and _may_hold_a_large_item(doc.text)):
                 parts = items = _Items(doc, prune, shared, tags)
@@ -1146,6 +1149,87 @@ class _Dropping:
         if not plain and loader.dropped:  # type: ignore[attr-defined]
             return False
         return loader.keys_distinct() and (self.folder is None or self.folder.finish(root))  # type: ignore[attr-defined]
+
+
+class _SchemasMasked:
+    """A CustomResourceDefinition composed with the lines of its schemas
+    (`openAPIV3Schema`) made blank, so that none of their nodes is made:
+    they were nine tenths of the nodes of a chart that ships its CRDs
+    (kube-prometheus-stack), and no stage reads them, as the pruner's reach
+    for the kind says. What composing them would have found, they are
+    found to hold: libyaml's parse of the whole text, counted in C (its
+    events, which the limits count), and plain, distinct keys in every
+    mapping, read from the text (syntax/blockkeys.py), where it holds
+    nothing else the checks look for (_in_parts). Offsets are kept, so the
+    nodes composed are those composing the whole text gives, and a stage
+    that needs the schemas composes the text again (recompose: the guard)."""
+
+    def __init__(self, masked: str, events: int) -> None:
+        self.masked = masked
+        self.events = events
+
+    @staticmethod
+    def of(doc: Document, prune: Pruner) -> _SchemasMasked | None:
+        """The masking for a CustomResourceDefinition whose schemas no stage
+        reads, written in the subset of YAML blockkeys reads; None: it is
+        composed as any other."""
+        text = doc.text
+        if not (text.startswith(_CRD_KIND_LINE[1:]) or _CRD_KIND_LINE in text):
+            return None
+        # What the checks look for in scalars, which blockkeys passes over:
+        # a `\/` escape, an infinite number; and offsets mended after
+        # composing (_in_parts). A tag, an anchor, an alias or a merge key
+        # stands where a node starts, where blockkeys reads (and says None):
+        # so a CRD whose descriptions hold `&&` or `!=` at a line's start,
+        # which may_hold_anchors and may_hold_tags cannot tell from one, is
+        # masked too.
+        if "\\/" in text or may_hold_nonfinite(text) or text.startswith("\ufeff") or _masked(doc) is not None:
+            return None
+        from ..syntax import blockkeys  # few documents are CRDs
+
+        found = blockkeys.scan(text, _SCHEMA_KEYS)
+        if found is None or not found.regions or found.kind != _CRD or found.api_version is None:
+            return None
+        reach = prune.reach(found.kind, found.api_version)
+        if not isinstance(reach, dict) or "spec" in reach or "*" in reach:
+            return None  # a field spec reads its spec (--config): composed as any other
+        try:
+            events = _parse_events(doc, None)
+        except PostrenderError:
+            return None  # composed whole, which says what libyaml refuses, and where
+        return _SchemasMasked(blockkeys.masked(text, found.regions), events)
+
+    def composer(self, text: str) -> Composer:
+        return _Counted(self.masked, self.events)
+
+    def finish(self, root: Node | None, loader: Composer, plain: bool) -> bool:
+        # Not plain: a key outside the schemas needs the whole-graph checks
+        # (blockkeys found every key plain: never, but it is asked).
+        return plain
+
+
+_CRD = "CustomResourceDefinition"
+_CRD_KIND_LINE = f"\nkind: {_CRD}\n"
+_SCHEMA_KEYS = frozenset(("openAPIV3Schema",))
+# Below this, a CRD is composed as any small document: the masking's own
+# reads (the text's parse, blockkeys' scan) save little on it.
+_MASK_FROM = 8 * 1024
+
+
+class _Counted(Composer):
+    """A Composer of masked text that tells the parse events of the text
+    unmasked (counted before: _parse_events), as composing it would have."""
+
+    __slots__ = ("_unmasked_events",)
+
+    def __init__(self, text: str, events: int) -> None:
+        Composer.__init__(self, text)
+        self._unmasked_events = events
+
+    def get_single_node(self) -> Node | None:
+        root = Composer.get_single_node(self)
+        self.events = self._unmasked_events
+        return root
 
 
 class _ListParts:
@@ -1445,7 +1529,8 @@ def _compose(doc: Document, limits: Limits, count: _Count, parts: _Parts | None 
     if count.may_exceed(doc):
         # Counted in C before a single node is built: composing costs about
         # ten times as much, and what is refused here is never composed.
-        count.check_nodes(doc, _parse_events(doc, masked))
+        # (A CRD whose schemas are masked was counted so already.)
+        count.check_nodes(doc, parts.events if isinstance(parts, _SchemasMasked) else _parse_events(doc, masked))
     root = _compose_root(doc, limits, masked, parts)
     count.add_nodes(doc, doc.nodes if root is not None else _EMPTY_DOCUMENT_NODES)
     return root

@@ -51,6 +51,7 @@ __all__ = [
     "json_key",
     "json_value",
     "plain_is_string",
+    "plain_is_text",
     "plain_json_key",
     "scalar_value",
     "scalars",
@@ -230,7 +231,7 @@ class MappingNode(_Collection):
             # Whether every key surely reads as its own text and no two are
             # written alike, so that no two keys reach Kubernetes as one:
             # quoted keys, and plain ones that can read as nothing but their
-            # text (_plain_is_text). Here, not in a function of its own: it
+            # text (plain_is_text). Here, not in a function of its own: it
             # is asked of every mapping, and most have only known keys.
             try:
                 if len(pairs) < 3:
@@ -307,11 +308,11 @@ def _plain_keys(pairs: list[tuple[Node, Node]]) -> bool:
     for key, _ in pairs:
         if key.__class__ is not ScalarNode:
             # A collection as a key (`[1, 2]: v`): the whole-graph checks
-            # refuse it. Its value is a list, which _plain_is_text must not
+            # refuse it. Its value is a list, which plain_is_text must not
             # be asked about: it would say yes once _TEXT_KEYS is full.
             return False
         text = key.value
-        if _plain_is_text(text):  # type: ignore[arg-type]
+        if plain_is_text(text):  # type: ignore[arg-type]
             if len(_TEXT_KEYS) < _TEXT_KEYS_HELD and len(text) < _SHARED_TEXT_BELOW:  # type: ignore[arg-type]
                 _TEXT_KEYS.add(text)  # type: ignore[arg-type]
         elif not key.style:  # type: ignore[attr-defined]
@@ -319,7 +320,7 @@ def _plain_keys(pairs: list[tuple[Node, Node]]) -> bool:
     return True
 
 
-# Key texts _plain_is_text found to read as themselves: the same keys
+# Key texts plain_is_text found to read as themselves: the same keys
 # (`name`, `metadata`, `labels`) recur in every document, and a mapping
 # whose keys are all known needs no key looked at (a set's subset test, in
 # C). Held up to a bound, as unique keys (a ConfigMap's) would only add
@@ -1328,7 +1329,7 @@ def get(node: Node | None, key: str) -> Node | None:
         for k, v in node.value:
             # No key here is tagged: one written `key` reads as `key`, quoted
             # or plain, unless `key` itself may read as another value.
-            if k.value == key and (key in _TEXT_KEYS or _plain_is_text(key) or _reads_as(k, key)):
+            if k.value == key and (key in _TEXT_KEYS or plain_is_text(key) or _reads_as(k, key)):
                 return v
         return None
     if index is _SEARCH:
@@ -1385,7 +1386,7 @@ def _merged_key_index(node: MappingNode) -> dict[str, Node]:
     return index
 
 
-def _plain_is_text(text: str) -> bool:
+def plain_is_text(text: str) -> bool:
     """Whether an untagged plain scalar surely reads as its own text
     (False: it may not, ask resolve_plain)."""
     if not text:
@@ -1403,12 +1404,12 @@ def surely_its_text(key: ScalarNode) -> bool:
     """Whether Kubernetes surely reads an untagged key as its text, decided
     without resolving: a quoted key, or a plain one that cannot read as
     anything else (most keys). False: it may not."""
-    return key.tag is _UNTAGGED and bool(key.style or _plain_is_text(key.value))
+    return key.tag is _UNTAGGED and bool(key.style or plain_is_text(key.value))
 
 
 def _reads_as(key: ScalarNode, text: str) -> bool:
     """Whether Kubernetes reads `key` (whose text is `text`) as that very key."""
-    if key.tag is _UNTAGGED and (key.style or _plain_is_text(text)):
+    if key.tag is _UNTAGGED and (key.style or plain_is_text(text)):
         # surely_its_text, without a call: asked of most keys get() indexes.
         return True
     if key.tag == STR_TAG and (key.style or not _hint(text)):
@@ -1433,7 +1434,7 @@ def is_string(node: ScalarNode) -> bool:
     """
     if node.tag is _UNTAGGED:
         text = node.value
-        return bool(node.style) or _plain_is_text(text) or plain_is_string(text)
+        return bool(node.style) or plain_is_text(text) or plain_is_string(text)
     if node.tag == STR_TAG:
         return bool(node.style) or plain_is_string(node.value)
     if node.tag == BINARY_TAG:
@@ -1534,7 +1535,7 @@ def json_key(node: Node) -> str:
 
 def plain_json_key(text: str) -> str:
     """json_key of an untagged plain scalar: most keys need one dict lookup."""
-    if _plain_is_text(text):
+    if plain_is_text(text):
         return text
     return _key_text(resolve_plain(text)[1])
 

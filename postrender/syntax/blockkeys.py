@@ -1,0 +1,285 @@
+"""The keys of a document written in plain block style, read from its text:
+whether every mapping's keys are plain and distinct, and where the values
+of some keys lie, in whole lines. So read composes a large
+CustomResourceDefinition with its schemas masked (pipeline/read.py,
+_SchemasMasked).
+
+A CRD's `openAPIV3Schema` values are most of its text (kube-prometheus-
+stack renders 4.4 MB of them), and no stage reads them: the pruner drops
+them (pipeline/needs.py). Composing them into nodes only to drop them was
+nine tenths of a render of such a chart. What read needs of them is what
+composing them finds: that libyaml parses them (read counts their parse
+events in C, which refuses what libyaml refuses), and that each of their
+mappings has plain, distinct keys (the composer's `plain_keys`), where
+the text holds no tag, anchor, merge key, escape or infinite number to
+check (read._in_parts). This finds the second, a line at a time, passing
+over every scalar's lines at C speed.
+
+It reads the subset of YAML that controller-gen, kubebuilder and Helm
+write: block mappings and sequences; keys plain, or quoted without
+escapes; values plain, quoted, block scalars, or a flow sequence of plain
+scalars on one line. Anything else, and it says None: the document is
+composed whole, as any other. So a text it reads holds no tag, anchor,
+alias or merge key, which stand where a node starts, and no key that is a
+collection. Its answer counts only for text libyaml parses.
+
+A scalar value takes every line after it that is indented more than its
+key (or its item's `-`). In text libyaml parses, such lines can only be
+more of it (a plain or quoted scalar's next lines, a block scalar's): a
+key or an item there is refused. So no line inside a scalar is ever read
+as a key, and no key's line is passed over.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from .nodes import plain_is_text
+
+__all__ = ["Scan", "masked", "scan"]
+
+
+class Scan(NamedTuple):
+    """What scan found: the values of the keys asked for, as [start, end)
+    spans of whole lines, and the root's `kind` and `apiVersion` where they
+    are written as plain words (None otherwise)."""
+
+    regions: list[tuple[int, int]]
+    kind: str | None
+    api_version: str | None
+
+
+_INDENT = re.compile(r" *")
+# `- `, `- - `, or a `-` that ends its line (its item's content is below).
+_DASHES = re.compile(r"(?:-(?: +|$))+", re.M)
+# A line holding a key: its indentation, its items' dashes, and the key and
+# its `:`, plain (starting with a character that starts no other token) or
+# quoted without an escape (nor a `''` in a single-quoted one).
+_KEY_LINE = re.compile(
+    r"( *)((?:-(?: +|$))*)(?:([A-Za-z0-9_$][A-Za-z0-9_.$/-]*)|\"([^\"\\\n]*)\"|'([^'\n]*)'):"
+    # Then a plain scalar to the line's end, which most keys have (group
+    # 6: the spaces before it), as _PLAIN reads one; or the spaces before
+    # any other value, or none.
+    r"(?:( +)(?![ \n&*!|>%@`?:,\[\]{}#'\"]|-(?: |$))[^:\t\n]*(?::(?=[^ \t\n])[^:\t\n]*)*$| +|$)",
+    re.M,
+)
+# A plain scalar to its line's end: no indicator first, no `: ` (libyaml
+# refuses it, or it ends a key not read here: `a b: c`, `a : b`), no tab.
+_PLAIN = re.compile(r"(?![ \n&*!|>%@`?:,\[\]{}#'\"]|-(?: |$))[^:\t\n]*(?::(?=[^ \t\n])[^:\t\n]*)*$", re.M)
+# A block scalar's header: `|` or `>`, an indentation and a chomping
+# indicator in either order, a comment.
+_BLOCK_HEADER = re.compile(r"[|>](?:[1-9][+-]?|[+-][1-9]?)?(?: +#[^\n]*)? *$", re.M)
+# A flow collection on one line holding no mapping, quote, comment, tag,
+# anchor or alias.
+_FLOW = re.compile(r"(?:\[[^\[\]{}:#'\"\n\t&*!]*\]|\{ *\})(?: +#[^\n]*)? *$", re.M)
+_DOUBLE = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+_SINGLE = re.compile(r"'(?:[^']|'')*'")
+# What may follow a quoted scalar on its last line.
+_REST = re.compile(r"(?: +#[^\n]*)? *$", re.M)
+# A root field's value written as a plain word.
+_WORD = re.compile(r"([A-Za-z0-9][A-Za-z0-9_.$/-]*)(?: +#[^\n]*)? *$", re.M)
+# A line that ends the lines of a scalar under a key at each column: the
+# first that is not blank and is indented no more than the key.
+_ENDS: dict[int, re.Pattern[str]] = {}
+_ROOT_FIELDS = frozenset(("kind", "apiVersion"))
+# The indentations looked for after a plain scalar, made once.
+_SPACES_HELD = 64
+_SPACES = [" " * (column + 1) for column in range(_SPACES_HELD)]
+
+
+def scan(text: str, wanted: frozenset[str]) -> Scan | None:
+    """The values of the keys named in `wanted` whose values are written on
+    the lines below them, if every mapping of the document has plain,
+    distinct keys as the composer tells them (nodes.plain_is_text, quoted
+    keys by their text); None if some has not, or the text is not of the
+    subset read here."""
+    if "\r" in text:
+        return None  # a line break to libyaml (read refuses a lone one)
+    size = len(text)
+    # The block mappings open at the line being read, innermost last: the
+    # columns of their keys, and the keys so far.
+    columns: list[int] = []
+    keys_of: list[set[str]] = []
+    regions: list[tuple[int, int]] = []
+    # The region open: its key's column (-1: none), where its lines start,
+    # and whether a line of its value has come (a comment after the key
+    # and nothing below: a null, no region).
+    region, region_start, region_read = -1, 0, False
+    # The column of the key (or `-`) whose value starts on the line below:
+    # a scalar there takes every line indented more than that column.
+    parent: int | None = None
+    root: dict[str, str | None] = {}
+    started = False
+    # The column of the key (or `-`) of a plain scalar whose lines may go on
+    # below, indented more (-1: none): looked at once the next line is, as
+    # most plain scalars are one line.
+    skip = -1
+    texts: set[str] = set()  # plain keys found to read as their text
+    match_key_line = _KEY_LINE.match
+    at = 0
+    while at < size:
+        if skip >= 0:
+            if text.startswith(_SPACES[skip] if skip < _SPACES_HELD else " " * (skip + 1), at):
+                at = _past_lines_under(text, at - 1, skip)
+                if at >= size:
+                    break
+            skip = -1
+        line = match_key_line(text, at)
+        if line is None:
+            # Not a key's: blank, a comment, a `-` alone, a scalar, `---`.
+            if region >= 0:
+                column = _column(text, at)
+                if column is not None and column <= region:
+                    if region_read:
+                        regions.append((region_start, at))
+                    region = -1
+                elif column is not None:
+                    region_read = True
+            at, parent, started = _other_line(text, at, parent, started, columns, keys_of)
+            if at < 0:
+                return None
+            continue
+        indent, dashes, plain, double, single, plain_value = line.groups()
+        column = len(indent)
+        started = True
+        if column <= region:
+            if region_read:
+                regions.append((region_start, at))
+            region = -1
+        elif region >= 0:
+            region_read = True
+        while columns and columns[-1] > column:
+            columns.pop()
+            keys_of.pop()
+        if plain is not None:
+            label = plain
+            if plain not in texts:
+                if not plain_is_text(plain):
+                    return None
+                texts.add(plain)
+        else:
+            label = double if double is not None else single
+        if dashes:
+            column += len(dashes)
+            columns.append(column)
+            keys_of.append({label})
+        elif columns and columns[-1] == column:
+            keys = keys_of[-1]
+            if label in keys:
+                return None
+            keys.add(label)
+        else:
+            columns.append(column)
+            keys_of.append({label})
+        parent = None
+        value = line.end()
+        if plain_value is not None:
+            if column == 0 and label in _ROOT_FIELDS and len(columns) == 1:
+                word = _WORD.match(text, line.end(6))
+                root[label] = word.group(1) if word is not None else None
+            at, skip = value + 1, column
+            continue
+        if value == size or text[value] == "\n" or text[value] == "#":
+            parent = column  # its value on the lines below, or null
+            at = text.find("\n", value) + 1 or size
+            if region < 0 and label in wanted:
+                region, region_start, region_read = column, at, False
+            continue
+        if column == 0 and label in _ROOT_FIELDS and len(columns) == 1:
+            root[label] = None  # quoted, say: not a plain word
+        at = _after_value(text, value, column)
+        if at < 0:
+            return None
+    if region >= 0 and region_read:
+        regions.append((region_start, size))
+    return Scan([(start, end) for start, end in regions if start < end], root.get("kind"), root.get("apiVersion"))
+
+
+def _column(text: str, at: int) -> int | None:
+    """The indentation of the line at `at`; None for a blank or comment line."""
+    first = _INDENT.match(text, at).end()
+    return None if first == len(text) or text[first] in "\n#" else first - at
+
+
+def _other_line(text: str, at: int, parent: int | None, started: bool, columns: list[int],
+                keys_of: list[set[str]]) -> tuple[int, int | None, bool]:
+    """Reads a line that holds no key (scan): where the next line to read
+    starts (-1: a line not read here), the column of the key or `-` a
+    scalar on the next line would be the value of, and whether the
+    document's content has started."""
+    size = len(text)
+    end = text.find("\n", at)
+    if end < 0:
+        end = size
+    first = _INDENT.match(text, at, end).end()
+    if first == end or text[first] == "#":
+        return end + 1, parent, started  # a blank or comment line
+    column = first - at
+    if column == 0 and text.startswith(("---", "...", "%"), first):
+        if not started and end - first == 3 and text[first] == "-":
+            return end + 1, parent, started  # the document's own `---`
+        return -1, parent, started
+    if text.find("\t", first, end) >= 0:
+        return -1, parent, started
+    while columns and columns[-1] > column:
+        columns.pop()
+        keys_of.pop()
+    dashes = _DASHES.match(text, first, end)
+    if dashes is not None:
+        if dashes.end() == end:
+            return end + 1, column, True  # `-` alone: its item on the lines below
+        # An item's scalar (`- a`): an item holding a key is _KEY_LINE's.
+        return _after_value(text, dashes.end(), column), None, True
+    if parent is None or column <= parent:
+        return -1, parent, True
+    # A value on the line below its key (or its `-`).
+    return _after_value(text, first, parent), None, True
+
+
+def _after_value(text: str, start: int, column: int) -> int:
+    """Where the line after a scalar value starting at `start` starts: past
+    its lines, and every line indented more than `column`, its key's or its
+    item's. -1: a value not read here."""
+    first = text[start]
+    if first == '"' or first == "'":
+        quoted = (_DOUBLE if first == '"' else _SINGLE).match(text, start)
+        if quoted is None:
+            return -1
+        rest = _REST.match(text, quoted.end())
+        if rest is None:
+            return -1
+        end = rest.end()
+    else:
+        pattern = _BLOCK_HEADER if first == "|" or first == ">" else _FLOW if first == "[" or first == "{" else _PLAIN
+        value = pattern.match(text, start)
+        if value is None:
+            return -1
+        end = value.end()
+    return _past_lines_under(text, end, column)
+
+
+def _past_lines_under(text: str, end: int, column: int) -> int:
+    """Where the first line after offset `end` (a line's end) that is not
+    blank and is indented `column` or less starts: the lines before it are
+    the value's, of a key (or `-`) at `column`."""
+    ends = _ENDS.get(column)
+    if ends is None:
+        ends = _ENDS[column] = re.compile(r"\n(?= {0,%d}[^ \n])" % column)
+    found = ends.search(text, end)
+    return len(text) if found is None else found.start() + 1
+
+
+def masked(text: str, regions: list[tuple[int, int]]) -> str:
+    """`text` with each region (whole lines) made one blank line of its
+    length: every offset outside them is where it was, and each key whose
+    value a region is reads as null. (Lines are counted in the text itself,
+    never in this.)"""
+    parts: list[str] = []
+    at = 0
+    for start, end in regions:
+        parts.append(text[at:start])
+        parts.append(" " * (end - start - 1) + "\n" if text[end - 1] == "\n" else " " * (end - start))
+        at = end
+    parts.append(text[at:])
+    return "".join(parts)
