@@ -9,7 +9,7 @@ import json
 # sha256 of each source table when this was generated.
 SOURCES = {'builtin.yaml': '276bde5bb6c6bcd0598a37847f440548a9530fd49635071fe06fae9f489d7ea8',
  'dependencies.yaml': '7eb6c9031b701775c1705fd2c3b67df81209b76dd8f7e7b4cd5a014d6ac343a2',
- 'fixednames.yaml': 'bbf9177213e24867c28e604660230c03742cb19eb633524651e540d06cf6f669',
+ 'fixednames.yaml': 'e006999c5687fc0340af2a1822abdfcee6b6c441c974df10fd9c398eaa57d657',
  'guard.yaml': 'f5afa97110fa2971cdbe4223309b67373f37623ceb47de742004d997fc881717',
  'kustomize.yaml': '08624319600009720ca062df566dca9031a3b5e62a6e7e915625a13967de418e',
  'producers.yaml': 'b0554675ad45cf20df211e0f5cec83658afdb5b2b2793a80d5411513d3418f32'}
@@ -2480,7 +2480,9 @@ TABLES = json.loads(r'''{
    "secretName",
    "configMapName",
    "existingSecret",
-   "secretRef"
+   "secretRef",
+   "add-headers",
+   "proxy-set-headers"
   ]
  },
  "guard.yaml": {

@@ -250,7 +250,7 @@ class Needs:
         """What takes the entries of a large config's data as its document
         is composed (read._Dropping, the Reach's Fold marks): the next
         object walked whose node is its root reads its content from it."""
-        self._folder = folding.ConfigFolder(kind, byname.entry_names)
+        self._folder = folding.ConfigFolder(kind, byname.NAMES)
         return self._folder
 
     def _walk(self, obj: KubeObject) -> bool:

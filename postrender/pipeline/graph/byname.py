@@ -33,7 +33,7 @@ from ...fieldspecs import CONFIG_KINDS, ReferenceTable, pod_path_spec
 from ...fieldspecs.walk import SpecIndex
 from .references import Found, Graph, Path, Resolution, Scanned, lookup
 from ..index.configs import content_of, names_in_data
-from ..index.folding import NAMING_FIELDS, in_document_order, names_in_field
+from ..index.folding import NAMING_FIELDS, NameScan, in_document_order, names_in_field
 from ..index.objects import ObjectIndex, across_namespaces
 from ...syntax.nodes import Node, ScalarNode, SequenceNode, entries, format_path, get, node_at
 from ..read import KubeObject
@@ -405,14 +405,45 @@ def _data_keys() -> tuple[frozenset[str], tuple[str, ...]]:
     return frozenset(keys), tuple(suffixes)
 
 
+def names_itself(key: str) -> bool:
+    """Whether a config's entry of one line under `key` is itself a name
+    (entry_names): a key of configDataKeys or the guard's rules, or one
+    ending as theirs do, compared without case, `-`, `_` and `.`
+    (`tls-secret`, `SECRET_NAME`); not a bare `name`, which a file of
+    settings nests under what it names (`accessKeySecret: {name: x}`) and a
+    program's settings use for anything. Asked of every short entry of every
+    config (a large one's as it is composed): most keys end in a letter none
+    of those ends in, and are passed over at that."""
+    keys, suffixes, last = _own_keys()
+    if key[-1:] not in last:
+        return False
+    squeezed_key = key.lower().translate(_SEPARATORS)
+    return squeezed_key in keys or squeezed_key.endswith(suffixes)
+
+
+_SEPARATORS = str.maketrans("", "", "-_.")
+
+
+@cache
+def _own_keys() -> tuple[frozenset[str], tuple[str, ...], frozenset[str]]:
+    """(the keys, the suffixes, and the last letters of any, in either case)."""
+    keys, suffixes = _data_keys()
+    own = frozenset(k.translate(_SEPARATORS) for k in keys) - {"name"}
+    ends = tuple(s.translate(_SEPARATORS) for s in suffixes)
+    last = frozenset(c for word in (*own, *ends) for c in (word[-1], word[-1].upper()))
+    return own, ends, last
+
+
+
 def _data_readers(graph: Graph) -> Iterator[Reader]:
     index = graph.index
     for holder in graph.config_objects:
-        for path, value, name, via in data_names(holder):
-            for target in _targets(index, holder, None, name):
+        for path, value, written, via in data_names(holder):
+            namespace, _, name = written.rpartition("/")  # (`add-headers: ns/name`)
+            for target in _targets(index, holder, namespace or None, name):
                 # A Secret's text is never quoted, not even the `key: name`
                 # that names the object (whose name is the stream's anyway).
-                quoted = f" ({via}: {name})" if holder.kind != "Secret" else ""
+                quoted = f" ({via}: {written})" if holder.kind != "Secret" else ""
                 why = (f"{index.key(holder).describe()} {format_path(path)} names it{quoted}: "
                        "the program configured there reads it by name")
                 yield Reader(target, holder, path, value, name, why, rolls=False, via=via)
@@ -442,14 +473,22 @@ def data_names(holder: KubeObject) -> tuple[DataName, ...]:
 
 def _scan_data(holder: KubeObject, fields: Mapping[str, bool]) -> Iterator[DataName]:
     for field, encoded in fields.items():
-        yield from names_in_field(get(holder.node, field), encoded, entry_names, field)  # type: ignore[misc]
+        yield from names_in_field(get(holder.node, field), encoded, NAMES, field)
 
 
 def entry_names(field: str, key: str, value: ScalarNode, text: str) -> Iterator[DataName]:
     """What one entry of a config's `field` names (data_names): `value` its
-    scalar, `text` its string (a Secret's `data` decoded), holding a `:`, as a
-    name is given (`key: name`); the read stage asks of each entry of a
-    large config as it is composed (index/folding.py)."""
+    scalar, `text` its string (a Secret's `data` decoded, folding.naming_text).
+    Holding a `:`, the names its own entries give (`key: name`, a file of
+    settings); one line, the name it is itself where its key says so
+    (`configMapName: x`, ingress-nginx's `add-headers: ns/x`), as the program
+    given the config's entries as its settings or environment reads it. The
+    read stage asks of each entry of a large config as it is composed
+    (index/folding.py)."""
+    if ":" not in text:  # (folding.naming_text asked names_itself(key))
+        for _, namespace, name in names_in(text, key):
+            yield (field, key), value, name if namespace is None else f"{namespace}/{name}", key
+        return
     if len(text) > _MAX_SCANNED:
         return
     keys, suffixes = _data_keys()
@@ -458,3 +497,7 @@ def entry_names(field: str, key: str, value: ScalarNode, text: str) -> Iterator[
         if entry_key not in keys and not entry_key.endswith(suffixes):
             continue
         yield (field, key), value, match.group("name"), match.group("key")
+
+
+# How data_names reads a config's entries (index/folding.py).
+NAMES = NameScan(entry_names, names_itself)

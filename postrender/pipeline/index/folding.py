@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
+from typing import NamedTuple
 from json.encoder import encode_basestring  # type: ignore[attr-defined]
 
 from ...lazyre import LazyPattern
@@ -114,12 +115,22 @@ _KEY = LazyPattern(r'^"[^"]*"', re.M)
 ScanEntry = Callable[[str, str, ScalarNode, str], Iterable[tuple]]
 
 
+class NameScan(NamedTuple):
+    """How a config's entries are read for names (graph/byname): `entry`
+    reads an entry's text (ScanEntry); `names_itself(key)`, whether an
+    entry of one line under `key` may be a name itself (`configMapName: x`),
+    asked of each such entry before its text is handed to `entry`."""
+
+    entry: ScanEntry
+    names_itself: Callable[[str], bool]
+
+
 class ConfigFolder:
     """One object's folded entries (read._Dropping): `take` is the
     composer's `fold`, `finish` takes each mapping's last entries, which the
     composer leaves in place, and tells whether all were taken."""
 
-    def __init__(self, kind: str | None, scan: ScanEntry | None = None) -> None:
+    def __init__(self, kind: str | None, scan: NameScan | None = None) -> None:
         """`kind` None: not known yet, as the data comes before it (kustomize
         and kubectl write `apiVersion`, `data`, `kind`): `settle` says it."""
         self.kind = kind
@@ -174,9 +185,9 @@ class ConfigFolder:
                     data: bytes | None, encoded: bool) -> None:
         """What an entry taken names, into `named`: its text, or its base64
         decoded (`data`, when decoded already), holding a `:` (`key: name`)."""
-        text = naming_text(string, encoded, data)
+        text = naming_text(string, encoded, key, self._scan.names_itself, data)  # type: ignore[union-attr]
         if text is not None:
-            named.extend(self._scan(name, key, value, text))  # type: ignore[misc]
+            named.extend(self._scan.entry(name, key, value, text))  # type: ignore[union-attr]
 
     def settle(self, kind: str) -> None:
         """The kind of a folder made without one, once the composer knows it
@@ -232,34 +243,45 @@ def in_document_order(found: tuple) -> int:
     return found[1].start_mark
 
 
-def names_in_field(node: Node | None, encoded: bool, scan: ScanEntry, field: str) -> Iterator[tuple]:
+def names_in_field(node: Node | None, encoded: bool, scan: NameScan, field: str) -> Iterator[tuple]:
     """What the entries of a config's field, whole in its tree, name
     (graph/byname.data_names): each string entry's naming_text, handed to `scan`."""
     if not isinstance(node, MappingNode):
         return
     for key, value in entries(node):
         if isinstance(value, ScalarNode) and is_string(value):
-            text = naming_text(value.value, encoded)
+            written = key.value if isinstance(key, ScalarNode) else "?"
+            text = naming_text(value.value, encoded, written, scan.names_itself)
             if text is not None:
-                yield from scan(field, key.value if isinstance(key, ScalarNode) else "?", value, text)
+                yield from scan.entry(field, written, value, text)
 
 
-def naming_text(string: str, encoded: bool, data: bytes | None = None) -> str | None:
-    """The text of an entry a name may be read from (`key: name`), or None
-    when it holds no `:`: `string` itself, or, `encoded`, its base64 decoded
-    (`data`, when decoded already) when that is UTF-8 text. Binary data holds
-    no configuration a program reads names from."""
+def naming_text(string: str, encoded: bool, key: str, names_itself: Callable[[str], bool],
+                data: bytes | None = None) -> str | None:
+    """The text of an entry a name may be read from, or None: one holding a
+    `:` (a file of settings, `key: name`), or one short line under a key
+    that says it names one (`names_itself`: `configMapName: x`); `string`
+    itself, or, `encoded`, its base64 decoded (`data`, when decoded already)
+    when that is UTF-8 text. Binary data holds no configuration a program
+    reads names from."""
     if not encoded:
-        return string if ":" in string else None
+        if ":" in string:
+            return string
+        return string if len(string) <= NAME_LINE and "\n" not in string and names_itself(key) else None
     if data is None:
         data = go_base64(string)
-    # (b":" first: most values name nothing, and are not decoded.)
-    if data is None or b":" not in data:
+    # (Looked at before decoding: most values name nothing, and are not decoded.)
+    if data is None or b":" not in data and (len(data) > NAME_LINE or b"\n" in data or not names_itself(key)):
         return None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         return None
+
+
+# The longest entry that may be a name itself: a namespace, a `/` and a
+# name (253 characters), or a few of them, comma-separated.
+NAME_LINE = 1024
 
 
 def fold_reach(kind: str) -> Reach:

@@ -591,6 +591,83 @@ def test_an_object_named_in_a_secrets_data_keeps_its_name_and_no_value_is_shown(
     assert "names ConfigMap 'ca-bundle', which a program reads by that name" in failed.stderr
 
 
+# --- a config's own entries as a program's settings or environment -----------
+#
+# A ConfigMap handed to a program as its settings (ingress-nginx's controller
+# ConfigMap: `add-headers: ns/name` names a ConfigMap of headers) or as its
+# environment (envFrom: `configMapName` becomes a variable) names a config by
+# an entry of its own, at the data's own level, not in a file it holds.
+
+
+def _settings_reader(kind: str, key: str, value: str, holder_kind: str = "ConfigMap",
+                     field: str = "data") -> str:
+    if holder_kind == "Secret" and field == "data":
+        value = base64.b64encode(value.encode()).decode()
+    holder = config(holder_kind, "main", **{field: {key: value, "log-level": "info"}})
+    target = config(kind, "extra")
+    reader = deployment({**mounting(holder_kind, "main")},
+                        volumes=[{"name": "v", **({"configMap": {"name": "extra"}} if kind == "ConfigMap"
+                                                  else {"secret": {"secretName": "extra"}})}])
+    return stream(target, holder, reader)
+
+
+_OWN_ENTRIES = [
+    ("ConfigMap", "configMapName", "extra"), ("ConfigMap", "existingConfigMap", "extra"),
+    ("ConfigMap", "extraConfigMap", "extra"), ("ConfigMap", "headers-configmap", "apps/extra"),
+    ("ConfigMap", "APP_CONFIG_MAP_NAME", "extra"), ("ConfigMap", "add-headers", "apps/extra"),
+    ("ConfigMap", "proxy-set-headers", "extra"), ("Secret", "existingSecret", "extra"),
+    ("Secret", "tls-secret", "apps/extra"), ("Secret", "secretName", "extra"),
+]
+
+
+@pytest.mark.parametrize("kind, key, value", _OWN_ENTRIES, ids=[key for _, key, _ in _OWN_ENTRIES])
+@pytest.mark.parametrize("holder_kind, field", [("ConfigMap", "data"), ("Secret", "stringData"), ("Secret", "data")])
+def test_a_config_an_entry_of_another_names_keeps_its_name_and_its_readers_roll(kind, key, value, holder_kind,
+                                                                                 field):
+    text = _settings_reader(kind, key, value, holder_kind, field)
+    out = kubectl_read(render([], text))
+    assert find(out, kind, "extra", "apps")["metadata"]["name"] == "extra"
+    assert any(o["metadata"]["name"].startswith("main-") for o in out if o["kind"] == holder_kind)
+    # It keeps its name, so a change to it rolls the workload by hash.
+    assert "postrender.io/config-hash" in template(find(out, "Deployment", "app", "apps"))["metadata"]["annotations"]
+    # Versioned anyway, it would leave the entry naming nothing: refused, by
+    # line, unless a copy keeps the name (a Secret's is kept by default).
+    failed = run_postrender(["--version-all", "--keep-original=none"], text)
+    assert failed.status == 1 and failed.stdout == ""
+    assert f"names {kind} 'extra', which a program reads by that name" in failed.stderr
+    assert failed.stderr.startswith("postrender: error: document 2 (")
+    for args in (["--version-all"] if kind == "Secret" else [], ["--version-all", "--keep-original"]):
+        if args:
+            kept = kubectl_read(render(args, text))
+            assert {o["metadata"]["name"] for o in kept if o["kind"] == kind} >= {"extra"}
+
+
+@pytest.mark.parametrize("key, value", [
+    ("name", "extra"),  # a program's settings use `name` for anything
+    ("log-level", "extra"), ("server-name", "extra"),
+    ("configMapName", "first line\nextra"),  # a file, read for `key: name` only
+    ("configMapName", "other/extra"),  # another namespace's, which the stream does not hold
+])
+def test_an_entry_whose_key_names_no_config_or_whose_value_is_no_name_here_is_not_a_read(key, value):
+    text = _settings_reader("ConfigMap", key, value)
+    out = kubectl_read(render([], text))
+    assert find(out, "ConfigMap", "extra", "apps")["metadata"]["name"].startswith("extra-")
+
+
+def test_an_entry_of_a_large_config_read_as_it_is_composed_names_alike():
+    # A config of 256 KiB or more is read entry by entry as it is composed
+    # (index/folding.py): its own entries name alike.
+    filler = {f"k{i:05}": "v" * 120 for i in range(2500)}
+    holder = config("ConfigMap", "main", data={**filler, "add-headers": "apps/extra"})
+    text = stream(config("ConfigMap", "extra"), holder,
+                  deployment(mounting("ConfigMap", "main"), volumes=[{"name": "v", "configMap": {"name": "extra"}}]))
+    assert len(text) > 256 * 1024
+    out = kubectl_read(render([], text))
+    assert find(out, "ConfigMap", "extra", "apps")["metadata"]["name"] == "extra"
+    failed = run_postrender(["--version-all"], text)
+    assert failed.status == 1 and "data.add-headers: names ConfigMap 'extra'" in failed.stderr
+
+
 def test_a_secrets_binary_data_is_not_read_for_names():
     binary = base64.b64encode(b"\xff\xfe" + OPERATOR_CONFIG.encode()).decode()
     holder = config("Secret", "blob", data={"blob.bin": binary})
