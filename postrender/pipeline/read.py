@@ -888,6 +888,8 @@ def _read_document(doc: Document, limits: Limits, count: _Count, odd_breaks: boo
     """Composes, checks and prunes one document, adding its objects.
     `rendered_so_far` and `sorted_files`: as _helm3_header takes them."""
     _helm3_header(doc, rendered_so_far, sorted_files)
+    if doc.index == 1 and "\n..." in doc.text and _is_json_first(doc):
+        _check_json_document_end(doc)
     dropped: _Dropped | None = None
     try:
         try:
@@ -1847,6 +1849,25 @@ def _is_json_first(doc: Document) -> bool:
     return text.lstrip(_GO_SPACE).startswith("{")
 
 
+def _check_json_document_end(doc: Document) -> None:
+    """Refuses a `...` line after a JSON document that starts the stream:
+    kubectl reads such a stream as JSON up to the next `---` line, blank
+    and comment lines between, and fails on anything else there ("invalid
+    character '.' looking for beginning of value"), once it has read the
+    objects before; YAML, and so libyaml, reads the line as the document's
+    end. (A JSON string holds no line break: the line is after the value.)"""
+    found = _DOCUMENT_END_LINE.search(doc.text)
+    if found is not None:
+        raise PostrenderError(
+            "a `...` line after a JSON document that starts the stream: kubectl reads such a stream as JSON, where"
+            " `...` is an error; remove the line (a `---` line ends the document), or start the stream with `---`",
+            doc.at(doc.first_line + doc.chunk_line(found.start()) + 1),
+        )
+
+
+_DOCUMENT_END_LINE = LazyPattern(r"(?m)^\.\.\.(?=[ \t\r\n]|\Z)")
+
+
 def _masked(doc: Document) -> str | None:
     """The text libyaml composes for a JSON-first document with surrogate
     escapes (see _mask_surrogate_escapes), or for one that opens with what
@@ -2581,6 +2602,15 @@ def _object(doc: Document, node: MappingNode, item: int | None, shared: _SharedM
     if not kind:  # kubectl: "Object 'Kind' is missing", for an empty one too
         raise PostrenderError("object has no kind", doc.location(node, None, name))
     api_version, namespace = _type_and_namespace(doc, node, kind, name)
+    if item is not None and isinstance(get(node, "items"), SequenceNode):
+        # apimachinery decodes an object holding an `items` list as a List
+        # (_an_empty_list), and a List's item cannot be one: kubectl fails
+        # on the whole List ("is not a list: no Items field in this object").
+        raise PostrenderError(
+            "an item of a List that holds a list of `items` itself (a List in a List): kubectl and Helm read it as a"
+            " List, which an item cannot be, and fail; write its items as items of the List around it",
+            doc.location(node, kind, name),
+        )
     obj = KubeObject(
         document=doc,
         node=node,

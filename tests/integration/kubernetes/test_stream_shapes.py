@@ -1,0 +1,92 @@
+"""Shapes of a stream kubectl refuses as a whole though each object in it
+reads: postrender must refuse exactly those, by document and line, and
+pass the rest. The oracle is kubectl itself (tests/kube_reader.py).
+
+- After a JSON document that starts the stream, kubectl reads JSON up to
+  the next `---` line: blank and comment lines pass, a `...` line (YAML's
+  document end) fails ("invalid character '.' looking for beginning of
+  value"), once the objects before it were read.
+- An item of a List that holds a list of `items` itself is read as a List,
+  which an item cannot be ("is not a list: no Items field in this object").
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import run_postrender
+from kube_reader import ReadError, read_streams
+
+JSON = '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cfg"}, "data": {"a": "b"}}'
+YAML = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: other}\ndata: {c: d}\n"
+DEPLOY = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    spec:\n"
+          "      containers:\n      - {name: c, image: i, envFrom: [{configMapRef: {name: cfg}}]}\n")
+
+AFTER_JSON = {
+    "a `...` line": "\n...\n",
+    "a `...` line, then a document": "\n...\n---\n" + YAML,
+    "a `...` line and a comment": "\n... # end\n---\n" + DEPLOY,
+    "a comment, then a `...` line": "\n# c\n...\n",
+    "a `...` line ending the text": "\n...",
+    "a `---` line, then a document": "\n---\n" + DEPLOY,
+    "comments, then a `---` line": "\n# a\n\n# b\n---\n" + DEPLOY,
+    "a `---` line, then a `...` line": "\n---\n...\n",
+    "a later document ended by `...`": "\n---\n" + YAML + "...\n---\n" + DEPLOY,
+    "comments only": "\n# a\n",
+}
+
+IN_A_LIST = {
+    "a List": "  kind: List\n  items:\n  - {apiVersion: v1, kind: ConfigMap, metadata: {name: cfg}, data: {a: b}}\n",
+    "a typed list": "  kind: ConfigMapList\n  items: []\n",
+    "an object holding items": "  kind: Widget\n  metadata: {name: w}\n  items: [{a: 1}]\n",
+    "a List whose items are null": "  kind: List\n  metadata: {name: l}\n  items: null\n",
+    "an object whose items is a number": "  kind: Widget\n  metadata: {name: w}\n  items: 3\n",
+    "a List without items": "  kind: List\n  metadata: {name: l}\n",
+}
+
+
+def _in_a_list(item: str) -> str:
+    version = "example.com/v1" if "Widget" in item else "v1"
+    return (f"apiVersion: v1\nkind: List\nitems:\n- apiVersion: {version}\n{item}"
+            "- {apiVersion: v1, kind: ConfigMap, metadata: {name: cfg}, data: {a: b}}\n---\n" + DEPLOY)
+
+
+CASES = {**{f"after JSON: {name}": JSON + tail for name, tail in AFTER_JSON.items()},
+         **{f"in a List: {name}": _in_a_list(item) for name, item in IN_A_LIST.items()}}
+
+
+def _kubectl_reads(text: str) -> bool:
+    try:
+        read_streams([text])
+    except ReadError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_a_stream_is_refused_exactly_where_kubectl_refuses_it(name):
+    text = CASES[name]
+    result = run_postrender([], text)
+    if not _kubectl_reads(text):
+        assert result.status == 1 and result.stdout == "", result.stderr
+        (line,) = result.stderr.splitlines()
+        assert line.startswith("postrender: error: document 1 ") and " line " in line, line
+        return
+    assert result.status == 0, result.stderr
+    read_in, read_out = read_streams([text, result.stdout])
+    assert len(read_out) == len(read_in)
+
+
+def test_the_class_has_both_verdicts():
+    # Guards the oracle: were kubectl to read everything or nothing, the
+    # test above would not tell the two apart.
+    verdicts = {name: _kubectl_reads(text) for name, text in CASES.items()}
+    assert not verdicts["after JSON: a `...` line"] and not verdicts["in a List: a List"]
+    assert verdicts["after JSON: a `---` line, then a document"] and verdicts["in a List: a List whose items are null"]
+
+
+def test_the_line_named_is_the_document_ends():
+    result = run_postrender([], JSON + "\n# c\n...\n---\n" + DEPLOY)
+    assert result.stderr.startswith("postrender: error: document 1 line 3: a `...` line after a JSON document")
+    result = run_postrender([], _in_a_list(IN_A_LIST["a List"]))
+    assert result.stderr.startswith("postrender: error: document 1 (List/?) line 4: an item of a List that holds")
