@@ -45,6 +45,9 @@ KEEP_POLICIES: dict[str, dict[str, str]] = {
     "flux": {"kustomize.toolkit.fluxcd.io/prune": "disabled"},
     "helm": {"helm.sh/resource-policy": "keep"},
 }
+# Of those, the annotations that hold a comma-separated list of options
+# (Argo CD splits them on `,`): an object's own options are kept beside ours.
+OPTION_LISTS = frozenset(("argocd.argoproj.io/sync-options", "argocd.argoproj.io/compare-options"))
 
 # --strategy: rename objects (the default), or only annotate pod templates.
 STRATEGIES = ("rename", "annotate")

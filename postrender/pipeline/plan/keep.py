@@ -17,7 +17,7 @@ from ..graph.references import Graph, Path, Reference, template_holding
 from ..index.objects import IMPLICIT
 from .versions import Plan, Version, label_value
 from ...syntax.nodes import format_path
-from ...vocabulary import ANNOTATION_COPY_OF, ANNOTATION_REFS, INSTANCE_LABEL, KEEP_POLICIES, LABEL_SCOPE
+from ...vocabulary import ANNOTATION_COPY_OF, ANNOTATION_REFS, INSTANCE_LABEL, KEEP_POLICIES, LABEL_SCOPE, OPTION_LISTS
 from ..read import KubeObject
 
 HELM_KEEP_WARNING = (
@@ -63,7 +63,26 @@ def marks_of(obj: KubeObject, scope: str | None,
     them ahead by this rule too (rewrite.PreparedRetained), for every config
     as it is read, so no record is made there."""
     group_scope = scope_of(obj, scope)
+    if keep and not OPTION_LISTS.isdisjoint(obj.annotations):
+        keep = tuple((key, _with_option(obj.annotations[key], value) if key in OPTION_LISTS and key in obj.annotations
+                      else value) for key, value in keep)
     return (group_scope, keep) if group_scope or keep else None
+
+
+def _with_option(written: str, option: str) -> str:
+    """An option list (`ServerSideApply=true,Replace=true`) with `option`
+    (`Prune=false`) in it: in the place of an option of its name, or last.
+    The object's own options stay: Argo CD reads them all, and setting the
+    annotation to ours alone dropped them (how it applies, compares)."""
+    name = option.split("=", 1)[0]
+    options = [part.strip() for part in written.split(",") if part.strip()]
+    for at, part in enumerate(options):
+        if part.split("=", 1)[0].strip() == name:
+            options[at] = option
+            break
+    else:
+        options.append(option)
+    return ",".join(options)
 
 
 @record(frozen=True)
