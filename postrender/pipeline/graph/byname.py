@@ -437,8 +437,13 @@ def _own_keys() -> tuple[frozenset[str], tuple[str, ...], frozenset[str]]:
 
 def _data_readers(graph: Graph) -> Iterator[Reader]:
     index = graph.index
+    # An entry a field spec covers (`--config`: data/configmap) is a
+    # reference, rewritten: no program reads the old name there.
+    covered = {(id(ref.referrer), ref.node.start_mark) for ref in graph.references}
     for holder in graph.config_objects:
         for path, value, written, via in data_names(holder):
+            if (id(holder), value.start_mark) in covered:
+                continue
             namespace, _, name = written.rpartition("/")  # (`add-headers: ns/name`)
             for target in _targets(index, holder, namespace or None, name):
                 # A Secret's text is never quoted, not even the `key: name`

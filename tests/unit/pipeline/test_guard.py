@@ -270,11 +270,20 @@ spec:
         - name: pg-app
           secret: {secretName: pg-app}
 """
-    # A second Secret whose data mentions the first by name is data, not a reference.
-    other = "apiVersion: v1\nkind: Secret\nmetadata: {name: other, namespace: db}\nstringData: {secretName: pg-app}\n"
-    result = run_postrender(VERSION_ALL, _stream(SECRET % "pg-app", deployment, other))
-    assert result.status == 0, result.stderr
-    assert "still names" not in result.stderr
+    # A second Secret whose data mentions the first by name is data, not a
+    # reference the guard flags. Under a key that says it names a Secret,
+    # it is a name a program given that data reads (byname): a copy keeps
+    # the name, or the render fails by line, as for a name in a file it holds.
+    for key, status in (("note", 0), ("secretName", 1)):
+        other = ("apiVersion: v1\nkind: Secret\nmetadata: {name: other, namespace: db}\n"
+                 f"stringData: {{{key}: pg-app}}\n")
+        result = run_postrender(VERSION_ALL, _stream(SECRET % "pg-app", deployment, other))
+        assert result.status == status, result.stderr
+        assert "still names" not in result.stderr
+        if status:
+            assert "stringData.secretName: names Secret 'pg-app', which a program reads by that name" in result.stderr
+            kept = run_postrender(["--version-all"], _stream(SECRET % "pg-app", deployment, other))
+            assert kept.status == 0 and "still names" not in kept.stderr, kept.stderr
 
 
 def test_a_second_run_still_catches_the_stale_name():
