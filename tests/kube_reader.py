@@ -41,6 +41,15 @@ class ReadError(AssertionError):
         self.index = index
 
 
+def kubectl_reads(text: str) -> bool:
+    """Whether kubectl reads the text at all: the verdict a refusal test compares with."""
+    try:
+        read_streams([text])
+    except ReadError:
+        return False
+    return True
+
+
 def read_streams(texts: list[str]) -> list[list[dict[str, Any]]]:
     """kubectl's objects for each text (Lists flattened), in one kubectl call."""
     if not texts:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import run_postrender
-from kube_reader import ReadError, read_streams
+from kube_reader import kubectl_reads, read_streams
 
 CONFIG = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  k: v\n"
 DEPLOY = (
@@ -84,25 +84,17 @@ def _streams(root: str) -> dict[str, str]:
 CASES = [(f"{name}, {where}", text) for name, root in ROOTS.items() for where, text in _streams(root).items()]
 
 
-def _kubectl_reads(text: str) -> bool:
-    try:
-        read_streams([text])
-    except ReadError:
-        return False
-    return True
-
-
 @pytest.mark.parametrize("name", ROOTS)
 def test_kubectl_reads_a_root_whatever_its_place(name):
     # So the verdict below is one per root: a document's place changes nothing.
-    verdicts = {where: _kubectl_reads(text) for where, text in _streams(ROOTS[name]).items()}
+    verdicts = {where: kubectl_reads(text) for where, text in _streams(ROOTS[name]).items()}
     assert len(set(verdicts.values())) == 1, verdicts
 
 
 @pytest.mark.parametrize("text", [t for _, t in CASES], ids=[n for n, _ in CASES])
 def test_a_document_root_is_refused_exactly_where_kubectl_refuses_it(text):
     result = run_postrender([], text)
-    if not _kubectl_reads(text):
+    if not kubectl_reads(text):
         assert result.status == 1 and result.stdout == "", result.stderr
         line = result.stderr.splitlines()
         assert len(line) == 1 and line[0].startswith("postrender: error: document "), result.stderr
@@ -129,6 +121,6 @@ def root_text_written_back(text: str, output: str) -> bool:
 def test_the_class_has_both_verdicts():
     # Guards the oracle: were kubectl to read everything or nothing, the
     # test above would not tell the two apart.
-    verdicts = {name: _kubectl_reads(root) for name, root in ROOTS.items()}
+    verdicts = {name: kubectl_reads(root) for name, root in ROOTS.items()}
     assert not verdicts["literal"] and not verdicts["!!str ~"] and not verdicts["!!null word"]
     assert verdicts["null"] and verdicts["!!null empty literal"] and verdicts["anchor on nothing"]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import run_postrender
-from kube_reader import ReadError, read_streams
+from kube_reader import kubectl_reads, read_streams
 
 JSON = '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cfg"}, "data": {"a": "b"}}'
 YAML = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: other}\ndata: {c: d}\n"
@@ -55,19 +55,11 @@ CASES = {**{f"after JSON: {name}": JSON + tail for name, tail in AFTER_JSON.item
          **{f"in a List: {name}": _in_a_list(item) for name, item in IN_A_LIST.items()}}
 
 
-def _kubectl_reads(text: str) -> bool:
-    try:
-        read_streams([text])
-    except ReadError:
-        return False
-    return True
-
-
 @pytest.mark.parametrize("name", CASES)
 def test_a_stream_is_refused_exactly_where_kubectl_refuses_it(name):
     text = CASES[name]
     result = run_postrender([], text)
-    if not _kubectl_reads(text):
+    if not kubectl_reads(text):
         assert result.status == 1 and result.stdout == "", result.stderr
         (line,) = result.stderr.splitlines()
         assert line.startswith("postrender: error: document 1 ") and " line " in line, line
@@ -80,7 +72,7 @@ def test_a_stream_is_refused_exactly_where_kubectl_refuses_it(name):
 def test_the_class_has_both_verdicts():
     # Guards the oracle: were kubectl to read everything or nothing, the
     # test above would not tell the two apart.
-    verdicts = {name: _kubectl_reads(text) for name, text in CASES.items()}
+    verdicts = {name: kubectl_reads(text) for name, text in CASES.items()}
     assert not verdicts["after JSON: a `...` line"] and not verdicts["in a List: a List"]
     assert verdicts["after JSON: a `---` line, then a document"] and verdicts["in a List: a List whose items are null"]
 
