@@ -1167,9 +1167,10 @@ class _SchemasMasked:
     composing the whole text gives, and a stage that needs the schemas
     composes the text again (recompose: the guard)."""
 
-    def __init__(self, masked: str, events: int) -> None:
+    def __init__(self, masked: str, events: int, starts: frozenset[int]) -> None:
         self.masked = masked
         self.events = events
+        self.starts = starts  # where each masked region starts
 
     @staticmethod
     def of(doc: Document, prune: Pruner) -> _SchemasMasked | None:
@@ -1200,15 +1201,41 @@ class _SchemasMasked:
             events = _parse_events(doc, None)
         except PostrenderError:
             return None  # composed whole, which says what libyaml refuses, and where
-        return _SchemasMasked(blockkeys.masked(text, found.regions), events)
+        return _SchemasMasked(blockkeys.masked(text, found.regions), events,
+                              frozenset(start for start, _ in found.regions))
 
     def composer(self, text: str) -> Composer:
         return _Counted(self.masked, self.events)
 
     def finish(self, root: Node | None, loader: Composer, plain: bool) -> bool:
-        # Not plain: a key outside the schemas needs the whole-graph checks
-        # (blockkeys found every key plain: never, but it is asked).
-        return plain
+        # Read whole, as any document, unless every region masked is the
+        # value of a schema: blockkeys masks an `openAPIV3Schema` key's value
+        # wherever it stands, and one elsewhere (an annotation's, a label's)
+        # is read, checked and rewritten. (Not plain: a key outside the
+        # schemas needs the whole-graph checks; blockkeys found every key
+        # plain, but it is asked.)
+        if not plain or not isinstance(root, MappingNode):
+            return False
+        schemas = {self.masked.find("\n", key.end_mark) + 1 for key in _schema_keys(root)}
+        return self.starts <= schemas
+
+
+def _schema_keys(root: MappingNode) -> Iterator[Node]:
+    """The `openAPIV3Schema` keys where a CRD holds its schemas: each
+    version's `schema` (apiextensions.k8s.io/v1), and `validation`
+    (v1beta1)."""
+    spec = get(root, "spec")
+    if not isinstance(spec, MappingNode):
+        return
+    holders = [get(spec, "validation")]
+    versions = get(spec, "versions")
+    if isinstance(versions, SequenceNode):
+        holders.extend(get(version, "schema") for version in versions.value if isinstance(version, MappingNode))
+    for holder in holders:
+        if isinstance(holder, MappingNode):
+            for key, _ in holder.value:
+                if isinstance(key, ScalarNode) and key.value in _SCHEMA_KEYS:
+                    yield key
 
 
 _CRD = "CustomResourceDefinition"

@@ -70,9 +70,10 @@ _PLAIN = re.compile(r"(?![ \n&*!|>%@`?:,\[\]{}#'\"]|-(?: |$))[^:\t\n]*(?::(?=[^ 
 # A block scalar's header: `|` or `>`, an indentation and a chomping
 # indicator in either order, a comment.
 _BLOCK_HEADER = re.compile(r"[|>](?:[1-9][+-]?|[+-][1-9]?)?(?: +#[^\n]*)? *$", re.M)
-# A flow collection on one line holding no mapping, quote, comment, tag,
-# anchor or alias.
-_FLOW = re.compile(r"(?:\[[^\[\]{}:#'\"\n\t&*!]*\]|\{ *\})(?: +#[^\n]*)? *$", re.M)
+# A flow collection on one line holding no mapping (no `:`, nor a `?`
+# that makes one: `[? ~]` is a list holding {null: null}), quote, comment,
+# tag, anchor or alias.
+_FLOW = re.compile(r"(?:\[[^\[\]{}:?#'\"\n\t&*!]*\]|\{ *\})(?: +#[^\n]*)? *$", re.M)
 _DOUBLE = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
 _SINGLE = re.compile(r"'(?:[^']|'')*'")
 # What may follow a quoted scalar on its last line.

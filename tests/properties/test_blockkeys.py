@@ -34,7 +34,8 @@ ODD_KEYS = ["y", "on", "1", "~", "null", ".inf", "<<", "a b", "a:b", "-k", '"esc
 CLEAN_SCALARS = ["x", "two words", "http://host:80/p", "a#b", "'q: uoted'", '"d: q \\" x"', "-1", "--flag",
                  "[a, b]", "[]", "{}", "'it''s'", "^[a-z]+$", "1.5", "true"]
 ODD_SCALARS = ["a: b", "#c", "{a: 1}", "{a: 1, a: 2}", "[&x a]", "[*x]", "&a v", "*a", "!!str v", "!!int 3", ".inf",
-               "- x", "a\tb", "? x", '"\\/"', "[a,\n b]", "|\n   no", "<<"]
+               "- x", "a\tb", "? x", '"\\/"', "[a,\n b]", "|\n   no", "<<", "[? ~]", "[a, ?null]", "[? <<]",
+               "[?a]"]
 
 
 @st.composite

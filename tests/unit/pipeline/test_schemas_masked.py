@@ -170,6 +170,11 @@ _HOSTILE = {
     "an alias as a value only": "                al: *nothing\n",
     "a document end inside": "...\n",
     "a name of the stream's config as a default": "                cm:\n                  default: cfg\n",
+    # A flow list holding a mapping through an explicit key: a null key, a
+    # merge key, a key beyond 64 bits (an outside tester's finds).
+    "a null key in a flow list": "                nk:\n                  enum: [? ~]\n",
+    "a merge key in a flow list": "                mk:\n                  enum: [a, ? <<]\n",
+    "a large integer key in a flow list": "                ik:\n                  enum: [? 9223372036854775808]\n",
 }
 
 
@@ -191,6 +196,34 @@ def test_schemas_blockkeys_reads_are_masked(case, monkeypatch):
     text = _crd(schema=_HOSTILE[case]) + _APP
     _render(text, "", pruned=True)
     assert masked
+
+
+# An `openAPIV3Schema` key elsewhere than where a CRD holds its schemas is
+# read as any key: blockkeys reports its value's lines too, and read
+# composes the CRD whole (the annotation's value is checked, a field spec's
+# reference in it rewritten).
+_ELSEWHERE = {
+    "an annotation holding a mapping": ("    openAPIV3Schema:\n      a: b\n", ""),
+    "a label holding a number": ("    openAPIV3Schema:\n      123\n", ""),
+    "an annotation naming the config, on the line below": ("    openAPIV3Schema:\n      cfg\n", "spec"),
+}
+
+
+@pytest.mark.parametrize("case", list(_ELSEWHERE), ids=list(_ELSEWHERE))
+def test_a_key_named_as_a_schema_elsewhere_is_read_as_any(case, tmp_path, monkeypatch):
+    value, config = _ELSEWHERE[case]
+    field = "labels" if "label" in case else "annotations"
+    text = (_crd().replace("  annotations:\n", f"  {field}:\n{value}", 1) if field == "annotations"
+            else _crd().replace("  annotations:\n", f"  labels:\n{value}  annotations:\n", 1)) + _APP
+    argv = ""
+    if config:
+        specs = tmp_path / "specs.yaml"
+        specs.write_text("nameReference:\n- kind: ConfigMap\n  fieldSpecs:\n"
+                         "  - {kind: CustomResourceDefinition, path: metadata/annotations/openAPIV3Schema}\n")
+        argv = f"--config {specs}"
+    _same(text, argv)
+    if config:
+        assert "      cfg-" in _render(text, argv, pruned=True)[0]
 
 
 def test_crlf_and_a_byte_order_mark_render_as_read_whole(monkeypatch):
