@@ -1167,10 +1167,11 @@ class _SchemasMasked:
     composing the whole text gives, and a stage that needs the schemas
     composes the text again (recompose: the guard)."""
 
-    def __init__(self, masked: str, events: int, starts: frozenset[int]) -> None:
+    def __init__(self, masked: str, events: int, starts: frozenset[int], api_version: str) -> None:
         self.masked = masked
         self.events = events
         self.starts = starts  # where each masked region starts
+        self.api_version = api_version  # as blockkeys read it, and the reach was asked for
 
     @staticmethod
     def of(doc: Document, prune: Pruner) -> _SchemasMasked | None:
@@ -1202,7 +1203,7 @@ class _SchemasMasked:
         except PostrenderError:
             return None  # composed whole, which says what libyaml refuses, and where
         return _SchemasMasked(blockkeys.masked(text, found.regions), events,
-                              frozenset(start for start, _ in found.regions))
+                              frozenset(start for start, _ in found.regions), found.api_version)
 
     def composer(self, text: str) -> Composer:
         return _Counted(self.masked, self.events)
@@ -1211,10 +1212,15 @@ class _SchemasMasked:
         # Read whole, as any document, unless every region masked is the
         # value of a schema: blockkeys masks an `openAPIV3Schema` key's value
         # wherever it stands, and one elsewhere (an annotation's, a label's)
-        # is read, checked and rewritten. (Not plain: a key outside the
-        # schemas needs the whole-graph checks; blockkeys found every key
+        # is read, checked and rewritten. And unless the kind and apiVersion
+        # are those the reach was asked of: blockkeys reads a root field's
+        # first line, and a plain one may go on below (`kind: A\n  B` is
+        # kind "A B", which a field spec may read). (Not plain: a key outside
+        # the schemas needs the whole-graph checks; blockkeys found every key
         # plain, but it is asked.)
         if not plain or not isinstance(root, MappingNode):
+            return False
+        if get_str(root, "kind") != _CRD or get_str(root, "apiVersion") != self.api_version:
             return False
         schemas = {self.masked.find("\n", key.end_mark) + 1 for key in _schema_keys(root)}
         return self.starts <= schemas
