@@ -560,6 +560,14 @@ def _kustomize_rows() -> frozenset[tuple[str, str, str | None, str]]:
                      for target, rows in data("kustomize.yaml").items() for row in rows)
 
 
+@cache
+def masked_values() -> dict[str, tuple[str, tuple[tuple[str, ...], ...]]]:
+    """bulk.yaml's maskedValues: kind -> (group, the paths of the values,
+    each as its keys)."""
+    return {row["kind"]: (row["group"], tuple(tuple(path.split("/")) for path in row["paths"]))
+            for row in data("bulk.yaml")["maskedValues"]}
+
+
 def builtin_config() -> dict[str, Any]:
     return data("builtin.yaml")
 

@@ -8,6 +8,7 @@ import json
 
 # sha256 of each source table when this was generated.
 SOURCES = {'builtin.yaml': '276bde5bb6c6bcd0598a37847f440548a9530fd49635071fe06fae9f489d7ea8',
+ 'bulk.yaml': 'b455ab0ba389a28bc2808a464c7d3b76ec98eadb118c2e995d9bbb48de99d41a',
  'dependencies.yaml': '7eb6c9031b701775c1705fd2c3b67df81209b76dd8f7e7b4cd5a014d6ac343a2',
  'fixednames.yaml': 'e006999c5687fc0340af2a1822abdfcee6b6c441c974df10fd9c398eaa57d657',
  'guard.yaml': 'f5afa97110fa2971cdbe4223309b67373f37623ceb47de742004d997fc881717',
@@ -2108,6 +2109,18 @@ TABLES = json.loads(r'''{
       "group": "fluentbit.fluent.io",
       "path": "spec/*/tls/keyPassword/valueFrom/secretKeyRef/name"
      }
+    ]
+   }
+  ]
+ },
+ "bulk.yaml": {
+  "maskedValues": [
+   {
+    "kind": "CustomResourceDefinition",
+    "group": "apiextensions.k8s.io",
+    "paths": [
+     "spec/versions/schema/openAPIV3Schema",
+     "spec/validation/openAPIV3Schema"
     ]
    }
   ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from functools import cache
 from array import array
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from types import MappingProxyType
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, Protocol
 
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
+from .. import fieldspecs
 from ..errors import Location, PostrenderError
 from ..vocabulary import KRM_RESOURCE_LIST
 from ..records import field, record
@@ -950,7 +952,7 @@ def _compose_document(doc: Document, limits: Limits, count: _Count, odd_breaks: 
     if prune is not None and prune.prunes and not odd_breaks:
         size = len(doc.text)
         large = size >= DROP_FROM
-        if size >= _MASK_FROM and (masking := _SchemasMasked.of(doc, prune)) is not None:
+        if size >= _MASK_FROM and (masking := _Masked.of(doc, prune)) is not None:
             parts = masking
         elif "List" in doc.text and _takes_items(doc) and not (large and _not_a_list(doc.text)):
             tags = may_hold_tags(doc.text)
@@ -1153,36 +1155,40 @@ class _Dropping:
         return loader.keys_distinct() and (self.folder is None or self.folder.finish(root))  # type: ignore[attr-defined]
 
 
-class _SchemasMasked:
-    """A CustomResourceDefinition composed with the lines of its schemas
-    (`openAPIV3Schema`) made blank, so that none of their nodes is made:
-    they were most of the text of a chart that ships its CRDs (4.5 of
-    kube-prometheus-stack's 4.7 MB), and no stage reads them, as the
-    pruner's reach for the kind says. What composing them would have found,
-    they are found to hold: libyaml's parse of the whole text, counted in C
-    (its events, which the limits count), and plain, distinct keys in every
-    mapping and no tag, anchor, alias or merge key, read from the text
-    (syntax/blockkeys.py), where the text holds nothing else the checks
-    look for (`of`). Offsets are kept, so the nodes composed are those
-    composing the whole text gives, and a stage that needs the schemas
-    composes the text again (recompose: the guard)."""
+class _Masked:
+    """An object composed with the lines of values no stage reads made
+    blank, so that none of their nodes is made: a CustomResourceDefinition's
+    schemas (fieldspecs/bulk.yaml), most of the text of a chart that ships
+    its CRDs (4.5 of kube-prometheus-stack's 4.7 MB), as the pruner's reach
+    for the kind says. What composing them would have found, they are found
+    to hold: libyaml's parse of the whole text, counted in C (its events,
+    which the limits count), and plain, distinct keys in every mapping and
+    no tag, anchor, alias or merge key, read from the text
+    (syntax/blockkeys.py), where the text holds nothing else the checks look
+    for (`of`). Offsets are kept, so the nodes composed are those composing
+    the whole text gives, and a stage that needs the values composes the
+    text again (recompose: the guard)."""
 
-    def __init__(self, masked: str, events: int, starts: frozenset[int], api_version: str) -> None:
+    def __init__(self, masked: str, events: int, starts: frozenset[int], kind: str, api_version: str,
+                 paths: tuple[tuple[str, ...], ...]) -> None:
         self.masked = masked
         self.events = events
         self.starts = starts  # where each masked region starts
-        self.api_version = api_version  # as blockkeys read it, and the reach was asked for
+        # As blockkeys read them, and the reach was asked of.
+        self.kind, self.api_version = kind, api_version
+        self.paths = paths
 
     @staticmethod
-    def of(doc: Document, prune: Pruner) -> _SchemasMasked | None:
-        """The masking for a CustomResourceDefinition whose schemas no stage
-        reads, written in the subset of YAML blockkeys reads; None: it is
-        composed as any other."""
+    def of(doc: Document, prune: Pruner) -> _Masked | None:
+        """The masking for an object of a kind bulk.yaml lists whose values
+        there no stage reads, written in the subset of YAML blockkeys reads;
+        None: it is composed as any other."""
         text = doc.text
-        if not (text.startswith(_CRD_KIND_LINE[1:]) or _CRD_KIND_LINE in text):
+        table, kind_lines, wanted = _bulk()
+        if not any(text.startswith(line[1:]) or line in text for line in kind_lines):
             return None
         # What the checks look for in scalars, which blockkeys passes over:
-        # a `\/` escape, an infinite number; and offsets mended after
+        # a `\\/` escape, an infinite number; and offsets mended after
         # composing (_in_parts). A tag, an anchor, an alias or a merge key
         # stands where a node starts, where blockkeys reads (and says None):
         # so a CRD whose descriptions hold `&&` or `!=` at a line's start,
@@ -1192,62 +1198,73 @@ class _SchemasMasked:
             return None
         from ..syntax import blockkeys  # few documents are CRDs
 
-        found = blockkeys.scan(text, _SCHEMA_KEYS)
-        if found is None or not found.regions or found.kind != _CRD or found.api_version is None:
+        found = blockkeys.scan(text, wanted)
+        if found is None or not found.regions or found.kind not in table or found.api_version is None:
+            return None
+        group, paths = table[found.kind]
+        if found.api_version.rpartition("/")[0] != group:
             return None
         reach = prune.reach(found.kind, found.api_version)
-        if not isinstance(reach, dict) or "spec" in reach or "*" in reach:
-            return None  # a field spec reads its spec (--config): composed as any other
+        if not isinstance(reach, dict) or "*" in reach or any(path[0] in reach for path in paths):
+            return None  # a field spec reads there (--config): composed as any other
         try:
             events = _parse_events(doc, None)
         except PostrenderError:
             return None  # composed whole, which says what libyaml refuses, and where
-        return _SchemasMasked(blockkeys.masked(text, found.regions), events,
-                              frozenset(start for start, _ in found.regions), found.api_version)
+        return _Masked(blockkeys.masked(text, found.regions), events, frozenset(start for start, _ in found.regions),
+                       found.kind, found.api_version, paths)
 
     def composer(self, text: str) -> Composer:
         return _Counted(self.masked, self.events)
 
     def finish(self, root: Node | None, loader: Composer, plain: bool) -> bool:
         # Read whole, as any document, unless every region masked is the
-        # value of a schema: blockkeys masks an `openAPIV3Schema` key's value
-        # wherever it stands, and one elsewhere (an annotation's, a label's)
-        # is read, checked and rewritten. And unless the kind and apiVersion
-        # are those the reach was asked of: blockkeys reads a root field's
-        # first line, and a plain one may go on below (`kind: A\n  B` is
-        # kind "A B", which a field spec may read). (Not plain: a key outside
-        # the schemas needs the whole-graph checks; blockkeys found every key
-        # plain, but it is asked.)
+        # value of a key at one of the kind's paths: blockkeys masks the
+        # value of a key of that name wherever it stands, and one elsewhere
+        # (an annotation's, a label's) is read, checked and rewritten. And
+        # unless the kind and apiVersion are those the reach was asked of:
+        # blockkeys reads a root field's first line, and a plain one may go
+        # on below (`kind: A\n  B` is kind "A B", which a field spec may
+        # read). (Not plain: a key outside the values needs the whole-graph
+        # checks; blockkeys found every key plain, but it is asked.)
         if not plain or not isinstance(root, MappingNode):
             return False
-        if get_str(root, "kind") != _CRD or get_str(root, "apiVersion") != self.api_version:
+        if get_str(root, "kind") != self.kind or get_str(root, "apiVersion") != self.api_version:
             return False
-        schemas = {self.masked.find("\n", key.end_mark) + 1 for key in _schema_keys(root)}
-        return self.starts <= schemas
+        masked = {self.masked.find("\n", key.end_mark) + 1 for path in self.paths for key in _keys_at(root, path)}
+        return self.starts <= masked
 
 
-def _schema_keys(root: MappingNode) -> Iterator[Node]:
-    """The `openAPIV3Schema` keys where a CRD holds its schemas: each
-    version's `schema` (apiextensions.k8s.io/v1), and `validation`
-    (v1beta1)."""
-    spec = get(root, "spec")
-    if not isinstance(spec, MappingNode):
-        return
-    holders = [get(spec, "validation")]
-    versions = get(spec, "versions")
-    if isinstance(versions, SequenceNode):
-        holders.extend(get(version, "schema") for version in versions.value if isinstance(version, MappingNode))
+@cache
+def _bulk() -> tuple[dict[str, tuple[str, tuple[tuple[str, ...], ...]]], tuple[str, ...], frozenset[str]]:
+    """bulk.yaml's table; each kind's `kind:` line, as a root's is written
+    at the first column; and the keys whose values may be masked."""
+    table = fieldspecs.masked_values()
+    return (table, tuple(f"\nkind: {kind}\n" for kind in table),
+            frozenset(path[-1] for _, paths in table.values() for path in paths))
+
+
+def _keys_at(root: MappingNode, path: tuple[str, ...]) -> Iterator[Node]:
+    """The key nodes at `path` (its last key, under the others), a list's
+    items passed through, as a field spec's path goes."""
+    holders: list[Node] = [root]
+    for key in path[:-1]:
+        found: list[Node] = []
+        for holder in holders:
+            for mapping in (holder.value if isinstance(holder, SequenceNode) else (holder,)):
+                value = get(mapping, key) if isinstance(mapping, MappingNode) else None
+                if value is not None:
+                    found.append(value)
+        holders = found
     for holder in holders:
-        if isinstance(holder, MappingNode):
-            for key, _ in holder.value:
-                if isinstance(key, ScalarNode) and key.value in _SCHEMA_KEYS:
-                    yield key
+        for mapping in (holder.value if isinstance(holder, SequenceNode) else (holder,)):
+            if isinstance(mapping, MappingNode):
+                for written, _ in mapping.value:
+                    if isinstance(written, ScalarNode) and written.value == path[-1]:
+                        yield written
 
 
-_CRD = "CustomResourceDefinition"
-_CRD_KIND_LINE = f"\nkind: {_CRD}\n"
-_SCHEMA_KEYS = frozenset(("openAPIV3Schema",))
-# Below this, a CRD is composed as any small document: the masking's own
+# Below this, an object is composed as any small document: the masking's own
 # reads (the text's parse, blockkeys' scan) save little on it.
 _MASK_FROM = 8 * 1024
 
@@ -1565,8 +1582,8 @@ def _compose(doc: Document, limits: Limits, count: _Count, parts: _Parts | None 
     if count.may_exceed(doc):
         # Counted in C before a single node is built: composing costs about
         # ten times as much, and what is refused here is never composed.
-        # (A CRD whose schemas are masked was counted so already.)
-        count.check_nodes(doc, parts.events if isinstance(parts, _SchemasMasked) else _parse_events(doc, masked))
+        # (A document whose bulk values are masked was counted so already.)
+        count.check_nodes(doc, parts.events if isinstance(parts, _Masked) else _parse_events(doc, masked))
     root = _compose_root(doc, limits, masked, parts)
     count.add_nodes(doc, doc.nodes if root is not None else _EMPTY_DOCUMENT_NODES)
     return root

@@ -2,7 +2,7 @@
 whether every mapping's keys are plain and distinct, and where the values
 of some keys lie, in whole lines. So read composes a large
 CustomResourceDefinition with its schemas masked (pipeline/read.py,
-_SchemasMasked).
+_Masked, the values fieldspecs/bulk.yaml lists).
 
 A CRD's `openAPIV3Schema` values are most of its text (kube-prometheus-
 stack renders 4.4 MB of them), and no stage reads them: the pruner drops

@@ -1,5 +1,5 @@
 """A CustomResourceDefinition is composed with its schemas masked
-(read._SchemasMasked, syntax/blockkeys.py): its render must be the render
+(read._Masked, syntax/blockkeys.py): its render must be the render
 of the stream read whole, byte for byte, warning for warning and error for
 error, whatever its schemas hold; and it must be masked where its schemas
 are in the subset blockkeys reads, or nothing is gained.
@@ -105,7 +105,7 @@ spec:
 def _masked(monkeypatch) -> list[int]:
     """The size of each document composed with its schemas masked, as read goes."""
     sizes: list[int] = []
-    of = read_module._SchemasMasked.of
+    of = read_module._Masked.of
 
     def spied(doc, prune):
         found = of(doc, prune)
@@ -113,7 +113,7 @@ def _masked(monkeypatch) -> list[int]:
             sizes.append(len(doc.text))
         return found
 
-    monkeypatch.setattr(read_module._SchemasMasked, "of", staticmethod(spied))
+    monkeypatch.setattr(read_module._Masked, "of", staticmethod(spied))
     return sizes
 
 
@@ -271,3 +271,9 @@ def test_a_small_crd_or_another_kind_is_composed_as_ever(monkeypatch):
     other = _crd().replace("kind: CustomResourceDefinition", "kind: Thing", 1)
     _same(other + _APP, "")
     assert not masked
+    # Of another group than bulk.yaml's row names: as any object.
+    grouped = _crd().replace("apiVersion: apiextensions.k8s.io/v1", "apiVersion: example.com/v1", 1)
+    _same(grouped + _APP, "")
+    assert not masked
+    _same(_crd().replace("apiextensions.k8s.io/v1", "apiextensions.k8s.io/v1beta1", 1) + _APP, "")
+    assert masked  # its own group's other version
