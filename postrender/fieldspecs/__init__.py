@@ -564,7 +564,8 @@ def _kustomize_rows() -> frozenset[tuple[str, str, str | None, str]]:
 def masked_values() -> dict[str, tuple[str, tuple[tuple[str, ...], ...]]]:
     """bulk.yaml's maskedValues: kind -> (group, the paths of the values,
     each as its keys)."""
-    return {row["kind"]: (row["group"], tuple(tuple(path.split("/")) for path in row["paths"]))
+    return {row["kind"]: (row["group"], tuple(tuple(segment.key for segment in parse_path(path, "bulk.yaml"))
+                                              for path in row["paths"]))
             for row in data("bulk.yaml")["maskedValues"]}
 
 

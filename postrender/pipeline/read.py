@@ -1247,21 +1247,20 @@ def _bulk() -> tuple[dict[str, tuple[str, tuple[tuple[str, ...], ...]]], tuple[s
 def _keys_at(root: MappingNode, path: tuple[str, ...]) -> Iterator[Node]:
     """The key nodes at `path` (its last key, under the others), a list's
     items passed through, as a field spec's path goes."""
-    holders: list[Node] = [root]
+    holders: list[MappingNode] = [root]
     for key in path[:-1]:
-        found: list[Node] = []
-        for holder in holders:
-            for mapping in (holder.value if isinstance(holder, SequenceNode) else (holder,)):
-                value = get(mapping, key) if isinstance(mapping, MappingNode) else None
-                if value is not None:
-                    found.append(value)
-        holders = found
+        holders = [mapping for holder in holders for mapping in _mappings(get(holder, key))]
     for holder in holders:
-        for mapping in (holder.value if isinstance(holder, SequenceNode) else (holder,)):
-            if isinstance(mapping, MappingNode):
-                for written, _ in mapping.value:
-                    if isinstance(written, ScalarNode) and written.value == path[-1]:
-                        yield written
+        for written, _ in holder.value:
+            if isinstance(written, ScalarNode) and written.value == path[-1]:
+                yield written
+
+
+def _mappings(node: Node | None) -> list[MappingNode]:
+    """A mapping, or a list's mapping items."""
+    if isinstance(node, SequenceNode):
+        return [item for item in node.value if isinstance(item, MappingNode)]
+    return [node] if isinstance(node, MappingNode) else []
 
 
 # Below this, an object is composed as any small document: the masking's own

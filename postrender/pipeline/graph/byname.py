@@ -434,7 +434,6 @@ def _own_keys() -> tuple[frozenset[str], tuple[str, ...], frozenset[str]]:
     return own, ends, last
 
 
-
 def _data_readers(graph: Graph) -> Iterator[Reader]:
     index = graph.index
     # An entry a field spec covers (`--config`: data/configmap) is a
