@@ -135,7 +135,7 @@ class Source:
         # (_drop_earlier_keys): the cuts and what read said of them, for a
         # read of the same source again (a KRM functionConfig's options) to
         # give its documents too.
-        self.left_out: dict[int, tuple[tuple[Cut, ...], list[str]]] = {}
+        self.left_out: dict[int, tuple[tuple[Cut, ...], Sequence[str]]] = {}
         # Of each document (0-based) that defines an anchor again, which
         # libyaml's composer refuses and go-yaml reads (syntax/anchors.py):
         # the text it is composed from, and that text with the anchors
@@ -847,7 +847,7 @@ class Folder(Protocol):
 def read(sources: list[Source], limits: Limits, prune: Pruner | None = None) -> Stream:
     documents: list[Document] = []
     objects: list[KubeObject] = []
-    warnings: list[str] = []
+    said = _LeftOutSaid()
     rendered_so_far: dict[str, int] = {}  # chart file -> lines of its rendered text so far
     count = _Count(limits)
     shared: _SharedMaps = {}
@@ -877,16 +877,16 @@ def read(sources: list[Source], limits: Limits, prune: Pruner | None = None) -> 
             )
             documents.append(doc)
             _read_document(doc, limits, count, odd_breaks, rendered_so_far, sorted_files, shared, prune, objects,
-                           warnings)
+                           said)
             if compress:
                 doc.let_go_of_text()  # type: ignore[attr-defined]
         count.before += source.size
-    return Stream(sources, documents, objects, warnings)
+    return Stream(sources, documents, objects, said.warnings())
 
 
 def _read_document(doc: Document, limits: Limits, count: _Count, odd_breaks: bool, rendered_so_far: dict[str, int],
                    sorted_files: frozenset[str], shared: _SharedMaps, prune: Pruner | None, objects: list[KubeObject],
-                   warnings: list[str]) -> None:
+                   said: _LeftOutSaid) -> None:
     """Composes, checks and prunes one document, adding its objects.
     `rendered_so_far` and `sorted_files`: as _helm3_header takes them."""
     _helm3_header(doc, rendered_so_far, sorted_files)
@@ -923,24 +923,72 @@ def _read_document(doc: Document, limits: Limits, count: _Count, odd_breaks: boo
         count.objects += len(found)
         count.check_objects(count.objects, count.position, lambda: doc.first_line + 1)
     if dropped or doc.source.left_out:
-        _left_out(doc, dropped, found, warnings)
+        _left_out(doc, dropped, found, said)
     if prune is not None:
         prune(doc, found, walked)
     objects.extend(found)
 
 
-def _left_out(doc: Document, dropped: _Dropped | None, objects: list[KubeObject], warnings: list[str]) -> None:
+def _left_out(doc: Document, dropped: _Dropped | None, objects: list[KubeObject], said: _LeftOutSaid) -> None:
     """Says what read left out of the document (`dropped`), or what a read
     of its source before did, and keeps that with the source."""
     source, at = doc.source, doc.index - doc.source.first_document
     if dropped:
-        said = _dropped_warnings(doc, dropped, objects)
-        source.left_out[at] = (doc.left_out, said)
+        lines = _dropped_warnings(doc, dropped, objects) if said.says_another() else _NONE_SAID
+        source.left_out[at] = (doc.left_out, lines)
+        first = dropped.said[0].later_at
     elif at in source.left_out:  # a read of the source before masked them
-        doc.left_out, said = source.left_out[at]
+        doc.left_out, lines = source.left_out[at]
+        first = doc.left_out[0].start if doc.left_out else 0
     else:
         return
-    warnings.extend(said)
+    if lines:
+        said.lines.extend(lines)
+    elif doc.left_out:  # a document after those said: no lines of its own (_DOCUMENTS_SAID)
+        said.count_unsaid(lambda: _holder_location(doc, first, objects))
+
+
+# What a document after those said keeps: one empty tuple for them all.
+_NONE_SAID: tuple[str, ...] = ()
+
+# Documents whose entries left out get their own warnings; every document
+# after them is counted in one more line. A generated stream may hold a key
+# written twice in thousands of documents (one template's labels written
+# twice over): a line each buried every other message, and 40,000 of them
+# held 8.8 MiB of warnings.
+_DOCUMENTS_SAID = 10
+
+
+class _LeftOutSaid:
+    """What read says of the entries it left out, across the stream."""
+
+    __slots__ = ("lines", "_documents", "_unsaid", "_first_unsaid")
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self._documents = 0  # documents said, each in its own lines
+        self._unsaid = 0  # documents after those, counted
+        self._first_unsaid: Location | None = None
+
+    def says_another(self) -> bool:
+        """Whether the next document left out of gets its own lines."""
+        self._documents += 1
+        return self._documents <= _DOCUMENTS_SAID
+
+    def count_unsaid(self, where: Callable[[], Location]) -> None:
+        """Counts a document with entries left out and no lines of its own
+        (`where`: its first entry's place, asked of the first such document)."""
+        self._unsaid += 1
+        if self._first_unsaid is None:
+            self._first_unsaid = where()
+
+    def warnings(self) -> list[str]:
+        if not self._unsaid:
+            return self.lines
+        n = self._unsaid
+        return [*self.lines, f"{self._first_unsaid.describe()}: and {n:,} more"  # type: ignore[union-attr]
+                f" {'document' if n == 1 else 'documents'} from here on holding a key written twice (or keys YAML"
+                " 1.1 reads as one): kubectl and Helm read the last, so postrender leaves the earlier out"]
 
 
 def _compose_document(doc: Document, limits: Limits, count: _Count, odd_breaks: bool, shared: _SharedMaps,

@@ -432,3 +432,43 @@ def test_a_document_of_many_keys_written_twice_says_ten_and_counts_the_rest():
     assert len(lines) == 11 and all("leaves the earlier out" in line for line in lines), lines
     assert "duplicate key 'k9'" in lines[9] and "line 27: and 15 more keys of the document written twice" in lines[10]
     assert documents(result.stdout)[0]["data"] == {f"k{i}": "b" for i in range(25)}
+
+
+def _configs_each_with_a_key_twice(n: int) -> str:
+    return "".join(f"---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{i}\ndata:\n  k: a\n  k: b\n"
+                   for i in range(n))
+
+
+@pytest.mark.parametrize("n, counted", [(1, 0), (10, 0), (11, 1), (13, 3), (40, 30)])
+def test_documents_after_ten_holding_a_key_twice_are_counted_in_one_line(n, counted):
+    # A template that writes a key twice does so in every document it
+    # renders: ten documents said, then one line that counts the rest from
+    # the first of them on, and every document still has its entry left out.
+    result = run_postrender([], _configs_each_with_a_key_twice(n))
+    assert result.status == 0, result.stderr
+    lines = result.stderr.splitlines()
+    said = min(n, 10)
+    assert len(lines) == said + (1 if counted else 0), lines
+    for i, line in enumerate(lines[:said]):
+        assert line.startswith(f"postrender: warning: document {i + 1} (ConfigMap/c{i}) line {8 * i + 8}:"), line
+        assert "duplicate key 'k'" in line
+    if counted:
+        more = "document" if counted == 1 else "documents"
+        assert lines[-1] == (f"postrender: warning: document 11 (ConfigMap/c10) line 88: and {counted} more {more} from"
+                             " here on holding a key written twice (or keys YAML 1.1 reads as one): kubectl and Helm"
+                             " read the last, so postrender leaves the earlier out")
+    assert [doc["data"] for doc in _strict(result.stdout)] == [{"k": "b"}] * n
+    assert "k: a" not in result.stdout
+
+
+def test_the_count_of_documents_holding_keys_twice_follows_the_ten_said_of_one():
+    # The cap on documents and the cap on one document's keys are apart: the
+    # first document says ten keys and counts its own rest, the count of
+    # documents starts at the eleventh.
+    many = CM + "data:\n" + "".join(f"  k{i}: a\n  k{i}: b\n" for i in range(12))
+    result = run_postrender([], "---\n" + many + _configs_each_with_a_key_twice(11))
+    assert result.status == 0, result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 11 + 9 + 1, lines
+    assert "and 2 more keys of the document written twice" in lines[10]
+    assert "document 11 (ConfigMap/c9)" in lines[-1] and "and 2 more documents from here on" in lines[-1]
