@@ -9,17 +9,32 @@ and no config's data holds one."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ...vocabulary import KUSTOMIZE_PREVIOUS_NAMES
 from ..graph.references import Reference, moved_namespace
 from ..index.objects import ObjectIndex
 from ..read import KubeObject
 
-if TYPE_CHECKING:  # versions.py reads this rule as it names versions
-    from .versions import Version
 
-VersionOf = Callable[[KubeObject], "Version | None"]
+class NamedVersion(Protocol):
+    """What this rule reads of a version (versions.Version, which reads
+    this rule as it names versions: so it is not imported here)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def versioned(self) -> bool: ...
+
+    @property
+    def renamed(self) -> bool: ...
+
+    @property
+    def keep_original(self) -> bool: ...
+
+
+VersionOf = Callable[[KubeObject], NamedVersion | None]
 
 
 # The scalar's new text (the name, with what is kept before it), and where
