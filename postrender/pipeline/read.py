@@ -74,7 +74,8 @@ from . import packed
 from .packed import PackedTexts
 
 if TYPE_CHECKING:
-    from ..syntax.earlier import Cut
+    from ..syntax import blockkeys
+    from ..syntax.earlier import Aliases, Cut
 
 HELM4_FILENAME_ANNOTATION = "postrenderer.helm.sh/postrender-filename"
 
@@ -232,7 +233,7 @@ class Document:
     # Its size in libyaml's parse events (see Limits.max_nodes).
     nodes: int = 0
     # Where each line of the text starts, once a line is asked for.
-    line_starts: list[int] | None = None
+    line_starts: array[int] | None = None
     # Whether what read kept of the node graph can take new keys: False when
     # it kept no metadata or pod templates (pipeline/needs.py), and an edit
     # that gives a mapping keys composes the document again (rewrite.py).
@@ -1729,6 +1730,11 @@ def _composed(doc: Document, masked: str | None, parts: _Parts | None = None) ->
         events, plain = loader.events, loader.plain_keys and loader.plain_text
         _release(loader)
     if parts is not None and not parts.finish(root, loader, plain):
+        if parts.__class__ is _Dropping:
+            # Keys not distinct, most often (the composer's, the set-aside
+            # entries', or the folded data's), which the text may tell.
+            root = None  # let go of it before the text is read
+            _raise_earlier_in_text(doc)
         return _composed(doc, masked)  # read whole, as any document
     if root is not None:
         if masked is not None and _is_json_first(doc):
@@ -1736,6 +1742,27 @@ def _composed(doc: Document, masked: str | None, parts: _Parts | None = None) ->
         if doc.text.startswith("\ufeff"):
             shift_offsets(root, 1)
     return root, events, plain
+
+
+def _raise_earlier_in_text(doc: Document) -> None:
+    """Raises _EarlierKeys with the entries a later one overrides in a
+    large document composed in parts (_Dropping) that could not be read so
+    (its keys not all distinct, most often), as its text tells them (syntax/blockkeys.py), so that it is
+    never composed whole (a
+    ConfigMap of 100,000 keys each written twice took 154 MiB to find where
+    they were). What _check_structure would find of it is only these: a
+    document composed in parts holds no tag, anchor, merge key, `\\/`
+    escape or infinite number (_in_parts), and every key blockkeys reads
+    reads as its text. Returns where blockkeys does not read the text, or
+    a key is written twice inside a sequence (it cannot tell there what a
+    message may show): it is composed whole, as before. (Raised here: held
+    by a caller's frame, the exception would hold that frame through its
+    traceback, a cycle nothing collects while a render runs.)"""
+    from ..syntax import blockkeys  # few documents hold a key twice
+
+    earlier: list[blockkeys.Earlier] = []
+    if blockkeys.scan(doc.text, frozenset(), earlier, _VALUE_MAPPINGS) is not None and earlier:
+        raise _EarlierKeys(doc, [_EarlierInText(found) for found in earlier])
 
 
 def recompose(doc: Document, items: Collection[int] | None = None) -> MappingNode | None:
@@ -2290,23 +2317,75 @@ class _Earlier:
         return self.mapping.value[self.index][0]  # type: ignore[return-value]
 
     @property
+    def later_at(self) -> int:
+        return self.later.start_mark
+
+    @property
     def hidden(self) -> bool:
         return self.shown is not None and self.shown[0] == "hidden"
 
     def what(self) -> str:
         """The key, as a message may show it: `duplicate ` comes before."""
-        if self.hidden:
-            return f"key in a mapping inside the value of {self.shown[1]} (not shown: values may be secret)"
-        return f"key {self.key.value!r} in a mapping"
+        return _what(self.key.value, self.shown[1] if self.hidden else None)  # type: ignore[index]
+
+    def cut(self, text: str, aliases: Aliases | None) -> Cut | str:
+        """The cut that leaves the entry out of `text`, or why none can."""
+        from ..syntax import earlier as earlier_keys
+
+        return earlier_keys.cut_of(text, self.mapping, self.index, self.later, aliases)
+
+    def left_out(self) -> _LeftOut:
+        key = self.key
+        return _LeftOut(self.later_at, key.start_mark, key.value, self.later.value, self.what(), self.hidden)
+
+
+class _EarlierInText:
+    """An entry read found overridden in the text of a large document
+    (_raise_earlier_in_text), with no node: its cut is found with it."""
+
+    __slots__ = ("found",)
+
+    def __init__(self, found: blockkeys.Earlier) -> None:
+        self.found = found
+
+    @property
+    def later_at(self) -> int:
+        return self.found.later_at
+
+    @property
+    def hidden(self) -> bool:
+        return self.found.hidden_in is not None
+
+    def what(self) -> str:
+        return _what(self.found.key, self.found.hidden_in)
+
+    def cut(self, text: str, aliases: Aliases | None) -> Cut:
+        from ..syntax.earlier import Cut
+
+        found = self.found
+        return Cut(found.start, found.end, found.lines)
+
+    def left_out(self) -> _LeftOut:
+        found = self.found
+        return _LeftOut(found.later_at, found.key_at, found.key, found.key, self.what(), self.hidden)
+
+
+def _what(key: str, hidden_in: str | None) -> str:
+    """A key written twice, as a message may show it: `duplicate ` comes
+    before. `hidden_in`: the field whose value holds it, which may be secret."""
+    if hidden_in is not None:
+        return f"key in a mapping inside the value of {hidden_in} (not shown: values may be secret)"
+    return f"key {key!r} in a mapping"
 
 
 class _EarlierKeys(PostrenderError):
     """Entries read drops: raised once a whole document passed
-    _check_structure, for read to read it again without them."""
+    _check_structure, for read to read it again without them (or once its
+    text told them, where it is large: _raise_earlier_in_text)."""
 
-    def __init__(self, doc: Document, found: list[_Earlier]) -> None:
+    def __init__(self, doc: Document, found: Sequence[_Earlier | _EarlierInText]) -> None:
         first = found[0]
-        super().__init__(f"duplicate {first.what()}", doc.location(first.later))
+        super().__init__(f"duplicate {first.what()}", doc.location(offset=first.later_at))
         self.entries = found
 
 
@@ -2322,12 +2401,12 @@ def _drop_earlier_keys(doc: Document, found: _EarlierKeys) -> _Dropped:
     # Looked up per entry, found once: a walk of the document each was quadratic.
     aliases = earlier_keys.Aliases(doc.root, doc.shared) if doc.shared and doc.root is not None else None
     for entry in found.entries:
-        cut = earlier_keys.cut_of(text, entry.mapping, entry.index, entry.later, aliases)
+        cut = entry.cut(text, aliases)
         if isinstance(cut, str):
             if _has_odd_line_breaks(text):
                 _check_line_breaks(doc)  # what the cut could not follow, said as for any document
             raise UnreadableText(f"duplicate {entry.what()}: kubectl and Helm read the last, but postrender cannot"
-                                 f" leave the earlier out: {cut}", doc.location(entry.later))
+                                 f" leave the earlier out: {cut}", doc.location(offset=entry.later_at))
         cuts.append(cut)
     kept = earlier_keys.outermost(cuts)
     masked = earlier_keys.masked(text, kept)
@@ -2337,11 +2416,11 @@ def _drop_earlier_keys(doc: Document, found: _EarlierKeys) -> _Dropped:
     doc.left_out = tuple(kept)
     kept_cuts = set(kept)  # a document may hold thousands: a list here made it quadratic
     entries = sorted((entry for entry, cut in zip(found.entries, cuts) if cut in kept_cuts),
-                     key=lambda entry: entry.later.start_mark)
+                     key=lambda entry: entry.later_at)
     # What the warnings need, and no node: the tree read first is let go of
     # before the document is read again, and the table of its lines the
     # error found (_EarlierKeys), made again if a line is asked for.
-    dropped = _Dropped(len(entries), [_LeftOut(entry) for entry in entries[: _DROPPED_SAID + 1]])
+    dropped = _Dropped(len(entries), [entry.left_out() for entry in entries[: _DROPPED_SAID + 1]])
     doc.root, doc.shared, doc.nodes, doc.line_starts = None, _NO_IDS, 0, None
     # Said without the objects' names (the tree read first may name one by
     # a key left out), should reading the document again fail: an answer
@@ -2358,14 +2437,17 @@ _NO_IDS: frozenset[int] = frozenset()
 
 
 class _LeftOut:
-    """What a warning says of an entry left out (_Earlier), without its nodes."""
+    """What a warning says of an entry left out (_Earlier), without its nodes:
+    where the key that wins and the earlier one start, the two as written
+    (YAML 1.1 may read two texts alike), the key as a message may show it,
+    and whether it is hidden."""
 
     __slots__ = ("later_at", "key_at", "first", "last", "what", "hidden")
 
-    def __init__(self, entry: _Earlier) -> None:
-        self.later_at, self.key_at = entry.later.start_mark, entry.key.start_mark
-        self.first, self.last = entry.key.value, entry.later.value
-        self.what, self.hidden = entry.what(), entry.hidden
+    def __init__(self, later_at: int, key_at: int, first: str, last: str, what: str, hidden: bool) -> None:
+        self.later_at, self.key_at = later_at, key_at
+        self.first, self.last = first, last
+        self.what, self.hidden = what, hidden
 
 
 class _Dropped:

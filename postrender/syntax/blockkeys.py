@@ -23,6 +23,13 @@ composed whole, as any other. So a text it reads holds no tag, anchor,
 alias or merge key, which stand where a node starts, and no key that is a
 collection. Its answer counts only for text libyaml parses.
 
+Asked to, it also finds the entries of a mapping that a later entry with
+the same key overrides (`earlier`), where it can say what a message may
+show of their keys, so that read can leave them out of a large document
+without composing it whole (pipeline/read.py, _raise_earlier_in_text): keys read
+here are plain words or quoted ones, which read as their text, so two
+keys are one exactly where their texts are.
+
 A scalar value takes every line after it that is indented more than its
 key (or its item's `-`). In text libyaml parses, such lines can only be
 more of it (a plain or quoted scalar's next lines, a block scalar's): a
@@ -37,7 +44,7 @@ from typing import NamedTuple
 
 from .nodes import plain_is_text
 
-__all__ = ["Scan", "masked", "scan"]
+__all__ = ["Earlier", "Scan", "masked", "scan"]
 
 
 class Scan(NamedTuple):
@@ -49,6 +56,31 @@ class Scan(NamedTuple):
     kind: str | None
     api_version: str | None
 
+
+class Earlier(NamedTuple):
+    """An entry of a mapping that a later entry with the same key
+    overrides: [start, end) leaves it out as syntax/earlier.py's cut_of
+    does (`lines`: its whole lines, to the next key's line; else, the
+    first entry of a sequence's item, its key to the next key), where its
+    key and the later one start, the key, and `hidden_in`: None where a
+    message may show the key, else the field whose value holds it (not
+    shown: values may be secret)."""
+
+    start: int
+    end: int
+    lines: bool
+    key_at: int
+    later_at: int
+    key: str
+    hidden_in: str | None
+
+
+# What a message may show of a mapping's keys, as read's _check_nodes
+# tells it: None, anything; ("keys", field), its keys only (the mapping
+# under `data`); ("hidden", field), nothing (inside a value there); _UNTOLD,
+# not told here (under a sequence): a key written twice there is not read.
+_Shown = tuple[str, str] | None
+_UNTOLD = ("untold", "")
 
 _INDENT = re.compile(r" *")
 # `- `, `- - `, or a `-` that ends its line (its item's content is below).
@@ -89,19 +121,26 @@ _SPACES_HELD = 64
 _SPACES = [" " * (column + 1) for column in range(_SPACES_HELD)]
 
 
-def scan(text: str, wanted: frozenset[str]) -> Scan | None:
+def scan(text: str, wanted: frozenset[str], earlier: list[Earlier] | None = None,
+         data_fields: tuple[str, ...] = ()) -> Scan | None:
     """The values of the keys named in `wanted` whose values are written on
     the lines below them, if every mapping of the document has plain,
     distinct keys as the composer tells them (nodes.plain_is_text, quoted
     keys by their text); None if some has not, or the text is not of the
-    subset read here."""
+    subset read here. With `earlier`, a key written twice in a mapping
+    outside any sequence is no reason to say None: the entry it overrides
+    is added there. `data_fields`: the fields whose mapping's keys a
+    message may show, but not what their values hold (read's
+    _VALUE_MAPPINGS)."""
     if "\r" in text:
         return None  # a line break to libyaml (read refuses a lone one)
     size = len(text)
-    # The block mappings open at the line being read, innermost last: the
-    # columns of their keys, and the keys so far.
-    columns: list[int] = []
-    keys_of: list[set[str]] = []
+    mappings = _Mappings()
+    columns, keys_of, starts_of, items_of, shown_of = (mappings.columns, mappings.keys, mappings.starts,
+                                                        mappings.items, mappings.shown)
+    # The key on the line before, less blank and comment lines, whose value
+    # is on the lines below (None: another line came since).
+    below: str | None = None
     regions: list[tuple[int, int]] = []
     # The region open: its key's column (-1: none), where its lines start,
     # and whether a line of its value has come (a comment after the key
@@ -129,6 +168,8 @@ def scan(text: str, wanted: frozenset[str]) -> Scan | None:
         line = match_key_line(text, at)
         if line is None:
             # Not a key's: blank, a comment, a `-` alone, a scalar, `---`.
+            if below is not None and _column(text, at) is not None:
+                below = None
             if region >= 0:
                 column = _column(text, at)
                 if column is not None and column <= region:
@@ -137,7 +178,7 @@ def scan(text: str, wanted: frozenset[str]) -> Scan | None:
                     region = -1
                 elif column is not None:
                     region_read = True
-            at, parent, started = _other_line(text, at, parent, started, columns, keys_of)
+            at, parent, started = _other_line(text, at, parent, started, mappings)
             if at < 0:
                 return None
             continue
@@ -150,9 +191,8 @@ def scan(text: str, wanted: frozenset[str]) -> Scan | None:
             region = -1
         elif region >= 0:
             region_read = True
-        while columns and columns[-1] > column:
-            columns.pop()
-            keys_of.pop()
+        if columns and columns[-1] > column:
+            mappings.close_deeper(column)
         if plain is not None:
             label = plain
             if plain not in texts:
@@ -161,18 +201,23 @@ def scan(text: str, wanted: frozenset[str]) -> Scan | None:
                 texts.add(plain)
         else:
             label = double if double is not None else single
+        key_at = at + column + len(dashes)
         if dashes:
             column += len(dashes)
-            columns.append(column)
-            keys_of.append({label})
+            mappings.open(column, label, key_at, True, _UNTOLD)
         elif columns and columns[-1] == column:
-            keys = keys_of[-1]
-            if label in keys:
-                return None
-            keys.add(label)
+            keys, starts = keys_of[-1], starts_of[-1]
+            first = keys.get(label)
+            keys[label] = len(starts)
+            starts.append(key_at)
+            if first is not None:
+                if earlier is None or shown_of[-1] is _UNTOLD:
+                    return None
+                earlier.append(_earlier(starts, first, items_of[-1] and first == 0, column, label, shown_of[-1]))
         else:
-            columns.append(column)
-            keys_of.append({label})
+            shown = None if not columns else _UNTOLD if below is None else _inside(shown_of[-1], below, data_fields)
+            mappings.open(column, label, key_at, False, shown)
+        below = None
         parent = None
         value = line.end()
         if plain_value is not None:
@@ -183,6 +228,7 @@ def scan(text: str, wanted: frozenset[str]) -> Scan | None:
             continue
         if value == size or text[value] == "\n" or text[value] == "#":
             parent = column  # its value on the lines below, or null
+            below = label
             at = text.find("\n", value) + 1 or size
             if region < 0 and label in wanted:
                 region, region_start, region_read = column, at, False
@@ -197,14 +243,69 @@ def scan(text: str, wanted: frozenset[str]) -> Scan | None:
     return Scan([(start, end) for start, end in regions if start < end], root.get("kind"), root.get("apiVersion"))
 
 
+class _Mappings:
+    """The block mappings open at the line being read, innermost last: the
+    columns of their keys, their keys so far (each with its place among
+    them), where each key starts, whether a sequence's `-` opened it, and
+    what a message may show of its keys."""
+
+    __slots__ = ("columns", "keys", "starts", "items", "shown")
+
+    def __init__(self) -> None:
+        self.columns: list[int] = []
+        self.keys: list[dict[str, int]] = []
+        self.starts: list[list[int]] = []
+        self.items: list[bool] = []
+        self.shown: list[_Shown] = []
+
+    def open(self, column: int, label: str, key_at: int, item: bool, shown: _Shown) -> None:
+        """A mapping whose first key, `label`, starts at offset `key_at`."""
+        self.columns.append(column)
+        self.keys.append({label: 0})
+        self.starts.append([key_at])
+        self.items.append(item)
+        self.shown.append(shown)
+
+    def close_deeper(self, column: int) -> None:
+        """Closes the mappings whose keys stand right of `column`."""
+        columns = self.columns
+        while columns and columns[-1] > column:
+            columns.pop()
+            self.keys.pop()
+            self.starts.pop()
+            self.items.pop()
+            self.shown.pop()
+
+
+def _inside(shown: _Shown, key: str, data_fields: tuple[str, ...]) -> _Shown:
+    """What a message may show of the keys of the mapping that is the value
+    of `key` in a mapping shown as `shown` (read's _inside)."""
+    if shown is None:
+        return ("keys", key) if key in data_fields else None
+    if shown[0] == "keys":
+        return ("hidden", f"{shown[1]}.{key}")
+    return shown
+
+
+def _earlier(starts: list[int], first: int, item: bool, column: int, key: str, shown: _Shown) -> Earlier:
+    """Entry `first` of a mapping whose keys start at `starts` (at
+    `column`), overridden by its last key: cut as cut_of cuts it, to the
+    start of the key after it (or its line)."""
+    key_at, following = starts[first], starts[first + 1]
+    hidden_in = shown[1] if shown is not None and shown[0] == "hidden" else None
+    if item:  # the first key of a sequence's item, on its `-` line: from the key on
+        return Earlier(key_at, following, False, key_at, starts[-1], key, hidden_in)
+    return Earlier(key_at - column, following - column, True, key_at, starts[-1], key, hidden_in)
+
+
 def _column(text: str, at: int) -> int | None:
     """The indentation of the line at `at`; None for a blank or comment line."""
     first = _INDENT.match(text, at).end()
     return None if first == len(text) or text[first] in "\n#" else first - at
 
 
-def _other_line(text: str, at: int, parent: int | None, started: bool, columns: list[int],
-                keys_of: list[set[str]]) -> tuple[int, int | None, bool]:
+def _other_line(text: str, at: int, parent: int | None, started: bool,
+                mappings: _Mappings) -> tuple[int, int | None, bool]:
     """Reads a line that holds no key (scan): where the next line to read
     starts (-1: a line not read here), the column of the key or `-` a
     scalar on the next line would be the value of, and whether the
@@ -223,9 +324,7 @@ def _other_line(text: str, at: int, parent: int | None, started: bool, columns: 
         return -1, parent, started
     if text.find("\t", first, end) >= 0:
         return -1, parent, started
-    while columns and columns[-1] > column:
-        columns.pop()
-        keys_of.pop()
+    mappings.close_deeper(column)
     dashes = _DASHES.match(text, first, end)
     if dashes is not None:
         if dashes.end() == end:
