@@ -135,7 +135,8 @@ def scan(text: str, wanted: frozenset[str], earlier: list[Earlier] | None = None
     if "\r" in text:
         return None  # a line break to libyaml (read refuses a lone one)
     size = len(text)
-    mappings = _Mappings()
+    collect = earlier is not None
+    mappings = _Mappings(collect)
     columns, keys_of, starts_of, items_of, shown_of = (mappings.columns, mappings.keys, mappings.starts,
                                                         mappings.items, mappings.shown)
     # The key on the line before, less blank and comment lines, whose value
@@ -192,7 +193,12 @@ def scan(text: str, wanted: frozenset[str], earlier: list[Earlier] | None = None
         elif region >= 0:
             region_read = True
         if columns and columns[-1] > column:
-            mappings.close_deeper(column)
+            if collect:
+                mappings.close_deeper(column)
+            else:
+                while columns and columns[-1] > column:
+                    columns.pop()
+                    keys_of.pop()
         if plain is not None:
             label = plain
             if plain not in texts:
@@ -201,22 +207,36 @@ def scan(text: str, wanted: frozenset[str], earlier: list[Earlier] | None = None
                 texts.add(plain)
         else:
             label = double if double is not None else single
-        key_at = at + column + len(dashes)
         if dashes:
             column += len(dashes)
-            mappings.open(column, label, key_at, True, _UNTOLD)
+            if collect:
+                mappings.open(column, label, at, True, _UNTOLD)
+            else:  # (inline: a CRD's scan opens a mapping every few lines)
+                columns.append(column)
+                keys_of.append({label})
         elif columns and columns[-1] == column:
-            keys, starts = keys_of[-1], starts_of[-1]
-            first = keys.get(label)
-            keys[label] = len(starts)
-            starts.append(key_at)
-            if first is not None:
-                if earlier is None or shown_of[-1] is _UNTOLD:
+            keys = keys_of[-1]
+            if not collect:
+                if label in keys:
                     return None
-                earlier.append(_earlier(starts, first, items_of[-1] and first == 0, column, label, shown_of[-1]))
-        else:
+                keys.add(label)  # type: ignore[attr-defined]
+            else:
+                starts = starts_of[-1]
+                place = len(starts)
+                first = keys.setdefault(label, place)
+                starts.append(at)
+                if first != place:
+                    if shown_of[-1] is _UNTOLD:
+                        return None
+                    keys[label] = place
+                    earlier.append(_earlier(starts, first, items_of[-1] and first == 0, column, label,  # type: ignore[union-attr]
+                                            shown_of[-1]))
+        elif collect:
             shown = None if not columns else _UNTOLD if below is None else _inside(shown_of[-1], below, data_fields)
-            mappings.open(column, label, key_at, False, shown)
+            mappings.open(column, label, at, False, shown)
+        else:
+            columns.append(column)
+            keys_of.append({label})
         below = None
         parent = None
         value = line.end()
@@ -228,7 +248,8 @@ def scan(text: str, wanted: frozenset[str], earlier: list[Earlier] | None = None
             continue
         if value == size or text[value] == "\n" or text[value] == "#":
             parent = column  # its value on the lines below, or null
-            below = label
+            if collect:
+                below = label
             at = text.find("\n", value) + 1 or size
             if region < 0 and label in wanted:
                 region, region_start, region_read = column, at, False
@@ -246,35 +267,45 @@ def scan(text: str, wanted: frozenset[str], earlier: list[Earlier] | None = None
 class _Mappings:
     """The block mappings open at the line being read, innermost last: the
     columns of their keys, their keys so far (each with its place among
-    them), where each key starts, whether a sequence's `-` opened it, and
-    what a message may show of its keys."""
+    them), where each key's line starts (its key at the mapping's column,
+    after the `-` of the first of an item's), whether a sequence's `-`
+    opened it, and what a message may show of its keys."""
 
-    __slots__ = ("columns", "keys", "starts", "items", "shown")
+    __slots__ = ("collect", "columns", "keys", "starts", "items", "shown")
 
-    def __init__(self) -> None:
+    def __init__(self, collect: bool) -> None:
+        # Only the columns and the keys (a set each) unless the entries a
+        # later key overrides are collected: a CRD's scan, in every render
+        # of a chart that ships CRDs, pays for no more.
+        self.collect = collect
         self.columns: list[int] = []
-        self.keys: list[dict[str, int]] = []
+        self.keys: list[dict[str, int] | set[str]] = []
         self.starts: list[list[int]] = []
         self.items: list[bool] = []
         self.shown: list[_Shown] = []
 
-    def open(self, column: int, label: str, key_at: int, item: bool, shown: _Shown) -> None:
-        """A mapping whose first key, `label`, starts at offset `key_at`."""
+    def open(self, column: int, label: str, line: int, item: bool, shown: _Shown) -> None:
+        """A mapping whose first key, `label`, is on the line at offset `line`."""
         self.columns.append(column)
+        if not self.collect:
+            self.keys.append({label})
+            return
         self.keys.append({label: 0})
-        self.starts.append([key_at])
+        self.starts.append([line])
         self.items.append(item)
         self.shown.append(shown)
 
     def close_deeper(self, column: int) -> None:
         """Closes the mappings whose keys stand right of `column`."""
-        columns = self.columns
+        columns, keys = self.columns, self.keys
+        collect = self.collect
         while columns and columns[-1] > column:
             columns.pop()
-            self.keys.pop()
-            self.starts.pop()
-            self.items.pop()
-            self.shown.pop()
+            keys.pop()
+            if collect:
+                self.starts.pop()
+                self.items.pop()
+                self.shown.pop()
 
 
 def _inside(shown: _Shown, key: str, data_fields: tuple[str, ...]) -> _Shown:
@@ -288,14 +319,15 @@ def _inside(shown: _Shown, key: str, data_fields: tuple[str, ...]) -> _Shown:
 
 
 def _earlier(starts: list[int], first: int, item: bool, column: int, key: str, shown: _Shown) -> Earlier:
-    """Entry `first` of a mapping whose keys start at `starts` (at
-    `column`), overridden by its last key: cut as cut_of cuts it, to the
-    start of the key after it (or its line)."""
-    key_at, following = starts[first], starts[first + 1]
+    """Entry `first` of a mapping whose keys' lines start at `starts` (its
+    keys at `column`), overridden by its last key: cut as cut_of cuts it,
+    to the line of the key after it (or to that key)."""
+    line, following = starts[first], starts[first + 1]
+    key_at, later_at = line + column, starts[-1] + column
     hidden_in = shown[1] if shown is not None and shown[0] == "hidden" else None
     if item:  # the first key of a sequence's item, on its `-` line: from the key on
-        return Earlier(key_at, following, False, key_at, starts[-1], key, hidden_in)
-    return Earlier(key_at - column, following - column, True, key_at, starts[-1], key, hidden_in)
+        return Earlier(key_at, following + column, False, key_at, later_at, key, hidden_in)
+    return Earlier(line, following, True, key_at, later_at, key, hidden_in)
 
 
 def _column(text: str, at: int) -> int | None:
@@ -324,7 +356,9 @@ def _other_line(text: str, at: int, parent: int | None, started: bool,
         return -1, parent, started
     if text.find("\t", first, end) >= 0:
         return -1, parent, started
-    mappings.close_deeper(column)
+    columns = mappings.columns
+    if columns and columns[-1] > column:
+        mappings.close_deeper(column)
     dashes = _DASHES.match(text, first, end)
     if dashes is not None:
         if dashes.end() == end:
