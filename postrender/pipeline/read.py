@@ -1747,8 +1747,8 @@ def _composed(doc: Document, masked: str | None, parts: _Parts | None = None) ->
 def _raise_earlier_in_text(doc: Document) -> None:
     """Raises _EarlierKeys with the entries a later one overrides in a
     large document composed in parts (_Dropping) that could not be read so
-    (its keys not all distinct, most often), as its text tells them (syntax/blockkeys.py), so that it is
-    never composed whole (a
+    (its keys not all distinct, most often), as its text tells them
+    (syntax/blockkeys.py), so that it is never composed whole for them (a
     ConfigMap of 100,000 keys each written twice took 154 MiB to find where
     they were). What _check_structure would find of it is only these: a
     document composed in parts holds no tag, anchor, merge key, `\\/`
@@ -2362,8 +2362,7 @@ class _EarlierInText:
     def cut(self, text: str, aliases: Aliases | None) -> Cut:
         from ..syntax.earlier import Cut
 
-        found = self.found
-        return Cut(found.start, found.end, found.lines)
+        return Cut(self.found.start, self.found.end, True)
 
     def left_out(self) -> _LeftOut:
         found = self.found

@@ -24,11 +24,12 @@ alias or merge key, which stand where a node starts, and no key that is a
 collection. Its answer counts only for text libyaml parses.
 
 Asked to, it also finds the entries of a mapping that a later entry with
-the same key overrides (`earlier`), where it can say what a message may
-show of their keys, so that read can leave them out of a large document
-without composing it whole (pipeline/read.py, _raise_earlier_in_text): keys read
-here are plain words or quoted ones, which read as their text, so two
-keys are one exactly where their texts are.
+the same key overrides (`earlier`), outside any sequence, where it can
+say what a message may show of their keys, so that read can leave them
+out of a large document without composing it whole (pipeline/read.py,
+_raise_earlier_in_text): keys read here are plain words or quoted ones,
+which read as their text, so two keys are one exactly where their texts
+are.
 
 A scalar value takes every line after it that is indented more than its
 key (or its item's `-`). In text libyaml parses, such lines can only be
@@ -58,17 +59,15 @@ class Scan(NamedTuple):
 
 
 class Earlier(NamedTuple):
-    """An entry of a mapping that a later entry with the same key
-    overrides: [start, end) leaves it out as syntax/earlier.py's cut_of
-    does (`lines`: its whole lines, to the next key's line; else, the
-    first entry of a sequence's item, its key to the next key), where its
-    key and the later one start, the key, and `hidden_in`: None where a
-    message may show the key, else the field whose value holds it (not
-    shown: values may be secret)."""
+    """An entry of a block mapping that a later entry with the same key
+    overrides: [start, end), its whole lines up to the next key's line,
+    leaves it out as syntax/earlier.py's cut_of does; where its key and
+    the later one start; the key; and `hidden_in`: None where a message
+    may show the key, else the field whose value holds it (not shown:
+    values may be secret)."""
 
     start: int
     end: int
-    lines: bool
     key_at: int
     later_at: int
     key: str
@@ -137,8 +136,7 @@ def scan(text: str, wanted: frozenset[str], earlier: list[Earlier] | None = None
     size = len(text)
     collect = earlier is not None
     mappings = _Mappings(collect)
-    columns, keys_of, starts_of, items_of, shown_of = (mappings.columns, mappings.keys, mappings.starts,
-                                                        mappings.items, mappings.shown)
+    columns, keys_of, starts_of, shown_of = mappings.columns, mappings.keys, mappings.starts, mappings.shown
     # The key on the line before, less blank and comment lines, whose value
     # is on the lines below (None: another line came since).
     below: str | None = None
@@ -210,7 +208,7 @@ def scan(text: str, wanted: frozenset[str], earlier: list[Earlier] | None = None
         if dashes:
             column += len(dashes)
             if collect:
-                mappings.open(column, label, at, True, _UNTOLD)
+                mappings.open(column, label, at, _UNTOLD)
             else:  # (inline: a CRD's scan opens a mapping every few lines)
                 columns.append(column)
                 keys_of.append({label})
@@ -229,11 +227,10 @@ def scan(text: str, wanted: frozenset[str], earlier: list[Earlier] | None = None
                     if shown_of[-1] is _UNTOLD:
                         return None
                     keys[label] = place
-                    earlier.append(_earlier(starts, first, items_of[-1] and first == 0, column, label,  # type: ignore[union-attr]
-                                            shown_of[-1]))
+                    earlier.append(_earlier(starts, first, column, label, shown_of[-1]))  # type: ignore[union-attr]
         elif collect:
             shown = None if not columns else _UNTOLD if below is None else _inside(shown_of[-1], below, data_fields)
-            mappings.open(column, label, at, False, shown)
+            mappings.open(column, label, at, shown)
         else:
             columns.append(column)
             keys_of.append({label})
@@ -267,11 +264,10 @@ def scan(text: str, wanted: frozenset[str], earlier: list[Earlier] | None = None
 class _Mappings:
     """The block mappings open at the line being read, innermost last: the
     columns of their keys, their keys so far (each with its place among
-    them), where each key's line starts (its key at the mapping's column,
-    after the `-` of the first of an item's), whether a sequence's `-`
-    opened it, and what a message may show of its keys."""
+    them), where each key's line starts (its key at the mapping's column),
+    and what a message may show of its keys (_UNTOLD in a sequence)."""
 
-    __slots__ = ("collect", "columns", "keys", "starts", "items", "shown")
+    __slots__ = ("collect", "columns", "keys", "starts", "shown")
 
     def __init__(self, collect: bool) -> None:
         # Only the columns and the keys (a set each) unless the entries a
@@ -281,10 +277,9 @@ class _Mappings:
         self.columns: list[int] = []
         self.keys: list[dict[str, int] | set[str]] = []
         self.starts: list[list[int]] = []
-        self.items: list[bool] = []
         self.shown: list[_Shown] = []
 
-    def open(self, column: int, label: str, line: int, item: bool, shown: _Shown) -> None:
+    def open(self, column: int, label: str, line: int, shown: _Shown) -> None:
         """A mapping whose first key, `label`, is on the line at offset `line`."""
         self.columns.append(column)
         if not self.collect:
@@ -292,7 +287,6 @@ class _Mappings:
             return
         self.keys.append({label: 0})
         self.starts.append([line])
-        self.items.append(item)
         self.shown.append(shown)
 
     def close_deeper(self, column: int) -> None:
@@ -304,7 +298,6 @@ class _Mappings:
             keys.pop()
             if collect:
                 self.starts.pop()
-                self.items.pop()
                 self.shown.pop()
 
 
@@ -318,16 +311,12 @@ def _inside(shown: _Shown, key: str, data_fields: tuple[str, ...]) -> _Shown:
     return shown
 
 
-def _earlier(starts: list[int], first: int, item: bool, column: int, key: str, shown: _Shown) -> Earlier:
-    """Entry `first` of a mapping whose keys' lines start at `starts` (its
-    keys at `column`), overridden by its last key: cut as cut_of cuts it,
-    to the line of the key after it (or to that key)."""
-    line, following = starts[first], starts[first + 1]
-    key_at, later_at = line + column, starts[-1] + column
+def _earlier(starts: list[int], first: int, column: int, key: str, shown: _Shown) -> Earlier:
+    """Entry `first` of a block mapping outside any sequence whose keys'
+    lines start at `starts` (its keys at `column`), overridden by its last
+    key: its lines, to the line of the key after it, as cut_of cuts it."""
     hidden_in = shown[1] if shown is not None and shown[0] == "hidden" else None
-    if item:  # the first key of a sequence's item, on its `-` line: from the key on
-        return Earlier(key_at, following + column, False, key_at, later_at, key, hidden_in)
-    return Earlier(line, following, True, key_at, later_at, key, hidden_in)
+    return Earlier(starts[first], starts[first + 1], starts[first] + column, starts[-1] + column, key, hidden_in)
 
 
 def _column(text: str, at: int) -> int | None:
