@@ -65,6 +65,11 @@ class RenderOptions:
     version_all: bool = False
     # Names left on an object that no longer exists are warnings, not errors (broken.py).
     allow_broken: bool = False
+    # kustomize is the parent and maps names after this render (its
+    # name-reference pass, for the fields of its `configurations:` too):
+    # each version records the name it had among kustomize's earlier names
+    # (rewrite.py). Set by the exec transformer front end; no flag of its own.
+    kustomize_maps_names: bool = False
 
 
 # --- numbers as people write them ---------------------------------------------

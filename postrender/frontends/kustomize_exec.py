@@ -160,7 +160,8 @@ def run(path: str, sources: list[Source], options: RenderOptions, reporter: Repo
     from . import render
 
     reporter.keep_warnings = False  # said as they come; nothing reads them again
-    return render(sources, load_file(path).apply(options), reporter, release=True).written
+    options = replace(load_file(path).apply(options), kustomize_maps_names=True)  # kustomize maps names after it
+    return render(sources, options, reporter, release=True).written
 
 
 def exec_plugin_argv(argv: list[str], config: str) -> list[str]:

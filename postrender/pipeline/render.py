@@ -186,7 +186,7 @@ def _plan_options(options: RenderOptions) -> PlanOptions:
 
 
 def _rewrite_options(options: RenderOptions) -> RewriteOptions:
-    return RewriteOptions(mutable=options.mutable)
+    return RewriteOptions(mutable=options.mutable, kustomize_maps_names=options.kustomize_maps_names)
 
 
 def _records_refs(options: RenderOptions) -> bool:

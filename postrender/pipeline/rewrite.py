@@ -41,6 +41,7 @@ from .read import Document, KubeObject, object_node, recompose
 @record
 class Options:
     mutable: bool = False
+    kustomize_maps_names: bool = False  # RenderOptions'
 
 
 class Prepared(edit.Located):
@@ -799,19 +800,22 @@ def _mark(edits: DocumentEdits, version: Version, options: Options) -> None:
     key = _marks_key(version, options)
     prepared = obj.prepared if obj.prepared is not None and _expected(obj, options) == key else None
     edits.set_ahead(obj, prepared.marks if prepared is not None else None, _marks, *key)
-    if version.keep_original:
-        history = _history_beside_copy(version)
-        if history:
-            edits.set_at(obj, (), {"metadata": {"annotations": dict(history)}})
-        if obj.item is None:
-            edits.add_copy(version)
-            return
-        items = get(obj.document.root, "items")
-        assert isinstance(items, SequenceNode)
-        if isinstance(prepared, PreparedItem):
-            edits.insert_item(items, obj.node, prepared.item_copy, WRITTEN)
-        else:
-            edits.insert_item(items, obj.node, _copy_as_item(obj, edits.whole_mapping(obj), version.name))
+    if not version.keep_original:
+        if options.kustomize_maps_names and version.renamed:
+            edits.set_at(obj, (), {"metadata": {"annotations": dict(_history_renamed(obj))}})
+        return
+    history = _history_beside_copy(version)
+    if history:
+        edits.set_at(obj, (), {"metadata": {"annotations": dict(history)}})
+    if obj.item is None:
+        edits.add_copy(version)
+        return
+    items = get(obj.document.root, "items")
+    assert isinstance(items, SequenceNode)
+    if isinstance(prepared, PreparedItem):
+        edits.insert_item(items, obj.node, prepared.item_copy, WRITTEN)
+    else:
+        edits.insert_item(items, obj.node, _copy_as_item(obj, edits.whole_mapping(obj), version.name))
 
 
 def _references(graph: Graph, plan: Plan, held: Collection[int], result: Rewrite, explain: bool) -> None:
@@ -962,6 +966,17 @@ def _history_beside_copy(version: Version) -> tuple[tuple[str, str], ...]:
         return ()
     own = (version.name, obj.kind, obj.namespace or "default")
     return _history([own if entry[0] == obj.name else entry for entry in earlier])
+
+
+def _history_renamed(obj: KubeObject) -> tuple[tuple[str, str], ...]:
+    """For a version that keeps no copy, renamed under kustomize: its
+    earlier names and the one it had here, as kustomize records its own
+    renames. kustomize maps a name in a field only its `configurations:`
+    know (a custom resource's) by those, after every transformer: without
+    the name the object had, a field naming it was left naming nothing.
+    (With a copy, the copy keeps that name, and a reference to it is the
+    copy's: _history_beside_copy.)"""
+    return _history([*previous_ids(obj), (obj.name or "", obj.kind, obj.namespace or "default")])
 
 
 def _history(ids: list[tuple[str, str, str]]) -> tuple[tuple[str, str], ...]:

@@ -811,3 +811,93 @@ def test_a_reference_whose_target_kept_its_namespace_keeps_the_one_it_states(tmp
     assert found is not None and versioned(found) and found["metadata"]["namespace"] == "old"
     assert after["secrets"] == [{"name": found["metadata"]["name"], "namespace": "old"}]
     assert {k: v for k, v in after.items() if k != "secrets"} == {k: v for k, v in before.items() if k != "secrets"}
+
+
+# A config nothing but postrender renames, named by a Deployment (which
+# postrender rewrites) and by a Widget's field only kustomize's
+# `configurations:` know: kustomize maps that field after every
+# transformer, by the earlier names each object records.
+UNRENAMED_APP = """\
+apiVersion: v1
+kind: {kind}
+metadata: {{name: cfg}}
+{data}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: rolls}}
+spec:
+  selector: {{matchLabels: {{app: r}}}}
+  template:
+    metadata: {{labels: {{app: r}}}}
+    spec:
+      containers: [{{name: c, image: x, envFrom: [{{{ref}: {{name: cfg}}}}]}}]
+---
+apiVersion: example.com/v1
+kind: Widget
+metadata: {{name: w}}
+spec: {{settings: cfg}}
+"""
+
+
+def _unrenamed(tmp_path: Path, kind: str, keep: str, transformers: dict[str, str]) -> list[dict]:
+    data, ref = ('data: {a: "1"}', "configMapRef") if kind == "ConfigMap" else ("stringData: {p: one}", "secretRef")
+    nameref = (f"nameReference:\n  - kind: {kind}\n    version: v1\n    fieldSpecs:\n"
+               "      - {kind: Widget, group: example.com, path: spec/settings}\n")
+    top = _write_tree(tmp_path, {"top": {"app.yaml": UNRENAMED_APP.format(kind=kind, data=data, ref=ref),
+                                         "nameref.yaml": nameref,
+                                         "kustomization.yaml": "resources: [app.yaml]\nconfigurations: [nameref.yaml]\n"}},
+                      plugin=True)
+    (top / "postrender.yaml").write_text("apiVersion: postrender.io/v1alpha1\nkind: PostRender\n"
+                                         f"metadata: {{name: postrender}}\nkeepOriginal: {keep}\n")
+    if transformers:
+        for name, text in transformers.items():
+            (top / name).write_text(text)
+        listed = ", ".join(["postrender.yaml", *transformers])
+        kustomization = (top / "kustomization.yaml").read_text()
+        (top / "kustomization.yaml").write_text(kustomization.replace("transformers: [postrender.yaml]",
+                                                                      f"transformers: [{listed}]"))
+    text = _build(top, _plugin_home(tmp_path, "exec"))
+    assert "internal.config.kubernetes.io" not in text  # kustomize's own records, stripped by it
+    return documents(text)
+
+
+@pytest.mark.parametrize("kind, keep, names", [("ConfigMap", "auto", "version"), ("Secret", "none", "version"),
+                                               ("Secret", "auto", "copy")])
+def test_a_field_only_kustomize_knows_follows_a_config_nothing_else_renamed(tmp_path, kind, keep, names):
+    """postrender renames the config; kustomize maps the Widget's field by
+    the earlier names the version records, the one it had among them (it
+    recorded none: the field was left naming nothing, exit 0). Where an
+    unsuffixed copy keeps that name, the field names the copy: there in the
+    build, though it rolls nothing, as with `namespace:` alone above."""
+    built = _unrenamed(tmp_path, kind, keep, {})
+    (version,) = [d for d in built if d["kind"] == kind and versioned(d)]
+    widget = _named(built, "Widget", "w")
+    expected = version["metadata"]["name"] if names == "version" else "cfg"
+    assert widget["spec"]["settings"] == expected
+    assert (kind, expected) in {(d["kind"], d["metadata"]["name"]) for d in built}
+    assert expected != "cfg" or _copy_of(_named(built, kind, "cfg")) == version["metadata"]["name"]
+    deployment = _named(built, "Deployment", "rolls")
+    assert next(iter(deployment["spec"]["template"]["spec"]["containers"][0]["envFrom"][0].values()))["name"] == \
+        version["metadata"]["name"]
+
+
+def test_a_transformer_after_postrender_finds_a_config_by_the_name_it_had(tmp_path):
+    """kustomize selects an object by its earlier names too: a replacement
+    listed after postrender, written for `cfg`, finds the version (kustomize
+    said "nothing selected" and failed the build)."""
+    replacement = """\
+apiVersion: builtin
+kind: ReplacementTransformer
+metadata: {name: repl}
+replacements:
+- source: {kind: ConfigMap, name: cfg, fieldPath: metadata.name}
+  targets:
+  - select: {kind: Deployment, name: rolls}
+    fieldPaths: [spec.template.metadata.annotations.cfgname]
+    options: {create: true}
+"""
+    built = _unrenamed(tmp_path, "ConfigMap", "auto", {"repl.yaml": replacement})
+    (version,) = [d for d in built if d["kind"] == "ConfigMap" and versioned(d)]
+    annotations = _named(built, "Deployment", "rolls")["spec"]["template"]["metadata"]["annotations"]
+    assert annotations["cfgname"] == version["metadata"]["name"] != "cfg"
