@@ -103,6 +103,7 @@ def analyse(sources: list[Source], options: RenderOptions, stream: Stream | Read
     # even under --strategy=annotate, which keeps every name).
     kept = _first_reason([
         ("made by a producer in the stream", productions.excluded),
+        ("a deployer's hook", _hooks_kept(graph, table)),
         ("Reloader annotations, or references left as written", policy.excluded),
         ("--strategy=annotate", config_hash.kept_names(graph, options.strategy)),
     ])
@@ -227,6 +228,18 @@ def _first_reason(rules: list[tuple[str, dict[int, str]]]) -> dict[int, str]:
         for key, why in why_kept.items():
             reasons.setdefault(key, why)
     return reasons
+
+
+def _hooks_kept(graph: Graph, table: fieldspecs.ReferenceTable) -> dict[int, str]:
+    """Configs that are themselves a deployer's hooks (helm.sh/hook,
+    argocd.argoproj.io/hook) keep their names. The deployer creates and
+    deletes a hook by its name, outside the release: a new name on each
+    upgrade was a new object every time, which `before-hook-creation`
+    never deleted and `helm uninstall` left behind, and a hook of a lower
+    weight that reads it ran before its new version existed (Helm 4, seen
+    against a real API server)."""
+    return {id(obj): "a hook, which its deployer creates and deletes by this name"
+            for obj in graph.config_objects if obj.annotations and is_hook(obj, table)}
 
 
 def _holds(graph: Graph, table: fieldspecs.ReferenceTable) -> dict[int, str]:

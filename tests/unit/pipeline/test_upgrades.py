@@ -165,10 +165,13 @@ def test_a_jobs_references_stay_and_still_find_their_objects():
     assert _env_from(out["Job/report"]["spec"]["template"]["spec"])[0].startswith("shared-")
     nightly = out["CronJob/nightly"]["spec"]["jobTemplate"]["spec"]["template"]["spec"]
     assert _env_from(nightly)[0].startswith("shared-")
-    # A pre-upgrade hook runs before they exist: it keeps the names that do,
-    # except for a ConfigMap that is itself a hook (created just before it).
+    # A pre-upgrade hook runs before they exist: it keeps the names that do.
+    # A ConfigMap that is itself a hook keeps its name (its deployer creates
+    # and deletes it by that name), and the hook rolls by its hash.
     seed = _env_from(out["Job/seed"]["spec"]["template"]["spec"])
-    assert seed[:2] == ["hook-config", "shared"] and seed[2].startswith("seed-data-")
+    assert seed == ["hook-config", "shared", "seed-data"]
+    assert "labels" not in out["ConfigMap/seed-data"]["metadata"]
+    assert "postrender.io/config-hash" in out["Job/seed"]["spec"]["template"]["metadata"]["annotations"]
     assert "labels" not in out["ConfigMap/hook-config"]["metadata"]
 
 
