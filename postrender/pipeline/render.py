@@ -111,7 +111,8 @@ def analyse(sources: list[Source], options: RenderOptions, stream: Stream | Read
     the_plan = plan(graph, plan_options, kept, held=policy.held, fixed=by_name.fixed, read_by_name=by_name.read(),
                     copies=policy.copies)
     copy_warnings, notes = reloader.copy_notes(policy, the_plan)
-    warnings = [*read_as.stream.warnings, *copy_warnings, *_immutable_kept(graph, the_plan, renames)]
+    warnings = [*read_as.stream.warnings, *copy_warnings, *_immutable_kept(graph, the_plan, renames),
+                *_hidden_hooks_uncopied(the_plan, options)]
     hashes = config_hash.config_hashes(graph, table, the_plan, productions, dependencies, policy, options.strategy,
                                     by_name.readers)
     retention = keep.decide(graph, the_plan, table, scope=options.scope, keep_previous=options.keep_previous,
@@ -218,6 +219,22 @@ def _immutable_kept(graph: Graph, the_plan: Plan, renames: bool) -> list[str]:
     return [f"{obj.describe()} says immutable: true and keeps its name under --strategy=annotate: a change to its"
             " data will fail to apply (remove `immutable`, or use the default strategy, which names each content)"
             for obj in sorted(targets.values(), key=lambda o: o.document.index) if says_immutable(obj)]
+
+
+def _hidden_hooks_uncopied(the_plan: Plan, options: RenderOptions) -> list[str]:
+    """Under Helm 3, which never shows hooks (`helm test` pods among them)
+    to a post-renderer, the renamed objects an explicit --keep-original
+    leaves without an unsuffixed copy: a hook naming one as written names
+    nothing (what `auto` keeps a copy of, there). Done as asked, and said."""
+    if not options.hooks_hidden or options.keep_original not in ("none", "secrets"):
+        return []
+    uncopied = [v.obj.describe() for v in the_plan.versioned if v.renamed and not v.keep_original]
+    if not uncopied:
+        return []
+    shown = ", ".join(uncopied[:3]) + (f" and {len(uncopied) - 3:,} more" if len(uncopied) > 3 else "")
+    return [f"Helm 3 never shows hooks or `helm test` pods to a post-renderer: under --keep-original="
+            f"{options.keep_original}, {shown} keep no unsuffixed copy, so a hook or test that names one names"
+            " nothing; the default (--keep-original=auto) keeps a copy of each under Helm 3"]
 
 
 def _first_reason(rules: list[tuple[str, dict[int, str]]]) -> dict[int, str]:

@@ -7,6 +7,8 @@ against a real API server.
 
 from __future__ import annotations
 
+import io
+
 import json
 
 import pytest
@@ -89,6 +91,25 @@ def test_under_helm_3_every_versioned_object_keeps_a_copy_for_the_hooks():
     # An explicit mode is what the user asked for, Helm 3 or not.
     assert copies(_render(RenderOptions(hooks_hidden=True, keep_original="secrets"))) == {"Secret/db"}
     assert copies(_render(RenderOptions(hooks_hidden=True, keep_original="none"))) == set()
+
+
+@pytest.mark.parametrize("mode, warned", [("none", ["ConfigMap/settings", "Secret/db"]),
+                                           ("secrets", ["ConfigMap/settings"]), ("auto", []), ("all", [])])
+def test_under_helm_3_an_explicit_mode_that_drops_copies_says_hidden_hooks_name_nothing(mode, warned):
+    # Helm 3 never shows hooks or test pods to a post-renderer: done as
+    # asked, and said (the user may not know a hook names the config).
+    err = io.StringIO()
+    render([Source(None, STREAM)], RenderOptions(hooks_hidden=True, keep_original=mode), Reporter(stderr=err))
+    lines = [line for line in err.getvalue().splitlines() if "Helm 3 never shows hooks" in line]
+    if not warned:
+        assert lines == []
+        return
+    (line,) = lines
+    assert f"under --keep-original={mode}, {', '.join(warned)} keep no unsuffixed copy" in line
+    # Not under Helm 4, which shows its hooks (and keeps what they need).
+    err = io.StringIO()
+    render([Source(None, STREAM)], RenderOptions(keep_original=mode), Reporter(stderr=err))
+    assert "Helm 3 never shows hooks" not in err.getvalue()
 
 
 @pytest.mark.parametrize("mark,mode,expected", [
