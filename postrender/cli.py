@@ -227,6 +227,8 @@ def _render(args: argparse.Namespace, reporter: Reporter) -> str | Iterable[str]
         kustomize_exec.check_arguments(args)  # before any input is read
         return kustomize_exec.run(args.plugin_config[0], _sources(args, options, reporter), options, reporter)
     sources = _sources(args, options, reporter)
+    if not any(source.size for source in sources):
+        _say_helm_gave_nothing(reporter)
     # A plain stream's run does not load the KRM front end.
     if args.krm or resource_list_text(sources):
         from .frontends import krm
@@ -506,6 +508,18 @@ def _helm_parent():
 
     helm = helmcontext.current()
     return helm if helm is not None and helm.pid is not None and os.getppid() == helm.pid else None
+
+
+def _say_helm_gave_nothing(reporter: Reporter) -> None:
+    """Helm 3's `template --output-dir` writes the chart's files itself and
+    runs its post-renderer on nothing (Helm 4 post-renders the files): the
+    files are not versioned, and the run, with nothing to say, would pass
+    unseen."""
+    helm = _helm_parent()
+    if helm is not None and helm.major == 3 and helm.command == "template" and helm.output_dir:
+        reporter.warn("Helm 3 writes `helm template --output-dir` files itself and gives its post-renderer nothing:"
+                      " those files are not versioned; write standard output to a file instead, or use Helm 4,"
+                      " which post-renders them")
 
 
 def _check_under_helm(args: argparse.Namespace) -> None:

@@ -91,6 +91,7 @@ class HelmContext:
     kubeconfig: str | None = None  # Helm's --kubeconfig, absolute; None: $KUBECONFIG as postrender reads it
     context: str | None = None  # --kube-context or HELM_KUBECONTEXT; None: the kubeconfig's current one
     cache_home: str | None = None  # Helm's cache directory (HELM_CACHE_HOME and XDG rules)
+    output_dir: bool = False  # `helm template --output-dir`: Helm 3 then gives its post-renderer nothing
     # Why the command line was not fully understood: release, namespace and
     # context may then be wrong or missing.
     doubt: str | None = None
@@ -401,7 +402,7 @@ def detect(environ: Mapping[str, str], processes: Processes, pid: int) -> HelmCo
         cluster_doubt = "Helm's KUBECONFIG differs from postrender's"
     return replace(
         context, command=line.command, release=release, namespace=namespace, kubeconfig=kubeconfig,
-        context=kube_context, doubt=doubt, cluster_doubt=cluster_doubt,
+        context=kube_context, doubt=doubt, cluster_doubt=cluster_doubt, output_dir=bool(line.values.get("output-dir")),
     )
 
 

@@ -262,3 +262,19 @@ def test_a_script_helm_runs_may_give_postrender_files_and_write_the_result_itsel
     docs = documents(result.stdout)
     assert "Deployment/app-web" in {ident(d) for d in docs} and configs(docs)
     assert any(versioned(d) for d in configs(docs).values())
+
+
+def test_output_dir_gives_the_post_renderer_nothing_and_postrender_says_so(helm3, tmp_path):
+    """Helm 3's `template --output-dir` writes the chart's files itself and
+    runs its post-renderer on an empty stream (Helm 4 post-renders them):
+    the files are not versioned, which the run says where a person sees it
+    (Helm 3 shows a post-renderer's stderr only when it fails)."""
+    log = tmp_path / "postrender.log"
+    template(helm3, "--output-dir", str(tmp_path / "out"), f"--post-renderer-args=--log-file={log}")
+    written = "".join(path.read_text() for path in (tmp_path / "out").rglob("*.yaml"))
+    assert "postrender.io/versioned" not in written and "kind: ConfigMap" in written  # Helm's own files
+    assert "Helm 3 writes `helm template --output-dir` files itself" in log.read_text()
+    # Without --output-dir the stream comes, and nothing of the kind is said.
+    other = tmp_path / "other.log"
+    template(helm3, f"--post-renderer-args=--log-file={other}")
+    assert "--output-dir" not in other.read_text()
