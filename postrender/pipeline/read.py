@@ -1891,11 +1891,14 @@ def _mark_line(doc: Document, mark: object) -> int:
     marks some errors with a node's start (a duplicate anchor's first
     occurrence, the document a second one follows), and a node's start is
     an offset, counted as libyaml counts it: from after a byte-order mark."""
-    if isinstance(mark, int):
-        return doc.chunk_line(mark + doc.text.startswith("\ufeff"))
+    text = doc.text
     # libyaml's own line counts a CR, NEL, U+2028 and U+2029 in a quoted
     # string too; its index is in characters, as offsets are.
-    return doc.chunk_line(mark.index + doc.text.startswith("\ufeff"))  # type: ignore[attr-defined]
+    offset = (mark if isinstance(mark, int) else mark.index) + text.startswith("\ufeff")  # type: ignore[attr-defined]
+    # An input that ends too soon (an unclosed quote or bracket) is marked
+    # at its end: past the last line, where the next document's `---` or
+    # nothing is. kubectl names the last line, and so does postrender.
+    return doc.chunk_line(min(offset, len(text) - 1)) if text else 0
 
 
 # kubectl reads a stream that starts with "{" as JSON up to the end of that

@@ -12,7 +12,7 @@ CM_OK = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ok\ndata:\n  a: b\n
 CASES = {
     "invalid-yaml": (
         HELM3.format(file="bad.yaml", body="apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x\n"),
-        ["document 2", "chart/templates/bad.yaml", "line 14", "invalid YAML", "flow mapping at line 13"],
+        ["document 2", "chart/templates/bad.yaml, rendered line 3) line 13:", "invalid YAML", "flow mapping at line 13"],
     ),
     "sequence-document": (
         HELM3.format(file="seq.yaml", body="- a\n- b\n"),
@@ -62,6 +62,24 @@ def test_bad_input_fails_the_same_from_compressed_text(name, monkeypatch):
     monkeypatch.setattr(packed, "COMPRESS_FROM", 0)
     monkeypatch.setattr(packed, "BLOCK", 40)
     assert run_postrender([], stream) == plain and plain.status == 1
+
+
+# Input that ends too soon: libyaml marks the end of the text, past the last
+# line (where the next document's `---` is, or nothing). kubectl names the
+# last line, and so must postrender: a line the file does not have, or the
+# next document's, sends the reader to the wrong place.
+ENDS_TOO_SOON = ['a: "open', "a: 'open", "a: [1, 2", "a: {b: 1", "a: [1,\n  2,\n", '- "x\n  y']
+
+
+@pytest.mark.parametrize("last", [True, False], ids=["last-document", "before-another"])
+@pytest.mark.parametrize("body", ENDS_TOO_SOON)
+def test_an_input_ending_too_soon_is_placed_on_its_last_line(body, last):
+    head = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  k: v\n---\n"
+    stream = head + body.rstrip("\n") + "\n" + ("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: z\n" if not last else "")
+    last_line = head.count("\n") + body.rstrip("\n").count("\n") + 1
+    out = run_postrender([], stream)
+    assert out.status == 1 and out.stdout == "", out
+    assert f"document 2 line {last_line}: invalid YAML" in out.stderr, out.stderr
 
 
 def test_secret_value_is_not_in_the_error():
