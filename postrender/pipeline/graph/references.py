@@ -640,25 +640,32 @@ def _lookup_renamed(
     """`lookup` in a stream kustomize hands a transformer, where its
     namePrefix/nameSuffix/namespace already renamed objects but references
     still name them as they were (kustomize rewrites them after every
-    transformer ran). A name leads to the object it names now or named
-    before; a namespace the reference states matches the object's namespace
-    now or the one it had under that name. Where several remain in the
-    referrer's namespace, kustomize's own rule picks: the one renamed with
-    the referrer's prefixes and suffixes, or the first when they all have
-    one name."""
+    transformer ran). kustomize maps a name to an object it renamed from
+    that name (its nameref filter looks at earlier names alone), so where
+    one is in the referrer's namespace, the name leads there, even past an
+    object that holds the name now, never renamed. Only where none is does
+    kustomize leave the name, and it leads to what holds it now. A
+    namespace the reference states matches the object's namespace now or
+    the one it had under that name. Where several remain, kustomize's own
+    rule picks (_kustomize_pick)."""
     namespace = index.lookup_namespace(referrer, stated)
-    then: dict[KubeObject, str | None] = {c: None for c in index.named("", kind, name) if c.api_version == "v1"}
+    current = dict.fromkeys(c for c in index.named("", kind, name) if c.api_version == "v1")
+    renamed: dict[KubeObject, str | None] = {}
     for candidate, earlier in index.previously_named("", kind, name):
-        if candidate.api_version == "v1" and (candidate not in then or earlier == stated):
-            then[candidate] = earlier
+        if candidate.api_version == "v1" and (candidate not in renamed or earlier == stated):
+            # An object that still holds the name matches by its namespace now.
+            renamed[candidate] = earlier if candidate not in current or earlier == stated else None
     if namespace is None:
-        return _kustomize_pick(index, referrer, list(then), Resolution.RESOLVED)
-    exact = [c for c, earlier in then.items()
-             if index.namespace_of(c) == namespace or (stated is not None and earlier == stated)]
-    if exact:
-        return _kustomize_pick(index, referrer, exact, Resolution.RESOLVED)
-    across = [c for c in then if across_namespaces(namespace, index.namespace_of(c))]
-    return _kustomize_pick(index, referrer, across, Resolution.CROSS_NAMESPACE)
+        return _kustomize_pick(index, referrer, list(renamed) or list(current), Resolution.RESOLVED)
+    for group in (renamed, {c: None for c in current if c not in renamed}):
+        exact = [c for c, earlier in group.items()
+                 if index.namespace_of(c) == namespace or (stated is not None and earlier == stated)]
+        if exact:
+            picked = _kustomize_pick(index, referrer, exact, Resolution.RESOLVED)
+            if picked[1] is not Resolution.DANGLING:
+                return picked
+    across = [c for c in (*renamed, *current) if across_namespaces(namespace, index.namespace_of(c))]
+    return _kustomize_pick(index, referrer, list(dict.fromkeys(across)), Resolution.CROSS_NAMESPACE)
 
 
 def moved_namespace(ref: Reference, index: ObjectIndex) -> str | None:
@@ -683,11 +690,36 @@ def moved_namespace(ref: Reference, index: ObjectIndex) -> str | None:
 
 def _kustomize_pick(index: ObjectIndex, referrer: KubeObject, candidates: list[KubeObject], found: Resolution
                     ) -> tuple[KubeObject | None, Resolution, Sequence[KubeObject]]:
+    """kustomize's choice among objects a name may lead to (nameref's
+    selectReferral): the one renamed with prefixes and suffixes that end as
+    the referrer's do, an object or the referrer with none passing first;
+    of several, the first where they all have one name. None left: kustomize
+    leaves the name (DANGLING here: the caller looks further)."""
     if len(candidates) > 1:
-        renames = index.kustomize_renames(referrer)
-        alike = [c for c in candidates if index.kustomize_renames(c) == renames]
-        if len(alike) == 1 or (alike and len({c.name for c in alike}) == 1):
-            candidates = alike[:1]
+        candidates = [c for c in candidates if _renamed_alike(index, c, referrer, allow_none=True)]
+        if len(candidates) > 1:
+            candidates = [c for c in candidates if _renamed_alike(index, c, referrer, allow_none=False)]
+    if len(candidates) > 1 and len({c.name for c in candidates}) == 1:
+        candidates = candidates[:1]
     if len(candidates) == 1:
         return candidates[0], found, ()
     return (None, Resolution.AMBIGUOUS, candidates) if candidates else (None, Resolution.DANGLING, ())
+
+
+def _renamed_alike(index: ObjectIndex, candidate: KubeObject, referrer: KubeObject, allow_none: bool) -> bool:
+    """kustomize's PrefixesSuffixesEquals: each list of prefixes (and of
+    suffixes) ends as the other's does; with `allow_none`, an empty one on
+    either side passes too."""
+    for theirs, ours in zip(index.kustomize_renames(candidate), index.kustomize_renames(referrer)):
+        a, b = _csv(theirs), _csv(ours)
+        if allow_none and (not a or not b):
+            continue
+        short, long = (a, b) if len(a) <= len(b) else (b, a)
+        if (not short and long) or (short and long[len(long) - len(short):] != short):
+            return False
+    return True
+
+
+def _csv(value: str | None) -> list[str]:
+    """A list kustomize keeps in an annotation: none where it is absent."""
+    return [] if value is None else value.split(",")

@@ -133,9 +133,10 @@ class ObjectIndex:
         return self._by_previous_name.get((group, kind), _NONE).get(name, [])
 
     @staticmethod
-    def kustomize_renames(obj: KubeObject) -> tuple[str, ...]:
-        """The prefixes and suffixes kustomize applied to an object."""
-        return tuple(obj.annotations.get(annotation, "") for annotation in KUSTOMIZE_RENAMES)
+    def kustomize_renames(obj: KubeObject) -> tuple[str | None, ...]:
+        """The prefixes and suffixes kustomize applied to an object, as it
+        records them (comma-separated); None where it recorded none."""
+        return tuple(obj.annotations.get(annotation) for annotation in KUSTOMIZE_RENAMES)
 
     def namespace_of(self, obj: KubeObject) -> str:
         if obj.kind in self.cluster_scoped:

@@ -901,3 +901,66 @@ replacements:
     (version,) = [d for d in built if d["kind"] == "ConfigMap" and versioned(d)]
     annotations = _named(built, "Deployment", "rolls")["spec"]["template"]["metadata"]["annotations"]
     assert annotations["cfgname"] == version["metadata"]["name"] != "cfg"
+
+
+# One name in several bases, some renamed: kustomize maps a name a reference
+# still holds to an object it renamed from that name (nameref looks at
+# earlier names alone, then at prefixes and suffixes), past one that holds
+# the name never renamed, even for that one's own base. postrender as the
+# transformer must send each reference where kustomize alone sends it.
+def _cm(who: str) -> str:
+    return f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: cfg}}\ndata: {{who: {who}}}\n"
+
+
+def _reader(name: str) -> str:
+    return (f"apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}}}\nspec:\n"
+            f"  selector: {{matchLabels: {{app: {name}}}}}\n  template:\n    metadata: {{labels: {{app: {name}}}}}\n"
+            "    spec:\n      containers: [{name: c, image: x, envFrom: [{configMapRef: {name: cfg}}]}]\n")
+
+
+ONE_NAME_LAYOUTS = {
+    # A base prefixes its `cfg`; the other base's Deployment reads its own
+    # `cfg`, never renamed: kustomize sends it to a-cfg.
+    "renamed-beats-never-renamed": {
+        "a": {"cm.yaml": _cm("a"), "kustomization.yaml": "namePrefix: a-\nresources: [cm.yaml]\n"},
+        "b": {"cm.yaml": _cm("b"), "dep.yaml": _reader("web"), "kustomization.yaml": "resources: [cm.yaml, dep.yaml]\n"},
+        "top": {"kustomization.yaml": "resources: [../a, ../b]\n"},
+    },
+    # Both moved by `namespace:`, one prefixed; a reader prefixed otherwise
+    # (x-): the unprefixed one passes kustomize's prefix test.
+    "prefixed-reader-takes-the-unprefixed": {
+        "plain": {"cm.yaml": _cm("plain"), "kustomization.yaml": "resources: [cm.yaml]\n"},
+        "r": {"cm.yaml": _cm("r"), "kustomization.yaml": "namePrefix: r-\nresources: [cm.yaml]\n"},
+        "x": {"dep.yaml": _reader("web"), "kustomization.yaml": "namePrefix: x-\nresources: [dep.yaml]\n"},
+        "top": {"kustomization.yaml": "namespace: team\nresources: [../plain, ../r, ../x]\n"},
+    },
+    # Renamed twice (p-, q-), neither as the reader (x-): kustomize leaves
+    # `cfg`, the one never renamed; a p- reader takes p-cfg.
+    "left-to-what-holds-it": {
+        "plain": {"cm.yaml": _cm("plain"), "kustomization.yaml": "resources: [cm.yaml]\n"},
+        "p": {"cm.yaml": _cm("p"), "dep.yaml": _reader("web"), "kustomization.yaml": "namePrefix: p-\nresources: [cm.yaml, dep.yaml]\n"},
+        "q": {"cm.yaml": _cm("q"), "kustomization.yaml": "namePrefix: q-\nresources: [cm.yaml]\n"},
+        "x": {"dep.yaml": _reader("web"), "kustomization.yaml": "namePrefix: x-\nresources: [dep.yaml]\n"},
+        "top": {"kustomization.yaml": "resources: [../plain, ../p, ../q, ../x]\n"},
+    },
+}
+
+
+@pytest.mark.parametrize("mode", ["exec", "krm"])
+@pytest.mark.parametrize("layout", sorted(ONE_NAME_LAYOUTS))
+def test_a_name_several_bases_hold_leads_where_kustomize_alone_leads_it(tmp_path, layout, mode):
+    plain, built = _builds(tmp_path, mode, ONE_NAME_LAYOUTS[layout])
+
+    def read_by(docs: list[dict]) -> dict[str, str]:
+        # Each Deployment's ConfigMap, by what it holds (`who`): the data it reads.
+        configs = {(d["metadata"].get("namespace"), d["metadata"]["name"]): d["data"]["who"]
+                   for d in docs if d["kind"] == "ConfigMap"}
+        return {d["metadata"]["name"]: configs[(d["metadata"].get("namespace"), ref.name)]
+                for d in docs if d["kind"] == "Deployment" for ref in all_references([d])}
+
+    expected = read_by(plain)
+    assert len(expected) >= 1
+    assert read_by(built) == expected
+    # Each reference names a version postrender made (the data rolls it).
+    configs = {d["metadata"]["name"]: d for d in built if d["kind"] == "ConfigMap"}
+    assert all(versioned(configs[ref.name]) for ref in all_references(built))

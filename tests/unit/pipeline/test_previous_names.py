@@ -55,8 +55,48 @@ def test_among_objects_of_one_earlier_name_the_one_renamed_as_the_referrer_wins(
         _object("Deployment", "x-web", "team", "web", "Deployment", "default", "x-"))
     assert lookup(index, plain_web, "ConfigMap", "cfg", None) == (plain, Resolution.RESOLVED, ())
     assert lookup(index, renamed_web, "ConfigMap", "cfg", None) == (renamed, Resolution.RESOLVED, ())
-    # Renamed as neither: both remain, as kustomize would refuse it.
-    assert lookup(index, bare, "ConfigMap", "cfg", None) == (None, Resolution.AMBIGUOUS, [plain, renamed])
+    # Renamed as neither: the one with no prefix passes (kustomize's
+    # PrefixesSuffixesEquals lets an empty list through first), as
+    # `kubectl kustomize` picks it (tests/integration/kustomize).
+    assert lookup(index, bare, "ConfigMap", "cfg", None) == (plain, Resolution.RESOLVED, ())
+
+
+def test_an_object_renamed_from_the_name_wins_over_one_that_holds_it_never_renamed():
+    # Two bases each with a `cfg`, one prefixed, none moved: kustomize maps
+    # `cfg` to the one it renamed from `cfg` (nameref looks at earlier names
+    # alone), even for the other base's own Deployment. The name leads where
+    # kustomize will take it.
+    index, (held, renamed, web) = _index(
+        _object("ConfigMap", "cfg"),
+        _object("ConfigMap", "a-cfg", None, "cfg", "ConfigMap", "default", "a-"),
+        _object("Deployment", "web"))
+    assert lookup(index, web, "ConfigMap", "cfg", None) == (renamed, Resolution.RESOLVED, ())
+    assert lookup(index, web, "ConfigMap", "a-cfg", None) == (renamed, Resolution.RESOLVED, ())
+
+
+def test_where_kustomize_leaves_the_name_it_leads_to_what_holds_it():
+    # Renamed from `cfg` twice, neither with the referrer's prefix (x-): both
+    # sieved out, kustomize leaves `cfg`, which names the one never renamed.
+    index, (held, p, q, x_web, p_web, o_web) = _index(
+        _object("ConfigMap", "cfg"),
+        _object("ConfigMap", "p-cfg", None, "cfg", "ConfigMap", "default", "p-"),
+        _object("ConfigMap", "q-cfg", None, "cfg", "ConfigMap", "default", "q-"),
+        _object("Deployment", "x-web", None, "web", "Deployment", "default", "x-"),
+        _object("Deployment", "p-web", None, "web", "Deployment", "default", "p-"),
+        _object("Deployment", "o-web", None, "web", "Deployment", "default", "o-"))
+    assert lookup(index, x_web, "ConfigMap", "cfg", None) == (held, Resolution.RESOLVED, ())
+    assert lookup(index, o_web, "ConfigMap", "cfg", None) == (held, Resolution.RESOLVED, ())
+    assert lookup(index, p_web, "ConfigMap", "cfg", None) == (p, Resolution.RESOLVED, ())
+
+
+def test_two_renamed_alike_with_two_names_are_ambiguous():
+    # Both end with the referrer's prefix (o-): kustomize fails the build
+    # ("found multiple possible referrals").
+    index, (a, b, web) = _index(
+        _object("ConfigMap", "a-o-cfg", None, "cfg", "ConfigMap", "default", "a-,o-"),
+        _object("ConfigMap", "b-o-cfg", None, "cfg", "ConfigMap", "default", "b-,o-"),
+        _object("Deployment", "o-web", None, "web", "Deployment", "default", "o-"))
+    assert lookup(index, web, "ConfigMap", "cfg", None) == (None, Resolution.AMBIGUOUS, [a, b])
 
 
 def test_namespaces_still_count():
