@@ -66,7 +66,7 @@ def test_messages_and_status_of_a_failure_still_come_out():
     done = _module([], b"kind: ConfigMap\nmetadata: {name: a\n")
     assert done.returncode == 1
     assert done.stdout == b""
-    assert done.stderr.decode().startswith("postrender: error: document 1 line 3: invalid YAML")
+    assert done.stderr.decode().startswith("postrender: error: document 1 line 2: invalid YAML")  # its last line
     assert _module(["--no-such-flag"], b"").returncode == 2
 
 
