@@ -17,6 +17,9 @@ class Location:
     # The line in that chart file's rendered text (read.Rendered), when
     # `source` is a chart file named by Helm.
     rendered_line: int | None = None
+    # `source` is a file an annotation names (Helm 4, kustomize's origin), in
+    # a stream its host wrote again: `line` is the stream's, not the file's.
+    stream_line: bool = False
 
     def describe(self) -> str:
         parts: list[str] = []
@@ -32,7 +35,7 @@ class Location:
         if details:
             parts.append(f"({', '.join(details)})")
         if self.line is not None:
-            parts.append(f"line {self.line}")
+            parts.append(f"stream line {self.line}" if self.stream_line and self.source else f"line {self.line}")
         return " ".join(parts)
 
 

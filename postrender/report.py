@@ -17,8 +17,9 @@ from .diagnostics import deliver, escape_controls, host, open_private_log, run_h
 @record(frozen=True)
 class Diagnostic:
     message: str
-    # What it is about, when it is about one field: (object, field path,
-    # the name written there). KRM results carry it as resourceRef/field.
+    # What it is about: (object, field path, the name written there), the
+    # path "" when it is about the object alone (a key written twice in it).
+    # KRM results carry it as resourceRef, file and field.
     about: tuple[Any, str, str] | None = None
 
 

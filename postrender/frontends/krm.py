@@ -233,7 +233,7 @@ def _said(reporter: Reporter, stream: Stream) -> list[dict[str, Any]]:
     twice, left out), where the render did not get as far as saying it, then
     the render's."""
     said = {warning.message for warning in reporter.warnings}
-    read = [Diagnostic(message) for message in stream.warnings if message not in said]
+    read = [warning for warning in stream.warnings if warning.message not in said]
     return warning_results(read + reporter.warnings)
 
 
@@ -350,14 +350,15 @@ def _nesting(node: Node) -> int:
 
 
 def warning_results(warnings: list[Diagnostic]) -> list[dict[str, Any]]:
-    """One result per warning; one about a field names its object and field."""
+    """One result per warning; one about an object names it (and its file),
+    one about a field of it the field too."""
     results: list[dict[str, Any]] = []
     for warning in warnings:
         result: dict[str, Any] = {"message": warning.message, "severity": "warning"}
         if warning.about is not None:
             obj, path, value = warning.about
             result.update(_about(obj))
-            if "resourceRef" in result:
+            if path and "resourceRef" in result:
                 result["field"] = {"path": path, "currentValue": value}
         results.append(result)
     return results
@@ -397,7 +398,7 @@ def _failed(
     problems = exc.problems() if isinstance(exc, PostrenderError) else [exc]
     if stream is None and source.left_out:
         # Read failed: the echo below leaves out what reading did, and says so.
-        warnings = [*warning_results([Diagnostic(said) for said in source.left_out_warnings()]), *warnings]
+        warnings = [*warning_results(source.left_out_warnings()), *warnings]
     results = [*warnings, *(error_result(problem, stream) for problem in problems)]
     if stream is not None and _resource_list(stream) is not None:
         output = set_results(source.text_left_out(), results)

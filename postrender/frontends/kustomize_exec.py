@@ -25,6 +25,8 @@ from ..report import Reporter
 from ..vocabulary import CONFIG_API_VERSION
 
 API_VERSION = CONFIG_API_VERSION
+# What messages call the stream kustomize hands the exec transformer.
+KUSTOMIZE_STREAM = "the stream kustomize passed"
 KIND = "PostRender"
 
 # Field-spec sections in kustomize's nameReference format (see fieldspecs).
@@ -161,6 +163,11 @@ def run(path: str, sources: list[Source], options: RenderOptions, reporter: Repo
 
     reporter.keep_warnings = False  # said as they come; nothing reads them again
     options = replace(load_file(path).apply(options), kustomize_maps_names=True)  # kustomize maps names after it
+    for source in sources:
+        # Standard input is kustomize's own writing of the resources, which
+        # the user never sees: a line of it must not pass for a line of
+        # theirs (an object's origin annotation names its file, read.file_annotated).
+        source.name = source.name or KUSTOMIZE_STREAM
     return render(sources, options, reporter, release=True).written
 
 

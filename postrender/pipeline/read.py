@@ -20,8 +20,9 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from .. import fieldspecs
 from ..errors import Location, PostrenderError
-from ..vocabulary import KRM_RESOURCE_LIST
+from ..vocabulary import KRM_RESOURCE_LIST, PATH_ANNOTATIONS
 from ..records import field, record
+from ..report import Diagnostic
 from ..limits import Limits
 from ..syntax.nodes import (
     BINARY_TAG,
@@ -78,6 +79,25 @@ if TYPE_CHECKING:
     from ..syntax.earlier import Aliases, Cut
 
 HELM4_FILENAME_ANNOTATION = "postrenderer.helm.sh/postrender-filename"
+# kustomize's record of the file an object came from, with `buildMetadata:
+# [originAnnotations]`: YAML in the annotation, `path:` (or, generated,
+# `configuredIn:` the kustomization) a line of it.
+KUSTOMIZE_ORIGIN_ANNOTATION = "config.kubernetes.io/origin"
+_ORIGIN_FILE = LazyPattern(r"^(?:path|configuredIn):[ \t]*(['\"]?)([^\n]+?)\1[ \t]*$", re.M)
+
+
+def file_annotated(annotations: Callable[[str], str | None]) -> str | None:
+    """The file an orchestrator that wrote the stream again says an object
+    came from (Helm 4, kustomize, kpt), by its annotations (`annotations`:
+    a lookup): the stream's lines are not that file's."""
+    named = annotations(HELM4_FILENAME_ANNOTATION)
+    if named:
+        return named
+    origin = annotations(KUSTOMIZE_ORIGIN_ANNOTATION)
+    found = _ORIGIN_FILE.search(origin) if origin else None
+    if found:
+        return found.group(2)
+    return next((path for annotation in PATH_ANNOTATIONS if (path := annotations(annotation))), None)
 
 # Go's white space (unicode.IsSpace), which its strings.TrimSpace strips.
 _GO_SPACE = " \t\n\v\f\r\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
@@ -136,7 +156,7 @@ class Source:
         # (_drop_earlier_keys): the cuts and what read said of them, for a
         # read of the same source again (a KRM functionConfig's options) to
         # give its documents too.
-        self.left_out: dict[int, tuple[tuple[Cut, ...], Sequence[str]]] = {}
+        self.left_out: dict[int, tuple[tuple[Cut, ...], Sequence[Diagnostic]]] = {}
         # Of each document (0-based) that defines an anchor again, which
         # libyaml's composer refuses and go-yaml reads (syntax/anchors.py):
         # the text it is composed from, and that text with the anchors
@@ -169,7 +189,7 @@ class Source:
         else:
             self._chunks[document] = text  # in place: a copy per document would be quadratic
 
-    def left_out_warnings(self) -> list[str]:
+    def left_out_warnings(self) -> list[Diagnostic]:
         """What reading said it left out (text_left_out), in the text's order."""
         return [said for _, (_, warnings) in sorted(self.left_out.items()) for said in warnings]
 
@@ -265,7 +285,16 @@ class Document:
 
     def at(self, line: int) -> Location:
         """The document at a 1-based stream line, before objects are known."""
-        return Location(self.index, self.where, line=line, rendered_line=self.rendered_line(line))
+        where = self.where
+        return Location(self.index, where, line=line, rendered_line=self.rendered_line(line),
+                        stream_line=self._names_another_file(where))
+
+    def _names_another_file(self, where: str | None) -> bool:
+        """Whether `where` (self.where) is a file an annotation names, whose
+        lines the stream's are not: a stream Helm 4 or kustomize wrote
+        again. A `# Source:` comment's and an input file's lines are."""
+        return where is not None and where != self.source.name and where != self.header_source and \
+            where != leading_source_comment(self.text)
 
     @property
     def where(self) -> str | None:
@@ -280,7 +309,7 @@ class Document:
         if not isinstance(root, MappingNode):
             return None
         annotations = get(get(root, "metadata"), "annotations")
-        return get_str(annotations, HELM4_FILENAME_ANNOTATION) if isinstance(annotations, MappingNode) else None
+        return file_annotated(lambda key: get_str(annotations, key)) if isinstance(annotations, MappingNode) else None
 
     def rendered_line(self, line: int) -> int | None:
         if self.rendered is None:
@@ -318,7 +347,7 @@ class Document:
         where = self.where
         if line is None:
             line = self.first_line + self.chunk_line(offset) + 1 if offset is not None else self.first_line + 1
-        return Location(self.index, where, kind, name, line, self.rendered_line(line))
+        return Location(self.index, where, kind, name, line, self.rendered_line(line), self._names_another_file(where))
 
 
 def _last(node: Node | None, key: str) -> Node | None:
@@ -460,7 +489,7 @@ class Stream:
     documents: list[Document]
     objects: list[KubeObject]
     # What read says of the input without refusing it (keys written twice).
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[Diagnostic] = field(default_factory=list)
 
 
 def split(source: Source, count: _Count | None = None, documents_before: int = 0) -> list[tuple[str, int]]:
@@ -946,11 +975,11 @@ def _left_out(doc: Document, dropped: _Dropped | None, objects: list[KubeObject]
     if lines:
         said.lines.extend(lines)
     elif doc.left_out:  # a document after those said: no lines of its own (_DOCUMENTS_SAID)
-        said.count_unsaid(lambda: _holder_location(doc, first, objects))
+        said.count_unsaid(lambda: _holder_location(doc, first, _holder(doc, first, objects)))
 
 
 # What a document after those said keeps: one empty tuple for them all.
-_NONE_SAID: tuple[str, ...] = ()
+_NONE_SAID: tuple[Diagnostic, ...] = ()
 
 # Documents whose entries left out get their own warnings; every document
 # after them is counted in one more line. A generated stream may hold a key
@@ -966,7 +995,7 @@ class _LeftOutSaid:
     __slots__ = ("lines", "_documents", "_unsaid", "_first_unsaid")
 
     def __init__(self) -> None:
-        self.lines: list[str] = []
+        self.lines: list[Diagnostic] = []
         self._documents = 0  # documents said, each in its own lines
         self._unsaid = 0  # documents after those, counted
         self._first_unsaid: Location | None = None
@@ -983,13 +1012,14 @@ class _LeftOutSaid:
         if self._first_unsaid is None:
             self._first_unsaid = where()
 
-    def warnings(self) -> list[str]:
+    def warnings(self) -> list[Diagnostic]:
         if not self._unsaid:
             return self.lines
         n = self._unsaid
-        return [*self.lines, f"{self._first_unsaid.describe()}: and {n:,} more"  # type: ignore[union-attr]
-                f" {'document' if n == 1 else 'documents'} from here on holding a key written twice (or keys YAML"
-                " 1.1 reads as one): kubectl and Helm read the last, so postrender leaves the earlier out"]
+        return [*self.lines, Diagnostic(
+            f"{self._first_unsaid.describe()}: and {n:,} more"  # type: ignore[union-attr]
+            f" {'document' if n == 1 else 'documents'} from here on holding a key written twice (or keys YAML"
+            " 1.1 reads as one): kubectl and Helm read the last, so postrender leaves the earlier out")]
 
 
 def _compose_document(doc: Document, limits: Limits, count: _Count, odd_breaks: bool, shared: _SharedMaps,
@@ -2468,35 +2498,48 @@ class _Dropped:
 _DROPPED_SAID = 10
 
 
-def _dropped_warnings(doc: Document, dropped: _Dropped, objects: list[KubeObject]) -> list[str]:
+def _dropped_warnings(doc: Document, dropped: _Dropped, objects: list[KubeObject]) -> list[Diagnostic]:
     # The table of line starts these lines are found by is not kept for
     # them alone: a document said to hold a key twice is rarely asked for a
     # line again, and 40,000 of them held 7 MiB of tables.
     line_starts = doc.line_starts
     said = [_dropped_warning(doc, entry, objects) for entry in dropped.said[:_DROPPED_SAID]]
     if dropped.count > _DROPPED_SAID:
-        where = _holder_location(doc, dropped.said[_DROPPED_SAID].later_at, objects)
+        at = dropped.said[_DROPPED_SAID].later_at
         more = dropped.count - _DROPPED_SAID
-        said.append(f"{where.describe()}: and {more:,} more {'key' if more == 1 else 'keys'} of the document written"
-                    " twice from here on: kubectl and Helm read the last of each, so postrender leaves the earlier out")
+        said.append(_about_holder(
+            doc, at, objects, f"and {more:,} more {'key' if more == 1 else 'keys'} of the document written twice from"
+            " here on: kubectl and Helm read the last of each, so postrender leaves the earlier out"))
     doc.line_starts = line_starts
     return said
 
 
-def _holder_location(doc: Document, at: int, objects: list[KubeObject]) -> Location:
-    """Where offset `at` is, named by the object holding it among `objects`."""
-    holder = next((obj for obj in objects if obj.node.start_mark <= at < obj.node.end_mark), None)
+def _holder(doc: Document, at: int, objects: list[KubeObject]) -> KubeObject | None:
+    """The object among `objects` that holds offset `at` of the document."""
+    return next((obj for obj in objects if obj.node.start_mark <= at < obj.node.end_mark), None)
+
+
+def _holder_location(doc: Document, at: int, holder: KubeObject | None) -> Location:
+    """Where offset `at` is, named by the object holding it (_holder)."""
     return doc.location(offset=at) if holder is None else doc.location(offset=at, kind=holder.kind, name=holder.name)
 
 
-def _dropped_warning(doc: Document, entry: _LeftOut, objects: list[KubeObject]) -> str:
+def _about_holder(doc: Document, at: int, objects: list[KubeObject], said: str) -> Diagnostic:
+    """A warning of what is at offset `at`, placed there and about the object
+    holding it (a KRM result's resourceRef and file)."""
+    holder = _holder(doc, at, objects)
+    return Diagnostic(f"{_holder_location(doc, at, holder).describe()}: {said}",
+                      None if holder is None else (holder, "", ""))
+
+
+def _dropped_warning(doc: Document, entry: _LeftOut, objects: list[KubeObject]) -> Diagnostic:
     """Said once the document is read again: its objects name themselves."""
-    later = _holder_location(doc, entry.later_at, objects)
     earlier_line = doc.first_line + doc.chunk_line(entry.key_at) + 1
     first, last = entry.first, entry.last
     said = (f"duplicate {entry.what} (written first on line {earlier_line})" if first == last or entry.hidden
             else f"key {last!r} in a mapping reads as {first!r} on line {earlier_line} does (YAML 1.1)")
-    return f"{later.describe()}: {said}: kubectl and Helm read the last, so postrender leaves the earlier out"
+    return _about_holder(doc, entry.later_at, objects,
+                         f"{said}: kubectl and Helm read the last, so postrender leaves the earlier out")
 
 
 def _random_key(doc: Document, first: ScalarNode, key: ScalarNode, label: str, shown: tuple[str, str] | None,
@@ -2804,8 +2847,8 @@ def _object(doc: Document, node: MappingNode, item: int | None, shared: _SharedM
         annotations=_strings(doc, metadata, "annotations", kind, name, shared),
         labels=_strings(doc, metadata, "labels", kind, name, shared),
     )
-    if item is None and doc.source_comment is None:
-        doc.source_comment = obj.annotations.get(HELM4_FILENAME_ANNOTATION)
+    if item is None and doc.source_comment is None and obj.annotations:
+        doc.source_comment = file_annotated(obj.annotations.get)
     return obj
 
 

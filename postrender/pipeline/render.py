@@ -22,7 +22,7 @@ from ..options import RenderOptions, check_cluster, check_strategy
 from .plan.versions import Options as PlanOptions
 from .plan.versions import Plan, opted_in, plan
 from .read import KubeObject, Source, Stream, read
-from ..report import Reporter
+from ..report import Diagnostic, Reporter
 from .rewrite import Options as RewriteOptions
 from .rewrite import (Prepared, RetentionAhead, Rewrite, TemplatesAhead, prepare, prepare_templates, rewrite,
                       template_keys)
@@ -42,7 +42,8 @@ class Analysis:
     policy: reloader.Policy = field(default_factory=reloader.Policy)
     config_hashes: list[config_hash.Place] = field(default_factory=list)
     retention: keep.Retention = field(default_factory=keep.Retention)
-    warnings: list[str] = field(default_factory=list)
+    # Read's own about the objects they name (a KRM result's resourceRef).
+    warnings: list[str | Diagnostic] = field(default_factory=list)
     by_name: ByName = field(default_factory=ByName)
     notes: list[str] = field(default_factory=list)  # shown with -v
 
@@ -394,7 +395,10 @@ def _report(graph: Graph, result: Rewrite, reporter: Reporter, productions: Prod
 
 def _report_analysis(analysis: Analysis, reporter: Reporter) -> None:
     for warning in analysis.warnings:
-        reporter.warn(warning)
+        if isinstance(warning, str):
+            reporter.warn(warning)
+        else:
+            reporter.warn(warning.message, warning.about)
     for note in analysis.notes:
         reporter.info(note)
     # Reloader's reasons were said already (reloader.copy_notes), but for

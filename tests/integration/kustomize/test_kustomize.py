@@ -193,6 +193,27 @@ def test_a_bad_config_stops_kustomize_with_a_clear_message(plugin_home, overlay)
     assert len(left) == 1 and "keepOrignal: true" in left[0].read_text()
 
 
+@pytest.mark.parametrize("origins", [True, False], ids=["origin-annotations", "none"])
+def test_an_error_names_the_file_kustomize_says_and_calls_its_line_kustomizes(plugin_home, overlay, origins):
+    """kustomize hands the transformer its own writing of the resources
+    (keys sorted, its id annotations added): a line of that is no line of
+    the user's file. With `buildMetadata: [originAnnotations]` the message
+    names the object's file; either way it says whose line it gives."""
+    (overlay / "bad.yaml").write_text(
+        "# a comment, and blank lines kustomize drops\n\napiVersion: v1\nkind: Secret\nmetadata:\n  name: bad\n"
+        "data:\n  tok: not*base64\n")
+    kustomization = overlay / "kustomization.yaml"
+    kustomization.write_text(kustomization.read_text().replace("  - ../base\n", "  - ../base\n  - bad.yaml\n")
+                             + ("buildMetadata: [originAnnotations]\n" if origins else ""))
+    result = build(overlay, plugin_home)
+    assert result.returncode != 0 and result.stdout == ""
+    [said] = [line for line in result.stderr.splitlines() if "postrender: error:" in line]
+    where = "bad.yaml" if origins else "the stream kustomize passed"
+    assert re.search(rf"document \d+ \({re.escape(where)}, Secret/bad\) {'stream line' if origins else 'line'} \d+: "
+                     r"data\.tok is not valid base64", said), said
+    assert "not*base64" not in result.stderr
+
+
 # --- the config object itself ------------------------------------------------
 
 

@@ -199,7 +199,47 @@ def test_helm4s_documents_name_their_file_and_no_rendered_line():
         return (f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  annotations:\n"
                 f"    postrenderer.helm.sh/postrender-filename: 'c/templates/cm.yaml'\ndata:\n  n: {value}\n")
     message = _error(doc("a", '"1"') + "---\n" + doc("b", "1"))
-    assert "(c/templates/cm.yaml, ConfigMap/b) line 17:" in message and "rendered line" not in message
+    # The line is the stream's, and says so: the file's own is not known.
+    assert "(c/templates/cm.yaml, ConfigMap/b) stream line 17:" in message and "rendered line" not in message
+
+
+# Each annotation by which a host that wrote the stream again names an
+# object's file: Helm 4's, kustomize's origin (`buildMetadata:
+# [originAnnotations]`: a file, or the kustomization that generated it), and
+# the path kustomize and kpt give a function's items.
+ANNOTATED_FILES = {
+    "helm4": ("postrenderer.helm.sh/postrender-filename: c/templates/cm.yaml", "c/templates/cm.yaml"),
+    "kustomize-origin": ('config.kubernetes.io/origin: "path: base/cm.yaml\\n"', "base/cm.yaml"),
+    "kustomize-origin-block": ("config.kubernetes.io/origin: |\n      path: 'base/cm.yaml'\n      repo: https://x",
+                               "base/cm.yaml"),
+    "kustomize-generated": ("config.kubernetes.io/origin: |\n      configuredIn: overlay/kustomization.yaml\n"
+                            "      configuredBy:\n        kind: ConfigMapGenerator", "overlay/kustomization.yaml"),
+    "kpt-path": ("config.kubernetes.io/path: cms/cm.yaml", "cms/cm.yaml"),
+    "internal-path": ("internal.config.kubernetes.io/path: cms/cm.yaml", "cms/cm.yaml"),
+}
+
+
+@pytest.mark.parametrize("structural", [False, True], ids=["found-after-read", "found-reading"])
+@pytest.mark.parametrize("name", sorted(ANNOTATED_FILES))
+def test_a_file_an_annotation_names_is_named_and_the_line_called_the_streams(name, structural):
+    annotation, file = ANNOTATED_FILES[name]
+    # Found reading: a key that is a list, refused once the document is
+    # composed, before any object is made of it (Document._annotated_file).
+    bad = "  n: 1\n" if not structural else "  n: '1'\n  [a]: b\n"
+    stream = CM_OK + "---\n" + (
+        f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  annotations:\n    {annotation}\ndata:\n" + bad)
+    message = _error(stream)
+    line = stream.count("\n")
+    assert f"document 2 ({file}" in message and f"stream line {line}:" in message, message
+
+
+def test_a_file_given_or_named_by_a_source_comment_has_its_own_lines(tmp_path):
+    given = tmp_path / "cm.yaml"
+    given.write_text(CM_OK.replace("a: b", "n: 1"))
+    out = run_postrender([str(given)])
+    assert out.status == 1 and f"({given}, ConfigMap/ok) line 6:" in out.stderr, out.stderr
+    message = _error(HELM3.format(file="cm.yaml", body=CM_OK.replace("a: b", "n: 1")))
+    assert "stream line" not in message and "line 8:" in message, message
 
 
 def test_no_rendered_line_without_helm():

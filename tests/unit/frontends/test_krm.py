@@ -353,6 +353,24 @@ def test_a_duplicate_key_is_left_out_of_the_answer_with_a_warning():
     assert warning["severity"] == "warning" and "duplicate key 'name'" in warning["message"], warning
 
 
+@pytest.mark.parametrize("then", ["", "  data: {tok: not*base64}\n"], ids=["rendered", "render-fails"])
+def test_a_warning_of_a_key_written_twice_names_its_object_and_file(then):
+    # As every result about an object does (an error's, a field's): the
+    # orchestrator shows it beside the file. Not the field: its value may be secret.
+    text = ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+            "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: other}\n"
+            "- apiVersion: v1\n  kind: Secret\n  metadata:\n    name: s1\n    namespace: team\n    annotations:\n"
+            "      config.kubernetes.io/path: secrets/s1.yaml\n      config.kubernetes.io/index: '0'\n"
+            "  stringData:\n    pw: first-secret\n    pw: second-secret\n" + then)
+    result = run_postrender([], text)
+    assert result.status == (1 if then else 0), result.stderr
+    [said] = [r for r in load(result.stdout)["results"] if r["severity"] == "warning"]
+    assert "duplicate key 'pw'" in said["message"], said
+    assert said["resourceRef"] == {"apiVersion": "v1", "kind": "Secret", "name": "s1", "namespace": "team"}, said
+    assert said["file"] == {"path": "secrets/s1.yaml", "index": 0} and "field" not in said, said
+    assert "secret" not in json.dumps(said).replace("Secret", "").replace("secrets/", ""), said
+
+
 @pytest.mark.parametrize("metadata", ["{name: a, name: b}", "\n    name: a\n    name: b"], ids=["flow", "block"])
 @pytest.mark.parametrize("failing,error", [
     # read fails: no stream, the answer is the input echoed

@@ -282,7 +282,7 @@ def test_the_source_holds_the_text_read(compressed, monkeypatch):
     assert cfg_doc.text == source.document_text(0) != text.split("---\n")[0]
     assert len(source.text) == len(text) and source.text.count("#") == 1
     assert [(cut.start, cut.end) for cut in cfg_doc.left_out] == [(len(CM) + 6, len(CM) + 13)]
-    assert stream.warnings and "line 7" in stream.warnings[0]
+    assert stream.warnings and "line 7" in stream.warnings[0].message
 
 
 # --- generated mappings ------------------------------------------------------
