@@ -152,9 +152,13 @@ def read_users(cluster: Cluster, namespaces: list[str] | None, table: ReferenceT
 
 def _add_uses(users: dict[Use, list[str]], obj: dict, table: ReferenceTable) -> None:
     metadata = obj.get("metadata") or {}
-    who = f"{obj.get('kind')}/{metadata.get('name')}"
+    kind, name, namespace = obj.get("kind"), metadata.get("name"), metadata.get("namespace")
     for use in uses(obj, table):
         if use[0] in CONFIG_KINDS:
+            # Named as a row of its config's namespace reads: a referrer in
+            # another namespace (an Ingress's `auth-secret: shared/x`), or
+            # cluster-scoped, says where it is.
+            who = f"{kind}/{name}" if namespace == use[1] else f"{kind}/{namespace or '(cluster)'}/{name}"
             users.setdefault(use, []).append(who)
 
 

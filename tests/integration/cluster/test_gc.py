@@ -140,12 +140,13 @@ def _cross_namespace_secret(kube: Kube) -> tuple[str, str, str]:
 
 
 def test_gc_in_one_namespace_honours_references_from_another(kube: Kube):
-    shared, _web, secret = _cross_namespace_secret(kube)
+    shared, web, secret = _cross_namespace_secret(kube)
     kubeconfig = gc_kubeconfig(kube)  # the shipped ClusterRole: list everywhere
     done = kube.postrender(["gc", f"--kubeconfig={kubeconfig}", "-n", shared, "--keep", "0", "--min-age", "0",
                             "--yes"])
     assert done.status == 0, done.stderr
-    assert f"Secret/{secret}" in done.stdout and "in use by Ingress/web" in done.stdout, done.stdout
+    # The Ingress is in another namespace than the row's: it says which.
+    assert f"Secret/{secret}" in done.stdout and f"in use by Ingress/{web}/web" in done.stdout, done.stdout
     assert kube.versions("secrets") == {secret}
 
 
