@@ -35,6 +35,8 @@ class LiveVersion:
     created: datetime
     labels: tuple[tuple[str, str], ...] = ()
     annotations: tuple[tuple[str, str], ...] = ()
+    # Another object owns it (an owner reference): a controller's, not a deployer's to re-emit.
+    controlled: bool = False
 
     def label(self, key: str) -> str | None:
         return dict(self.labels).get(key)
@@ -101,6 +103,7 @@ def to_version(obj: dict) -> LiveVersion:
         created=parse_time(metadata.get("creationTimestamp")),
         labels=tuple(sorted((metadata.get("labels") or {}).items())),
         annotations=tuple(sorted((metadata.get("annotations") or {}).items())),
+        controlled=bool(metadata.get("ownerReferences")),
     )
 
 

@@ -38,10 +38,13 @@ def carry_forward(analysis, options: RenderOptions, reporter: Reporter, output: 
     cluster = Cluster.connect(options.kubeconfig, options.context)
     namespaces = sorted({c.namespace for c in currents} | {namespace for namespace, _ in scopes})
     state = LiveState(read_versions(cluster, namespaces), _users(cluster, namespaces, analysis.table, reporter))
-    originals = read_originals(cluster, {(c.namespace, c.kind, c.original) for c in currents if not c.copy_kept})
+    held = {(namespace, kind, name) for kind, namespace, name in analysis.plan.alive_names(analysis.graph.index)}
+    originals = read_originals(cluster, {(c.namespace, c.kind, c.original) for c in currents if not c.copy_kept}
+                               | _used_elsewhere(state, namespaces, held, analysis.productions))
     helm4 = any(HELM4_FILENAME_ANNOTATION in o.annotations for o in analysis.stream.objects)
     documents: list[str] = []
-    for item in plan_retention(currents, state, options.retain or 1, scopes=scopes, originals=originals):
+    for item in plan_retention(currents, state, options.retain or 1, scopes=scopes, originals=originals,
+                               output=held):
         version = item.version
         # Values are fetched only for what is re-emitted, never for the decision.
         obj = cluster.get(cluster.resource(version.kind, ""), version.namespace, version.name)
@@ -51,6 +54,18 @@ def carry_forward(analysis, options: RenderOptions, reporter: Reporter, output: 
         documents.append(emit(obj, helm4))
         reporter.info(f"retained {version.describe()}: {item.reason}")
     return append(output, documents)
+
+
+def _used_elsewhere(state: LiveState, namespaces: list[str], output: set[tuple[str, str, str]],
+                    productions) -> set[tuple[str, str, str]]:
+    """(namespace, kind, name) of each config something in the render's
+    namespaces uses that the output does not hold, nor a producer in the
+    stream makes (a Certificate's Secret): where a dropped config's
+    original may be (retention.py)."""
+    wanted = set(namespaces)
+    return {(namespace, kind, name) for kind, namespace, name in state.users
+            if namespace in wanted and (namespace, kind, name) not in output
+            and productions.of(kind, namespace, name) is None}
 
 
 def _users(cluster: Cluster, namespaces: list[str], table, reporter: Reporter) -> dict:

@@ -20,7 +20,12 @@ first render with postrender names a new version instead, so the deployer
 would prune the original while the ReplicaSets, Pods and ControllerRevisions
 of every earlier rollout still name it. It is kept while something uses
 it, as a previous version is, and never for --retain's N: unused, it is
-what the deployer should prune.
+what the deployer should prune. So is the original of a config the render
+dropped at the same time (a feature switched off as the chart first goes
+through postrender): no name in the stream leads to it, so it is kept only
+where its owner marks (_owner) say the render's scope owns it, and no
+controller made it (a producer's Secret, or one with an owner reference):
+re-emitted, such an object would be handed to the release.
 """
 
 from __future__ import annotations
@@ -64,16 +69,19 @@ class Retained:
 
 
 def plan_retention(currents: list[Current], state: LiveState, retain: int, *,
-                   scopes: Collection[tuple[str, str]], originals: Collection[LiveVersion] = ()) -> list[Retained]:
+                   scopes: Collection[tuple[str, str]], originals: Collection[LiveVersion] = (),
+                   output: Collection[tuple[str, str, str]] = ()) -> list[Retained]:
     """Previous versions to re-emit, in a fixed order (namespace, kind, name).
     `scopes`: the (namespace, scope) pairs the render deploys to.
-    `originals`: the live objects under the base names of the versions in
-    the stream that are not versions themselves."""
+    `originals`: the live objects that are not versions themselves under
+    the base names of the versions in the stream, or of configs something
+    uses that the output does not hold (`output`: its configs, as
+    (namespace, kind, name), whatever made them)."""
     in_stream = {(c.namespace, c.kind, c.name) for c in currents}
     in_stream |= {(c.namespace, c.kind, c.original) for c in currents if c.copy_kept}
     groups = {c.group for c in currents}
     by_group: dict[tuple, list[LiveVersion]] = {}
-    kept = _originals_in_use(originals, currents, in_stream, state)
+    kept = _originals_in_use(originals, currents, in_stream, state, scopes, output)
     for version in state.versions:
         if not version.versioned:
             continue
@@ -100,26 +108,34 @@ def plan_retention(currents: list[Current], state: LiveState, retain: int, *,
 
 
 def _originals_in_use(originals: Collection[LiveVersion], currents: list[Current], in_stream: set[tuple[str, str, str]],
-                      state: LiveState) -> list[Retained]:
-    """The originals something uses, of a group in the stream, and not
-    another release's: one whose owner (_owner) names a scope other than
-    its group's is left alone, as re-emitting it would hand it to this
-    release (Helm refuses that upgrade; `kubectl apply --prune` would take
-    it over, then prune it)."""
+                      state: LiveState, scopes: Collection[tuple[str, str]], output: Collection[tuple[str, str, str]]
+                      ) -> list[Retained]:
+    """The originals something uses, and not another release's: of a group
+    in the stream, one whose owner (_owner) names a scope other than its
+    group's is left alone, as re-emitting it would hand it to this release
+    (Helm refuses that upgrade; `kubectl apply --prune` would take it over,
+    then prune it); of a config the output no longer holds, one whose owner
+    is a scope the render deploys there, and no controller's."""
     scopes_by_name: dict[tuple[str, str, str], set[str]] = {}
     for current in currents:
         scopes_by_name.setdefault((current.namespace, current.kind, current.original), set()).add(current.scope)
     kept: list[Retained] = []
     for original in originals:
         where = (original.namespace, original.kind, original.name)
-        if original.versioned or where in in_stream or where not in scopes_by_name:
+        if original.versioned or where in in_stream:
             continue
         owner = _owner(original)
-        if owner is not None and owner not in scopes_by_name[where]:
+        if where in scopes_by_name:
+            if owner is not None and owner not in scopes_by_name[where]:
+                continue
+            what = "the unversioned original"
+        elif where in output or owner is None or (original.namespace, owner) not in scopes or original.controlled:
             continue
+        else:
+            what = "the unversioned original of a config that left the stream"
         users = state.used_by(original)
         if users:
-            kept.append(Retained(original, f"the unversioned original, in use by {describe_users(users)}"))
+            kept.append(Retained(original, f"{what}, in use by {describe_users(users)}"))
     return kept
 
 

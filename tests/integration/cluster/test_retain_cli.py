@@ -266,3 +266,27 @@ def test_kustomize_generator_output_keeps_the_version_rollout_history_uses(kube:
     kube.settle("web")
     template = kube.get("deployment", "web")["spec"]["template"]["spec"]["containers"][0]
     assert template["envFrom"][0]["configMapRef"]["name"] == built[0]
+
+
+def test_a_configmap_dropped_by_the_first_render_through_postrender_stays_while_history_uses_it(kube: Kube):
+    """Deployed plainly first, then through postrender with the feature
+    switched off at once: the plain `rel-extra` is no version and no name in
+    the stream leads to it, yet the first ReplicaSet mounts it. An outside
+    tester's find: kubectl pruned it, and `rollout undo` named a ConfigMap
+    that was gone."""
+    _apply(kube, _template(kube, "p0", "--set", "extra=true"))
+    assert kube.exists("configmap", "rel-extra")
+    render = ["--retain=2", f"--namespace={kube.namespace}", "-v"]
+    first = kube.postrender(render, _template(kube, "p1"))
+    assert first.status == 0, first.stderr
+    assert "rel-extra" in _names(first.stdout), first.stderr
+    # The live Deployment still mounts it too, until this render is applied.
+    assert "retained ConfigMap/" + kube.namespace + "/rel-extra: the unversioned original of a config that left" \
+        " the stream, in use by Deployment/rel-web, ReplicaSet/rel-web-" in first.stderr, first.stderr
+    _apply(kube, first.stdout)
+    assert kube.exists("configmap", "rel-extra"), "kubectl must not prune what the old ReplicaSet mounts"
+    # Once history no longer holds that ReplicaSet (revisionHistoryLimit 1), it goes.
+    for greeting in ("p2", "p3"):
+        _apply(kube, kube.postrender(render, _template(kube, greeting)).stdout)
+    assert "rel-extra" not in kube.referenced({"rel-extra"})
+    assert not kube.exists("configmap", "rel-extra")

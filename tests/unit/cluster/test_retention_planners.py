@@ -192,6 +192,42 @@ def test_retention_keeps_an_original_only_while_something_uses_it():
         ("ConfigMap/app/config", "the unversioned original, in use by ControllerRevision/db-1, ReplicaSet/web-1")]
 
 
+@pytest.mark.parametrize("name, marks, kept", [
+    # the chart's own, by the instance label or Helm's release annotation
+    ("feature", {"labels": {"app.kubernetes.io/instance": "rel"}}, True),
+    ("feature", {"annotations": {"meta.helm.sh/release-name": "rel"}}, True),
+    # no owner marks: nothing says the render's deployer made it (and none prunes it)
+    ("feature", {}, False),
+    ("feature", {"labels": {"app.kubernetes.io/instance": "other"}}, False),
+    # a controller's (an owner reference), even labelled as the chart's
+    ("feature", {"labels": {"app.kubernetes.io/instance": "rel"}, "controlled": True}, False),
+    # the output holds it (kept under its name, or an unsuffixed copy)
+    ("stays", {"labels": {"app.kubernetes.io/instance": "rel"}}, False),
+    # nothing uses it
+    ("unused", {"labels": {"app.kubernetes.io/instance": "rel"}}, False),
+])
+def test_an_original_of_a_config_the_render_dropped_is_kept_while_used(name, marks, kept):
+    """The first render through postrender versions `config` and drops
+    `feature` (switched off): the deployer would prune the plain `feature`
+    the earlier ReplicaSets still name. An outside tester's find: kept only
+    `config`; `kubectl rollout undo` then named a ConfigMap that was gone."""
+    current = Current("app", "ConfigMap", "config", "rel", "config-new", original="config")
+    live = LiveVersion("ConfigMap", "app", name, f"uid-{name}", "1", NOW,
+                       tuple(sorted(marks.get("labels", {}).items())),
+                       tuple(sorted(marks.get("annotations", {}).items())), controlled=marks.get("controlled", False))
+    users = {} if name == "unused" else {("ConfigMap", "app", name): ["ReplicaSet/web-1", "Pod/web-1-x"]}
+    state = LiveState([], users)
+    output = {("app", "ConfigMap", "config-new"), ("app", "ConfigMap", "stays")}
+    planned = plan_retention([current], state, retain=2, scopes=SCOPE, originals=[live], output=output)
+    assert [(r.version.name, r.reason) for r in planned] == ([(
+        name, "the unversioned original of a config that left the stream, in use by Pod/web-1-x, ReplicaSet/web-1")]
+        if kept else [])
+    # Another namespace the render does not deploy to: never.
+    elsewhere = LiveVersion("ConfigMap", "other-ns", name, "u", "1", NOW, live.labels, live.annotations)
+    state = LiveState([], {("ConfigMap", "other-ns", name): ["ReplicaSet/web-1"]})
+    assert plan_retention([current], state, retain=2, scopes=SCOPE, originals=[elsewhere], output=output) == []
+
+
 @pytest.mark.parametrize("labels, annotations, ours", [
     ({}, {}, True),  # it says nothing: the name is the group's own in its namespace
     ({"app.kubernetes.io/instance": "rel"}, {}, True),
