@@ -21,10 +21,12 @@ def guard_rules() -> dict[str, dict[str, Any]]:
     raw = data("guard.yaml")
     return {
         kind: {
-            "keys": {k.lower() for k in spec.get("keys") or ()},
-            "suffixes": tuple(k.lower() for k in spec.get("keySuffixes") or ()),
-            "under": tuple(k.lower() for k in spec.get("nameUnder") or ()),
-            "lists": {k.lower() for k in spec.get("lists") or ()},
+            # Squeezed as the keys they are compared with are (snake_case,
+            # kebab-case and dotted keys: pod_environment_configmap).
+            "keys": {squeezed(k) for k in spec.get("keys") or ()},
+            "suffixes": tuple(squeezed(k) for k in spec.get("keySuffixes") or ()),
+            "under": tuple(squeezed(k) for k in spec.get("nameUnder") or ()),
+            "lists": tuple(squeezed(k) for k in spec.get("lists") or ()),
             "typed": bool(spec.get("typedName")),
             "selector": {k: frozenset(v) for k, v in (spec.get("keySelector") or {}).items()},
             "words": tuple(squeezed(w) for w in spec.get("argumentWords") or ()),
@@ -34,5 +36,5 @@ def guard_rules() -> dict[str, dict[str, Any]]:
 
 
 def squeezed(text: str) -> str:
-    """Lower case without `-`, `_` and `.`: how argument words are compared."""
+    """Lower case without `-`, `_` and `.`: how keys and argument words are compared."""
     return re.sub(r"[-_.]", "", text.lower())

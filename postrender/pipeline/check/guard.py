@@ -46,6 +46,8 @@ class Finding:
     namespace_field: bool  # a sibling `namespace` key says where the object is
     # A container argument or variable: the podSpecArgs row that would cover it.
     argument: str | None = None
+    # The value is `namespace/name` (a field spec's namespacePrefix).
+    namespace_prefix: bool = False
 
     @property
     def field_path(self) -> str:
@@ -57,7 +59,8 @@ class Finding:
         if self.referrer.group:
             spec += f", group: {self.referrer.group}"
         spec += f", path: {kustomize_path(self.path)}"
-        spec += ", namespaceField: namespace}" if self.namespace_field else "}"
+        spec += ", namespaceField: namespace" if self.namespace_field else ""
+        spec += ", namespacePrefix: true}" if self.namespace_prefix else "}"
         config = f"nameReference: [{{kind: {target.kind}, fieldSpecs: [{spec}]}}]"
         if self.argument is not None:
             config = f"podSpecArgs: [{{target: {target.kind}, {self.argument}}}]"
@@ -118,12 +121,16 @@ def check(graph: Graph, the_plan: Plan) -> list[Finding]:
                 # ({name, namespace}: a Kyverno context, a Knative Broker's
                 # config), as a field spec's namespaceField reads it.
                 stated = get_str(parent, "namespace") if isinstance(parent, MappingNode) else None
-                version = _lookup(stale, by_name, kind, stated or namespace, node.value,
+                sibling, name, prefixed = stated is not None, node.value, False
+                if not sibling and "/" in name and (named := _NAMED.fullmatch(name)) is not None:
+                    # `namespace/name` (Zalando's pod_environment_configmap,
+                    # an nginx annotation's): the name, there.
+                    stated, name, prefixed = named.group("namespace"), named.group("name"), True
+                version = _lookup(stale, by_name, kind, stated or namespace, name,
                                   obj.kind in index.cluster_scoped and not stated)
                 if version is not None and _looks_like_reference(kind, path, parent):
-                    sibling = stated is not None
                     findings.append(Finding(obj, path, node_at(top, path), version, index.key(obj).describe(),
-                                            index.key(version.obj).describe(), sibling))
+                                            index.key(version.obj).describe(), sibling, namespace_prefix=prefixed))
     return findings
 
 
@@ -333,7 +340,7 @@ def _candidates(top: MappingNode, shared: bool, texts: set[str]) -> Iterator[tup
     """
     if shared:
         for node, path, parent in scalars(top):
-            if node.value in texts or _may_be_argument(path):
+            if node.value in texts or _may_be_argument(path) or _prefixed_name_in(node.value, texts):
                 yield node, path, parent
         return
     stack: list[tuple[Node, Path, Node | None]] = [(top, (), None)]
@@ -344,15 +351,22 @@ def _candidates(top: MappingNode, shared: bool, texts: set[str]) -> Iterator[tup
         elif isinstance(node, MappingNode):
             # Every key is a scalar: read.py refuses any other.
             for key, value in reversed(node.value):
-                if not isinstance(value, ScalarNode) or value.value in texts or key.value == "value":
+                if not isinstance(value, ScalarNode) or value.value in texts or key.value == "value" \
+                        or _prefixed_name_in(value.value, texts):
                     stack.append((value, path + (key.value,), node))
         elif isinstance(node, SequenceNode):
             arguments = bool(path) and path[-1] in ("args", "command")
             items = node.value
             for i in range(len(items) - 1, -1, -1):
                 item = items[i]
-                if not isinstance(item, ScalarNode) or arguments or item.value in texts:
+                if not isinstance(item, ScalarNode) or arguments or item.value in texts \
+                        or _prefixed_name_in(item.value, texts):
                     stack.append((item, path + (i,), node))
+
+
+def _prefixed_name_in(value: object, texts: set[str]) -> bool:
+    """Whether a scalar's value is `something/<one of texts>`."""
+    return value.__class__ is str and "/" in value and value.rpartition("/")[2] in texts  # type: ignore[union-attr]
 
 
 def kustomize_path(path: Path) -> str:
@@ -439,14 +453,14 @@ def _looks_like_reference(kind: str, path: Path, parent: Node | None) -> bool:
     last = path[-1]
     if isinstance(last, int):
         key = _nearest_key(path[:-1])
-        return key is not None and key.lower() in rules["lists"]
-    key = last.lower()
+        return key is not None and squeezed(key).endswith(rules["lists"])
+    key = squeezed(last)
     if key in rules["keys"] or key.endswith(rules["suffixes"]):
         return True
     if key != "name":
         return False
     outer = _nearest_key(path[:-1])
-    if outer is not None and any(text in outer.lower() for text in rules["under"]):
+    if outer is not None and any(text in squeezed(outer) for text in rules["under"]):
         return True
     selector = rules["selector"]
     if selector and isinstance(parent, MappingNode):

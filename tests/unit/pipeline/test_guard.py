@@ -1,6 +1,8 @@
 """The unrewritten-reference guard: real custom resources whose Secret and
 ConfigMap fields no field spec covers."""
 
+import re
+
 import pytest
 
 from conftest import run_postrender
@@ -117,7 +119,32 @@ metadata: {name: sa, namespace: db}
 spec: {type: Scala, mode: cluster, hadoopConfigMap: spark-conf, driver: {cores: 1}}
 """
 
+# Zalando postgres-operator OperatorConfiguration: snake_case keys, one a
+# `namespace/name` (docs/reference/operator_parameters.md).
+ZALANDO = """\
+apiVersion: acid.zalan.do/v1
+kind: OperatorConfiguration
+metadata: {name: pgo, namespace: db}
+configuration:
+  kubernetes:
+    pod_environment_configmap: db/pg-env
+    infrastructure_roles_secret_name: pg-roles
+"""
+# Traefik ServersTransport: certificatesSecrets, a list of Secret names.
+TRAEFIK_CERTS = """\
+apiVersion: traefik.io/v1alpha1
+kind: ServersTransport
+metadata: {name: st, namespace: db}
+spec: {serverName: db, certificatesSecrets: [db-client]}
+"""
+
 CASES = {
+    "zalando-namespace-slash-name": (CONFIGMAP % "pg-env", ZALANDO, "OperatorConfiguration/db/pgo",
+                                     "configuration.kubernetes.pod_environment_configmap", "pg-env"),
+    "zalando-snake-case": (SECRET % "pg-roles", ZALANDO, "OperatorConfiguration/db/pgo",
+                           "configuration.kubernetes.infrastructure_roles_secret_name", "pg-roles"),
+    "traefik-certificates-secrets": (SECRET % "db-client", TRAEFIK_CERTS, "ServersTransport/db/st",
+                                     "spec.certificatesSecrets[0]", "db-client"),
     "istio-credential-name": (SECRET % "db-tls", ISTIO, "Gateway/db/gw", "spec.servers[0].tls.credentialName", "db-tls"),
     "traefik-secret-names": (SECRET % "db-ca", TRAEFIK_TLS, "TLSOption/db/mtls", "spec.clientAuth.secretNames[0]",
                              "db-ca"),
@@ -159,7 +186,7 @@ def test_a_field_no_spec_covers_fails_the_render_with_the_three_fixes(case):
     assert error.startswith(f"postrender: error: document 2 ({kind}/{obj.rpartition('/')[2]}) line ")
     assert f": {field}: still names" in error
     assert repr(name) in error
-    kind = "ConfigMap" if case in ("flux", "spark-config-map") else "Secret"
+    kind = "ConfigMap" if case in ("flux", "spark-config-map", "zalando-namespace-slash-name") else "Secret"
     assert "add a field spec" in error and f"opt {kind}/db/{name} out" in error and "keep the original" in error
     assert "postrender.io/versioned" in error and "postrender.io/keep-original" in error
     assert "--allow-broken-references" in error
@@ -239,6 +266,23 @@ def test_the_suggested_field_spec_silences_the_guard(tmp_path):
     assert result.status == 0, result.stderr
     assert "secret: admin-users-" in result.stdout
     assert field not in result.stderr
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_every_suggested_field_spec_rewrites_the_field_it_names(case, tmp_path):
+    """The advice is a fix: pasted as --config, the field follows the version
+    (a `namespace/name` one keeps its namespace), and the guard is silent."""
+    config, custom, _, field, name = CASES[case]
+    first = run_postrender(VERSION_ALL, _stream(config, custom))
+    [advice] = [line for line in first.stderr.splitlines() if field in line]
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(advice.split("(--config FILE with `")[1].split("`")[0] + "\n")
+    fixed = run_postrender([*VERSION_ALL, "--config", str(spec)], _stream(config, custom))
+    assert fixed.status == 0 and field not in fixed.stderr, fixed.stderr
+    [version] = set(re.findall(rf"\b{name}-[a-z0-9]{{10}}\b", fixed.stdout))
+    referrer = fixed.stdout.split("\n---\n")[1]
+    stated = "db/" if case == "zalando-namespace-slash-name" else ""
+    assert f"{stated}{version}" in referrer, fixed.stdout
 
 
 @pytest.mark.parametrize("mark", ['postrender.io/versioned: "false"', 'postrender.io/keep-original: "true"'])
