@@ -7,7 +7,7 @@ run the script; tests/unit/fieldspecs/test_compiled_fieldspecs.py checks the two
 import json
 
 # sha256 of each source table when this was generated.
-SOURCES = {'builtin.yaml': '276bde5bb6c6bcd0598a37847f440548a9530fd49635071fe06fae9f489d7ea8',
+SOURCES = {'builtin.yaml': '29a309a9a589e9e6737d3b8becd2e4d8e6ffadd91f945cb7289be32f319e60fc',
  'bulk.yaml': 'b455ab0ba389a28bc2808a464c7d3b76ec98eadb118c2e995d9bbb48de99d41a',
  'dependencies.yaml': '7eb6c9031b701775c1705fd2c3b67df81209b76dd8f7e7b4cd5a014d6ac343a2',
  'fixednames.yaml': 'e006999c5687fc0340af2a1822abdfcee6b6c441c974df10fd9c398eaa57d657',
@@ -337,7 +337,8 @@ TABLES = json.loads(r'''{
    "MutatingAdmissionPolicyBinding",
    "VolumeGroupSnapshotClass",
    "ClusterAnalysisTemplate",
-   "ClusterFilter"
+   "ClusterFilter",
+   "ClusterPolicy"
   ],
   "nameReference": [
    {
@@ -2108,6 +2109,54 @@ TABLES = json.loads(r'''{
       "kind": "Output",
       "group": "fluentbit.fluent.io",
       "path": "spec/*/tls/keyPassword/valueFrom/secretKeyRef/name"
+     }
+    ]
+   },
+   {
+    "kind": "ConfigMap",
+    "version": "v1",
+    "fieldSpecs": [
+     {
+      "kind": "ClusterPolicy",
+      "group": "kyverno.io",
+      "namespaceField": "namespace",
+      "paths": [
+       "spec/rules/generate[kind=ConfigMap][apiVersion=v1]/clone/name",
+       "spec/rules/generate/foreach[kind=ConfigMap][apiVersion=v1]/clone/name"
+      ]
+     },
+     {
+      "kind": "Policy",
+      "group": "kyverno.io",
+      "namespaceField": "namespace",
+      "paths": [
+       "spec/rules/generate[kind=ConfigMap][apiVersion=v1]/clone/name",
+       "spec/rules/generate/foreach[kind=ConfigMap][apiVersion=v1]/clone/name"
+      ]
+     }
+    ]
+   },
+   {
+    "kind": "Secret",
+    "version": "v1",
+    "fieldSpecs": [
+     {
+      "kind": "ClusterPolicy",
+      "group": "kyverno.io",
+      "namespaceField": "namespace",
+      "paths": [
+       "spec/rules/generate[kind=Secret][apiVersion=v1]/clone/name",
+       "spec/rules/generate/foreach[kind=Secret][apiVersion=v1]/clone/name"
+      ]
+     },
+     {
+      "kind": "Policy",
+      "group": "kyverno.io",
+      "namespaceField": "namespace",
+      "paths": [
+       "spec/rules/generate[kind=Secret][apiVersion=v1]/clone/name",
+       "spec/rules/generate/foreach[kind=Secret][apiVersion=v1]/clone/name"
+      ]
      }
     ]
    }
