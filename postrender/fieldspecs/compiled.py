@@ -7,7 +7,7 @@ run the script; tests/unit/fieldspecs/test_compiled_fieldspecs.py checks the two
 import json
 
 # sha256 of each source table when this was generated.
-SOURCES = {'builtin.yaml': '29a309a9a589e9e6737d3b8becd2e4d8e6ffadd91f945cb7289be32f319e60fc',
+SOURCES = {'builtin.yaml': 'fb1b904218c51e1e8fc4a5518cbcd88c205bfbd186a7b84bb776f84e39c6946a',
  'bulk.yaml': 'b455ab0ba389a28bc2808a464c7d3b76ec98eadb118c2e995d9bbb48de99d41a',
  'dependencies.yaml': '7eb6c9031b701775c1705fd2c3b67df81209b76dd8f7e7b4cd5a014d6ac343a2',
  'fixednames.yaml': 'e006999c5687fc0340af2a1822abdfcee6b6c441c974df10fd9c398eaa57d657',
@@ -2156,6 +2156,168 @@ TABLES = json.loads(r'''{
       "paths": [
        "spec/rules/generate[kind=Secret][apiVersion=v1]/clone/name",
        "spec/rules/generate/foreach[kind=Secret][apiVersion=v1]/clone/name"
+      ]
+     }
+    ]
+   },
+   {
+    "kind": "ConfigMap",
+    "version": "v1",
+    "fieldSpecs": [
+     {
+      "kind": "TempoStack",
+      "group": "tempo.grafana.com",
+      "paths": [
+       "spec/storage/tls/caName",
+       "spec/template/distributor/tls/caName"
+      ]
+     },
+     {
+      "kind": "TempoMonolithic",
+      "group": "tempo.grafana.com",
+      "paths": [
+       "spec/storage/traces/s3/tls/caName",
+       "spec/ingestion/otlp/grpc/tls/caName",
+       "spec/ingestion/otlp/http/tls/caName",
+       "spec/env/valueFrom/configMapKeyRef/name",
+       "spec/envFrom/configMapRef/name"
+      ]
+     }
+    ]
+   },
+   {
+    "kind": "Secret",
+    "version": "v1",
+    "fieldSpecs": [
+     {
+      "kind": "TempoStack",
+      "group": "tempo.grafana.com",
+      "paths": [
+       "spec/storage/secret/name",
+       "spec/storage/tls/certName",
+       "spec/template/distributor/tls/certName",
+       "spec/tenants/authentication/oidc/secret/name"
+      ]
+     },
+     {
+      "kind": "TempoMonolithic",
+      "group": "tempo.grafana.com",
+      "paths": [
+       "spec/storage/traces/s3/secret",
+       "spec/storage/traces/azure/secret",
+       "spec/storage/traces/gcs/secret",
+       "spec/storage/traces/s3/tls/certName",
+       "spec/ingestion/otlp/grpc/tls/certName",
+       "spec/ingestion/otlp/http/tls/certName",
+       "spec/multitenancy/authentication/oidc/secret/name",
+       "spec/env/valueFrom/secretKeyRef/name",
+       "spec/envFrom/secretRef/name"
+      ]
+     }
+    ]
+   },
+   {
+    "kind": "ConfigMap",
+    "version": "v1",
+    "fieldSpecs": [
+     {
+      "kind": "Redis",
+      "group": "redis.redis.opstreelabs.in",
+      "path": "spec/redisConfig/additionalRedisConfig"
+     },
+     {
+      "kind": "RedisReplication",
+      "group": "redis.redis.opstreelabs.in",
+      "path": "spec/redisConfig/additionalRedisConfig"
+     },
+     {
+      "kind": "RedisCluster",
+      "group": "redis.redis.opstreelabs.in",
+      "paths": [
+       "spec/redisLeader/redisConfig/additionalRedisConfig",
+       "spec/redisFollower/redisConfig/additionalRedisConfig"
+      ]
+     },
+     {
+      "kind": "RedisSentinel",
+      "group": "redis.redis.opstreelabs.in",
+      "path": "spec/redisSentinelConfig/additionalSentinelConfig"
+     }
+    ]
+   },
+   {
+    "kind": "Secret",
+    "version": "v1",
+    "fieldSpecs": [
+     {
+      "kind": "Redis",
+      "group": "redis.redis.opstreelabs.in",
+      "paths": [
+       "spec/kubernetesConfig/redisSecret/name",
+       "spec/kubernetesConfig/imagePullSecrets/name",
+       "spec/TLS/secret/secretName"
+      ]
+     },
+     {
+      "kind": "RedisReplication",
+      "group": "redis.redis.opstreelabs.in",
+      "paths": [
+       "spec/kubernetesConfig/redisSecret/name",
+       "spec/kubernetesConfig/imagePullSecrets/name",
+       "spec/TLS/secret/secretName"
+      ]
+     },
+     {
+      "kind": "RedisCluster",
+      "group": "redis.redis.opstreelabs.in",
+      "paths": [
+       "spec/kubernetesConfig/redisSecret/name",
+       "spec/kubernetesConfig/imagePullSecrets/name",
+       "spec/TLS/secret/secretName"
+      ]
+     },
+     {
+      "kind": "RedisSentinel",
+      "group": "redis.redis.opstreelabs.in",
+      "paths": [
+       "spec/kubernetesConfig/redisSecret/name",
+       "spec/kubernetesConfig/imagePullSecrets/name",
+       "spec/TLS/secret/secretName",
+       "spec/redisSentinelConfig/redisReplicationPassword/secretKeyRef/name"
+      ]
+     }
+    ]
+   },
+   {
+    "kind": "ConfigMap",
+    "version": "v1",
+    "fieldSpecs": [
+     {
+      "kind": "Tenant",
+      "group": "minio.min.io",
+      "path": "spec/env/valueFrom/configMapKeyRef/name"
+     }
+    ]
+   },
+   {
+    "kind": "Secret",
+    "version": "v1",
+    "fieldSpecs": [
+     {
+      "kind": "Tenant",
+      "group": "minio.min.io",
+      "paths": [
+       "spec/configuration/name",
+       "spec/users/name",
+       "spec/imagePullSecret/name",
+       "spec/externalCertSecret/name",
+       "spec/externalCaCertSecret/name",
+       "spec/externalClientCertSecret/name",
+       "spec/externalClientCertSecrets/name",
+       "spec/env/valueFrom/secretKeyRef/name",
+       "spec/kes/kesSecret/name",
+       "spec/kes/externalCertSecret/name",
+       "spec/kes/clientCertSecret/name"
       ]
      }
     ]
