@@ -7,7 +7,7 @@ run the script; tests/unit/fieldspecs/test_compiled_fieldspecs.py checks the two
 import json
 
 # sha256 of each source table when this was generated.
-SOURCES = {'builtin.yaml': 'fb1b904218c51e1e8fc4a5518cbcd88c205bfbd186a7b84bb776f84e39c6946a',
+SOURCES = {'builtin.yaml': 'cb995ccc8231b84187e3510595a267a4ca2d61e8b765d465a3822fda5956e433',
  'bulk.yaml': 'b455ab0ba389a28bc2808a464c7d3b76ec98eadb118c2e995d9bbb48de99d41a',
  'dependencies.yaml': '7eb6c9031b701775c1705fd2c3b67df81209b76dd8f7e7b4cd5a014d6ac343a2',
  'fixednames.yaml': 'e006999c5687fc0340af2a1822abdfcee6b6c441c974df10fd9c398eaa57d657',
@@ -2318,6 +2318,42 @@ TABLES = json.loads(r'''{
        "spec/kes/kesSecret/name",
        "spec/kes/externalCertSecret/name",
        "spec/kes/clientCertSecret/name"
+      ]
+     }
+    ]
+   },
+   {
+    "kind": "ConfigMap",
+    "version": "v1",
+    "fieldSpecs": [
+     {
+      "kind": "LokiStack",
+      "group": "loki.grafana.com",
+      "paths": [
+       "spec/storage/tls/caName",
+       "spec/tenants/authentication/oidc/issuerCA/caName",
+       "spec/tenants/authentication/mTLS/ca/caName",
+       "spec/tenants/gateway/tls/ca/configMapName",
+       "spec/tenants/gateway/tls/certificate/configMapName",
+       "spec/tenants/passthrough/ca/configMapName"
+      ]
+     }
+    ]
+   },
+   {
+    "kind": "Secret",
+    "version": "v1",
+    "fieldSpecs": [
+     {
+      "kind": "LokiStack",
+      "group": "loki.grafana.com",
+      "paths": [
+       "spec/storage/secret/name",
+       "spec/tenants/authentication/oidc/secret/name",
+       "spec/tenants/gateway/tls/ca/secretName",
+       "spec/tenants/gateway/tls/certificate/secretName",
+       "spec/tenants/gateway/tls/privateKey/secretName",
+       "spec/tenants/passthrough/ca/secretName"
       ]
      }
     ]
