@@ -30,7 +30,7 @@ def run(args: argparse.Namespace, reporter: Reporter) -> str:
     namespaces = None if args.all_namespaces else list(dict.fromkeys(args.namespace or [cluster.namespace or "default"]))
     reporter.info(f"collecting in {'all namespaces' if namespaces is None else ', '.join(namespaces)}")
     state = LiveState(
-        read_versions(cluster, namespaces, selector),
+        _versions(cluster, namespaces, selector, args.selector),
         _users(cluster, namespaces, table, args.local_refs_only, reporter),
     )
     _check_discovery(cluster, args.skip_unavailable, reporter)
@@ -45,6 +45,19 @@ def run(args: argparse.Namespace, reporter: Reporter) -> str:
         sys.stdout.flush()
         raise PostrenderError(f"{len(failed)} deletion(s) failed")
     return text
+
+
+def _versions(cluster: Cluster, namespaces: list[str] | None, selector: str | None, given: str | None) -> list:
+    """The live versions; a `-l` the API server cannot parse is a usage
+    error (exit 2), as a bad -n or --scope is. The server is the parser:
+    it answers 400 for a selector it refuses, which no other list here
+    sends, so its verdict is exactly kubectl's."""
+    try:
+        return read_versions(cluster, namespaces, selector)
+    except ClusterError as exc:
+        if exc.status == 400 and given:
+            raise UsageError(f"-l {given!r} is not a label selector the API server reads: {exc.message}") from None
+        raise
 
 
 def _policy(args: argparse.Namespace) -> tuple[Policy, str | None]:

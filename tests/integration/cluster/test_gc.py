@@ -9,6 +9,7 @@ import json
 from datetime import datetime, timedelta, timezone
 
 import kubernetes.config.incluster_config as incluster
+import pytest
 from ruamel.yaml import YAML
 
 from conftest import ROOT, run_postrender
@@ -241,6 +242,25 @@ def test_a_namespace_named_twice_is_collected_once(kube: Kube):
     assert done.status == 0, done.stderr
     assert kube.versions() == {"cfg-bbbbbbbbbb", "cfg-cccccccccc"}, done.stdout
     assert done.stdout.count("cfg-aaaaaaaaaa") == 1, done.stdout
+
+
+@pytest.mark.parametrize("selector, usage", [
+    ("a in (", True), ("a in b", True), ("=b", True), ("a=b=c", True), ("Bad Key=x", True), ("a=-x", True),
+    ("app.kubernetes.io/instance=web", False), ("a in (x, y),!b", False), ("a", False), ("a=", False),
+    (" a = b ", False), ("a notin (x)", False),
+])
+def test_a_selector_the_api_server_cannot_parse_is_a_usage_error(kube: Kube, selector: str, usage: bool):
+    """An outside tester's find: `-l 'a in ('` exited 1 as an API error. The
+    API server is the parser: what it refuses is a usage error (exit 2,
+    nothing on stdout), what it reads runs."""
+    kube.kubectl("apply", "-f", "-", input=version_manifest("cfg-aaaaaaaaaa"))
+    done = kube.postrender(["gc", "-n", kube.namespace, "-l", selector, "--min-age", "0"])
+    if usage:
+        assert done.status == 2 and done.stdout == "", done
+        assert f"-l {selector!r} is not a label selector the API server reads" in done.stderr, done.stderr
+    else:
+        assert done.status == 0, done.stderr
+    assert "Traceback" not in done.stderr
 
 
 def test_a_version_changed_between_plan_and_delete_survives(kube: Kube):
