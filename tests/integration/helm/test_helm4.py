@@ -591,13 +591,14 @@ def test_error_names_the_chart_file_and_no_rendered_line(helm4, tmp_path):
     """Helm 4 hands the post-renderer each document with its filename
     annotation, written again by Helm (blank lines dropped, folded text
     folded anew): the error names the file, and claims no line in it, which
-    would be the template's only where Helm 4 writes it as the template did."""
+    would be the template's only where Helm 4 writes it as the template did:
+    the line it gives is called the stream's."""
     chart = CHART.parent / "lines"
     log = tmp_path / "log"
     result = helm(helm4, "template", "r", str(chart), "--post-renderer", "postrender",
                   f"--post-renderer-args=--log-file={log}", ok=False)
     assert result.returncode != 0
-    found = re.search(r"\(lines/templates/settings\.yaml, ConfigMap/r-second\) line \d+: "
+    found = re.search(r"\(lines/templates/settings\.yaml, ConfigMap/r-second\) stream line \d+: "
                       r'data\.replicas must be a string \(quote it: "3"', log.read_text())
     assert found, log.read_text()
     assert "rendered line" not in log.read_text()
@@ -615,7 +616,7 @@ def test_a_structural_error_names_the_chart_file(helm4, tmp_path):
     result = helm(helm4, "template", "r", str(chart), "--post-renderer", "postrender",
                   f"--post-renderer-args=--log-file={log}", ok=False)
     assert result.returncode != 0
-    assert re.search(r"\(dup/templates/cm\.yaml, ConfigMap/settings\) line \d+: keys '1' and '1'",
+    assert re.search(r"\(dup/templates/cm\.yaml, ConfigMap/settings\) stream line \d+: keys '1' and '1'",
                      log.read_text()), log.read_text()
 
 
@@ -636,7 +637,7 @@ def test_a_key_written_twice_renders_as_helm_reads_it(helm4, tmp_path):
                   f"--post-renderer-args=--log-file={log}")
     assert "logFormat: json" in result.stdout and "logfmt" not in result.stdout, result.stdout
     assert "configMapRef: {name: settings-" in result.stdout, result.stdout
-    assert re.search(r"\(dup/templates/cm\.yaml, ConfigMap/settings\) line \d+: duplicate key 'logFormat'",
+    assert re.search(r"\(dup/templates/cm\.yaml, ConfigMap/settings\) stream line \d+: duplicate key 'logFormat'",
                      log.read_text()), log.read_text()
 
 
