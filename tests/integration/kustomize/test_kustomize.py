@@ -119,7 +119,7 @@ def test_a_field_no_field_spec_covers_fails_the_build(plugin_home, overlay):
     )
     result = build(overlay, plugin_home)
     assert result.returncode != 0 and result.stdout == ""
-    assert "(Gizmo/g) line" in result.stderr
+    assert "(the stream kustomize passed, Gizmo/g) line" in result.stderr
     assert "spec.configMapName: still names ConfigMap 'settings'" in result.stderr
 
     # strict: false changes nothing (a vanished name fails anyway);
