@@ -44,7 +44,7 @@ def carry_forward(analysis, options: RenderOptions, reporter: Reporter, output: 
     helm4 = any(HELM4_FILENAME_ANNOTATION in o.annotations for o in analysis.stream.objects)
     documents: list[str] = []
     for item in plan_retention(currents, state, options.retain or 1, scopes=scopes, originals=originals,
-                               output=held):
+                               output=held, helm=options.hooks_hidden or helm4):
         version = item.version
         # Values are fetched only for what is re-emitted, never for the decision.
         obj = cluster.get(cluster.resource(version.kind, ""), version.namespace, version.name)

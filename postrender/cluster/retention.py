@@ -23,9 +23,12 @@ it, as a previous version is, and never for --retain's N: unused, it is
 what the deployer should prune. So is the original of a config the render
 dropped at the same time (a feature switched off as the chart first goes
 through postrender): no name in the stream leads to it, so it is kept only
-where its owner marks (_owner) say the render's scope owns it, and no
+where its owner marks (_owner) say the render's scope owns it, the
+deployer's own record says it applied it (_applied_by_deployer), and no
 controller made it (a producer's Secret, or one with an owner reference):
-re-emitted, such an object would be handed to the release.
+re-emitted, any other would be handed to the release (Helm refuses the
+upgrade; kubectl apply --prune would adopt a hand-made object, then prune
+it).
 """
 
 from __future__ import annotations
@@ -39,6 +42,12 @@ from .live import LiveState, LiveVersion, describe_users
 
 # Helm's record of the release that owns an object.
 HELM_RELEASE_ANNOTATION = "meta.helm.sh/release-name"
+# A deployer's record of having applied an object, which its pruning reads:
+# kubectl apply's, and Flux's labels (Helm's is the annotation above).
+_APPLIED_ANNOTATIONS = ("kubectl.kubernetes.io/last-applied-configuration",)
+_APPLIED_LABELS = ("kustomize.toolkit.fluxcd.io/name", "helm.toolkit.fluxcd.io/name")
+# A hook's: its deployer creates and deletes it outside the release.
+_HOOK_ANNOTATIONS = ("helm.sh/hook", "argocd.argoproj.io/hook")
 
 
 @dataclass(frozen=True)
@@ -70,18 +79,19 @@ class Retained:
 
 def plan_retention(currents: list[Current], state: LiveState, retain: int, *,
                    scopes: Collection[tuple[str, str]], originals: Collection[LiveVersion] = (),
-                   output: Collection[tuple[str, str, str]] = ()) -> list[Retained]:
+                   output: Collection[tuple[str, str, str]] = (), helm: bool = False) -> list[Retained]:
     """Previous versions to re-emit, in a fixed order (namespace, kind, name).
     `scopes`: the (namespace, scope) pairs the render deploys to.
     `originals`: the live objects that are not versions themselves under
     the base names of the versions in the stream, or of configs something
     uses that the output does not hold (`output`: its configs, as
-    (namespace, kind, name), whatever made them)."""
+    (namespace, kind, name), whatever made them). `helm`: Helm deploys the
+    render, which takes into the release only what it made itself."""
     in_stream = {(c.namespace, c.kind, c.name) for c in currents}
     in_stream |= {(c.namespace, c.kind, c.original) for c in currents if c.copy_kept}
     groups = {c.group for c in currents}
     by_group: dict[tuple, list[LiveVersion]] = {}
-    kept = _originals_in_use(originals, currents, in_stream, state, scopes, output)
+    kept = _originals_in_use(originals, currents, in_stream, state, scopes, output, helm)
     for version in state.versions:
         if not version.versioned:
             continue
@@ -108,8 +118,8 @@ def plan_retention(currents: list[Current], state: LiveState, retain: int, *,
 
 
 def _originals_in_use(originals: Collection[LiveVersion], currents: list[Current], in_stream: set[tuple[str, str, str]],
-                      state: LiveState, scopes: Collection[tuple[str, str]], output: Collection[tuple[str, str, str]]
-                      ) -> list[Retained]:
+                      state: LiveState, scopes: Collection[tuple[str, str]], output: Collection[tuple[str, str, str]],
+                      helm: bool) -> list[Retained]:
     """The originals something uses, and not another release's: of a group
     in the stream, one whose owner (_owner) names a scope other than its
     group's is left alone, as re-emitting it would hand it to this release
@@ -129,7 +139,8 @@ def _originals_in_use(originals: Collection[LiveVersion], currents: list[Current
             if owner is not None and owner not in scopes_by_name[where]:
                 continue
             what = "the unversioned original"
-        elif where in output or owner is None or (original.namespace, owner) not in scopes or original.controlled:
+        elif where in output or owner is None or (original.namespace, owner) not in scopes or original.controlled \
+                or not _applied_by_deployer(original, helm):
             continue
         else:
             what = "the unversioned original of a config that left the stream"
@@ -137,6 +148,23 @@ def _originals_in_use(originals: Collection[LiveVersion], currents: list[Current
         if users:
             kept.append(Retained(original, f"{what}, in use by {describe_users(users)}"))
     return kept
+
+
+def _applied_by_deployer(original: LiveVersion, helm: bool) -> bool:
+    """Whether the deployer's own record says it applied the object, so its
+    pruning would delete it: Helm's release annotation (under Helm, the
+    only record: Helm refuses to take in anything else), kubectl apply's
+    last-applied configuration, Flux's labels. Never a hook, which its
+    deployer creates outside the release (a Helm 3 hook's Secret a
+    Deployment reads: re-emitted, every upgrade failed)."""
+    annotations = dict(original.annotations)
+    if any(hook in annotations for hook in _HOOK_ANNOTATIONS):
+        return False
+    if HELM_RELEASE_ANNOTATION in annotations:
+        return True
+    if helm:
+        return False
+    return any(a in annotations for a in _APPLIED_ANNOTATIONS) or any(original.label(k) for k in _APPLIED_LABELS)
 
 
 def _owner(original: LiveVersion) -> str | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from ruamel.yaml import YAML
 
 from .kit import CHART, Kube
 
@@ -196,3 +197,60 @@ def test_an_original_is_kept_only_while_something_uses_it(kube: Kube):
     kube.wait(lambda: not kube.referenced({"rel-config"}), "the StatefulSet's ControllerRevisions and Pod to go")
     _deploy(kube, 4, "upgrade", "config.greeting=six", *_ADOPTED, "statefulset=false")
     assert not kube.exists("configmap", "rel-config"), "an original nothing uses is not carried forward"
+
+
+@pytest.mark.parametrize("major", HELM)
+def test_the_first_upgrade_with_postrender_keeps_a_dropped_original_history_uses(kube: Kube, major: int):
+    """Deployed before postrender with the feature on, then its first
+    upgrade through postrender with it off: Helm would delete the plain
+    `rel-extra` (its release annotation says it is Helm's), which the first
+    ReplicaSet mounts. Re-emitted while history uses it, Helm keeps it."""
+    values = ["config.greeting=one", *_ADOPTED, "statefulset=false"]
+    kube.helm(major, "install", "rel", str(CHART), "--set", "extra=true",
+              *(flag for value in values for flag in ("--set", value)))
+    kube.settle("rel-web")
+    _deploy(kube, major, "upgrade", "config.greeting=two", *_ADOPTED, "statefulset=false")
+    assert kube.exists("configmap", "rel-extra"), "rel-extra, which rollout history names, was deleted"
+    assert any(u.startswith("ReplicaSet/") for u in kube.referenced({"rel-extra"})["rel-extra"])
+    kube.kubectl("rollout", "undo", "deployment/rel-web")
+    kube.settle("rel-web")
+    assert kube.exists("configmap", "rel-extra")
+
+
+HOOKED = {
+    "Chart.yaml": "apiVersion: v2\nname: hooked\nversion: 0.1.0\n",
+    "values.yaml": "greeting: one\n",
+    "templates/seed.yaml": (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-seed\n"
+        "  labels: {app.kubernetes.io/instance: '{{ .Release.Name }}'}\n"
+        "  annotations: {helm.sh/hook: pre-install}\ndata: {seed: '1'}\n"),
+    "templates/app.yaml": (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-cfg\n"
+        "  labels: {app.kubernetes.io/instance: '{{ .Release.Name }}'}\ndata: {greeting: {{ .Values.greeting | quote }}}\n"
+        "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}-web\n"
+        "  labels: {app.kubernetes.io/instance: '{{ .Release.Name }}'}\nspec:\n  replicas: 0\n"
+        "  selector: {matchLabels: {app: hooked}}\n  template:\n    metadata: {labels: {app: hooked}}\n    spec:\n"
+        "      containers:\n      - name: c\n        image: x\n        envFrom:\n"
+        "        - configMapRef: {name: '{{ .Release.Name }}-cfg'}\n"
+        "        - configMapRef: {name: '{{ .Release.Name }}-seed'}\n"),
+}
+
+
+@pytest.mark.parametrize("major", HELM)
+def test_a_hooks_config_a_workload_reads_is_never_taken_into_the_release(kube: Kube, major: int, tmp_path):
+    """A pre-install hook's ConfigMap (a generated password's, often) that
+    the Deployment reads: Helm creates it outside the release and never
+    shows it to a post-renderer under Helm 3. An outside reviewer's find:
+    --retain re-emitted it, and Helm refused every upgrade ("invalid
+    ownership metadata")."""
+    chart = tmp_path / "hooked"
+    for name, text in HOOKED.items():
+        (chart / name).parent.mkdir(parents=True, exist_ok=True)
+        (chart / name).write_text(text)
+    for verb, greeting in (("install", "one"), ("upgrade", "two"), ("upgrade", "three")):
+        kube.helm(major, verb, "rel", str(chart), "--set", f"greeting={greeting}",
+                  *kube.post_renderer(major, "--retain=2"))
+    assert kube.exists("configmap", "rel-seed")
+    manifest = kube.helm(major, "get", "manifest", "rel").stdout
+    released = [(d["kind"], d["metadata"]["name"]) for d in YAML(typ="safe").load_all(manifest) if d]
+    assert ("ConfigMap", "rel-seed") not in released and ("Deployment", "rel-web") in released, released

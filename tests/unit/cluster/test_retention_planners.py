@@ -192,21 +192,39 @@ def test_retention_keeps_an_original_only_while_something_uses_it():
         ("ConfigMap/app/config", "the unversioned original, in use by ControllerRevision/db-1, ReplicaSet/web-1")]
 
 
-@pytest.mark.parametrize("name, marks, kept", [
-    # the chart's own, by the instance label or Helm's release annotation
-    ("feature", {"labels": {"app.kubernetes.io/instance": "rel"}}, True),
-    ("feature", {"annotations": {"meta.helm.sh/release-name": "rel"}}, True),
-    # no owner marks: nothing says the render's deployer made it (and none prunes it)
-    ("feature", {}, False),
-    ("feature", {"labels": {"app.kubernetes.io/instance": "other"}}, False),
+APPLIED = {"kubectl.kubernetes.io/last-applied-configuration": "{}"}
+RELEASE = {"meta.helm.sh/release-name": "rel"}
+INSTANCE = {"app.kubernetes.io/instance": "rel"}
+
+
+@pytest.mark.parametrize("name, marks, helm, kept", [
+    # the chart's own, by its instance label, applied by kubectl (its record)
+    ("feature", {"labels": INSTANCE, "annotations": APPLIED}, False, True),
+    # by Helm's release annotation, under Helm or not
+    ("feature", {"annotations": RELEASE}, True, True),
+    ("feature", {"labels": INSTANCE, "annotations": RELEASE}, False, True),
+    # Flux's record
+    ("feature", {"labels": {**INSTANCE, "kustomize.toolkit.fluxcd.io/name": "apps"}}, False, True),
+    # the instance label alone: no deployer's record says it applied it (made
+    # by hand, or by a Helm 3 hook: re-emitted, Helm refused every upgrade)
+    ("feature", {"labels": INSTANCE}, False, False),
+    ("feature", {"labels": INSTANCE}, True, False),
+    # a hook, whatever else it carries
+    ("feature", {"labels": INSTANCE, "annotations": {**APPLIED, "helm.sh/hook": "pre-install"}}, False, False),
+    ("feature", {"annotations": {**RELEASE, "helm.sh/hook": "pre-install"}}, True, False),
+    # kubectl's record under Helm: Helm takes in only what it made
+    ("feature", {"labels": INSTANCE, "annotations": APPLIED}, True, False),
+    # no owner marks, or another owner's
+    ("feature", {"annotations": APPLIED}, False, False),
+    ("feature", {"labels": {"app.kubernetes.io/instance": "other"}, "annotations": APPLIED}, False, False),
     # a controller's (an owner reference), even labelled as the chart's
-    ("feature", {"labels": {"app.kubernetes.io/instance": "rel"}, "controlled": True}, False),
+    ("feature", {"labels": INSTANCE, "annotations": APPLIED, "controlled": True}, False, False),
     # the output holds it (kept under its name, or an unsuffixed copy)
-    ("stays", {"labels": {"app.kubernetes.io/instance": "rel"}}, False),
+    ("stays", {"labels": INSTANCE, "annotations": APPLIED}, False, False),
     # nothing uses it
-    ("unused", {"labels": {"app.kubernetes.io/instance": "rel"}}, False),
+    ("unused", {"labels": INSTANCE, "annotations": APPLIED}, False, False),
 ])
-def test_an_original_of_a_config_the_render_dropped_is_kept_while_used(name, marks, kept):
+def test_an_original_of_a_config_the_render_dropped_is_kept_while_used(name, marks, helm, kept):
     """The first render through postrender versions `config` and drops
     `feature` (switched off): the deployer would prune the plain `feature`
     the earlier ReplicaSets still name. An outside tester's find: kept only
@@ -218,14 +236,15 @@ def test_an_original_of_a_config_the_render_dropped_is_kept_while_used(name, mar
     users = {} if name == "unused" else {("ConfigMap", "app", name): ["ReplicaSet/web-1", "Pod/web-1-x"]}
     state = LiveState([], users)
     output = {("app", "ConfigMap", "config-new"), ("app", "ConfigMap", "stays")}
-    planned = plan_retention([current], state, retain=2, scopes=SCOPE, originals=[live], output=output)
+    planned = plan_retention([current], state, retain=2, scopes=SCOPE, originals=[live], output=output, helm=helm)
     assert [(r.version.name, r.reason) for r in planned] == ([(
         name, "the unversioned original of a config that left the stream, in use by Pod/web-1-x, ReplicaSet/web-1")]
         if kept else [])
     # Another namespace the render does not deploy to: never.
     elsewhere = LiveVersion("ConfigMap", "other-ns", name, "u", "1", NOW, live.labels, live.annotations)
     state = LiveState([], {("ConfigMap", "other-ns", name): ["ReplicaSet/web-1"]})
-    assert plan_retention([current], state, retain=2, scopes=SCOPE, originals=[elsewhere], output=output) == []
+    assert plan_retention([current], state, retain=2, scopes=SCOPE, originals=[elsewhere], output=output,
+                          helm=helm) == []
 
 
 @pytest.mark.parametrize("labels, annotations, ours", [
