@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 from itertools import chain
 
-from ..records import record
+from ..records import record, replace
 from ..syntax import edit
 from ..syntax.edit import Edit, Value
 from .graph.references import Graph, Path, Reference
@@ -42,6 +42,9 @@ from .read import Document, KubeObject, object_node, recompose
 class Options:
     mutable: bool = False
     kustomize_maps_names: bool = False  # RenderOptions'
+    # Of those, ids of the objects whose version records the name it had
+    # (rewrite() fills it: _names_kustomize_maps).
+    names_recorded: frozenset[int] = frozenset()
 
 
 class Prepared(edit.Located):
@@ -773,6 +776,8 @@ def rewrite(graph: Graph, plan: Plan, options: Options, held: Collection[int] = 
     `config_hashes`: where config_hash.py put a hash; `retention`: keep.py's
     marks; `explain`: keep each rewritten reference and its new value (for
     `-v`). Edits to one mapping merge, in this order."""
+    if options.kustomize_maps_names:
+        options = replace(options, names_recorded=_names_kustomize_maps(graph, plan))
     result = Rewrite({}, [], [], options)
     _versions(plan, result)
     _references(graph, plan, held, result, explain)
@@ -801,7 +806,7 @@ def _mark(edits: DocumentEdits, version: Version, options: Options) -> None:
     prepared = obj.prepared if obj.prepared is not None and _expected(obj, options) == key else None
     edits.set_ahead(obj, prepared.marks if prepared is not None else None, _marks, *key)
     if not version.keep_original:
-        if options.kustomize_maps_names and version.renamed:
+        if id(obj) in options.names_recorded:
             edits.set_at(obj, (), {"metadata": {"annotations": dict(_history_renamed(obj))}})
         return
     history = _history_beside_copy(version)
@@ -977,6 +982,33 @@ def _history_renamed(obj: KubeObject) -> tuple[tuple[str, str], ...]:
     (With a copy, the copy keeps that name, and a reference to it is the
     copy's: _history_beside_copy.)"""
     return _history([*previous_ids(obj), (obj.name or "", obj.kind, obj.namespace or "default")])
+
+
+def _names_kustomize_maps(graph: Graph, plan: Plan) -> frozenset[int]:
+    """The renamed versions without a copy whose name kustomize may map to
+    them (_history_renamed): those no other object of their kind in their
+    namespace competes with, by holding that name now (a generator's output
+    too) or having held it (kustomize's own earlier names). Recorded beside
+    a competitor, it would make the version a candidate for every name
+    kustomize maps after the plugin, a reference postrender left as written
+    (to a generator's output, say) among them, and kustomize's own rule
+    (prefixes and suffixes) could take that reference to the version. Not
+    recorded, the name is mapped as it would be without postrender: to the
+    competitor."""
+    index = graph.index
+    recorded: set[int] = set()
+    for version in plan.versioned:
+        obj = version.obj
+        if not version.renamed or version.keep_original or obj.name is None:
+            continue
+        namespace = index.namespace_of(obj)
+        holders = [o for o in index.named(obj.group, obj.kind, obj.name)
+                   if o is not obj and index.namespace_of(o) == namespace]
+        renamed = [o for o, _ in index.previously_named(obj.group, obj.kind, obj.name)
+                   if o is not obj and index.namespace_of(o) == namespace]
+        if not holders and not renamed:
+            recorded.add(id(obj))
+    return frozenset(recorded)
 
 
 def _history(ids: list[tuple[str, str, str]]) -> tuple[tuple[str, str], ...]:

@@ -15,6 +15,7 @@ from ...syntax.nodes import (
     is_string, scalar_value, string_map,
 )
 from ..read import NO_STRINGS, KubeObject
+from ...vocabulary import KUSTOMIZE_NEEDS_HASH
 
 Path = tuple[str | int, ...]
 
@@ -655,6 +656,12 @@ def _lookup_renamed(
         if candidate.api_version == "v1" and (candidate not in renamed or earlier == stated):
             # An object that still holds the name matches by its namespace now.
             renamed[candidate] = earlier if candidate not in current or earlier == stated else None
+    for candidate in current:
+        # A generator's output, which kustomize suffixes with its hash after
+        # every transformer, recording the name it has now: it is renamed
+        # from that name as much as a prefixed object is.
+        if candidate.annotations.get(KUSTOMIZE_NEEDS_HASH) == "enabled":
+            renamed.setdefault(candidate, None)
     if namespace is None:
         return _kustomize_pick(index, referrer, list(renamed) or list(current), Resolution.RESOLVED)
     for group in (renamed, {c: None for c in current if c not in renamed}):
@@ -664,8 +671,11 @@ def _lookup_renamed(
             picked = _kustomize_pick(index, referrer, exact, Resolution.RESOLVED)
             if picked[1] is not Resolution.DANGLING:
                 return picked
-    across = [c for c in (*renamed, *current) if across_namespaces(namespace, index.namespace_of(c))]
-    return _kustomize_pick(index, referrer, list(dict.fromkeys(across)), Resolution.CROSS_NAMESPACE)
+    # kustomize maps a name within the referrer's namespace alone: across
+    # the implicit one, the name stays as written and leads where it does
+    # when applied, to an object that holds it, never one renamed from it.
+    across = [c for c in current if c not in renamed and across_namespaces(namespace, index.namespace_of(c))]
+    return _kustomize_pick(index, referrer, across, Resolution.CROSS_NAMESPACE)
 
 
 def moved_namespace(ref: Reference, index: ObjectIndex) -> str | None:

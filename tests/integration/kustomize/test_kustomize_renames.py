@@ -964,3 +964,60 @@ def test_a_name_several_bases_hold_leads_where_kustomize_alone_leads_it(tmp_path
     # Each reference names a version postrender made (the data rolls it).
     configs = {d["metadata"]["name"]: d for d in built if d["kind"] == "ConfigMap"}
     assert all(versioned(configs[ref.name]) for ref in all_references(built))
+
+
+def _generated(who: str) -> str:
+    return f"configMapGenerator:\n- {{name: cfg, literals: [who={who}]}}\n"
+
+
+# Found by a randomized comparison with kustomize alone (842 layouts): a
+# generator's output counts as renamed from its name (kustomize suffixes it
+# after every transformer and records the name), a version records the name
+# it had only where no other object of its namespace competes for it, and
+# a name is never matched across namespaces to an object renamed from it.
+GENERATOR_LAYOUTS = {
+    # The reader's own base generates `cfg`; another base prefixes its `cfg`:
+    # kustomize keeps the generator (prefixes that end alike win).
+    "generator-beats-a-prefixed-resource": {
+        "a": {"cm.yaml": _cm("a"), "kustomization.yaml": "namePrefix: a-\nresources: [cm.yaml]\n"},
+        "g": {"dep.yaml": _reader("web"), "kustomization.yaml": "resources: [dep.yaml]\n" + _generated("g")},
+        "top": {"kustomization.yaml": "resources: [../a, ../g]\n"},
+    },
+    # A suffixed base generates `cfg`; another holds a plain `cfg` and its
+    # reader; a third, in another namespace, reads `cfg` too (matched across
+    # the implicit namespace, so postrender versions the plain one): the
+    # version must not take the first reader from the generator.
+    "version-beside-a-suffixed-generator": {
+        "a": {"kustomization.yaml": "nameSuffix: -o\n" + _generated("a")},
+        "g": {"cm.yaml": _cm("g"), "dep.yaml": _reader("web"), "kustomization.yaml": "resources: [cm.yaml, dep.yaml]\n"},
+        "n": {"dep.yaml": _reader("other"), "kustomization.yaml": "namespace: other\nresources: [dep.yaml]\n"},
+        "top": {"kustomization.yaml": "resources: [../a, ../g, ../n]\n"},
+    },
+    # Renamed from `cfg` in two other namespaces only: kustomize leaves a
+    # reader without a namespace on `cfg`, which names nothing either way.
+    "renamed-only-in-other-namespaces": {
+        "x": {"cm.yaml": _cm("x"), "dep.yaml": _reader("x"),
+              "kustomization.yaml": "namespace: ns3\nresources: [cm.yaml, dep.yaml]\n"},
+        "y": {"cm.yaml": _cm("y"), "kustomization.yaml": "namespace: ns1\nnameSuffix: -s\nresources: [cm.yaml]\n"},
+        "z": {"dep.yaml": _reader("z"), "kustomization.yaml": "resources: [dep.yaml]\n"},
+        "top": {"kustomization.yaml": "nameSuffix: -t\nresources: [../x, ../y, ../z]\n"},
+    },
+}
+
+
+@pytest.mark.parametrize("mode", ["exec", "krm"])
+@pytest.mark.parametrize("layout", sorted(GENERATOR_LAYOUTS))
+def test_a_name_generators_and_other_namespaces_hold_leads_where_kustomize_alone_leads_it(tmp_path, layout, mode):
+    plain, built = _builds(tmp_path, mode, GENERATOR_LAYOUTS[layout])
+
+    def read_by(docs: list[dict]) -> dict[tuple, str | None]:
+        # Each Deployment's ConfigMap, by what it holds (`who`); None: it names nothing.
+        configs = {(d["metadata"].get("namespace"), d["metadata"]["name"]): d["data"]["who"]
+                   for d in docs if d["kind"] == "ConfigMap"}
+        return {(d["metadata"].get("namespace"), d["metadata"]["name"]):
+                configs.get((d["metadata"].get("namespace"), ref.name))
+                for d in docs if d["kind"] == "Deployment" for ref in all_references([d])}
+
+    expected = read_by(plain)
+    assert any(who is not None for who in expected.values())
+    assert read_by(built) == expected
