@@ -35,8 +35,13 @@ class Location:
         if details:
             parts.append(f"({', '.join(details)})")
         if self.line is not None:
-            parts.append(f"stream line {self.line}" if self.stream_line and self.source else f"line {self.line}")
+            parts.append(self.line_text(self.line))
         return " ".join(parts)
+
+    def line_text(self, line: int) -> str:
+        """`line N`, a line of where it is: `stream line N` where its file is
+        one an annotation names, whose lines the stream's are not."""
+        return f"stream line {line}" if self.stream_line and self.source else f"line {line}"
 
 
 class PostrenderError(Exception):

@@ -21,7 +21,7 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from .. import fieldspecs
 from ..errors import Location, PostrenderError
 from ..vocabulary import KRM_RESOURCE_LIST, PATH_ANNOTATIONS
-from ..records import field, record
+from ..records import field, record, replace
 from ..report import Diagnostic
 from ..limits import Limits
 from ..syntax.nodes import (
@@ -438,7 +438,18 @@ class KubeObject:
         return self.api_version.rpartition("/")[0] if "/" in self.api_version else ""
 
     def location(self, node: Node | None = None) -> Location:
-        return self.document.location(node if node is not None else self.node, self.kind, self.name)
+        return self.placed(self.document.location(node if node is not None else self.node, self.kind, self.name))
+
+    def placed(self, where: Location) -> Location:
+        """`where`, a place in its document, named by its own file where it
+        is an item of a List (a KRM function's ResourceList) that names one,
+        as kpt and kustomize annotate items: the List's lines are not that
+        file's."""
+        if self.item is not None and self.annotations:
+            named = file_annotated(self.annotations.get)
+            if named:
+                return replace(where, source=named, stream_line=True, rendered_line=None)
+        return where
 
     def describe(self) -> str:
         ns = f"{self.namespace}/" if self.namespace else ""
@@ -2508,8 +2519,8 @@ def _dropped_warnings(doc: Document, dropped: _Dropped, objects: list[KubeObject
         at = dropped.said[_DROPPED_SAID].later_at
         more = dropped.count - _DROPPED_SAID
         said.append(_about_holder(
-            doc, at, objects, f"and {more:,} more {'key' if more == 1 else 'keys'} of the document written twice from"
-            " here on: kubectl and Helm read the last of each, so postrender leaves the earlier out"))
+            doc, at, objects, lambda _: f"and {more:,} more {'key' if more == 1 else 'keys'} of the document written"
+            " twice from here on: kubectl and Helm read the last of each, so postrender leaves the earlier out"))
     doc.line_starts = line_starts
     return said
 
@@ -2521,25 +2532,32 @@ def _holder(doc: Document, at: int, objects: list[KubeObject]) -> KubeObject | N
 
 def _holder_location(doc: Document, at: int, holder: KubeObject | None) -> Location:
     """Where offset `at` is, named by the object holding it (_holder)."""
-    return doc.location(offset=at) if holder is None else doc.location(offset=at, kind=holder.kind, name=holder.name)
+    if holder is None:
+        return doc.location(offset=at)
+    return holder.placed(doc.location(offset=at, kind=holder.kind, name=holder.name))
 
 
-def _about_holder(doc: Document, at: int, objects: list[KubeObject], said: str) -> Diagnostic:
+def _about_holder(doc: Document, at: int, objects: list[KubeObject], said: Callable[[Location], str]) -> Diagnostic:
     """A warning of what is at offset `at`, placed there and about the object
-    holding it (a KRM result's resourceRef and file)."""
+    holding it (a KRM result's resourceRef and file); `said` is told the
+    place, for a line it names to be called as the place's is."""
     holder = _holder(doc, at, objects)
-    return Diagnostic(f"{_holder_location(doc, at, holder).describe()}: {said}",
-                      None if holder is None else (holder, "", ""))
+    where = _holder_location(doc, at, holder)
+    return Diagnostic(f"{where.describe()}: {said(where)}", None if holder is None else (holder, "", ""))
 
 
 def _dropped_warning(doc: Document, entry: _LeftOut, objects: list[KubeObject]) -> Diagnostic:
     """Said once the document is read again: its objects name themselves."""
     earlier_line = doc.first_line + doc.chunk_line(entry.key_at) + 1
     first, last = entry.first, entry.last
-    said = (f"duplicate {entry.what} (written first on line {earlier_line})" if first == last or entry.hidden
-            else f"key {last!r} in a mapping reads as {first!r} on line {earlier_line} does (YAML 1.1)")
-    return _about_holder(doc, entry.later_at, objects,
-                         f"{said}: kubectl and Helm read the last, so postrender leaves the earlier out")
+
+    def said(where: Location) -> str:
+        earlier = where.line_text(earlier_line)
+        what = (f"duplicate {entry.what} (written first on {earlier})" if first == last or entry.hidden
+                else f"key {last!r} in a mapping reads as {first!r} on {earlier} does (YAML 1.1)")
+        return f"{what}: kubectl and Helm read the last, so postrender leaves the earlier out"
+
+    return _about_holder(doc, entry.later_at, objects, said)
 
 
 def _random_key(doc: Document, first: ScalarNode, key: ScalarNode, label: str, shown: tuple[str, str] | None,

@@ -106,12 +106,12 @@ class ObjectIndex:
             if other is not None:
                 key = self.key(obj)
                 # Its line too: a List's items are one document.
-                line = other.location().line
+                there = other.location()
                 raise PostrenderError(
                     f"duplicate object {key.describe()}: also defined in document {other.document.index}"
                     + (f" item {other.item}" if other.item is not None else "")
-                    + (f" ({other.document.where})" if other.document.where else "")
-                    + (f", line {line}" if line is not None else ""),
+                    + (f" ({there.source})" if there.source else "")
+                    + (f", {there.line_text(there.line)}" if there.line is not None else ""),
                     obj.location(),
                 )
             held[namespace] = obj

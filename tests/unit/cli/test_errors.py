@@ -233,6 +233,19 @@ def test_a_file_an_annotation_names_is_named_and_the_line_called_the_streams(nam
     assert f"document 2 ({file}" in message and f"stream line {line}:" in message, message
 
 
+@pytest.mark.parametrize("name", sorted(ANNOTATED_FILES))
+def test_every_line_a_message_names_in_such_a_file_is_called_the_streams(name):
+    # Not only where it is: where the key was written first, where the
+    # object it duplicates is.
+    annotation, file = ANNOTATED_FILES[name]
+    doc = f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  annotations:\n    {annotation}\ndata:\n"
+    warned = run_postrender([], doc + "  k: v\n  k: w\n")
+    assert warned.status == 0, warned.stderr
+    assert f"({file}, ConfigMap/b) stream line" in warned.stderr and "written first on stream line" in warned.stderr
+    twice = _error(doc + "  k: v\n---\n" + doc + "  k: w\n")
+    assert f"also defined in document 1 ({file}), stream line" in twice, twice
+
+
 def test_a_file_given_or_named_by_a_source_comment_has_its_own_lines(tmp_path):
     given = tmp_path / "cm.yaml"
     given.write_text(CM_OK.replace("a: b", "n: 1"))

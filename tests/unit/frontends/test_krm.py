@@ -369,6 +369,12 @@ def test_a_warning_of_a_key_written_twice_names_its_object_and_file(then):
     assert said["resourceRef"] == {"apiVersion": "v1", "kind": "Secret", "name": "s1", "namespace": "team"}, said
     assert said["file"] == {"path": "secrets/s1.yaml", "index": 0} and "field" not in said, said
     assert "secret" not in json.dumps(said).replace("Secret", "").replace("secrets/", ""), said
+    # Its message names the file too, and calls both its lines the List's.
+    assert "(secrets/s1.yaml, Secret/s1) stream line 17: duplicate key 'pw'" in said["message"], said
+    assert "written first on stream line 16" in said["message"], said
+    if then:
+        [error] = [r for r in load(result.stdout)["results"] if r["severity"] == "error"]
+        assert "(secrets/s1.yaml, Secret/s1) stream line 18: data.tok is not valid base64" in error["message"], error
 
 
 @pytest.mark.parametrize("metadata", ["{name: a, name: b}", "\n    name: a\n    name: b"], ids=["flow", "block"])
