@@ -1938,7 +1938,9 @@ def _mark_line(doc: Document, mark: object) -> int:
     offset = (mark if isinstance(mark, int) else mark.index) + text.startswith("\ufeff")  # type: ignore[attr-defined]
     # An input that ends too soon (an unclosed quote or bracket) is marked
     # at its end: past the last line, where the next document's `---` or
-    # nothing is. kubectl names the last line, and so does postrender.
+    # nothing is. postrender names the last line, where the quote or bracket
+    # runs out, as Helm 3 does (kubectl counts one past it, within the
+    # document: a line the file may not have).
     return doc.chunk_line(min(offset, len(text) - 1)) if text else 0
 
 

@@ -65,9 +65,10 @@ def test_bad_input_fails_the_same_from_compressed_text(name, monkeypatch):
 
 
 # Input that ends too soon: libyaml marks the end of the text, past the last
-# line (where the next document's `---` is, or nothing). kubectl names the
-# last line, and so must postrender: a line the file does not have, or the
-# next document's, sends the reader to the wrong place.
+# line (where the next document's `---` is, or nothing). postrender names
+# the last line, as Helm 3 does (kubectl counts one past it, within the
+# document): a line the file does not have, or the next document's, sends
+# the reader to the wrong place.
 ENDS_TOO_SOON = ['a: "open', "a: 'open", "a: [1, 2", "a: {b: 1", "a: [1,\n  2,\n", '- "x\n  y']
 
 
