@@ -32,7 +32,7 @@ _OTHER_KUSTOMIZE_SECTIONS = {
 }
 
 
-# A waitsWhen row's test of a field: ("equals", value) or ("above", number).
+# A waitsWhen row's test of a field: ("equals", value), ("above", number), or ("always", None).
 WaitTest = tuple[str, object]
 
 
@@ -196,8 +196,9 @@ class ReferenceTable:
         while the object's field at path passes the test (it `equals` a
         value, or is a whole number `above` one), its controller does not
         replace all of its running pods when their template changes."""
-        return [(tuple(segment.key for segment in parse_path(str(row["path"]))),
-                 ("equals", row["equals"]) if "equals" in row else ("above", row["above"]), str(row["why"]))
+        return [(tuple(segment.key for segment in parse_path(str(row["path"]))) if "path" in row else (),
+                 ("equals", row["equals"]) if "equals" in row else ("above", row["above"]) if "above" in row
+                 else ("always", None), str(row["why"]))
                 for holder in self._holders_of(kind, group, version) for row in holder.get("waitsWhen") or ()]
 
     def _holders_of(self, kind: str, group: str, version: str) -> Iterator[dict[str, Any]]:

@@ -101,14 +101,16 @@ FIELD_SPEC = {
 }
 def _waits(value: Any) -> str | None:
     ok = isinstance(value, list) and all(
-        isinstance(row, dict) and _name(row.get("path")) is None and _name(row.get("why")) is None
-        and (set(row) == {"path", "equals", "why"} and isinstance(row["equals"], (str, bool, int))
-             or set(row) == {"path", "above", "why"} and type(row["above"]) is int)
+        isinstance(row, dict) and _name(row.get("why")) is None
+        and (set(row) == {"why"}
+             or _name(row.get("path")) is None
+             and (set(row) == {"path", "equals", "why"} and isinstance(row["equals"], (str, bool, int))
+                  or set(row) == {"path", "above", "why"} and type(row["above"]) is int))
         for row in value)
     if not ok:
-        return ("must be a list of {path, equals, why} (equals a string, number or true/false) or {path, above, why}"
-                " (above a whole number)")
-    return _said(next(filter(None, (path_problem(row["path"]) for row in value)), None))
+        return ("must be a list of {path, equals, why} (equals a string, number or true/false), {path, above, why}"
+                " (above a whole number) or {why} alone (always)")
+    return _said(next(filter(None, (path_problem(row["path"]) for row in value if "path" in row)), None))
 
 
 def _before_apply(value: Any) -> str | None:

@@ -40,6 +40,9 @@ def compare(old: Side, new: Side, show_values: bool = False) -> Report:
     report.config_changes = [c for c in changes.values() if c.status != UNCHANGED]
 
     moved: set[ObjectKey] = set()  # rolled, or (without a pod template) updated
+    # Waiting, with the configs its causes name: another config it uses,
+    # whose reference was left as written, still gets its own row below.
+    waited: dict[ObjectKey, set[int]] = {}  # ids of the ConfigChanges of `changes`
     for key in sorted(old.referrers.keys() & new.referrers.keys(), key=_order):
         before, after = old.referrers[key], new.referrers[key]
         if before.templates or after.templates:
@@ -71,7 +74,7 @@ def compare(old: Side, new: Side, show_values: bool = False) -> Report:
                 report.does_not_roll.extend(Held(after.ref, cause.config, after.waits) for cause in causes)
                 if direct:
                     report.does_not_roll.append(Held(after.ref, None, after.waits, direct))
-                moved.add(key)
+                waited[key] = {id(cause.config) for cause in causes}
                 continue
             report.rolls.append(Roll(after.ref, causes, direct))
             moved.add(key)
@@ -94,7 +97,7 @@ def compare(old: Side, new: Side, show_values: bool = False) -> Report:
             report.does_not_roll.append(Held(None, change, _unused(change)))
         for user in users:
             # A workload the change reaches rolls; one new in NEW starts with it.
-            if user.key in moved or user.key not in old.referrers:
+            if user.key in moved or id(change) in waited.get(user.key, ()) or user.key not in old.referrers:
                 continue
             report.does_not_roll.append(Held(user.ref, change, _why_not(user, cid, change)))
     report.does_not_roll.sort(key=lambda h: (h.workload is not None, _ref_order(h.workload),

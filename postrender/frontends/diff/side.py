@@ -338,7 +338,9 @@ def _waits(obj: KubeObject, written: object, table: ReferenceTable) -> str | Non
     `why` may say `{value}`, the field's), or a template the API server
     never lets change on an object updated in place (a Job's)."""
     for path, (test, value), why in table.waits_when(obj.kind, obj.group, obj.api_version.rpartition("/")[2]):
-        held = _at(written, path)
+        if test == "always":
+            return why
+        held = _whole(_at(written, path))
         equal = test == "equals" and held == value and type(held) is type(value)  # `true`, never 1
         if equal or test == "above" and type(held) is int and held > value:  # type: ignore[operator]
             return why.replace("{value}", str(held))
@@ -346,6 +348,14 @@ def _waits(obj: KubeObject, written: object, table: ReferenceTable) -> str | Non
         return ("the API server refuses a change to this pod template once the object exists (field is "
                 "immutable): delete it first, or make it a hook")
     return None
+
+
+def _whole(value: object) -> object:
+    """A number as the API server reads it into an integer field: `2.0`
+    (and `2e0`) as 2, as the JSON kubectl sends says `2`."""
+    if type(value) is float and value.is_integer():
+        return int(value)
+    return value
 
 
 def _immutable(obj: KubeObject, table: ReferenceTable) -> bool:
