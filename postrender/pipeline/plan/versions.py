@@ -15,7 +15,7 @@ Naming rules (documented in the README):
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 
 from ...errors import PostrenderError
 from ...records import record, replace
@@ -125,26 +125,41 @@ class Plan:
     each (100,000 tiny ConfigMaps: 10 MiB). `versioned` holds the versions
     that take a new name or marks, which most stages read alone."""
 
-    def __init__(self, versions: Iterable[Version]):
+    def __init__(self, versions: Iterable[Version], configs: Sequence[KubeObject] | None = None):
         # Keyed by the object itself (it hashes by identity): an id would be
-        # an int object of its own per version.
+        # an int object of its own per version. Given `configs` (every
+        # config the versions are of, in order), one nothing references is
+        # held as nothing at all: it is what a config the table does not
+        # hold is.
         by_object: dict[KubeObject, Version | str] = {}
         versioned: list[Version] = []
         for version in versions:
             if version.excluded is None:
                 versioned.append(version)
-            by_object[version.obj] = version.excluded if _kept_plainly(version) else version  # type: ignore[assignment]
+            if not _kept_plainly(version):
+                by_object[version.obj] = version
+            elif configs is None or version.excluded != UNREFERENCED:
+                by_object[version.obj] = version.excluded  # type: ignore[assignment]
         self._by_object = by_object
+        self._configs = configs
         self.versioned: tuple[Version, ...] = tuple(versioned)
 
     @property
     def versions(self) -> Iterator[Version]:
         """Every config's version, in the stream's order."""
-        for obj, held in self._by_object.items():
+        if self._configs is None:
+            for obj, held in self._by_object.items():
+                yield _kept(obj, held) if held.__class__ is str else held  # type: ignore[arg-type, misc]
+            return
+        get = self._by_object.get
+        for obj in self._configs:
+            held = get(obj, UNREFERENCED)
             yield _kept(obj, held) if held.__class__ is str else held  # type: ignore[arg-type, misc]
 
     def of(self, obj: KubeObject) -> Version | None:
         held = self._by_object.get(obj)
+        if held is None and self._configs is not None and is_config_object(obj):
+            held = UNREFERENCED
         return _kept(obj, held) if held.__class__ is str else held  # type: ignore[arg-type, return-value]
 
     def versioned_by(self, ref: Reference) -> list[Version]:
@@ -161,7 +176,9 @@ class Plan:
         """(kind, namespace, name) of every ConfigMap and Secret the output holds:
         final names, and original names an object keeps or a copy carries on."""
         alive: set[tuple[str, str, str]] = set()
-        for obj, version in self._by_object.items():
+        held = self._by_object.get
+        for obj, version in ((obj, held(obj, UNREFERENCED)) for obj in self._configs) \
+                if self._configs is not None else self._by_object.items():
             namespace = index.namespace_of(obj)
             if version.__class__ is str:  # kept as written (_kept)
                 alive.add((obj.kind, namespace, obj.name or ""))
@@ -231,11 +248,11 @@ def plan(
         versions = list(planned())
         _hash_data_as_written_out(graph, in_data, versions, held,
                                   lambda obj, digest: version_of(obj, content_of(obj), digest))
-        made = Plan(versions)
+        made = Plan(versions, graph.config_objects)
     else:
         # Most streams: each version taken into the plan as it is made, so
         # that those it holds as their reason alone are never all held.
-        made = Plan(planned())
+        made = Plan(planned(), graph.config_objects)
     _check_new_names_are_free(made, graph.index)
     return made
 

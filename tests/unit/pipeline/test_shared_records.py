@@ -91,7 +91,12 @@ def test_a_plan_holds_a_config_that_keeps_its_name_as_its_reason_and_makes_the_s
     used, unused, empty, opted_out = versions
     assert used is plan.of(used.obj) and used.renamed
     for kept, reason in [(unused, UNREFERENCED), (empty, EMPTY), (opted_out, None)]:
-        assert isinstance(plan._by_object[kept.obj], str)  # held as the reason alone
+        if reason == UNREFERENCED:
+            # The reason of most configs of a large stream: not held at all
+            # (100,000 tiny ConfigMaps: 89 -> 81 MiB); the plan says it.
+            assert kept.obj not in plan._by_object
+        else:
+            assert isinstance(plan._by_object[kept.obj], str)  # held as the reason alone
         again = plan.of(kept.obj)
         assert again is not kept and again is not None
         fields = ("hash", "base_name", "name", "excluded", "unchanged", "keep_original", "kustomized")
