@@ -156,7 +156,7 @@ def config_hashes(
             continue
         item = _item(reader.target, the_plan, productions)
         if item is not None:
-            covered.append((reader.referrer, reader.path, item, False))
+            covered.append((reader.referrer, reader.path, item, _read_name_carries(reader.target, the_plan)))
 
     # A place whose every item a rewritten name carries gets no hash (below),
     # unless with --strategy=annotate; a place is one referrer's, so only
@@ -215,6 +215,17 @@ def hashed_name(config: KubeObject, version: Version) -> str:
     if version.kustomized and not suffixed_later_by_kustomize(config) and hash_suffix(name) is not None:
         return name[:-HASH_SUFFIX_LENGTH]
     return name
+
+
+def _read_name_carries(config: KubeObject, the_plan: Plan) -> bool:
+    """Whether the name a program reads as written (a flag's) carries the
+    config's changes to it: a name kustomize gave by the content, which is
+    what the flag says (an outside tester's find: a hash over it all the
+    same). A name postrender versions does not: the flag still reads the
+    one written."""
+    version = the_plan.of(config)
+    return (version is not None and version.kustomized and not version.renamed
+            and not suffixed_later_by_kustomize(config))
 
 
 def _carried(config: KubeObject, the_plan: Plan) -> bool:

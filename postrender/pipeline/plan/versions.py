@@ -428,13 +428,20 @@ def _version(
         return Version(obj, digest, name, name, excluded=EMPTY)
     if fixed:
         return Version(obj, digest, name, name, excluded=fixed)
+    if base is not None and digest == written:
+        # A name kustomize gave by its content is taken as it is: marking it
+        # renames nothing, so a program reading it by name (a flag), or no
+        # field postrender rewrites, keeps no marks away from it, and a run
+        # that keeps previous versions keeps its previous ones (an outside
+        # tester's find: read by a flag alone, the version a rollback
+        # returns to was pruned). One a program writes to (`fixed`) stays
+        # mutable, above.
+        return kustomized_version(obj)
     if not (opted_in(obj) or options.version_all):
         if read_by_name:
             return Version(obj, digest, name, name, excluded=read_by_name)
         if not consumed:
             return Version(obj, digest, name, name, excluded=UNREFERENCED)
-    if base is not None and digest == written:
-        return kustomized_version(obj)
     keep = options.keeps_original(obj)
     base = base if base is not None else base_name_of(obj)
     target = renamed_around(obj, base, digest) or versioned_name(base, digest)

@@ -105,3 +105,40 @@ def test_one_that_keeps_its_name_for_another_reason_is_no_version(why):
     assert result.status == 0, result.stderr
     config = _configs(result.stdout)["ConfigMap"]
     assert "immutable" not in config and "postrender.io/versioned" not in (config["metadata"].get("labels") or {})
+
+
+# The class of one way of reading it: a program's flag that names it, or a
+# reference no field spec covers but the name-reading table knows.
+READ_BY_FLAG = BUILT.replace(
+    "envFrom: [{configMapRef: {name: gen-h29d89cmmt}}, {secretRef: {name: sec-bm76c6cd96}}]",
+    "args: [--app-config=gen-h29d89cmmt, --tls-secret-name=sec-bm76c6cd96]")
+
+
+@pytest.mark.parametrize("policy", ["argocd", "flux", "helm"])
+def test_a_kustomize_suffixed_name_a_program_reads_by_a_flag_is_a_version_too(policy):
+    """An outside tester's find: read by a container flag alone, it kept no
+    marks, and the GitOps deployer pruned the version the previous
+    ReplicaSet (the rollback's target) still passes on its command line.
+    Marking it renames nothing, so the flag keeps naming it."""
+    assert "envFrom" not in READ_BY_FLAG
+    result = run_postrender([f"--keep-previous={policy}"], READ_BY_FLAG)
+    assert result.status == 0, result.stderr
+    for kind, doc in _configs(result.stdout).items():
+        name, base = NAMES[kind]
+        labels = doc["metadata"]["labels"]
+        assert doc["metadata"]["name"] == name and doc.get("immutable") is True
+        assert labels["postrender.io/versioned"] == "true" and labels["postrender.io/base-name"] == base
+    [web] = [d for d in documents(result.stdout) if d["kind"] == "Deployment"]
+    assert web["spec"]["template"]["spec"]["containers"][0]["args"] == [
+        "--app-config=gen-h29d89cmmt", "--tls-secret-name=sec-bm76c6cd96"]
+
+
+def test_a_flag_reading_a_name_kustomize_gave_by_content_gets_no_config_hash():
+    # The README: no hash over kustomize's names, which change with the
+    # content: the flag that names it changes with it.
+    result = run_postrender(["-v"], READ_BY_FLAG)
+    assert result.status == 0, result.stderr
+    assert "postrender.io/config-hash" not in result.stdout and "config-hash" not in result.stderr
+    # A plain name the flag reads does get one: nothing else rolls it.
+    plain = READ_BY_FLAG.replace("gen-h29d89cmmt", "gen").replace("sec-bm76c6cd96", "sec")
+    assert "postrender.io/config-hash" in run_postrender([], plain).stdout
