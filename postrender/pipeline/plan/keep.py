@@ -71,16 +71,23 @@ def marks_of(obj: KubeObject, scope: str | None,
 
 def _with_option(written: str, option: str) -> str:
     """An option list (`ServerSideApply=true,Replace=true`) with `option`
-    (`Prune=false`) in it: in the place of an option of its name, or last.
-    The object's own options stay: Argo CD reads them all, and setting the
-    annotation to ours alone dropped them (how it applies, compares)."""
+    (`Prune=false`) in it: in the place of the first option of its name, or
+    last; any other of its name goes (`Prune=true,Prune=true` kept one
+    `Prune=true` beside ours). The object's own options stay: Argo CD reads
+    them all, and setting the annotation to ours alone dropped them (how it
+    applies, compares)."""
     name = option.split("=", 1)[0]
-    options = [part.strip() for part in written.split(",") if part.strip()]
-    for at, part in enumerate(options):
-        if part.split("=", 1)[0].strip() == name:
-            options[at] = option
-            break
-    else:
+    options: list[str] = []
+    placed = False
+    for part in (part.strip() for part in written.split(",")):
+        if not part:
+            continue
+        if part.split("=", 1)[0].strip() != name:
+            options.append(part)
+        elif not placed:
+            options.append(option)
+            placed = True
+    if not placed:
         options.append(option)
     return ",".join(options)
 

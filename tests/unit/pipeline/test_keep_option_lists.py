@@ -45,6 +45,10 @@ def _annotations(output: str) -> dict[str, str]:
     ({SYNC: " ServerSideApply=true , Prune=true ,Replace=true"}, "ServerSideApply=true,Prune=false,Replace=true",
      "IgnoreExtraneous"),
     ({SYNC: "Prune=false"}, "Prune=false", "IgnoreExtraneous"),
+    # Written twice: ours in the first's place, the other gone (an outside
+    # tester's find: `Prune=false,Prune=true` was left).
+    ({SYNC: "Replace=true,Prune=true,Prune=true"}, "Replace=true,Prune=false", "IgnoreExtraneous"),
+    ({COMPARE: "IgnoreExtraneous,IgnoreExtraneous"}, "Prune=false", "IgnoreExtraneous"),
     ({SYNC: ""}, "Prune=false", "IgnoreExtraneous"),
     ({COMPARE: "ServerSideDiff=true"}, "Prune=false", "ServerSideDiff=true,IgnoreExtraneous"),
     ({SYNC: "Prune=confirm", COMPARE: "IgnoreExtraneous,ServerSideDiff=true"}, "Prune=false",
