@@ -375,7 +375,7 @@ def _about(obj: KubeObject) -> dict[str, Any]:
     if path:
         file: dict[str, Any] = {"path": path}
         index = next((obj.annotations[a] for a in INDEX_ANNOTATIONS if obj.annotations.get(a)), None)
-        if index is not None and index.isdigit():
+        if index is not None and index.isascii() and index.isdigit():  # `²` is a digit int() refuses
             file["index"] = int(index)
         out["file"] = file
     return out

@@ -285,3 +285,21 @@ def test_secret_hints_never_show_the_value():
     assert "123456789" not in message
     message = _error(secret.format(value="not*base64"))
     assert "(encode it, or move it to stringData as plain text)" in message and "not*base64" not in message
+
+
+@pytest.mark.parametrize("origin, file", [
+    ("path: base/cm.yaml", "base/cm.yaml"),
+    ("path: 'base/cm.yaml'\nrepo: https://x\nref: v1", "base/cm.yaml"),
+    ('repo: https://x\npath: "a b/cm.yaml"', "a b/cm.yaml"),
+    ("configuredIn: o/kustomization.yaml\nconfiguredBy: {kind: ConfigMapGenerator}", "o/kustomization.yaml"),
+    ("configuredIn: o/kustomization.yaml\npath: base/cm.yaml", "base/cm.yaml"),  # path first, wherever written
+    ("nested:\n  path: inner.yaml", None), ("path:", None), ("path: ''", None),
+    # A run of blanks (a pattern's backtracking took minutes on 250 KB of them).
+    ("path: a" + " " * 100_000 + "b", "a" + " " * 100_000 + "b"),
+    ("path: a" + " \t" * 50_000, "a"),
+])
+def test_the_file_kustomizes_origin_annotation_names(origin, file):
+    from postrender.pipeline.read import file_annotated
+
+    annotations = {"config.kubernetes.io/origin": origin}
+    assert file_annotated(annotations.get) == file
