@@ -9,13 +9,12 @@ from typing import Any
 from ...records import record
 from ...fieldspecs import CONFIG_KINDS, FieldSpec, ReferenceTable, Segment
 from ...fieldspecs.walk import Accessor, Compiled, SpecIndex, item_before, walk
-from ..index.objects import ObjectIndex, ObjectKey, across_namespaces
+from ..index.objects import ObjectIndex, ObjectKey, across_namespaces, suffixed_later_by_kustomize
 from ...syntax.nodes import (
     MERGE_KEY, NULL_WORDS, MappingNode, Node, ScalarNode, SequenceNode, entries, format_path, get, get_str, is_null,
     is_string, scalar_value, string_map,
 )
 from ..read import NO_STRINGS, KubeObject
-from ...vocabulary import KUSTOMIZE_NEEDS_HASH
 
 Path = tuple[str | int, ...]
 
@@ -660,7 +659,7 @@ def _lookup_renamed(
         # A generator's output, which kustomize suffixes with its hash after
         # every transformer, recording the name it has now: it is renamed
         # from that name as much as a prefixed object is.
-        if candidate.annotations.get(KUSTOMIZE_NEEDS_HASH) == "enabled":
+        if suffixed_later_by_kustomize(candidate):
             renamed.setdefault(candidate, None)
     if namespace is None:
         return _kustomize_pick(index, referrer, list(renamed) or list(current), Resolution.RESOLVED)

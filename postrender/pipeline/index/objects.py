@@ -14,7 +14,7 @@ from ...errors import PostrenderError
 from ..read import KubeObject
 from ...vocabulary import (
     ANNOTATION_ORIGINAL_NAME, KUSTOMIZE_PREVIOUS_KINDS, KUSTOMIZE_PREVIOUS_NAMES, KUSTOMIZE_PREVIOUS_NAMESPACES,
-    KUSTOMIZE_RENAMES, LABEL_BASE_NAME, LABEL_CONTENT_HASH, LABEL_VERSIONED,
+    KUSTOMIZE_NEEDS_HASH, KUSTOMIZE_RENAMES, LABEL_BASE_NAME, LABEL_CONTENT_HASH, LABEL_VERSIONED,
 )
 
 IMPLICIT = ""  # the namespace nobody named; never a valid Kubernetes namespace
@@ -43,6 +43,13 @@ def base_name_of(obj: KubeObject) -> str:
     if original and (original in name or obj.labels.get(LABEL_CONTENT_HASH, "\0") in name):
         return original
     return name
+
+
+def suffixed_later_by_kustomize(obj: KubeObject) -> bool:
+    """Whether kustomize appends the content hash to the name after every
+    transformer, postrender included, has run: its generators' output, in
+    the stream a plugin is handed (annotated needsHashSuffix)."""
+    return obj.annotations.get(KUSTOMIZE_NEEDS_HASH) == "enabled"
 
 
 def previous_ids(obj: KubeObject) -> list[tuple[str, str, str]]:

@@ -23,14 +23,13 @@ from ..graph.references import Graph, Reference, is_config_object
 from ..index.configs import ConfigContent, content_of, hash_as_written_out, hash_of, in_content
 from ..index.folding import STRING_FIELDS
 from ..index.hashing import hash_suffix, short_hash
-from ..index.objects import ObjectIndex, base_name_of
+from ..index.objects import ObjectIndex, base_name_of, suffixed_later_by_kustomize
 from ..read import KubeObject
 from .new_values import new_value
 from ...vocabulary import (
     ANNOTATION_COPY_OF,
     ANNOTATION_KEEP_ORIGINAL,
     ANNOTATION_VERSIONED,
-    KUSTOMIZE_NEEDS_HASH,
     LABEL_CONTENT_HASH,
     LABEL_VERSIONED,
     is_label_value,
@@ -485,12 +484,6 @@ def kustomized_version(obj: KubeObject) -> Version:
     name = obj.name or ""
     return Version(obj, name[-10:], name[:-HASH_SUFFIX_LENGTH], name, kustomized=True)
 
-
-def suffixed_later_by_kustomize(obj: KubeObject) -> bool:
-    """Whether kustomize appends the content hash to the name after every
-    transformer, postrender included, has run: its generators' output, in
-    the stream a plugin is handed (annotated needsHashSuffix)."""
-    return obj.annotations.get(KUSTOMIZE_NEEDS_HASH) == "enabled"
 
 
 def suffixed_by_kustomize(obj: KubeObject, content: ConfigContent) -> bool:
