@@ -257,41 +257,45 @@ def _within(path: Path, steps: tuple[str | None, ...]) -> bool:
 
 
 def _differences(a: object, b: object) -> list[Path]:
-    if isinstance(a, dict) and isinstance(b, dict):
-        out: list[Path] = []
-        for key in sorted(a.keys() | b.keys()):
-            if key not in a or key not in b:
-                out.append((key,))
-            else:
-                out.extend((key,) + p for p in _differences(a[key], b[key]))
-        return out
-    if isinstance(a, list) and isinstance(b, list):
-        return _list_differences(a, b)
-    return [] if go_json(a) == go_json(b) else [()]
+    """The paths where `a` and `b` differ, in key order, a list's own path
+    after its items'. Walked with a stack of its own, not by recursion:
+    --max-depth lets a template nest 1,000 levels, past Python's recursion
+    limit."""
+    out: list[Path] = []
+    # Tasks, the next one last: a pair to compare at a path, or (path,) to report.
+    tasks: list[tuple] = [((), a, b)]
+    while tasks:
+        task = tasks.pop()
+        if len(task) == 1:
+            out.append(task[0])
+            continue
+        path, a, b = task
+        if isinstance(a, dict) and isinstance(b, dict):
+            tasks.extend(reversed([((*path, key),) if key not in a or key not in b else ((*path, key), a[key], b[key])
+                                   for key in sorted(a.keys() | b.keys())]))
+        elif isinstance(a, list) and isinstance(b, list):
+            tasks.extend(reversed(_list_tasks(path, a, b)))
+        elif isinstance(a, (dict, list)) or isinstance(b, (dict, list)) or go_json(a) != go_json(b):
+            out.append(path)  # a mapping, a list and a scalar never read alike
+    return out
 
 
-def _list_differences(a: list, b: list) -> list[Path]:
+def _list_tasks(path: Path, a: list, b: list) -> list[tuple]:
     names_a, names_b = _names(a), _names(b)
     if names_a is not None and names_b is not None:
         # Containers, volumes, env: matched by name, so inserting one does
         # not make every later item look changed.
-        out: list[Path] = []
+        tasks: list[tuple] = []
         for i, item in enumerate(b):
             j = names_a.get(item["name"])
-            if j is None:
-                out.append((i,))
-            else:
-                out.extend((i,) + p for p in _differences(a[j], item))
+            tasks.append(((*path, i),) if j is None else ((*path, i), a[j], item))
         removed = [j for name, j in names_a.items() if name not in names_b]
         if removed or [n for n in names_a if n in names_b] != [n for n in names_b if n in names_a]:
-            out.append(())  # items removed or reordered: the list itself changed
-        return out
+            tasks.append((path,))  # items removed or reordered: the list itself changed
+        return tasks
     if len(a) != len(b):
-        return [()]
-    out = []
-    for i, (x, y) in enumerate(zip(a, b)):
-        out.extend((i,) + p for p in _differences(x, y))
-    return out
+        return [(path,)]
+    return [((*path, i), x, y) for i, (x, y) in enumerate(zip(a, b))]
 
 
 def _names(items: list) -> dict[str, int] | None:

@@ -8,12 +8,11 @@ so "rolls" means exactly "the pod template postrender writes differs".
 
 from __future__ import annotations
 
-import base64
-import binascii
 import hashlib
 import io
 import re
 from dataclasses import dataclass, field
+from collections.abc import Iterator
 
 from ...pipeline.check import guard
 from ...errors import PostrenderError
@@ -23,7 +22,7 @@ from ...pipeline.graph.references import (
 )
 from ...pipeline.index.hashing import Fields, go_json, hash_suffix, kustomize_secret_hash, string_entries, to_json_value
 from ...pipeline.index.objects import IMPLICIT, ObjectIndex, ObjectKey, base_name_of
-from ...syntax.nodes import MappingNode, ScalarNode, entries, get, get_str
+from ...syntax.nodes import MappingNode, ScalarNode, entries, get, get_str, go_base64
 from ...options import RenderOptions
 from ...pipeline.plan.config_hash import hashed_name
 from ...pipeline.plan.versions import Version, suffixed_later_by_kustomize
@@ -248,11 +247,9 @@ def _pairs(node) -> list[tuple[str, str]]:
 
 
 def _decode(text: str) -> bytes:
-    # As the API server decodes: line breaks inside base64 are skipped.
-    try:
-        return base64.b64decode(text.replace("\r", "").replace("\n", ""), validate=True)
-    except (binascii.Error, ValueError):
-        return text.encode("utf-8")
+    # As the API server decodes (go_base64); the render has refused anything else.
+    data = go_base64(text)
+    return text.encode("utf-8") if data is None else data
 
 
 def _digest(data: bytes) -> str:
@@ -503,24 +500,53 @@ def _as_stored(value: object, at: tuple | None = None) -> object:
     `annotations: {}`). Any other empty mapping stays: a pointer to an
     empty struct (`securityContext: {}`) is stored as one. `at`: the path
     of `value` in a pod template, None outside one (or below every field
-    the table names)."""
+    the table names).
+
+    Walked with a stack of its own, not by recursion: --max-depth lets a
+    value nest 1,000 levels, past Python's recursion limit."""
+    if not isinstance(value, (dict, list)):
+        return value
+    # Each frame: the value's stored form being built, its children still to
+    # read (key, child, the child's path), and the child being built below it.
+    stack: list[list] = [[_empty_like(value), _stored_children(value, at), None, None]]
+    while True:
+        frame = stack[-1]
+        for key, child, below in frame[1]:
+            if isinstance(child, (dict, list)):
+                frame[2], frame[3] = key, below
+                stack.append([_empty_like(child), _stored_children(child, below), None, None])
+                break
+            _store(frame[0], key, child, below)
+        else:
+            done = stack.pop()[0]
+            if not stack:
+                return done
+            parent = stack[-1]
+            _store(parent[0], parent[2], done, parent[3])
+
+
+def _empty_like(value: dict | list) -> dict | list:
+    return {} if isinstance(value, dict) else []
+
+
+def _stored_children(value: dict | list, at: tuple | None) -> Iterator[tuple[object, object, tuple | None]]:
     if isinstance(value, dict):
-        out = {}
         for k, v in value.items():
             if v is None or v == []:
                 continue
             below = None if at is None else at + (k,)
-            if below is not None and below not in _EMPTY_IS_ABSENT_PREFIXES:
-                below = None
-            v = _as_stored(v, below)
-            if v == {} and below in _EMPTY_IS_ABSENT_PATHS:
-                continue
-            out[k] = v
-        return out
-    if isinstance(value, list):
+            yield k, v, below if below in _EMPTY_IS_ABSENT_PREFIXES else None
+    else:
         item = None if at is None or at + (None,) not in _EMPTY_IS_ABSENT_PREFIXES else at + (None,)
-        return [_as_stored(v, item) for v in value]
-    return value
+        for v in value:
+            yield None, v, item
+
+
+def _store(out: dict | list, key: object, value: object, at: tuple | None) -> None:
+    if isinstance(out, list):
+        out.append(value)
+    elif not (value == {} and at in _EMPTY_IS_ABSENT_PATHS):
+        out[key] = value
 
 
 def _shape(path: Path, exact: object, tokenized: object, template: bool = False,
