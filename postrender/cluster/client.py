@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -148,7 +149,7 @@ class Cluster:
             import urllib3  # noqa: PLC0415 - the client's own transport
 
             urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)
-        return cls(client.ApiClient(configuration), namespace, configuration.host)
+        return cls(client.ApiClient(configuration), namespace, without_credentials(configuration.host))
 
     # -- requests --------------------------------------------------------
 
@@ -167,7 +168,7 @@ class Cluster:
         except ClusterError:
             raise
         except Exception as exc:  # noqa: BLE001 - urllib3, ssl and socket errors all mean "unreachable"
-            raise ClusterError(f"cannot reach the cluster at {self.where}: {_reason(exc)}") from None
+            raise ClusterError(f"cannot reach the cluster at {self.where}: {without_credentials(_reason(exc))}") from None
         try:
             data = json.loads(raw) if raw else None
         except ValueError:
@@ -299,6 +300,19 @@ def _status_text(status: int, data: Any) -> str:
     if reason:
         text += f" {reason}"
     return f"{text}: {message}" if message else text
+
+
+# A URL's password (`https://user:password@host`) and query (`?token=...`),
+# which a kubeconfig's server may carry.
+_URL_PASSWORD = re.compile(r"(://[^/\s:@]*):[^/\s@]*@")
+_URL_QUERY = re.compile(r"\?[^\s'\"]+")
+
+
+def without_credentials(text: str) -> str:
+    """`text` with each URL's password and query masked, as kubectl masks
+    them when it names a server (`https://u:***@host/p?...`): a message
+    goes to a log and, under Helm, to the terminal."""
+    return _URL_QUERY.sub("?...", _URL_PASSWORD.sub(r"\1:***@", text))
 
 
 def _reason(exc: BaseException) -> str:

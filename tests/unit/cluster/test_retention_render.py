@@ -10,6 +10,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
 from ruamel.yaml import YAML
 
 from conftest import ROOT, run_cli, run_postrender
@@ -186,6 +187,34 @@ def test_unreachable_cluster_fails_the_render_with_no_output(tmp_path):
     assert result.stdout == ""
     assert "cannot reach the cluster at https://127.0.0.1:" in result.stderr, result.stderr
     assert "hunter2" not in result.stderr
+
+
+def test_an_unreachable_servers_password_and_query_are_not_said(tmp_path):
+    """A kubeconfig's server URL may carry a password or a token in its
+    query: masked as kubectl masks them (`u:***@`), for --retain and gc alike."""
+    nowhere = _unreachable_kubeconfig(tmp_path)
+    text = nowhere.read_text()
+    at = text.index("https://") + len("https://")
+    end = text.index('"', at)
+    nowhere.write_text(text[:at] + "u:PASSW0RD@" + text[at:end] + "/p?token=T0KEN&x=1" + text[end:])
+    for args in (["--retain=2", "-n", "ns", "--scope=s", f"--kubeconfig={nowhere}"], ["gc", f"--kubeconfig={nowhere}"]):
+        result = run_cli(args, STREAM, timeout=60)
+        assert result.status == 1 and "cannot reach the cluster at https://u:***@127.0.0.1:" in result.stderr, args
+        assert "/p?..." in result.stderr
+        assert "PASSW0RD" not in result.stderr and "T0KEN" not in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("text, masked", [
+    ("https://h:6443", "https://h:6443"),
+    ("https://u:p@h:6443/x", "https://u:***@h:6443/x"),
+    ("https://u@h", "https://u@h"),
+    ("https://h/p?token=t&a=b (refused)", "https://h/p?... (refused)"),
+    ("HTTPSConnection(host='h', port=1): url: /api?token=t", "HTTPSConnection(host='h', port=1): url: /api?..."),
+])
+def test_without_credentials(text, masked):
+    from postrender.cluster.client import without_credentials
+
+    assert without_credentials(text) == masked
 
 
 def test_missing_client_library_says_how_to_install_it(tmp_path, monkeypatch):
