@@ -1137,6 +1137,12 @@ def go_base64(text: str) -> bytes | None:
     """Go's base64.StdEncoding.DecodeString, which skips CR and LF: what
     go-yaml v2 uses for !!binary and the API server for []byte fields."""
     compact = text.replace("\r", "").replace("\n", "")
+    # Go reads whole quanta of four, padding only in the last and never
+    # followed by data: Python's decoder also takes `MQAB=` (a padding quantum
+    # of its own), which the API server refuses, as kubectl refuses it in a
+    # !!binary. Bits left over past the last byte (`MR==`) Go ignores, as Python does.
+    if len(compact) % 4 or "=" in compact[:-2] or compact[-2:-1] == "=" != compact[-1:]:
+        return None
     try:
         return base64.b64decode(compact, validate=True)
     except (binascii.Error, ValueError):
@@ -1550,7 +1556,9 @@ def _key_text(value: object) -> str:
         return "true" if value else "false"
     if isinstance(value, int):
         if not -_INT64 <= value < _INT64:
-            raise NotReadable("an integer key beyond 64-bit range")
+            # Only 2^63 .. 2^64-1 gets here: go-yaml reads it as a uint64, which
+            # sigs.k8s.io/yaml makes no JSON key of; past it, a float (1e+23).
+            raise NotReadable("an integer key from 2^63 to 2^64-1 (an unsigned 64-bit number, no JSON key)")
         return str(value)
     return go_float32_key(float(value))  # type: ignore[arg-type]
 
