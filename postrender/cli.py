@@ -104,12 +104,24 @@ def _add_render_options(parser: argparse.ArgumentParser, groups: dict[str, argpa
         if option.kind == "bool":
             group.add_argument(*option.flags, action="store_true", default=None, **common)
         elif option.kind == "files":
-            group.add_argument(*option.flags, action="append", metavar=option.metavar, **common)
+            group.add_argument(*option.flags, action="append", metavar=option.metavar, type=_a_path(option.flag),
+                               **common)
         elif option.kind == "choice":
             group.add_argument(*option.flags, choices=option.choices, **common)
         else:
             group.add_argument(*option.flags, metavar=option.metavar,
                                type=lambda text, option=option: option.convert_text(text), **common)
+
+
+def _a_path(flag: str) -> Callable[[str], str]:
+    """An argparse type for a path flag: an empty one (an unset variable,
+    `--config "$CFG"`) is refused as such, rather than read as the current
+    folder ("Is a directory") or, for the log, as no flag at all."""
+    def path(text: str) -> str:
+        if not text:
+            raise UsageError(f"{flag}: an empty path (an unset variable?)")
+        return text
+    return path
 
 
 def _groups(parser: argparse.ArgumentParser, names: Sequence[str]) -> dict[str, argparse._ArgumentGroup]:
@@ -124,11 +136,14 @@ def _input_arguments(group: argparse._ArgumentGroup) -> None:
                        help="as PATH, kubectl's spelling (repeatable; read before PATH arguments)")
 
 
-def _diagnostic_arguments(group: argparse._ArgumentGroup) -> None:
+def _diagnostic_arguments(group: argparse._ArgumentGroup,
+                          says: str = "print each rename and rewritten reference") -> None:
+    """`says`: what -v prints, in the command's own terms."""
     group.add_argument("-v", "--verbose", action="count", default=0,
-                       help="print each rename and rewritten reference; -v=N as kubectl (N>=1 is -v)")
-    group.add_argument("--verbosity", type=lambda t: _count(t, "-v", 0, 99), help=argparse.SUPPRESS)
-    group.add_argument("--log-file", metavar="PATH",
+                       help=f"{says}; -v=N as kubectl (N>=1 is -v)")
+    # The same count as -v, so the last word wins: `-v=0 -v` is verbose, `-v -v=0` is not.
+    group.add_argument("--verbosity", dest="verbose", type=lambda t: _count(t, "-v", 0, 99), help=argparse.SUPPRESS)
+    group.add_argument("--log-file", metavar="PATH", type=_a_path("--log-file"),
                        help="also write diagnostics here, mode 0600 (default: $POSTRENDER_LOG_FILE)")
     group.add_argument("-h", "--help", action=_HelpAction)
 
@@ -159,7 +174,7 @@ def _render_arguments(parser: argparse.ArgumentParser) -> None:
     groups[INTEGRATIONS].add_argument(
         # Appended: kustomize passes its file first, and one more from
         # argsOneLiner is refused, not silently read instead (kustomize_exec).
-        "--plugin-config", metavar="FILE", action="append",
+        "--plugin-config", metavar="FILE", action="append", type=_a_path("--plugin-config"),
         help="options from a kustomize PostRender config (the file kustomize passes an exec plugin)")
 
 
@@ -198,7 +213,8 @@ def _gc_arguments(parser: argparse.ArgumentParser) -> None:
     from .cluster.args import add_gc_arguments
 
     add_gc_arguments(parser)
-    _diagnostic_arguments(parser.add_argument_group("Diagnostics"))
+    _diagnostic_arguments(parser.add_argument_group("Diagnostics"),
+                          "print where it collects, what it found in use, and each version deleted or kept")
 
 
 def _version_arguments(parser: argparse.ArgumentParser) -> None:
@@ -218,6 +234,7 @@ def _completion_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _render(args: argparse.Namespace, reporter: Reporter) -> str | Iterable[str]:
     from .frontends import render, resource_list_text
+    from .inputs import InvalidUTF8
 
     options = render_options(args)
     _check_under_helm(args)
@@ -226,7 +243,18 @@ def _render(args: argparse.Namespace, reporter: Reporter) -> str | Iterable[str]
 
         kustomize_exec.check_arguments(args)  # before any input is read
         return kustomize_exec.run(args.plugin_config[0], _sources(args, options, reporter), options, reporter)
-    sources = _sources(args, options, reporter)
+    try:
+        sources = _sources(args, options, reporter)
+    except InvalidUTF8 as exc:
+        # A ResourceList is answered as one, with the error in its results,
+        # whatever went wrong: the orchestrator reads the answer, not stderr.
+        if args.krm or not (args.filenames or [p for p in args.paths if p != "-"]) and \
+                "ResourceList" in exc.replaced:
+            from .frontends import krm
+
+            if args.krm or krm.claims_resource_list(exc.replaced):
+                raise krm.unread(exc) from None
+        raise
     if not any(source.size for source in sources):
         _say_helm_gave_nothing(reporter)
     # A plain stream's run does not load the KRM front end.
@@ -361,7 +389,7 @@ def build_parser(name: str) -> argparse.ArgumentParser:
         prog=prog, usage=command.usage or None, description=description, add_help=False,
         epilog=f"Examples:\n{command.examples}\n\n"
                f"Exit status: 0 done, 1 bad input or environment (nothing on stdout), 2 usage error, "
-               f"130/143 interrupted.",
+               f"129/130/143 interrupted (SIGHUP/SIGINT/SIGTERM), 141 the reader stopped reading.",
         formatter_class=_HelpFormatter,
     )
     command.arguments(parser)
@@ -412,6 +440,33 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         namespace = parser.parse_args(args)
     namespace.command = name
     return namespace
+
+
+def _reporter_for_refused(argv: list[str]) -> Reporter:
+    """A reporter for a command line refused before it was read whole: its
+    log is the one the run would have had (`--log-file` as written,
+    $POSTRENDER_LOG_FILE), since under Helm 4, which hides stderr, the log is
+    where the refusal reaches the person who named it. A log that is also a
+    word of the command line (an input) is not written to."""
+    log_file = os.environ.get("POSTRENDER_LOG_FILE") or None
+    words = list(argv[:argv.index("--")] if "--" in argv else argv)
+    at = None
+    for position, word in enumerate(words):
+        if word == "--log-file" and position + 1 < len(words):
+            log_file, at = words[position + 1], position + 1
+        elif word.startswith("--log-file="):
+            log_file, at = word.partition("=")[2] or None, position
+    if not log_file:
+        return Reporter()
+    others = argparse.Namespace(paths=[w for p, w in enumerate(argv) if p != at and not w.startswith("-")],
+                                output_file=None)
+    reporter = Reporter(log_file=log_file)
+    try:
+        _check_log_file_apart(log_file, others)
+        reporter.open_log()
+    except (UsageError, OSError):
+        return Reporter()
+    return reporter
 
 
 def _check_log_file_apart(log_file: str | None, args: argparse.Namespace) -> None:
@@ -554,10 +609,7 @@ def render_options(args: argparse.Namespace):
         if value is None and option.env and os.environ.get(option.env):
             # Checked as the flag is: HELM_NAMESPACE=Prod would quietly
             # pair no implicit namespace with the objects that state `prod`.
-            try:
-                value = option.convert_text(os.environ[option.env], f"${option.env}")
-            except UsageError as exc:
-                raise UsageError(f"${option.env}: {exc}") from None
+            value = option.convert_text(os.environ[option.env], f"${option.env}")
         if value is not None:
             values[option.field] = value
     options = with_values(RenderOptions(), values)
@@ -675,7 +727,7 @@ def _main(argv: list[str], current: list[Reporter]) -> int:
     output_file = None
     try:
         args = parse(argv)
-        verbosity = args.verbosity if getattr(args, "verbosity", None) is not None else getattr(args, "verbose", 0)
+        verbosity = getattr(args, "verbose", 0)
         log_file = getattr(args, "log_file", None) or os.environ.get("POSTRENDER_LOG_FILE") or None
         reporter = current[0] = Reporter(verbose=verbosity >= 1, log_file=log_file)
         _check_log_file_apart(log_file, args)
@@ -691,6 +743,8 @@ def _main(argv: list[str], current: list[Reporter]) -> int:
     except _ShowHelp as shown:
         output, output_file = shown.text, None
     except UsageError as exc:
+        if reporter.log_path is None and reporter is current[0]:
+            reporter = current[0] = _reporter_for_refused(argv)
         reporter.error(str(exc))
         return 2
     except PostrenderError as exc:

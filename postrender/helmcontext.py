@@ -516,10 +516,7 @@ def fill(options: RenderOptions, explicit_namespace: str | None = None,
     if helm.doubt is None:
         if not explicit_namespace and helm.namespace:
             # Checked as --namespace is (Helm's own -n or $HELM_NAMESPACE).
-            try:
-                changes["namespace"] = check_namespace(helm.namespace)
-            except UsageError as exc:
-                raise UsageError(f"Helm's namespace (-n or $HELM_NAMESPACE): {exc}") from None
+            changes["namespace"] = check_namespace(helm.namespace, "Helm's namespace (-n or $HELM_NAMESPACE)")
         if options.scope is None and helm.release and _is_label_value(helm.release):
             changes["scope"] = helm.release
         if options.kubeconfig is None and helm.kubeconfig:

@@ -42,7 +42,14 @@ def gather(paths: list[str], stdin: TextIO | BinaryIO | None, max_bytes: int,
         except OSError as exc:
             raise PostrenderError(f"{raw}: {exc.strerror}") from None
         if stat.S_ISDIR(mode):
-            files.extend(str(p) for p in sorted(Path(raw).rglob("*")) if p.is_file() and p.suffix in MANIFEST_SUFFIXES)
+            found = [str(p) for p in sorted(Path(raw).rglob("*")) if p.is_file() and p.suffix in MANIFEST_SUFFIXES]
+            if not found:
+                # As kubectl refuses it: a mistyped folder would otherwise
+                # render an empty stream, and exit 0 (a deployer that prunes
+                # would then delete the app).
+                raise UsageError(f"{raw}: a folder without a manifest (no {', '.join(MANIFEST_SUFFIXES)} file in "
+                                 "it or below)")
+            files.extend(found)
         else:
             # Not only regular files: <(helm template ...) is a pipe, /dev/stdin a device.
             files.append(raw)
@@ -131,6 +138,16 @@ def _suggested(limit: int) -> str:
     return f"{mebibytes}Mi"
 
 
+class InvalidUTF8(PostrenderError):
+    """Input that is not UTF-8. `replaced`: its text with each bad byte
+    replaced, for a front end to tell what it claims to be (a KRM
+    ResourceList is answered as one); never written out."""
+
+    def __init__(self, message: str, location: Location, replaced: str) -> None:
+        super().__init__(message, location)
+        self.replaced = replaced
+
+
 def decode(data: bytes, name: str | None) -> Source:
     try:
         text = data.decode("utf-8")
@@ -138,9 +155,9 @@ def decode(data: bytes, name: str | None) -> Source:
         before = data[: exc.start]
         line = before.count(b"\n") + 1
         document = _documents_to_end_of(before.decode("utf-8"))
-        raise PostrenderError(
+        raise InvalidUTF8(
             f"invalid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})",
-            Location(document, name, line=line),
+            Location(document, name, line=line), data.decode("utf-8", "replace"),
         ) from None
     return Source(name, text)
 

@@ -111,18 +111,19 @@ def parse_size(text: str, name: str, maximum: int = MAX_BYTES_CEILING) -> int:
 _NAMESPACE = re.compile(r"[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?")
 
 
-def check_namespace(namespace: str) -> str:
+def check_namespace(namespace: str, name: str = "namespace") -> str:
+    """`name`: where the value was written (a flag, a config's key), as the message says."""
     # Refused up front: a misspelt one (`Prod`) would quietly pair no
     # implicit namespace with the objects that state `prod`.
     if not _NAMESPACE.fullmatch(namespace):
-        raise UsageError(f"namespace {namespace!r} is not a valid namespace name "
+        raise UsageError(f"{name} {namespace!r} is not a valid namespace name "
                          "(at most 63 characters of a-z, 0-9 and '-', starting and ending with a letter or digit)")
     return namespace
 
 
-def check_scope(scope: str) -> str:
+def check_scope(scope: str, name: str = "--scope") -> str:
     if not scope or not is_label_value(scope):
-        raise UsageError(f"--scope {scope!r} is not a valid label value (63 characters of [-A-Za-z0-9_.])")
+        raise UsageError(f"{name} {scope!r} is not a valid label value (63 characters of [-A-Za-z0-9_.])")
     return scope
 
 
@@ -168,7 +169,8 @@ class Option:
     bare: Any = None
     # Config values that stand for a choice (keepOriginal: true -> "all").
     aliases: dict[Any, Any] = field(default_factory=dict)
-    check: Callable[[Any], Any] | None = None  # last word on a value; raises UsageError
+    # The last word on a value: check(value, where it was written) raises UsageError.
+    check: Callable[[Any, str], Any] | None = None
     # Reads a cluster (--retain and how to reach the cluster): `diff` compares
     # two renders and reads none, so its --help does not list these.
     cluster: bool = False
@@ -184,9 +186,9 @@ class Option:
         """A value written as text: a flag's argument or a kpt ConfigMap entry."""
         name = name or self.flag
         if self.kind == "count":
-            return self._checked(parse_count(text, name, *self.bounds))
+            return self._checked(parse_count(text, name, *self.bounds), name)
         if self.kind == "size":
-            return self._checked(parse_size(text, name, self.bounds[1]))
+            return self._checked(parse_size(text, name, self.bounds[1]), name)
         if self.kind == "bool":
             lowered = text.lower()
             if lowered not in ("true", "false"):
@@ -197,7 +199,7 @@ class Option:
             raise UsageError(f"{name} must be one of {', '.join(self.choices)}, not {text!r}")
         if self.kind == "text" and not value:
             raise UsageError(f"{name} must be a non-empty string")
-        return self._checked(value)
+        return self._checked(value, name)
 
     def convert_config(self, value: Any, name: str) -> Any:
         """A value from a PostRender config or functionConfig (typed YAML)."""
@@ -215,8 +217,8 @@ class Option:
             raise UsageError(f"{name} must be {what}, not {value!r}")
         return self.convert_text(value, name)
 
-    def _checked(self, value: Any) -> Any:
-        return self.check(value) if self.check is not None else value
+    def _checked(self, value: Any, name: str) -> Any:
+        return self.check(value, name) if self.check is not None else value
 
 
 OPTIONS: tuple[Option, ...] = (
@@ -247,7 +249,8 @@ OPTIONS: tuple[Option, ...] = (
            "warn, instead of failing, when a name is left on an object the render renames",
            REFERENCES, config="allowBrokenReferences"),
     Option("scope", ("--scope",),
-           "postrender.io/scope label of versioned objects (default: their app.kubernetes.io/instance label)",
+           "postrender.io/scope label of versioned objects (default: under Helm the release name, else their "
+           "app.kubernetes.io/instance label)",
            PREVIOUS, "text", config="scope", metavar="NAME", check=check_scope),
     Option("keep_previous", ("--keep-previous",),
            "mark versions so this deployer never prunes them (then run `postrender gc`)",

@@ -70,7 +70,7 @@ def _policy(args: argparse.Namespace) -> tuple[Policy, str | None]:
             # An unset variable (`-n "$NS"`): as a path, no namespace is all of
             # them, and -A is what says so.
             raise UsageError("-n: an empty namespace (an unset variable?); name one, or pass -A for all")
-        check_namespace(namespace)
+        check_namespace(namespace, "-n")
     if args.keep < 0:
         raise UsageError("--keep must not be negative")
     selectors = [args.selector] if args.selector else []

@@ -407,6 +407,13 @@ def _failed(
     return ResourceListError(str(exc), output, status, problems=[p for p in problems if isinstance(p, PostrenderError)])
 
 
+def unread(exc: PostrenderError) -> ResourceListError:
+    """The answer to a ResourceList that could not even be decoded (not
+    UTF-8): an empty one, its error in `results`."""
+    problems = exc.problems()
+    return ResourceListError(str(exc), _empty_list([error_result(p, None) for p in problems]), 1, problems=problems)
+
+
 def _unread(text: str, results: list[dict[str, Any]]) -> str:
     """The answer to an input that failed to read (an item without kind, a
     name read as a boolean, nesting beyond --max-depth): a ResourceList's

@@ -125,11 +125,15 @@ def _from_configmap(data: dict[str, Any], where: str) -> PluginConfig:
     unknown = sorted(str(k) for k in entries if k not in keys)
     if unknown:
         raise UsageError(f"{where}: unknown key(s) {', '.join(unknown)} (field specs need kind {KIND})")
-    # An empty string is "not set", as kpt writes an option left blank.
+    # An empty string is "not set", as kpt writes an option left blank. A
+    # value written unquoted (`mutable: true`, `maxNodes: 5000`) reaches us
+    # typed, as a PostRender's does, and is read as one: str(True) is
+    # "True", which no choice's alias spells (keepOriginal: true).
     values = {
-        option.field: option.convert_text(str(entries[key]), f"{where}: data.{key}")
+        option.field: (option.convert_text(value, f"{where}: data.{key}") if isinstance(value, str)
+                       else option.convert_config(value, f"{where}: data.{key}"))
         for key, option in keys.items()
-        if entries.get(key) not in (None, "")
+        if (value := entries.get(key)) not in (None, "")
     }
     return PluginConfig(where, values)
 

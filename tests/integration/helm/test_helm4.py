@@ -198,6 +198,21 @@ def test_errors_reach_the_log_file(helm4, tmp_path):
         assert "SENSITIVE" not in log.read_text()
 
 
+def test_a_refused_command_line_reaches_the_log_it_names(helm4, tmp_path):
+    # Helm 4 hides stderr: a flag postrender refuses while reading its command
+    # line, before it knows the log, is said in the log the run names all the same.
+    for refused, said in ((["--bogus"], "unrecognized arguments: --bogus"),
+                          (["--namespace=Prod"], "--namespace 'Prod' is not a valid namespace name"),
+                          (["--strategy=sideways"], "invalid choice: 'sideways'")):
+        by_flag, by_env = tmp_path / f"flag{len(said)}.log", tmp_path / f"env{len(said)}.log"
+        for log, args, env in ((by_flag, [f"--post-renderer-args=--log-file={by_flag}"], None),
+                               (by_env, [], {"POSTRENDER_LOG_FILE": str(by_env)})):
+            result = helm(helm4, "template", "app", str(CHART), "--post-renderer", "postrender",
+                          *args, *(f"--post-renderer-args={word}" for word in refused), env=env, ok=False)
+            assert result.returncode != 0 and result.stdout == ""
+            assert said in log.read_text(), (refused, log.read_text())
+
+
 def _worker_ref(out: str) -> str:
     worker = next(d for d in documents(out) if ident(d) == "Deployment/app-worker")
     assert worker["metadata"]["namespace"] == "prod"

@@ -364,12 +364,17 @@ def test_verbosity_as_kubectl_spells_it():
         assert out.status == 0 and "renamed ConfigMap/a" in out.stderr, spelling
     silent = run_postrender(["-v=0"], stream)
     assert silent.status == 0 and silent.stderr == ""
+    # The last word wins, whichever spelling each is.
+    for spelling, said in ((["-v=0", "-v"], True), (["-v", "-v=0"], False), (["-v=2", "-v=0"], False),
+                           (["-v=0", "--verbose"], True)):
+        out = run_postrender(spelling, stream)
+        assert out.status == 0 and ("renamed ConfigMap/a" in out.stderr) is said, spelling
 
 
 def test_verbosity_applies_to_graph_and_gc_parsing():
     assert run_postrender(["graph", "-v=2"], CM.format(name="a")).status == 0
     gc = build_parser("gc").parse_args(["--verbosity=3"])
-    assert gc.verbosity == 3
+    assert gc.verbose == 3
 
 
 # --- help ------------------------------------------------------------------------------
@@ -451,7 +456,69 @@ def test_a_namespace_kubernetes_refuses_is_a_usage_error(namespace):
     """A misspelt namespace would pair no object without one with those that
     state the real one: refused, from the flag and from a plugin config alike."""
     out = run_postrender([f"--namespace={namespace}"], CM.format(name="a"))
-    assert out.status == 2 and out.stdout == "" and "is not a valid namespace name" in out.stderr
+    assert out.status == 2 and out.stdout == "" and f"--namespace {namespace!r} is not a valid namespace name" in out.stderr
+
+
+@pytest.mark.parametrize("key, value, said", [
+    ("namespace", "Prod", "namespace 'Prod' is not a valid namespace name"),
+    ("scope", "'a b'", "scope 'a b' is not a valid label value"),
+])
+def test_a_checked_value_names_where_it_was_written(tmp_path, key, value, said):
+    """A value refused by its check names its flag, config key and file, as
+    every other refused value does (not `--scope` for a config's `scope`)."""
+    config = tmp_path / "cfg.yaml"
+    config.write_text(f"apiVersion: postrender.io/v1alpha1\nkind: PostRender\nmetadata: {{name: p}}\n{key}: {value}\n")
+    out = run_postrender(["--plugin-config", str(config)], CM.format(name="a"))
+    assert out.status == 2 and out.stdout == ""
+    assert f"--plugin-config {config} (PostRender/p): {said}" in out.stderr
+    flag = run_postrender([f"--{key}={value.strip(chr(39))}"], CM.format(name="a"))
+    assert flag.status == 2 and f"--{said}" in flag.stderr
+    env = run_postrender([], CM.format(name="a"), env={"HELM_NAMESPACE": "Prod"})
+    assert env.status == 2 and "$HELM_NAMESPACE 'Prod' is not a valid namespace name" in env.stderr
+
+
+@pytest.mark.parametrize("flag", ["--config", "--plugin-config", "--log-file", "-f"])
+def test_an_empty_path_is_a_usage_error(flag):
+    """`--config "$CFG"` with CFG unset: said as such, not read as the
+    current folder ("Is a directory") nor, for the log, as no flag."""
+    for argv in ([flag, ""], [f"{flag}="] if flag.startswith("--") else [flag, ""]):
+        out = run_postrender(argv, CM.format(name="a"))
+        assert out.status == 2 and out.stdout == "", argv
+        assert "an empty path" in out.stderr or "no such file" in out.stderr, out.stderr
+
+
+def test_a_folder_without_a_manifest_is_a_usage_error(tmp_path):
+    """As kubectl refuses it: a mistyped folder rendered as an empty stream,
+    exit 0, and a deployer that prunes deletes the app."""
+    (tmp_path / "readme.txt").write_text("not a manifest\n")
+    (tmp_path / "sub").mkdir()
+    out = run_postrender([str(tmp_path)])
+    assert out.status == 2 and out.stdout == "" and "a folder without a manifest" in out.stderr
+    # A manifest below it is one: a file of comments only renders, empty.
+    (tmp_path / "sub" / "empty.yaml").write_text("# nothing yet\n")
+    assert run_postrender([str(tmp_path)]).status == 0
+
+
+@pytest.mark.parametrize("refused", [["--bogus"], ["--namespace=Prod"], ["--retain=0"], ["--strategy=x"]])
+def test_a_refused_command_line_is_said_in_the_log_it_names(tmp_path, refused):
+    """Helm 4 hides stderr: the log named by --log-file or
+    $POSTRENDER_LOG_FILE says a refusal that comes before the command line is
+    read whole."""
+    by_flag, by_env = tmp_path / "flag.log", tmp_path / "env.log"
+    out = run_postrender(["--log-file", str(by_flag), *refused], CM.format(name="a"))
+    assert out.status == 2 and out.stdout == ""
+    said = out.stderr.strip().splitlines()[-1]
+    assert said.startswith("postrender: error:") and said in by_flag.read_text()
+    out = run_postrender(refused, CM.format(name="a"), env={"POSTRENDER_LOG_FILE": str(by_env)})
+    assert out.status == 2 and said in by_env.read_text()
+
+
+def test_a_refused_command_line_never_logs_into_its_input(tmp_path):
+    manifest = tmp_path / "in.yaml"
+    manifest.write_text(CM.format(name="a"))
+    before = manifest.read_bytes()
+    out = run_postrender(["--log-file", str(manifest), "--bogus", str(manifest)])
+    assert out.status == 2 and manifest.read_bytes() == before
 
 
 def test_a_valid_namespace_is_taken():

@@ -259,6 +259,43 @@ def test_kpt_configmap_function_config():
     assert "immutable" not in item(load(result.stdout), "ConfigMap", "settings-")
 
 
+@pytest.mark.parametrize("typed, quoted", [
+    ("keepOriginal: true", 'keepOriginal: "all"'),
+    ("keepOriginal: false", 'keepOriginal: "none"'),
+    ("mutable: true", 'mutable: "true"'),
+    ("mutable: True", 'mutable: "true"'),
+    ("versionAll: false", 'versionAll: "false"'),
+    ("maxNodes: 5000", 'maxNodes: "5000"'),
+])
+def test_kpt_configmap_values_written_unquoted_read_as_quoted(typed, quoted):
+    """kpt passes a ConfigMap functionConfig as written: `keepOriginal: true`
+    arrives as a boolean, which reads as its string does (str(True) is
+    "True", which no alias spells), as a PostRender's typed value does."""
+    text = (KRM / "app.yaml").read_text()
+    start, end = text.index("functionConfig:"), text.index("items:")
+
+    def with_data(entry: str) -> str:
+        return text[:start] + "functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: fn}\n" \
+            f"  data:\n    namespace: shop\n    {entry}\n" + text[end:]
+
+    as_typed, as_quoted = run_postrender([], with_data(typed)), run_postrender([], with_data(quoted))
+    assert as_quoted.status == 0, as_quoted.stderr
+    assert as_typed.status == 0, as_typed.stderr
+    # The same items and results; the functionConfig is echoed as written.
+    typed_out, quoted_out = load(as_typed.stdout), load(as_quoted.stdout)
+    assert typed_out["items"] == quoted_out["items"] and typed_out.get("results") == quoted_out.get("results")
+
+
+def test_kpt_configmap_value_of_a_wrong_type_names_its_key():
+    text = (KRM / "app.yaml").read_text()
+    start, end = text.index("functionConfig:"), text.index("items:")
+    kpt = text[:start] + "functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: fn}\n" \
+        "  data:\n    maxNodes: 1.5\n" + text[end:]
+    result = run_postrender([], kpt)
+    assert result.status == 2 and "data.maxNodes must be a number, not 1.5" in result.stderr
+    assert [r["severity"] for r in load(result.stdout)["results"]] == ["error"]
+
+
 def test_json_in_json_out():
     rl = {
         "apiVersion": "config.kubernetes.io/v1",
@@ -688,3 +725,22 @@ def test_results_go_at_the_column_of_the_lists_keys_however_its_first_is_written
                                  "      currentValue: gone\n"), first.stdout
     again = run_postrender([], first.stdout)
     assert again.status == 0 and again.stdout == first.stdout, again.stderr
+
+
+def test_a_resource_list_that_is_not_utf8_is_answered_as_one():
+    """The orchestrator reads the answer, not stderr: a ResourceList whose
+    bytes do not decode is answered with no items and the error, as one that
+    does not parse is; the bad Secret's value is not in it."""
+    text = (b"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: Secret\n"
+            b"  metadata: {name: s}\n  stringData: {pw: \"S3CR3T\xffcd\"}\n")
+    for args in (["--krm"], []):
+        result = run_postrender(args, text)
+        assert result.status == 1, args
+        answer = load(result.stdout)
+        assert answer["kind"] == "ResourceList" and answer["items"] == []
+        assert [r["severity"] for r in answer["results"]] == ["error"]
+        assert "line 7: invalid UTF-8 (byte 0xff" in answer["results"][0]["message"]
+        assert "S3CR3T" not in result.stdout + result.stderr
+    # A plain stream stays a plain error, with nothing on stdout.
+    plain = run_postrender([], b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {k: \"\xff\"}\n")
+    assert plain.status == 1 and plain.stdout == "" and "invalid UTF-8" in plain.stderr
