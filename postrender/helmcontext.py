@@ -519,9 +519,13 @@ def fill(options: RenderOptions, explicit_namespace: str | None = None,
             changes["namespace"] = check_namespace(helm.namespace, "Helm's namespace (-n or $HELM_NAMESPACE)")
         if options.scope is None and helm.release and _is_label_value(helm.release):
             changes["scope"] = helm.release
-        if options.kubeconfig is None and helm.kubeconfig:
+        # Which cluster Helm deploys to matters only to --retain, the one
+        # render that reads a cluster; set without it, the options would be
+        # refused as given for nothing (check_cluster), failing every
+        # `helm ... --kube-context prod` run.
+        if options.retain is not None and options.kubeconfig is None and helm.kubeconfig:
             changes["kubeconfig"] = helm.kubeconfig
-        if options.context is None and helm.context:
+        if options.retain is not None and options.context is None and helm.context:
             changes["context"] = helm.context
     return replace(options, **changes)
 

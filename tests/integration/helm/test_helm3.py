@@ -107,6 +107,35 @@ def test_changing_a_value_changes_one_hash_and_only_its_workloads(helm3):
     assert changed == users
 
 
+KUBECONFIG_TEXT = """\
+apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: one, context: {cluster: c, user: u}}, {name: two, context: {cluster: c, user: u}}]
+current-context: one
+"""
+
+
+def test_helms_cluster_flags_are_no_postrender_flags(helm3, tmp_path):
+    """Helm's --kube-context, --kubeconfig and $HELM_KUBECONTEXT say where
+    --retain reads; without it a render reads no cluster, and renders as
+    without them (they failed every run: "--context is read only with
+    --retain", though the user gave postrender no flag)."""
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(KUBECONFIG_TEXT)
+    plain = template(helm3, "-n", "prod")
+    helm, env = helm3
+    for args, extra in ((["--kube-context", "two"], {"KUBECONFIG": str(kubeconfig)}),
+                        (["--kubeconfig", str(kubeconfig)], {}),
+                        ([], {"KUBECONFIG": str(kubeconfig), "HELM_KUBECONTEXT": "two"})):
+        result = subprocess.run([helm, "template", "app", str(CHART), "-n", "prod", *args, "--post-renderer",
+                                 "postrender"], capture_output=True, text=True, env={**env, **extra},
+                                start_new_session=True)
+        assert result.returncode == 0, (args, extra, result.stderr)
+        assert result.stdout == plain, (args, extra)
+
+
 def test_namespace_and_release_come_from_helm(helm3, tmp_path):
     # The worker subchart pins metadata.namespace to the release namespace, the
     # parent's ConfigMap has none: only Helm's -n makes the match exact.
