@@ -585,8 +585,11 @@ def _check_under_helm(args: argparse.Namespace) -> None:
     an upgrade takes as every object deleted. Refused before any work, when
     Helm runs postrender itself: a script Helm runs may pass such flags and
     write the result out itself."""
+    from .inputs import refuse_empty_paths
+
     output_file = getattr(args, "output_file", None)
     inputs = [*args.filenames, *args.paths]
+    refuse_empty_paths(inputs)
     to_a_file = output_file not in (None, "-")
     if args.plugin_config or args.krm or not to_a_file and (not inputs or "-" in inputs):
         return  # most runs: nothing to ask of Helm

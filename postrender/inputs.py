@@ -23,6 +23,13 @@ NO_INPUT = (
 _CHUNK = 1 << 20
 
 
+def refuse_empty_paths(paths: list[str]) -> None:
+    """An empty word where a file goes (`-f "$FILE"` unset, Helm's
+    `--post-renderer-args ''`) is said as such, not as a file named ''."""
+    if "" in paths:
+        raise UsageError("an empty argument where a file or folder goes (an unset variable?); - reads standard input")
+
+
 def gather(paths: list[str], stdin: TextIO | BinaryIO | None, max_bytes: int,
            notice: Callable[[str], None] = lambda message: None) -> list[Source]:
     """Sources in the order given; `-` (or no path at all) is standard input."""
@@ -30,6 +37,7 @@ def gather(paths: list[str], stdin: TextIO | BinaryIO | None, max_bytes: int,
         return [decode(_read_stdin(stdin, max_bytes, explicit=bool(paths), notice=notice), None)]
     if paths.count("-") > 1:
         raise UsageError("- (standard input) can be given only once")
+    refuse_empty_paths(paths)
     files: list[str] = []
     for raw in paths:
         if raw == "-":

@@ -477,14 +477,19 @@ def test_a_checked_value_names_where_it_was_written(tmp_path, key, value, said):
     assert env.status == 2 and "$HELM_NAMESPACE 'Prod' is not a valid namespace name" in env.stderr
 
 
-@pytest.mark.parametrize("flag", ["--config", "--plugin-config", "--log-file", "-f"])
-def test_an_empty_path_is_a_usage_error(flag):
-    """`--config "$CFG"` with CFG unset: said as such, not read as the
-    current folder ("Is a directory") nor, for the log, as no flag."""
-    for argv in ([flag, ""], [f"{flag}="] if flag.startswith("--") else [flag, ""]):
-        out = run_postrender(argv, CM.format(name="a"))
-        assert out.status == 2 and out.stdout == "", argv
-        assert "an empty path" in out.stderr or "no such file" in out.stderr, out.stderr
+@pytest.mark.parametrize("argv, said", [
+    (["--config", ""], "--config: an empty path"), (["--config="], "--config: an empty path"),
+    (["--plugin-config", ""], "--plugin-config: an empty path"), (["--log-file="], "--log-file: an empty path"),
+    (["-f", ""], "an empty argument where a file or folder goes"), ([""], "an empty argument where a file"),
+    (["graph", ""], "an empty argument where a file"), (["diff", "", "-"], "old (): an empty argument"),
+])
+def test_an_empty_path_is_a_usage_error(argv, said):
+    """`--config "$CFG"` with CFG unset, Helm's `--post-renderer-args ''`:
+    said as such, not read as the current folder ("Is a directory"), a
+    file named '' (": no such file"), or for the log as no flag."""
+    out = run_postrender(argv, CM.format(name="a"))
+    assert out.status == 2 and out.stdout == "", argv
+    assert said in out.stderr, out.stderr
 
 
 def test_a_folder_without_a_manifest_is_a_usage_error(tmp_path):
