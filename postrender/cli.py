@@ -25,7 +25,7 @@ from typing import Any, NoReturn
 from .records import record
 from . import signals
 from .signals import Interrupted, on_signal
-from .errors import PostrenderError, UsageError
+from .errors import OUT_OF_MEMORY, PostrenderError, UsageError, memory_short
 from .report import Reporter
 
 PROG = "postrender"
@@ -767,10 +767,9 @@ def _main(argv: list[str], current: list[Reporter]) -> int:
             import traceback  # only here: loading it costs every run a few ms
 
             traceback.print_exc()
-        if isinstance(exc, MemoryError):
-            # Not a bug to report: the machine's or the job's limit.
-            reporter.error("out of memory: the input needs more than this process may use "
-                           "(raise the limit, or split the input)")
+        if memory_short(exc):
+            # Not a bug to report nor a broken install: the machine's or the job's limit.
+            reporter.error(OUT_OF_MEMORY)
             return 1
         if isinstance(exc, ImportError) and exc.name:
             # A broken install, not a bug: say what to mend (a module name quotes no input).
@@ -910,7 +909,10 @@ def write_file(path: str, parts: Iterable[str]) -> None:
     It replaces the file `> FILE` would have truncated, and keeps what `>`
     keeps: the mode, the owner and group, and extended attributes (ACLs).
     Where the group cannot be kept (a user not in it), the group's
-    permissions are dropped rather than given to the user's own group."""
+    permissions are dropped rather than given to the user's own group.
+    Another user's file (mode 0666) becomes the writer's own, and a hard
+    link to the old file keeps its bytes, as after `sed -i`: the price of
+    whole or nothing."""
     try:
         existing = os.stat(path)
     except FileNotFoundError:

@@ -4,6 +4,16 @@ from __future__ import annotations
 
 from .records import record
 
+OUT_OF_MEMORY = "out of memory: the input needs more than this process may use (raise the limit, or split the input)"
+
+
+def memory_short(exc: BaseException) -> bool:
+    """Whether `exc` says the process ran out of memory: a MemoryError, or
+    an extension module the loader could not map (`ulimit -v`: "failed to
+    map segment from shared object"), which is no broken install."""
+    return isinstance(exc, MemoryError) or isinstance(exc, ImportError) and (
+        "failed to map segment" in str(exc) or "Cannot allocate memory" in str(exc))
+
 
 @record(frozen=True)
 class Location:

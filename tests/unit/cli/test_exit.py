@@ -315,3 +315,34 @@ def test_standard_input_that_fails_to_read_is_a_usage_error_only_when_it_is_how_
         gather(["-"], io.BufferedReader(Failing()), 1 << 20, lambda message: None)
     assert isinstance(raised.value, UsageError) == usage
     assert str(raised.value).startswith("standard input: ")
+
+
+# A module that fails to load as it does when the process is short of memory
+# (`ulimit -v`): MemoryError, or the loader's ImportError for a shared object.
+_FAILING_LOAD = """
+import importlib.abc, runpy, sys
+class Failing(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name == {module!r}:
+            raise {error}
+sys.meta_path.insert(0, Failing())
+sys.argv = ["postrender"]
+runpy.run_module("postrender", run_name="__main__")
+"""
+
+
+@pytest.mark.parametrize("module, error, said", [
+    ("postrender.cli", "MemoryError()", "out of memory"),
+    ("postrender.cli", "ImportError('x.so: failed to map segment from shared object', name='x')", "out of memory"),
+    ("postrender.cli", "ImportError('no module', name='postrender.cli')", "cannot load the module 'postrender.cli'"),
+    ("array", "ImportError('array.so: failed to map segment from shared object', name='array')", "out of memory"),
+])
+def test_a_load_short_of_memory_is_said_in_one_line(module, error, said):
+    """Short of memory while postrender loads, or as it loads a module later:
+    one line saying so, exit 1, not a traceback nor "reinstall postrender"."""
+    done = subprocess.run([sys.executable, "-c", _FAILING_LOAD.format(module=module, error=error)],
+                          input=b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {k: v}\n",
+                          capture_output=True, timeout=60)
+    stderr = done.stderr.decode()
+    assert done.returncode == 1 and done.stdout == b"", stderr
+    assert stderr.count("\n") == 1 and stderr.startswith("postrender: error: ") and said in stderr, stderr
