@@ -454,12 +454,15 @@ def _release(line: CommandLine) -> str | None:
 
 def _cache_home(environ: Mapping[str, str]) -> str:
     """helm.sh/helm/v3/pkg/helmpath: HELM_CACHE_HOME, else $XDG_CACHE_HOME/helm,
-    else the platform's cache directory."""
+    else the platform's cache directory under $HOME, as `helm env` prints
+    it. Helm takes the home from $HOME alone (client-go's homedir): without
+    it, the cache is `.cache/helm`, relative to where Helm runs, and so is
+    the log a README line tells a CI job to read."""
     if environ.get("HELM_CACHE_HOME"):
         return environ["HELM_CACHE_HOME"]
     base = environ.get("XDG_CACHE_HOME")
     if not base:
-        home = environ.get("HOME") or os.path.expanduser("~")
+        home = environ.get("HOME", "")
         if sys.platform == "darwin":
             base = os.path.join(home, "Library", "Caches")
         elif sys.platform == "win32":

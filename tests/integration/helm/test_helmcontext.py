@@ -336,3 +336,19 @@ def test_helm_environment_and_default_release_under_the_real_helm(binary, probe,
     assert (learned["release"], learned["namespace"], learned["context"]) == ("release-name", "from-env", "ctx")
     generated = _run_helm(binary, tmp_path, "template", str(CHART), "--generate-name", "--post-renderer", renderer)
     assert generated["release"] is None and generated["namespace"] == "default"
+
+
+@pytest.mark.parametrize("binary", HELMS)
+@pytest.mark.parametrize("environ", [
+    {}, {"HOME": "/home/someone"}, {"XDG_CACHE_HOME": "/var/cache/x"}, {"HELM_CACHE_HOME": "/c"},
+    {"HOME": "/h", "XDG_CACHE_HOME": "/x"},
+], ids=["no-home", "home", "xdg", "helm-cache-home", "home-and-xdg"])
+def test_cache_home_is_where_helm_env_says(binary, environ, tmp_path):
+    """The default log goes under Helm's cache, which a CI job reads as
+    `$(helm env HELM_CACHE_HOME)/postrender/postrender.log`: the same folder,
+    with $HOME unset too (Helm then says `.cache/helm`, relative)."""
+    helm = require_tool(binary)
+    env = {"PATH": os.environ["PATH"], **environ}
+    said = subprocess.run([helm, "env", "HELM_CACHE_HOME"], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert said.returncode == 0, said.stderr
+    assert helmcontext._cache_home(environ) == said.stdout.strip()
