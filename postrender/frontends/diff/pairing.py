@@ -119,6 +119,34 @@ def _listed(names: list[str]) -> str:
     return shown + (f" and {len(names) - MAX_LISTED} more" if len(names) > MAX_LISTED else "")
 
 
+def strings_mapped(value: object, change: Callable[[str], str]) -> object:
+    """`value` (JSON-like) with `change` applied to each string in it, keys
+    left as they are. Walked with a stack of its own, not by recursion: a
+    template may nest as deep as --max-depth (1,000 levels)."""
+    if isinstance(value, str):
+        return change(value)
+    if not isinstance(value, (dict, list)):
+        return value
+    top: dict | list = {} if isinstance(value, dict) else []
+    # Each entry: a container to read and the copy its items go into.
+    stack: list[tuple[dict | list, dict | list]] = [(value, top)]
+    while stack:
+        source, copy = stack.pop()
+        items = source.items() if isinstance(source, dict) else enumerate(source)
+        for key, item in items:
+            if isinstance(item, str):
+                item = change(item)
+            elif isinstance(item, (dict, list)):
+                inner: dict | list = {} if isinstance(item, dict) else []
+                stack.append((item, inner))
+                item = inner
+            if isinstance(copy, dict):
+                copy[key] = item
+            else:
+                copy.append(item)
+    return top
+
+
 def _moved(old: Side, config_moves: dict, key_moves: dict) -> Side:
     def cid(c: ConfigId) -> ConfigId:
         return config_moves.get(c, c)
@@ -129,13 +157,7 @@ def _moved(old: Side, config_moves: dict, key_moves: dict) -> Side:
     moved_tokens = token_mover(tokens)
 
     def value(v: object) -> object:
-        if isinstance(v, str):
-            return moved_tokens(v)
-        if isinstance(v, dict):
-            return {k: value(x) for k, x in v.items()}
-        if isinstance(v, list):
-            return [value(x) for x in v]
-        return v
+        return strings_mapped(v, moved_tokens)
 
     def shape(s: Shape | None) -> Shape | None:
         return s if s is None or not tokens else replace(s, normalized=value(s.normalized))

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from conftest import run_postrender
 from postrender.frontends.diff.compare import _differences
+from postrender.frontends.diff.pairing import strings_mapped
 from postrender.frontends.diff.side import _EMPTY_IS_ABSENT_PATHS, _EMPTY_IS_ABSENT_PREFIXES, _as_stored
 from postrender.pipeline.index.hashing import go_json
 
@@ -95,6 +96,24 @@ def test_differences_are_the_recursive_walks_in_its_order(a, b):
     assert _differences(a, a) == []
 
 
+def _mapped_by_recursion(value, change):
+    if isinstance(value, str):
+        return change(value)
+    if isinstance(value, dict):
+        return {k: _mapped_by_recursion(v, change) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_mapped_by_recursion(v, change) for v in value]
+    return value
+
+
+@settings(max_examples=300, deadline=None)
+@given(_VALUES)
+def test_strings_mapped_is_the_recursive_walk_in_its_order(value):
+    mapped = strings_mapped(value, str.upper)
+    assert mapped == _mapped_by_recursion(value, str.upper)
+    assert repr(mapped) == repr(_mapped_by_recursion(value, str.upper))  # key order too
+
+
 def _nested_deployment(depth: int, inner: str = "") -> str:
     return ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  selector: {matchLabels: {a: b}}\n"
             "  template:\n    metadata: {labels: {a: b}}\n    spec:\n      containers: [{name: c, image: x}]\n"
@@ -112,3 +131,18 @@ def test_diff_answers_on_the_deepest_template_a_render_takes(tmp_path):
         rolls = run_postrender(["diff", *limit, "-o", "json", str(old), str(new)])
         assert rolls.status == 0, rolls.stderr
         assert "spec.template.spec.x" + "[0]" * (depth - 1) in rolls.stdout
+
+
+def test_diff_answers_when_a_config_moves_namespace_beside_a_deep_template(tmp_path):
+    """A config OLD leaves in the implicit namespace and NEW puts in one:
+    pairing rewrites the tokens in every template, as deep as it nests."""
+    config = "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c{ns}}}\ndata: {{k: v}}\n---\n"
+    reader = _nested_deployment(990).replace("containers: [{name: c, image: x}]",
+                                            "containers: [{name: c, image: x, envFrom: [{configMapRef: {name: c}}]}]")
+    old, new = tmp_path / "old.yaml", tmp_path / "new.yaml"
+    old.write_text(config.format(ns="") + reader)
+    new.write_text(config.format(ns=", namespace: prod") + reader.replace("metadata: {name: d}",
+                                                                          "metadata: {name: d, namespace: prod}"))
+    moved = run_postrender(["diff", "--max-depth", "1000", str(old), str(new)])
+    assert moved.status == 0, moved.stderr
+    assert "nothing rolls" in moved.stdout and "which NEW puts in namespace prod" in moved.stderr
