@@ -302,17 +302,32 @@ def _status_text(status: int, data: Any) -> str:
     return f"{text}: {message}" if message else text
 
 
-# A URL's password (`https://user:password@host`) and query (`?token=...`),
-# which a kubeconfig's server may carry.
-_URL_PASSWORD = re.compile(r"(://[^/\s:@]*):[^/\s@]*@")
-_URL_QUERY = re.compile(r"\?[^\s'\"]+")
+# A URL, from its scheme to the next blank or quote: its userinfo runs to
+# the last `@` of its authority (Go's url.Parse), which a password may hold.
+_URL = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://)([^\s'\"]*)")
 
 
 def without_credentials(text: str) -> str:
     """`text` with each URL's password and query masked, as kubectl masks
     them when it names a server (`https://u:***@host/p?...`): a message
-    goes to a log and, under Helm, to the terminal."""
-    return _URL_QUERY.sub("?...", _URL_PASSWORD.sub(r"\1:***@", text))
+    goes to a log and, under Helm, to the terminal. Where a URL may hold
+    `@` past its host, more is masked rather than less."""
+    return _QUERY.sub("?...", _URL.sub(_masked_url, text))
+
+
+# A query anywhere in the text: the client's messages quote a request's path
+# without its scheme (`url: /api?token=...`).
+_QUERY = re.compile(r"\?[^\s'\")]+")
+
+
+def _masked_url(match: re.Match[str]) -> str:
+    scheme, rest = match.group(1), match.group(2)
+    rest, question, _ = rest.partition("?")
+    if "@" in rest:
+        userinfo, _, host = rest.rpartition("@")
+        if ":" in userinfo:
+            rest = f"{userinfo.partition(':')[0]}:***@{host}"
+    return scheme + rest + ("?..." if question else "")
 
 
 def _reason(exc: BaseException) -> str:

@@ -210,6 +210,12 @@ def test_an_unreachable_servers_password_and_query_are_not_said(tmp_path):
     ("https://u@h", "https://u@h"),
     ("https://h/p?token=t&a=b (refused)", "https://h/p?... (refused)"),
     ("HTTPSConnection(host='h', port=1): url: /api?token=t", "HTTPSConnection(host='h', port=1): url: /api?..."),
+    # The userinfo runs to the last @ (Go's url.Parse); a password may hold @ or /.
+    ("https://u:p@ss@127.0.0.1:1", "https://u:***@127.0.0.1:1"),
+    ("https://u:pa/ss@127.0.0.1:1: bad", "https://u:***@127.0.0.1:1: bad"),
+    ("https://[::1]:6443/x", "https://[::1]:6443/x"),
+    ("socks5://u:p@proxy:1080 refused", "socks5://u:***@proxy:1080 refused"),
+    ("https://h/a@b", "https://h/a@b"),
 ])
 def test_without_credentials(text, masked):
     from postrender.cluster.client import without_credentials
