@@ -89,7 +89,7 @@ def _add_render_options(parser: argparse.ArgumentParser, groups: dict[str, argpa
                         cluster: bool = True) -> None:
     """cluster=False: the options that read a cluster are still parsed (so
     the command can refuse one with its reason) but left out of --help."""
-    from .options import OPTIONS, dest
+    from .options import OPTIONS, dest, non_empty
 
     for option in OPTIONS:
         group = groups[option.group]
@@ -104,24 +104,13 @@ def _add_render_options(parser: argparse.ArgumentParser, groups: dict[str, argpa
         if option.kind == "bool":
             group.add_argument(*option.flags, action="store_true", default=None, **common)
         elif option.kind == "files":
-            group.add_argument(*option.flags, action="append", metavar=option.metavar, type=_a_path(option.flag),
+            group.add_argument(*option.flags, action="append", metavar=option.metavar, type=non_empty(option.flag),
                                **common)
         elif option.kind == "choice":
             group.add_argument(*option.flags, choices=option.choices, **common)
         else:
             group.add_argument(*option.flags, metavar=option.metavar,
                                type=lambda text, option=option: option.convert_text(text), **common)
-
-
-def _a_path(flag: str) -> Callable[[str], str]:
-    """An argparse type for a path flag: an empty one (an unset variable,
-    `--config "$CFG"`) is refused as such, rather than read as the current
-    folder ("Is a directory") or, for the log, as no flag at all."""
-    def path(text: str) -> str:
-        if not text:
-            raise UsageError(f"{flag}: an empty path (an unset variable?)")
-        return text
-    return path
 
 
 def _groups(parser: argparse.ArgumentParser, names: Sequence[str]) -> dict[str, argparse._ArgumentGroup]:
@@ -139,11 +128,13 @@ def _input_arguments(group: argparse._ArgumentGroup) -> None:
 def _diagnostic_arguments(group: argparse._ArgumentGroup,
                           says: str = "print each rename and rewritten reference") -> None:
     """`says`: what -v prints, in the command's own terms."""
+    from .options import non_empty
+
     group.add_argument("-v", "--verbose", action="count", default=0,
                        help=f"{says}; -v=N as kubectl (N>=1 is -v)")
     # The same count as -v, so the last word wins: `-v=0 -v` is verbose, `-v -v=0` is not.
     group.add_argument("--verbosity", dest="verbose", type=lambda t: _count(t, "-v", 0, 99), help=argparse.SUPPRESS)
-    group.add_argument("--log-file", metavar="PATH", type=_a_path("--log-file"),
+    group.add_argument("--log-file", metavar="PATH", type=non_empty("--log-file"),
                        help="also write diagnostics here, mode 0600 (default: $POSTRENDER_LOG_FILE)")
     group.add_argument("-h", "--help", action=_HelpAction)
 
@@ -155,7 +146,7 @@ def _count(text: str, name: str, low: int, high: int) -> int:
 
 
 def _render_arguments(parser: argparse.ArgumentParser) -> None:
-    from .options import DIAGNOSTICS, HELP_GROUPS, INPUT, INTEGRATIONS, OUTPUT
+    from .options import DIAGNOSTICS, HELP_GROUPS, INPUT, INTEGRATIONS, OUTPUT, non_empty
 
     groups = _groups(parser, HELP_GROUPS)
     _input_arguments(groups[INPUT])
@@ -174,7 +165,7 @@ def _render_arguments(parser: argparse.ArgumentParser) -> None:
     groups[INTEGRATIONS].add_argument(
         # Appended: kustomize passes its file first, and one more from
         # argsOneLiner is refused, not silently read instead (kustomize_exec).
-        "--plugin-config", metavar="FILE", action="append", type=_a_path("--plugin-config"),
+        "--plugin-config", metavar="FILE", action="append", type=non_empty("--plugin-config"),
         help="options from a kustomize PostRender config (the file kustomize passes an exec plugin)")
 
 
@@ -248,7 +239,7 @@ def _render(args: argparse.Namespace, reporter: Reporter) -> str | Iterable[str]
     except InvalidUTF8 as exc:
         # A ResourceList is answered as one, with the error in its results,
         # whatever went wrong: the orchestrator reads the answer, not stderr.
-        if args.krm or not (args.filenames or [p for p in args.paths if p != "-"]) and \
+        if args.krm or not [p for p in (*args.filenames, *args.paths) if p != "-"] and \
                 "ResourceList" in exc.replaced:
             from .frontends import krm
 
@@ -443,30 +434,42 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
 
 
 def _reporter_for_refused(argv: list[str]) -> Reporter:
-    """A reporter for a command line refused before it was read whole: its
-    log is the one the run would have had (`--log-file` as written,
-    $POSTRENDER_LOG_FILE), since under Helm 4, which hides stderr, the log is
-    where the refusal reaches the person who named it. A log that is also a
-    word of the command line (an input) is not written to."""
+    """A reporter for a command line refused as it was read: its log is the
+    one the run would have had (`--log-file` as written, else
+    $POSTRENDER_LOG_FILE), since under Helm 4, which hides stderr, the log
+    is where the refusal reaches the person who named it. Which words of a
+    refused line are its inputs and its -o file is not known (`-fin.yaml`,
+    `--output=x`), so the log is written only where it cannot be one of
+    them: a file not there yet, or one a postrender run's header begins."""
     log_file = os.environ.get("POSTRENDER_LOG_FILE") or None
-    words = list(argv[:argv.index("--")] if "--" in argv else argv)
-    at = None
+    words = argv[:argv.index("--")] if "--" in argv else argv
     for position, word in enumerate(words):
-        if word == "--log-file" and position + 1 < len(words):
-            log_file, at = words[position + 1], position + 1
+        # `--log-file --bogus`: argparse takes no flag as its value, nor do we.
+        if word == "--log-file" and position + 1 < len(words) and not words[position + 1].startswith("-"):
+            log_file = words[position + 1] or log_file
         elif word.startswith("--log-file="):
-            log_file, at = word.partition("=")[2] or None, position
-    if not log_file:
+            log_file = word.partition("=")[2] or log_file
+    if not log_file or not _a_log_or_nothing(log_file):
         return Reporter()
-    others = argparse.Namespace(paths=[w for p, w in enumerate(argv) if p != at and not w.startswith("-")],
-                                output_file=None)
     reporter = Reporter(log_file=log_file)
     try:
-        _check_log_file_apart(log_file, others)
         reporter.open_log()
     except (UsageError, OSError):
         return Reporter()
     return reporter
+
+
+def _a_log_or_nothing(path: str) -> bool:
+    """Whether `path` is not there yet, or is a postrender log (it starts with
+    run_header's line). A symbolic link is neither: open_private_log refuses it."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(64)
+    except FileNotFoundError:
+        return not os.path.islink(path)
+    except OSError:
+        return False
+    return re.match(rb"--- [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z postrender ", head) is not None
 
 
 def _check_log_file_apart(log_file: str | None, args: argparse.Namespace) -> None:
@@ -485,7 +488,12 @@ def _check_log_file_apart(log_file: str | None, args: argparse.Namespace) -> Non
     # Standard input and output stand for the files they are (`< in.yaml`, `> out.yaml`), if any.
     streams = ([(0, "standard input")] if not inputs or "-" in inputs else []) + \
         ([(1, "standard output")] if output in (None, "-") else [])
-    for path, what in [(output, "the -o file"), *((p, "an input") for p in inputs), *streams]:
+    # Files the run reads besides its inputs: appended to, a config no longer reads.
+    read = [*((p, "a --config file") for p in getattr(args, "config_files", None) or ()),
+            *((p, "the --plugin-config file") for p in getattr(args, "plugin_config", None) or ()),
+            (getattr(args, "kubeconfig", None), "the --kubeconfig file"),
+            *((getattr(args, side, None), f"diff's {side.upper()}") for side in ("old", "new"))]
+    for path, what in [(output, "the -o file"), *((p, "an input") for p in inputs), *streams, *read]:
         if path is None or path in ("", "-"):
             continue
         # A path by its name, or any of them as a hard link to the log.
@@ -728,6 +736,7 @@ def _main(argv: list[str], current: list[Reporter]) -> int:
     reporter = current[0]
     status = 0
     output_file = None
+    args = None
     try:
         args = parse(argv)
         verbosity = getattr(args, "verbose", 0)
@@ -746,7 +755,7 @@ def _main(argv: list[str], current: list[Reporter]) -> int:
     except _ShowHelp as shown:
         output, output_file = shown.text, None
     except UsageError as exc:
-        if reporter.log_path is None and reporter is current[0]:
+        if args is None:  # the command line itself was refused, before the run's reporter was made
             reporter = current[0] = _reporter_for_refused(argv)
         reporter.error(str(exc))
         return 2

@@ -127,6 +127,17 @@ def check_scope(scope: str, name: str = "--scope") -> str:
     return scope
 
 
+def non_empty(flag: str, what: str = "path") -> Callable[[str], str]:
+    """An argparse type for a flag whose value may not be empty: an unset
+    variable (`--config "$CFG"`) is refused as such, rather than read as
+    the current folder ("Is a directory"), a file named '', or no flag."""
+    def checked(text: str) -> str:
+        if not text:
+            raise UsageError(f"{flag}: an empty {what} (an unset variable?)")
+        return text
+    return checked
+
+
 def format_size(number: int) -> str:
     for unit in ("Ti", "Gi", "Mi", "Ki"):
         if number >= _SIZE_UNITS[unit] and number % _SIZE_UNITS[unit] == 0:

@@ -8,7 +8,7 @@ import argparse
 import re
 
 from ..errors import UsageError
-from ..options import parse_count
+from ..options import non_empty, parse_count
 
 DEFAULT_KEEP = 3
 MAX_KEEP = 1_000_000
@@ -20,8 +20,10 @@ _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
 def _connection(group: argparse._ArgumentGroup) -> None:
-    group.add_argument("--kubeconfig", metavar="PATH", help="kubeconfig file (default: $KUBECONFIG, ~/.kube/config)")
-    group.add_argument("--context", metavar="NAME", help="kubeconfig context (default: the current one)")
+    group.add_argument("--kubeconfig", metavar="PATH", type=non_empty("--kubeconfig"),
+                       help="kubeconfig file (default: $KUBECONFIG, ~/.kube/config)")
+    group.add_argument("--context", metavar="NAME", type=non_empty("--context", "name"),
+                       help="kubeconfig context (default: the current one)")
 
 
 def add_gc_arguments(parser: argparse.ArgumentParser) -> None:

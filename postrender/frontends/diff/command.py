@@ -24,7 +24,7 @@ def run(old: str, new: str, options: RenderOptions, fmt: str, show_values: bool,
     formats.check(fmt)
     sides = []
     for label, path in (("old", old), ("new", new)):
-        label = f"{label} ({path})"
+        label = f"{label} ({path})" if path else label  # an empty path is refused below, as such
         # Every error of a side says which side, from reading (invalid UTF-8,
         # --max-bytes) as from rendering (build): standard input is named
         # nowhere else.

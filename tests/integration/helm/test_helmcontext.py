@@ -209,8 +209,11 @@ def test_a_connection_postrender_cannot_replicate_is_a_cluster_doubt():
 def test_fill_explicit_flags_win_and_retain_refuses_to_guess():
     helm = HelmContext(3, 7, "upgrade", "web", "shop", "/kc", "live")
     filled = fill(RenderOptions(namespace="from-env"), None, helm)
+    # Helm's cluster is --retain's: a render without it reads none, and sets none.
     assert (filled.namespace, filled.scope, filled.kubeconfig, filled.context, filled.hooks_hidden) == (
-        "shop", "web", "/kc", "live", True)
+        "shop", "web", None, None, True)
+    retained = fill(RenderOptions(namespace="from-env", retain=2), None, helm)
+    assert (retained.namespace, retained.scope, retained.kubeconfig, retained.context) == ("shop", "web", "/kc", "live")
     explicit = fill(RenderOptions(namespace="mine", scope="s", kubeconfig="/k", context="c"), "mine", helm)
     assert (explicit.namespace, explicit.scope, explicit.kubeconfig, explicit.context) == ("mine", "s", "/k", "c")
     assert fill(RenderOptions(), None, HelmContext(4, 7, "template", "web", "shop")).hooks_hidden is False

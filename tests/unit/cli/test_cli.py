@@ -481,7 +481,8 @@ def test_a_checked_value_names_where_it_was_written(tmp_path, key, value, said):
     (["--config", ""], "--config: an empty path"), (["--config="], "--config: an empty path"),
     (["--plugin-config", ""], "--plugin-config: an empty path"), (["--log-file="], "--log-file: an empty path"),
     (["-f", ""], "an empty argument where a file or folder goes"), ([""], "an empty argument where a file"),
-    (["graph", ""], "an empty argument where a file"), (["diff", "", "-"], "old (): an empty argument"),
+    (["graph", ""], "an empty argument where a file"), (["diff", "", "-"], "old: an empty argument"),
+    (["gc", "--kubeconfig=", "-n", "x"], "--kubeconfig: an empty path"), (["gc", "--context=", "-n", "x"], "--context: an empty name"),
 ])
 def test_an_empty_path_is_a_usage_error(argv, said):
     """`--config "$CFG"` with CFG unset, Helm's `--post-renderer-args ''`:
@@ -518,12 +519,48 @@ def test_a_refused_command_line_is_said_in_the_log_it_names(tmp_path, refused):
     assert out.status == 2 and said in by_env.read_text()
 
 
-def test_a_refused_command_line_never_logs_into_its_input(tmp_path):
+def test_a_refused_command_line_never_logs_into_a_file_it_names(tmp_path, monkeypatch):
+    """Which words of a refused line are inputs, configs or the -o file is
+    not known (`-fin.yaml`, `--output=x`): its log is written only where it
+    is no such file, one not there yet or a postrender log."""
+    monkeypatch.chdir(tmp_path)
     manifest = tmp_path / "in.yaml"
     manifest.write_text(CM.format(name="a"))
     before = manifest.read_bytes()
-    out = run_postrender(["--log-file", str(manifest), "--bogus", str(manifest)])
+    for argv in (["--log-file", "in.yaml", "--bogus", "in.yaml"], ["--filename=in.yaml", "--log-file", "in.yaml", "--bogus"],
+                 ["-fin.yaml", "--log-file=in.yaml", "--bogus"], ["--output=in.yaml", "--log-file", "in.yaml", "-v=x"],
+                 ["--config=in.yaml", "--log-file", "in.yaml", "--bogus"]):
+        out = run_postrender(argv)
+        assert out.status == 2 and manifest.read_bytes() == before, argv
+        assert oct(manifest.stat().st_mode & 0o777) == oct(0o644 & ~_umask()), argv
+    out = run_postrender(["--filename=in.yaml", "--bogus"], env={"POSTRENDER_LOG_FILE": "in.yaml"})
     assert out.status == 2 and manifest.read_bytes() == before
+    # A flag is no log's name (argparse refuses `--log-file --bogus`): no file named --bogus.
+    assert run_postrender(["--log-file", "--bogus", "in.yaml"]).status == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.yaml"]
+    # A log already written to is written to again; an empty --log-file= leaves $POSTRENDER_LOG_FILE's.
+    run_postrender(["--log-file=run.log", "in.yaml"])
+    assert run_postrender(["--log-file=run.log", "--bogus"]).status == 2
+    assert "unrecognized arguments: --bogus" in (tmp_path / "run.log").read_text()
+    assert run_postrender(["--log-file=", "in.yaml"], env={"POSTRENDER_LOG_FILE": "env.log"}).status == 2
+    assert "--log-file: an empty path" in (tmp_path / "env.log").read_text()
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def test_the_log_is_never_a_file_the_run_reads(tmp_path):
+    manifest, config = tmp_path / "in.yaml", tmp_path / "specs.yaml"
+    manifest.write_text(CM.format(name="a"))
+    config.write_text("nameReference: []\n")
+    for argv, what in ((["--config", str(config), "--log-file", str(config), str(manifest)], "a --config file"),
+                       (["diff", "--log-file", str(manifest), str(manifest), "-"], "diff's OLD")):
+        out = run_postrender(argv, CM.format(name="a"))
+        assert out.status == 2 and f"is also {what}" in out.stderr, out.stderr
+    assert config.read_text() == "nameReference: []\n"
 
 
 def test_a_valid_namespace_is_taken():

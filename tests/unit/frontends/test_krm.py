@@ -733,7 +733,7 @@ def test_a_resource_list_that_is_not_utf8_is_answered_as_one():
     does not parse is; the bad Secret's value is not in it."""
     text = (b"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: Secret\n"
             b"  metadata: {name: s}\n  stringData: {pw: \"S3CR3T\xffcd\"}\n")
-    for args in (["--krm"], []):
+    for args in (["--krm"], [], ["-f", "-"], ["-"]):
         result = run_postrender(args, text)
         assert result.status == 1, args
         answer = load(result.stdout)
@@ -741,6 +741,9 @@ def test_a_resource_list_that_is_not_utf8_is_answered_as_one():
         assert [r["severity"] for r in answer["results"]] == ["error"]
         assert "line 7: invalid UTF-8 (byte 0xff" in answer["results"][0]["message"]
         assert "S3CR3T" not in result.stdout + result.stderr
-    # A plain stream stays a plain error, with nothing on stdout.
-    plain = run_postrender([], b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {k: \"\xff\"}\n")
-    assert plain.status == 1 and plain.stdout == "" and "invalid UTF-8" in plain.stderr
+    # A plain stream stays a plain error, with nothing on stdout, even one that says ResourceList.
+    for plain_text in (b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {k: \"\xff\"}\n",
+                       b"# a ResourceList it is not\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"
+                       b"data: {k: \"\xff\"}\n"):
+        plain = run_postrender([], plain_text)
+        assert plain.status == 1 and plain.stdout == "" and "invalid UTF-8" in plain.stderr
