@@ -166,13 +166,135 @@ def run(path: str, sources: list[Source], options: RenderOptions, reporter: Repo
     from . import render
 
     reporter.keep_warnings = False  # said as they come; nothing reads them again
+    after = transformers_after(os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_ROOT"),
+                               os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_STRING", ""))
+    if after:
+        raise UsageError(
+            f"the kustomization lists {', '.join(after)} after postrender under transformers: it would edit the"
+            " versions postrender names by their content (a patch landing on a version by the name it had), so a"
+            " name would no longer match what it holds; list postrender last"
+        )
     options = replace(load_file(path).apply(options), kustomize_maps_names=True)  # kustomize maps names after it
+    configurations = kustomization_name_references(os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_ROOT"))
+    if configurations:
+        options = replace(options, inline_configs=[*options.inline_configs, *configurations])
     for source in sources:
         # Standard input is kustomize's own writing of the resources, which
         # the user never sees: a line of it must not pass for a line of
         # theirs (an object's origin annotation names its file, read.file_annotated).
         source.name = source.name or KUSTOMIZE_STREAM
     return render(sources, options, reporter, release=True).written
+
+
+_KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+
+
+def transformers_after(root: str | None, config: str) -> list[str]:
+    """What the kustomization at `root` (kustomize's
+    KUSTOMIZE_PLUGIN_CONFIG_ROOT, the folder of the kustomization that lists
+    the plugin) runs after this PostRender (`config`, as kustomize passed it)
+    under `transformers:`: kustomize runs them in order, after the
+    kustomization's own fields (patches, replacements, ...). Each is named
+    as kind/name, or by the entry kustomize reads it from. Nothing where the
+    kustomization, or this config in it, cannot be found: a check, never a
+    new way to fail."""
+    ours = _identity(_load_documents(config))
+    kustomization = _kustomization(root)
+    if root is None or ours is None or kustomization is None:
+        return []
+    entries = kustomization.get("transformers")
+    if not isinstance(entries, list):
+        return []
+    seen: list[tuple[str, tuple | None]] = []  # (how a message names it, its identity)
+    for entry in entries:
+        if not isinstance(entry, str):
+            return []
+        # kustomize's own test: an entry that reads as resources is inline, else a path.
+        documents = _load_documents(entry) if "\n" in entry else None
+        if documents is None:
+            path = os.path.join(root, entry)
+            try:
+                documents = _load_documents(open(path, encoding="utf-8").read()) if os.path.isfile(path) else None
+            except OSError:
+                documents = None
+        if not documents:
+            seen.append((entry, None))  # a folder or something unread: a transformer all the same
+            continue
+        for document in documents:
+            identity = _identity([document])
+            label = f"{identity[1]}/{identity[2]}" if identity and identity[2] else (identity[1] if identity else entry)
+            seen.append((label, identity))
+    at = [i for i, (_, identity) in enumerate(seen) if identity == ours]
+    if not at:
+        return []
+    return [label for label, _ in seen[at[-1] + 1:]]
+
+
+def _kustomization(root: str | None) -> dict[str, Any] | None:
+    """The kustomization at `root`, as kustomize finds it there; None where none reads."""
+    if root is None:
+        return None
+    for name in _KUSTOMIZATION_FILES:
+        try:
+            with open(os.path.join(root, name), encoding="utf-8") as handle:
+                documents = _load_documents(handle.read())
+        except OSError:
+            continue
+        return documents[0] if documents and isinstance(documents[0], dict) else None
+    return None
+
+
+def kustomization_name_references(root: str | None) -> list[tuple[str, dict[str, Any]]]:
+    """The `nameReference` rows of the `configurations:` files of the
+    kustomization at `root`, as field specs of postrender's own: a field
+    only they name (a custom resource's) is then rewritten by postrender
+    too, and its guard does not call it left naming nothing. A file
+    postrender's reader refuses is passed over: kustomize reads it, and a
+    check of ours must not fail a build kustomize makes."""
+    from ..fieldspecs import load_table
+
+    kustomization = _kustomization(root)
+    files = kustomization.get("configurations") if kustomization else None
+    if root is None or not isinstance(files, list):
+        return []
+    found = []
+    for entry in files:
+        if not isinstance(entry, str):
+            continue
+        try:
+            with open(os.path.join(root, entry), encoding="utf-8") as handle:
+                documents = _load_documents(handle.read()) or []
+        except OSError:
+            continue
+        for document in documents:
+            rows = document.get("nameReference") if isinstance(document, dict) else None
+            if not rows:
+                continue
+            specs = (f"the kustomization's configurations: {entry}", {"nameReference": rows})
+            try:
+                load_table([specs])
+            except (UsageError, ValueError, TypeError):
+                continue
+            found.append(specs)
+    return found
+
+
+def _load_documents(text: str) -> list[Any] | None:
+    from ruamel.yaml import YAML, YAMLError
+
+    try:
+        return [document for document in YAML(typ="safe", pure=True).load_all(text) if document is not None]
+    except (YAMLError, ValueError):
+        return None
+
+
+def _identity(documents: list[Any] | None) -> tuple | None:
+    """A transformer config's apiVersion, kind and name, as kustomize keys it."""
+    if not documents or not isinstance(documents[0], dict):
+        return None
+    document = documents[0]
+    metadata = document.get("metadata") if isinstance(document.get("metadata"), dict) else {}
+    return (str(document.get("apiVersion")), str(document.get("kind")), str(metadata.get("name") or ""))
 
 
 def exec_plugin_argv(argv: list[str], config: str) -> list[str]:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, ROOT, require_tool, run_postrender
+from conftest import FIXTURES, ROOT, require_tool, run_cli, run_postrender
 from manifests import all_references, configs, documents, ident, tool_env, unresolved, venv_bin, versioned
 from postrender.errors import UsageError
 from postrender.frontends.kustomize_exec import PluginConfig, parse
@@ -135,6 +135,56 @@ def test_a_field_no_field_spec_covers_fails_the_build(plugin_home, overlay):
     # kustomize drops a successful plugin's stderr; the warning is in the log.
     assert "still names ConfigMap 'settings'" not in relaxed.stderr
     assert "still names ConfigMap 'settings'" in log.read_text()
+
+
+def test_a_field_the_kustomizations_configurations_name_is_rewritten_by_postrender_too(plugin_home, overlay):
+    """A Gizmo field only the kustomization's `configurations:` names: postrender
+    reads the file, rewrites the field to the version and raises no guard
+    hit (the build failed, "will point at nothing", though kustomize maps it)."""
+    base = overlay.parent / "base" / "app.yaml"
+    base.write_text(base.read_text() + "---\napiVersion: example.com/v1\nkind: Gizmo\nmetadata: {name: g}\n"
+                    "spec: {configMapName: settings}\n")
+    (overlay / "gizmo.yaml").write_text("nameReference:\n- kind: ConfigMap\n  version: v1\n  fieldSpecs:\n"
+                                        "  - {kind: Gizmo, group: example.com, path: spec/configMapName}\n")
+    kustomization = overlay / "kustomization.yaml"
+    kustomization.write_text(kustomization.read_text() + "configurations:\n  - gizmo.yaml\n")
+    result = build(overlay, plugin_home)
+    assert result.returncode == 0, result.stderr
+    docs = by_ident(documents(result.stdout))
+    settings = next(name for (_, name) in configs(list(docs.values())) if name.startswith("settings-"))
+    assert docs["Gizmo/g"]["spec"]["configMapName"] == settings
+    # A configurations file postrender's reader refuses (a field spec without a path) is kustomize's
+    # alone: passed over, so the build fails only where kustomize's own reading of it does.
+    (overlay / "gizmo.yaml").write_text("nameReference:\n- kind: ConfigMap\n  fieldSpecs: [{kind: Gizmo}]\n")
+    passed_over = build(overlay, plugin_home)
+    assert "gizmo.yaml" not in passed_over.stderr, passed_over.stderr
+
+
+def test_a_transformer_listed_after_postrender_fails_the_build(plugin_home, overlay):
+    """A transformer after postrender could edit a version's data by the
+    name it had (its previousNames), leaving a name that no longer says
+    what it holds: refused, naming it; listed before postrender, it builds."""
+    (overlay / "patch.yaml").write_text(
+        "apiVersion: builtin\nkind: PatchTransformer\nmetadata: {name: late-patch}\npatch: |-\n"
+        "  apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: settings}\n  data: {color: red}\n")
+    kustomization = overlay / "kustomization.yaml"
+    text = kustomization.read_text()
+    kustomization.write_text(text.replace("transformers:\n  - postrender.yaml\n",
+                                          "transformers:\n  - postrender.yaml\n  - patch.yaml\n"))
+    late = build(overlay, plugin_home)
+    assert late.returncode != 0 and late.stdout == ""
+    assert "the kustomization lists PatchTransformer/late-patch after postrender" in late.stderr
+    assert "list postrender last" in late.stderr
+    kustomization.write_text(text.replace("transformers:\n  - postrender.yaml\n",
+                                          "transformers:\n  - patch.yaml\n  - postrender.yaml\n"))
+    first = build(overlay, plugin_home)
+    assert first.returncode == 0, first.stderr
+    (settings,) = [d for d in documents(first.stdout) if d["metadata"]["name"].startswith("settings-")
+                   and "postrender.io/copy-of" not in (d["metadata"].get("annotations") or {})]
+    assert settings["data"]["color"] == "red"
+    # Its name is the hash of what it holds: a second run over the output renames nothing.
+    again = run_cli(["--version-all"], first.stdout)
+    assert settings["metadata"]["name"] in again.stdout
 
 
 def test_keep_original_and_mutable_from_the_config(plugin_home, overlay):
