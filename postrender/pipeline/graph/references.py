@@ -527,7 +527,10 @@ def _references(obj: KubeObject, spec: FieldSpec, hits: list[Hit],
         if spec.namespace_field and isinstance(parent, MappingNode):
             ns_node = get(parent, spec.namespace_field)
             if isinstance(ns_node, ScalarNode) and is_string(ns_node) and ns_node.value:
-                namespace = ns_node.value
+                # A CSI template (`${pvc.namespace}`): the provisioner fills in
+                # each claim's namespace, so the name may mean the object of
+                # that name in any namespace, as a field that states none.
+                namespace = None if "${" in ns_node.value else ns_node.value
         optional_node = get(parent, "optional") if isinstance(parent, MappingNode) else None
         optional = isinstance(optional_node, ScalarNode) and scalar_value(optional_node) is True
         if paths is not None:
