@@ -282,7 +282,12 @@ def _referrers(analysis: Analysis, out_index: ObjectIndex, ids: dict[int, Config
     hashed: dict[int, set[ConfigId]] = {}
     for place in analysis.config_hashes:
         namespace = index.namespace_of(place.obj)
-        for item in place.items:
+        for item, config in place.objects:
+            if config is not None and id(config) in ids:
+                # The object itself: not one of the same content elsewhere.
+                hashed.setdefault(id(place.obj), set()).add(ids[id(config)])
+                continue
+            # One a producer makes: found by its content.
             matches = by_content.get(item, [])
             same = [cid for cid in matches if cid.namespace == namespace]
             hashed.setdefault(id(place.obj), set()).update(same or matches)

@@ -85,7 +85,7 @@ def build_view(analysis, result=None, warnings: list[str] | None = None) -> View
     index = graph.index
 
     def describe(obj: KubeObject) -> str:
-        return index.key(obj).describe()
+        return index.describe(obj)
 
     def _namespace_label(stated: str | None, referrer: KubeObject) -> str:
         namespace = index.lookup_namespace(referrer, stated)
@@ -176,10 +176,18 @@ def build_view(analysis, result=None, warnings: list[str] | None = None) -> View
     for version in the_plan.versions:
         configs.append(ConfigNode(version.obj, version.name, version.excluded, id(version.obj) in referenced,
                                   version.keep_original and version.renamed, _marks(version.obj, result)))
-    hashes = [
-        HashNode(p.obj, p.field_path, [f"{kind}/{name}" for kind, name, _ in sorted(p.items)])
-        for p in analysis.config_hashes
-    ]
+    def covered(place) -> list[str]:
+        """Kind/name of each object a hash covers, Kind/namespace/name where
+        it is not the holder's namespace (as postrender.io/refs names them),
+        and where it is several objects of the same content (one item)."""
+        here = index.namespace_of(place.obj)
+        names = set()
+        for (kind, name, _), obj in place.objects:
+            elsewhere = obj is not None and index.namespace_of(obj) not in (here, IMPLICIT)
+            names.add(f"{kind}/{index.namespace_of(obj)}/{name}" if elsewhere else f"{kind}/{name}")
+        return sorted(names)
+
+    hashes = [HashNode(p.obj, p.field_path, covered(p)) for p in analysis.config_hashes]
     def namespace(obj: KubeObject) -> str | None:
         ns = index.namespace_of(obj)
         return None if ns == IMPLICIT else ns

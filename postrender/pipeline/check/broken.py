@@ -79,7 +79,7 @@ def find(graph: Graph, the_plan: Plan, held: dict[int, str], readers: list[Reade
             if lost:
                 problems.append(Broken(ref.referrer, ref.node, ref.field_path, ref.name, (
                     f"{ref.target_kind} {ref.name!r} matches several objects "
-                    f"({', '.join(graph.index.key(c).describe() for c in ref.candidates)}), so it is left as is, "
+                    f"({', '.join(graph.index.describe(c) for c in ref.candidates)}), so it is left as is, "
                     f"but {_renamed(graph, lost)}: it would name nothing. Give the referrer or the objects "
                     f"a namespace (or pass --namespace), or {_FIXES}")))
         elif ref.target is not None and id(ref) in held:
@@ -151,7 +151,7 @@ def _lost(the_plan: Plan, objects: Collection[KubeObject]) -> list[Version]:
 
 
 def _renamed(graph: Graph, lost: list[Version]) -> str:
-    parts = [f"{graph.index.key(v.obj).describe()} is renamed to {v.name!r}" for v in lost]
+    parts = [f"{graph.index.describe(v.obj)} is renamed to {v.name!r}" for v in lost]
     return ", and ".join(parts) + " with no copy keeping the old name"
 
 

@@ -114,8 +114,8 @@ def check(graph: Graph, the_plan: Plan) -> list[Finding]:
                     version = _lookup(stale, by_name, kind, stated or namespace, name,
                                       obj.kind in index.cluster_scoped and stated is None)
                     if version is not None:
-                        findings.append(Finding(obj, path, node_at(top, path), version, index.key(obj).describe(),
-                                                index.key(version.obj).describe(), False, row))
+                        findings.append(Finding(obj, path, node_at(top, path), version, index.describe(obj),
+                                                index.describe(version.obj), False, row))
                     continue
                 # A namespace written beside the name is where it points
                 # ({name, namespace}: a Kyverno context, a Knative Broker's
@@ -129,8 +129,8 @@ def check(graph: Graph, the_plan: Plan) -> list[Finding]:
                 version = _lookup(stale, by_name, kind, stated or namespace, name,
                                   obj.kind in index.cluster_scoped and not stated)
                 if version is not None and _looks_like_reference(kind, path, parent):
-                    findings.append(Finding(obj, path, node_at(top, path), version, index.key(obj).describe(),
-                                            index.key(version.obj).describe(), sibling, namespace_prefix=prefixed))
+                    findings.append(Finding(obj, path, node_at(top, path), version, index.describe(obj),
+                                            index.describe(version.obj), sibling, namespace_prefix=prefixed))
     return findings
 
 

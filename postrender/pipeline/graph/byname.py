@@ -248,13 +248,13 @@ def _rbac_readers(graph: Graph, fixed: dict[int, str]) -> Iterator[Reader]:
         # `*` is every resource of the rule's groups: configmaps and secrets among them.
         if not granted or resources.get(ref.target_kind) not in on and "*" not in on:
             continue
-        why = (f"{graph.index.key(referrer).describe()} grants {'/'.join(granted)} on it by name "
+        why = (f"{graph.index.describe(referrer)} grants {'/'.join(granted)} on it by name "
                f"({ref.field_path}): a program reads it by that name")
         written = writes.intersection(granted)
         for target in [ref.target] if ref.target is not None else ref.candidates:
             yield Reader(target, referrer, ref.path, ref.node, ref.name, why, rolls=False, via=ref.target_kind)
             if written and id(target) not in fixed:
-                fixed[id(target)] = (f"{graph.index.key(referrer).describe()} grants {'/'.join(sorted(written))} on it"
+                fixed[id(target)] = (f"{graph.index.describe(referrer)} grants {'/'.join(sorted(written))} on it"
                                      f" by name ({ref.field_path}): a program writes it by that name, which an"
                                      " immutable version under another name would break")
 
@@ -330,7 +330,7 @@ def _pod_readers(graph: Graph, strings: list[Scanned]) -> Iterator[Reader]:
             for target in _targets(index, obj, namespace, name, kinds_named_by(via)):
                 field_path = format_path(path)
                 where = f"{field_path} ({via})" if via else field_path
-                why = f"{index.key(obj).describe()} {where} names it: the program reads it by that name"
+                why = f"{index.describe(obj)} {where} names it: the program reads it by that name"
                 yield Reader(target, obj, path, node, name, why, rolls=True, via=via)
 
 
@@ -448,7 +448,7 @@ def _data_readers(graph: Graph) -> Iterator[Reader]:
                 # A Secret's text is never quoted, not even the `key: name`
                 # that names the object (whose name is the stream's anyway).
                 quoted = f" ({via}: {written})" if holder.kind != "Secret" else ""
-                why = (f"{index.key(holder).describe()} {format_path(path)} names it{quoted}: "
+                why = (f"{index.describe(holder)} {format_path(path)} names it{quoted}: "
                        "the program configured there reads it by name")
                 yield Reader(target, holder, path, value, name, why, rolls=False, via=via)
 

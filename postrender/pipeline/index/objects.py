@@ -111,11 +111,10 @@ class ObjectIndex:
             namespace = self.namespace_of(obj)
             other = held.get(namespace)
             if other is not None:
-                key = self.key(obj)
                 # Its line too: a List's items are one document.
                 there = other.location()
                 raise PostrenderError(
-                    f"duplicate object {key.describe()}: also defined in document {other.document.index}"
+                    f"duplicate object {self.describe(obj)}: also defined in document {other.document.index}"
                     + (f" item {other.item}" if other.item is not None else "")
                     + (f" ({there.source})" if there.source else "")
                     + (f", {there.line_text(there.line)}" if there.line is not None else ""),
@@ -162,6 +161,14 @@ class ObjectIndex:
 
     def key(self, obj: KubeObject) -> ObjectKey:
         return ObjectKey(obj.group, obj.kind, self.namespace_of(obj), obj.name or "")
+
+    def describe(self, obj: KubeObject) -> str:
+        """Kind/namespace/name as messages name an object; Kind/name for a
+        cluster-scoped one, which has no namespace (not "(default)", the
+        implicit one)."""
+        if obj.kind in self.cluster_scoped:
+            return f"{obj.kind}/{obj.name or ''}"
+        return self.key(obj).describe()
 
     def get(self, key: ObjectKey) -> KubeObject | None:
         held = self._by_name.get((key.group, key.kind), _NONE).get(key.name)

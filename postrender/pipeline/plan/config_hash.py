@@ -53,6 +53,10 @@ class Place:
     template: Path | None  # None: the object's metadata
     items: dict[Item, bool] = field(default_factory=dict)  # item -> a rewritten name carries its changes
     value: str = ""
+    # The objects the items are of (None for one a producer makes): where
+    # each is, its namespace, which an item, hashed as it was first made,
+    # leaves out; identical objects in two namespaces are one item.
+    objects: list[tuple[Item, KubeObject | None]] = field(default_factory=list)
     # The mapping whose annotations get the hash: the template's metadata,
     # or for an object that is no template itself, where its controller
     # takes its pods' metadata from (ReferenceTable.pod_metadata_path), else
@@ -63,8 +67,10 @@ class Place:
     def field_path(self) -> str:
         return format_path(self.at + ("annotations", ANNOTATION_CONFIG_HASH))
 
-    def add(self, item: Item, carried: bool) -> None:
+    def add(self, item: Item, carried: bool, obj: KubeObject | None = None) -> None:
         self.items[item] = self.items.get(item, False) or carried
+        if not any(i == item and o is obj for i, o in self.objects):
+            self.objects.append((item, obj))
 
 
 def kept_names(graph: Graph, strategy: str) -> dict[int, str]:
@@ -114,7 +120,7 @@ def config_hashes(
 
     # What each hash would cover: (referrer, where, item, whether a rewritten
     # name carries the item's changes), in the order places are made.
-    covered: list[tuple[KubeObject, Path | None, Item, bool]] = []
+    covered: list[tuple[KubeObject, Path | None, Item, bool, KubeObject | None]] = []
     # id(config object) -> its item and whether that is carried, the same
     # for each reference to it; None: it adds nothing.
     adds: dict[int, tuple[Item, bool] | None] = {}
@@ -126,7 +132,7 @@ def config_hashes(
             production = productions.making(ref, graph.index) if ref.resolution is Resolution.DANGLING else None
             item = _produced_item(production) if production is not None else None
             if item is not None:
-                covered.append((ref.referrer, ref.path, item, False))
+                covered.append((ref.referrer, ref.path, item, False, None))
             continue
         if not policy.rolls_on(ref.referrer, target) or id(ref) in policy.held and ref.spec.keeps_name is None:
             # A reference left as written rolls nothing (render._holds,
@@ -142,31 +148,32 @@ def config_hashes(
             item, carried = added
             # A held reference keeps the name it holds: no new name carries
             # the object's changes to it, whatever its other referrers read.
-            covered.append((ref.referrer, ref.path, item, carried and id(ref) not in policy.held))
+            covered.append((ref.referrer, ref.path, item, carried and id(ref) not in policy.held, target))
 
     for dep in dependencies:
         if dep.target is None or policy.ignores(dep.target):
             continue
         item = _item(dep.target, the_plan, productions)
         if item is not None:
-            covered.append((dep.referrer, dep.template, item, False))
+            covered.append((dep.referrer, dep.template, item, False, dep.target))
 
     for reader in readers:
         if not reader.rolls or not policy.rolls_on(reader.referrer, reader.target):
             continue
         item = _item(reader.target, the_plan, productions)
         if item is not None:
-            covered.append((reader.referrer, reader.path, item, _read_name_carries(reader.target, the_plan)))
+            covered.append((reader.referrer, reader.path, item, _read_name_carries(reader.target, the_plan),
+                            reader.target))
 
     # A place whose every item a rewritten name carries gets no hash (below),
     # unless with --strategy=annotate; a place is one referrer's, so only
     # referrers with an item not carried need their places found (most
     # referrers, whose references are all rewritten, need none).
-    uncarried = {id(referrer) for referrer, _, _, carried in covered if not carried}
-    for referrer, where, item, carried in covered:
+    uncarried = {id(referrer) for referrer, _, _, carried, _ in covered if not carried}
+    for referrer, where, item, carried, target in covered:
         if (strategy == "annotate" or id(referrer) in uncarried) and not is_config_object(referrer):
             for p in places_at(referrer, where):
-                p.add(item, carried)
+                p.add(item, carried, target)
 
     chosen: list[Place] = []
     for p in places.values():

@@ -68,3 +68,26 @@ def test_only_the_objects_own_generate_name_is_told(shape):
     job = "apiVersion: batch/v1\nkind: Job\n" + metadata + "spec:\n  template:\n" + template_metadata + "    spec:\n" + container
     result = run_postrender([], job)
     assert "Job/(no name) (document 1)" in result.stderr and "wrong-" not in result.stderr, result.stderr
+
+
+def test_a_cluster_scoped_object_is_named_without_a_namespace_and_hashes_say_where_they_cover():
+    """A ClusterRole written twice is `ClusterRole/cr`, not `ClusterRole/(default)/cr`
+    (the implicit namespace, which it is not in); a StorageClass's and a
+    PersistentVolume's hash covers say which namespace's Secret each covers."""
+    import json
+
+    twice = ("apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: cr}\n---\n"
+             "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: cr, namespace: x}\n")
+    out = run_postrender([], twice)
+    assert out.status == 1 and "duplicate object ClusterRole/cr: also defined in document 1" in out.stderr
+    stream = (
+        "apiVersion: v1\nkind: Secret\nmetadata: {name: csi, namespace: x}\nstringData: {k: v}\n---\n"
+        "apiVersion: v1\nkind: Secret\nmetadata: {name: csi, namespace: yy}\nstringData: {k: v}\n---\n"
+        "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: sc}\nprovisioner: p\nparameters:\n"
+        "  csi.storage.k8s.io/provisioner-secret-name: csi\n  csi.storage.k8s.io/provisioner-secret-namespace: yy\n"
+        "---\napiVersion: v1\nkind: PersistentVolume\nmetadata: {name: pv}\nspec:\n  csi:\n    driver: p\n"
+        "    volumeHandle: h\n    nodePublishSecretRef: {name: csi, namespace: x}\n")
+    graph = run_postrender(["graph", "-o", "json"], stream)
+    assert graph.status == 0, graph.stderr
+    covers = {h["referrer"]["name"]: h["covers"] for h in json.loads(graph.stdout)["configHashes"]}
+    assert covers == {"sc": ["Secret/yy/csi"], "pv": ["Secret/x/csi"]}
