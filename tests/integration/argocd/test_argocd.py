@@ -289,6 +289,16 @@ def test_refused_postrender_args_yield_no_manifest(app, env, args, message, tmp_
     assert not (tmp_path / "escape.yaml").exists() and not Path("/tmp/written-outside.yaml").exists()
 
 
+def test_a_refused_argument_says_whether_the_parameter_or_the_env_gave_it(app, env):
+    both = {**plugin_env(POSTRENDER_ARGS="--mutable"),
+            **argocd_parameters([{"name": "postrender-args", "array": ["--no-such-flag"]}])}
+    result = run("generate", app, env, **both)
+    assert result.returncode != 0 and result.stdout == ""
+    assert "postrender arguments (parameter postrender-args): " in result.stderr, result.stderr
+    result = run("generate", app, env, **plugin_env(POSTRENDER_ARGS="--retain=2"))
+    assert "postrender arguments (env POSTRENDER_ARGS): --retain is not available" in result.stderr
+
+
 def test_the_manifest_is_written_as_utf8_whatever_the_locale(plain_app, env):
     (plain_app / "config.yaml").write_text(
         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {mode: früh}\n", encoding="utf-8")
