@@ -512,3 +512,94 @@ def test_a_symbolic_link_loop_in_the_application_is_one_line_not_a_traceback(app
     result = run("generate", app, env, **where)
     assert result.returncode == 1 and result.stdout == ""
     assert "cannot be resolved (a symbolic link loop?): loop1" in result.stderr and "Traceback" not in result.stderr
+
+
+# --- what the Application gives, checked as Argo CD's own Helm source does ---------------
+
+
+@pytest.mark.parametrize("given", [
+    argocd_parameters([{"name": "release-name", "string": "--post-renderer=sh"}]),
+    plugin_env(RELEASE_NAME="--values=/etc/hostname"),
+    argocd_parameters([{"name": "release-name", "string": "Shop"}]),
+    argocd_parameters([{"name": "release-name", "array": ["a", "b"]}]),
+])
+def test_a_release_name_helm_would_not_take_is_refused_before_helm_runs(app, env, given, tmp_path):
+    """A release name is a word of helm's command line: one that starts with
+    `-` was read as a flag of helm's (`--post-renderer=sh` ran the render as a
+    shell script)."""
+    ran = tmp_path / "helm-ran"
+    result = run("generate", app, _first_on_path(env, tmp_path, "helm", f"touch {ran}; exit 1"), **given)
+    assert result.returncode == 1 and result.stdout == ""
+    assert "release name" in result.stderr or "release-name" in result.stderr, result.stderr
+    assert not ran.exists()
+
+
+def test_a_helm_parameter_value_keeps_its_commas(app, env):
+    """As Argo CD's own Helm source passes them (cleanSetParameters): a comma
+    is the value's, unless the value is a `{a,b}` list."""
+    result = run("generate", app, env, **argocd_parameters(
+        [{"name": "helm-parameters", "map": {"greeting": "hello, world,image=evil"}}]))
+    assert result.returncode == 0, result.stderr
+    assert _settings(result.stdout)["data"]["greeting"] == "hello, world,image=evil"
+
+
+@pytest.mark.parametrize("files", [
+    {"a.yaml": ""},
+    {"a.yaml": "# only a comment\n---\n---\n"},
+    {"a.yaml": "apiVersion: v1\nkind: List\nitems: []\n"},
+    {"a.json": '{"apiVersion": "v1", "kind": "List", "items": []}'},
+    {"kustomization.yaml": "resources: []\n"},
+])
+def test_a_render_without_an_object_is_an_error_not_an_empty_manifest(tmp_path, env, files):
+    """Argo CD would prune the whole application against it."""
+    folder = tmp_path / "nothing"
+    folder.mkdir()
+    for name, text in files.items():
+        (folder / name).write_text(text)
+    result = run("generate", folder, env)
+    assert result.returncode == 1 and result.stdout == ""
+    assert "the render holds no Kubernetes object" in result.stderr, result.stderr
+
+
+def test_a_chart_whose_values_turn_every_template_off_is_an_error(app, env):
+    for template in (app / "templates").iterdir():
+        if template.suffix == ".yaml":
+            template.write_text("{{- if .Values.never }}\n" + template.read_text() + "\n{{- end }}\n")
+    shutil.rmtree(app / "charts")
+    chart = app / "Chart.yaml"
+    chart.write_text(re.sub(r"(?ms)^dependencies:.*", "", chart.read_text()))
+    result = run("generate", app, env)
+    assert result.returncode == 1 and result.stdout == ""
+    assert "the render holds no Kubernetes object" in result.stderr, result.stderr
+
+
+def test_a_manifest_link_must_stay_inside_the_application_and_lead_somewhere(plain_app, env, tmp_path):
+    (tmp_path / "outside.yaml").write_text("apiVersion: v1\nkind: Secret\nmetadata: {name: stolen}\n")
+    (plain_app / "link.yaml").symlink_to(tmp_path / "outside.yaml")
+    result = run("generate", plain_app, env)
+    assert result.returncode == 1 and result.stdout == "" and "relative path inside the application" in result.stderr
+    (plain_app / "link.yaml").unlink()
+    (plain_app / "gone.yaml").symlink_to(plain_app / "nothing-here.yaml")
+    result = run("generate", plain_app, env)
+    assert result.returncode == 1 and "gone.yaml is a symbolic link to nothing" in result.stderr
+    (plain_app / "gone.yaml").unlink()
+    (plain_app / "inside.yaml").symlink_to(plain_app / "config.yaml")
+    assert run("generate", plain_app, env).returncode != 0  # the same object twice: refused as a duplicate
+
+
+def test_init_reads_helms_table_not_its_warnings(app, env):
+    """An undeclared subchart in charts/ makes helm warn above its table; its
+    last word is no dependency's status, and no build may follow (offline)."""
+    shutil.copytree(app / "charts" / "worker", app / "charts" / "vendored-extra")
+    chart = app / "charts" / "vendored-extra" / "Chart.yaml"
+    chart.write_text(chart.read_text().replace("name: worker", "name: vendored-extra"))
+    before = sorted(p.relative_to(app) for p in app.rglob("*"))
+    result = run("init", app, env)
+    assert result.returncode == 0, result.stderr
+    assert sorted(p.relative_to(app) for p in app.rglob("*")) == before
+
+
+def test_parameters_nested_past_reason_are_one_line(app, env):
+    result = run("generate", app, env, ARGOCD_APP_PARAMETERS="[" * 20000 + "]" * 20000)
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr.strip() == "postrender-cmp: error: ARGOCD_APP_PARAMETERS nests deeper than any parameter does"
