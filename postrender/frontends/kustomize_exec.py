@@ -166,14 +166,18 @@ def run(path: str, sources: list[Source], options: RenderOptions, reporter: Repo
     from . import render
 
     reporter.keep_warnings = False  # said as they come; nothing reads them again
-    after = transformers_after(os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_ROOT"),
-                               os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_STRING", ""))
-    if after:
+    edits, unknown = transformers_after(os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_ROOT"),
+                                        os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_STRING", ""))
+    if edits:
         raise UsageError(
-            f"the kustomization lists {', '.join(after)} after postrender under transformers: it would edit the"
-            " versions postrender names by their content (a patch landing on a version by the name it had), so a"
-            " name would no longer match what it holds; list postrender last"
+            f"the kustomization lists {', '.join(edits)} after postrender under transformers: it may edit a"
+            " ConfigMap or Secret postrender has named by its content (it finds the version by the name it had),"
+            " so the name would no longer say what it holds; list it before postrender"
         )
+    if unknown:
+        reporter.warn(f"the kustomization lists {', '.join(unknown)} after postrender under transformers: should it"
+                      " edit a ConfigMap's or Secret's data, the version's name would no longer say what it holds;"
+                      " list postrender last")
     options = replace(load_file(path).apply(options), kustomize_maps_names=True)  # kustomize maps names after it
     configurations = kustomization_name_references(os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_ROOT"))
     if configurations:
@@ -189,26 +193,39 @@ def run(path: str, sources: list[Source], options: RenderOptions, reporter: Repo
 _KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 
 
-def transformers_after(root: str | None, config: str) -> list[str]:
+# kustomize's builtin transformers that never touch what a config's hash
+# covers (its data, binaryData, stringData, type): labels, annotations and
+# names are outside it, and kustomize maps a new name itself.
+_LEAVES_CONTENT = frozenset({
+    "LabelTransformer", "AnnotationsTransformer", "NamespaceTransformer", "PrefixSuffixTransformer",
+    "PrefixTransformer", "SuffixTransformer", "ImageTagTransformer", "ReplicaCountTransformer",
+    "HashTransformer", "SortOrderTransformer",
+})
+_CONFIG_KINDS = ("ConfigMap", "Secret")
+
+
+def transformers_after(root: str | None, config: str) -> tuple[list[str], list[str]]:
     """What the kustomization at `root` (kustomize's
     KUSTOMIZE_PLUGIN_CONFIG_ROOT, the folder of the kustomization that lists
     the plugin) runs after this PostRender (`config`, as kustomize passed it)
     under `transformers:`: kustomize runs them in order, after the
-    kustomization's own fields (patches, replacements, ...). Each is named
-    as kind/name, or by the entry kustomize reads it from. Nothing where the
-    kustomization, or this config in it, cannot be found: a check, never a
-    new way to fail."""
+    kustomization's own fields (patches, replacements, ...). Returned as
+    (those that may edit a ConfigMap's or Secret's content: a patch or a
+    replacement that may target one; those postrender cannot tell of: an
+    exec plugin, a function, a folder), each named as kind/name or by its
+    entry. Nothing where the kustomization, or this config in it, cannot be
+    found: a check, never a new way to fail."""
     ours = _identity(_load_documents(config))
     kustomization = _kustomization(root)
     if root is None or ours is None or kustomization is None:
-        return []
+        return [], []
     entries = kustomization.get("transformers")
     if not isinstance(entries, list):
-        return []
-    seen: list[tuple[str, tuple | None]] = []  # (how a message names it, its identity)
+        return [], []
+    seen: list[tuple[str, tuple | None, Any]] = []  # (how a message names it, its identity, the config)
     for entry in entries:
         if not isinstance(entry, str):
-            return []
+            return [], []
         # kustomize's own test: an entry that reads as resources is inline, else a path.
         documents = _load_documents(entry) if "\n" in entry else None
         if documents is None:
@@ -218,16 +235,52 @@ def transformers_after(root: str | None, config: str) -> list[str]:
             except OSError:
                 documents = None
         if not documents:
-            seen.append((entry, None))  # a folder or something unread: a transformer all the same
+            seen.append((entry, None, None))  # a folder or something unread: a transformer all the same
             continue
         for document in documents:
             identity = _identity([document])
             label = f"{identity[1]}/{identity[2]}" if identity and identity[2] else (identity[1] if identity else entry)
-            seen.append((label, identity))
-    at = [i for i, (_, identity) in enumerate(seen) if identity == ours]
+            seen.append((label, identity, document))
+    at = [i for i, (_, identity, _) in enumerate(seen) if identity == ours]
     if not at:
-        return []
-    return [label for label, _ in seen[at[-1] + 1:]]
+        return [], []
+    edits, unknown = [], []
+    for label, identity, document in seen[at[-1] + 1:]:
+        verdict = _edits_configs(identity, document)
+        if verdict is True:
+            edits.append(label)
+        elif verdict is None:
+            unknown.append(label)
+    return edits, unknown
+
+
+def _edits_configs(identity: tuple | None, document: Any) -> bool | None:
+    """Whether a transformer config may edit a ConfigMap's or Secret's
+    content: True, False, or None where postrender cannot tell."""
+    if identity is None or identity[0] != "builtin" or not isinstance(document, dict):
+        return None
+    kind = identity[1]
+    if kind in _LEAVES_CONTENT:
+        return False
+    if kind == "ReplacementTransformer":
+        replacements = document.get("replacements")
+        if not isinstance(replacements, list):
+            return True  # replacements read from a file: any target
+        targets = [t for r in replacements if isinstance(r, dict) for t in (r.get("targets") or [])]
+        return any(not isinstance(t, dict) or not isinstance(t.get("select"), dict)
+                   or t["select"].get("kind") in (None, *_CONFIG_KINDS) for t in targets)
+    if kind in ("PatchTransformer", "PatchStrategicMergeTransformer", "PatchJson6902Transformer"):
+        kinds = []
+        target = document.get("target")
+        if isinstance(target, dict):
+            kinds.append(target.get("kind"))
+        for text in [document.get("patch"), *(document.get("patches") or [])] if not kinds else []:
+            patches = _load_documents(text) if isinstance(text, str) else [text]
+            for patch in patches or [None]:
+                kinds.append(patch.get("kind") if isinstance(patch, dict) else None)
+        # A patch of a known kind that is no config leaves configs alone; else it may edit one.
+        return not kinds or any(k is None or k in _CONFIG_KINDS for k in kinds)
+    return None
 
 
 def _kustomization(root: str | None) -> dict[str, Any] | None:

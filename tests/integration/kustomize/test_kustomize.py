@@ -164,17 +164,36 @@ def test_a_transformer_listed_after_postrender_fails_the_build(plugin_home, over
     """A transformer after postrender could edit a version's data by the
     name it had (its previousNames), leaving a name that no longer says
     what it holds: refused, naming it; listed before postrender, it builds."""
-    (overlay / "patch.yaml").write_text(
-        "apiVersion: builtin\nkind: PatchTransformer\nmetadata: {name: late-patch}\npatch: |-\n"
-        "  apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: settings}\n  data: {color: red}\n")
+    config_patch = ("apiVersion: builtin\nkind: PatchTransformer\nmetadata: {name: late-patch}\npatch: |-\n"
+                    "  apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: settings}\n  data: {color: red}\n")
+    (overlay / "patch.yaml").write_text(config_patch)
     kustomization = overlay / "kustomization.yaml"
     text = kustomization.read_text()
-    kustomization.write_text(text.replace("transformers:\n  - postrender.yaml\n",
-                                          "transformers:\n  - postrender.yaml\n  - patch.yaml\n"))
+    late_listing = text.replace("transformers:\n  - postrender.yaml\n", "transformers:\n  - postrender.yaml\n  - patch.yaml\n")
+    kustomization.write_text(late_listing)
     late = build(overlay, plugin_home)
     assert late.returncode != 0 and late.stdout == ""
     assert "the kustomization lists PatchTransformer/late-patch after postrender" in late.stderr
-    assert "list postrender last" in late.stderr
+    assert "list it before postrender" in late.stderr
+    # A replacement that writes a config's data is refused alike; one that only reads a config's name, a
+    # patch of a Deployment and a label transformer never touch what a hash covers: they build.
+    for harmless, transformer in ((False, "apiVersion: builtin\nkind: ReplacementTransformer\nmetadata: {name: r}\n"
+                                          "replacements:\n- source: {kind: Deployment, name: web, fieldPath: metadata.name}\n"
+                                          "  targets:\n  - select: {kind: ConfigMap, name: settings}\n"
+                                          "    fieldPaths: [data.owner]\n    options: {create: true}\n"),
+                                  (True, "apiVersion: builtin\nkind: ReplacementTransformer\nmetadata: {name: r}\n"
+                                         "replacements:\n- source: {kind: ConfigMap, name: settings, fieldPath: metadata.name}\n"
+                                         "  targets:\n  - select: {kind: Deployment, name: web}\n"
+                                         "    fieldPaths: [metadata.annotations.settings]\n    options: {create: true}\n"),
+                                  (True, "apiVersion: builtin\nkind: PatchTransformer\nmetadata: {name: p}\n"
+                                         "target: {kind: Deployment}\npatch: '[{\"op\": \"add\", \"path\": \"/spec/replicas\", \"value\": 2}]'\n"),
+                                  (True, "apiVersion: builtin\nkind: LabelTransformer\nmetadata: {name: l}\nlabels: {team: a}\n"
+                                         "fieldSpecs: [{path: metadata/labels, create: true}]\n")):
+        (overlay / "patch.yaml").write_text(transformer)
+        kustomization.write_text(late_listing)
+        result = build(overlay, plugin_home)
+        assert (result.returncode == 0) is harmless, (transformer, result.stderr)
+    (overlay / "patch.yaml").write_text(config_patch)
     kustomization.write_text(text.replace("transformers:\n  - postrender.yaml\n",
                                           "transformers:\n  - patch.yaml\n  - postrender.yaml\n"))
     first = build(overlay, plugin_home)

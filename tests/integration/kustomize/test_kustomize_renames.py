@@ -331,12 +331,15 @@ def test_held_references_name_the_unsuffixed_copy_under_its_final_name(tmp_path,
     # The workload that rolls names the versions.
     assert env_from("Deployment", "rolls") == [versions["ConfigMap"]["metadata"]["name"],
                                                versions["Secret"]["metadata"]["name"]]
-    # The field only kustomize knows names an object the build keeps: the
-    # version, unless only `namespace:` moved it (the copy then has the name
-    # it had, and kustomize can tell them apart by nothing else).
+    # The field the kustomization's configurations: name names an object the
+    # build keeps. As the exec transformer, postrender reads those rows too
+    # and rewrites it to the version; as a KRM function it cannot, and
+    # kustomize maps it: to the version, unless only `namespace:` moved it
+    # (the copy then has the name it had, and kustomize can tell them apart
+    # by nothing else).
     widget = _named(built, "Widget", _final_name(layout, "w"))
     assert ("Secret", widget["spec"]["secretName"]) in names
-    expected = final["Secret"] if layout == "namespace" else versions["Secret"]["metadata"]["name"]
+    expected = final["Secret"] if layout == "namespace" and mode == "krm" else versions["Secret"]["metadata"]["name"]
     assert widget["spec"]["secretName"] == expected
 
 
@@ -863,13 +866,13 @@ def _unrenamed(tmp_path: Path, kind: str, keep: str, transformers: dict[str, str
 
 
 @pytest.mark.parametrize("kind, keep, names", [("ConfigMap", "auto", "version"), ("Secret", "none", "version"),
-                                               ("Secret", "auto", "copy")])
+                                               ("Secret", "auto", "version")])
 def test_a_field_only_kustomize_knows_follows_a_config_nothing_else_renamed(tmp_path, kind, keep, names):
-    """postrender renames the config; kustomize maps the Widget's field by
-    the earlier names the version records, the one it had among them (it
-    recorded none: the field was left naming nothing, exit 0). Where an
-    unsuffixed copy keeps that name, the field names the copy: there in the
-    build, though it rolls nothing, as with `namespace:` alone above."""
+    """postrender renames the config. The Widget's field is one only the
+    kustomization's configurations: name; postrender, as the exec
+    transformer, reads those rows and rewrites it to the version, which
+    rolls with it (it was left naming nothing, exit 0; then, where an
+    unsuffixed copy kept the name, it named the copy, which rolls nothing)."""
     built = _unrenamed(tmp_path, kind, keep, {})
     (version,) = [d for d in built if d["kind"] == kind and versioned(d)]
     widget = _named(built, "Widget", "w")
