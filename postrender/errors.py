@@ -8,11 +8,28 @@ OUT_OF_MEMORY = "out of memory: the input needs more than this process may use (
 
 
 def memory_short(exc: BaseException) -> bool:
-    """Whether `exc` says the process ran out of memory: a MemoryError, or
-    an extension module the loader could not map (`ulimit -v`: "failed to
-    map segment from shared object"), which is no broken install."""
-    return isinstance(exc, MemoryError) or isinstance(exc, ImportError) and (
-        "failed to map segment" in str(exc) or "Cannot allocate memory" in str(exc))
+    """Whether `exc` says the process ran out of memory: a MemoryError, or an
+    extension module the loader could not map under a memory limit
+    (`ulimit -v`: "failed to map segment from shared object"). Without a
+    limit the same words mean something else (a noexec mount, SELinux): a
+    broken install, not memory."""
+    if isinstance(exc, MemoryError):
+        return True
+    if not isinstance(exc, ImportError):
+        return False
+    if "Cannot allocate memory" in str(exc):
+        return True
+    return "failed to map segment" in str(exc) and _memory_limited()
+
+
+def _memory_limited() -> bool:
+    try:
+        import resource
+
+        return any(resource.getrlimit(limit)[0] != resource.RLIM_INFINITY
+                   for limit in (resource.RLIMIT_AS, resource.RLIMIT_DATA))
+    except (ImportError, OSError, ValueError, AttributeError):
+        return False
 
 
 @record(frozen=True)

@@ -166,8 +166,10 @@ def run(path: str, sources: list[Source], options: RenderOptions, reporter: Repo
     from . import render
 
     reporter.keep_warnings = False  # said as they come; nothing reads them again
-    edits, unknown = transformers_after(os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_ROOT"),
-                                        os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_STRING", ""))
+    edits, unknown, caution = transformers_after(os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_ROOT"),
+                                                 os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_STRING", ""))
+    if caution:
+        reporter.warn(caution)
     if edits:
         raise UsageError(
             f"the kustomization lists {', '.join(edits)} after postrender under transformers: it may edit a"
@@ -204,46 +206,54 @@ _LEAVES_CONTENT = frozenset({
 _CONFIG_KINDS = ("ConfigMap", "Secret")
 
 
-def transformers_after(root: str | None, config: str) -> tuple[list[str], list[str]]:
+def transformers_after(root: str | None, config: str) -> tuple[list[str], list[str], str | None]:
     """What the kustomization at `root` (kustomize's
     KUSTOMIZE_PLUGIN_CONFIG_ROOT, the folder of the kustomization that lists
     the plugin) runs after this PostRender (`config`, as kustomize passed it)
-    under `transformers:`: kustomize runs them in order, after the
-    kustomization's own fields (patches, replacements, ...). Returned as
-    (those that may edit a ConfigMap's or Secret's content: a patch or a
-    replacement that may target one; those postrender cannot tell of: an
-    exec plugin, a function, a folder), each named as kind/name or by its
-    entry. Nothing where the kustomization, or this config in it, cannot be
-    found: a check, never a new way to fail."""
-    ours = _identity(_load_documents(config))
+    under `transformers:`. kustomize runs them after the kustomization's own
+    fields (patches, replacements, ...): first every inline entry, in order,
+    then every file or folder entry, in order (kusttarget.go,
+    configureExternalTransformers). Returned as (those that may edit a
+    ConfigMap's or Secret's content: a patch or a replacement that may
+    target one; those postrender cannot tell of: an exec plugin, a function,
+    a folder; what else to say: a Component's edits come before those of
+    the kustomization including it, or this config was not found among the
+    entries), each named as kind/name or by its entry. A check, never a new
+    way to fail: nothing where the kustomization cannot be read."""
+    ours = _identity(_load_documents(config, strings=True))
     kustomization = _kustomization(root)
     if root is None or ours is None or kustomization is None:
-        return [], []
+        return [], [], None
+    component = ("postrender is listed in a Component: the kustomization that includes it runs its own fields"
+                 " (patches, replacements, generators with behavior: merge) after it, and an edit of a ConfigMap or"
+                 " Secret there lands on a version named by other content; list postrender in the including"
+                 " kustomization's transformers instead") if kustomization.get("kind") == "Component" else None
     entries = kustomization.get("transformers")
     if not isinstance(entries, list):
-        return [], []
-    seen: list[tuple[str, tuple | None, Any]] = []  # (how a message names it, its identity, the config)
+        return [], [], component
+    inline: list[tuple[str, tuple | None, Any]] = []  # (how a message names it, its identity, the config)
+    paths: list[tuple[str, tuple | None, Any]] = []
     for entry in entries:
         if not isinstance(entry, str):
-            return [], []
+            return [], [], component
         # kustomize's own test: an entry that reads as resources is inline, else a path.
-        documents = _load_documents(entry) if "\n" in entry else None
-        if documents is None:
-            path = os.path.join(root, entry)
-            try:
-                documents = _load_documents(open(path, encoding="utf-8").read()) if os.path.isfile(path) else None
-            except OSError:
-                documents = None
-        if not documents:
-            seen.append((entry, None, None))  # a folder or something unread: a transformer all the same
+        documents = _load_documents(entry, strings=True)
+        if documents and all(isinstance(d, dict) and d.get("kind") for d in documents):
+            inline.extend(_named_entries(documents, entry))
             continue
-        for document in documents:
-            identity = _identity([document])
-            label = f"{identity[1]}/{identity[2]}" if identity and identity[2] else (identity[1] if identity else entry)
-            seen.append((label, identity, document))
+        path = os.path.join(root, entry)
+        try:
+            with open(path, encoding="utf-8") as handle:
+                documents = _load_documents(handle.read(), strings=True)
+        except OSError:
+            documents = None  # a folder, or nothing kustomize reads either: a transformer all the same
+        paths.extend(_named_entries(documents, entry) if documents else [(entry, None, None)])
+    seen = inline + paths
     at = [i for i, (_, identity, _) in enumerate(seen) if identity == ours]
     if not at:
-        return [], []
+        return [], [], component or (
+            f"postrender did not find its own config among the kustomization's transformers ({len(seen)}), so it"
+            " cannot tell what runs after it; list it last" if len(seen) > 1 else None)
     edits, unknown = [], []
     for label, identity, document in seen[at[-1] + 1:]:
         verdict = _edits_configs(identity, document)
@@ -251,7 +261,16 @@ def transformers_after(root: str | None, config: str) -> tuple[list[str], list[s
             edits.append(label)
         elif verdict is None:
             unknown.append(label)
-    return edits, unknown
+    return edits, unknown, component
+
+
+def _named_entries(documents: list[Any], entry: str) -> list[tuple[str, tuple | None, Any]]:
+    named = []
+    for document in documents:
+        identity = _identity([document])
+        label = f"{identity[1]}/{identity[2]}" if identity and identity[2] else (identity[1] if identity else entry)
+        named.append((label, identity, document))
+    return named
 
 
 def _edits_configs(identity: tuple | None, document: Any) -> bool | None:
@@ -299,44 +318,72 @@ def _kustomization(root: str | None) -> dict[str, Any] | None:
 
 def kustomization_name_references(root: str | None) -> list[tuple[str, dict[str, Any]]]:
     """The `nameReference` rows of the `configurations:` files of the
-    kustomization at `root`, as field specs of postrender's own: a field
-    only they name (a custom resource's) is then rewritten by postrender
-    too, and its guard does not call it left naming nothing. A file
-    postrender's reader refuses is passed over: kustomize reads it, and a
-    check of ours must not fail a build kustomize makes."""
+    kustomization at `root` and of the local kustomizations it builds on
+    (`resources:` and `components:` folders: kustomize merges theirs into
+    the build's), as field specs of postrender's own: a field only they name
+    (a custom resource's) is then rewritten by postrender too, and its guard
+    does not call it left naming nothing. A file postrender's reader
+    refuses is passed over: kustomize reads it, and a check of ours must not
+    fail a build kustomize makes."""
     from ..fieldspecs import load_table
 
-    kustomization = _kustomization(root)
-    files = kustomization.get("configurations") if kustomization else None
-    if root is None or not isinstance(files, list):
-        return []
-    found = []
-    for entry in files:
-        if not isinstance(entry, str):
-            continue
-        try:
-            with open(os.path.join(root, entry), encoding="utf-8") as handle:
-                documents = _load_documents(handle.read()) or []
-        except OSError:
-            continue
-        for document in documents:
-            rows = document.get("nameReference") if isinstance(document, dict) else None
-            if not rows:
+    found: list[tuple[str, dict[str, Any]]] = []
+    for folder, kustomization in _kustomizations_under(root):
+        files = kustomization.get("configurations")
+        for entry in files if isinstance(files, list) else []:
+            if not isinstance(entry, str):
                 continue
-            specs = (f"the kustomization's configurations: {entry}", {"nameReference": rows})
             try:
-                load_table([specs])
-            except (UsageError, ValueError, TypeError):
-                continue
-            found.append(specs)
+                with open(os.path.join(folder, entry), encoding="utf-8") as handle:
+                    documents = _load_documents(handle.read()) or []
+            except OSError:
+                continue  # a URL, or nothing there: kustomize's to read
+            for document in documents:
+                rows = document.get("nameReference") if isinstance(document, dict) else None
+                if not rows:
+                    continue
+                where = entry if folder == root else os.path.relpath(os.path.join(folder, entry), root)
+                specs = (f"the kustomization's configurations: {where}", {"nameReference": rows})
+                try:
+                    load_table([specs])
+                except (UsageError, ValueError, TypeError):
+                    continue
+                found.append(specs)
     return found
 
 
-def _load_documents(text: str) -> list[Any] | None:
+def _kustomizations_under(root: str | None, limit: int = 100) -> list[tuple[str, dict[str, Any]]]:
+    """The kustomization at `root` and the local ones its resources and
+    components name (folders that hold one), each once, as far as `limit`."""
+    out: list[tuple[str, dict[str, Any]]] = []
+    seen: set[str] = set()
+    pending = [root] if root is not None else []
+    while pending and len(out) < limit:
+        folder = pending.pop(0)
+        real = os.path.realpath(folder)
+        if real in seen:
+            continue
+        seen.add(real)
+        kustomization = _kustomization(folder)
+        if kustomization is None:
+            continue
+        out.append((folder, kustomization))
+        for key in ("resources", "components", "bases"):
+            entries = kustomization.get(key)
+            for entry in entries if isinstance(entries, list) else []:
+                if isinstance(entry, str) and "://" not in entry and os.path.isdir(os.path.join(folder, entry)):
+                    pending.append(os.path.join(folder, entry))
+    return out
+
+
+def _load_documents(text: str, strings: bool = False) -> list[Any] | None:
+    """`strings`: every scalar as the text it is written as (YAML's base
+    schema), as kustomize keeps a name like `010` or `2024-01-01`."""
     from ruamel.yaml import YAML, YAMLError
 
     try:
-        return [document for document in YAML(typ="safe", pure=True).load_all(text) if document is not None]
+        loader = YAML(typ="base" if strings else "safe", pure=True)
+        return [document for document in loader.load_all(text) if document is not None]
     except (YAMLError, ValueError):
         return None
 

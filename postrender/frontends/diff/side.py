@@ -282,7 +282,7 @@ def _referrers(analysis: Analysis, out_index: ObjectIndex, ids: dict[int, Config
     hashed: dict[int, set[ConfigId]] = {}
     for place in analysis.config_hashes:
         namespace = index.namespace_of(place.obj)
-        for item, config in place.objects:
+        for item, config in place.objects.values():
             if config is not None and id(config) in ids:
                 # The object itself: not one of the same content elsewhere.
                 hashed.setdefault(id(place.obj), set()).add(ids[id(config)])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Callable, Container, Iterator, Mapping, Sequence
 from enum import Enum
 from typing import Any
@@ -527,15 +529,25 @@ def _references(obj: KubeObject, spec: FieldSpec, hits: list[Hit],
         if spec.namespace_field and isinstance(parent, MappingNode):
             ns_node = get(parent, spec.namespace_field)
             if isinstance(ns_node, ScalarNode) and is_string(ns_node) and ns_node.value:
-                # A CSI template (`${pvc.namespace}`): the provisioner fills in
-                # each claim's namespace, so the name may mean the object of
-                # that name in any namespace, as a field that states none.
-                namespace = None if "${" in ns_node.value else ns_node.value
+                namespace = None if _csi_template(spec.namespace_field, ns_node.value) else ns_node.value
         optional_node = get(parent, "optional") if isinstance(parent, MappingNode) else None
         optional = isinstance(optional_node, ScalarNode) and scalar_value(optional_node) is True
         if paths is not None:
             path = paths.setdefault(path, path)
         yield Reference(obj, spec, node, path, value, namespace, prefix, optional)
+
+
+# A template the CSI external-provisioner and snapshotter fill in for each
+# claim or snapshot (`${pvc.namespace}`, `${volumesnapshot.namespace}`), in
+# their own parameters only: elsewhere `${VAR}` is text (Flux substitutes it
+# before the API server sees it, into a namespace of its own).
+_CSI_TEMPLATE = re.compile(r"\$\{(pvc|pv|volumesnapshot|volumesnapshotcontent|volumegroupsnapshot)\.[a-z.]+\}")
+
+
+def _csi_template(field: str, value: str) -> bool:
+    """Whether a CSI parameter's namespace is a template: the name may then
+    mean the object of that name in any namespace, as a field that states none."""
+    return field.startswith("csi.storage.k8s.io/") and _CSI_TEMPLATE.fullmatch(value) is not None
 
 
 def _string_before(holder: Node | None, path: Path) -> str | None:

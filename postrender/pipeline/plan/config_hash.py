@@ -53,10 +53,10 @@ class Place:
     template: Path | None  # None: the object's metadata
     items: dict[Item, bool] = field(default_factory=dict)  # item -> a rewritten name carries its changes
     value: str = ""
-    # The objects the items are of (None for one a producer makes): where
-    # each is, its namespace, which an item, hashed as it was first made,
-    # leaves out; identical objects in two namespaces are one item.
-    objects: list[tuple[Item, KubeObject | None]] = field(default_factory=list)
+    # The objects the items are of (None for one a producer makes), each
+    # once, in order: where each is, its namespace, which an item, hashed as
+    # it was first made, leaves out; identical objects in two namespaces are one item.
+    objects: dict[tuple[Item, int], tuple[Item, KubeObject | None]] = field(default_factory=dict)
     # The mapping whose annotations get the hash: the template's metadata,
     # or for an object that is no template itself, where its controller
     # takes its pods' metadata from (ReferenceTable.pod_metadata_path), else
@@ -69,8 +69,7 @@ class Place:
 
     def add(self, item: Item, carried: bool, obj: KubeObject | None = None) -> None:
         self.items[item] = self.items.get(item, False) or carried
-        if not any(i == item and o is obj for i, o in self.objects):
-            self.objects.append((item, obj))
+        self.objects.setdefault((item, id(obj)), (item, obj))
 
 
 def kept_names(graph: Graph, strategy: str) -> dict[int, str]:

@@ -8,6 +8,7 @@ postrender binary itself linked there.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -204,6 +205,68 @@ def test_a_transformer_listed_after_postrender_fails_the_build(plugin_home, over
     # Its name is the hash of what it holds: a second run over the output renames nothing.
     again = run_cli(["--version-all"], first.stdout)
     assert settings["metadata"]["name"] in again.stdout
+
+
+def test_the_order_checked_is_the_order_kustomize_runs_transformers_in(plugin_home, overlay):
+    """kustomize runs every inline entry of `transformers:` first, then every
+    file: an inline PostRender runs before a file patch listed above it (the
+    patch then edits a version: refused), and an inline patch runs before a
+    file PostRender listed above it (it builds). A one-line flow entry is
+    inline too."""
+    config = (overlay / "postrender.yaml").read_text()
+    patch = ("apiVersion: builtin\nkind: PatchTransformer\nmetadata: {name: late-patch}\npatch: |-\n"
+             "  apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: settings}\n  data: {color: red}\n")
+    (overlay / "patch.yaml").write_text(patch)
+    kustomization = overlay / "kustomization.yaml"
+    text = kustomization.read_text()
+
+    def listing(*entries: str) -> None:
+        block = "".join(f"  - {json.dumps(e)}\n" for e in entries)
+        kustomization.write_text(text.replace("transformers:\n  - postrender.yaml\n", "transformers:\n" + block))
+
+    listing("patch.yaml", config)
+    refused = build(overlay, plugin_home)
+    assert refused.returncode != 0 and "PatchTransformer/late-patch after postrender" in refused.stderr
+    listing("postrender.yaml", patch)
+    assert build(overlay, plugin_home).returncode == 0
+    one_line = "{apiVersion: postrender.io/v1alpha1, kind: PostRender, metadata: {name: postrender}, namespace: shop}"
+    listing(one_line, "patch.yaml")
+    refused = build(overlay, plugin_home)
+    assert refused.returncode != 0 and "PatchTransformer/late-patch after postrender" in refused.stderr
+
+
+def test_a_bases_configurations_are_read_as_the_overlays(plugin_home, overlay):
+    """kustomize merges a base's `configurations:` into the build's: a field
+    only they name is rewritten by postrender in the overlay too."""
+    base = overlay.parent / "base"
+    (base / "app.yaml").write_text((base / "app.yaml").read_text() + "---\napiVersion: example.com/v1\nkind: Gizmo\n"
+                                   "metadata: {name: g}\nspec: {configMapName: settings}\n")
+    (base / "gizmo.yaml").write_text("nameReference:\n- kind: ConfigMap\n  fieldSpecs:\n"
+                                     "  - {kind: Gizmo, group: example.com, path: spec/configMapName}\n")
+    (base / "kustomization.yaml").write_text((base / "kustomization.yaml").read_text() + "configurations: [gizmo.yaml]\n")
+    result = build(overlay, plugin_home)
+    assert result.returncode == 0, result.stderr
+    docs = by_ident(documents(result.stdout))
+    settings = next(name for (_, name) in configs(list(docs.values())) if name.startswith("settings-"))
+    (gizmo,) = [d for d in docs.values() if d["kind"] == "Gizmo"]
+    assert gizmo["spec"]["configMapName"] == settings
+
+
+def test_postrender_in_a_component_is_warned_of(plugin_home, overlay):
+    """A Component's transformers run before the including kustomization's
+    own fields, whose edits postrender cannot see."""
+    component = overlay.parent / "component"
+    component.mkdir()
+    shutil.move(str(overlay / "postrender.yaml"), component / "postrender.yaml")
+    (component / "kustomization.yaml").write_text("apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n"
+                                                  "transformers: [postrender.yaml]\n")
+    kustomization = overlay / "kustomization.yaml"
+    kustomization.write_text(kustomization.read_text().replace("transformers:\n  - postrender.yaml\n",
+                                                               "components: [../component]\n"))
+    log = overlay.parent / "postrender.log"
+    result = build(overlay, plugin_home, POSTRENDER_LOG_FILE=str(log))
+    assert result.returncode == 0, result.stderr
+    assert "postrender is listed in a Component" in log.read_text()
 
 
 def test_keep_original_and_mutable_from_the_config(plugin_home, overlay):

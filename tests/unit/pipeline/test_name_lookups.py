@@ -272,3 +272,23 @@ def test_a_name_read_in_its_own_namespace_does_not_lead_across_once_versioned_th
     flags = ["--allow-broken-references", "--version-all"]
     output = _rendered_twice_alike(flags, stream)
     assert "name: cfg-" in output and "postrender.io/config-hash" in output
+
+
+def test_a_substitution_variable_as_a_namespace_is_that_namespace_but_a_csi_template_is_any():
+    """`${APP_NS}` (Flux substitutes it, into one namespace) is text like any
+    namespace; only a CSI parameter's `${pvc.namespace}` means each claim's."""
+    from ruamel.yaml import YAML
+
+    stream = (
+        'apiVersion: v1\nkind: Secret\nmetadata: {name: tls, namespace: "${APP_NS}"}\nstringData: {k: a}\n---\n'
+        "apiVersion: v1\nkind: Secret\nmetadata: {name: tls, namespace: infra}\nstringData: {k: b}\n---\n"
+        "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: infra}\n"
+        "spec:\n  gatewayClassName: c\n  listeners:\n  - name: https\n    port: 443\n    protocol: HTTPS\n"
+        '    tls:\n      certificateRefs: [{kind: Secret, name: tls, namespace: "${APP_NS}"}]\n')
+    out = run_postrender(["--keep-original=none"], stream)
+    assert out.status == 0, out.stderr
+    docs = list(YAML(typ="safe").load_all(out.stdout))
+    substituted = next(d for d in docs if d["kind"] == "Secret" and d["metadata"]["namespace"] == "${APP_NS}")
+    gateway = next(d for d in docs if d["kind"] == "Gateway")
+    assert gateway["spec"]["listeners"][0]["tls"]["certificateRefs"][0]["name"] == substituted["metadata"]["name"]
+    assert substituted["metadata"]["name"] != "tls"
