@@ -156,3 +156,18 @@ def tool_env(**extra: str) -> dict[str, str]:
     env["PATH"] = venv_bin() + os.pathsep + env.get("PATH", "")
     env.update(extra)
     return env
+
+
+def helm_cluster_flags(folder: Path) -> list[tuple[list[str], dict[str, str]]]:
+    """Each way Helm is told which cluster it deploys to (its flags, its
+    variables), as (helm arguments, environment), with a kubeconfig of two
+    contexts written in `folder`: what a render without --retain reads nothing of."""
+    kubeconfig = folder / "kubeconfig"
+    kubeconfig.write_text(
+        "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: \"https://127.0.0.1:1\"}}]\n"
+        "users: [{name: u, user: {token: t}}]\n"
+        "contexts: [{name: one, context: {cluster: c, user: u}}, {name: two, context: {cluster: c, user: u}}]\n"
+        "current-context: one\n")
+    return [(["--kube-context", "two"], {"KUBECONFIG": str(kubeconfig)}),
+            (["--kubeconfig", str(kubeconfig)], {}),
+            ([], {"KUBECONFIG": str(kubeconfig), "HELM_KUBECONTEXT": "two"})]

@@ -19,6 +19,7 @@ from manifests import (
     base_name,
     configs,
     documents,
+    helm_cluster_flags,
     ident,
     is_hook,
     source_comments,
@@ -107,28 +108,14 @@ def test_changing_a_value_changes_one_hash_and_only_its_workloads(helm3):
     assert changed == users
 
 
-KUBECONFIG_TEXT = """\
-apiVersion: v1
-kind: Config
-clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
-users: [{name: u, user: {token: t}}]
-contexts: [{name: one, context: {cluster: c, user: u}}, {name: two, context: {cluster: c, user: u}}]
-current-context: one
-"""
-
-
 def test_helms_cluster_flags_are_no_postrender_flags(helm3, tmp_path):
     """Helm's --kube-context, --kubeconfig and $HELM_KUBECONTEXT say where
     --retain reads; without it a render reads no cluster, and renders as
     without them (they failed every run: "--context is read only with
     --retain", though the user gave postrender no flag)."""
-    kubeconfig = tmp_path / "kubeconfig"
-    kubeconfig.write_text(KUBECONFIG_TEXT)
     plain = template(helm3, "-n", "prod")
     helm, env = helm3
-    for args, extra in ((["--kube-context", "two"], {"KUBECONFIG": str(kubeconfig)}),
-                        (["--kubeconfig", str(kubeconfig)], {}),
-                        ([], {"KUBECONFIG": str(kubeconfig), "HELM_KUBECONTEXT": "two"})):
+    for args, extra in helm_cluster_flags(tmp_path):
         result = subprocess.run([helm, "template", "app", str(CHART), "-n", "prod", *args, "--post-renderer",
                                  "postrender"], capture_output=True, text=True, env={**env, **extra},
                                 start_new_session=True)

@@ -30,6 +30,7 @@ from manifests import (
     base_name,
     configs,
     documents,
+    helm_cluster_flags,
     ident,
     is_hook,
     tool_env,
@@ -213,25 +214,11 @@ def test_a_refused_command_line_reaches_the_log_it_names(helm4, tmp_path):
             assert said in log.read_text(), (refused, log.read_text())
 
 
-KUBECONFIG_TEXT = """\
-apiVersion: v1
-kind: Config
-clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
-users: [{name: u, user: {token: t}}]
-contexts: [{name: one, context: {cluster: c, user: u}}, {name: two, context: {cluster: c, user: u}}]
-current-context: one
-"""
-
-
 def test_helms_cluster_flags_are_no_postrender_flags(helm4, tmp_path):
     """As under Helm 3 (test_helm3): Helm's cluster flags are --retain's;
     without it, a render renders as without them."""
-    kubeconfig = tmp_path / "kubeconfig"
-    kubeconfig.write_text(KUBECONFIG_TEXT)
     plain = helm(helm4, "template", "app", str(CHART), "-n", "prod", "--post-renderer", "postrender").stdout
-    for args, extra in ((["--kube-context", "two"], {"KUBECONFIG": str(kubeconfig)}),
-                        (["--kubeconfig", str(kubeconfig)], {}),
-                        ([], {"KUBECONFIG": str(kubeconfig), "HELM_KUBECONTEXT": "two"})):
+    for args, extra in helm_cluster_flags(tmp_path):
         result = helm(helm4, "template", "app", str(CHART), "-n", "prod", *args, "--post-renderer", "postrender",
                       env=extra, ok=False)
         assert result.returncode == 0, (args, extra, result.stderr)
