@@ -48,11 +48,20 @@ def _decide(version: LiveVersion, rank: int, state: LiveState, policy: Policy) -
     if users:
         return Decision(version, False, f"in use by {describe_users(users)}")
     if rank < policy.keep:
-        return Decision(version, False, f"newest {rank + 1} of {policy.keep} kept (--keep)")
+        # "the 2nd newest", not "newest 2 of 3": a group of two read as a miscount.
+        return Decision(version, False, f"the {_nth(rank + 1)}newest of its group: --keep {policy.keep}")
     age = policy.now - version.created
     if age < policy.min_age:
         return Decision(version, False, f"younger than --min-age {format_duration(policy.min_age)}")
     return Decision(version, True, f"unused, not among the newest {policy.keep}")
+
+
+def _nth(n: int) -> str:
+    """"" for the first (the newest), else "2nd ", "3rd ", "11th "..."""
+    if n == 1:
+        return ""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix} "
 
 
 def format_age(delta: timedelta) -> str:

@@ -113,10 +113,14 @@ def test_gc_reasons_name_the_cause():
         "c-1": (False, "in use by ReplicaSet/web-1"),
         "c-2": (True, "unused, not among the newest 1"),
         "c-3": (True, "unused, not among the newest 1"),
-        "c-4": (False, "newest 1 of 1 kept (--keep)"),
+        "c-4": (False, "the newest of its group: --keep 1"),
     }
     reasons = {d.version.name: d.reason for d in plan_gc(state, Policy(0, timedelta(hours=1), NOW))}
     assert reasons["c-4"] == "younger than --min-age 1h"
+    reasons = {d.version.name: d.reason for d in plan_gc(state, Policy(3, timedelta(hours=1), NOW))}
+    assert (reasons["c-4"], reasons["c-3"], reasons["c-2"]) == (
+        "the newest of its group: --keep 3", "the 2nd newest of its group: --keep 3",
+        "the 3rd newest of its group: --keep 3")
 
 
 # -- retention planner ---------------------------------------------------
