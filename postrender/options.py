@@ -70,6 +70,9 @@ class RenderOptions:
     # each version records the name it had among kustomize's earlier names
     # (rewrite.py). Set by the exec transformer front end; no flag of its own.
     kustomize_maps_names: bool = False
+    # An input without any Kubernetes object fails (render.analyse): a
+    # deployer that prunes would delete everything it deployed before.
+    require_objects: bool = False
 
 
 # --- numbers as people write them ---------------------------------------------
@@ -256,6 +259,10 @@ OPTIONS: tuple[Option, ...] = (
     Option("strict", ("--strict",),
            "fail when a field no field spec covers still names a renamed object, even with --allow-broken-references",
            REFERENCES, config="strict"),
+    Option("require_objects", ("--require-objects",),
+           "fail when the input holds no Kubernetes object (a chart whose values turn every template off): a "
+           "deployer that prunes would delete the whole application",
+           INPUT, config="requireObjects"),
     Option("allow_broken", ("--allow-broken-references",),
            "warn, instead of failing, when a name is left on an object the render renames",
            REFERENCES, config="allowBrokenReferences"),

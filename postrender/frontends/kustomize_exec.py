@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -241,22 +242,21 @@ def transformers_after(root: str | None, config: str) -> tuple[list[str], list[s
         if documents and all(isinstance(d, dict) and d.get("kind") for d in documents):
             inline.extend(_named_entries(documents, entry))
             continue
-        path = os.path.join(root, entry)
-        try:
-            with open(path, encoding="utf-8") as handle:
-                documents = _load_documents(handle.read(), strings=True)
-        except OSError:
-            documents = None  # a folder, or nothing kustomize reads either: a transformer all the same
+        text = _read_text(os.path.join(root, entry))
+        # A folder, or nothing we read: a transformer all the same.
+        documents = _load_documents(text, strings=True) if text is not None else None
         paths.extend(_named_entries(documents, entry) if documents else [(entry, None, None)])
     seen = inline + paths
     at = [i for i, (_, identity, _) in enumerate(seen) if identity == ours]
     if not at:
+        # Not in a folder entry either (it may be there, from its resources): then it cannot tell.
+        unread = any(identity is None for _, identity, _ in seen)
         return [], [], component or (
             f"postrender did not find its own config among the kustomization's transformers ({len(seen)}), so it"
-            " cannot tell what runs after it; list it last" if len(seen) > 1 else None)
+            " cannot tell what runs after it; list it last" if len(seen) > 1 and not unread else None)
     edits, unknown = [], []
     for label, identity, document in seen[at[-1] + 1:]:
-        verdict = _edits_configs(identity, document)
+        verdict = _edits_configs(identity, document, root)
         if verdict is True:
             edits.append(label)
         elif verdict is None:
@@ -267,39 +267,94 @@ def transformers_after(root: str | None, config: str) -> tuple[list[str], list[s
 def _named_entries(documents: list[Any], entry: str) -> list[tuple[str, tuple | None, Any]]:
     named = []
     for document in documents:
+        items = document.get("items") if isinstance(document, dict) else None
+        if isinstance(items, list) and str(document.get("kind", "")).endswith("List"):
+            # kustomize reads a List's items as the configs (inlineAnyEmbeddedLists).
+            named.extend(_named_entries(items, entry))
+            continue
         identity = _identity([document])
         label = f"{identity[1]}/{identity[2]}" if identity and identity[2] else (identity[1] if identity else entry)
         named.append((label, identity, document))
     return named
 
 
-def _edits_configs(identity: tuple | None, document: Any) -> bool | None:
+def _edits_configs(identity: tuple | None, document: Any, root: str) -> bool | None:
     """Whether a transformer config may edit a ConfigMap's or Secret's
-    content: True, False, or None where postrender cannot tell."""
+    content: True, False, or None where postrender cannot tell. Kinds in
+    kustomize's selectors are anchored regular expressions (`Config.*`), an
+    empty one any kind; a patch or replacement read from a file is read."""
     if identity is None or identity[0] != "builtin" or not isinstance(document, dict):
         return None
     kind = identity[1]
     if kind in _LEAVES_CONTENT:
-        return False
+        # Its fieldSpecs may lead it into a config's content (an annotation
+        # transformer told to write under data): only its defaults never do.
+        specs = document.get("fieldSpecs")
+        return bool(specs) and (not isinstance(specs, list) or any(
+            not isinstance(spec, dict) or _may_select_config(spec.get("kind"))
+            and str(spec.get("path") or "").split("/")[0] in _CONTENT_FIELDS for spec in specs))
     if kind == "ReplacementTransformer":
         replacements = document.get("replacements")
         if not isinstance(replacements, list):
-            return True  # replacements read from a file: any target
-        targets = [t for r in replacements if isinstance(r, dict) for t in (r.get("targets") or [])]
+            return True
+        targets = []
+        for replacement in replacements:
+            if not isinstance(replacement, dict) or "path" in replacement:
+                return True  # read from a file, as kustomize's ReplacementField.Path: any target
+            targets.extend(replacement.get("targets") or [])
         return any(not isinstance(t, dict) or not isinstance(t.get("select"), dict)
-                   or t["select"].get("kind") in (None, *_CONFIG_KINDS) for t in targets)
+                   or _may_select_config(t["select"].get("kind")) for t in targets)
     if kind in ("PatchTransformer", "PatchStrategicMergeTransformer", "PatchJson6902Transformer"):
-        kinds = []
         target = document.get("target")
         if isinstance(target, dict):
-            kinds.append(target.get("kind"))
-        for text in [document.get("patch"), *(document.get("patches") or [])] if not kinds else []:
-            patches = _load_documents(text) if isinstance(text, str) else [text]
-            for patch in patches or [None]:
-                kinds.append(patch.get("kind") if isinstance(patch, dict) else None)
+            return _may_select_config(target.get("kind"))
+        texts: list[Any] = [document.get("patch")]
+        patches = document.get("patches")
+        texts.extend(patches if isinstance(patches, list) else [patches])
+        for path in [document.get("path"), *(document.get("paths") or [])]:
+            if path is not None:
+                texts.append(_read_text(os.path.join(root, str(path))) or "")
+        kinds = []
+        for text in texts:
+            if text is None:
+                continue
+            documents = _load_documents(text) if isinstance(text, str) else [text]
+            kinds.extend(d.get("kind") if isinstance(d, dict) else None for d in documents or [None])
         # A patch of a known kind that is no config leaves configs alone; else it may edit one.
-        return not kinds or any(k is None or k in _CONFIG_KINDS for k in kinds)
+        return not kinds or any(_may_select_config(k) for k in kinds)
     return None
+
+
+# What a config's content hash covers.
+_CONTENT_FIELDS = frozenset({"data", "binaryData", "stringData", "type"})
+
+
+def _may_select_config(kind: Any) -> bool:
+    """Whether a selector's kind may select a ConfigMap or a Secret: kustomize
+    anchors it as a regular expression, and an empty one selects any kind."""
+    if not kind:
+        return True
+    try:
+        pattern = re.compile(f"(?:{kind})")
+    except (re.error, TypeError):
+        return True  # what kustomize reads of it, we cannot tell
+    return any(pattern.fullmatch(config) for config in _CONFIG_KINDS)
+
+
+def _read_text(path: str) -> str | None:
+    """A file's text as go-yaml reads it: UTF-8, or UTF-16 by its byte-order
+    mark; None where there is none or it does not decode."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    try:
+        if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+            return data.decode("utf-16")
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return None
 
 
 def _kustomization(root: str | None) -> dict[str, Any] | None:
@@ -307,11 +362,10 @@ def _kustomization(root: str | None) -> dict[str, Any] | None:
     if root is None:
         return None
     for name in _KUSTOMIZATION_FILES:
-        try:
-            with open(os.path.join(root, name), encoding="utf-8") as handle:
-                documents = _load_documents(handle.read())
-        except OSError:
+        text = _read_text(os.path.join(root, name))
+        if text is None:
             continue
+        documents = _load_documents(text)
         return documents[0] if documents and isinstance(documents[0], dict) else None
     return None
 
@@ -333,11 +387,10 @@ def kustomization_name_references(root: str | None) -> list[tuple[str, dict[str,
         for entry in files if isinstance(files, list) else []:
             if not isinstance(entry, str):
                 continue
-            try:
-                with open(os.path.join(folder, entry), encoding="utf-8") as handle:
-                    documents = _load_documents(handle.read()) or []
-            except OSError:
+            text = _read_text(os.path.join(folder, entry))
+            if text is None:
                 continue  # a URL, or nothing there: kustomize's to read
+            documents = _load_documents(text) or []
             for document in documents:
                 rows = document.get("nameReference") if isinstance(document, dict) else None
                 if not rows:
@@ -384,7 +437,7 @@ def _load_documents(text: str, strings: bool = False) -> list[Any] | None:
     try:
         loader = YAML(typ="base" if strings else "safe", pure=True)
         return [document for document in loader.load_all(text) if document is not None]
-    except (YAMLError, ValueError):
+    except (YAMLError, ValueError, RecursionError):
         return None
 
 

@@ -11,7 +11,7 @@ from .. import fieldspecs
 from ..fieldspecs.walk import SpecIndex
 from .graph.byname import ByName, find_readers, may_name_config, pod_string_specs
 from .graph.dependencies import Dependency, find_dependencies
-from ..errors import UsageError
+from ..errors import PostrenderError, UsageError
 from .graph.producers import Productions, find_productions
 from .graph.references import (Found, Graph, Resolution, build, created_before_every_apply, in_immutable_template, is_hook,
                                 is_config_object, runs_before_apply)
@@ -89,6 +89,9 @@ def analyse(sources: list[Source], options: RenderOptions, stream: Stream | Read
         table = _table(options)
         stream = ReadStream(stream, options, table, pod_string_specs(table), None)
     read_as = stream if stream is not None else read_for(sources, options)
+    if options.require_objects and not read_as.stream.objects:
+        raise PostrenderError("the input holds no Kubernetes object (--require-objects): a deployer that prunes"
+                              " would delete everything it deployed before")
     table, scanned, found_in = read_as.table, read_as.scanned, read_as.found_in
     read_as.found_in = None  # its records, built into the graph below, would be held to the end
     plan_options = _plan_options(options)

@@ -749,3 +749,17 @@ def test_graph_and_diff_refuse_every_cluster_flag(tmp_path, command, flag):
 
 def test_the_cluster_flags_are_there_to_test():
     assert _CLUSTER_FLAGS == ["--kubeconfig", "--context"]
+
+
+@pytest.mark.parametrize("stream", ["", "# only a comment\n---\n---\n", "apiVersion: v1\nkind: List\nitems: []\n",
+                                    '{"apiVersion": "v1", "kind": "List", "items": []}'])
+def test_require_objects_refuses_an_input_without_one(stream, tmp_path):
+    """An empty stream renders as itself, as Helm's empty charts need; a
+    deployer that prunes asks for --require-objects (the Argo CD plugin does)."""
+    assert run_postrender([], stream).status == 0
+    out = run_postrender(["--require-objects"], stream)
+    assert out.status == 1 and out.stdout == "" and "holds no Kubernetes object (--require-objects)" in out.stderr
+    config = tmp_path / "cfg.yaml"
+    config.write_text("apiVersion: postrender.io/v1alpha1\nkind: PostRender\nmetadata: {name: p}\nrequireObjects: true\n")
+    assert run_postrender(["--plugin-config", str(config)], stream).status == 1
+    assert run_postrender(["--require-objects"], stream + "\n---\n" + CM.format(name="a")).status == 0
