@@ -45,7 +45,10 @@ DEFAULT_API_VERSION = f"{GROUP}/v1"
 # Cheap screen before parsing: a top-level `kind: ResourceList` (YAML or JSON).
 _SCREEN = re.compile(
     r"^kind:[ \t]*[\"']?ResourceList[\"']?[ \t]*(?:#.*)?\r?$"  # YAML, top level
-    r'|"kind"\s*:\s*"ResourceList"',  # JSON
+    r'|"kind"\s*:\s*"ResourceList"'  # JSON
+    # Any other spelling a reader takes (a flow mapping, a quoted key, a tag,
+    # the value on the next line): detect() reads the stream to be sure.
+    r"""|["']?\bkind["']?[ \t]*:\s*(?:!\S*\s+)?["']?ResourceList\b""",
     re.M,
 )
 
@@ -225,7 +228,12 @@ def written(sources: list[Source], options: RenderOptions, reporter: Reporter,
         raise _failed(exc, 1, source, stream, _said(reporter, stream)) from None
     warnings = warning_results(reporter.warnings)
     output = _with_results(result, warnings)
-    return output if output is not None else set_results(result.output, warnings)
+    try:
+        return output if output is not None else set_results(result.output, warnings)
+    except UnreplaceableResults:
+        error = PostrenderError(UnreplaceableResults.MESSAGE)
+        raise ResourceListError(str(error), _empty_list([*warnings, error_result(error, None)]), 1,
+                                problems=[error]) from None
 
 
 def _said(reporter: Reporter, stream: Stream) -> list[dict[str, Any]]:
@@ -401,7 +409,10 @@ def _failed(
         warnings = [*warning_results(source.left_out_warnings()), *warnings]
     results = [*warnings, *(error_result(problem, stream) for problem in problems)]
     if stream is not None and _resource_list(stream) is not None:
-        output = set_results(source.text_left_out(), results)
+        try:
+            output = set_results(source.text_left_out(), results)
+        except UnreplaceableResults:
+            output = _empty_list([*results, error_result(PostrenderError(UnreplaceableResults.MESSAGE), None)])
     else:
         output = _unread(source.text_left_out(), results)
     return ResourceListError(str(exc), output, status, problems=[p for p in problems if isinstance(p, PostrenderError)])
@@ -539,7 +550,10 @@ def _set_in_chunk(text: str, root: MappingNode, results: list[dict[str, Any]]) -
         if entry is not None:
             key, value = entry
             colon = text.index(":", key.end_mark)
-            return text[: colon + 1] + " " + flow + text[max(value.end_mark, colon + 1) :]
+            replaced = text[: colon + 1] + " " + flow + text[max(value.end_mark, colon + 1) :]
+            if not isinstance(_compose(replaced), MappingNode):
+                raise UnreplaceableResults()
+            return replaced
         brace = text.rindex("}", 0, root.end_mark)
         separator = ", " if root.value else ""
         return text[:brace] + f'{separator}"results": {flow}' + text[brace:]
@@ -596,8 +610,17 @@ def _remove_entry(text: str, key: ScalarNode, value: Any) -> tuple[str, MappingN
         end = len(text) if line_end == -1 else line_end + 1
     text = text[:start] + text[end:]
     root = _compose(text)
-    assert isinstance(root, MappingNode)
+    if not isinstance(root, MappingNode):
+        raise UnreplaceableResults()
     return text, root
+
+
+class UnreplaceableResults(ValueError):
+    """The ResourceList's own `results` define an anchor its other parts
+    alias: without them, the rest no longer reads."""
+
+    MESSAGE = ("the ResourceList's results define an anchor that other parts of it alias (*name), so postrender"
+               " cannot replace them with its own; write the aliased value out where it is used")
 
 
 def _block_yaml(data: dict[str, Any], column: int, newline: str) -> str:

@@ -106,6 +106,8 @@ def kubernetes_verdict(sent: dict[str, Any] | None, kubectl_error: str | None) -
     kind = sent["kind"]
     if kind == "Secret" and not isinstance(sent.get("type", ""), (str, type(None))):
         return False, "type is not a string"
+    if not isinstance(sent.get("immutable", False), (bool, type(None))):
+        return False, "immutable is not a boolean"  # a *bool in the API
     for field in ("data", "binaryData") if kind == "ConfigMap" else ("data", "stringData"):
         content = sent.get(field)
         if content is None:
@@ -380,6 +382,11 @@ SECRETS = {
     "data-binary-tag": "data: {a: !!binary YUdrPQ==}",
     "data-binary-tag-not-base64": "data: {a: !!binary aGk=}",
     "binary-data-ignored": "binaryData: {a: 1}",
+    "immutable-yes": "data: {a: YQ==}\nimmutable: yes",
+    "immutable-null": "data: {a: YQ==}\nimmutable: ~",
+    "immutable-string": "data: {a: YQ==}\nimmutable: 'true'",
+    "immutable-number": "data: {a: YQ==}\nimmutable: 1",
+    "immutable-mapping": "data: {a: YQ==}\nimmutable: {a: b}",
 }
 
 

@@ -747,3 +747,34 @@ def test_a_resource_list_that_is_not_utf8_is_answered_as_one():
                        b"data: {k: \"\xff\"}\n"):
         plain = run_postrender([], plain_text)
         assert plain.status == 1 and plain.stdout == "" and "invalid UTF-8" in plain.stderr
+
+
+@pytest.mark.parametrize("results", ["results:\n- message: &m hello\n  severity: info\n",
+                                     "results: [{message: &m hello, severity: info}]\n"])
+def test_results_that_define_an_anchor_the_items_alias_are_an_error_answer(results):
+    """postrender replaces `results`: an anchor there that an item aliases
+    would name nothing after. Answered as a ResourceList with the error, never
+    an internal error (an assertion) with nothing on stdout."""
+    text = ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n" + results +
+            "items:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: cfg}\n  data: {a: *m}\n")
+    result = run_postrender(["--krm"], text)
+    assert result.status == 1 and "internal error" not in result.stderr
+    answer = load(result.stdout)
+    assert answer["kind"] == "ResourceList" and answer["results"][-1]["severity"] == "error"
+    assert "define an anchor that other parts of it alias" in answer["results"][-1]["message"]
+
+
+@pytest.mark.parametrize("header", [
+    "{apiVersion: config.kubernetes.io/v1, kind: ResourceList, items: [ITEM]}",
+    '"apiVersion": config.kubernetes.io/v1\n"kind": ResourceList\nitems: [ITEM]',
+    "apiVersion: config.kubernetes.io/v1\nkind: !!str ResourceList\nitems: [ITEM]",
+    "apiVersion: config.kubernetes.io/v1\nkind:\n  ResourceList\nitems: [ITEM]",
+])
+def test_a_resource_list_however_written_is_detected(header):
+    """kpt and kustomize write `kind: ResourceList`; any spelling a reader
+    takes is a ResourceList all the same, answered as one even on an error."""
+    good = "{apiVersion: v1, kind: ConfigMap, metadata: {name: cfg}, data: {a: b}}"
+    result = run_postrender([], header.replace("ITEM", good))
+    assert result.status == 0 and load(result.stdout)["kind"] == "ResourceList", result.stderr
+    bad = run_postrender([], header.replace("ITEM", "{apiVersion: v1, kind: ConfigMap, metadata: {name: cfg}, data: {a: 1}}"))
+    assert bad.status == 1 and load(bad.stdout)["results"][-1]["severity"] == "error"
