@@ -28,7 +28,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import manifest_strategies as ms
-from conftest import FIXTURES
+from conftest import FIXTURES, run_postrender
 from kube_reader import ReadError, expected_objects, read_streams
 
 from postrender import cli
@@ -196,8 +196,16 @@ def test_block_scalar_names_and_references(name):
 NULL_IMMUTABLE = [
     "immutable:\n", "immutable:", "immutable: ~\n", "immutable: null\n", "immutable: !!null\n",
     "immutable: # set by a template\n", "immutable: !!null # comment\n", "immutable: &i\n", "immutable: false\n",
-    "immutable: !!str false\n", "immutable: 'true'\n", "? immutable\n", "immutable: |-\n  x\n",
+    "? immutable\n",
 ]
+# A string is no *bool: the API server refuses the object, and so does postrender, as for a Secret's type.
+STRING_IMMUTABLE = ["immutable: !!str false\n", "immutable: 'true'\n", "immutable: |-\n  x\n"]
+
+
+@pytest.mark.parametrize("tail", STRING_IMMUTABLE)
+def test_an_immutable_that_is_a_string_is_refused(tail):
+    out = run_postrender(["--version-all"], CM.format(name="cm") + tail)
+    assert out.status == 1 and out.stdout == "" and "ConfigMap immutable must be true or false" in out.stderr
 
 
 @pytest.mark.parametrize("tail", NULL_IMMUTABLE)
