@@ -45,12 +45,14 @@ DEFAULT_API_VERSION = f"{GROUP}/v1"
 # Cheap screen before parsing: a top-level `kind: ResourceList` (YAML or JSON).
 _SCREEN = re.compile(
     r"^kind:[ \t]*[\"']?ResourceList[\"']?[ \t]*(?:#.*)?\r?$"  # YAML, top level
-    r'|"kind"\s*:\s*"ResourceList"'  # JSON
-    # Any other spelling a reader takes (a flow mapping, a quoted key, a tag,
-    # the value on the next line): detect() reads the stream to be sure.
-    r"""|["']?\bkind["']?[ \t]*:\s*(?:!\S*\s+)?["']?ResourceList\b""",
+    r'|"kind"\s*:\s*"ResourceList"',  # JSON
     re.M,
 )
+# Any other spelling a reader takes (a flow mapping, a quoted key, a tag, the
+# value on the next line): the text is then asked whether its one document
+# claims to be a ResourceList before it is read (claims_resource_list), as
+# such words in a ConfigMap's data or a schema would read a plain stream twice.
+_SCREEN_ANY = re.compile(r"""["']?\bkind["']?[ \t]*:\s*(?:!\S*\s+)?["']?ResourceList\b""")
 
 
 class ResourceListError(PostrenderError):
@@ -75,7 +77,7 @@ def detect(sources: list[Source], options: RenderOptions) -> ReadStream | None:
 
     # The substring test first: _SCREEN alone takes 0.7 s on a 50 MB stream.
     text = resource_list_text(sources)
-    if not text or not _SCREEN.search(text):
+    if not text or not _SCREEN.search(text) and not (_SCREEN_ANY.search(text) and claims_resource_list(text)):
         return None
     try:
         read = _read_for(sources, options)
@@ -548,6 +550,9 @@ def _set_in_chunk(text: str, root: MappingNode, results: list[dict[str, Any]]) -
     if root.flow_style:
         flow = json.dumps(results, ensure_ascii=False)
         if entry is not None:
+            aliased = _results_anchor_aliased_after(text)
+            if aliased is not None:
+                raise UnreplaceableResults(aliased)
             key, value = entry
             colon = text.index(":", key.end_mark)
             replaced = text[: colon + 1] + " " + flow + text[max(value.end_mark, colon + 1) :]
@@ -558,6 +563,9 @@ def _set_in_chunk(text: str, root: MappingNode, results: list[dict[str, Any]]) -
         separator = ", " if root.value else ""
         return text[:brace] + f'{separator}"results": {flow}' + text[brace:]
     if entry is not None:
+        aliased = _results_anchor_aliased_after(text)
+        if aliased is not None:
+            raise UnreplaceableResults(aliased)
         text, root = _remove_entry(text, *entry)
     if not results:
         return text
@@ -615,12 +623,55 @@ def _remove_entry(text: str, key: ScalarNode, value: Any) -> tuple[str, MappingN
     return text, root
 
 
+def _results_anchor_aliased_after(text: str) -> str | None:
+    """An anchor the ResourceList's own `results` define that an alias after
+    them names, if any: removing them would leave the alias naming nothing,
+    or an earlier anchor of that name (go-yaml reads the last one defined),
+    which would change what an item holds without a word."""
+    loader = Composer(text)
+    defined: set[str] = set()
+    depth, at_key, key = 0, True, None
+    in_results = done = False
+    try:
+        while loader.check_event():
+            event = loader.get_event()
+            kind = type(event).__name__
+            anchor = getattr(event, "anchor", None)
+            if depth == 1 and kind in ("ScalarEvent", "AliasEvent", "MappingStartEvent", "SequenceStartEvent"):
+                # The root mapping's own keys and values, one after the other.
+                if at_key:
+                    key = event.value if kind == "ScalarEvent" else None
+                elif key == "results" and not done:
+                    in_results = True
+                at_key = not at_key
+            if kind == "AliasEvent":
+                if done and anchor in defined:
+                    return anchor
+            elif anchor:
+                if in_results:
+                    defined.add(anchor)
+                elif done:
+                    defined.discard(anchor)  # defined again after them: aliases after name this one
+            if kind in ("MappingStartEvent", "SequenceStartEvent"):
+                depth += 1
+            elif kind in ("MappingEndEvent", "SequenceEndEvent"):
+                depth -= 1
+            if in_results and depth == 1 and kind in ("ScalarEvent", "AliasEvent", "MappingEndEvent",
+                                                      "SequenceEndEvent"):
+                in_results, done = False, True
+    except YAMLError:
+        return None
+    finally:
+        loader.dispose()
+    return None
+
+
 class UnreplaceableResults(ValueError):
     """The ResourceList's own `results` define an anchor its other parts
-    alias: without them, the rest no longer reads."""
+    alias: without them, the rest no longer reads, or reads otherwise."""
 
-    MESSAGE = ("the ResourceList's results define an anchor that other parts of it alias (*name), so postrender"
-               " cannot replace them with its own; write the aliased value out where it is used")
+    MESSAGE = ("the ResourceList's results define an anchor that other parts of it alias, so postrender cannot"
+               " replace them with its own; write the aliased value out where it is used")
 
 
 def _block_yaml(data: dict[str, Any], column: int, newline: str) -> str:

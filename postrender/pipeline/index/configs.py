@@ -187,7 +187,8 @@ def validate(obj: KubeObject, folded: ConfigFolder | None = None) -> Fields:
     if immutable is not None and not is_null(immutable) and not (
             isinstance(immutable, ScalarNode) and isinstance(json_value(immutable), bool)):
         # The API server refuses it (a *bool); a version would say true over it.
-        raise PostrenderError(f"{obj.kind} immutable must be true or false", obj.location(immutable))
+        hint = " (it is written as a string: write true or false unquoted)" if string_value(immutable) is not None else ""
+        raise PostrenderError(f"{obj.kind} immutable must be true or false{hint}", obj.location(immutable))
     for field in ("data", "binaryData", "stringData"):
         node = fields.nodes[field]
         if not isinstance(node, MappingNode):

@@ -750,7 +750,10 @@ def test_a_resource_list_that_is_not_utf8_is_answered_as_one():
 
 
 @pytest.mark.parametrize("results", ["results:\n- message: &m hello\n  severity: info\n",
-                                     "results: [{message: &m hello, severity: info}]\n"])
+                                     "results: [{message: &m hello, severity: info}]\n",
+                                     # An anchor of that name before them too: removed, the alias would
+                                     # read `first`, and the config would be named by other content.
+                                     "metadata: {annotations: {note: &m first}}\nresults:\n- message: &m hello\n"])
 def test_results_that_define_an_anchor_the_items_alias_are_an_error_answer(results):
     """postrender replaces `results`: an anchor there that an item aliases
     would name nothing after. Answered as a ResourceList with the error, never
