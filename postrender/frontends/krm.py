@@ -234,8 +234,7 @@ def written(sources: list[Source], options: RenderOptions, reporter: Reporter,
         return output if output is not None else set_results(result.output, warnings)
     except UnreplaceableResults:
         error = PostrenderError(UnreplaceableResults.MESSAGE)
-        raise ResourceListError(str(error), _empty_list([*warnings, error_result(error, None)]), 1,
-                                problems=[error]) from None
+        raise ResourceListError(str(error), _unreplaceable(warnings), 1, problems=[error]) from None
 
 
 def _said(reporter: Reporter, stream: Stream) -> list[dict[str, Any]]:
@@ -414,7 +413,7 @@ def _failed(
         try:
             output = set_results(source.text_left_out(), results)
         except UnreplaceableResults:
-            output = _empty_list([*results, error_result(PostrenderError(UnreplaceableResults.MESSAGE), None)])
+            output = _unreplaceable(results)
     else:
         output = _unread(source.text_left_out(), results)
     return ResourceListError(str(exc), output, status, problems=[p for p in problems if isinstance(p, PostrenderError)])
@@ -547,25 +546,21 @@ def _compose(chunk: str) -> Any:
 def _set_in_chunk(text: str, root: MappingNode, results: list[dict[str, Any]]) -> str:
     entry = _results_entry(root)
     newline = "\r\n" if "\r\n" in text else "\n"
+    # Only results that hold an `&` can define an anchor: the event scan,
+    # a whole read of the text, is for those alone.
+    if entry is not None and "&" in text[entry[1].start_mark:entry[1].end_mark] and \
+            _results_anchor_aliased_after(text) is not None:
+        raise UnreplaceableResults()
     if root.flow_style:
         flow = json.dumps(results, ensure_ascii=False)
         if entry is not None:
-            aliased = _results_anchor_aliased_after(text)
-            if aliased is not None:
-                raise UnreplaceableResults(aliased)
             key, value = entry
             colon = text.index(":", key.end_mark)
-            replaced = text[: colon + 1] + " " + flow + text[max(value.end_mark, colon + 1) :]
-            if not isinstance(_compose(replaced), MappingNode):
-                raise UnreplaceableResults()
-            return replaced
+            return text[: colon + 1] + " " + flow + text[max(value.end_mark, colon + 1) :]
         brace = text.rindex("}", 0, root.end_mark)
         separator = ", " if root.value else ""
         return text[:brace] + f'{separator}"results": {flow}' + text[brace:]
     if entry is not None:
-        aliased = _results_anchor_aliased_after(text)
-        if aliased is not None:
-            raise UnreplaceableResults(aliased)
         text, root = _remove_entry(text, *entry)
     if not results:
         return text
@@ -618,8 +613,7 @@ def _remove_entry(text: str, key: ScalarNode, value: Any) -> tuple[str, MappingN
         end = len(text) if line_end == -1 else line_end + 1
     text = text[:start] + text[end:]
     root = _compose(text)
-    if not isinstance(root, MappingNode):
-        raise UnreplaceableResults()
+    assert isinstance(root, MappingNode)  # an anchor its results defined for the rest was found before
     return text, root
 
 
@@ -664,6 +658,12 @@ def _results_anchor_aliased_after(text: str) -> str | None:
     finally:
         loader.dispose()
     return None
+
+
+def _unreplaceable(results: list[dict[str, Any]]) -> str:
+    """The answer where the ResourceList's own results cannot be replaced:
+    no items, `results` and the error saying why."""
+    return _empty_list([*results, error_result(PostrenderError(UnreplaceableResults.MESSAGE), None)])
 
 
 class UnreplaceableResults(ValueError):
