@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import UsageError
-from ..fieldspecs import SECTIONS, load_yaml_file
+from ..fieldspecs import CONFIG_KINDS, SECTIONS, load_yaml_file
 from ..hostflags import CHANNELS, PLUGIN_CONFIG, refused
 from ..options import RenderOptions, by_config_key, with_values
 from ..pipeline.read import Source
@@ -167,8 +167,10 @@ def run(path: str, sources: list[Source], options: RenderOptions, reporter: Repo
     from . import render
 
     reporter.keep_warnings = False  # said as they come; nothing reads them again
-    edits, unknown, caution = transformers_after(os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_ROOT"),
-                                                 os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_STRING", ""))
+    # The kustomization that lists the plugin, read once for both questions asked of it below.
+    root = os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_ROOT")
+    kustomization = _kustomization(root)
+    edits, unknown, caution = transformers_after(root, kustomization, os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_STRING", ""))
     if caution:
         reporter.warn(caution)
     if edits:
@@ -182,7 +184,7 @@ def run(path: str, sources: list[Source], options: RenderOptions, reporter: Repo
                       " edit a ConfigMap's or Secret's data, the version's name would no longer say what it holds;"
                       " list postrender last")
     options = replace(load_file(path).apply(options), kustomize_maps_names=True)  # kustomize maps names after it
-    configurations = kustomization_name_references(os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_ROOT"))
+    configurations = kustomization_name_references(root, kustomization)
     if configurations:
         options = replace(options, inline_configs=[*options.inline_configs, *configurations])
     for source in sources:
@@ -204,11 +206,11 @@ _LEAVES_CONTENT = frozenset({
     "PrefixTransformer", "SuffixTransformer", "ImageTagTransformer", "ReplicaCountTransformer",
     "HashTransformer", "SortOrderTransformer",
 })
-_CONFIG_KINDS = ("ConfigMap", "Secret")
 
 
-def transformers_after(root: str | None, config: str) -> tuple[list[str], list[str], str | None]:
-    """What the kustomization at `root` (kustomize's
+def transformers_after(root: str | None, kustomization: dict[str, Any] | None,
+                       config: str) -> tuple[list[str], list[str], str | None]:
+    """What `kustomization`, the one at `root` (kustomize's
     KUSTOMIZE_PLUGIN_CONFIG_ROOT, the folder of the kustomization that lists
     the plugin) runs after this PostRender (`config`, as kustomize passed it)
     under `transformers:`. kustomize runs them after the kustomization's own
@@ -222,7 +224,6 @@ def transformers_after(root: str | None, config: str) -> tuple[list[str], list[s
     entries), each named as kind/name or by its entry. A check, never a new
     way to fail: nothing where the kustomization cannot be read."""
     ours = _identity(_load_documents(config, strings=True))
-    kustomization = _kustomization(root)
     if root is None or ours is None or kustomization is None:
         return [], [], None
     component = ("postrender is listed in a Component: the kustomization that includes it runs its own fields"
@@ -338,7 +339,7 @@ def _may_select_config(kind: Any) -> bool:
         pattern = re.compile(f"(?:{kind})")
     except (re.error, TypeError):
         return True  # what kustomize reads of it, we cannot tell
-    return any(pattern.fullmatch(config) for config in _CONFIG_KINDS)
+    return any(pattern.fullmatch(config) for config in CONFIG_KINDS)
 
 
 def _read_text(path: str) -> str | None:
@@ -370,7 +371,8 @@ def _kustomization(root: str | None) -> dict[str, Any] | None:
     return None
 
 
-def kustomization_name_references(root: str | None) -> list[tuple[str, dict[str, Any]]]:
+def kustomization_name_references(root: str | None,
+                                  kustomization: dict[str, Any] | None) -> list[tuple[str, dict[str, Any]]]:
     """The `nameReference` rows of the `configurations:` files of the
     kustomization at `root` and of the local kustomizations it builds on
     (`resources:` and `components:` folders: kustomize merges theirs into
@@ -382,8 +384,8 @@ def kustomization_name_references(root: str | None) -> list[tuple[str, dict[str,
     from ..fieldspecs import load_table
 
     found: list[tuple[str, dict[str, Any]]] = []
-    for folder, kustomization in _kustomizations_under(root):
-        files = kustomization.get("configurations")
+    for folder, read in _kustomizations_under(root, kustomization):
+        files = read.get("configurations")
         for entry in files if isinstance(files, list) else []:
             if not isinstance(entry, str):
                 continue
@@ -405,9 +407,11 @@ def kustomization_name_references(root: str | None) -> list[tuple[str, dict[str,
     return found
 
 
-def _kustomizations_under(root: str | None, limit: int = 100) -> list[tuple[str, dict[str, Any]]]:
-    """The kustomization at `root` and the local ones its resources and
-    components name (folders that hold one), each once, as far as `limit`."""
+def _kustomizations_under(root: str | None, first: dict[str, Any] | None,
+                          limit: int = 100) -> list[tuple[str, dict[str, Any]]]:
+    """The kustomization at `root` (`first`, read already) and the local
+    ones its resources and components name (folders that hold one), each
+    once, as far as `limit`."""
     out: list[tuple[str, dict[str, Any]]] = []
     seen: set[str] = set()
     pending = [root] if root is not None else []
@@ -417,7 +421,7 @@ def _kustomizations_under(root: str | None, limit: int = 100) -> list[tuple[str,
         if real in seen:
             continue
         seen.add(real)
-        kustomization = _kustomization(folder)
+        kustomization = first if folder == root else _kustomization(folder)
         if kustomization is None:
             continue
         out.append((folder, kustomization))

@@ -11,8 +11,8 @@ from __future__ import annotations
 import hashlib
 import io
 import re
-from dataclasses import dataclass, field
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 
 from ...pipeline.check import guard
 from ...errors import PostrenderError
