@@ -152,12 +152,6 @@ def _read(obj: KubeObject, folded: ConfigFolder | None) -> ConfigContent:
     # List of 100,000 ConfigMaps: over 10 minutes).
     text = obj.document.text if obj.item is None else None
     immutable = get(obj.node, "immutable") if text is None or "immutable" in text or "\\" in text else None
-    if immutable is not None and not is_null(immutable) and not (
-            isinstance(immutable, ScalarNode) and isinstance(json_value(immutable), bool)):
-        # The API server refuses it (a *bool); a version would say true over it.
-        hint = " (it is written as a string: write true or false unquoted)" if string_value(immutable) is not None else ""
-        refused = PostrenderError(f"{obj.kind} immutable must be true or false{hint}", obj.location(immutable))
-        return ConfigContent("", False, False, written_type, refused)
     content.immutable = isinstance(immutable, ScalarNode) and json_value(immutable) is True
     # Only a name kustomize may have suffixed is worth kustomize's own hash.
     if secret and hash_suffix(obj.name or "") not in (None, content.hash):
@@ -189,6 +183,12 @@ def validate(obj: KubeObject, folded: ConfigFolder | None = None) -> Fields:
     secret_type = fields.nodes["type"]
     if obj.kind == "Secret" and secret_type is not None and string_value(secret_type) is None and not is_null(secret_type):
         raise PostrenderError("Secret type must be a string" + not_a_string_hint(secret_type), obj.location(secret_type))
+    immutable = get(obj.node, "immutable")
+    if immutable is not None and not is_null(immutable) and not (
+            isinstance(immutable, ScalarNode) and isinstance(json_value(immutable), bool)):
+        # The API server refuses it (a *bool); a version would say true over it.
+        hint = " (it is written as a string: write true or false unquoted)" if string_value(immutable) is not None else ""
+        raise PostrenderError(f"{obj.kind} immutable must be true or false{hint}", obj.location(immutable))
     for field in ("data", "binaryData", "stringData"):
         node = fields.nodes[field]
         if not isinstance(node, MappingNode):
