@@ -423,3 +423,24 @@ def test_a_block_scalar_ending_the_input_without_a_line_break_is_named_as_kubect
     first = run_postrender([], stream)
     assert first.status == 0, first.stderr
     assert run_postrender([], first.stdout).stdout == first.stdout
+
+
+def test_a_config_of_more_than_a_mib_is_named_as_kustomize_names_it():
+    # Large configs are read in parts (read.DROP_FROM), their entries folded
+    # into the hash as composed (index/folding.py): a long value (with
+    # escapes JSON and Go write, and text past ASCII), many entries, and a
+    # Secret's long data must still be named as kustomize names them.
+    value = '"' + "a<é\\t&\\u2028" * 150_000 + '"'
+    objects = [
+        Generated("long-value", "ConfigMap", [f"data: {{small: v, long: {value}}}"]),
+        Generated("many-entries", "ConfigMap", ["data:", *(f"  k{i}: '{'é<' * 40}'" for i in range(16_000))]),
+        Generated("long-secret", "Secret", ["type: Opaque", "data: {a: " + "QUFB" * 300_000 + ", b: Yg==}"]),
+    ]
+    hashes = kustomize_hashes([obj.text(HASH_ME) for obj in objects])
+    for obj in objects:
+        text = obj.text(OPT_IN)
+        assert len(text) > 1 << 20
+        digest, error, _ = postrender_reading(text)
+        assert error is None and digest == hashes[obj.name], (obj.name, digest, error)
+        rendered = run_postrender([], text)
+        assert rendered.status == 0 and f"name: {obj.name}-{hashes[obj.name]}\n" in rendered.stdout, rendered.stderr
