@@ -14,6 +14,7 @@ kustomize's generators write), gets exactly kustomize's name.
 from __future__ import annotations
 
 import base64
+from collections.abc import Iterable, Iterator
 
 from ...syntax.jsontext import dumps, go_dumps, go_escaped
 from ...syntax.nodes import (
@@ -34,17 +35,23 @@ DEFAULT_SECRET_TYPE = "Opaque"
 
 
 def content_hash(kind: str, node: MappingNode, fields: Fields | None = None) -> str:
-    return encode_hash(sha256_hex(*_canonical_pieces(kind, node, fields)))
+    return encode_hash(sha256_of(_canonical_pieces(kind, node, fields)))
 
 
 def sha256_hex(*texts: str) -> str:
-    """SHA-256 of the texts' UTF-8, one after the other, in hex. hashlib
+    """SHA-256 of the texts' UTF-8, one after the other, in hex."""
+    return sha256_of(texts)
+
+
+def sha256_of(pieces: Iterable[str]) -> str:
+    """SHA-256 of the pieces' UTF-8, one after the other, in hex, each
+    piece let go of once hashed (a generator's: _hashed_pieces). hashlib
     loads at the first hash: a stream with nothing to hash never loads
     OpenSSL (~3 ms of start-up)."""
     import hashlib
 
     digest = hashlib.sha256()
-    for text in texts:
+    for text in pieces:
         digest.update(text.encode("utf-8"))
     return digest.hexdigest()
 
@@ -90,6 +97,10 @@ class Fields:
         self.strings: dict[str, dict[str, object] | FoldedEntries] = {}
         self.folded = False
 
+    def written_length(self) -> int:
+        """How many characters of text the fields are written in."""
+        return sum(node.end_mark - node.start_mark for node in self.nodes.values() if node is not None)
+
     def entries_of(self, name: str) -> dict[str, object] | FoldedEntries:
         """string_entries of the field, a mapping."""
         known = self.strings.get(name)
@@ -108,7 +119,7 @@ def canonical_json(kind: str, node: MappingNode, fields: Fields | None = None) -
     return "".join(_canonical_pieces(kind, node, fields))
 
 
-def _canonical_pieces(kind: str, node: MappingNode, fields: Fields | None) -> list[str]:
+def _canonical_pieces(kind: str, node: MappingNode, fields: Fields | None) -> Iterator[str]:
     """canonical_json's text, in pieces."""
     if fields is None:
         fields = Fields(node)
@@ -121,21 +132,66 @@ def _canonical_pieces(kind: str, node: MappingNode, fields: Fields | None) -> li
     return _hashed_pieces(hashed, fields)
 
 
-def _hashed_pieces(hashed: dict[str, object], fields: Fields) -> list[str]:
+def _hashed_pieces(hashed: dict[str, object], fields: Fields) -> Iterator[str]:
     """go_json of what is hashed, in pieces: a folded field's are its own
-    (FoldedEntries.pieces), each of many entries."""
+    (FoldedEntries.pieces), each of many entries; a long text's are parts of
+    it (_parted_pieces)."""
     if not fields.folded:
-        return [_go_json_of_strings(hashed)]
-    pieces = []
+        if fields.written_length() < _PARTED_FROM:
+            yield _go_json_of_strings(hashed)
+        else:
+            yield from _parted_pieces(hashed)
+        return
+    first = True
     # Its keys are kustomize's field names: their JSON is their text, quoted.
     for key, value in sorted(hashed.items()):
-        pieces.append(("{" if not pieces else ",") + f'"{key}":')
+        yield ("{" if first else ",") + f'"{key}":'
+        first = False
         if isinstance(value, FoldedEntries):
-            pieces.extend(value.pieces())
+            yield from value.pieces()
         else:
-            pieces.append(_go_json_of_strings(value))
-    pieces.append("}")
-    return pieces
+            yield from _parted_pieces(value)
+    yield "}"
+
+
+# What is hashed is written whole where its fields are written in fewer
+# characters than this (their values are longer only through aliases).
+# From it on, it is written in pieces of about this length, each hashed and
+# let go of before the next is written. A ConfigMap holding one value of 24
+# MB had it four times over at once as it was hashed, and five as the JSON
+# was joined (the text read, the value composed, the JSON's parts, its
+# whole, its UTF-8): 143 MiB at its peak, more than composing it took
+# (118). JSON escapes each character on its own, so a text's JSON is the
+# JSON of its parts, joined.
+_PARTED_FROM = 1 << 20
+
+
+def _texts_length(value: object) -> int:
+    """The length of the texts in what is hashed: its own, and its entries'
+    (a config's fields are texts, or mappings of texts)."""
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, dict):
+        return sum(map(_texts_length, value.values()))
+    return 0
+
+
+def _parted_pieces(value: object) -> Iterator[str]:
+    """_go_json_of_strings(value) in pieces of at most _PARTED_FROM
+    characters before escaping, but where a mapping's key is longer."""
+    if isinstance(value, str) and len(value) >= _PARTED_FROM:
+        yield '"'
+        for at in range(0, len(value), _PARTED_FROM):
+            yield _go_json_of_strings(value[at : at + _PARTED_FROM])[1:-1]
+        yield '"'
+    elif isinstance(value, dict) and _texts_length(value) >= _PARTED_FROM:
+        # Sorted as json.dumps sorts them (sort_keys): by the keys' code points.
+        for at, (key, item) in enumerate(sorted(value.items())):
+            yield ("{" if not at else ",") + _go_json_of_strings(key) + ":"
+            yield from _parted_pieces(item)
+        yield "}"
+    else:
+        yield _go_json_of_strings(value)
 
 
 def kustomize_secret_hash(fields: Fields) -> str | None:
@@ -156,7 +212,7 @@ def kustomize_secret_hash(fields: Fields) -> str | None:
     hashed = {"kind": "Secret", "name": "", "type": written_type, "data": _field(fields, "data")}
     if string_data:
         hashed["stringData"] = fields.entries_of("stringData")
-    return short_hash(*_hashed_pieces(hashed, fields))
+    return encode_hash(sha256_of(_hashed_pieces(hashed, fields)))
 
 
 def secret_type(fields: Fields) -> str:

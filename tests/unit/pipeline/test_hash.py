@@ -46,3 +46,47 @@ def test_go_escapes_change_the_hash_like_go():
 
     node = Composer("kind: ConfigMap\ndata: {k: '<a&b>'}").get_single_node()
     assert canonical_json("ConfigMap", node) == '{"data":{"k":"\\u003ca\\u0026b\\u003e"},"kind":"ConfigMap","name":""}'
+
+
+# --- what is hashed, written in parts (hashing._PARTED_FROM) ----------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from postrender.pipeline.index import hashing  # noqa: E402
+
+# What JSON escapes, Go's own escapes, and text past the Basic Multilingual Plane.
+_TEXTS = st.text(st.sampled_from('ab"\\\t\n\x00\x7f<>&\u2028\u2029é\U0001F600 '), max_size=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=st.one_of(_TEXTS, st.dictionaries(_TEXTS, st.one_of(_TEXTS, st.dictionaries(_TEXTS, _TEXTS, max_size=3)),
+                                               max_size=4)),
+       parted_from=st.integers(1, 6))
+def test_what_is_hashed_written_in_parts_is_its_json_whole(value, parted_from):
+    with pytest.MonkeyPatch.context() as patch:  # (a function's fixture is not reset between examples)
+        patch.setattr(hashing, "_PARTED_FROM", parted_from)
+        assert "".join(hashing._parted_pieces(value)) == hashing._go_json_of_strings(value)
+
+
+@pytest.mark.parametrize("text", [
+    "kind: ConfigMap\ndata:\n  big: '" + "x<é" * 50 + "'\n  small: v\nbinaryData: {b: AAAA}",
+    "kind: Secret\ntype: kubernetes.io/tls\ndata: {a: " + "QUFB" * 60 + "}\nstringData:\n  s: \"" + "\\t<" * 40 + "\"",
+    "kind: Secret\ndata: {a: " + "QUFB" * 60 + "}",  # kustomize_secret_hash's own form (no type)
+])
+def test_a_config_past_the_length_hashes_as_written_whole(text, monkeypatch):
+    node = Composer(text).get_single_node()
+    kind = "Secret" if "Secret" in text else "ConfigMap"
+
+    def hashes():
+        secret = hashing.kustomize_secret_hash(hashing.Fields(node)) if kind == "Secret" else None
+        return hashing.canonical_json(kind, node), content_hash(kind, node), secret
+
+    whole = hashes()
+    assert len(list(hashing._canonical_pieces(kind, node, None))) == 1
+    monkeypatch.setattr(hashing, "_PARTED_FROM", 16)
+    pieces = list(hashing._canonical_pieces(kind, node, None))
+    # Parted: many pieces, none longer than 16 characters written with JSON's
+    # longest escape (6 characters each), or a mapping's key.
+    assert len(pieces) > 10 and max(map(len, pieces)) <= 16 * 6
+    assert hashes() == whole
