@@ -709,9 +709,45 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _interrupted(signal.SIGINT, current[0])
     except Interrupted as exc:
         return _interrupted(exc.signum, current[0])
+    except Exception as exc:  # noqa: BLE001
+        # Raised where _main's own handlers are no help: while an error was
+        # being reported (a module it loads lazily, under a memory limit),
+        # or as the output was written (its bytes, a part at a time).
+        return _failed_late(exc, current[0])
     finally:
         current[0].close()
         _restore_signal_handlers(previous)
+
+
+def _failed_late(exc: Exception, reporter: Reporter) -> int:
+    """The line for an exception _main did not handle, as _main says one;
+    written straight to the descriptor where even the reporter fails (out
+    of memory, it may have nothing left to format a line with)."""
+    try:
+        reporter.error(_unexpected(exc))
+    except Exception:  # noqa: BLE001
+        try:
+            os.write(2, b"postrender: error: " + OUT_OF_MEMORY.encode() + b"\n" if memory_short(exc)
+                     else b"postrender: error: internal error\n")
+        except OSError:
+            pass
+    return 1
+
+
+def _unexpected(exc: Exception) -> str:
+    """The one line for an exception no handler expects."""
+    if os.environ.get("POSTRENDER_DEBUG"):
+        import traceback  # only here: loading it costs every run a few ms
+
+        traceback.print_exception(exc)
+    if memory_short(exc):
+        # Not a bug to report nor a broken install: the machine's or the job's limit.
+        return OUT_OF_MEMORY
+    if isinstance(exc, ImportError) and exc.name:
+        # A broken install, not a bug: say what to mend (a module name quotes no input).
+        return f"cannot load the module {exc.name!r} postrender needs; reinstall postrender with its dependencies"
+    # The exception text could quote input, so only its type is shown.
+    return f"internal error ({type(exc).__name__}); please report it with POSTRENDER_DEBUG=1 output"
 
 
 def _interrupted(signum: int, reporter: Reporter) -> int:
@@ -772,21 +808,7 @@ def _main(argv: list[str], current: list[Reporter]) -> int:
         reporter.error(_os_error(exc))
         return 1
     except Exception as exc:  # noqa: BLE001 - a deploy path must never see a traceback
-        if os.environ.get("POSTRENDER_DEBUG"):
-            import traceback  # only here: loading it costs every run a few ms
-
-            traceback.print_exc()
-        if memory_short(exc):
-            # Not a bug to report nor a broken install: the machine's or the job's limit.
-            reporter.error(OUT_OF_MEMORY)
-            return 1
-        if isinstance(exc, ImportError) and exc.name:
-            # A broken install, not a bug: say what to mend (a module name quotes no input).
-            reporter.error(f"cannot load the module {exc.name!r} postrender needs; "
-                           "reinstall postrender with its dependencies")
-            return 1
-        # The exception text could quote input, so only its type is shown.
-        reporter.error(f"internal error ({type(exc).__name__}); please report it with POSTRENDER_DEBUG=1 output")
+        reporter.error(_unexpected(exc))
         return 1
     parts = [output] if isinstance(output, str) else output
     try:

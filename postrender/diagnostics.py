@@ -123,11 +123,13 @@ def _user_cache() -> str:
     return os.path.join(home, "Library", "Caches") if sys.platform == "darwin" else os.path.join(home, ".cache")
 
 
-def run_header(where: Host | None) -> str:
-    """The separator that starts each run in a log."""
+def run_header(where: Host | None, continued: bool = False) -> str:
+    """The separator that starts each run in a log; `continued`: the next
+    block of a run's lines (report.Reporter._write_log)."""
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     under = f" under {where.describe}" if where else ""
-    return escape_controls(f"--- {stamp} postrender {__version__} (pid {os.getpid()}){under} ---") + "\n"
+    more = ", continued" if continued else ""
+    return escape_controls(f"--- {stamp} postrender {__version__} (pid {os.getpid()}{more}){under} ---") + "\n"
 
 
 def deliver(lines: list[str], *, failed: bool, stderr: TextIO, log_given: bool) -> None:

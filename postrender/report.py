@@ -23,6 +23,12 @@ class Diagnostic:
     about: tuple[Any, str, str] | None = None
 
 
+# Bytes of log lines a run holds before it writes them (Reporter._write_log):
+# a run that says more (`-v` on a large stream, a line per renamed object)
+# writes a block each time, and a run killed outright loses at most this.
+_LOG_BLOCK = 256 * 1024
+
+
 class Reporter:
     def __init__(self, verbose: bool = False, log_file: str | None = None, stderr: TextIO | None = None,
                  keep_infos: bool = False):
@@ -33,6 +39,14 @@ class Reporter:
         self.stderr = stderr if stderr is not None else sys.stderr
         self.log_path = log_file
         self._log: TextIO | None = None
+        # The log's lines not yet written: a run's lines go to the log as one
+        # block, its separator first (_write_log), as the default log's do
+        # (diagnostics.deliver), so that runs sharing a log, as parallel
+        # renders of an Argo CD repo-server do, are not interleaved line by
+        # line under their separators (an outside tester: 20 separators, then
+        # 80 lines, none telling whose).
+        self._unwritten: list[str] = []
+        self._unwritten_size = 0
         self.warnings: list[Diagnostic] = []
         # Warnings are kept in `warnings` for a caller that reads them (graph,
         # a KRM function's results, diff); a plain render says each and is
@@ -50,7 +64,7 @@ class Reporter:
     def open_log(self) -> None:
         if self.log_path and self._log is None:
             self._log = open_private_log(self.log_path, "--log-file")
-            self._log_only(run_header(host()).rstrip("\n"))
+            self._unwritten.append(run_header(host()))
 
     @property
     def wants_info(self) -> bool:
@@ -98,11 +112,29 @@ class Reporter:
 
     def _log_only(self, line: str) -> None:
         if self._log is not None:
-            try:
-                self._log.write(escape_controls(line) + "\n")
-                self._log.flush()
-            except (OSError, ValueError) as exc:
-                self._log_lost(exc)
+            line = escape_controls(line) + "\n"
+            self._unwritten.append(line)
+            self._unwritten_size += len(line)
+            if self._unwritten_size >= _LOG_BLOCK:
+                self._write_log()
+
+    def _write_log(self) -> None:
+        """The lines not yet written, as one write to the log (opened to
+        append: a block of another run's lands before or after it, whole).
+        A run whose lines pass _LOG_BLOCK writes them in blocks, each after
+        a separator of its own, which says it goes on."""
+        block, self._unwritten, self._unwritten_size = self._unwritten, [], 0
+        if self._log is None or not block:
+            return
+        if not block[0].startswith("--- "):
+            block.insert(0, run_header(host(), continued=True))
+        try:
+            # Written through at once: a text longer than the file's buffers
+            # goes to the file in one write (io.TextIOWrapper, BufferedWriter).
+            self._log.write("".join(block))
+            self._log.flush()
+        except (OSError, ValueError) as exc:
+            self._log_lost(exc)
 
     def _log_lost(self, exc: BaseException) -> None:
         """The log cannot be written (a full disk, a file-size limit): said
@@ -116,10 +148,11 @@ class Reporter:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
         # Said, not kept among the render's warnings: those go into what some
         # commands write out (graph's JSON, a KRM function's results).
-        self._emit(f"postrender: warning: --log-file {self.log_path}: cannot write to it ({why}); the rest of this"
-                   " run is not logged")
+        self._emit(f"postrender: warning: --log-file {self.log_path}: cannot write to it ({why}); this run is not"
+                   " logged, or not all of it")
 
     def close(self) -> None:
+        self._write_log()  # first: a log it cannot write is said, where stderr is hidden too
         shown, self._shown = self._shown, None if self._shown is None else []
         deliver(shown or [], failed=self.failed, stderr=self.stderr, log_given=self._log is not None)
         if self._log is not None:

@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -326,6 +327,45 @@ def test_a_closed_standard_output_is_an_error_not_a_traceback(plain_app, env):
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
     assert result.stderr.strip().splitlines()[-1].startswith("postrender-cmp: error: cannot write the manifest")
+
+
+@pytest.mark.parametrize("phase", ["generate", "usage"])
+def test_an_error_with_standard_error_closed_leaves_the_standard_output_empty(plain_app, env, phase):
+    # print(file=None) writes to the standard output: the error line was
+    # the manifest Argo CD read (an outside tester, `2>&-`).
+    (plain_app / "config.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s}\ndata: {n: 3}\n")
+    argv = command("generate") if phase == "generate" else ["postrender-cmp", "bogus"]
+    result = subprocess.run(argv, cwd=plain_app, env=env, stdout=subprocess.PIPE, timeout=120,
+                            preexec_fn=lambda: os.close(2))
+    assert (result.returncode, result.stdout) == (1, b"")
+
+
+def test_a_standard_output_closed_is_said_so(plain_app, env):
+    result = subprocess.run(command("generate"), cwd=plain_app, env=env, stderr=subprocess.PIPE, text=True,
+                            timeout=120, stdout=subprocess.DEVNULL, preexec_fn=lambda: os.close(1))
+    assert result.returncode == 1
+    assert "NoneType" not in result.stderr and "standard output is closed" in result.stderr, result.stderr
+
+
+_SHORT_OF_MEMORY = """
+import importlib.abc, runpy, sys
+class Failing(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name == "postrender.cli":
+            raise MemoryError()
+sys.meta_path.insert(0, Failing())
+sys.argv = ["postrender-cmp", "generate"]
+runpy.run_path(sys.argv.pop(), run_name="__main__")
+"""
+
+
+def test_memory_short_is_one_line_not_a_traceback(plain_app, env):
+    script = _SHORT_OF_MEMORY.replace('sys.argv.pop()', repr(str(ROOT / "integrations" / "argocd" / "postrender-cmp")))
+    result = subprocess.run([sys.executable, "-c", script], cwd=plain_app, env=env, capture_output=True, text=True,
+                            timeout=120)
+    assert (result.returncode, result.stdout) == (1, ""), result.stderr
+    assert result.stderr.startswith("postrender-cmp: error: out of memory") and result.stderr.count("\n") == 1, \
+        result.stderr
 
 
 def test_messages_escape_control_characters_from_the_application(app, env):

@@ -153,3 +153,46 @@ def test_a_log_that_cannot_be_written_is_said_once_and_the_run_goes_on(tmp_path,
     # On stderr only: not among the warnings graph's JSON and KRM results carry.
     shown = run_postrender(["graph", "-o", "json", "--log-file", str(tmp_path / "log2")], stream)
     assert shown.status == 0 and "cannot write" not in shown.stdout, shown.stdout
+
+
+def test_runs_sharing_a_log_each_write_their_lines_under_their_own_separator(tmp_path):
+    """Parallel renders (an Argo CD repo-server's) sharing --log-file: each
+    run's lines follow its separator together, as in the default log (an
+    outside tester found 20 separators, then 80 lines, none telling whose)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[3]
+    log = tmp_path / "shared.log"
+    runs = []
+    for run in range(8):
+        stream = "---\n".join(f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: run{run}-c{i}}}\ndata: {{k: v}}\n"
+                              for i in range(300))
+        runs.append(subprocess.Popen([sys.executable, "-m", "postrender", "-v", "--log-file", str(log)],
+                                     stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                     env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"}))
+        runs[-1].stdin.write(stream.encode())
+        runs[-1].stdin.close()
+    assert [run.wait(timeout=120) for run in runs] == [0] * 8
+    blocks = log.read_text().split("--- ")[1:]
+    assert len(blocks) == 8 and all(block.startswith("20") for block in blocks)  # one separator each
+    for block in blocks:
+        header, *lines = block.splitlines()
+        named = {line.partition("ConfigMap/run")[2][:1] for line in lines}
+        assert len(lines) >= 300 and len(named) == 1, (header, named)
+
+
+def test_a_run_that_says_much_writes_its_log_in_blocks_each_with_a_separator(tmp_path, monkeypatch):
+    import postrender.report as report
+
+    monkeypatch.setattr(report, "_LOG_BLOCK", 2000)
+    log = tmp_path / "log"
+    stream = "---\n".join(f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c{i}}}\ndata: {{k: v}}\n"
+                          for i in range(200))
+    assert run_postrender(["-v", "--log-file", str(log)], stream).status == 0
+    text = log.read_text()
+    separators = [line for line in text.splitlines() if line.startswith("--- ")]
+    assert len(separators) > 5 and ", continued)" not in separators[0]
+    assert all(", continued)" in line for line in separators[1:])
+    assert sum("ConfigMap/c" in line for line in text.splitlines()) == 200

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from postrender.errors import OUT_OF_MEMORY
+
 from conftest import run_postrender
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -355,3 +357,35 @@ def test_a_load_short_of_memory_is_said_in_one_line(module, error, limited, said
     stderr = done.stderr.decode()
     assert done.returncode == 1 and done.stdout == b"", stderr
     assert stderr.count("\n") == 1 and stderr.startswith("postrender: error: ") and said in stderr, stderr
+
+
+_BROKEN = b"apiVersion: v1\nkind: ConfigMap\ndata: {k: v}\n"  # no name: refused
+
+
+def test_a_load_short_of_memory_as_an_error_is_reported_is_said_in_one_line():
+    """A module loaded only as an error is reported (an outside tester,
+    `ulimit -v`, uid 999: a traceback from the KRM module's import, raised
+    inside the handler of the input's own error)."""
+    script = _FAILING_LOAD.format(module="postrender.frontends.krm", error="MemoryError()")
+    done = subprocess.run([sys.executable, "-c", script], input=_BROKEN, capture_output=True, timeout=60,
+                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    stderr = done.stderr.decode()
+    assert done.returncode == 1 and done.stdout == b"", stderr
+    assert stderr == "postrender: error: " + OUT_OF_MEMORY + "\n", stderr
+
+
+@pytest.mark.parametrize("where", ["reporting", "writing"])
+def test_memory_short_where_no_handler_of_the_run_is_said_in_one_line(monkeypatch, where):
+    from postrender import cli
+    from postrender.errors import PostrenderError
+
+    def short(*args, **kwargs):
+        raise MemoryError()
+
+    if where == "reporting":
+        monkeypatch.setattr(PostrenderError, "problems", short)
+    else:
+        monkeypatch.setattr(cli, "write_stdout", short)
+    out = run_postrender([], _BROKEN.decode() if where == "reporting" else _stream(1).decode())
+    assert (out.status, out.stdout) == (1, "")
+    assert out.stderr == "postrender: error: " + OUT_OF_MEMORY + "\n", out.stderr
