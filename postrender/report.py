@@ -90,8 +90,10 @@ class Reporter:
         self._emit(f"postrender: error: {message}")
 
     def notice(self, message: str) -> None:
-        """Said whatever the verbosity: what postrender is waiting for."""
+        """Said whatever the verbosity: what postrender is waiting for; in
+        the log at once, where one looks to see why a run does not end."""
         self._emit(f"postrender: {message}")
+        self._write_log()
 
     def _emit(self, line: str) -> None:
         line = escape_controls(line)

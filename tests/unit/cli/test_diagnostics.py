@@ -196,3 +196,19 @@ def test_a_run_that_says_much_writes_its_log_in_blocks_each_with_a_separator(tmp
     assert len(separators) > 5 and ", continued)" not in separators[0]
     assert all(", continued)" in line for line in separators[1:])
     assert sum("ConfigMap/c" in line for line in text.splitlines()) == 200
+
+
+def test_what_a_run_waits_for_is_in_the_log_at_once(tmp_path):
+    # Its other lines wait for the run's end; this one says why it has not ended.
+    from postrender.report import Reporter
+
+    log = tmp_path / "log"
+    reporter = Reporter(log_file=str(log), stderr=None)
+    reporter.open_log()
+    reporter.info("said before")
+    reporter.notice("reading manifests from the terminal; end with Ctrl-D")
+    assert log.read_text().splitlines()[1:] == ["postrender: said before",
+                                                "postrender: reading manifests from the terminal; end with Ctrl-D"]
+    reporter.info("said after")
+    reporter.close()
+    assert log.read_text().splitlines()[-1] == "postrender: said after"
