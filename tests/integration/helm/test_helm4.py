@@ -476,6 +476,27 @@ def test_wrapper_explains_a_missing_python_in_the_log_and_helms_cache(tmp_path):
     assert stat.S_IMODE(default.stat().st_mode) == 0o600
 
 
+@pytest.mark.parametrize("home", [None, "", "{tmp}/home"])
+def test_wrapper_logs_where_helm_caches_whatever_home_is(tmp_path, home):
+    # With $HOME unset the wrapper wrote /.cache/helm/postrender/postrender.log,
+    # at the root, where Helm's cache (and postrender's own log) is
+    # .cache/helm where Helm runs (an outside tester).
+    fake = _fake_bin(tmp_path, python3="exit 1\n", python="exit 1\n")
+    work = tmp_path / "work"
+    work.mkdir()
+    env = {"PATH": f"{fake}:/usr/bin:/bin", "HELM_PLUGIN_NAME": "postrender"}
+    if home is not None:
+        env["HOME"] = home.format(tmp=tmp_path)
+    said = subprocess.run([require_tool("helm4"), "env", "HELM_CACHE_HOME"], capture_output=True, text=True, env=env,
+                          cwd=work)
+    assert said.returncode == 0, said.stderr
+    result = subprocess.run([str(ROOT / "bin" / "postrender")], input="", capture_output=True, text=True, env=env,
+                            cwd=work)
+    assert result.returncode == 127 and "no Python 3.11 or newer found" in result.stderr
+    log = work / said.stdout.strip() / "postrender" / "postrender.log"
+    assert "no Python 3.11 or newer found" in log.read_text()
+
+
 # --- installing the plugin ------------------------------------------------------
 
 
