@@ -8,6 +8,7 @@ not reach a CI log.
 from __future__ import annotations
 
 import sys
+from time import monotonic
 from typing import Any, TextIO
 
 from .records import record
@@ -23,10 +24,12 @@ class Diagnostic:
     about: tuple[Any, str, str] | None = None
 
 
-# Bytes of log lines a run holds before it writes them (Reporter._write_log):
-# a run that says more (`-v` on a large stream, a line per renamed object)
-# writes a block each time, and a run killed outright loses at most this.
+# A run holds its log lines until it ends (Reporter._write_log), or until
+# they are this many bytes (`-v` on a large stream says a line per renamed
+# object), or the first were held this many seconds: a run killed outright
+# (a deployer's timeout, SIGKILL) loses no more than that of its log.
 _LOG_BLOCK = 256 * 1024
+_LOG_HELD_SECONDS = 1.0
 
 
 class Reporter:
@@ -47,6 +50,7 @@ class Reporter:
         # 80 lines, none telling whose).
         self._unwritten: list[str] = []
         self._unwritten_size = 0
+        self._unwritten_since = 0.0  # when the first of them was said (monotonic)
         self.warnings: list[Diagnostic] = []
         # Warnings are kept in `warnings` for a caller that reads them (graph,
         # a KRM function's results, diff); a plain render says each and is
@@ -115,16 +119,19 @@ class Reporter:
     def _log_only(self, line: str) -> None:
         if self._log is not None:
             line = escape_controls(line) + "\n"
+            if not self._unwritten_size:
+                self._unwritten_since = monotonic()
             self._unwritten.append(line)
             self._unwritten_size += len(line)
-            if self._unwritten_size >= _LOG_BLOCK:
+            if self._unwritten_size >= _LOG_BLOCK or monotonic() - self._unwritten_since >= _LOG_HELD_SECONDS:
                 self._write_log()
 
     def _write_log(self) -> None:
         """The lines not yet written, as one write to the log (opened to
         append: a block of another run's lands before or after it, whole).
-        A run whose lines pass _LOG_BLOCK writes them in blocks, each after
-        a separator of its own, which says it goes on."""
+        A run that says more, or for longer, than a block holds
+        (_LOG_BLOCK, _LOG_HELD_SECONDS) writes its lines in blocks, each
+        after a separator of its own, which says it goes on."""
         block, self._unwritten, self._unwritten_size = self._unwritten, [], 0
         if self._log is None or not block:
             return

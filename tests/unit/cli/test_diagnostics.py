@@ -175,12 +175,16 @@ def test_runs_sharing_a_log_each_write_their_lines_under_their_own_separator(tmp
         runs[-1].stdin.write(stream.encode())
         runs[-1].stdin.close()
     assert [run.wait(timeout=120) for run in runs] == [0] * 8
+    # A block per run, or more where a run took longer than a block holds
+    # (report._LOG_HELD_SECONDS), each after its run's own separator.
     blocks = log.read_text().split("--- ")[1:]
-    assert len(blocks) == 8 and all(block.startswith("20") for block in blocks)  # one separator each
+    said: dict[str, set[str]] = {}
     for block in blocks:
         header, *lines = block.splitlines()
-        named = {line.partition("ConfigMap/run")[2][:1] for line in lines}
-        assert len(lines) >= 300 and len(named) == 1, (header, named)
+        assert header.startswith("20") and " (pid " in header, header
+        pid = header.partition(" (pid ")[2].partition(")")[0].removesuffix(", continued")
+        said.setdefault(pid, set()).update(line.partition("ConfigMap/run")[2][:1] for line in lines)
+    assert len(said) == 8 and all(len(runs) == 1 for runs in said.values()), said
 
 
 def test_a_run_that_says_much_writes_its_log_in_blocks_each_with_a_separator(tmp_path, monkeypatch):
@@ -212,3 +216,26 @@ def test_what_a_run_waits_for_is_in_the_log_at_once(tmp_path):
     reporter.info("said after")
     reporter.close()
     assert log.read_text().splitlines()[-1] == "postrender: said after"
+
+
+def test_lines_held_past_a_second_are_written(tmp_path, monkeypatch):
+    # A run killed outright (a deployer's timeout) loses no more than that.
+    import postrender.report as report
+    from postrender.report import Reporter
+
+    clock = [100.0]
+    monkeypatch.setattr(report, "monotonic", lambda: clock[0])
+    log = tmp_path / "log"
+    reporter = Reporter(log_file=str(log), stderr=None)
+    reporter.open_log()
+    reporter.info("first")
+    clock[0] += 0.5
+    reporter.info("second")
+    assert log.read_text() == ""
+    clock[0] += 0.6
+    reporter.info("third")
+    assert log.read_text().splitlines()[1:] == ["postrender: first", "postrender: second", "postrender: third"]
+    reporter.info("fourth")
+    reporter.close()
+    assert log.read_text().splitlines()[-2:] == [log.read_text().splitlines()[-2], "postrender: fourth"]
+    assert ", continued)" in log.read_text().splitlines()[-2]
