@@ -824,14 +824,14 @@ def _mark(edits: DocumentEdits, version: Version, options: Options) -> None:
 
 
 def _references(graph: Graph, plan: Plan, held: Collection[int], result: Rewrite, explain: bool) -> None:
-    alive: set[tuple[str, str, str]] | None = None
     version_of, index = plan.of, graph.index
+    # A grant's name may be a reference to objects of several kinds (a rule
+    # for configmaps and secrets): its edits are decided once, for all.
+    grants: dict[int, list[Reference]] = {}
     for ref in graph.references:
         is_held = id(ref) in held
         if ref.spec.grants and not is_held:
-            if alive is None:
-                alive = plan.alive_names(index)
-            _grant(graph, plan, ref, alive, result, explain)
+            grants.setdefault(id(ref.node), []).append(ref)
             continue
         value = new_value(ref, version_of, is_held, index)
         if value is None:
@@ -847,6 +847,10 @@ def _references(graph: Graph, plan: Plan, held: Collection[int], result: Rewrite
                 shown += f"; {field}: {ref.namespace} -> {namespace}"
         if explain:
             result.rewritten.append((ref, shown))
+    if grants:
+        alive = plan.alive_names(index)
+        for refs in grants.values():
+            _grant(graph, plan, refs, alive, result, explain)
 
 
 def _config_hashes(places: Sequence[Place], result: Rewrite) -> None:
@@ -877,12 +881,16 @@ def _refs_record(value: str) -> dict[str, Value]:
     return {"metadata": {"annotations": {ANNOTATION_REFS: value}}}
 
 
-def _grant(graph: Graph, plan: Plan, ref: Reference, alive: set[tuple[str, str, str]], result: Rewrite,
+def _grant(graph: Graph, plan: Plan, refs: list[Reference], alive: set[tuple[str, str, str]], result: Rewrite,
            explain: bool) -> None:
     """A grant by name (RBAC resourceNames) gains each versioned name; the
     original stays where it still names an object: a kept copy, another
-    namespace's object, or any namespace's for a cluster-wide grant."""
-    names = sorted({version.name for version in plan.versioned_by(ref) if version.name != ref.name})
+    namespace's object, or any namespace's for a cluster-wide grant. `refs`:
+    the references of one name, one per kind the grant names (a rule for
+    configmaps and secrets): the original stays where it names an object
+    of any of them (a ConfigMap versioned, a Secret of the name kept)."""
+    ref = refs[0]
+    names = sorted({version.name for each in refs for version in plan.versioned_by(each) if version.name != ref.name})
     sequence = node_at(ref.referrer.node, ref.path[:-1]) if isinstance(ref.path[-1], int) else None
     if names and isinstance(sequence, SequenceNode):
         # A name the grant holds already is not added again: read again, a
@@ -893,12 +901,12 @@ def _grant(graph: Graph, plan: Plan, ref: Reference, alive: set[tuple[str, str, 
     if not names:
         return
     namespace = graph.index.lookup_namespace(ref.referrer, ref.namespace)
-    keep = namespace is None or (ref.target_kind, namespace, ref.name) in alive
+    keep = namespace is None or any((each.target_kind, namespace, ref.name) in alive for each in refs)
     edits = result.edits_of(ref.referrer.document)
     if not isinstance(sequence, SequenceNode):
         edits.replace(ref.node, names[0])  # a lone name, not a list: nothing to add to
         if explain:
-            result.rewritten.append((ref, names[0]))
+            result.rewritten.extend((each, names[0]) for each in refs)
         return
     added = names if keep else names[1:]
     if not keep:
@@ -907,7 +915,8 @@ def _grant(graph: Graph, plan: Plan, ref: Reference, alive: set[tuple[str, str, 
     for name in added:
         edits.insert_item(sequence, ref.node, name, style)
     if explain:
-        result.rewritten.append((ref, ", ".join(([ref.name] if keep else []) + names)))
+        shown = ", ".join(([ref.name] if keep else []) + names)
+        result.rewritten.extend((each, shown) for each in refs)
 
 
 def _marks(base_name: str, name: str, digest: str, mutable: bool) -> dict[str, Value]:

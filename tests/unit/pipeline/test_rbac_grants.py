@@ -240,3 +240,33 @@ def test_a_grant_to_a_name_not_in_the_stream_is_said_with_v_only_and_a_volumes_s
             " in the stream (a program may make it); left as is") in told.stderr
     assert "warning: Role/app/leader-election" not in told.stderr
     assert quiet.stdout == told.stdout
+
+
+@pytest.mark.parametrize("kind", ["Role", "ClusterRole"])
+@pytest.mark.parametrize("resources", ["[configmaps, secrets]", '["*"]'])
+@pytest.mark.parametrize("flags", [[], ["--keep-original=secrets"], ["--keep-original=all"], ["--keep-original=none"]])
+def test_a_name_both_kinds_hold_keeps_every_object_it_names_granted(kind, resources, flags):
+    # A ConfigMap and a Secret both named x, both versioned, one granted
+    # name for either: where an object named x is still there (a kept
+    # copy), x stays beside both versions' names. The ConfigMap's edit
+    # replaced x while the Secret's kept it, and the kept Secret copy lost
+    # its grant (an outside tester: the program reading it got Forbidden).
+    stream = ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: a, annotations:"
+              " {postrender.io/versioned: 'true'}}\ndata: {k: '1'}\n---\n"
+              "apiVersion: v1\nkind: Secret\nmetadata: {name: x, namespace: a, annotations:"
+              " {postrender.io/versioned: 'true'}}\ndata: {k: MQ==}\n")
+    stream += RULE.format(kind=kind, namespace=", namespace: a" if kind == "Role" else "", resources=resources,
+                          names="[x]")
+    result = run_postrender(["-v", *flags], stream)
+    assert result.status == 0, result.stderr
+    docs = list(YAML(typ="safe").load_all(result.stdout))
+    names = {d["metadata"]["name"] for d in docs if d["kind"] in ("ConfigMap", "Secret")}
+    (role,) = [d for d in docs if d["kind"] == kind]
+    granted = role["rules"][0]["resourceNames"]
+    # Every config is granted, and the grant names nothing else but what a
+    # cluster-wide grant keeps (x in any other namespace).
+    assert names <= set(granted) and len(granted) == len(set(granted)), (names, granted)
+    assert set(granted) - names <= ({"x"} if kind == "ClusterRole" else set()), (names, granted)
+    # -v says what the field now holds.
+    said = [line for line in result.stderr.splitlines() if "rewrote" in line and "resourceNames" in line]
+    assert said and all(set(line.partition(": x -> ")[2].split(", ")) == set(granted) for line in said), said
