@@ -47,4 +47,20 @@ def write(view: View) -> str:
         ],
         "warnings": view.warnings,
     }
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    text = json.dumps(data, indent=2, ensure_ascii=False)
+    # The text as written, but what cannot be shown (bidi controls, U+2028,
+    # Unicode's format characters, in names), as JSON escapes: the same
+    # values, and nothing in them acts on a terminal, as every other output
+    # escapes them (diagnostics.escape_controls). json.dumps escapes only
+    # below U+0020. Line by line: indent=2 puts a line break between values.
+    return "\n".join(line if line.isprintable() else "".join(map(_shown, line)) for line in text.split("\n")) + "\n"
+
+
+def _shown(ch: str) -> str:
+    if ch.isprintable():
+        return ch
+    code = ord(ch)
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # a UTF-16 surrogate pair, as JSON writes a character past U+FFFF
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
