@@ -28,7 +28,8 @@ class Edge:
     note: str
     via: str  # "field spec", "producer", "guard", or the annotation's origin
     # The render leaves the name as written (Reloader, an immutable template,
-    # a hook, keepsName): the target's final name is not what it says.
+    # a hook, keepsName, an annotation that declares a dependency): the
+    # target's final name is not what it says.
     held: bool = False
 
 
@@ -126,8 +127,9 @@ def build_view(analysis, result=None, warnings: list[str] | None = None) -> View
         else:
             status, note = "resolved", "declared dependency: feeds postrender.io/config-hash"
             referenced.add(id(dep.target))
+        # An annotation the render never rewrites: it names what the hash covers.
         edges.append(Edge(dep.referrer, dep.field_path, dep.start, dep.kind, dep.name,
-                          _namespace_label(None, dep.referrer), dep.target, status, note, dep.origin))
+                          _namespace_label(None, dep.referrer), dep.target, status, note, dep.origin, held=True))
 
     # Each edge by (referrer, field, target), asked of every reader: a scan
     # of the edges per reader made thousands of them take minutes.

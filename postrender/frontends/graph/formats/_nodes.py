@@ -47,7 +47,7 @@ def graph_nodes(view: View):
             target = ids.of(("missing", edge.kind, edge.namespace, edge.name, edge.status))
             nodes.setdefault(target, ([target_label(view, edge), f"{edge.status}: {edge.note}"], "missing"))
         label = edge.field if edge.via == "field spec" else f"{edge.field} ({edge.via})"
-        held = edge.note.startswith("left as written")
+        held = edge.held and edge.target is not None
         dashed = held or edge.status in ("unrewritten", "broken")
         style = "solid" if edge.target is not None and not dashed else "dashed"
         suffix = {"broken": " [broken]", "unrewritten": " [not rewritten]"}.get(edge.status, " [left as written]" if held else "")
