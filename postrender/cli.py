@@ -703,20 +703,68 @@ def main(argv: Sequence[str] | None = None) -> int:
         status = _main(list(argv), current)
         if signals.received is not None:
             # Raised where Python swallowed it (signals.on_signal): the run went on.
-            return _interrupted(signals.received, current[0])
-        return status
+            status = _interrupted(signals.received, current[0])
+        # Within the try: a signal until they are held is handled below.
+        signals.hold()
     except KeyboardInterrupt:
-        return _interrupted(signal.SIGINT, current[0])
+        status = _interrupted(signal.SIGINT, current[0])
     except Interrupted as exc:
-        return _interrupted(exc.signum, current[0])
+        status = _interrupted(exc.signum, current[0])
     except Exception as exc:  # noqa: BLE001
         # Raised where _main's own handlers are no help: while an error was
         # being reported (a module it loads lazily, under a memory limit),
         # or as the output was written (its bytes, a part at a time).
-        return _failed_late(exc, current[0])
+        _hold()
+        status = _failed_late(exc, current[0])
+    except BaseException:
+        _hold()
+        _close(current[0], previous, None)  # SystemExit, from code a caller gave: closed, then on its way
+        raise
+    return _close(current[0], previous, status)  # type: ignore[return-value]
+
+
+def _hold() -> None:
+    """signals.hold, where a signal may come as it holds them: noted all
+    the same (signals.on_signal sets `received` before it raises)."""
+    try:
+        signals.hold()
+    except (KeyboardInterrupt, Interrupted):
+        pass
+
+
+def _close(reporter: Reporter, previous: dict[int, object], status: int | None) -> int | None:
+    """Closes the run's reporter (its log written, what a hidden stderr
+    needs delivered), then gives the signal handlers back. Signals that
+    come meanwhile are noted, not raised (signals.hold): raised in the
+    middle of writing the log, one was a traceback, and the log lost its
+    last lines (an outside reviewer). One noted ends the run as one that
+    came before would: its line, and 128 + the signal. (main holds them
+    already, as its run ends.)"""
+    _hold()
+    try:
+        reporter.flush()
+        if status is not None and _interrupted_since(status):
+            status = _interrupted(signals.received, reporter)  # type: ignore[arg-type]
+            reporter.flush()
+        reporter.close()
+    except Exception as exc:  # noqa: BLE001 - out of memory as the log is written
+        if status is not None:
+            status = _failed_late(exc, reporter)
     finally:
-        current[0].close()
         _restore_signal_handlers(previous)
+    if status is not None and _interrupted_since(status):
+        # Noted as the handlers were given back: the reporter is closed.
+        status = 128 + signals.received  # type: ignore[operator]
+        try:
+            os.write(2, f"postrender: error: interrupted by {signal.Signals(signals.received).name}\n".encode())
+        except OSError:
+            pass
+    return status
+
+
+def _interrupted_since(status: int) -> bool:
+    """Whether a signal came after the run's status was decided."""
+    return signals.received is not None and status != 128 + signals.received
 
 
 def _failed_late(exc: Exception, reporter: Reporter) -> int:
@@ -736,10 +784,11 @@ def _failed_late(exc: Exception, reporter: Reporter) -> int:
 
 def _unexpected(exc: Exception) -> str:
     """The one line for an exception no handler expects."""
-    if os.environ.get("POSTRENDER_DEBUG"):
+    if os.environ.get("POSTRENDER_DEBUG") and sys.stderr is not None:
         import traceback  # only here: loading it costs every run a few ms
 
-        traceback.print_exception(exc)
+        # To stderr only: with it closed, traceback would print to stdout, into the stream.
+        traceback.print_exception(exc, file=sys.stderr)
     if memory_short(exc):
         # Not a bug to report nor a broken install: the machine's or the job's limit.
         return OUT_OF_MEMORY

@@ -7,7 +7,10 @@ not reach a CI log.
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from time import monotonic
 from typing import Any, TextIO
 
@@ -32,6 +35,31 @@ _LOG_BLOCK = 256 * 1024
 _LOG_HELD_SECONDS = 1.0
 
 
+@contextmanager
+def _locked(log: TextIO) -> Iterator[None]:
+    """An exclusive lock on the log while a block is written, where it has
+    a descriptor: other postrender runs take it too."""
+    try:
+        fd = log.fileno()
+    except (AttributeError, OSError, ValueError):
+        yield
+        return
+    import fcntl
+
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+def _size(log: TextIO) -> int | None:
+    try:
+        return os.fstat(log.fileno()).st_size
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
 class Reporter:
     def __init__(self, verbose: bool = False, log_file: str | None = None, stderr: TextIO | None = None,
                  keep_infos: bool = False):
@@ -51,6 +79,7 @@ class Reporter:
         self._unwritten: list[str] = []
         self._unwritten_size = 0
         self._unwritten_since = 0.0  # when the first of them was said (monotonic)
+        self._written_to: int | None = None  # the log's size after this run's last write
         self.warnings: list[Diagnostic] = []
         # Warnings are kept in `warnings` for a caller that reads them (graph,
         # a KRM function's results, diff); a plain render says each and is
@@ -68,7 +97,10 @@ class Reporter:
     def open_log(self) -> None:
         if self.log_path and self._log is None:
             self._log = open_private_log(self.log_path, "--log-file")
+            # The separator at once: a run killed outright still leaves it,
+            # and the file is a log (cli._a_log_or_nothing).
             self._unwritten.append(run_header(host()))
+            self._write_log()
 
     @property
     def wants_info(self) -> bool:
@@ -128,22 +160,29 @@ class Reporter:
 
     def _write_log(self) -> None:
         """The lines not yet written, as one write to the log (opened to
-        append: a block of another run's lands before or after it, whole).
-        A run that says more, or for longer, than a block holds
-        (_LOG_BLOCK, _LOG_HELD_SECONDS) writes its lines in blocks, each
-        after a separator of its own, which says it goes on."""
-        block, self._unwritten, self._unwritten_size = self._unwritten, [], 0
+        append, and locked while it is written: a block of another run's
+        lands before or after it, whole). A run that says more, or for
+        longer, than a block holds (_LOG_BLOCK, _LOG_HELD_SECONDS) writes
+        its lines in blocks; where another run wrote to the log since this
+        one's last block, the next starts with a separator of its own, which
+        says it goes on."""
+        block = self._unwritten
         if self._log is None or not block:
             return
-        if not block[0].startswith("--- "):
-            block.insert(0, run_header(host(), continued=True))
         try:
-            # Written through at once: a text longer than the file's buffers
-            # goes to the file in one write (io.TextIOWrapper, BufferedWriter).
-            self._log.write("".join(block))
-            self._log.flush()
+            with _locked(self._log):
+                if not block[0].startswith("--- ") and _size(self._log) != self._written_to:
+                    block.insert(0, run_header(host(), continued=True))
+                # Written through at once: a text longer than the file's
+                # buffers goes to it in one write (TextIOWrapper, BufferedWriter).
+                self._log.write("".join(block))
+                self._log.flush()
+                self._written_to = _size(self._log)
         except (OSError, ValueError) as exc:
             self._log_lost(exc)
+        # Let go of only once written: a signal as it is written (cli.main
+        # holds them as the run closes) loses none of them.
+        self._unwritten, self._unwritten_size = [], 0
 
     def _log_lost(self, exc: BaseException) -> None:
         """The log cannot be written (a full disk, a file-size limit): said
@@ -160,10 +199,15 @@ class Reporter:
         self._emit(f"postrender: warning: --log-file {self.log_path}: cannot write to it ({why}); this run is not"
                    " logged, or not all of it")
 
-    def close(self) -> None:
+    def flush(self) -> None:
+        """What the run said so far, to the log and (where a host hides
+        stderr) to where it is seen; the log stays open."""
         self._write_log()  # first: a log it cannot write is said, where stderr is hidden too
         shown, self._shown = self._shown, None if self._shown is None else []
         deliver(shown or [], failed=self.failed, stderr=self.stderr, log_given=self._log is not None)
+
+    def close(self) -> None:
+        self.flush()
         if self._log is not None:
             log, self._log = self._log, None
             try:

@@ -48,6 +48,21 @@ def on_signal(signum: int, frame: object) -> None:
     raise Interrupted(signum)
 
 
+def hold() -> None:
+    """From here on a signal is noted in `received`, not raised: the run is
+    closing (cli._close), and an exception in the middle of that would cut
+    it. A second one is handled as after any first. Where one came
+    already, its own handlers stay."""
+    if received is None:
+        install(_held)
+
+
+def _held(signum: int, frame: object) -> None:
+    global received
+    received = signum
+    install(stop_at_once if owns_process else _noted)
+
+
 def _noted(signum: int, frame: object) -> None:
     """A second signal in a caller's process: the run is ending already."""
 

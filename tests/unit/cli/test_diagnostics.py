@@ -189,7 +189,7 @@ def test_runs_sharing_a_log_each_write_their_lines_under_their_own_separator(tmp
     assert len(said) == 8 and all(len(runs) == 1 for runs in said.values()), said
 
 
-def test_a_run_that_says_much_writes_its_log_in_blocks_each_with_a_separator(tmp_path, monkeypatch):
+def test_a_run_that_says_much_writes_its_log_in_blocks(tmp_path, monkeypatch):
     import postrender.report as report
 
     monkeypatch.setattr(report, "_LOG_BLOCK", 2000)
@@ -197,11 +197,11 @@ def test_a_run_that_says_much_writes_its_log_in_blocks_each_with_a_separator(tmp
     stream = "---\n".join(f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c{i}}}\ndata: {{k: v}}\n"
                           for i in range(200))
     assert run_postrender(["-v", "--log-file", str(log)], stream).status == 0
-    text = log.read_text()
-    separators = [line for line in text.splitlines() if line.startswith("--- ")]
-    assert len(separators) > 5 and ", continued)" not in separators[0]
-    assert all(", continued)" in line for line in separators[1:])
-    assert sum("ConfigMap/c" in line for line in text.splitlines()) == 200
+    lines = log.read_text().splitlines()
+    # Alone in the log: its separator, then its lines, in order, none twice.
+    assert lines[0].startswith("--- ") and not any(line.startswith("--- ") for line in lines[1:])
+    said = [line.partition("ConfigMap/c")[2].partition(" ")[0] for line in lines if "ConfigMap/c" in line]
+    assert said == [str(i) for i in range(200)]
 
 
 def test_what_a_run_waits_for_is_in_the_log_at_once(tmp_path):
@@ -222,6 +222,7 @@ def test_what_a_run_waits_for_is_in_the_log_at_once(tmp_path):
 
 def test_lines_held_past_a_second_are_written(tmp_path, monkeypatch):
     # A run killed outright (a deployer's timeout) loses no more than that.
+    # Its next block says whose it is where another run wrote in between.
     import postrender.report as report
     from postrender.report import Reporter
 
@@ -230,17 +231,20 @@ def test_lines_held_past_a_second_are_written(tmp_path, monkeypatch):
     log = tmp_path / "log"
     reporter = Reporter(log_file=str(log), stderr=None)
     reporter.open_log()
+    assert log.read_text().startswith("--- ")  # at once: a run killed outright still leaves it
     reporter.info("first")
     clock[0] += 0.5
     reporter.info("second")
-    assert log.read_text() == ""
+    assert len(log.read_text().splitlines()) == 1
     clock[0] += 0.6
     reporter.info("third")
     assert log.read_text().splitlines()[1:] == ["postrender: first", "postrender: second", "postrender: third"]
+    with open(log, "a") as other:
+        other.write("--- 2026-01-01T00:00:00Z postrender 0 (pid 1) ---\npostrender: another run's\n")
     reporter.info("fourth")
     reporter.close()
-    assert log.read_text().splitlines()[-2:] == [log.read_text().splitlines()[-2], "postrender: fourth"]
-    assert ", continued)" in log.read_text().splitlines()[-2]
+    tail = log.read_text().splitlines()[-2:]
+    assert ", continued)" in tail[0] and tail[1] == "postrender: fourth", tail
 
 
 @pytest.mark.parametrize("control", [*CONTROLS, "\U000e0001", "\u200b"], ids=repr)

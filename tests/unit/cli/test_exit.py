@@ -389,3 +389,41 @@ def test_memory_short_where_no_handler_of_the_run_is_said_in_one_line(monkeypatc
     out = run_postrender([], _BROKEN.decode() if where == "reporting" else _stream(1).decode())
     assert (out.status, out.stdout) == (1, "")
     assert out.stderr == "postrender: error: " + OUT_OF_MEMORY + "\n", out.stderr
+
+
+def test_a_signal_as_the_run_closes_ends_it_in_one_line_and_the_log_keeps_it(tmp_path, monkeypatch):
+    # Raised in the middle of writing the log, it was a traceback (exit 1)
+    # and the log lost its last lines (an outside reviewer). Now it is noted
+    # there (signals.hold) and the run ends as for one that came before.
+    import os
+
+    from postrender import report
+
+    flush = report.Reporter.flush
+    sent = []
+
+    def flush_after_a_signal(self):
+        if not sent:
+            sent.append(True)
+            os.kill(os.getpid(), signal.SIGTERM)
+        flush(self)
+
+    monkeypatch.setattr(report.Reporter, "flush", flush_after_a_signal)
+    log = tmp_path / "log"
+    out = run_postrender(["-v", "--log-file", str(log)], _stream(3).decode())
+    assert out.status == 128 + signal.SIGTERM, out.stderr
+    assert out.stderr.endswith("postrender: error: interrupted by SIGTERM\n") and "Traceback" not in out.stderr
+    lines = log.read_text().splitlines()
+    assert lines[-1] == "postrender: error: interrupted by SIGTERM"
+    assert sum("ConfigMap/c" in line for line in lines) == 3  # nothing the run said is lost
+
+
+def test_debug_tracebacks_never_reach_the_standard_output():
+    # With stderr closed, traceback.print_exception printed to stdout: the stream.
+    script = ("import runpy, sys\nfrom postrender import cli\n"
+              "def broken():\n    raise RuntimeError('input text')\n"
+              "cli._check_stdout = broken\nsys.argv = ['postrender']\nrunpy.run_module('postrender', run_name='__main__')\n")
+    done = subprocess.run([sys.executable, "-c", script], input=_stream(1), capture_output=True, timeout=60,
+                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "POSTRENDER_DEBUG": "1"},
+                          preexec_fn=lambda: __import__("os").close(2))
+    assert (done.returncode, done.stdout) == (1, b"")
