@@ -696,10 +696,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .frontends.kustomize_exec import exec_plugin_argv  # linked as the plugin: `PostRender <config file> [args]`
 
         argv = exec_plugin_argv(argv, os.environ["KUSTOMIZE_PLUGIN_CONFIG_STRING"])
-    previous = _install_signal_handlers()
     # The reporter of this run, once there is one: an interrupt may come at any point.
     current: list[Reporter] = [Reporter()]
+    # What a caller had, given back as the run ends; taken before any is
+    # replaced, so that a signal as they are replaced is handled below.
+    previous = signals.handlers()
     try:
+        _install_signal_handlers()
         status = _main(list(argv), current)
         if signals.received is not None:
             # Raised where Python swallowed it (signals.on_signal): the run went on.
@@ -714,57 +717,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Raised where _main's own handlers are no help: while an error was
         # being reported (a module it loads lazily, under a memory limit),
         # or as the output was written (its bytes, a part at a time).
-        _hold()
+        try:  # here, not in a function: a signal at its start would be outside its try
+            signals.hold()
+        except (KeyboardInterrupt, Interrupted):
+            pass  # noted all the same (signals.on_signal sets `received` before it raises)
         status = _failed_late(exc, current[0])
     except BaseException:
-        _hold()
-        _close(current[0], previous, None)  # SystemExit, from code a caller gave: closed, then on its way
+        _close(current[0], previous)  # SystemExit, from code a caller gave: closed, then on its way
         raise
-    return _close(current[0], previous, status)  # type: ignore[return-value]
+    return _close(current[0], previous, status)
 
 
-def _hold() -> None:
-    """signals.hold, where a signal may come as it holds them: noted all
-    the same (signals.on_signal sets `received` before it raises)."""
+def _close(reporter: Reporter, previous: dict[int, object], status: int = 1) -> int:
+    """Closes the run's reporter (the rest of its log written, what a hidden
+    stderr needs delivered), then gives the signal handlers back. A signal
+    that comes meanwhile is noted, not raised (main holds them as its run
+    ends: raised in the middle of writing the log, one was a traceback, and
+    the log lost its last lines). The run is done by then, its output
+    written: it ends as it would have, which is what the signal asked.
+    Given back with the signals held by the kernel, so that one that comes
+    then reaches the caller's handler, not one of postrender's."""
     try:
-        signals.hold()
-    except (KeyboardInterrupt, Interrupted):
-        pass
-
-
-def _close(reporter: Reporter, previous: dict[int, object], status: int | None) -> int | None:
-    """Closes the run's reporter (its log written, what a hidden stderr
-    needs delivered), then gives the signal handlers back. Signals that
-    come meanwhile are noted, not raised (signals.hold): raised in the
-    middle of writing the log, one was a traceback, and the log lost its
-    last lines (an outside reviewer). One noted ends the run as one that
-    came before would: its line, and 128 + the signal. (main holds them
-    already, as its run ends.)"""
-    _hold()
-    try:
-        reporter.flush()
-        if status is not None and _interrupted_since(status):
-            status = _interrupted(signals.received, reporter)  # type: ignore[arg-type]
-            reporter.flush()
         reporter.close()
     except Exception as exc:  # noqa: BLE001 - out of memory as the log is written
-        if status is not None:
-            status = _failed_late(exc, reporter)
+        status = _failed_late(exc, reporter)
     finally:
-        _restore_signal_handlers(previous)
-    if status is not None and _interrupted_since(status):
-        # Noted as the handlers were given back: the reporter is closed.
-        status = 128 + signals.received  # type: ignore[operator]
-        try:
-            os.write(2, f"postrender: error: interrupted by {signal.Signals(signals.received).name}\n".encode())
-        except OSError:
-            pass
+        with signals.deferred():
+            _restore_signal_handlers(previous)
     return status
-
-
-def _interrupted_since(status: int) -> bool:
-    """Whether a signal came after the run's status was decided."""
-    return signals.received is not None and status != 128 + signals.received
 
 
 def _failed_late(exc: Exception, reporter: Reporter) -> int:
@@ -805,11 +785,11 @@ def _interrupted(signum: int, reporter: Reporter) -> int:
     return 128 + signum
 
 
-def _install_signal_handlers() -> dict[int, object]:
+def _install_signal_handlers() -> None:
     # entry.py installs signals.stop_at_once before this module loads; here
     # the run's own, for the console script and a caller that calls main().
     signals.received = None
-    return signals.install(on_signal)
+    signals.install(on_signal)
 
 
 def _restore_signal_handlers(previous: dict[int, object]) -> None:
@@ -860,6 +840,9 @@ def _main(argv: list[str], current: list[Reporter]) -> int:
         reporter.error(_unexpected(exc))
         return 1
     parts = [output] if isinstance(output, str) else output
+    # The log first: a run killed as its output is written (a reader that
+    # stopped reading, a deployer's timeout) has said all it will.
+    reporter.write_log()
     try:
         if output_file not in (None, "-"):
             write_file(output_file, parts)

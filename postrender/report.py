@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from time import monotonic
 from typing import Any, TextIO
 
+from . import signals
 from .records import record
 from .diagnostics import deliver, escape_controls, host, open_private_log, run_header
 
@@ -27,30 +28,37 @@ class Diagnostic:
     about: tuple[Any, str, str] | None = None
 
 
-# A run holds its log lines until it ends (Reporter._write_log), or until
-# they are this many bytes (`-v` on a large stream says a line per renamed
-# object), or the first were held this many seconds: a run killed outright
-# (a deployer's timeout, SIGKILL) loses no more than that of its log.
+# A run holds its log lines until its output is written (Reporter.write_log),
+# or until they are this many characters (`-v` on a large stream says a line
+# per renamed object), or, when a line is said, the first were held this
+# many seconds: a run killed outright (a deployer's timeout, SIGKILL) loses
+# the lines said since its last block.
 _LOG_BLOCK = 256 * 1024
 _LOG_HELD_SECONDS = 1.0
 
 
 @contextmanager
-def _locked(log: TextIO) -> Iterator[None]:
-    """An exclusive lock on the log while a block is written, where it has
-    a descriptor: other postrender runs take it too."""
+def _locked(log: TextIO) -> Iterator[bool]:
+    """An exclusive lock on the log while a block is written, if it is free
+    at once: whether it was taken. Never waited for (a lock an NFS client
+    that died still holds, a filesystem without locks): a block written
+    without it says whose it is (`continued`), as one after another run's
+    does. Other postrender runs take it too."""
     try:
         fd = log.fileno()
-    except (AttributeError, OSError, ValueError):
-        yield
-        return
-    import fcntl
+        import fcntl
 
-    fcntl.flock(fd, fcntl.LOCK_EX)
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except (AttributeError, OSError, ValueError):
+        yield False
+        return
     try:
-        yield
+        yield True
     finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        except OSError:
+            pass
 
 
 def _size(log: TextIO) -> int | None:
@@ -100,7 +108,7 @@ class Reporter:
             # The separator at once: a run killed outright still leaves it,
             # and the file is a log (cli._a_log_or_nothing).
             self._unwritten.append(run_header(host()))
-            self._write_log()
+            self.write_log()
 
     @property
     def wants_info(self) -> bool:
@@ -129,7 +137,7 @@ class Reporter:
         """Said whatever the verbosity: what postrender is waiting for; in
         the log at once, where one looks to see why a run does not end."""
         self._emit(f"postrender: {message}")
-        self._write_log()
+        self.write_log()
 
     def _emit(self, line: str) -> None:
         line = escape_controls(line)
@@ -156,33 +164,33 @@ class Reporter:
             self._unwritten.append(line)
             self._unwritten_size += len(line)
             if self._unwritten_size >= _LOG_BLOCK or monotonic() - self._unwritten_since >= _LOG_HELD_SECONDS:
-                self._write_log()
+                self.write_log()
 
-    def _write_log(self) -> None:
+    def write_log(self) -> None:
         """The lines not yet written, as one write to the log (opened to
-        append, and locked while it is written: a block of another run's
-        lands before or after it, whole). A run that says more, or for
-        longer, than a block holds (_LOG_BLOCK, _LOG_HELD_SECONDS) writes
-        its lines in blocks; where another run wrote to the log since this
-        one's last block, the next starts with a separator of its own, which
-        says it goes on."""
-        block = self._unwritten
-        if self._log is None or not block:
+        append: a block of another run's lands before or after it, whole).
+        A run that says more, or for longer, than a block holds
+        (_LOG_BLOCK, _LOG_HELD_SECONDS) writes its lines in blocks; where
+        another run may have written to the log since this one's last
+        block, the next starts with a separator of its own, which says it
+        goes on. The handled signals wait while a block is written and let
+        go of (signals.deferred): one raised in between wrote it twice, or
+        lost it."""
+        if self._log is None or not self._unwritten:
             return
-        try:
-            with _locked(self._log):
-                if not block[0].startswith("--- ") and _size(self._log) != self._written_to:
-                    block.insert(0, run_header(host(), continued=True))
-                # Written through at once: a text longer than the file's
-                # buffers goes to it in one write (TextIOWrapper, BufferedWriter).
-                self._log.write("".join(block))
-                self._log.flush()
-                self._written_to = _size(self._log)
-        except (OSError, ValueError) as exc:
-            self._log_lost(exc)
-        # Let go of only once written: a signal as it is written (cli.main
-        # holds them as the run closes) loses none of them.
-        self._unwritten, self._unwritten_size = [], 0
+        with signals.deferred():
+            block, self._unwritten, self._unwritten_size = self._unwritten, [], 0
+            try:
+                with _locked(self._log) as alone:
+                    if not block[0].startswith("--- ") and not (alone and _size(self._log) == self._written_to):
+                        block.insert(0, run_header(host(), continued=True))
+                    # Written through at once: a text longer than the file's
+                    # buffers goes to it in one write (TextIOWrapper, BufferedWriter).
+                    self._log.write("".join(block))
+                    self._log.flush()
+                    self._written_to = _size(self._log)
+            except (OSError, ValueError) as exc:
+                self._log_lost(exc)
 
     def _log_lost(self, exc: BaseException) -> None:
         """The log cannot be written (a full disk, a file-size limit): said
@@ -202,7 +210,7 @@ class Reporter:
     def flush(self) -> None:
         """What the run said so far, to the log and (where a host hides
         stderr) to where it is seen; the log stays open."""
-        self._write_log()  # first: a log it cannot write is said, where stderr is hidden too
+        self.write_log()  # first: a log it cannot write is said, where stderr is hidden too
         shown, self._shown = self._shown, None if self._shown is None else []
         deliver(shown or [], failed=self.failed, stderr=self.stderr, log_given=self._log is not None)
 

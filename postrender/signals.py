@@ -48,6 +48,32 @@ def on_signal(signum: int, frame: object) -> None:
     raise Interrupted(signum)
 
 
+class deferred:
+    """The handled signals held back by the kernel (the thread's mask)
+    while the block runs, and delivered as it ends: what it does is done
+    whole or not at all. (A class, not contextlib's: this module loads
+    before anything else, at every start.)"""
+
+    def __enter__(self) -> None:
+        try:
+            self._blocked: object = signal.pthread_sigmask(signal.SIG_BLOCK, HANDLED_SIGNALS)
+        except (AttributeError, OSError, ValueError):  # no pthread_sigmask here
+            self._blocked = None
+
+    def __exit__(self, *exc: object) -> None:
+        if self._blocked is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, self._blocked)  # type: ignore[arg-type]
+
+
+def handlers() -> dict[int, object]:
+    """The handlers `install` would replace, as they are now."""
+    try:
+        return {signum: handler for signum in HANDLED_SIGNALS
+                if (handler := signal.getsignal(signum)) is not signal.SIG_IGN}
+    except ValueError:
+        return {}
+
+
 def hold() -> None:
     """From here on a signal is noted in `received`, not raised: the run is
     closing (cli._close), and an exception in the middle of that would cut
