@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from array import array
 from collections.abc import Callable, Container, Iterator, Mapping, Sequence
 from enum import Enum
 from typing import Any
@@ -254,13 +255,64 @@ def reads(obj: KubeObject, table: ReferenceTable, found: Found, templates: bool)
         yield keys, True
 
 
+class PodStrings:
+    """The non-empty strings one walk found at the scanned paths, in the
+    order the walk gives them, held as columns: a scalar, what comes before
+    it (string_context), and its path as the path of the list it is an item
+    of, shared by its items, and its index there (-1: the path is whole).
+
+    Kept from read to graph.build for every object, and one Scanned tuple
+    and one path each was some 190 bytes a string: a container of 200,000
+    `args` held 36 MiB of them, though build keeps only the few that may
+    name a config (`wanted`), made whole there."""
+
+    __slots__ = ("nodes", "contexts", "paths", "indexes")
+
+    def __init__(self) -> None:
+        self.nodes: list[ScalarNode] = []
+        self.contexts: list[str | None] = []
+        self.paths: list[Path] = []
+        self.indexes = array("q")
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def add(self, node: ScalarNode, context: str | None, path: Path) -> None:
+        self.nodes.append(node)
+        self.contexts.append(context)
+        last = path[-1]
+        if last.__class__ is int:
+            held = self.paths[-1] if self.paths else None
+            base = path[:-1]
+            # The items of one list share its path: the one tuple, kept once.
+            self.paths.append(held if held is not None and held == base else base)
+            self.indexes.append(last)  # type: ignore[arg-type]
+        else:
+            self.paths.append(path)
+            self.indexes.append(-1)
+
+    def extend(self, other: PodStrings) -> None:
+        self.nodes += other.nodes
+        self.contexts += other.contexts
+        self.paths += other.paths
+        self.indexes += other.indexes
+
+    def wanted(self, obj: KubeObject, wanted: Callable[[str], bool]) -> Iterator[Scanned]:
+        """The strings `wanted` keeps, each as a Scanned of `obj`."""
+        for at, node in enumerate(self.nodes):
+            if wanted(node.value):
+                index = self.indexes[at]
+                path = self.paths[at]
+                yield obj, node, self.contexts[at], path if index < 0 else path + (index,)
+
+
 # What one walk of an object found while its document was whole (Finder):
 # the names at the reference specs' paths, unresolved, and the non-empty
 # strings at the scanned paths.
 @record(eq=False)
 class Found:
     references: list[Reference]
-    strings: list[Scanned]
+    strings: PodStrings
 
 
 class Finder:
@@ -301,19 +353,11 @@ class Finder:
         if both is None:
             return NOTHING
         compiled, own = both
-        references: list[Reference] = []
-        strings: list[Scanned] = []
-        for position, spec, hits in _hits(obj, compiled, self._whole):
-            if position >= own:
-                strings.extend((obj, node, string_context(parent, path), path) for node, parent, path in hits
-                               if is_string(node) and node.value)
-            else:
-                references.extend(_references(obj, spec, hits, self._paths))
-        return Found(references, strings) if references or strings else NOTHING
+        return _found(obj, compiled, own, self._whole, self._paths)
 
 
 # What the walk finds in most objects: one for all, which nothing adds to.
-NOTHING = Found([], [])
+NOTHING = Found([], PodStrings())
 
 
 def build(index: ObjectIndex, table: ReferenceTable, scanned: SpecIndex | None = None,
@@ -344,7 +388,7 @@ def build(index: ObjectIndex, table: ReferenceTable, scanned: SpecIndex | None =
         walked = found(obj) if found is not None else None
         if walked is None:
             walked = finder(obj)
-        strings.extend(string for string in walked.strings if wanted(string[1].value))
+        strings.extend(walked.strings.wanted(obj, wanted))
         for ref in walked.references:
             if ref.spec.kind_from is not None and not _kind_applies(obj, ref.spec, index):
                 continue
@@ -389,6 +433,40 @@ def _hits(obj: KubeObject, compiled: Compiled, whole: list | None = None) -> lis
             by_spec.setdefault(position, []).append(hit)
     specs = compiled.specs
     return [(position, specs[position], by_spec[position]) for position in sorted(by_spec)]
+
+
+def _found(obj: KubeObject, compiled: Compiled, own: int, whole: list, paths: dict[Path, Path]) -> Found:
+    """What _hits gives, read as the walk meets each leaf: the references
+    of the first `own` specs, the strings of the scanned ones after them.
+    Each leaf is read as it comes, not held as a hit and a path for the
+    whole walk: a container of 200,000 `args`, which the flag specs and the
+    scanned ones both reach, held 34 MiB of hits at once, most naming
+    nothing. The same references and strings, in the same order: table
+    order, each spec's in document order."""
+    if not _may_reach(obj, compiled, whole):
+        return NOTHING
+    specs = compiled.specs
+    references: dict[int, list[Reference]] = {}
+    strings: dict[int, PodStrings] = {}
+    for ends, node, parent, path in walk(compiled.tree, obj.node, YamlNodes):
+        for position in ends:
+            if position >= own:
+                if is_string(node) and node.value:
+                    held = strings.get(position)
+                    if held is None:
+                        held = strings[position] = PodStrings()
+                    held.add(node, string_context(parent, path), path)
+                continue
+            for reference in _references(obj, specs[position], ((node, parent, path),), paths):
+                references.setdefault(position, []).append(reference)
+    if not references and not strings:
+        return NOTHING
+    found = Found([], PodStrings())
+    for position in sorted(references):
+        found.references.extend(references[position])
+    for position in sorted(strings):
+        found.strings.extend(strings[position])
+    return found
 
 
 def _may_reach(obj: KubeObject, compiled: Compiled, whole: list | None) -> bool:

@@ -303,3 +303,26 @@ def test_the_name_hints_are_data_and_every_config_kind_has_words():
     assert {"Service", "Lease", "Namespace"} <= set(hints["otherKinds"])
     for kind, words in hints["configKinds"].items():
         assert all(says_kind(f"--x-{word}-y", kind) for word in words)
+
+
+def test_pod_strings_keep_what_comes_before_each_and_share_their_lists_paths():
+    # The strings are held as columns from read to build (PodStrings): each
+    # must come back with its context and its whole path, and the items of
+    # one list must hold its path once, not a tuple each.
+    from postrender.pipeline.graph.references import Finder
+
+    stream = read([Source("workload.yaml", WORKLOAD)], RenderOptions().limits)
+    deployment = next(obj for obj in stream.objects if obj.kind == "Deployment")
+    found = Finder(TABLE, pod_string_specs(TABLE))(deployment)
+    scanned = [(node.value, context, path) for _, node, context, path in found.strings.wanted(deployment, bool)]
+    container = ("spec", "template", "spec", "containers", 0)
+    assert (("/bin/server", "", container + ("command", 0)) in scanned
+            and ("8080", "--port", container + ("args", 3)) in scanned
+            and ("settings", "SETTINGS", container + ("env", 1, "value")) in scanned
+            and ("settings", "--source", ("spec", "template", "spec", "initContainers", 0, "command", 2)) in scanned)
+    assert not any(value == "" for value, _, _ in scanned)
+    args = [at for at, path in enumerate(found.strings.paths) if path == container + ("args",)]
+    assert len(args) == 4 and len({id(found.strings.paths[at]) for at in args}) == 1
+    # `wanted` keeps only what it is asked to.
+    assert [node.value for _, node, _, _ in found.strings.wanted(deployment, lambda text: text == "settings")] \
+        == ["settings", "settings"]

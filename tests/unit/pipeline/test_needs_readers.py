@@ -9,7 +9,7 @@ import pytest
 from postrender import fieldspecs
 from postrender.limits import Limits
 from postrender.pipeline.graph import producers
-from postrender.pipeline.graph.references import Found
+from postrender.pipeline.graph.references import Found, PodStrings
 from postrender.pipeline.needs import _Readers
 from postrender.pipeline.read import Source, read
 
@@ -58,7 +58,7 @@ def test_every_kind_the_tables_and_rules_name_is_probed():
 @pytest.mark.parametrize("annotated", [False, True])
 def test_nothing_read_is_said_only_where_no_stage_reads(edits_everywhere: bool, annotated: bool):
     readers = _Readers(TABLE, edits_everywhere)
-    nothing = Found([], [])
+    nothing = Found([], PodStrings())
     said = 0
     for kind, api_version in KINDS:
         obj = _object(kind, api_version, _producer_annotations() if annotated else {})
@@ -83,7 +83,7 @@ def test_an_object_that_declares_a_dependency_keeps_its_metadata_for_its_keys(de
     # annotations declare: it keeps its metadata, and its document can take
     # the keys without being composed again. Without the annotation it keeps
     # nothing.
-    nothing = Found([], [])
+    nothing = Found([], PodStrings())
     for edits_everywhere in (False, True):
         readers = _Readers(TABLE, edits_everywhere)
         for annotations, takes in ((declared, edits_everywhere), ({}, False)):
