@@ -292,3 +292,17 @@ def test_a_substitution_variable_as_a_namespace_is_that_namespace_but_a_csi_temp
     gateway = next(d for d in docs if d["kind"] == "Gateway")
     assert gateway["spec"]["listeners"][0]["tls"]["certificateRefs"][0]["name"] == substituted["metadata"]["name"]
     assert substituted["metadata"]["name"] != "tls"
+
+
+@pytest.mark.parametrize("stated", ["b", "a", None])
+def test_a_service_account_names_secrets_of_its_own_namespace_whatever_its_entry_says(stated):
+    # core/v1: ServiceAccount.secrets are "secrets in the same namespace";
+    # the mountable-secrets check matches the name there, and an entry's
+    # `namespace` is no namespace. So `pull` names a/pull, never b/pull.
+    secrets = [f"apiVersion: v1\nkind: Secret\nmetadata: {{name: pull, namespace: {ns}}}\nstringData: {{k: {ns}}}\n"
+               for ns in ("a", "b")]
+    entry = "{name: pull}" if stated is None else f"{{name: pull, namespace: {stated}}}"
+    account = f"apiVersion: v1\nkind: ServiceAccount\nmetadata: {{name: sa, namespace: a}}\nsecrets: [{entry}]\n"
+    analysis = _analysis(*secrets, account, namespace="b")
+    (ref,) = [r for r in analysis.graph.references if r.referrer.kind == "ServiceAccount"]
+    assert ref.resolution is Resolution.RESOLVED and ref.target.describe() == "Secret/a/pull"

@@ -142,14 +142,16 @@ def test_a_namespace_stated_beside_the_name_follows_the_target_kustomize_moved()
     from conftest import run_postrender
 
     secret = _object("Secret", "pre-s", "team", "s", "Secret", "old", "pre-") + "stringData: {p: one}\n"
-    account = ("apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: sa, namespace: team}\nsecrets:\n"
-               "  - name: s\n    namespace: \"old\"  # was\n  - {name: s, namespace: team}\n  - {name: s}\n")
-    result = run_postrender(["-v"], secret + "---\n" + account)
+    head = ("apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: team}\n"
+            "spec:\n  listeners:\n  - name: a\n    tls:\n      certificateRefs:\n")
+    gateway = head + ("        - name: s\n          namespace: \"old\"  # was\n        - {name: s, namespace: team}\n"
+                      "        - {name: s}\n")
+    result = run_postrender(["-v"], secret + "---\n" + gateway)
     assert result.status == 0, result.stderr
     version = next(line.rpartition(" -> ")[2] for line in result.stderr.splitlines() if "renamed Secret" in line)
-    assert result.stdout.split("---\n")[-1] == (
-        "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: sa, namespace: team}\nsecrets:\n"
-        f"  - name: {version}\n    namespace: \"team\"  # was\n  - {{name: {version}, namespace: team}}\n"
-        f"  - {{name: {version}}}\n")
-    assert (f"rewrote ServiceAccount/team/sa secrets[0].name: s -> {version}; secrets[0].namespace: old -> team"
+    assert result.stdout.split("---\n")[-1] == head + (
+        f"        - name: {version}\n          namespace: \"team\"  # was\n        - {{name: {version}, namespace: team}}\n"
+        f"        - {{name: {version}}}\n")
+    refs = "spec.listeners[0].tls.certificateRefs[0]"
+    assert (f"rewrote Gateway/team/gw {refs}.name: s -> {version}; {refs}.namespace: old -> team"
             in result.stderr)
