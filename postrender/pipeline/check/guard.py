@@ -468,7 +468,22 @@ def _looks_like_reference(kind: str, path: Path, parent: Node | None) -> bool:
         keys = {k.value for k, _ in parent.value if isinstance(k, ScalarNode)}
         if selector["required"] <= keys <= selector["required"] | selector.get("optional", frozenset()):
             return True
-    return rules["typed"] and isinstance(parent, MappingNode) and get_str(parent, "kind") == kind
+    return rules["typed"] and isinstance(parent, MappingNode) and get_str(parent, "kind") == kind \
+        and _in_the_core_group(parent)
+
+
+def _in_the_core_group(reference: MappingNode) -> bool:
+    """Whether a typed reference ({kind, name}) may name a core (v1) kind:
+    one stating another API group (`apiGroup`, `group`, or an `apiVersion`
+    with a group) names a custom kind that happens to be called ConfigMap or
+    Secret (an IngressClass's parameters {apiGroup: example.com, kind:
+    ConfigMap}), as the field specs' `[apiGroup=]` filters read it."""
+    for key in ("apiGroup", "group"):
+        group = get_str(reference, key)
+        if group:
+            return False
+    api_version = get_str(reference, "apiVersion")
+    return not api_version or "/" not in api_version
 
 
 def _nearest_key(path: Path) -> str | None:

@@ -400,3 +400,25 @@ def test_a_namespace_written_beside_the_name_is_where_the_guard_looks(widget_nam
     assert result.status == 0, result.stderr
     found = [line for line in result.stderr.splitlines() if "spec.configMapRef.name: still names" in line]
     assert len(found) == (1 if flagged else 0), result.stderr
+
+
+@pytest.mark.parametrize("group, flagged", [
+    ("apiGroup: example.com", False), ("group: example.com", False), ("apiVersion: example.com/v1", False),
+    ('apiGroup: ""', True), ('group: ""', True), ("apiVersion: v1", True), ("", True),
+])
+@pytest.mark.parametrize("kind", ["ConfigMap", "Secret"])
+def test_a_typed_name_is_a_core_config_only_where_no_other_group_is_stated(group, flagged, kind):
+    # `name` beside `kind: ConfigMap` names a v1 ConfigMap only where the
+    # reference states no other API group: an IngressClass's parameters
+    # {apiGroup: example.com, kind: ConfigMap} name a custom kind, which a
+    # field spec's `[apiGroup=]` filter skips, so the guard must too.
+    config = (CONFIGMAP if kind == "ConfigMap" else SECRET) % "params"
+    stated = f"{group}, " if group else ""
+    custom = ("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: db}\n"
+              f"spec:\n  parameters: {{{stated}kind: {kind}, name: params}}\n")
+    result = run_postrender(VERSION_ALL, _stream(config, custom))
+    if flagged:
+        assert result.status == 1 and "spec.parameters.name: still names" in result.stderr, result.stderr
+    else:
+        assert result.status == 0 and "still names" not in result.stderr, result.stderr
+        assert result.stdout.split("---\n")[-1] == custom
