@@ -294,8 +294,8 @@ def _holds(graph: Graph, table: fieldspecs.ReferenceTable) -> dict[int, str]:
         elif ref.target.annotations and is_hook(ref.target, table) and not created_before_every_apply(ref.target, table):
             holds[id(ref)] = (f"{ref.target.describe()} is a hook not created before the release's objects on every"
                               " install and upgrade")
-        elif ref.spec.keeps_name is not None:
-            holds[id(ref)] = f"{ref.referrer.describe()} {ref.field_path}: {ref.spec.keeps_name}"
+        elif ref.keeps_name is not None:
+            holds[id(ref)] = f"{ref.referrer.describe()} {ref.field_path}: {ref.keeps_name}"
     return holds
 
 

@@ -133,7 +133,7 @@ def config_hashes(
             if item is not None:
                 covered.append((ref.referrer, ref.path, item, False, None))
             continue
-        if not policy.rolls_on(ref.referrer, target) or id(ref) in policy.held and ref.spec.keeps_name is None:
+        if not policy.rolls_on(ref.referrer, target) or id(ref) in policy.held and ref.keeps_name is None:
             # A reference left as written rolls nothing (render._holds,
             # Reloader), but one whose name is a path (keepsName): held only
             # so that the name stays, it rolls as any reference to a name kept.

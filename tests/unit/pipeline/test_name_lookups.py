@@ -306,3 +306,39 @@ def test_a_service_account_names_secrets_of_its_own_namespace_whatever_its_entry
     analysis = _analysis(*secrets, account, namespace="b")
     (ref,) = [r for r in analysis.graph.references if r.referrer.kind == "ServiceAccount"]
     assert ref.resolution is Resolution.RESOLVED and ref.target.describe() == "Secret/a/pull"
+
+
+def _csi_template_specs():
+    from postrender import fieldspecs
+
+    table = fieldspecs.load_table()
+    return [spec for spec in table.specs
+            if spec.namespace_field and spec.namespace_field.startswith("csi.storage.k8s.io/")
+            and spec.path_text.startswith("parameters/")]
+
+
+@pytest.mark.parametrize("spec", _csi_template_specs(), ids=lambda spec: f"{spec.kind}:{spec.path_text}")
+def test_a_csi_parameter_whose_namespace_is_a_template_keeps_the_secrets_name(spec):
+    # `${pvc.namespace}`, `${volumesnapshot.namespace}`: the name means the
+    # Secret of that name in each claim's or snapshot's namespace, so it
+    # stays as written, and the one Secret the stream holds keeps its name
+    # (an unsuffixed copy once a workload's reference versions it), for a
+    # StorageClass (whose parameters never change) and a VolumeSnapshotClass
+    # alike.
+    from ruamel.yaml import YAML
+
+    key = spec.path_text.partition("/")[2].replace("\\/", "/")
+    template = "${volumesnapshot.namespace}" if "snapshot" in key else "${pvc.namespace}"
+    group = spec.group or "storage.k8s.io"
+    referrer = (f"apiVersion: {group}/v1\nkind: {spec.kind}\nmetadata: {{name: cls}}\ndriver: x\n"
+                f"parameters:\n  {key}: snap\n  {spec.namespace_field}: \"{template}\"\n")
+    secret = "apiVersion: v1\nkind: Secret\nmetadata: {name: snap, namespace: a}\nstringData: {k: v}\n"
+    workload = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w, namespace: a}\nspec:\n  template:\n"
+                "    spec:\n      containers: [{name: c, image: x, envFrom: [{secretRef: {name: snap}}]}]\n")
+    for stream in ("---\n".join([secret, referrer]), "---\n".join([secret, referrer, workload])):
+        out = run_postrender(["--keep-original=none"], stream)
+        assert out.status == 0, out.stderr
+        docs = list(YAML(typ="safe").load_all(out.stdout))
+        (held,) = [d for d in docs if d["kind"] == spec.kind]
+        assert held["parameters"][key] == "snap"
+        assert any(d["kind"] == "Secret" and d["metadata"]["name"] == "snap" for d in docs)
