@@ -7,7 +7,7 @@ run the script; tests/unit/fieldspecs/test_compiled_fieldspecs.py checks the two
 import json
 
 # sha256 of each source table when this was generated.
-SOURCES = {'builtin.yaml': 'baa9bfd1a02c1fd6ca7d1c778b4a17a7d83eeee9a8e895515a71d7792dfba5c9',
+SOURCES = {'builtin.yaml': '978705fcaa082cac339f63e46fb54902e71991c2e55ef8a2d2afdefedb8dfc71',
  'bulk.yaml': 'b455ab0ba389a28bc2808a464c7d3b76ec98eadb118c2e995d9bbb48de99d41a',
  'dependencies.yaml': '7eb6c9031b701775c1705fd2c3b67df81209b76dd8f7e7b4cd5a014d6ac343a2',
  'fixednames.yaml': 'e006999c5687fc0340af2a1822abdfcee6b6c441c974df10fd9c398eaa57d657',
@@ -389,6 +389,13 @@ TABLES = json.loads(r'''{
       "grants": true
      },
      {
+      "kind": "ReferenceGrant",
+      "group": "gateway.networking.k8s.io",
+      "path": "spec/to[group=?][kind=ConfigMap]/name",
+      "consumes": false,
+      "grants": true
+     },
+     {
       "kind": "ClusterRole",
       "group": "rbac.authorization.k8s.io",
       "path": "rules[apiGroups=|*][resources=configmaps|*]/resourceNames",
@@ -599,6 +606,13 @@ TABLES = json.loads(r'''{
       "kind": "Role",
       "group": "rbac.authorization.k8s.io",
       "path": "rules[apiGroups=|*][resources=secrets|*]/resourceNames",
+      "consumes": false,
+      "grants": true
+     },
+     {
+      "kind": "ReferenceGrant",
+      "group": "gateway.networking.k8s.io",
+      "path": "spec/to[group=?][kind=Secret]/name",
       "consumes": false,
       "grants": true
      },

@@ -15,7 +15,9 @@ from .index.configs import content_of, hash_of
 from .index.hashing import to_json_value
 from .index.objects import base_name_of, previous_ids
 from ..errors import PostrenderError
-from ..syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, format_path, get, node_at
+from ..syntax.nodes import (
+    MappingNode, Node, ScalarNode, SequenceNode, format_path, get, is_merge_key, is_string, node_at,
+)
 from .plan.config_hash import Place
 from .plan.keep import Retention, marks_of
 from .plan.new_values import new_value
@@ -892,11 +894,21 @@ def _grant(graph: Graph, plan: Plan, refs: list[Reference], alive: set[tuple[str
     ref = refs[0]
     names = sorted({version.name for each in refs for version in plan.versioned_by(each) if version.name != ref.name})
     sequence = node_at(ref.referrer.node, ref.path[:-1]) if isinstance(ref.path[-1], int) else None
+    # A name that is one field of a list's item (a ReferenceGrant's `to`
+    # entry {group, kind, name}): the grant gains an item like it, naming the
+    # version, as a list of names gains the name.
+    entry = _granting_entry(ref) if sequence is None else None
+    if entry is not None:
+        sequence = entry[0]
     if names and isinstance(sequence, SequenceNode):
         # A name the grant holds already is not added again: read again, a
         # grant a run gave a version's name beside the original (a name
         # two namespaces held) still matches that version.
-        written = {item.value for item in sequence.value if isinstance(item, ScalarNode)}
+        if entry is None:
+            written = {item.value for item in sequence.value if isinstance(item, ScalarNode)}
+        else:
+            written = {fields[ref.path[-1]] for fields in map(_flat_fields, sequence.value)
+                       if fields is not None and _alike(fields, entry[2], ref.path[-1])}
         names = [name for name in names if name not in written]
     if not names:
         return
@@ -911,12 +923,52 @@ def _grant(graph: Graph, plan: Plan, refs: list[Reference], alive: set[tuple[str
     added = names if keep else names[1:]
     if not keep:
         edits.replace(ref.node, names[0])
-    style = ref.node.style if ref.node.style in ("", "'", '"') else '"'
-    for name in added:
-        edits.insert_item(sequence, ref.node, name, style)
+    if entry is not None:
+        _, item, fields = entry
+        for name in added:
+            edits.insert_item(sequence, item, {**fields, ref.path[-1]: name})
+    else:
+        style = ref.node.style if ref.node.style in ("", "'", '"') else '"'
+        for name in added:
+            edits.insert_item(sequence, ref.node, name, style)
     if explain:
         shown = ", ".join(([ref.name] if keep else []) + names)
         result.rewritten.extend((each, shown) for each in refs)
+
+
+def _granting_entry(ref: Reference) -> tuple[SequenceNode, MappingNode, dict[str, str]] | None:
+    """The list, the item and the item's fields, where a grant's name is a
+    field of a list's item whose fields are all strings; None otherwise
+    (the name is then replaced where it stands)."""
+    path = ref.path
+    if len(path) < 3 or not isinstance(path[-2], int):
+        return None
+    sequence = node_at(ref.referrer.node, path[:-2])
+    if not isinstance(sequence, SequenceNode) or not 0 <= path[-2] < len(sequence.value):
+        return None
+    item = sequence.value[path[-2]]
+    fields = _flat_fields(item)
+    return None if fields is None else (sequence, item, fields)  # type: ignore[return-value]
+
+
+def _flat_fields(item: Node) -> dict[str, str] | None:
+    """A mapping's entries where every key and value is a plain string, as a
+    dict in their order; None for anything else."""
+    if not isinstance(item, MappingNode):
+        return None
+    fields: dict[str, str] = {}
+    for key, value in item.value:
+        if not (isinstance(key, ScalarNode) and is_string(key) and not is_merge_key(key)
+                and isinstance(value, ScalarNode) and is_string(value)):
+            return None
+        fields[key.value] = value.value
+    return fields
+
+
+def _alike(fields: dict[str, str], entry: dict[str, str], name_key: str | int) -> bool:
+    """Whether two items grant alike but for their names."""
+    return name_key in fields and {k: v for k, v in fields.items() if k != name_key} == \
+        {k: v for k, v in entry.items() if k != name_key}
 
 
 def _marks(base_name: str, name: str, digest: str, mutable: bool) -> dict[str, Value]:

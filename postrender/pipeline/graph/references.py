@@ -255,6 +255,10 @@ def reads(obj: KubeObject, table: ReferenceTable, found: Found, templates: bool)
     for ref in found.references:
         if isinstance(ref.path[-1], int):
             yield ref.path[:-1], True
+        elif ref.spec.grants and len(ref.path) >= 3 and isinstance(ref.path[-2], int):
+            # A grant whose name is a field of a list's item gains an item
+            # like it (rewrite._granting_entry): the list, and its items.
+            yield ref.path[:-2], True
     if not templates:
         return
     for immutable in (False, True):

@@ -1,0 +1,125 @@
+"""A Gateway API ReferenceGrant lets the Gateways (and routes) of the `from`
+namespaces reach one Secret or ConfigMap of its own namespace by name, an
+entry of `to` {group: "", kind, name} each. Once a Gateway's reference is
+rewritten to a version, the grant must name the version too, or the Gateway
+loses its certificate (RefNotPermitted) with nothing said; and it must keep
+the original name wherever an object of that name is still written (the
+unsuffixed copy), for the Gateways the stream does not hold.
+
+A grant, not a use: a Secret only a grant names is not versioned for it."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import run_postrender
+
+SECRET = "apiVersion: v1\nkind: Secret\nmetadata: {name: tls, namespace: certs}\ntype: kubernetes.io/tls\n" \
+         "data: {tls.crt: YQ==, tls.key: Yg==}\n"
+CA = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ca, namespace: certs}\ndata: {ca.crt: pem}\n"
+GATEWAY = """\
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: g, namespace: gw}
+spec:
+  gatewayClassName: x
+  listeners:
+  - name: a
+    port: 443
+    protocol: HTTPS
+    tls:
+      certificateRefs: [{kind: Secret, name: tls, namespace: certs}]
+      frontendValidation:
+        caCertificateRefs: [{group: "", kind: ConfigMap, name: ca, namespace: certs}]
+"""
+BLOCK = """\
+apiVersion: gateway.networking.k8s.io/v1beta1
+kind: ReferenceGrant
+metadata: {name: rg, namespace: certs}
+spec:
+  from: [{group: gateway.networking.k8s.io, kind: Gateway, namespace: gw}]
+  to:
+  - group: ""
+    kind: Secret
+    name: tls
+  - group: ""
+    kind: ConfigMap
+    name: ca
+  - {group: "", kind: Secret}
+  - {group: example.com, kind: Secret, name: tls}
+"""
+FLOW = BLOCK.replace("""  to:
+  - group: ""
+    kind: Secret
+    name: tls
+  - group: ""
+    kind: ConfigMap
+    name: ca
+""", """  to: [{group: "", kind: Secret, name: tls}, {group: '', kind: ConfigMap, name: ca},
+""").replace("  - {group: \"\", kind: Secret}\n  - {group: example.com, kind: Secret, name: tls}\n",
+             "    {group: \"\", kind: Secret}, {group: example.com, kind: Secret, name: tls}]\n")
+
+
+def _docs(text: str) -> list[dict]:
+    from ruamel.yaml import YAML
+
+    return [d for d in YAML(typ="safe").load_all(text) if d]
+
+
+def _rendered(args: list[str], grant: str) -> tuple[dict, list[dict], str]:
+    result = run_postrender(args, "---\n".join([SECRET, CA, GATEWAY, grant]))
+    assert result.status == 0, result.stderr
+    docs = _docs(result.stdout)
+    return next(d for d in docs if d["kind"] == "ReferenceGrant"), docs, result.stdout
+
+
+def _names(docs: list[dict], kind: str) -> set[str]:
+    return {d["metadata"]["name"] for d in docs if d["kind"] == kind}
+
+
+@pytest.mark.parametrize("grant", [BLOCK, FLOW], ids=["block", "flow"])
+@pytest.mark.parametrize("keep", ["auto", "none", "all"])
+def test_a_reference_grant_names_every_version_a_gateway_reaches_and_every_name_still_written(grant, keep):
+    rg, docs, _ = _rendered([f"--keep-original={keep}"], grant)
+    gateway = next(d for d in docs if d["kind"] == "Gateway")
+    tls = gateway["spec"]["listeners"][0]["tls"]
+    wanted = {("Secret", tls["certificateRefs"][0]["name"]),
+              ("ConfigMap", tls["frontendValidation"]["caCertificateRefs"][0]["name"])}
+    assert all(name.startswith(("tls-", "ca-")) for _, name in wanted)
+    core = [(entry["kind"], entry.get("name")) for entry in rg["spec"]["to"] if entry["group"] == ""]
+    assert wanted <= set(core)
+    # The originals stay granted exactly where an object still holds them.
+    for kind, name in (("Secret", "tls"), ("ConfigMap", "ca")):
+        assert ((kind, name) in core) == (name in _names(docs, kind)), (kind, keep, core)
+    # The entries for every Secret and for another group's kind are left as they were.
+    assert {"group": "", "kind": "Secret"} in rg["spec"]["to"]
+    assert {"group": "example.com", "kind": "Secret", "name": "tls"} in rg["spec"]["to"]
+    assert len(core) == len(set(core))
+
+
+@pytest.mark.parametrize("grant", [BLOCK, FLOW], ids=["block", "flow"])
+def test_a_render_of_a_render_grants_nothing_more(grant):
+    _, _, once = _rendered([], grant)
+    again = run_postrender([], once)
+    assert again.status == 0 and again.stdout == once, again.stderr
+
+
+def test_what_only_a_grant_names_keeps_its_name_and_its_grant():
+    # No Gateway in the stream: the grant is for Gateways elsewhere, which
+    # name `tls`; nothing versions it, so nothing changes.
+    stream = "---\n".join([SECRET, CA, BLOCK])
+    result = run_postrender(["--keep-original=none"], stream)
+    assert result.status == 0 and result.stdout == stream, result.stderr
+
+
+def test_the_verbose_line_says_what_the_grant_names_now():
+    result = run_postrender(["-v"], "---\n".join([SECRET, CA, GATEWAY, BLOCK]))
+    (line,) = [line for line in result.stderr.splitlines() if "ReferenceGrant/certs/rg spec.to[0].name" in line]
+    assert line.startswith("postrender: rewrote ") and line.endswith(" -> tls, tls-m6h7bkm2dg")
+
+
+def test_an_entry_holding_more_than_strings_is_rewritten_where_it_stands():
+    grant = BLOCK.replace("    name: tls\n", "    name: tls\n    note: [x]\n", 1)
+    rg, _, _ = _rendered(["--keep-original=auto"], grant)
+    (entry,) = [e for e in rg["spec"]["to"] if e.get("note")]
+    assert entry["name"].startswith("tls-")
