@@ -305,3 +305,23 @@ def test_each_name_read_is_one_edge_even_where_a_field_spec_says_it_too():
     granted = [r for r in references if r["referrer"]["kind"] == "Role" and (r["target"] or {}).get("name")
                == "leader-config"]
     assert len(granted) == 1 and granted[0]["via"] == "field spec", granted
+
+
+@pytest.mark.parametrize("written, looked_up", [
+    ("other/cfg", "other"), ("$(POD_NAMESPACE)/cfg", "a"), ("cfg", "a"),
+])
+def test_a_name_read_says_the_namespace_it_is_looked_up_in(written, looked_up):
+    # A program told `--foo-configmap=other/cfg` (or MY_CONFIGMAP=other/cfg)
+    # reads `cfg` in `other`: the edge says so, as its target does.
+    stream = "---\n".join([
+        f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: cfg, namespace: {looked_up}}}\ndata: {{k: v}}\n",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: a}\nspec:\n  template:\n    spec:\n"
+        f"      containers:\n      - name: c\n        image: i\n        args: [--foo-configmap={written}]\n"
+        f"        env: [{{name: MY_CONFIGMAP, value: \"{written}\"}}]\n",
+    ])
+    result = run_postrender(["graph", "-o", "json"], stream)
+    assert result.status == 0, result.stderr
+    read = [r for r in json.loads(result.stdout)["references"] if r["via"] == "read by name"]
+    assert len(read) == 2
+    for reference in read:
+        assert reference["lookupNamespace"] == looked_up == reference["target"]["namespace"], reference

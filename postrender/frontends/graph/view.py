@@ -144,8 +144,8 @@ def build_view(analysis, result=None, warnings: list[str] | None = None) -> View
         if reader.rolls:
             note += "; the pod template gets postrender.io/config-hash"
         edges.append(Edge(reader.referrer, reader.field_path, reader.node.start_mark, reader.target.kind,
-                          reader.name, _namespace_label(None, reader.referrer), reader.target, "resolved", note,
-                          "read by name"))
+                          reader.name, _namespace_label(reader.namespace, reader.referrer), reader.target, "resolved",
+                          note, "read by name"))
     # The render's own findings when there is a render: the same texts it warns with.
     findings = result.findings if result is not None else guard.check(graph, the_plan)
     for finding in findings:

@@ -91,6 +91,7 @@ class Reader:
     why: str
     rolls: bool  # the referrer's pod template gets a config hash over the target
     via: str = ""  # the flag or variable that carries the name, if any
+    namespace: str | None = None  # stated with the name (`--flag=ns/name`): where it is looked up
 
     @property
     def field_path(self) -> str:
@@ -252,7 +253,8 @@ def _rbac_readers(graph: Graph, fixed: dict[int, str]) -> Iterator[Reader]:
                f"({ref.field_path}): a program reads it by that name")
         written = writes.intersection(granted)
         for target in [ref.target] if ref.target is not None else ref.candidates:
-            yield Reader(target, referrer, ref.path, ref.node, ref.name, why, rolls=False, via=ref.target_kind)
+            yield Reader(target, referrer, ref.path, ref.node, ref.name, why, rolls=False, via=ref.target_kind,
+                         namespace=ref.namespace)
             if written and id(target) not in fixed:
                 fixed[id(target)] = (f"{graph.index.describe(referrer)} grants {'/'.join(sorted(written))} on it"
                                      f" by name ({ref.field_path}): a program writes it by that name, which an"
@@ -331,7 +333,7 @@ def _pod_readers(graph: Graph, strings: list[Scanned]) -> Iterator[Reader]:
                 field_path = format_path(path)
                 where = f"{field_path} ({via})" if via else field_path
                 why = f"{index.describe(obj)} {where} names it: the program reads it by that name"
-                yield Reader(target, obj, path, node, name, why, rolls=True, via=via)
+                yield Reader(target, obj, path, node, name, why, rolls=True, via=via, namespace=namespace)
 
 
 def names_in(text: str, context: str | None = None) -> Iterator[tuple[str, str | None, str]]:
@@ -450,7 +452,8 @@ def _data_readers(graph: Graph) -> Iterator[Reader]:
                 quoted = f" ({via}: {written})" if holder.kind != "Secret" else ""
                 why = (f"{index.describe(holder)} {format_path(path)} names it{quoted}: "
                        "the program configured there reads it by name")
-                yield Reader(target, holder, path, value, name, why, rolls=False, via=via)
+                yield Reader(target, holder, path, value, name, why, rolls=False, via=via,
+                             namespace=namespace or None)
 
 
 # A name a config's data entry gives a program: where ((field, key)), the
