@@ -32,32 +32,28 @@ spec:
       frontendValidation:
         caCertificateRefs: [{group: "", kind: ConfigMap, name: ca, namespace: certs}]
 """
-BLOCK = """\
+GRANT = """\
 apiVersion: gateway.networking.k8s.io/v1beta1
 kind: ReferenceGrant
 metadata: {name: rg, namespace: certs}
 spec:
   from: [{group: gateway.networking.k8s.io, kind: Gateway, namespace: gw}]
-  to:
-  - group: ""
-    kind: Secret
-    name: tls
-  - group: ""
-    kind: ConfigMap
-    name: ca
-  - {group: "", kind: Secret}
-  - {group: example.com, kind: Secret, name: tls}
+  to:%s
 """
-FLOW = BLOCK.replace("""  to:
-  - group: ""
-    kind: Secret
-    name: tls
-  - group: ""
-    kind: ConfigMap
-    name: ca
-""", """  to: [{group: "", kind: Secret, name: tls}, {group: '', kind: ConfigMap, name: ca},
-""").replace("  - {group: \"\", kind: Secret}\n  - {group: example.com, kind: Secret, name: tls}\n",
-             "    {group: \"\", kind: Secret}, {group: example.com, kind: Secret, name: tls}]\n")
+# The entries of `to`: for the Secret, for the ConfigMap, for every Secret,
+# and for another group's kind of the name; written in block style, then flow.
+ENTRIES = [{"group": "", "kind": "Secret", "name": "tls"}, {"group": "", "kind": "ConfigMap", "name": "ca"},
+           {"group": "", "kind": "Secret"}, {"group": "example.com", "kind": "Secret", "name": "tls"}]
+
+
+def _block(entry: dict) -> str:
+    return "".join(("\n  - " if at == 0 else "\n    ") + f"{key}: {value or chr(34) * 2}"
+                   for at, (key, value) in enumerate(entry.items()))
+
+
+BLOCK = GRANT % "".join(map(_block, ENTRIES))
+FLOW = GRANT % (" [" + ", ".join("{" + ", ".join(f"{k}: {v or chr(39) * 2}" for k, v in e.items()) + "}"
+                                 for e in ENTRIES) + "]")
 
 
 def _docs(text: str) -> list[dict]:
