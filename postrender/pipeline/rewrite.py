@@ -16,7 +16,7 @@ from .index.hashing import to_json_value
 from .index.objects import base_name_of, previous_ids
 from ..errors import PostrenderError
 from ..syntax.nodes import (
-    MappingNode, Node, ScalarNode, SequenceNode, format_path, get, is_merge_key, is_string, node_at,
+    MappingNode, Node, ScalarNode, SequenceNode, format_path, get, node_at,
 )
 from .plan.config_hash import Place
 from .plan.keep import Retention, marks_of
@@ -907,7 +907,7 @@ def _grant(graph: Graph, plan: Plan, refs: list[Reference], alive: set[tuple[str
         if entry is None:
             written = {item.value for item in sequence.value if isinstance(item, ScalarNode)}
         else:
-            written = {fields[ref.path[-1]] for fields in map(_flat_fields, sequence.value)
+            written = {fields[ref.path[-1]] for fields in map(_entry, sequence.value)  # type: ignore[index]
                        if fields is not None and _alike(fields, entry[2], ref.path[-1])}
         names = [name for name in names if name not in written]
     if not names:
@@ -936,10 +936,13 @@ def _grant(graph: Graph, plan: Plan, refs: list[Reference], alive: set[tuple[str
         result.rewritten.extend((each, shown) for each in refs)
 
 
-def _granting_entry(ref: Reference) -> tuple[SequenceNode, MappingNode, dict[str, str]] | None:
-    """The list, the item and the item's fields, where a grant's name is a
-    field of a list's item whose fields are all strings; None otherwise
-    (the name is then replaced where it stands)."""
+def _granting_entry(ref: Reference) -> tuple[SequenceNode, MappingNode, dict[str, object]] | None:
+    """The list, the item and the item as kubectl reads it, where a grant's
+    name is a field of a list's item; None otherwise (the name is then
+    replaced where it stands). None too for an item an alias shares: its
+    text is where its anchor is, maybe in another list or object, and an
+    entry written there would grant nothing here; the name replaced in a
+    shared node is refused as every such edit is (_check_shared)."""
     path = ref.path
     if len(path) < 3 or not isinstance(path[-2], int):
         return None
@@ -947,25 +950,21 @@ def _granting_entry(ref: Reference) -> tuple[SequenceNode, MappingNode, dict[str
     if not isinstance(sequence, SequenceNode) or not 0 <= path[-2] < len(sequence.value):
         return None
     item = sequence.value[path[-2]]
-    fields = _flat_fields(item)
-    return None if fields is None else (sequence, item, fields)  # type: ignore[return-value]
-
-
-def _flat_fields(item: Node) -> dict[str, str] | None:
-    """A mapping's entries where every key and value is a plain string, as a
-    dict in their order; None for anything else."""
-    if not isinstance(item, MappingNode):
+    shared = ref.referrer.document.shared
+    if not isinstance(item, MappingNode) or id(item) in shared or id(sequence) in shared:
         return None
-    fields: dict[str, str] = {}
-    for key, value in item.value:
-        if not (isinstance(key, ScalarNode) and is_string(key) and not is_merge_key(key)
-                and isinstance(value, ScalarNode) and is_string(value)):
-            return None
-        fields[key.value] = value.value
-    return fields
+    return sequence, item, _entry(item)  # type: ignore[return-value]
 
 
-def _alike(fields: dict[str, str], entry: dict[str, str], name_key: str | int) -> bool:
+def _entry(item: Node) -> dict[str, object] | None:
+    """A list item as kubectl reads it (merge keys merged, `~` null), where
+    it is a mapping: what an entry like it is written from, as one line of
+    JSON, so that every field it holds is granted alike."""
+    value = to_json_value(item) if isinstance(item, MappingNode) else None
+    return value if isinstance(value, dict) else None
+
+
+def _alike(fields: dict[str, object], entry: dict[str, object], name_key: str | int) -> bool:
     """Whether two items grant alike but for their names."""
     return name_key in fields and {k: v for k, v in fields.items() if k != name_key} == \
         {k: v for k, v in entry.items() if k != name_key}

@@ -479,11 +479,15 @@ def _in_the_core_group(reference: MappingNode) -> bool:
     Secret (an IngressClass's parameters {apiGroup: example.com, kind:
     ConfigMap}), as the field specs' `[apiGroup=]` filters read it."""
     for key in ("apiGroup", "group"):
-        group = get_str(reference, key)
-        if group:
+        if get_str(reference, key) not in _CORE_GROUP:
             return False
     api_version = get_str(reference, "apiVersion")
-    return not api_version or "/" not in api_version
+    return not api_version or api_version.rpartition("/")[0] in _CORE_GROUP
+
+
+# How a reference may spell the core group: "" (the API's own spelling),
+# "core" (as some APIs and users write it), or not at all.
+_CORE_GROUP = (None, "", "core")
 
 
 def _nearest_key(path: Path) -> str | None:

@@ -405,6 +405,7 @@ def test_a_namespace_written_beside_the_name_is_where_the_guard_looks(widget_nam
 @pytest.mark.parametrize("group, flagged", [
     ("apiGroup: example.com", False), ("group: example.com", False), ("apiVersion: example.com/v1", False),
     ('apiGroup: ""', True), ('group: ""', True), ("apiVersion: v1", True), ("", True),
+    ("group: core", True), ("apiVersion: core/v1", True), ("group: ~", True),
 ])
 @pytest.mark.parametrize("kind", ["ConfigMap", "Secret"])
 def test_a_typed_name_is_a_core_config_only_where_no_other_group_is_stated(group, flagged, kind):

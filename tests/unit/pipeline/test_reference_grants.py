@@ -114,8 +114,39 @@ def test_the_verbose_line_says_what_the_grant_names_now():
     assert line.startswith("postrender: rewrote ") and line.endswith(" -> tls, tls-m6h7bkm2dg")
 
 
-def test_an_entry_holding_more_than_strings_is_rewritten_where_it_stands():
-    grant = BLOCK.replace("    name: tls\n", "    name: tls\n    note: [x]\n", 1)
-    rg, _, _ = _rendered(["--keep-original=auto"], grant)
-    (entry,) = [e for e in rg["spec"]["to"] if e.get("note")]
-    assert entry["name"].startswith("tls-")
+@pytest.mark.parametrize("written, read", [
+    ('{group: "", kind: Secret, name: tls, note: 1}', {"group": "", "kind": "Secret", "note": 1}),
+    ("{group: ~, kind: Secret, name: tls}", {"group": None, "kind": "Secret"}),
+    ('{<<: {group: ""}, kind: Secret, name: tls}', {"group": "", "kind": "Secret"}),
+])
+def test_an_entry_is_granted_as_kubectl_reads_it_whatever_its_fields_hold(written, read):
+    # The entry for the version is written as kubectl reads the original's
+    # (merge keys merged, `~` null, other fields as they are), and the
+    # original stays beside it while the unsuffixed copy holds the name.
+    grant = GRANT % f"\n  - {written}"
+    rg, docs, _ = _rendered(["--keep-original=auto"], grant)
+    assert "tls" in _names(docs, "Secret")
+    versions = [e for e in rg["spec"]["to"] if e["name"] != "tls"]
+    assert versions == [{**read, "name": next(n for n in _names(docs, "Secret") if n != "tls")}]
+    assert len(rg["spec"]["to"]) == 2
+
+
+@pytest.mark.parametrize("keep", ["auto", "none"])
+@pytest.mark.parametrize("grants", [
+    # One grant's entry anchored, another's an alias of it, in one List.
+    ["  to:\n  - &e {group: '', kind: Secret, name: tls}\n", "  to:\n  - *e\n"],
+    # The entry anchored in `from`, its alias in `to`.
+    ["  from: [&e {group: '', kind: Secret, name: tls}]\n  to: [*e]\n"],
+])
+def test_an_entry_an_alias_shares_is_refused_not_granted_elsewhere(grants, keep):
+    # An entry written next to an alias's anchor lands where the anchor is
+    # (another grant, or `from`), and the grant holding the alias would
+    # never name the version: refused, as any edit of a shared node is.
+    items = [SECRET, GATEWAY] + [
+        "apiVersion: gateway.networking.k8s.io/v1beta1\nkind: ReferenceGrant\n"
+        f"metadata: {{name: rg{at}, namespace: certs}}\nspec:\n" + body for at, body in enumerate(grants)]
+    listed = "apiVersion: v1\nkind: List\nitems:\n" + "".join(
+        "- " + item.rstrip("\n").replace("\n", "\n  ") + "\n" for item in items)
+    result = run_postrender([f"--keep-original={keep}"], listed)
+    assert result.status == 1 and result.stdout == "", result.stderr
+    assert "alias" in result.stderr
