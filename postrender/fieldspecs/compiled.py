@@ -7,7 +7,7 @@ run the script; tests/unit/fieldspecs/test_compiled_fieldspecs.py checks the two
 import json
 
 # sha256 of each source table when this was generated.
-SOURCES = {'builtin.yaml': '978705fcaa082cac339f63e46fb54902e71991c2e55ef8a2d2afdefedb8dfc71',
+SOURCES = {'builtin.yaml': 'feb9b28cae859ea77b9da5b93c5a7fc4cb67e4f240cce356aa664eab38cbac2a',
  'bulk.yaml': 'b455ab0ba389a28bc2808a464c7d3b76ec98eadb118c2e995d9bbb48de99d41a',
  'dependencies.yaml': '7eb6c9031b701775c1705fd2c3b67df81209b76dd8f7e7b4cd5a014d6ac343a2',
  'fixednames.yaml': 'e006999c5687fc0340af2a1822abdfcee6b6c441c974df10fd9c398eaa57d657',
@@ -633,19 +633,22 @@ TABLES = json.loads(r'''{
       "kind": "VolumeSnapshotClass",
       "group": "snapshot.storage.k8s.io",
       "path": "parameters/csi.storage.k8s.io\\/snapshotter-secret-name",
-      "namespaceField": "csi.storage.k8s.io/snapshotter-secret-namespace"
+      "namespaceField": "csi.storage.k8s.io/snapshotter-secret-namespace",
+      "keepsName": "the snapshot controller records the Secret's name on each snapshot it creates, to delete it with"
      },
      {
       "kind": "VolumeSnapshotClass",
       "group": "snapshot.storage.k8s.io",
       "path": "parameters/csi.storage.k8s.io\\/snapshotter-list-secret-name",
-      "namespaceField": "csi.storage.k8s.io/snapshotter-list-secret-namespace"
+      "namespaceField": "csi.storage.k8s.io/snapshotter-list-secret-namespace",
+      "keepsName": "the snapshot controller records the Secret's name on each snapshot it creates, to delete it with"
      },
      {
       "kind": "VolumeGroupSnapshotClass",
       "group": "groupsnapshot.storage.k8s.io",
       "path": "parameters/csi.storage.k8s.io\\/group-snapshotter-secret-name",
-      "namespaceField": "csi.storage.k8s.io/group-snapshotter-secret-namespace"
+      "namespaceField": "csi.storage.k8s.io/group-snapshotter-secret-namespace",
+      "keepsName": "the snapshot controller records the Secret's name on each snapshot it creates, to delete it with"
      }
     ]
    },
