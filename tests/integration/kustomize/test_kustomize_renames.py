@@ -497,12 +497,9 @@ def _eso_refs(kind: str) -> list[tuple]:
 
 
 MOVED_MEMBERS: dict[str, dict] = {
-    "serviceaccount-secrets": {
-        "referrers": "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: sa, namespace: old}\n"
-                     "secrets:\n  - {name: secret, namespace: old}\n",
-        "refs": [("ServiceAccount", "sa", "Secret", ("secrets", 0, "name"), ("secrets", 0, "namespace"))],
-        "mappings": [("Secret", "ServiceAccount", "", "secrets")],
-    },
+    # (Not a ServiceAccount's `secrets`: an entry's `namespace` there is no
+    # namespace, the API server reads the ServiceAccount's own; see
+    # tests/unit/pipeline/test_name_lookups.py.)
     "persistentvolume-secretrefs": {
         "referrers": _PV.format(name="csi", source="csi:\n    driver: example.com\n    volumeHandle: h\n" + "".join(
             f"    {ref}: {{name: secret, namespace: old}}\n" for ref in _CSI_REFS))
@@ -655,8 +652,11 @@ MOVED_MEMBERS.update({
 # Kinds whose references keep naming the object by its own name (keepsName):
 # the API server never lets them change, or reads the object by that name at
 # each request (an admission policy's parameters).
-FIXED_ONCE_CREATED = {"StorageClass", "PersistentVolume", "ValidatingAdmissionPolicyBinding",
-                      "MutatingAdmissionPolicyBinding"}
+# Referrers whose names stay (keepsName): the API server never lets the field
+# change, or what reads it records the name (a snapshot's content, for its
+# deletion), or reads it afresh at each request.
+FIXED_ONCE_CREATED = {"StorageClass", "PersistentVolume", "VolumeSnapshotClass", "VolumeGroupSnapshotClass",
+                      "ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicyBinding"}
 
 
 def _stated(referrer: dict, name_path: tuple, namespace_path: tuple | None) -> tuple[str | None, str]:
@@ -795,25 +795,29 @@ def test_a_reference_without_a_namespace_field_keeps_none(tmp_path, mode):
 def test_a_reference_whose_target_kept_its_namespace_keeps_the_one_it_states(tmp_path, mode):
     """The referrer's base moves it to `team`, the target's base only
     prefixes it: the reference still states `old`, where the target is, and
-    only its name changes (to the version's)."""
-    sa = ("apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: sa, namespace: old}\n"
-          "secrets:\n  - {name: secret, namespace: old}\n")
-    mappings = _nameref_config([("Secret", "ServiceAccount", "", "secrets")])
+    only its name changes (to the version's). A Gateway's certificateRefs
+    {name, namespace}, which the API reads where it says."""
+    gateway = ("apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: old}\n"
+               "spec:\n  gatewayClassName: c\n  listeners:\n  - name: https\n    port: 443\n    protocol: HTTPS\n"
+               "    tls:\n      certificateRefs:\n      - {kind: Secret, name: secret, namespace: old}\n")
+    refs = ("spec", "listeners", 0, "tls", "certificateRefs")
+    mappings = _nameref_config([("Secret", "Gateway", "gateway.networking.k8s.io",
+                                 "spec/listeners/tls/certificateRefs")])
     folders = {
         "configs": {"app.yaml": NAMESPACED_APP, "kustomization.yaml": "namePrefix: pre-\nresources: [app.yaml]\n"},
-        "accounts": {"sa.yaml": sa, "kustomization.yaml": "namespace: team\nresources: [sa.yaml]\n"},
+        "gateways": {"gw.yaml": gateway, "kustomization.yaml": "namespace: team\nresources: [gw.yaml]\n"},
         "top": {"nameref.yaml": mappings,
-                "kustomization.yaml": "resources: [../configs, ../accounts]\nconfigurations: [nameref.yaml]\n"},
+                "kustomization.yaml": "resources: [../configs, ../gateways]\nconfigurations: [nameref.yaml]\n"},
     }
     plain, built = _builds(tmp_path, mode, folders)
-    before, after = _named(plain, "ServiceAccount", "sa"), _named(built, "ServiceAccount", "sa")
+    before, after = _named(plain, "Gateway", "gw"), _named(built, "Gateway", "gw")
     assert before["metadata"]["namespace"] == after["metadata"]["namespace"] == "team"
     # kustomize alone looks a name up only in the referrer's namespace now: it leaves this one.
-    assert before["secrets"] == [{"name": "secret", "namespace": "old"}]
-    found = _target_of(built, after, "Secret", ("secrets", 0, "name"), ("secrets", 0, "namespace"))
+    assert _value_at(before, refs) == [{"kind": "Secret", "name": "secret", "namespace": "old"}]
+    found = _target_of(built, after, "Secret", refs + (0, "name"), refs + (0, "namespace"))
     assert found is not None and versioned(found) and found["metadata"]["namespace"] == "old"
-    assert after["secrets"] == [{"name": found["metadata"]["name"], "namespace": "old"}]
-    assert {k: v for k, v in after.items() if k != "secrets"} == {k: v for k, v in before.items() if k != "secrets"}
+    assert _value_at(after, refs) == [{"kind": "Secret", "name": found["metadata"]["name"], "namespace": "old"}]
+    assert {k: v for k, v in after.items() if k != "spec"} == {k: v for k, v in before.items() if k != "spec"}
 
 
 # A config nothing but postrender renames, named by a Deployment (which
