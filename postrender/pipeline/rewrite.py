@@ -10,14 +10,12 @@ from itertools import chain
 from ..records import record, replace
 from ..syntax import edit
 from ..syntax.edit import Edit, Value
-from .graph.references import Graph, Path, Reference
+from .graph.references import Graph, Path, Reference, granting_list
 from .index.configs import content_of, hash_of
 from .index.hashing import to_json_value
 from .index.objects import base_name_of, previous_ids
 from ..errors import PostrenderError
-from ..syntax.nodes import (
-    MappingNode, Node, ScalarNode, SequenceNode, format_path, get, node_at,
-)
+from ..syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, format_path, get, node_at
 from .plan.config_hash import Place
 from .plan.keep import Retention, marks_of
 from .plan.new_values import new_value
@@ -943,13 +941,13 @@ def _granting_entry(ref: Reference) -> tuple[SequenceNode, MappingNode, dict[str
     text is where its anchor is, maybe in another list or object, and an
     entry written there would grant nothing here; the name replaced in a
     shared node is refused as every such edit is (_check_shared)."""
-    path = ref.path
-    if len(path) < 3 or not isinstance(path[-2], int):
+    listed = granting_list(ref)
+    if listed is None:
         return None
-    sequence = node_at(ref.referrer.node, path[:-2])
-    if not isinstance(sequence, SequenceNode) or not 0 <= path[-2] < len(sequence.value):
+    sequence, at = node_at(ref.referrer.node, listed), ref.path[-2]
+    if not isinstance(sequence, SequenceNode) or not 0 <= at < len(sequence.value):  # type: ignore[operator]
         return None
-    item = sequence.value[path[-2]]
+    item = sequence.value[at]  # type: ignore[index]
     shared = ref.referrer.document.shared
     if not isinstance(item, MappingNode) or id(item) in shared or id(sequence) in shared:
         return None

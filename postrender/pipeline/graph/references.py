@@ -255,10 +255,12 @@ def reads(obj: KubeObject, table: ReferenceTable, found: Found, templates: bool)
     for ref in found.references:
         if isinstance(ref.path[-1], int):
             yield ref.path[:-1], True
-        elif ref.spec.grants and len(ref.path) >= 3 and isinstance(ref.path[-2], int):
-            # A grant whose name is a field of a list's item gains an item
-            # like it (rewrite._granting_entry): the list, and its items.
-            yield ref.path[:-2], True
+        else:
+            granting = granting_list(ref)
+            if granting is not None:
+                # A grant whose name is a field of a list's item gains an
+                # item like it (rewrite._granting_entry): the list, and its items.
+                yield granting, True
     if not templates:
         return
     for immutable in (False, True):
@@ -272,6 +274,14 @@ def reads(obj: KubeObject, table: ReferenceTable, found: Found, templates: bool)
         for end in range(1, len(keys)):
             yield keys[:end], False
         yield keys, True
+
+
+def granting_list(ref: Reference) -> Path | None:
+    """The path of the list a grant's name is an item's field of (a
+    ReferenceGrant's `to`), or None: read keeps that list whole, and rewrite
+    adds an item to it, so the two ask here."""
+    path = ref.path
+    return path[:-2] if ref.spec.grants and len(path) >= 3 and isinstance(path[-2], int) else None
 
 
 class PodStrings:
