@@ -450,6 +450,7 @@ def _may_start_a_node(text: str, written: str) -> bool:
     (_may_follow_properties). It may say yes where no node starts (a line
     of a block scalar starting `!`), never no where one does."""
     at = text.find(written)
+    looked_at = -1
     # Most texts hold a few: each is looked at where it is. A text holding
     # many is searched once, at C speed (about 11 ms a MB), and there a `[`
     # or `{` counts wherever it stands.
@@ -458,8 +459,14 @@ def _may_start_a_node(text: str, written: str) -> bool:
             return False
         if _at_a_node_start(text, at):
             return True
+        looked_at = at
         at = text.find(written, at + 1)
-    return at >= 0 and _A_NODE_STARTING[written].search(text, at) is not None
+    # Searched from just past the last one looked at, not from the next one:
+    # the pattern starts at what stands before it (a line break, an
+    # indicator, and spaces), so from the next one it could never find that
+    # one. Nothing of what stands before it is before the last one looked
+    # at, which is none of those characters.
+    return at >= 0 and _A_NODE_STARTING[written].search(text, looked_at + 1) is not None
 
 
 def _at_a_node_start(text: str, at: int) -> bool:

@@ -296,6 +296,45 @@ def test_past_the_first_few_the_rest_is_searched_alike(screen, text, yes, monkey
         assert says(text) is yes
 
 
+@pytest.mark.parametrize("screen, decoy, held", [
+    ("tag", "x! ", "b: !!str 1\n"), ("tag", "[ a != b ] ", "b: [!t x]\n"), ("anchor", "a && ", "b: &x 1\n"),
+    ("anchor", "x& ", "b:\n- - &x 1\n"), ("merge key", "<", "b: {<<: {a: 1}}\n"), ("merge key", "cat <<EOF ", "<<: {a: 1}\n"),
+])
+@pytest.mark.parametrize("looked_at", [1, 2, 5, None])
+def test_one_held_after_any_number_of_others_is_seen(screen, decoy, held, looked_at, monkeypatch):
+    # Past _WRITTEN_LOOKED_AT occurrences inside scalars, the first that
+    # stands where a node starts is searched for by the regex: it must find
+    # that one too, the one right after those looked at among them.
+    says = _SCREENS[screen][1]
+    if looked_at is not None:
+        monkeypatch.setattr(nodes_module, "_WRITTEN_LOOKED_AT", looked_at)
+    for decoys in range(nodes_module._WRITTEN_LOOKED_AT + 3):
+        text = "a: '" + decoy * decoys + "'\n" + held
+        assert _SCREENS[screen][0](_composed(text)[0], text), "the case must hold one"
+        assert says(text), (decoys, text)
+
+
+@pytest.mark.parametrize("screen", [screen for screen in _SCREENS if screen != "infinite number"])
+@settings(deadline=None, max_examples=600, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_what_libyaml_reads_is_never_missed_past_the_first_few(screen, data, monkeypatch):
+    # As test_what_libyaml_reads_is_never_missed, after a comment holding as
+    # many of each as are looked at one by one: what the drawn text holds is
+    # left to the regex, its first one included.
+    reads, says, _, _, pieces = _SCREENS[screen]
+    looked_at = data.draw(st.sampled_from([1, 2]))
+    monkeypatch.setattr(nodes_module, "_WRITTEN_LOOKED_AT", looked_at)
+    drawn = "".join(data.draw(st.lists(st.sampled_from(_PIECES + pieces), min_size=1, max_size=12)))
+    text = "# " + "x! x& x<< " * looked_at + "\n" + drawn
+    try:
+        root, _ = _composed(text)
+        held = reads(root, text)
+    except Exception:  # not YAML libyaml reads as one document: nothing to miss
+        return
+    if held:
+        assert says(text), repr(text)
+
+
 def test_past_the_first_few_infinite_numbers_words_it_says_yes(monkeypatch):
     text = "a: |\n" + "  x.info\n" * 10
     assert not nodes_module.may_hold_nonfinite(text)
@@ -313,3 +352,62 @@ def test_a_script_is_not_walked(script, walked, monkeypatch):
     text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n" + script
     read_stage.read([Source(None, text)], Limits())
     assert seen == ([1] if walked else [])
+
+
+# A reviewer's three renders: each holds, in an annotation, as many of a
+# tag's, an anchor's or a merge key's characters as the screen looks at one
+# by one, and then one that is real. A render must decide as it does with
+# one fewer of them, where the real one is looked at.
+_CONFIG = "kind: ConfigMap\napiVersion: v1\nmetadata: {name: cfg}\ndata: {a: b}\n---\n"
+_AFTER_MANY = {
+    "merge key": ("<", 1, _CONFIG + """kind: Deployment
+apiVersion: apps/v1
+metadata: {name: d, annotations: {n: "DECOYS"}}
+spec:
+  selector: {matchLabels: {app: d}}
+  template:
+    metadata: {labels: {app: d}}
+    spec:
+      containers: [{name: c, image: x}]
+      volumes:
+      - {name: v, configMap: {<<: {name: cfg}}}
+      - {name: w, configMap: {name: cfg}}
+"""),
+    "tag": ("!", 0, """kind: Deployment
+apiVersion: apps/v1
+metadata: {name: d, annotations: {n: "DECOYS"}}
+spec:
+  replicas: !!int abc
+  selector: {matchLabels: {app: d}}
+  template:
+    metadata: {labels: {app: d}}
+    spec:
+      containers: [{name: c, image: x}]
+"""),
+    "anchor": ("&", 0, _CONFIG + """kind: Deployment
+apiVersion: apps/v1
+metadata: {name: d, annotations: {n: "DECOYS"}}
+spec:
+  selector: {matchLabels: {app: d}}
+  template:
+    metadata: {labels: {app: d, cm: &n cfg}}
+    spec:
+      containers: [{name: c, image: x}]
+      volumes: [{name: v, configMap: {name: *n}}]
+"""),
+}
+
+
+@pytest.mark.parametrize("screen", _AFTER_MANY)
+def test_a_render_after_many_decides_as_after_fewer(screen):
+    decoy, extra, template = _AFTER_MANY[screen]
+    # `<<` is two characters: n + 1 of them are n occurrences.
+    many = template.replace("DECOYS", decoy * (nodes_module._WRITTEN_LOOKED_AT + extra))
+    fewer = template.replace("DECOYS", decoy * (nodes_module._WRITTEN_LOOKED_AT + extra - 1))
+    after_many, after_fewer = run_postrender([], many), run_postrender([], fewer)
+    assert (after_many.status, after_many.stderr) == (after_fewer.status, after_fewer.stderr)
+    assert after_many.stdout.replace(decoy + '"', '"') == after_fewer.stdout
+    if screen == "merge key":
+        assert after_many.status == 0 and "configMap: {<<: {name: cfg-" in after_many.stdout
+    else:
+        assert after_many.status == 1 and after_many.stdout == ""
