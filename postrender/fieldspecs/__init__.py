@@ -22,8 +22,8 @@ from .paths import Filter, Segment, parse_path
 from .schema import CONFIG_KINDS, check as check_schema
 from .walk import WILDCARD, Compiled, SpecIndex
 # The sections of a field-spec configuration postrender reads.
-SECTIONS = ("nameReference", "podSpecs", "podSpecReferences", "podSpecArgs", "clusterScoped", "recreatedWhenAnnotated",
-            "runsBeforeApply", "createdBeforeEveryApply")
+SECTIONS = ("nameReference", "podSpecs", "podSpecReferences", "podMetadataReferences", "podSpecArgs", "clusterScoped",
+            "recreatedWhenAnnotated", "runsBeforeApply", "createdBeforeEveryApply")
 # Sections of a kustomize configuration file that are not about name
 # references; a shared kustomizeconfig may carry them, postrender ignores them.
 _OTHER_KUSTOMIZE_SECTIONS = {
@@ -266,6 +266,9 @@ class ReferenceTable:
                 target, raw, origin = spec
                 if isinstance(raw, tuple):  # a pod path: (holder, entry), see _add_pod_path
                     raw = _pod_spec(*raw)
+                    if raw is None:  # no pod metadata there
+                        self._slots[position] = None
+                        continue
                 spec = _field_spec(target, raw, origin)
             if spec in self._known:
                 self._slots[position] = None
@@ -295,6 +298,10 @@ class ReferenceTable:
             _check_target(target, origin)
             for path in paths:
                 self._add_pod_entry(target, {"path": path}, origin, lazy)
+        for target, paths in (data.get("podMetadataReferences") or {}).items():
+            _check_target(target, origin, "podMetadataReferences")
+            for path in paths:
+                self._add_pod_entry(target, {"path": path, _UNDER: "metadata"}, origin, lazy)
         for target, entries in _argument_entries(data.get("podSpecArgs") or [], origin).items():
             for entry in entries:
                 self._add_pod_entry(target, entry, origin, lazy)
@@ -329,7 +336,9 @@ class ReferenceTable:
             self._unsettled.setdefault(str(holder["kind"]), []).append(len(self._slots))
             self._slots.append((target, (holder, entry), origin))
             return
-        self._add_raw(target, _pod_spec(holder, entry), origin, lazy)
+        raw = _pod_spec(holder, entry)
+        if raw is not None:
+            self._add_raw(target, raw, origin, lazy)
 
 
 def pod_path_spec(target: str, holder: dict[str, Any], entry: dict[str, Any], origin: str) -> FieldSpec:
@@ -337,11 +346,40 @@ def pod_path_spec(target: str, holder: dict[str, Any], entry: dict[str, Any], or
     return _field_spec(target, _pod_spec(holder, entry), origin)
 
 
-def _pod_spec(holder: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
-    """A field spec's entry for a path under a PodSpec: the holder's keys, the entry's, and the two paths joined."""
+def _pod_spec(holder: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any] | None:
+    """A field spec's entry for a path under a PodSpec: the holder's keys, the entry's, and the two paths joined.
+    An entry of podMetadataReferences is under the metadata the pods get
+    (_pod_metadata_of); None for a holder that gives them none."""
     spec = {**holder, **entry}
+    if spec.pop(_UNDER, None) is not None:
+        under = _pod_metadata_of(holder)
+        if under is None:
+            return None
+        spec["path"] = f"{under}/{entry['path']}" if under else entry["path"]
+        return spec
     spec["path"] = f"{holder['path']}/{entry['path']}" if holder.get("path") else entry["path"]
     return spec
+
+
+# An entry's mark for a path under a pod's metadata (podMetadataReferences),
+# not under its spec: taken out before the entry is a field spec.
+_UNDER = "_under"
+
+
+def _pod_metadata_of(holder: dict[str, Any]) -> str | None:
+    """Where the metadata a podSpecs row's pods get is, as a path from the
+    object: its podMetadata (a Prometheus's spec/podMetadata), the
+    `metadata` beside a template's PodSpec, or a Pod's own. None for an
+    object whose own spec is a PodSpec (a Knative Revision, a FluentBit):
+    its metadata is its own, which the pods it makes may not get."""
+    if holder.get("podMetadata"):
+        return str(holder["podMetadata"])
+    path = str(holder.get("path") or "")
+    if path == "spec":
+        return "metadata" if holder.get("kind") == "Pod" and not holder.get("group") else None
+    if path.endswith("/spec"):
+        return path[: -len("spec")] + "metadata"
+    return None
 
 
 # Where a PodSpec keeps containers, and where a container keeps its arguments
@@ -391,9 +429,9 @@ def _strings(row: dict[str, Any], key: str, origin: str) -> list[str]:
     return value
 
 
-def _check_target(target: str, origin: str) -> None:
+def _check_target(target: str, origin: str, section: str = "podSpecReferences") -> None:
     if target not in CONFIG_KINDS:
-        raise UsageError(f"{origin}: podSpecReferences keys must be ConfigMap or Secret, not {target!r}")
+        raise UsageError(f"{origin}: {section} keys must be ConfigMap or Secret, not {target!r}")
 
 
 def _mapping(value: Any, origin: str, what: str) -> dict[str, Any]:

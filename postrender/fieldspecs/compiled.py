@@ -7,7 +7,7 @@ run the script; tests/unit/fieldspecs/test_compiled_fieldspecs.py checks the two
 import json
 
 # sha256 of each source table when this was generated.
-SOURCES = {'builtin.yaml': 'feb9b28cae859ea77b9da5b93c5a7fc4cb67e4f240cce356aa664eab38cbac2a',
+SOURCES = {'builtin.yaml': '8589bed3b5ed794bbc4c8f2fb7f22219948d29b35552b348278f5fc1cbcd37ac',
  'bulk.yaml': 'b455ab0ba389a28bc2808a464c7d3b76ec98eadb118c2e995d9bbb48de99d41a',
  'dependencies.yaml': '7eb6c9031b701775c1705fd2c3b67df81209b76dd8f7e7b4cd5a014d6ac343a2',
  'fixednames.yaml': 'e006999c5687fc0340af2a1822abdfcee6b6c441c974df10fd9c398eaa57d657',
@@ -249,6 +249,16 @@ TABLES = json.loads(r'''{
     "volumes/scaleIO/secretRef/name",
     "volumes/storageos/secretRef/name",
     "volumes/cinder/secretRef/name"
+   ]
+  },
+  "podMetadataReferences": {
+   "ConfigMap": [
+    "annotations/vault.hashicorp.com\\/agent-configmap",
+    "annotations/sidecar.istio.io\\/bootstrapOverride"
+   ],
+   "Secret": [
+    "annotations/vault.hashicorp.com\\/tls-secret",
+    "annotations/vault.hashicorp.com\\/agent-extra-secret"
    ]
   },
   "podSpecArgs": [

@@ -124,6 +124,7 @@ POD_SPEC_HOLDER = {**_GVK, "path": _path, "immutable": _flag, "podMetadata": _pa
 # to check; runsBeforeApply and podSpecArgs rows are checked where they are read.
 SECTION_VALUES = {
     "nameReference": _list, "podSpecs": _list, "podSpecArgs": _list, "podSpecReferences": _mapping,
+    "podMetadataReferences": _mapping,
     "clusterScoped": _texts, "recreatedWhenAnnotated": _texts, "runsBeforeApply": _before_apply,
     "createdBeforeEveryApply": _before_apply,
 }
@@ -138,11 +139,12 @@ def check(data: dict[str, Any], origin: str) -> None:
         _name_reference(entry, f"nameReference[{i}]", origin)
     for i, holder in enumerate(data.get("podSpecs") or []):
         _keys(holder, POD_SPEC_HOLDER, f"podSpecs[{i}]", "a podSpecs entry", origin, required=("kind", "path"))
-    for target, paths in (data.get("podSpecReferences") or {}).items():
-        where = f"podSpecReferences.{target}"
-        if target not in CONFIG_KINDS:
-            _fail(origin, where, f"unknown key; podSpecReferences takes {_listed(CONFIG_KINDS)}")
-        _value(paths, _paths, where, origin)
+    for section in ("podSpecReferences", "podMetadataReferences"):
+        for target, paths in (data.get(section) or {}).items():
+            where = f"{section}.{target}"
+            if target not in CONFIG_KINDS:
+                _fail(origin, where, f"unknown key; {section} takes {_listed(CONFIG_KINDS)}")
+            _value(paths, _paths, where, origin)
 
 
 def _name_reference(entry: Any, where: str, origin: str) -> None:
