@@ -9,6 +9,7 @@ vanished object, so it fails the render (broken.py) unless
 
 from __future__ import annotations
 
+import json
 import re
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator
@@ -20,7 +21,7 @@ from ...records import record
 from ..graph.references import Graph, Path, Reference, is_config_object
 from ..index.objects import IMPLICIT
 from ...syntax.nodes import (
-    MappingNode, Node, ScalarNode, SequenceNode, format_path, get_str, is_string, node_at, scalars,
+    MappingNode, Node, ScalarNode, SequenceNode, default_tag, format_path, get_str, is_string, node_at, scalars,
 )
 from ..plan.versions import Plan, Version
 from ...vocabulary import ANNOTATION_KEEP_ORIGINAL, ANNOTATION_VERSIONED
@@ -48,13 +49,26 @@ class Finding:
     argument: str | None = None
     # The value is `namespace/name` (a field spec's namespacePrefix).
     namespace_prefix: bool = False
+    # Where in a JSON text the string at `path` holds (_inside_json): the
+    # name is inside it, where no field spec reaches.
+    inside: Path | None = None
 
     @property
     def field_path(self) -> str:
+        if self.inside is not None:
+            return f"{format_path(self.path)} (JSON: {format_path(self.inside) or '(the whole text)'})"
         return format_path(self.path)
 
     def message(self) -> str:
         target = self.version.obj
+        if self.inside is not None:
+            return (
+                f"{self.where} {self.field_path}: still names {target.kind} {self.version.base_name!r}, "
+                f"which is renamed to {self.version.name!r}, inside a JSON text, where no field spec "
+                f"can rewrite it: it will point at nothing. Fix it one of these ways: opt {self.target} out "
+                f"({ANNOTATION_VERSIONED}: \"false\"); or keep the original name as well "
+                f"({ANNOTATION_KEEP_ORIGINAL}: \"true\" on it, or --keep-original)"
+            )
         spec = f"{{kind: {self.referrer.kind}"
         if self.referrer.group:
             spec += f", group: {self.referrer.group}"
@@ -107,6 +121,20 @@ def check(graph: Graph, the_plan: Plan) -> list[Finding]:
         for node, path, parent in _candidates(top, bool(obj.document.shared), stale_texts):
             if node.start_mark in covered or path[:2] in _SKIPPED or not is_string(node):
                 continue
+            inner = _inside_json(node.value, stale_texts)
+            if inner is not None:
+                for inner_node, inner_path, inner_parent in _candidates(inner, False, stale_texts):
+                    if not is_string(inner_node):
+                        continue
+                    for kind in guard_rules():
+                        stated, name, sibling, prefixed = _named(inner_node, inner_parent)
+                        version = _lookup(stale, by_name, kind, stated or namespace, name,
+                                          obj.kind in index.cluster_scoped and not stated)
+                        if version is not None and _looks_like_reference(kind, inner_path, inner_parent):
+                            findings.append(Finding(obj, path, node_at(top, path), version, index.describe(obj),
+                                                    index.describe(version.obj), sibling,
+                                                    namespace_prefix=prefixed, inside=inner_path))
+                continue
             for kind in guard_rules():
                 argument = _argument(kind, node, path, parent)
                 if argument is not None:
@@ -117,21 +145,84 @@ def check(graph: Graph, the_plan: Plan) -> list[Finding]:
                         findings.append(Finding(obj, path, node_at(top, path), version, index.describe(obj),
                                                 index.describe(version.obj), False, row))
                     continue
-                # A namespace written beside the name is where it points
-                # ({name, namespace}: a Kyverno context, a Knative Broker's
-                # config), as a field spec's namespaceField reads it.
-                stated = get_str(parent, "namespace") if isinstance(parent, MappingNode) else None
-                sibling, name, prefixed = stated is not None, node.value, False
-                if not sibling and "/" in name and (named := _NAMED.fullmatch(name)) is not None:
-                    # `namespace/name` (Zalando's pod_environment_configmap,
-                    # an nginx annotation's): the name, there.
-                    stated, name, prefixed = named.group("namespace"), named.group("name"), True
+                stated, name, sibling, prefixed = _named(node, parent)
                 version = _lookup(stale, by_name, kind, stated or namespace, name,
                                   obj.kind in index.cluster_scoped and not stated)
                 if version is not None and _looks_like_reference(kind, path, parent):
                     findings.append(Finding(obj, path, node_at(top, path), version, index.describe(obj),
                                             index.describe(version.obj), sibling, namespace_prefix=prefixed))
     return findings
+
+
+def _named(node: ScalarNode, parent: Node | None) -> tuple[str | None, str, bool, bool]:
+    """(the namespace it states, the name, whether a sibling states it,
+    whether the value does) of a string that may name an object."""
+    # A namespace written beside the name is where it points ({name,
+    # namespace}: a Kyverno context, a Knative Broker's config), as a field
+    # spec's namespaceField reads it.
+    stated = get_str(parent, "namespace") if isinstance(parent, MappingNode) else None
+    if stated is None and "/" in node.value and (named := _NAMED.fullmatch(node.value)) is not None:
+        # `namespace/name` (Zalando's pod_environment_configmap, an nginx
+        # annotation's): the name, there.
+        return named.group("namespace"), named.group("name"), False, True
+    return stated, node.value, stated is not None, False
+
+
+def _json_text(value: str) -> str | None:
+    """The JSON object or array a string is, or gives a flag
+    (`--config={...}`), as a program or an injector reads it; None for any
+    other string."""
+    text = value.strip()
+    if text[:1] == "-" and "=" in text:
+        text = text.partition("=")[2].strip()
+    if text[:1] not in ("{", "[") or len(text) > _JSON_READ_UP_TO:
+        return None
+    return text
+
+
+# A string longer than this is not read as JSON: an annotation the API
+# server accepts is at most 256 KiB in all.
+_JSON_READ_UP_TO = 1 << 18
+
+
+def _holds_json_naming(value: object, texts: set[str]) -> bool:
+    """Whether a scalar's value is a JSON text (_json_text) that writes one
+    of `texts` as itself: as a field spec cannot reach into it, the guard
+    reads it (_inside_json). JSON escapes spell a name otherwise only where
+    a `\\` is: a string holding one is read too."""
+    if value.__class__ is not str:
+        return False
+    text = _json_text(value)  # type: ignore[arg-type]
+    return text is not None and ("\\" in text or not texts.isdisjoint(_NAME.findall(text)))
+
+
+def _inside_json(value: str, texts: set[str]) -> Node | None:
+    """A JSON text's value as nodes (the strings quoted, so `is_string`;
+    numbers, booleans and null plain), for the guard's rules to read as
+    they read a document's; None when the string is none (_json_text) or
+    names nothing of `texts`."""
+    if not _holds_json_naming(value, texts):
+        return None
+    try:
+        read = json.loads(_json_text(value))  # type: ignore[arg-type]
+    except (ValueError, RecursionError):
+        return None
+    if isinstance(read, dict) and "apiVersion" in read and "kind" in read:
+        # A whole object, as a deployer records what it applied (kubectl's
+        # last-applied-configuration, kapp's original): a record of the
+        # object, not a reference to another.
+        return None
+    return _as_nodes(read) if isinstance(read, (dict, list)) else None
+
+
+def _as_nodes(value: object) -> Node:
+    if isinstance(value, dict):
+        return MappingNode(default_tag(MappingNode), [(_as_nodes(k), _as_nodes(v)) for k, v in value.items()], 0, 0)
+    if isinstance(value, list):
+        return SequenceNode(default_tag(SequenceNode), [_as_nodes(v) for v in value], 0, 0)
+    if isinstance(value, str):
+        return ScalarNode(default_tag(ScalarNode), value, 0, 0, '"')
+    return ScalarNode(default_tag(ScalarNode), json.dumps(value), 0, 0, "")
 
 
 def _whole_root(doc: Document, items: set[int] | None) -> MappingNode | None:
@@ -187,8 +278,12 @@ def _name_runs(text: str) -> Iterator[list[str]]:
 # line break after a backslash is dropped with the next line's indentation,
 # joining the two lines; `\\x`, `\\u` and `\\U` give the character their
 # digits name; any other escape gives one character that is none of a
-# name's, as does a backslash the text ends with.
-_ESCAPE = LazyPattern(r"\\(?:(?:\r\n?|[\n\x85\u2028\u2029])[ \t]*|x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|[\s\S])?")
+# name's, as does a backslash the text ends with. `\\\\u` and four digits,
+# a JSON text's `\\u` escape written in a double-quoted scalar, gives the
+# character too: the guard reads JSON texts (_inside_json).
+_ESCAPE = LazyPattern(
+    r"\\(?:\\u[0-9A-Fa-f]{4}|(?:\r\n?|[\n\x85\u2028\u2029])[ \t]*|x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|[\s\S])?"
+)
 
 
 def _unescaped(text: str) -> str:
@@ -199,6 +294,10 @@ def _unescaped(text: str) -> str:
 
 def _unescape(match: re.Match[str]) -> str:
     escape = match.group()
+    if escape.startswith("\\\\u"):
+        # `\\u0062`: a JSON text's escape written in a double-quoted
+        # scalar, read as JSON where the guard reads one (_inside_json).
+        escape = escape[1:]
     if len(escape) > 2 and escape[1] in "xuU":
         code = int(escape[2:], 16)
         read = chr(code) if code < 0x80 else " "
@@ -340,7 +439,8 @@ def _candidates(top: MappingNode, shared: bool, texts: set[str]) -> Iterator[tup
     """
     if shared:
         for node, path, parent in scalars(top):
-            if node.value in texts or _may_be_argument(path) or _prefixed_name_in(node.value, texts):
+            if node.value in texts or _may_be_argument(path) or _prefixed_name_in(node.value, texts) \
+                    or _holds_json_naming(node.value, texts):
                 yield node, path, parent
         return
     stack: list[tuple[Node, Path, Node | None]] = [(top, (), None)]
@@ -352,7 +452,7 @@ def _candidates(top: MappingNode, shared: bool, texts: set[str]) -> Iterator[tup
             # Every key is a scalar: read.py refuses any other.
             for key, value in reversed(node.value):
                 if not isinstance(value, ScalarNode) or value.value in texts or key.value == "value" \
-                        or _prefixed_name_in(value.value, texts):
+                        or _prefixed_name_in(value.value, texts) or _holds_json_naming(value.value, texts):
                     stack.append((value, path + (key.value,), node))
         elif isinstance(node, SequenceNode):
             arguments = bool(path) and path[-1] in ("args", "command")
@@ -360,7 +460,7 @@ def _candidates(top: MappingNode, shared: bool, texts: set[str]) -> Iterator[tup
             for i in range(len(items) - 1, -1, -1):
                 item = items[i]
                 if not isinstance(item, ScalarNode) or arguments or item.value in texts \
-                        or _prefixed_name_in(item.value, texts):
+                        or _prefixed_name_in(item.value, texts) or _holds_json_naming(item.value, texts):
                     stack.append((item, path + (i,), node))
 
 
