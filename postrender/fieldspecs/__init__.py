@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from functools import cache
 from pathlib import Path
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ruamel.yaml import YAML
@@ -73,13 +73,16 @@ class FieldSpec:
     def matches(self, group: str, version: str) -> bool:
         return (self.group is None or self.group == group) and (self.version is None or self.version == version)
 
-    def read(self, value: str, previous: Callable[[], str | None]) -> tuple[str, str, str | None] | None:
+    def read(self, value: str, previous: Callable[[], str | None],
+             arguments: Callable[[], Iterable[str]] = tuple) -> tuple[str, str, str | None] | None:
         """What a leaf this spec reaches names: (the text kept before the
         name, the name, the namespace the text states, None: the
         referrer's own), or None where it names nothing. `previous`: the
         list item before the leaf, where it is a string (asked only of an
-        argument that may follow a bare `--flag`). The one reading of a
-        leaf, for the render's YAML nodes and the cluster's JSON alike."""
+        argument that may follow a bare `--flag`); `arguments`: the strings
+        of the list it is an item of (asked only of an argument that states
+        no namespace). The one reading of a leaf, for the render's YAML
+        nodes and the cluster's JSON alike."""
         prefix = ""
         if self.flags:
             spellings = _flag_spellings(self.flags)
@@ -94,7 +97,36 @@ class FieldSpec:
             prefix += written + "/"
             # `$(POD_NAMESPACE)/name`: the variable holds the pod's own namespace.
             namespace = None if _VARIABLE.fullmatch(written) else written
+        elif self.flags:
+            namespace = namespace_told(arguments())
         return prefix, value, namespace
+
+
+def namespace_told(arguments: Iterable[str]) -> str | None:
+    """The namespace a program's `--namespace` flag tells it (`--namespace=x`
+    or `--namespace x`; Go's flag package takes `-namespace` alike, and the
+    last given wins), where it reads the objects its other flags name by
+    name alone (kube-webhook-certgen's `--secret-name`); None where it is
+    given none, or a variable (`$(POD_NAMESPACE)`: the pod's own)."""
+    told = None
+    waiting = False
+    for argument in arguments:
+        if waiting:
+            told, waiting = argument, False
+            continue
+        flag, eq, given = argument.partition("=")
+        if flag in _NAMESPACE_FLAGS:
+            if eq:
+                told = given
+            else:
+                waiting = True
+    if told is None or _VARIABLE.fullmatch(told) or not _NAMESPACE.fullmatch(told):
+        return None
+    return told
+
+
+_NAMESPACE_FLAGS = ("--namespace", "-namespace")
+_NAMESPACE = LazyPattern(r"[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?")
 
 
 _VARIABLE = LazyPattern(r"\$\([A-Za-z_][A-Za-z0-9_]*\)")

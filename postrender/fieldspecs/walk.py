@@ -172,12 +172,20 @@ def item_before(access: type[Accessor[N]], holder: N | None, path: Path) -> N | 
     item, or no list item): `holder` is the mapping that holds the list, as
     walk gives a list item's parent. A `--flag value` argument's flag."""
     index = path[-1] if path else None
-    if not isinstance(index, int) or index == 0 or len(path) < 2 or not isinstance(path[-2], str):
+    if not isinstance(index, int) or index == 0:
+        return None
+    items = list_items(access, holder, path)
+    return items[index - 1] if items is not None and index <= len(items) else None
+
+
+def list_items(access: type[Accessor[N]], holder: N | None, path: Path) -> list[N] | None:
+    """The items of the list the item at `path` is in, or None (no list
+    item): `holder` as item_before's. A container's arguments."""
+    if not path or not isinstance(path[-1], int) or len(path) < 2 or not isinstance(path[-2], str):
         return None
     if holder is None or not access.is_mapping(holder):
         return None
-    items = access.items(access.child(holder, path[-2]))
-    return items[index - 1] if items is not None and index <= len(items) else None
+    return access.items(access.child(holder, path[-2]))
 
 
 def walk(tree: PathTree, root: N, access: type[Accessor[N]]) -> Iterator[tuple[list[int], N, N | None, Path]]:

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator
 from math import inf
 
 
+from ...fieldspecs import namespace_told
 from ...fieldspecs.guardrules import guard_rules, squeezed
 from ...records import record
 from ..graph.references import Graph, Path, Reference, is_config_object
@@ -543,7 +544,13 @@ def _argument(kind: str, node: ScalarNode, path: Path, parent: Node | None) -> t
     else:
         return None
     match = _NAMED.fullmatch(value)
-    return (match.group("namespace"), match.group("name"), row) if match else None
+    if match is None:
+        return None
+    stated = match.group("namespace")
+    if stated is None and "/" not in value and isinstance(parent, SequenceNode):
+        # A program told its namespace by a flag reads its other flags' names there.
+        stated = namespace_told(item.value for item in parent.value if isinstance(item, ScalarNode))
+    return stated, match.group("name"), row
 
 
 def _looks_like_reference(kind: str, path: Path, parent: Node | None) -> bool:

@@ -29,7 +29,7 @@ from typing import Any
 from ...records import field, record
 from ... import fieldspecs
 from ...fieldspecs.guardrules import guard_rules, squeezed
-from ...fieldspecs import CONFIG_KINDS, ReferenceTable, pod_path_spec
+from ...fieldspecs import CONFIG_KINDS, ReferenceTable, namespace_told, pod_path_spec
 from ...fieldspecs.walk import SpecIndex
 from .references import Found, Graph, Path, Resolution, Scanned, lookup
 from ..index.configs import content_of, names_in_data
@@ -305,7 +305,13 @@ def may_name_config(index: ObjectIndex) -> Callable[[str], bool]:
     bases = index.version_bases(CONFIG_KINDS)  # (_earlier_version)
     if bases:
         names.append(bases)
-    return lambda text: any(name in held for _, _, name in names_in(text) for held in names)
+    return lambda text: text.startswith(_NAMESPACE_FLAGS) or any(
+        name in held for _, _, name in names_in(text) for held in names)
+
+
+# `--namespace=x`, kept with the strings that may name a config: the
+# namespace a program reads their names in (_told_namespaces).
+_NAMESPACE_FLAGS = ("--namespace=", "-namespace=")
 
 
 def reads(obj: KubeObject, found: Found) -> Iterator[tuple[Path, bool]]:
@@ -325,15 +331,30 @@ def _pod_readers(graph: Graph, strings: list[Scanned]) -> Iterator[Reader]:
     field spec covers."""
     index = graph.index
     covered = {id(ref.node) for ref in graph.references}
+    told = _told_namespaces(strings)
     for obj, node, context, path in strings:
-        if id(node) in covered:
+        if id(node) in covered or node.value.startswith(_NAMESPACE_FLAGS):
             continue
         for via, namespace, name in names_in(node.value, context):
+            if namespace is None and path[-2:-1] in (("args",), ("command",)):
+                namespace = told.get((id(obj), path[:-2]))
             for target in _targets(index, obj, namespace, name, kinds_named_by(via)):
                 field_path = format_path(path)
                 where = f"{field_path} ({via})" if via else field_path
                 why = f"{index.describe(obj)} {where} names it: the program reads it by that name"
                 yield Reader(target, obj, path, node, name, why, rolls=True, via=via, namespace=namespace)
+
+
+def _told_namespaces(strings: list[Scanned]) -> dict[tuple[int, Path], str]:
+    """(object, container path) -> the namespace its `--namespace=x` flag
+    tells the program (fieldspecs.namespace_told), where its other flags'
+    names are read."""
+    flags: dict[tuple[int, Path], list[str]] = {}
+    for obj, node, _, path in strings:
+        if node.value.startswith(_NAMESPACE_FLAGS) and path[-2:-1] in (("args",), ("command",)):
+            flags.setdefault((id(obj), path[:-2]), []).append(node.value)
+    told = {key: namespace_told(given) for key, given in flags.items()}
+    return {key: namespace for key, namespace in told.items() if namespace is not None}
 
 
 def names_in(text: str, context: str | None = None) -> Iterator[tuple[str, str | None, str]]:

@@ -11,7 +11,7 @@ from typing import Any
 
 from ...records import record
 from ...fieldspecs import CONFIG_KINDS, FieldSpec, ReferenceTable, Segment
-from ...fieldspecs.walk import Accessor, Compiled, SpecIndex, item_before, walk
+from ...fieldspecs.walk import Accessor, Compiled, SpecIndex, item_before, list_items, walk
 from ..index.objects import ObjectIndex, ObjectKey, across_namespaces, suffixed_later_by_kustomize
 from ...syntax.nodes import (
     MERGE_KEY, NULL_WORDS, MappingNode, Node, ScalarNode, SequenceNode, entries, format_path, get, get_str, is_null,
@@ -629,7 +629,7 @@ def _references(obj: KubeObject, spec: FieldSpec, hits: list[Hit],
     for node, parent, path in hits:
         if not is_string(node) or not node.value:
             continue
-        read = spec.read(node.value, lambda: _string_before(parent, path))
+        read = spec.read(node.value, lambda: _string_before(parent, path), lambda: _strings_of(parent, path))
         if read is None:
             continue
         prefix, value, namespace = read
@@ -662,6 +662,13 @@ def _csi_template(field: str, value: str) -> bool:
     """Whether a CSI parameter's namespace is a template: the name may then
     mean the object of that name in any namespace, as a field that states none."""
     return field.startswith("csi.storage.k8s.io/") and _CSI_TEMPLATE.fullmatch(value) is not None
+
+
+def _strings_of(holder: Node | None, path: Path) -> list[str]:
+    """The strings of the list the item at `path` is in (a container's
+    arguments), for FieldSpec.read."""
+    items = list_items(YamlNodes, holder, path) or ()
+    return [item.value for item in items if isinstance(item, ScalarNode) and is_string(item)]
 
 
 def _string_before(holder: Node | None, path: Path) -> str | None:
