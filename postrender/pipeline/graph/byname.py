@@ -51,9 +51,18 @@ _VARIABLE = LazyPattern(r"^\$[({][A-Za-z_][A-Za-z0-9_]*[)}]\Z")
 # or digit and an upper-case one (`publishService`).
 _WORD_BREAK = LazyPattern(r"(?<=[a-z0-9])(?=[A-Z])|[^A-Za-z0-9]+")
 # `key: value` in YAML, block or flow, or `"key": "value"` in JSON.
+# The name may be written `namespace/name` (`configMapName: app/settings`).
 _DATA_ENTRY = LazyPattern(
-    r"""(?P<key>[A-Za-z_][A-Za-z0-9_.-]*)["']?[ \t]*:[ \t]*["']?(?P<name>[a-z0-9][-a-z0-9.]*)(?=["']?[ \t]*(?:[,}\]#\r\n]|$))"""
+    r"""(?P<key>[A-Za-z_][A-Za-z0-9_.-]*)["']?[ \t]*:[ \t]*["']?(?P<name>(?:[a-z0-9][-a-z0-9]*/)?[a-z0-9][-a-z0-9.]*)"""
+    r"""(?=["']?[ \t]*(?:[,}\]#\r\n]|$))"""
 )
+# `key: [a, b]` in YAML or JSON, or `key:` and a block list of `- a` lines:
+# the names a list of them gives (the guard's `lists` keys, `configMaps`).
+_DATA_LIST = LazyPattern(
+    r"""(?P<key>[A-Za-z_][A-Za-z0-9_.-]*)["']?[ \t]*:[ \t]*"""
+    r"""(?:\[(?P<flow>[^\]\n]*)\]|(?:#[^\n]*)?\r?\n(?P<block>(?:[ \t]*-[ \t]+[^\n]*(?:\n|$))+))"""
+)
+_LISTED_NAME = LazyPattern(r"""(?:[a-z0-9][-a-z0-9]*/)?[a-z0-9][-a-z0-9.]*""")
 
 
 @record(frozen=True)
@@ -525,6 +534,25 @@ def entry_names(field: str, key: str, value: ScalarNode, text: str) -> Iterator[
         if entry_key not in keys and not entry_key.endswith(suffixes):
             continue
         yield (field, key), value, match.group("name"), match.group("key")
+    if "[" in text or "- " in text:
+        lists = _list_keys()
+        for match in _DATA_LIST.finditer(text):
+            if not squeezed(match.group("key")).endswith(lists):
+                continue
+            if match.group("flow") is not None:
+                items = match.group("flow").split(",")
+            else:
+                items = [line.strip()[1:] for line in match.group("block").splitlines()]
+            for item in items:
+                item = item.partition(" #")[0].strip().strip("'\"")
+                if _LISTED_NAME.fullmatch(item):
+                    yield (field, key), value, item, match.group("key")
+
+
+@cache
+def _list_keys() -> tuple[str, ...]:
+    """The guard's `lists` key endings, of both kinds (squeezed)."""
+    return tuple(ending for rules in guard_rules().values() for ending in rules["lists"])
 
 
 # How data_names reads a config's entries (index/folding.py).

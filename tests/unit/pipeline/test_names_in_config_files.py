@@ -1,0 +1,56 @@
+"""A file in a ConfigMap's data that names a config for the program it
+configures (graph/byname.py `entry_names`): the name kept, the workload
+rolled by hash. Written `namespace/name`, or as a list under a key the
+guard's `lists` rule knows (`configMaps: [a]`, `secrets:` and `- a` lines),
+in YAML or JSON, as one written alone is."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import run_postrender
+
+NAMED = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: agent-cfg, namespace: app}
+data: {a: x}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: agent-tls, namespace: app}
+type: Opaque
+stringData: {a: pem}
+---
+"""
+
+
+def stream(file: str) -> str:
+    settings = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings", "namespace": "app"},
+                "data": {"app.conf": file}}
+    web = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "app"},
+           "spec": {"template": {"spec": {"containers": [{"name": "c", "image": "x", "envFrom": [
+               {"configMapRef": {"name": "agent-cfg"}}, {"secretRef": {"name": "agent-tls"}},
+               {"configMapRef": {"name": "settings"}}]}]}}}}
+    return NAMED + json.dumps(settings) + "\n---\n" + json.dumps(web) + "\n"
+
+
+@pytest.mark.parametrize("file, kept", [
+    ("configMapName: app/agent-cfg\n", ["ConfigMap"]),
+    ('{"configMapName": "app/agent-cfg", "secretName": "app/agent-tls"}', ["ConfigMap", "Secret"]),
+    ("watch:\n  configMaps: [agent-cfg]\n", ["ConfigMap"]),
+    ('{"watch": {"configMaps": ["agent-cfg"], "secrets": ["other-one", "agent-tls"]}}', ["ConfigMap", "Secret"]),
+    ("configMaps:\n  - agent-cfg  # the agent's\n  - \"app/x\"\nsecretNames:\n- 'agent-tls'\n", ["ConfigMap", "Secret"]),
+    # Neither a key that says so nor the object's namespace: nothing named.
+    ("items: [agent-cfg, agent-tls]\n", []),
+    ("configMapName: other/agent-cfg\n", []),
+])
+def test_a_name_in_a_config_file_keeps_its_name(file, kept):
+    result = run_postrender(["-v", "--keep-original=none"], stream(file))
+    assert result.status == 0, result.stderr
+    for kind, name in (("ConfigMap", "agent-cfg"), ("Secret", "agent-tls")):
+        keeps = f"{kind}/app/{name} keeps its name: ConfigMap/app/settings data[\"app.conf\"] names it" in result.stderr
+        assert keeps is (kind in kept), result.stderr
+        assert (f"renamed {kind}/app/{name} ->" in result.stderr) is (kind not in kept)
