@@ -7,7 +7,7 @@ run the script; tests/unit/fieldspecs/test_compiled_fieldspecs.py checks the two
 import json
 
 # sha256 of each source table when this was generated.
-SOURCES = {'builtin.yaml': '8589bed3b5ed794bbc4c8f2fb7f22219948d29b35552b348278f5fc1cbcd37ac',
+SOURCES = {'builtin.yaml': '394ba8f44310f4a9056ee10276b9951c8243247d2d2a96e7038397c52888ffa2',
  'bulk.yaml': 'b455ab0ba389a28bc2808a464c7d3b76ec98eadb118c2e995d9bbb48de99d41a',
  'dependencies.yaml': '7eb6c9031b701775c1705fd2c3b67df81209b76dd8f7e7b4cd5a014d6ac343a2',
  'fixednames.yaml': 'e006999c5687fc0340af2a1822abdfcee6b6c441c974df10fd9c398eaa57d657',
@@ -749,6 +749,105 @@ TABLES = json.loads(r'''{
       "group": "apiregistration.k8s.io",
       "path": "metadata/annotations/cert-manager.io\\/inject-ca-from-secret",
       "namespacePrefix": true
+     }
+    ]
+   },
+   {
+    "kind": "ConfigMap",
+    "version": "v1",
+    "fieldSpecs": [
+     {
+      "kind": "HelmRelease",
+      "group": "helm.toolkit.fluxcd.io",
+      "path": "spec/valuesFrom[kind=ConfigMap]/name"
+     },
+     {
+      "kind": "Kustomization",
+      "group": "kustomize.toolkit.fluxcd.io",
+      "path": "spec/postBuild/substituteFrom[kind=ConfigMap]/name"
+     }
+    ]
+   },
+   {
+    "kind": "Secret",
+    "version": "v1",
+    "fieldSpecs": [
+     {
+      "kind": "HelmRelease",
+      "group": "helm.toolkit.fluxcd.io",
+      "paths": [
+       "spec/valuesFrom[kind=Secret]/name",
+       "spec/kubeConfig/secretRef/name",
+       "spec/chart/spec/verify/secretRef/name"
+      ]
+     },
+     {
+      "kind": "Kustomization",
+      "group": "kustomize.toolkit.fluxcd.io",
+      "paths": [
+       "spec/postBuild/substituteFrom[kind=Secret]/name",
+       "spec/kubeConfig/secretRef/name",
+       "spec/decryption/secretRef/name"
+      ]
+     },
+     {
+      "kind": "GitRepository",
+      "group": "source.toolkit.fluxcd.io",
+      "paths": [
+       "spec/secretRef/name",
+       "spec/proxySecretRef/name",
+       "spec/verify/secretRef/name"
+      ]
+     },
+     {
+      "kind": "HelmRepository",
+      "group": "source.toolkit.fluxcd.io",
+      "paths": [
+       "spec/secretRef/name",
+       "spec/certSecretRef/name"
+      ]
+     },
+     {
+      "kind": "OCIRepository",
+      "group": "source.toolkit.fluxcd.io",
+      "paths": [
+       "spec/secretRef/name",
+       "spec/certSecretRef/name",
+       "spec/proxySecretRef/name",
+       "spec/verify/secretRef/name"
+      ]
+     },
+     {
+      "kind": "Bucket",
+      "group": "source.toolkit.fluxcd.io",
+      "paths": [
+       "spec/secretRef/name",
+       "spec/certSecretRef/name",
+       "spec/proxySecretRef/name"
+      ]
+     },
+     {
+      "kind": "HelmChart",
+      "group": "source.toolkit.fluxcd.io",
+      "path": "spec/verify/secretRef/name"
+     },
+     {
+      "kind": "Provider",
+      "group": "notification.toolkit.fluxcd.io",
+      "paths": [
+       "spec/secretRef/name",
+       "spec/certSecretRef/name",
+       "spec/proxySecretRef/name"
+      ]
+     },
+     {
+      "kind": "ImageRepository",
+      "group": "image.toolkit.fluxcd.io",
+      "paths": [
+       "spec/secretRef/name",
+       "spec/certSecretRef/name",
+       "spec/proxySecretRef/name"
+      ]
      }
     ]
    },

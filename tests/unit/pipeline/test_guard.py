@@ -59,15 +59,15 @@ spec:
   basicAuth:
     secret: admin-users
 """
-# Flux HelmRelease: valuesFrom items are {kind, name}.
-FLUX = """\
-apiVersion: helm.toolkit.fluxcd.io/v2
-kind: HelmRelease
+# A typed name, {kind, name}, in a kind no field spec covers (as Flux's
+# HelmRelease valuesFrom items were before builtin.yaml covered them).
+TYPED = """\
+apiVersion: reports.example.com/v1
+kind: Report
 metadata: {name: pg-exporter, namespace: db}
 spec:
-  chart:
-    spec: {chart: exporter, sourceRef: {kind: HelmRepository, name: charts}}
-  valuesFrom:
+  sourceRef: {kind: Dashboard, name: charts}
+  inputs:
     - kind: ConfigMap
       name: exporter-values
 """
@@ -155,8 +155,8 @@ CASES = {
     "crossplane": (SECRET % "aws-creds", CROSSPLANE, "ProviderConfig/(default)/default",
                    "spec.credentials.secretRef.name", "aws-creds"),
     "traefik": (SECRET % "admin-users", TRAEFIK, "Middleware/db/auth", "spec.basicAuth.secret", "admin-users"),
-    "flux": (CONFIGMAP % "exporter-values", FLUX, "HelmRelease/db/pg-exporter", "spec.valuesFrom[0].name",
-             "exporter-values"),
+    "typed-name": (CONFIGMAP % "exporter-values", TYPED, "Report/db/pg-exporter", "spec.inputs[0].name",
+                   "exporter-values"),
     "spark-config-map": (CONFIGMAP % "spark-conf", SPARK, "SparkApplication/db/sa", "spec.hadoopConfigMap",
                          "spark-conf"),
 }
@@ -186,7 +186,7 @@ def test_a_field_no_spec_covers_fails_the_render_with_the_three_fixes(case):
     assert error.startswith(f"postrender: error: document 2 ({kind}/{obj.rpartition('/')[2]}) line ")
     assert f": {field}: still names" in error
     assert repr(name) in error
-    kind = "ConfigMap" if case in ("flux", "spark-config-map", "zalando-namespace-slash-name") else "Secret"
+    kind = "ConfigMap" if case in ("typed-name", "spark-config-map", "zalando-namespace-slash-name") else "Secret"
     assert "add a field spec" in error and f"opt {kind}/db/{name} out" in error and "keep the original" in error
     assert "postrender.io/versioned" in error and "postrender.io/keep-original" in error
     assert "--allow-broken-references" in error
@@ -217,7 +217,7 @@ def test_a_consuming_reference_elsewhere_versions_the_object_and_the_guard_fails
     assert run_postrender([], _stream(config, custom)).status == 0
 
 
-@pytest.mark.parametrize("case", ["cnpg-superuser", "traefik", "flux"])
+@pytest.mark.parametrize("case", ["cnpg-superuser", "traefik", "typed-name"])
 def test_strict_keeps_the_guard_fatal_even_with_allow_broken_references(case):
     config, custom, _, field, _ = CASES[case]
     result = run_postrender([*VERSION_ALL, "--strict", "--allow-broken-references"], _stream(config, custom))
