@@ -60,35 +60,24 @@ def test_a_flag_specs_name_is_read_in_the_namespace_told(args, reads):
 
 
 def test_a_by_name_reader_is_read_in_the_namespace_told():
-    stream = """\
+    # `settings` in each namespace, each used by a Deployment there; a tool
+    # in `app`, told `other`, names `settings` by a flag no spec covers.
+    stream = "".join(f"""\
 apiVersion: v1
 kind: ConfigMap
-metadata: {name: settings, namespace: app}
-data: {a: b}
----
-apiVersion: v1
-kind: ConfigMap
-metadata: {name: settings, namespace: other}
-data: {a: c}
+metadata: {{name: settings, namespace: {namespace}}}
+data: {{a: {namespace}}}
 ---
 apiVersion: apps/v1
 kind: Deployment
-metadata: {name: user, namespace: app}
+metadata: {{name: user, namespace: {namespace}}}
 spec:
   template:
     spec:
       containers:
-      - {name: c, image: x, envFrom: [{configMapRef: {name: settings}}]}
+      - {{name: c, image: x, envFrom: [{{configMapRef: {{name: settings}}}}]}}
 ---
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: user, namespace: other}
-spec:
-  template:
-    spec:
-      containers:
-      - {name: c, image: x, envFrom: [{configMapRef: {name: settings}}]}
----
+""" for namespace in ("app", "other")) + """\
 apiVersion: apps/v1
 kind: Deployment
 metadata: {name: tool, namespace: app}
