@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..fieldspecs import FieldSpec, ReferenceTable, Segment
-from ..fieldspecs.walk import Accessor, item_before, list_items, walk
+from ..fieldspecs import FieldSpec, ReferenceTable, Segment, argument_items
+from ..fieldspecs.walk import Accessor, item_before, walk
 from ..pipeline.plan.keep import parse_refs
 from ..vocabulary import ANNOTATION_REFS
 
@@ -81,7 +81,7 @@ def _by_table(obj: dict, kind: str, group: str, version: str, namespace: str | N
         for position in ends:
             spec = compiled.specs[position]
             read = spec.read(value, lambda: _string_before(parent, path),
-                             lambda: [item for item in list_items(JsonValues, parent, path) or () if isinstance(item, str)])
+                             lambda: [item for item in argument_items(JsonValues, parent, path) if isinstance(item, str)])
             if read is None:
                 continue
             _, name, stated = read

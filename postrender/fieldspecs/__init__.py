@@ -20,7 +20,7 @@ from ..errors import UsageError
 from ..lazyre import LazyPattern
 from .paths import Filter, Segment, parse_path
 from .schema import CONFIG_KINDS, check as check_schema
-from .walk import WILDCARD, Compiled, SpecIndex
+from .walk import WILDCARD, Accessor, Compiled, N, SpecIndex, list_items
 # The sections of a field-spec configuration postrender reads.
 SECTIONS = ("nameReference", "podSpecs", "podSpecReferences", "podMetadataReferences", "podSpecArgs", "clusterScoped",
             "recreatedWhenAnnotated", "runsBeforeApply", "createdBeforeEveryApply")
@@ -115,7 +115,7 @@ def namespace_told(arguments: Iterable[str]) -> str | None:
             told, waiting = argument, False
             continue
         flag, eq, given = argument.partition("=")
-        if flag in _NAMESPACE_FLAGS:
+        if flag in NAMESPACE_FLAGS:
             if eq:
                 told = given
             else:
@@ -125,7 +125,25 @@ def namespace_told(arguments: Iterable[str]) -> str | None:
     return told
 
 
-_NAMESPACE_FLAGS = ("--namespace", "-namespace")
+def tells_namespace(argument: str, before: str | None) -> bool:
+    """Whether an argument is part of a `--namespace` flag (namespace_told):
+    the flag, `--namespace=x`, or the value after a bare one (`before`)."""
+    return argument.partition("=")[0] in NAMESPACE_FLAGS or before in NAMESPACE_FLAGS
+
+
+def argument_items(access: type[Accessor[N]], holder: N | None, path: tuple[str | int, ...]) -> list[N]:
+    """A container's arguments, `command` then `args`, where the item at
+    `path` is one of them (`holder` as walk.item_before's); else the items
+    of the list it is in. What a `--namespace` among them tells the
+    program holds for all of them."""
+    if len(path) >= 2 and path[-2] in ARGUMENT_FIELDS and isinstance(path[-1], int) \
+            and holder is not None and access.is_mapping(holder):
+        return [item for field in ARGUMENT_FIELDS[::-1] for item in access.items(access.child(holder, field)) or ()]
+    return list_items(access, holder, path) or []
+
+
+# Go's flag package takes `-namespace` as `--namespace`.
+NAMESPACE_FLAGS = ("--namespace", "-namespace")
 _NAMESPACE = LazyPattern(r"[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?")
 
 

@@ -7,7 +7,7 @@ run the script; tests/unit/fieldspecs/test_compiled_fieldspecs.py checks the two
 import json
 
 # sha256 of each source table when this was generated.
-SOURCES = {'builtin.yaml': '394ba8f44310f4a9056ee10276b9951c8243247d2d2a96e7038397c52888ffa2',
+SOURCES = {'builtin.yaml': 'bf820af244f274f1cca530cc1676c8178cb7f6a31c170b6efdd7b3d37b9ee7e3',
  'bulk.yaml': 'b455ab0ba389a28bc2808a464c7d3b76ec98eadb118c2e995d9bbb48de99d41a',
  'dependencies.yaml': '7eb6c9031b701775c1705fd2c3b67df81209b76dd8f7e7b4cd5a014d6ac343a2',
  'fixednames.yaml': 'e006999c5687fc0340af2a1822abdfcee6b6c441c974df10fd9c398eaa57d657',
@@ -823,7 +823,9 @@ TABLES = json.loads(r'''{
       "paths": [
        "spec/secretRef/name",
        "spec/certSecretRef/name",
-       "spec/proxySecretRef/name"
+       "spec/proxySecretRef/name",
+       "spec/sts/secretRef/name",
+       "spec/sts/certSecretRef/name"
       ]
      },
      {
@@ -839,6 +841,11 @@ TABLES = json.loads(r'''{
        "spec/certSecretRef/name",
        "spec/proxySecretRef/name"
       ]
+     },
+     {
+      "kind": "Receiver",
+      "group": "notification.toolkit.fluxcd.io",
+      "path": "spec/secretRef/name"
      },
      {
       "kind": "ImageRepository",

@@ -12,14 +12,14 @@ from __future__ import annotations
 import json
 import re
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from math import inf
 
 
-from ...fieldspecs import namespace_told
+from ...fieldspecs import argument_items, namespace_told
 from ...fieldspecs.guardrules import guard_rules, squeezed
 from ...records import record
-from ..graph.references import Graph, Path, Reference, is_config_object
+from ..graph.references import Graph, Path, Reference, YamlNodes, is_config_object
 from ..index.objects import IMPLICIT
 from ...syntax.nodes import (
     MappingNode, Node, ScalarNode, SequenceNode, default_tag, format_path, get_str, is_string, node_at, scalars,
@@ -119,25 +119,38 @@ def check(graph: Graph, the_plan: Plan) -> list[Finding]:
         if top is None:
             continue  # never: read found this object in the same text
         namespace = index.namespace_of(obj)
+        cluster_scoped = obj.kind in index.cluster_scoped
+
+        def named_here(kind: str, node: ScalarNode, path: Path, parent: Node | None,
+                       namespace: str = namespace, cluster_scoped: bool = cluster_scoped,
+                       ) -> tuple[Version, bool, bool] | None:
+            """(the renamed object, whether a sibling states its namespace,
+            whether the value does) where a string at a key that looks like
+            a reference names one."""
+            stated, name, sibling, prefixed = _named(node, parent)
+            version = _lookup(stale, by_name, kind, stated or namespace, name, cluster_scoped and not stated)
+            if version is None or not _looks_like_reference(kind, path, parent):
+                return None
+            return version, sibling, prefixed
+
         for node, path, parent in _candidates(top, bool(obj.document.shared), stale_texts):
             if node.start_mark in covered or path[:2] in _SKIPPED or not is_string(node):
                 continue
             inner = _inside_json(node.value, stale_texts)
             if inner is not None:
+                # Its strings as a document's are read, each found at the JSON text's place.
                 for inner_node, inner_path, inner_parent in _candidates(inner, False, stale_texts):
-                    if not is_string(inner_node):
-                        continue
-                    for kind in guard_rules():
-                        stated, name, sibling, prefixed = _named(inner_node, inner_parent)
-                        version = _lookup(stale, by_name, kind, stated or namespace, name,
-                                          obj.kind in index.cluster_scoped and not stated)
-                        if version is not None and _looks_like_reference(kind, inner_path, inner_parent):
-                            findings.append(Finding(obj, path, node_at(top, path), version, index.describe(obj),
-                                                    index.describe(version.obj), sibling,
-                                                    namespace_prefix=prefixed, inside=inner_path))
+                    if is_string(inner_node):
+                        for kind in guard_rules():
+                            found = named_here(kind, inner_node, inner_path, inner_parent)
+                            if found is not None:
+                                version, sibling, prefixed = found
+                                findings.append(Finding(obj, path, node_at(top, path), version, index.describe(obj),
+                                                        index.describe(version.obj), sibling,
+                                                        namespace_prefix=prefixed, inside=inner_path))
                 continue
             for kind in guard_rules():
-                argument = _argument(kind, node, path, parent)
+                argument = _argument(kind, node, path, parent, lambda: node_at(top, path[:-2]))
                 if argument is not None:
                     stated, name, row = argument
                     version = _lookup(stale, by_name, kind, stated or namespace, name,
@@ -146,10 +159,9 @@ def check(graph: Graph, the_plan: Plan) -> list[Finding]:
                         findings.append(Finding(obj, path, node_at(top, path), version, index.describe(obj),
                                                 index.describe(version.obj), False, row))
                     continue
-                stated, name, sibling, prefixed = _named(node, parent)
-                version = _lookup(stale, by_name, kind, stated or namespace, name,
-                                  obj.kind in index.cluster_scoped and not stated)
-                if version is not None and _looks_like_reference(kind, path, parent):
+                found = named_here(kind, node, path, parent)
+                if found is not None:
+                    version, sibling, prefixed = found
                     findings.append(Finding(obj, path, node_at(top, path), version, index.describe(obj),
                                             index.describe(version.obj), sibling, namespace_prefix=prefixed))
     return findings
@@ -181,8 +193,9 @@ def _json_text(value: str) -> str | None:
     return text
 
 
-# A string longer than this is not read as JSON: an annotation the API
-# server accepts is at most 256 KiB in all.
+# A string of more characters than this is not read as JSON: one that long
+# is data (a dashboard's JSON), not settings naming objects, and an
+# annotation the API server accepts is at most 256 KiB in all.
 _JSON_READ_UP_TO = 1 << 18
 
 
@@ -200,8 +213,9 @@ def _holds_json_naming(value: object, texts: set[str]) -> bool:
 def _inside_json(value: str, texts: set[str]) -> Node | None:
     """A JSON text's value as nodes (the strings quoted, so `is_string`;
     numbers, booleans and null plain), for the guard's rules to read as
-    they read a document's; None when the string is none (_json_text) or
-    names nothing of `texts`."""
+    they read a document's; None when the string is no JSON text
+    (_json_text), writes none of `texts` and holds no escape
+    (_holds_json_naming), or is a whole object."""
     if not _holds_json_naming(value, texts):
         return None
     try:
@@ -216,11 +230,32 @@ def _inside_json(value: str, texts: set[str]) -> Node | None:
     return _as_nodes(read) if isinstance(read, (dict, list)) else None
 
 
-def _as_nodes(value: object) -> Node:
+def _as_nodes(read: dict | list) -> Node:
+    """JSON's value as nodes, without recursion: json.loads reads a text
+    nested as deep as Python's stack allows, and a walk of it must too."""
+    root = _node_of(read)
+    stack = [(root, read)]
+    while stack:
+        node, value = stack.pop()
+        if isinstance(value, dict):
+            for key, item in value.items():
+                child = _node_of(item)
+                node.value.append((_node_of(key), child))  # type: ignore[union-attr]
+                stack.append((child, item))
+        elif isinstance(value, list):
+            for item in value:
+                child = _node_of(item)
+                node.value.append(child)  # type: ignore[union-attr]
+                stack.append((child, item))
+    return root
+
+
+def _node_of(value: object) -> Node:
+    """One JSON value's node: a collection empty, to be filled (_as_nodes)."""
     if isinstance(value, dict):
-        return MappingNode(default_tag(MappingNode), [(_as_nodes(k), _as_nodes(v)) for k, v in value.items()], 0, 0)
+        return MappingNode(default_tag(MappingNode), [], 0, 0)
     if isinstance(value, list):
-        return SequenceNode(default_tag(SequenceNode), [_as_nodes(v) for v in value], 0, 0)
+        return SequenceNode(default_tag(SequenceNode), [], 0, 0)
     if isinstance(value, str):
         return ScalarNode(default_tag(ScalarNode), value, 0, 0, '"')
     return ScalarNode(default_tag(ScalarNode), json.dumps(value), 0, 0, "")
@@ -519,11 +554,14 @@ def _may_be_argument(path: Path) -> bool:
     return len(path) >= 2 and (path[-2] in ("args", "command") or path[-1] == "value")
 
 
-def _argument(kind: str, node: ScalarNode, path: Path, parent: Node | None) -> tuple[str | None, str, str] | None:
+def _argument(kind: str, node: ScalarNode, path: Path, parent: Node | None,
+              container: Callable[[], Node | None] = lambda: None) -> tuple[str | None, str, str] | None:
     """(the namespace it states, the name, the podSpecArgs row that would cover it) when the scalar is
     a container argument `--flag=[namespace/]name` (or the item after a bare
     `--flag`), or an `env` value, whose flag or variable name has one of the
-    kind's argumentWords; None when it is no such thing."""
+    kind's argumentWords; None when it is no such thing. `container`: the
+    container an argument is of, asked where a `--namespace` among its
+    arguments may say where the name is (fieldspecs.namespace_told)."""
     words = guard_rules()[kind]["words"]
     if not words or len(path) < 2:
         return None
@@ -547,9 +585,10 @@ def _argument(kind: str, node: ScalarNode, path: Path, parent: Node | None) -> t
     if match is None:
         return None
     stated = match.group("namespace")
-    if stated is None and "/" not in value and isinstance(parent, SequenceNode):
+    if stated is None and "/" not in value and key in ("args", "command"):
         # A program told its namespace by a flag reads its other flags' names there.
-        stated = namespace_told(item.value for item in parent.value if isinstance(item, ScalarNode))
+        items = argument_items(YamlNodes, container(), path)
+        stated = namespace_told(item.value for item in items if isinstance(item, ScalarNode))
     return stated, match.group("name"), row
 
 

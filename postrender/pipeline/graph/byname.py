@@ -29,7 +29,7 @@ from typing import Any
 from ...records import field, record
 from ... import fieldspecs
 from ...fieldspecs.guardrules import guard_rules, squeezed
-from ...fieldspecs import CONFIG_KINDS, ReferenceTable, namespace_told, pod_path_spec
+from ...fieldspecs import ARGUMENT_FIELDS, CONFIG_KINDS, ReferenceTable, namespace_told, pod_path_spec, tells_namespace
 from ...fieldspecs.walk import SpecIndex
 from .references import Found, Graph, Path, Resolution, Scanned, lookup
 from ..index.configs import content_of, names_in_data
@@ -314,13 +314,10 @@ def may_name_config(index: ObjectIndex) -> Callable[[str], bool]:
     bases = index.version_bases(CONFIG_KINDS)  # (_earlier_version)
     if bases:
         names.append(bases)
-    return lambda text: text.startswith(_NAMESPACE_FLAGS) or any(
+    # A `--namespace` flag's parts are kept too: where the program reads
+    # the names (_told_namespaces).
+    return lambda text, context: tells_namespace(text, context) or any(
         name in held for _, _, name in names_in(text) for held in names)
-
-
-# `--namespace=x`, kept with the strings that may name a config: the
-# namespace a program reads their names in (_told_namespaces).
-_NAMESPACE_FLAGS = ("--namespace=", "-namespace=")
 
 
 def reads(obj: KubeObject, found: Found) -> Iterator[tuple[Path, bool]]:
@@ -342,7 +339,7 @@ def _pod_readers(graph: Graph, strings: list[Scanned]) -> Iterator[Reader]:
     covered = {id(ref.node) for ref in graph.references}
     told = _told_namespaces(strings)
     for obj, node, context, path in strings:
-        if id(node) in covered or node.value.startswith(_NAMESPACE_FLAGS):
+        if id(node) in covered or tells_namespace(node.value, context):
             continue
         for via, namespace, name in names_in(node.value, context):
             if namespace is None and path[-2:-1] in (("args",), ("command",)):
@@ -355,14 +352,16 @@ def _pod_readers(graph: Graph, strings: list[Scanned]) -> Iterator[Reader]:
 
 
 def _told_namespaces(strings: list[Scanned]) -> dict[tuple[int, Path], str]:
-    """(object, container path) -> the namespace its `--namespace=x` flag
-    tells the program (fieldspecs.namespace_told), where its other flags'
-    names are read."""
-    flags: dict[tuple[int, Path], list[str]] = {}
-    for obj, node, _, path in strings:
-        if node.value.startswith(_NAMESPACE_FLAGS) and path[-2:-1] in (("args",), ("command",)):
-            flags.setdefault((id(obj), path[:-2]), []).append(node.value)
-    told = {key: namespace_told(given) for key, given in flags.items()}
+    """(object, container path) -> the namespace its `--namespace` flag
+    tells the program (fieldspecs.namespace_told, over its `command` and
+    `args` in that order, as argument_items gives them), where its other
+    flags' names are read."""
+    flags: dict[tuple[int, Path], list[tuple[int, int, str]]] = {}
+    for obj, node, context, path in strings:
+        if path[-2:-1] in (("args",), ("command",)) and tells_namespace(node.value, context):
+            order = (ARGUMENT_FIELDS[::-1].index(path[-2]), path[-1], node.value)  # type: ignore[arg-type]
+            flags.setdefault((id(obj), path[:-2]), []).append(order)  # type: ignore[arg-type]
+    told = {key: namespace_told(value for _, _, value in sorted(given)) for key, given in flags.items()}
     return {key: namespace for key, namespace in told.items() if namespace is not None}
 
 

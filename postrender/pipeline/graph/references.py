@@ -10,8 +10,8 @@ from enum import Enum
 from typing import Any
 
 from ...records import record
-from ...fieldspecs import CONFIG_KINDS, FieldSpec, ReferenceTable, Segment
-from ...fieldspecs.walk import Accessor, Compiled, SpecIndex, item_before, list_items, walk
+from ...fieldspecs import CONFIG_KINDS, FieldSpec, ReferenceTable, Segment, argument_items
+from ...fieldspecs.walk import Accessor, Compiled, SpecIndex, item_before, walk
 from ..index.objects import ObjectIndex, ObjectKey, across_namespaces, suffixed_later_by_kustomize
 from ...syntax.nodes import (
     MERGE_KEY, NULL_WORDS, MappingNode, Node, ScalarNode, SequenceNode, entries, format_path, get, get_str, is_null,
@@ -326,10 +326,10 @@ class PodStrings:
         self.paths += other.paths
         self.indexes += other.indexes
 
-    def wanted(self, obj: KubeObject, wanted: Callable[[str], bool]) -> Iterator[Scanned]:
-        """The strings `wanted` keeps, each as a Scanned of `obj`."""
+    def wanted(self, obj: KubeObject, wanted: Callable[[str, str | None], bool]) -> Iterator[Scanned]:
+        """The strings `wanted` keeps (given each and its context), each as a Scanned of `obj`."""
         for at, node in enumerate(self.nodes):
-            if wanted(node.value):
+            if wanted(node.value, self.contexts[at]):
                 index = self.indexes[at]
                 path = self.paths[at]
                 yield obj, node, self.contexts[at], path if index < 0 else path + (index,)
@@ -390,7 +390,7 @@ NOTHING = Found([], PodStrings())
 
 
 def build(index: ObjectIndex, table: ReferenceTable, scanned: SpecIndex | None = None,
-          wanted: Callable[[str], bool] = lambda text: True,
+          wanted: Callable[[str, str | None], bool] = lambda text, context: True,
           found: Callable[[KubeObject], Found | None] | None = None) -> tuple[Graph, list[Scanned]]:
     """The graph, and the `wanted` strings at the paths of `scanned`
     (byname's container args, commands and env values). The strings come
@@ -665,10 +665,19 @@ def _csi_template(field: str, value: str) -> bool:
 
 
 def _strings_of(holder: Node | None, path: Path) -> list[str]:
-    """The strings of the list the item at `path` is in (a container's
-    arguments), for FieldSpec.read."""
-    items = list_items(YamlNodes, holder, path) or ()
-    return [item.value for item in items if isinstance(item, ScalarNode) and is_string(item)]
+    """The strings of a container's arguments (fieldspecs.argument_items),
+    for FieldSpec.read: the last container's kept, as its flags are read
+    one after another (asked again for each, a container of many flags
+    made its read quadratic)."""
+    key = (holder, path[-2:-1])
+    if _last_arguments[0] != key:
+        items = argument_items(YamlNodes, holder, path)
+        _last_arguments[:] = [key, [item.value for item in items if isinstance(item, ScalarNode) and is_string(item)]]
+    return _last_arguments[1]
+
+
+# (the container and its list's key, its arguments' strings): see _strings_of.
+_last_arguments: list = [None, []]
 
 
 def _string_before(holder: Node | None, path: Path) -> str | None:

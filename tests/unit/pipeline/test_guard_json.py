@@ -141,3 +141,14 @@ def test_allowed_it_is_a_warning_and_the_text_is_kept():
     assert "warning:" in result.stderr and "(JSON: [0].configMap.name)" in result.stderr
     assert json.dumps(USER_VOLUME_LIST) in result.stdout or USER_VOLUME_LIST.replace('"', '\\"') in result.stdout \
         or USER_VOLUME_LIST in result.stdout
+
+
+def test_json_nested_as_deep_as_json_loads_reads_is_read_without_recursion():
+    # json.loads reads some 490 levels and more: the guard's walk of them
+    # recursed, an internal error (RecursionError) for a render kubectl reads.
+    for depth in (600, 5000):
+        value = "[" * depth + '{"configMap": {"name": "boot"}}' + "]" * depth
+        result = run_postrender(NO_COPIES, pod_annotations({"example.com/deep": value}))
+        assert "internal error" not in result.stderr
+        read = depth < 1000  # past json.loads' own depth, the text is no JSON it reads
+        assert (result.status, "still names ConfigMap 'boot'" in result.stderr) == ((1, True) if read else (0, False))

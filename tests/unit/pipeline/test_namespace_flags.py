@@ -59,10 +59,9 @@ def test_a_flag_specs_name_is_read_in_the_namespace_told(args, reads):
     assert version_of(result.stdout, "app") != version_of(result.stdout, "other")
 
 
-def test_a_by_name_reader_is_read_in_the_namespace_told():
-    # `settings` in each namespace, each used by a Deployment there; a tool
-    # in `app`, told `other`, names `settings` by a flag no spec covers.
-    stream = "".join(f"""\
+# `settings` in each namespace, each used by a Deployment there; a tool
+# in `app`, told `other`, names `settings` by a flag no spec covers.
+BY_NAME = "".join(f"""\
 apiVersion: v1
 kind: ConfigMap
 metadata: {{name: settings, namespace: {namespace}}}
@@ -87,6 +86,37 @@ spec:
       containers:
       - {name: c, image: x, args: ["--namespace=other", "--app-settings=settings"]}
 """
+
+
+@pytest.mark.parametrize("flag", [["--namespace=other"], ["--namespace", "other"], ["-namespace", "other"]])
+def test_a_by_name_reader_is_read_in_the_namespace_told_however_written(flag):
+    stream = BY_NAME.replace('args: ["--namespace=other", "--app-settings=settings"]',
+                             "args: " + json.dumps([*flag, "--app-settings=settings"]))
+    result = run_postrender(["-v"], stream)
+    assert result.status == 0, result.stderr
+    assert "ConfigMap/other/settings keeps its name: Deployment/app/tool" in result.stderr
+
+
+def test_a_namespace_in_command_holds_for_args_everywhere():
+    # `command: [certgen, --namespace=other]`, `args: [--secret-name=tls]`:
+    # one container, one program; the flag spec, the by-name readers and
+    # the cluster read it alike.
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "app"},
+                  "spec": {"template": {"spec": {"containers": [{"name": "c", "image": "x",
+                                                                 "command": ["certgen", "--namespace=other"],
+                                                                 "args": ["create", "--secret-name=tls"]}]}}}}
+    result = run_postrender(["--version-all"], SECRETS + "---\n" + json.dumps(deployment) + "\n")
+    assert result.status == 0, result.stderr
+    assert f'"--secret-name={version_of(result.stdout, "other")}"' in result.stdout
+    table = ReferenceTable()
+    table.extend(builtin_config(), "builtin.yaml")
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "app"},
+           "spec": deployment["spec"]["template"]["spec"]}
+    assert uses(pod, table) == {("Secret", "other", "tls")}
+
+
+def test_a_by_name_reader_is_read_in_the_namespace_told():
+    stream = BY_NAME
     result = run_postrender(["-v"], stream)
     assert result.status == 0, result.stderr
     assert "ConfigMap/other/settings keeps its name: Deployment/app/tool" in result.stderr
