@@ -314,7 +314,7 @@ def test_pod_strings_keep_what_comes_before_each_and_share_their_lists_paths():
     stream = read([Source("workload.yaml", WORKLOAD)], RenderOptions().limits)
     deployment = next(obj for obj in stream.objects if obj.kind == "Deployment")
     found = Finder(TABLE, pod_string_specs(TABLE))(deployment)
-    scanned = [(node.value, context, path) for _, node, context, path in found.strings.wanted(deployment, bool)]
+    scanned = [(node.value, context, path) for _, node, context, path in found.strings.wanted(deployment, lambda text, context: bool(text))]
     container = ("spec", "template", "spec", "containers", 0)
     assert (("/bin/server", "", container + ("command", 0)) in scanned
             and ("8080", "--port", container + ("args", 3)) in scanned
@@ -324,5 +324,5 @@ def test_pod_strings_keep_what_comes_before_each_and_share_their_lists_paths():
     args = [at for at, path in enumerate(found.strings.paths) if path == container + ("args",)]
     assert len(args) == 4 and len({id(found.strings.paths[at]) for at in args}) == 1
     # `wanted` keeps only what it is asked to.
-    assert [node.value for _, node, _, _ in found.strings.wanted(deployment, lambda text: text == "settings")] \
+    assert [node.value for _, node, _, _ in found.strings.wanted(deployment, lambda text, context: text == "settings")] \
         == ["settings", "settings"]
