@@ -315,9 +315,11 @@ def may_name_config(index: ObjectIndex) -> Callable[[str], bool]:
     if bases:
         names.append(bases)
     # A `--namespace` flag's parts are kept too: where the program reads
-    # the names (_told_namespaces).
-    return lambda text, context: tells_namespace(text, context) or any(
-        name in held for _, _, name in names_in(text) for held in names)
+    # the names (_told_namespaces). Asked of every pod string: the word is
+    # looked for first, in C (a call each was +0.3% instructions at N=1000).
+    return lambda text, context: (
+        ("namespace" in text or context is not None and "namespace" in context) and tells_namespace(text, context)
+        or any(name in held for _, _, name in names_in(text) for held in names))
 
 
 def reads(obj: KubeObject, found: Found) -> Iterator[tuple[Path, bool]]:
