@@ -80,8 +80,8 @@ class FieldSpec:
         referrer's own), or None where it names nothing. `previous`: the
         list item before the leaf, where it is a string (asked only of an
         argument that may follow a bare `--flag`); `arguments`: the strings
-        of the list it is an item of (asked only of an argument that states
-        no namespace). The one reading of a leaf, for the render's YAML
+        of its container's `command` and `args` (argument_items; asked only
+        of a flag's name that states no namespace). The one reading of a leaf, for the render's YAML
         nodes and the cluster's JSON alike."""
         prefix = ""
         if self.flags:
@@ -120,7 +120,7 @@ def namespace_told(arguments: Iterable[str]) -> str | None:
                 told = given
             else:
                 waiting = True
-    if told is None or _VARIABLE.fullmatch(told) or not _NAMESPACE.fullmatch(told):
+    if told is None or _VARIABLE.fullmatch(told) or not NAMESPACE_NAME.fullmatch(told):
         return None
     return told
 
@@ -144,7 +144,8 @@ def argument_items(access: type[Accessor[N]], holder: N | None, path: tuple[str 
 
 # Go's flag package takes `-namespace` as `--namespace`.
 NAMESPACE_FLAGS = ("--namespace", "-namespace")
-_NAMESPACE = LazyPattern(r"[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?")
+# What a namespace may be called (a DNS label).
+NAMESPACE_NAME = LazyPattern(r"[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?")
 
 
 _VARIABLE = LazyPattern(r"\$\([A-Za-z_][A-Za-z0-9_]*\)")

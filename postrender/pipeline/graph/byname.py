@@ -29,7 +29,9 @@ from typing import Any
 from ...records import field, record
 from ... import fieldspecs
 from ...fieldspecs.guardrules import guard_rules, squeezed
-from ...fieldspecs import ARGUMENT_FIELDS, CONFIG_KINDS, ReferenceTable, namespace_told, pod_path_spec, tells_namespace
+from ...fieldspecs import (
+    ARGUMENT_FIELDS, CONFIG_KINDS, NAMESPACE_NAME, ReferenceTable, namespace_told, pod_path_spec, tells_namespace,
+)
 from ...fieldspecs.walk import SpecIndex
 from .references import Found, Graph, Path, Resolution, Scanned, lookup
 from ..index.configs import content_of, names_in_data
@@ -42,7 +44,6 @@ from ...lazyre import LazyPattern
 # The API server refuses a ConfigMap over 1 MiB; larger data is not scanned.
 _MAX_SCANNED = 1 << 20
 _DNS_NAME = re.compile(r"^[a-z0-9](?:[-a-z0-9.]{0,251}[a-z0-9])?\Z")
-_DNS_LABEL = LazyPattern(r"^[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?\Z")
 # `$(POD_NAMESPACE)` (Kubernetes' own expansion) or `${NAMESPACE}` (a shell's):
 # a namespace the pod learns at run time, taken to be its own.
 _VARIABLE = LazyPattern(r"^\$[({][A-Za-z_][A-Za-z0-9_]*[)}]\Z")
@@ -50,10 +51,11 @@ _VARIABLE = LazyPattern(r"^\$[({][A-Za-z_][A-Za-z0-9_]*[)}]\Z")
 # split at anything but letters and digits, and between a lower-case letter
 # or digit and an upper-case one (`publishService`).
 _WORD_BREAK = LazyPattern(r"(?<=[a-z0-9])(?=[A-Z])|[^A-Za-z0-9]+")
+# A name as a config file writes it, maybe `namespace/name` (`configMapName: app/settings`).
+_WRITTEN_NAME = r"(?:[a-z0-9][-a-z0-9]*/)?[a-z0-9][-a-z0-9.]*"
 # `key: value` in YAML, block or flow, or `"key": "value"` in JSON.
-# The name may be written `namespace/name` (`configMapName: app/settings`).
 _DATA_ENTRY = LazyPattern(
-    r"""(?P<key>[A-Za-z_][A-Za-z0-9_.-]*)["']?[ \t]*:[ \t]*["']?(?P<name>(?:[a-z0-9][-a-z0-9]*/)?[a-z0-9][-a-z0-9.]*)"""
+    r"""(?P<key>[A-Za-z_][A-Za-z0-9_.-]*)["']?[ \t]*:[ \t]*["']?(?P<name>""" + _WRITTEN_NAME + ")"
     r"""(?=["']?[ \t]*(?:[,}\]#\r\n]|$))"""
 )
 # `key: [a, b]` in YAML or JSON, or `key:` and a block list of `- a` lines:
@@ -62,7 +64,7 @@ _DATA_LIST = LazyPattern(
     r"""(?P<key>[A-Za-z_][A-Za-z0-9_.-]*)["']?[ \t]*:[ \t]*"""
     r"""(?:\[(?P<flow>[^\]\n]*)\]|(?:#[^\n]*)?\r?\n(?P<block>(?:[ \t]*-[ \t]+[^\n]*(?:\n|$))+))"""
 )
-_LISTED_NAME = LazyPattern(r"""(?:[a-z0-9][-a-z0-9]*/)?[a-z0-9][-a-z0-9.]*""")
+_LISTED_NAME = LazyPattern(_WRITTEN_NAME)
 
 
 @record(frozen=True)
@@ -302,7 +304,7 @@ def pod_string_specs(table: ReferenceTable) -> SpecIndex:
                      for path in _data().get("podSpecStrings") or ())
 
 
-def may_name_config(index: ObjectIndex) -> Callable[[str], bool]:
+def may_name_config(index: ObjectIndex) -> Callable[[str, str | None], bool]:
     """Whether a pod string may name a config object of the stream, as
     find_readers reads it: the strings graph.build need keep for it. (A
     string's context, which names_in is not given here, only skips a
@@ -358,11 +360,11 @@ def _told_namespaces(strings: list[Scanned]) -> dict[tuple[int, Path], str]:
     tells the program (fieldspecs.namespace_told, over its `command` and
     `args` in that order, as argument_items gives them), where its other
     flags' names are read."""
-    flags: dict[tuple[int, Path], list[tuple[int, int, str]]] = {}
+    flags: dict[tuple[int, Path], list[tuple[int, str | int, str]]] = {}
     for obj, node, context, path in strings:
         if path[-2:-1] in (("args",), ("command",)) and tells_namespace(node.value, context):
-            order = (ARGUMENT_FIELDS[::-1].index(path[-2]), path[-1], node.value)  # type: ignore[arg-type]
-            flags.setdefault((id(obj), path[:-2]), []).append(order)  # type: ignore[arg-type]
+            order = (ARGUMENT_FIELDS[::-1].index(path[-2]), path[-1], node.value)  # command first, then by index
+            flags.setdefault((id(obj), path[:-2]), []).append(order)
     told = {key: namespace_told(value for _, _, value in sorted(given)) for key, given in flags.items()}
     return {key: namespace for key, namespace in told.items() if namespace is not None}
 
@@ -389,7 +391,7 @@ def names_in(text: str, context: str | None = None) -> Iterator[tuple[str, str |
             if slash:
                 if _VARIABLE.match(namespace):
                     namespace = ""
-                elif not _DNS_LABEL.match(namespace):
+                elif not NAMESPACE_NAME.fullmatch(namespace):
                     continue  # a path or a URL
             if _DNS_NAME.match(name):
                 yield flag, namespace or None, name
