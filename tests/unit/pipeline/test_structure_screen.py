@@ -264,17 +264,28 @@ _PIECES = ["a", "b: ", "- ", "? ", ": ", "[", "]", "{", "}", ", ", ",", "\n", "\
            ">\n  ", "#", "!", "!!str ", "!t ", "! ", "&x ", "*x", "---\n", "x!", "\r\n", "\ufeff"]
 
 
+def _drawn(screen: str, data) -> str:
+    """A text drawn of pieces around what the screen looks for."""
+    return "".join(data.draw(st.lists(st.sampled_from(_PIECES + _SCREENS[screen][4]), min_size=1, max_size=12)))
+
+
+def _held(screen: str, text: str):
+    """(whether libyaml's graph of the text holds what the screen looks
+    for, the loader); (False, None) for a text libyaml does not read as one
+    document: nothing to miss."""
+    try:
+        root, loader = _composed(text)
+        return _SCREENS[screen][0](root, text), loader
+    except Exception:
+        return False, None
+
+
 @pytest.mark.parametrize("screen", _SCREENS)
 @settings(deadline=None, max_examples=1500, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_what_libyaml_reads_is_never_missed(screen, data):
-    reads, _, _, _, pieces = _SCREENS[screen]
-    text = "".join(data.draw(st.lists(st.sampled_from(_PIECES + pieces), min_size=1, max_size=12)))
-    try:
-        root, loader = _composed(text)
-        held = reads(root, text)
-    except Exception:  # not YAML libyaml reads as one document: nothing to miss
-        return
+    text = _drawn(screen, data)
+    held, loader = _held(screen, text)
     if held:
         # A tagged `!!str .inf` is sent to the walk by the tags' screen:
         # what counts is the decision, the composer's and the text's.
@@ -321,18 +332,11 @@ def test_what_libyaml_reads_is_never_missed_past_the_first_few(screen, data, mon
     # As test_what_libyaml_reads_is_never_missed, after a comment holding as
     # many of each as are looked at one by one: what the drawn text holds is
     # left to the regex, its first one included.
-    reads, says, _, _, pieces = _SCREENS[screen]
     looked_at = data.draw(st.sampled_from([1, 2]))
     monkeypatch.setattr(nodes_module, "_WRITTEN_LOOKED_AT", looked_at)
-    drawn = "".join(data.draw(st.lists(st.sampled_from(_PIECES + pieces), min_size=1, max_size=12)))
-    text = "# " + "x! x& x<< " * looked_at + "\n" + drawn
-    try:
-        root, _ = _composed(text)
-        held = reads(root, text)
-    except Exception:  # not YAML libyaml reads as one document: nothing to miss
-        return
-    if held:
-        assert says(text), repr(text)
+    text = "# " + "x! x& x<< " * looked_at + "\n" + _drawn(screen, data)
+    if _held(screen, text)[0]:
+        assert _SCREENS[screen][1](text), repr(text)
 
 
 def test_past_the_first_few_infinite_numbers_words_it_says_yes(monkeypatch):
