@@ -380,7 +380,8 @@ def build_parser(name: str) -> argparse.ArgumentParser:
         prog=prog, usage=command.usage or None, description=description, add_help=False,
         epilog=f"Examples:\n{command.examples}\n\n"
                f"Exit status: 0 done, 1 bad input or environment (nothing on stdout), 2 usage error, "
-               f"129/130/143 interrupted (SIGHUP/SIGINT/SIGTERM), 141 the reader stopped reading.",
+               f"129/130/143 interrupted (SIGHUP/SIGINT/SIGTERM), 152 the CPU time limit reached (SIGXCPU), "
+               f"141 the reader stopped reading.",
         formatter_class=_HelpFormatter,
     )
     command.arguments(parser)
@@ -781,7 +782,7 @@ def _unexpected(exc: Exception) -> str:
 
 def _interrupted(signum: int, reporter: Reporter) -> int:
     # One line: Helm 4 discards stderr, so the log file says why it stopped too.
-    reporter.error(f"interrupted by {signal.Signals(signum).name}")
+    reporter.error(signals.line(signum))
     return 128 + signum
 
 

@@ -26,8 +26,14 @@ import os
 import signal
 
 # SIGINT too: Python's own handler raises KeyboardInterrupt anywhere, a
-# second one inside the first's cleanup included.
-HANDLED_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+# second one inside the first's cleanup included. SIGXCPU: a CPU-time limit
+# (`ulimit -t`, a CI runner's or a container's RLIMIT_CPU) otherwise ends
+# the run without a word, and the kernel sends it a second before the limit
+# that kills; the run stops there, with its line, as a signal asked.
+HANDLED_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT, signal.SIGXCPU)
+
+# What a signal's line adds to its name: where the name alone says little.
+_WHY = {signal.SIGXCPU: " (the CPU time limit, RLIMIT_CPU or ulimit -t, was reached)"}
 
 received: int | None = None  # the signal that ended this run, if one did
 owns_process = False  # entry.run started the process: it may leave at once
@@ -93,9 +99,14 @@ def _noted(signum: int, frame: object) -> None:
     """A second signal in a caller's process: the run is ending already."""
 
 
+def line(signum: int) -> str:
+    """The line a run that `signum` ended says, without the prefix."""
+    return f"interrupted by {signal.Signals(signum).name}{_WHY.get(signum, '')}"
+
+
 def stop_at_once(signum: int, frame: object) -> None:
     try:
-        os.write(2, f"postrender: error: interrupted by {signal.Signals(signum).name}\n".encode())
+        os.write(2, f"postrender: error: {line(signum)}\n".encode())
     except OSError:
         pass
     os._exit(128 + signum)

@@ -188,8 +188,11 @@ def _wait_until_reading_stdin(pid: int) -> None:
     raise AssertionError("postrender never waited on standard input")
 
 
-@pytest.mark.parametrize("signum,status", [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)])
-def test_signals_end_with_128_plus_n_and_one_line(tmp_path, signum, status):
+@pytest.mark.parametrize("signum,status,why", [
+    (signal.SIGINT, 130, ""), (signal.SIGTERM, 143, ""), (signal.SIGHUP, 129, ""),
+    (signal.SIGXCPU, 152, " (the CPU time limit, RLIMIT_CPU or ulimit -t, was reached)"),
+])
+def test_signals_end_with_128_plus_n_and_one_line(tmp_path, signum, status, why):
     log = tmp_path / "log"
     proc = subprocess.Popen([EXE, "--log-file", str(log)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=env())
@@ -201,8 +204,8 @@ def test_signals_end_with_128_plus_n_and_one_line(tmp_path, signum, status):
         proc.kill()
     name = signal.Signals(signum).name
     assert proc.returncode == status
-    assert stdout == b"" and stderr == f"postrender: error: interrupted by {name}\n".encode()
-    assert f"interrupted by {name}" in log.read_text()
+    assert stdout == b"" and stderr == f"postrender: error: interrupted by {name}{why}\n".encode()
+    assert f"interrupted by {name}{why}" in log.read_text()
 
 
 # --- a terminal on standard input ------------------------------------------------------

@@ -137,8 +137,9 @@ runpy.run_module("postrender", run_name="__main__")
 """
 
 
-@pytest.mark.parametrize("name", ["SIGINT", "SIGTERM", "SIGHUP"])
-def test_a_signal_while_postrender_loads_ends_it_in_one_line(name):
+@pytest.mark.parametrize("name,why", [("SIGINT", ""), ("SIGTERM", ""), ("SIGHUP", ""),
+                                      ("SIGXCPU", " (the CPU time limit, RLIMIT_CPU or ulimit -t, was reached)")])
+def test_a_signal_while_postrender_loads_ends_it_in_one_line(name, why):
     # Ctrl-C printed the import's traceback; SIGTERM and SIGHUP ended the
     # process without a word.
     env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
@@ -146,7 +147,7 @@ def test_a_signal_while_postrender_loads_ends_it_in_one_line(name):
                           env=env, capture_output=True)
     number = getattr(signal, name)
     assert (done.returncode, done.stdout) == (128 + number, b""), done.stderr
-    assert done.stderr.decode() == f"postrender: error: interrupted by {name}\n"
+    assert done.stderr.decode() == f"postrender: error: interrupted by {name}{why}\n"
 
 
 # A SIGTERM as the render starts, and a second signal as that run ends
@@ -179,6 +180,36 @@ def test_a_second_signal_as_the_run_ends_leaves_at_once_without_a_traceback():
     assert (done.returncode, done.stdout) == (128 + signal.SIGINT, b""), done.stderr
     assert done.stderr.decode() == ("postrender: error: interrupted by SIGTERM\n"
                                     "postrender: error: interrupted by SIGINT\n")
+
+
+# A render that runs into the CPU-time limit its runner set (RLIMIT_CPU,
+# `ulimit -t`): the kernel sends SIGXCPU at the soft limit, then SIGKILL at
+# the hard one. Here the soft limit is a second, and the render spins.
+_CPU_LIMIT = """
+import resource, sys
+resource.setrlimit(resource.RLIMIT_CPU, (1, 60))
+import postrender.pipeline.render as render
+def analysing(*args, **kwargs):
+    while True:
+        pass
+render.analyse = analysing
+sys.argv = ["postrender", "--log-file", sys.argv[1]]
+from postrender.entry import run
+run()
+"""
+
+
+def test_the_cpu_time_limit_ends_the_run_with_its_line(tmp_path):
+    # It ended with status 152 and not a word: in Helm 4, which discards
+    # stderr, nothing said why the render stopped.
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    log = tmp_path / "log"
+    done = subprocess.run([sys.executable, "-c", _CPU_LIMIT, str(log)], input=_stream(1), env=env,
+                          capture_output=True, timeout=60)
+    line = "postrender: error: interrupted by SIGXCPU (the CPU time limit, RLIMIT_CPU or ulimit -t, was reached)\n"
+    assert (done.returncode, done.stdout) == (128 + signal.SIGXCPU, b""), done.stderr
+    assert done.stderr.decode() == line
+    assert log.read_text().endswith(line)
 
 
 def test_a_signal_started_ignored_stays_ignored():
