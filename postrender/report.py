@@ -109,6 +109,7 @@ class Reporter:
             # and the file is a log (cli._a_log_or_nothing).
             self._unwritten.append(run_header(host()))
             self.write_log()
+            signals.last_words = self._last_words
 
     @property
     def wants_info(self) -> bool:
@@ -152,6 +153,8 @@ class Reporter:
         if shown is None and not self._host_asked:
             self._host_asked = True
             shown = self._shown = [] if host() is not None else None
+            if shown is not None:
+                signals.last_words = self._last_words
         if shown is not None:
             shown.append(line)
         self._log_only(line)
@@ -182,8 +185,7 @@ class Reporter:
             block, self._unwritten, self._unwritten_size = self._unwritten, [], 0
             try:
                 with _locked(self._log) as alone:
-                    if not block[0].startswith("--- ") and not (alone and _size(self._log) == self._written_to):
-                        block.insert(0, run_header(host(), continued=True))
+                    self._framed(block, alone)
                     # Written through at once: a text longer than the file's
                     # buffers goes to it in one write (TextIOWrapper, BufferedWriter).
                     self._log.write("".join(block))
@@ -191,6 +193,28 @@ class Reporter:
                     self._written_to = _size(self._log)
             except (OSError, ValueError) as exc:
                 self._log_lost(exc)
+
+    def _framed(self, block: list[str], alone: bool) -> None:
+        """`block` starts with a separator: its run's own, or one that says
+        the run goes on, where another run may have written since its last."""
+        if not block[0].startswith("--- ") and not (alone and _size(self._log) == self._written_to):  # type: ignore[arg-type]
+            block.insert(0, run_header(host(), continued=True))
+
+    def _last_words(self, said: str) -> None:
+        """Run by signals.stop_at_once as a second signal ends the process
+        at once: the log's held lines, then `said`, in one write, and the
+        lines a host that hides stderr has not had (both were lost with
+        that signal: the run's warnings, and the line of the first). Never
+        waits: the log's lock is taken only if it is free, as always."""
+        line = escape_controls(said.rstrip("\n"))
+        log = self._log
+        if log is not None:
+            block = [*self._unwritten, line + "\n"]
+            with _locked(log) as alone:
+                self._framed(block, alone)
+                os.write(log.fileno(), "".join(block).encode("utf-8", "backslashreplace"))
+        if self._shown is not None:
+            deliver([*self._shown, line], failed=True, stderr=self.stderr, log_given=log is not None)
 
     def _log_lost(self, exc: BaseException) -> None:
         """The log cannot be written (a full disk, a file-size limit): said
@@ -216,6 +240,8 @@ class Reporter:
 
     def close(self) -> None:
         self.flush()
+        if signals.last_words == self._last_words:
+            signals.last_words = None
         if self._log is not None:
             log, self._log = self._log, None
             try:

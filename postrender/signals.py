@@ -25,6 +25,12 @@ from __future__ import annotations
 import os
 import signal
 
+# Not typing's: this module loads first, before a signal is handled, and
+# typing takes milliseconds to load (type checkers read the name alike).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 # SIGINT too: Python's own handler raises KeyboardInterrupt anywhere, a
 # second one inside the first's cleanup included. SIGXCPU: a CPU-time limit
 # (`ulimit -t`, a CI runner's or a container's RLIMIT_CPU) otherwise ends
@@ -37,6 +43,9 @@ _WHY = {signal.SIGXCPU: " (the CPU time limit, RLIMIT_CPU or ulimit -t, was reac
 
 received: int | None = None  # the signal that ended this run, if one did
 owns_process = False  # entry.run started the process: it may leave at once
+# What a run leaving at once still writes, given its line: the lines its
+# --log-file holds (report.Reporter), which were lost with the second signal.
+last_words: Callable[[str], None] | None = None
 
 
 class Interrupted(BaseException):
@@ -105,10 +114,16 @@ def line(signum: int) -> str:
 
 
 def stop_at_once(signum: int, frame: object) -> None:
+    said = f"postrender: error: {line(signum)}\n"
     try:
-        os.write(2, f"postrender: error: {line(signum)}\n".encode())
+        os.write(2, said.encode())
     except OSError:
         pass
+    if last_words is not None:
+        try:
+            last_words(said)
+        except Exception:  # noqa: BLE001 - leaving all the same, as the signal asked
+            pass
     os._exit(128 + signum)
 
 

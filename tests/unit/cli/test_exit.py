@@ -165,11 +165,11 @@ def analysing(*args, **kwargs):
     return analyse(*args, **kwargs)
 report.Reporter.close, render.analyse = closing, analysing
 """
-_SECOND_SIGNAL = _TWO_SIGNALS + """
-sys.argv = ["postrender"]
+_RUN = """
 from postrender.entry import run
 run()
 """
+_SECOND_SIGNAL = _TWO_SIGNALS + 'sys.argv = ["postrender"]' + _RUN
 
 
 def test_a_second_signal_as_the_run_ends_leaves_at_once_without_a_traceback():
@@ -180,6 +180,34 @@ def test_a_second_signal_as_the_run_ends_leaves_at_once_without_a_traceback():
     assert (done.returncode, done.stdout) == (128 + signal.SIGINT, b""), done.stderr
     assert done.stderr.decode() == ("postrender: error: interrupted by SIGTERM\n"
                                     "postrender: error: interrupted by SIGINT\n")
+
+
+def test_a_second_signal_as_the_run_ends_still_writes_the_log_lines_held(tmp_path):
+    # The run's log block (its lines are held until its output is written)
+    # was lost with the second signal: the log said nothing of either.
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    log = tmp_path / "log"
+    script = _TWO_SIGNALS + f"sys.argv = ['postrender', '--log-file', {str(log)!r}]" + _RUN
+    done = subprocess.run([sys.executable, "-c", script], input=_stream(1), env=env, capture_output=True)
+    assert done.returncode == 128 + signal.SIGINT, done.stderr
+    lines = log.read_text().splitlines()
+    assert lines[0].startswith("--- ") and "postrender" in lines[0]
+    assert lines[1:] == ["postrender: error: interrupted by SIGTERM", "postrender: error: interrupted by SIGINT"]
+
+
+def test_a_second_signal_as_the_run_ends_still_delivers_to_a_host_that_hides_stderr(tmp_path):
+    # Helm 4 discards a post-renderer's stderr: its lines go to a default
+    # log as the run closes, which the second signal cut short.
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    log = tmp_path / "default.log"
+    hidden = (f"import postrender.diagnostics as diagnostics, postrender.report as report\n"
+              f"helm = diagnostics.Host('Helm 4', False, {str(log)!r})\n"
+              f"diagnostics.host = report.host = lambda: helm\n")
+    script = _TWO_SIGNALS + hidden + 'sys.argv = ["postrender"]' + _RUN
+    done = subprocess.run([sys.executable, "-c", script], input=_stream(1), env=env, capture_output=True)
+    assert done.returncode == 128 + signal.SIGINT, done.stderr
+    lines = log.read_text().splitlines()
+    assert lines[1:] == ["postrender: error: interrupted by SIGTERM", "postrender: error: interrupted by SIGINT"]
 
 
 # A render that runs into the CPU-time limit its runner set (RLIMIT_CPU,
