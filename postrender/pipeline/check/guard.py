@@ -133,37 +133,41 @@ def check(graph: Graph, the_plan: Plan) -> list[Finding]:
                 return None
             return version, sibling, prefixed
 
-        for node, path, parent in _candidates(top, bool(obj.document.shared), stale_texts):
-            if node.start_mark in covered or path[:2] in _SKIPPED or not is_string(node):
-                continue
-            inner = _inside_json(node.value, stale_texts)
-            if inner is not None:
-                # Its strings as a document's are read, each found at the JSON text's place.
-                for inner_node, inner_path, inner_parent in _candidates(inner, False, stale_texts):
-                    if is_string(inner_node):
-                        for kind in guard_rules():
-                            found = named_here(kind, inner_node, inner_path, inner_parent)
-                            if found is not None:
-                                version, sibling, prefixed = found
-                                findings.append(Finding(obj, path, node_at(top, path), version, index.describe(obj),
-                                                        index.describe(version.obj), sibling,
-                                                        namespace_prefix=prefixed, inside=inner_path))
-                continue
+        def judge(node: ScalarNode, path: Path, parent: Node | None, within: Node, where: Path,
+                  inside: Path | None) -> None:
+            """The finding for a string at `path` in `within` (the object's
+            tree, or a JSON text's at `where` in it: `inside` its path
+            there), if it names a renamed object: as an argument of a
+            container, or at a key that looks like a reference. Called in
+            the iteration that defines it, for the object it walks."""
             for kind in guard_rules():
-                argument = _argument(kind, node, path, parent, lambda: node_at(top, path[:-2]))
+                argument = _argument(kind, node, path, parent, lambda: node_at(within, path[:-2]))
                 if argument is not None:
                     stated, name, row = argument
                     version = _lookup(stale, by_name, kind, stated or namespace, name,
-                                      obj.kind in index.cluster_scoped and stated is None)
+                                      cluster_scoped and stated is None)
                     if version is not None:
-                        findings.append(Finding(obj, path, node_at(top, path), version, index.describe(obj),
-                                                index.describe(version.obj), False, row))
+                        findings.append(Finding(obj, where, node_at(top, where), version, index.describe(obj),
+                                                index.describe(version.obj), False, row, inside=inside))
                     continue
                 found = named_here(kind, node, path, parent)
                 if found is not None:
                     version, sibling, prefixed = found
-                    findings.append(Finding(obj, path, node_at(top, path), version, index.describe(obj),
-                                            index.describe(version.obj), sibling, namespace_prefix=prefixed))
+                    findings.append(Finding(obj, where, node_at(top, where), version, index.describe(obj),
+                                            index.describe(version.obj), sibling, namespace_prefix=prefixed,
+                                            inside=inside))
+
+        for node, path, parent in _candidates(top, bool(obj.document.shared), stale_texts):
+            if node.start_mark in covered or path[:2] in _SKIPPED or not is_string(node):
+                continue
+            inner = _inside_json(node.value, stale_texts)
+            if inner is None:
+                judge(node, path, parent, top, path, None)
+                continue
+            # Its strings as a document's are read, each found at the JSON text's place.
+            for inner_node, inner_path, inner_parent in _candidates(inner, False, stale_texts):
+                if is_string(inner_node):
+                    judge(inner_node, inner_path, inner_parent, inner, path, inner_path)
     return findings
 
 

@@ -116,6 +116,35 @@ def test_a_custom_resources_json_field_and_a_flags_json_value():
     assert "args[0] (JSON: secretName): still names Secret 'tls'" in result.stderr
 
 
+def _workflow_patch(container: dict) -> str:
+    patch = json.dumps({"containers": [{"name": "main", **container}]})
+    return CONFIGS + "---\n" + json.dumps({
+        "apiVersion": "argoproj.io/v1alpha1", "kind": "Workflow", "metadata": {"name": "w", "namespace": "app"},
+        "spec": {"podSpecPatch": patch, "templates": [{"name": "main", "container": {"image": "x"}}]}}) + "\n"
+
+
+@pytest.mark.parametrize("container, found", [
+    ({"args": ["--configmap=boot"]}, ["(JSON: containers[0].args[0]): still names ConfigMap 'boot'"]),
+    ({"command": ["app", "--tls-secret", "tls"]}, ["(JSON: containers[0].command[2]): still names Secret 'tls'"]),
+    ({"args": ["--configmap=app/boot"]}, ["(JSON: containers[0].args[0]): still names ConfigMap 'boot'"]),
+    ({"env": [{"name": "CONFIG_MAP", "value": "boot"}]},
+     ["(JSON: containers[0].env[0].value): still names ConfigMap 'boot'"]),
+    # Names the guard's argument rule does not take as a config's.
+    ({"args": ["--service=boot", "--configmap=other/boot"]}, []),
+    ({"args": ["--namespace=other", "--configmap=boot"]}, []),
+    ({"env": [{"name": "HOST", "value": "boot"}]}, []),
+])
+def test_a_containers_arguments_inside_json_are_read_as_a_containers(container, found):
+    # The guard read a JSON text's keys as a document's, but not its
+    # containers' arguments and variables: `--configmap=boot` inside Argo
+    # Workflows' podSpecPatch was left naming the renamed ConfigMap, exit 0.
+    result = run_postrender(NO_COPIES, _workflow_patch(container))
+    assert (result.status, result.stdout == "") == ((1, True) if found else (0, False)), result.stderr
+    for line in found:
+        assert f"spec.podSpecPatch {line}" in result.stderr
+    assert result.stderr.count("still names") == len(found)
+
+
 @pytest.mark.parametrize("args, annotations", [
     # A name that still exists: a copy keeps it.
     (["--keep-original"], {"sidecar.istio.io/userVolume": USER_VOLUME_MAP}),
