@@ -377,10 +377,19 @@ def names_in(text: str, context: str | None = None) -> Iterator[tuple[str, str |
     "" when the string starts with a program's name, which is skipped."""
     words = text.split()
     flag = context or ""
+    ends: frozenset[int] | None = None  # (_ends_of_commands, found once a flag may reach past one)
     for i, word in enumerate(words):
         if context == "" and i == 0:
             continue
-        word = word.strip("'\"")
+        if flag:
+            if ends is None:
+                ends = _ends_of_commands(text) if "\n" in text or ";" in text or "|" in text or "&" in text \
+                    else frozenset()
+            if i in ends:
+                flag = ""  # a script's next line or command: the flag before is not this word's
+        if word in _COMMAND_SEPARATORS:
+            continue
+        word = word.strip("'\";")  # a script's `... name;` too
         if word.startswith("-"):
             flag, equals, word = word.partition("=")
             if not equals:
@@ -395,6 +404,27 @@ def names_in(text: str, context: str | None = None) -> Iterator[tuple[str, str |
                     continue  # a path or a URL
             if _DNS_NAME.match(name):
                 yield flag, namespace or None, name
+
+
+# Shell words that end a command: a flag before one is no later word's.
+_COMMAND_SEPARATORS = frozenset({";", "&&", "||", "|", "&"})
+
+
+def _ends_of_commands(text: str) -> frozenset[int]:
+    """The indexes in `words` (text.split()) of the words that start a line
+    of `text` after its first, or come after a command's end (`;`, `&&`,
+    `|`, a word ending in `;`): a script's (`sh -c`), where a flag's reach
+    ends with its command."""
+    starts: set[int] = set()
+    at = 0
+    for line in text.split("\n"):
+        if at:
+            starts.add(at)
+        for word in line.split():
+            if word in _COMMAND_SEPARATORS or word.endswith(";"):
+                starts.add(at + 1)
+            at += 1
+    return frozenset(starts)
 
 
 def _targets(index: ObjectIndex, referrer: KubeObject, namespace: str | None, name: str,

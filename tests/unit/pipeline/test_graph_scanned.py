@@ -232,6 +232,8 @@ OTHER_KINDS = [
     "env: [{name: CONTROLLER_ELECTION_ID, value: ctl}]",            # Kong
     "env: [{name: WATCH_NAMESPACE, value: ctl}]",                   # operator-sdk
     "env: [{name: publishService, value: ctl}]",                    # camelCase words
+    "env: [{name: REDIS_ALIAS, value: ctl}]",                       # redis_exporter (Bitnami valkey)
+    "env: [{name: MY_STS_NAME, value: ctl}]",                       # Bitnami etcd: its StatefulSet
     "args: [--preset, ctl]",                                  # nginx-prometheus-exporter (Loki's gateway)
     "args: [--preset=ctl, --log-level=ctl, --log.format=ctl, --mode=ctl]",  # settings, not names
     "env: [{name: LOG_LEVEL, value: ctl}]",
@@ -284,6 +286,23 @@ def _via(container: str) -> str:
     flags = [word for word in container.replace("[", " ").replace(",", " ").replace('"', " ").split()
              if word.startswith("--")]
     return flags[-1].partition("=")[0]
+
+
+@pytest.mark.parametrize("script, via", [
+    # A flag's reach ends with its line: the host on the next one was read
+    # as named by --state (Bitnami mlflow's wait-for-port init container).
+    ('"wait-for-port --host=db --state=inuse 5432\\ncheck_host ctl 443"', ""),
+    ('"wait-for-port --state=inuse 5432; check_host ctl 443"', ""),
+    ('"wait-for-port --state=inuse 5432 && check ctl"', ""),
+    ('"prog --state inuse | grep ctl"', ""),
+    # Within its command, it still reaches its value and the words after.
+    ('"prog --settings ctl"', "--settings"),
+    ('"prog --settings=a ctl"', "--settings"),
+    # A script's `name;` is its name (the script is the value of `-ec`).
+    ('"kubectl get secret ctl; echo done"', "-ec"),
+])
+def test_a_flags_reach_in_a_script_ends_with_its_command(script, via):
+    assert _readers_of(f"command: [bash, -ec, {script}]") == [("ConfigMap", via), ("Secret", via)]
 
 
 def test_the_reason_shown_is_the_reader_whose_flag_says_the_kind():
