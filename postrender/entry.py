@@ -19,6 +19,7 @@ def run() -> None:
     # so that importing this module changes no handler of its importer.
     signals.owns_process = True
     signals.install(signals.stop_at_once)
+    signals.warn_before_the_cpu_limit()
     try:
         from .cli import run as run_cli
     except (MemoryError, ImportError) as exc:

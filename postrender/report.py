@@ -210,9 +210,14 @@ class Reporter:
         log = self._log
         if log is not None:
             block = [*self._unwritten, line + "\n"]
-            with _locked(log) as alone:
-                self._framed(block, alone)
-                os.write(log.fileno(), "".join(block).encode("utf-8", "backslashreplace"))
+            try:
+                with _locked(log) as alone:
+                    self._framed(block, alone)
+                    data = memoryview("".join(block).encode("utf-8", "backslashreplace"))
+                    while data:
+                        data = data[os.write(log.fileno(), data):]
+            except (OSError, ValueError):
+                pass  # a full disk: the host, below, may still have them
         if self._shown is not None:
             deliver([*self._shown, line], failed=True, stderr=self.stderr, log_given=log is not None)
 
@@ -235,8 +240,12 @@ class Reporter:
         """What the run said so far, to the log and (where a host hides
         stderr) to where it is seen; the log stays open."""
         self.write_log()  # first: a log it cannot write is said, where stderr is hidden too
-        shown, self._shown = self._shown, None if self._shown is None else []
-        deliver(shown or [], failed=self.failed, stderr=self.stderr, log_given=self._log is not None)
+        # The handled signals wait while the lines are delivered: one that
+        # ends the run at once (signals.last_words) then delivers what is
+        # left, where in between it lost what was being delivered.
+        with signals.deferred():
+            shown, self._shown = self._shown, None if self._shown is None else []
+            deliver(shown or [], failed=self.failed, stderr=self.stderr, log_given=self._log is not None)
 
     def close(self) -> None:
         self.flush()

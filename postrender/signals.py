@@ -34,8 +34,9 @@ if TYPE_CHECKING:
 # SIGINT too: Python's own handler raises KeyboardInterrupt anywhere, a
 # second one inside the first's cleanup included. SIGXCPU: a CPU-time limit
 # (`ulimit -t`, a CI runner's or a container's RLIMIT_CPU) otherwise ends
-# the run without a word, and the kernel sends it a second before the limit
-# that kills; the run stops there, with its line, as a signal asked.
+# the run without a word; the kernel sends it at the soft limit, below the
+# hard one that kills (warn_before_the_cpu_limit makes sure there is one
+# below), and the run stops there, with its line, as a signal asked.
 HANDLED_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT, signal.SIGXCPU)
 
 # What a signal's line adds to its name: where the name alone says little.
@@ -114,17 +115,48 @@ def line(signum: int) -> str:
 
 
 def stop_at_once(signum: int, frame: object) -> None:
+    global last_words
+    # The process is leaving: a signal after this one waits with the kernel
+    # and dies with it, rather than run this again in the middle of it (its
+    # lines written twice, or one lost).
+    try:
+        signal.pthread_sigmask(signal.SIG_BLOCK, HANDLED_SIGNALS)
+    except (AttributeError, OSError, ValueError):
+        pass
     said = f"postrender: error: {line(signum)}\n"
     try:
         os.write(2, said.encode())
     except OSError:
         pass
-    if last_words is not None:
+    words, last_words = last_words, None
+    if words is not None:
         try:
-            last_words(said)
+            words(said)
         except Exception:  # noqa: BLE001 - leaving all the same, as the signal asked
             pass
     os._exit(128 + signum)
+
+
+_CPU_LIMIT_LOWERED_FROM = 10  # seconds (warn_before_the_cpu_limit)
+
+
+def warn_before_the_cpu_limit() -> None:
+    """A CPU-time limit whose soft and hard values are one (`ulimit -t N`,
+    `docker run --ulimit cpu=N`, systemd's LimitCPU=) kills the process at
+    N seconds with SIGKILL, and no SIGXCPU comes first: its soft limit is
+    lowered a second below, so that SIGXCPU ends the run with its line
+    (HANDLED_SIGNALS) a second before the kill would, without a word. Not
+    below _CPU_LIMIT_LOWERED_FROM seconds, where that second is more than a
+    tenth of what the run may take. Only in postrender's own process
+    (entry.run): the limit is the process's."""
+    try:
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
+        if hard != resource.RLIM_INFINITY and soft == hard and hard >= _CPU_LIMIT_LOWERED_FROM:
+            resource.setrlimit(resource.RLIMIT_CPU, (hard - 1, hard))
+    except (ImportError, OSError, ValueError):
+        pass
 
 
 def install(handler: object) -> dict[int, object]:

@@ -411,19 +411,22 @@ _COMMAND_SEPARATORS = frozenset({";", "&&", "||", "|", "&"})
 
 
 def _ends_of_commands(text: str) -> frozenset[int]:
-    """The indexes in `words` (text.split()) of the words that start a line
-    of `text` after its first, or come after a command's end (`;`, `&&`,
-    `|`, a word ending in `;`): a script's (`sh -c`), where a flag's reach
-    ends with its command."""
+    """The indexes in text.split() of the words that start a line of `text`
+    after its first (unless the line before ends in `\\`, which goes on),
+    or come after a command's end (_COMMAND_SEPARATORS, a word ending in
+    `;`): a script's (`sh -c`), where a flag's reach ends with its command."""
     starts: set[int] = set()
     at = 0
+    goes_on = True
     for line in text.split("\n"):
-        if at:
+        if not goes_on:
             starts.add(at)
-        for word in line.split():
+        words = line.split()
+        for word in words:
             if word in _COMMAND_SEPARATORS or word.endswith(";"):
                 starts.add(at + 1)
             at += 1
+        goes_on = bool(words) and words[-1].endswith("\\") or not at
     return frozenset(starts)
 
 

@@ -210,6 +210,51 @@ def test_a_second_signal_as_the_run_ends_still_delivers_to_a_host_that_hides_std
     assert lines[1:] == ["postrender: error: interrupted by SIGTERM", "postrender: error: interrupted by SIGINT"]
 
 
+def _logged(log) -> list[str]:
+    """A log's lines, its runs' separators left out."""
+    return [line for line in log.read_text().splitlines() if not line.startswith("--- ")]
+
+
+def test_a_second_signal_as_lines_are_delivered_to_a_host_loses_none(tmp_path):
+    # The second signal came while the run's lines were being delivered to
+    # the default log (Reporter.flush): those, the first signal's line among
+    # them, were taken off the run's list already, and lost.
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    log = tmp_path / "default.log"
+    script = _TWO_SIGNALS.replace("os.kill(os.getpid(), signal.SIGINT)\n    close(self)", "close(self)") + (
+        "import postrender.diagnostics as diagnostics\n"
+        f"helm = diagnostics.Host('Helm 4', False, {str(log)!r})\n"
+        "diagnostics.host = report.host = lambda: helm\n"
+        "delivering = report.deliver\n"
+        "def deliver(*args, **kwargs):\n"
+        "    os.kill(os.getpid(), signal.SIGINT)\n"
+        "    delivering(*args, **kwargs)\n"
+        "report.deliver = deliver\n"
+        'sys.argv = ["postrender"]') + _RUN
+    done = subprocess.run([sys.executable, "-c", script], input=_stream(1), env=env, capture_output=True)
+    assert done.returncode == 128 + signal.SIGINT, done.stderr
+    assert _logged(log) == ["postrender: error: interrupted by SIGTERM", "postrender: error: interrupted by SIGINT"]
+
+
+def test_a_third_signal_as_the_second_ends_the_run_writes_nothing_twice(tmp_path):
+    # A third signal while the second's handler wrote the held lines ran the
+    # handler again inside it: the lines written twice, or one lost.
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    log = tmp_path / "log"
+    script = _TWO_SIGNALS + (
+        "last_words = report.Reporter._last_words\n"
+        "def third(self, said):\n"
+        "    os.kill(os.getpid(), signal.SIGHUP)\n"
+        "    last_words(self, said)\n"
+        "report.Reporter._last_words = third\n"
+        f"sys.argv = ['postrender', '--log-file', {str(log)!r}]") + _RUN
+    done = subprocess.run([sys.executable, "-c", script], input=_stream(1), env=env, capture_output=True)
+    assert done.returncode == 128 + signal.SIGINT, done.stderr
+    expected = ["postrender: error: interrupted by SIGTERM", "postrender: error: interrupted by SIGINT"]
+    assert _logged(log) == expected
+    assert done.stderr.decode().splitlines() == expected
+
+
 # A render that runs into the CPU-time limit its runner set (RLIMIT_CPU,
 # `ulimit -t`): the kernel sends SIGXCPU at the soft limit, then SIGKILL at
 # the hard one. Here the soft limit is a second, and the render spins.
@@ -238,6 +283,37 @@ def test_the_cpu_time_limit_ends_the_run_with_its_line(tmp_path):
     assert (done.returncode, done.stdout) == (128 + signal.SIGXCPU, b""), done.stderr
     assert done.stderr.decode() == line
     assert log.read_text().endswith(line)
+
+
+@pytest.mark.parametrize("limit, lowered", [
+    ((10, 10), (9, 10)),        # `ulimit -t 10`: SIGKILL at 10 s, and no SIGXCPU before it
+    ((600, 600), (599, 600)),
+    ((5, 5), (5, 5)),           # a second is more than a tenth of it: left
+    ((3, 10), (3, 10)),         # SIGXCPU comes at 3 s already
+])
+def test_a_cpu_limit_with_no_room_for_sigxcpu_gets_a_second(limit, lowered):
+    # With soft and hard alike the kernel kills at the limit with no SIGXCPU
+    # first: the run ended with status 137 and not a word (an outside review).
+    code = ("import resource\n"
+            f"resource.setrlimit(resource.RLIMIT_CPU, {limit})\n"
+            "from postrender import signals\n"
+            "signals.warn_before_the_cpu_limit()\n"
+            "print(resource.getrlimit(resource.RLIMIT_CPU))\n")
+    done = subprocess.run([sys.executable, "-c", code], env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+                          capture_output=True, text=True)
+    assert done.stdout.strip() == str(lowered), done.stderr
+
+
+def test_the_entry_gives_a_cpu_limit_its_second():
+    code = ("import resource, sys\n"
+            "resource.setrlimit(resource.RLIMIT_CPU, (30, 30))\n"
+            "import postrender.cli as cli\n"
+            "cli.run = lambda: print(resource.getrlimit(resource.RLIMIT_CPU))\n"
+            "from postrender.entry import run\n"
+            "run()\n")
+    done = subprocess.run([sys.executable, "-c", code], env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+                          capture_output=True, text=True)
+    assert done.stdout.strip() == "(29, 30)", done.stderr
 
 
 def test_a_signal_started_ignored_stays_ignored():

@@ -295,8 +295,10 @@ def _via(container: str) -> str:
     ('"wait-for-port --state=inuse 5432; check_host ctl 443"', ""),
     ('"wait-for-port --state=inuse 5432 && check ctl"', ""),
     ('"prog --state inuse | grep ctl"', ""),
-    # Within its command, it still reaches its value and the words after.
+    # Within its command, it still reaches its value and the words after,
+    # on the next line too where the line before goes on (`\\`).
     ('"prog --settings ctl"', "--settings"),
+    ('"prog --settings \\\\\\n  ctl"', "--settings"),
     ('"prog --settings=a ctl"', "--settings"),
     # A script's `name;` is its name (the script is the value of `-ec`).
     ('"kubectl get secret ctl; echo done"', "-ec"),
