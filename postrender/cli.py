@@ -410,12 +410,13 @@ def _kubectl_spellings(argv: list[str]) -> list[str]:
 
 def parse(argv: Sequence[str]) -> argparse.Namespace:
     args = list(argv)
+    typed = args[0] if args else None
     if args[:1] == ["--version"]:
         args = ["version", *args[1:]]
     name = args[0] if args and args[0] in _BY_NAME else "render"
     if args and args[0] == name:
         args = args[1:]
-    _check_text_for_helm(name, args)
+    _check_text_for_helm(name, args, typed)
     parser = build_parser(name)
     args = _bare_flags(_kubectl_spellings(args))
     if name in ("render", "graph"):
@@ -549,13 +550,14 @@ def _asks_help(word: str) -> bool:
     return False
 
 
-def _check_text_for_helm(name: str, args: list[str]) -> None:
+def _check_text_for_helm(name: str, args: list[str], typed: str | None) -> None:
     """Help, the version, a completion script, a graph, a diff or gc's
     report, asked for through --post-renderer-args, is what Helm would
     deploy as the manifest (Helm 3 took `postrender 0.1.0` as an empty
-    release). Refused when Helm runs postrender itself."""
+    release). Refused when Helm runs postrender itself. `typed`: the
+    command as the user wrote it (`--version` asks for `version`)."""
     before = args[:args.index("--")] if "--" in args else args
-    asked = name if name != "render" else next((a for a in before if _asks_help(a)), None)
+    asked = typed if name != "render" else next((a for a in before if _asks_help(a)), None)
     if asked is None:
         return  # most runs: Helm is not looked for
     helm = _helm_parent()
@@ -606,7 +608,8 @@ def _check_under_helm(args: argparse.Namespace) -> None:
     if helm is None:
         return
     if to_a_file:
-        raise UsageError(f"-o {output_file}: Helm {helm.major} deploys what its post-renderer writes on standard "
+        # lstrip: Helm gives `--post-renderer-args='-o FILE'` as one argument, read as -o " FILE".
+        raise UsageError(f"-o {output_file.lstrip()}: Helm {helm.major} deploys what its post-renderer writes on standard "
                          "output, and would get nothing; take -o out of --post-renderer-args")
     raise UsageError(f"{inputs[0]}: under Helm {helm.major}, the chart's manifest comes on standard input, which "
                      "postrender would not read with files named; add - to read it as well")

@@ -233,11 +233,13 @@ def test_a_flag_naming_a_service_does_not_pin_the_config_sharing_its_name(helm3)
 @pytest.mark.parametrize("args,said", [
     (["-o", "{tmp}/out.yaml"], "-o {tmp}/out.yaml: Helm 3 deploys what its post-renderer writes on standard output"),
     (["--output={tmp}/out.yaml"], "-o {tmp}/out.yaml: Helm 3 deploys"),
+    (["-o {tmp}/out.yaml"], "error: -o {tmp}/out.yaml: Helm 3 deploys"),  # one argument: -o " FILE"
     (["/dev/null"], "/dev/null: under Helm 3, the chart's manifest comes on standard input"),
     (["-f", "{tmp}/extra.yaml"], "{tmp}/extra.yaml: under Helm 3, the chart's manifest comes on standard input"),
     # Text that is no manifest, which Helm 3 took as an empty release (rc 0).
-    (["--version"], "version: Helm 3 deploys what its post-renderer writes on standard output as the manifest"),
-    (["version"], "version: Helm 3 deploys"),
+    (["--version"], "error: --version: Helm 3 deploys what its post-renderer writes on standard output as the"
+                    " manifest"),
+    (["version"], "error: version: Helm 3 deploys"),
     (["--help"], "--help: Helm 3 deploys"),
     (["render", "-h"], "-h: Helm 3 deploys"),
     (["-hv"], "-hv: Helm 3 deploys"),  # -h in a cluster of short flags, as argparse reads it
