@@ -10,7 +10,7 @@ import json
 SOURCES = {'builtin.yaml': 'bf820af244f274f1cca530cc1676c8178cb7f6a31c170b6efdd7b3d37b9ee7e3',
  'bulk.yaml': 'b455ab0ba389a28bc2808a464c7d3b76ec98eadb118c2e995d9bbb48de99d41a',
  'dependencies.yaml': '7eb6c9031b701775c1705fd2c3b67df81209b76dd8f7e7b4cd5a014d6ac343a2',
- 'fixednames.yaml': 'dcd13a24447cdffe3de27c270dbd2884b14d28dff330e69549ac39cbd96349b9',
+ 'fixednames.yaml': 'fe21cf941136a232a88b133e133c2ae41274e3523e034435b5e11ff838547f18',
  'guard.yaml': 'f31bad9b5ffebe6780811289d332f8c4cb904359756a777a8f5767933bc0a2b0',
  'kustomize.yaml': '08624319600009720ca062df566dca9031a3b5e62a6e7e915625a13967de418e',
  'producers.yaml': 'b0554675ad45cf20df211e0f5cec83658afdb5b2b2793a80d5411513d3418f32'}
@@ -2800,7 +2800,8 @@ TABLES = json.loads(r'''{
      "dns",
      "host",
      "hostname",
-     "alias"
+     "alias",
+     "h"
     ],
     "Proxy": [
      "proxy"
@@ -2840,7 +2841,11 @@ TABLES = json.loads(r'''{
      "sts",
      "daemonset",
      "replicaset",
+     "replica",
      "cronjob"
+    ],
+    "Webhook": [
+     "webhook"
     ]
    },
    "settingWords": [
@@ -2891,7 +2896,8 @@ TABLES = json.loads(r'''{
    "existingSecret",
    "secretRef",
    "add-headers",
-   "proxy-set-headers"
+   "proxy-set-headers",
+   "singleuser"
   ]
  },
  "guard.yaml": {

@@ -372,7 +372,8 @@ def _told_namespaces(strings: list[Scanned]) -> dict[tuple[int, Path], str]:
 def names_in(text: str, context: str | None = None) -> Iterator[tuple[str, str | None, str]]:
     """(flag or variable, stated namespace or None, name) for each word of a
     flag or value that could name an object: `--flag=name`, `--flag=ns/name`,
-    `$(VAR)/name`, a bare word, comma-separated lists. `context`: the flag
+    `$(VAR)/name`, a bare word (not one a port number follows: a host),
+    comma-separated lists. `context`: the flag
     before this string (`--flag value` as two args) or the variable it sets;
     "" when the string starts with a program's name, which is skipped."""
     words = text.split()
@@ -394,6 +395,8 @@ def names_in(text: str, context: str | None = None) -> Iterator[tuple[str, str |
             flag, equals, word = word.partition("=")
             if not equals:
                 continue  # its value, if any, is the next word
+        elif i + 1 < len(words) and _is_port(words[i + 1]):
+            continue  # `host port`: a script waiting for a Service (`nc -z db 5432`, `check_host db 443`)
         for part in word.split(","):
             part = part.strip("'\"")
             namespace, slash, name = part.rpartition("/")
@@ -404,6 +407,12 @@ def names_in(text: str, context: str | None = None) -> Iterator[tuple[str, str |
                     continue  # a path or a URL
             if _DNS_NAME.match(name):
                 yield flag, namespace or None, name
+
+
+def _is_port(word: str) -> bool:
+    """Whether a word is a port number (1-65535), as a script writes one."""
+    word = word.strip("'\";")
+    return word.isdigit() and word.isascii() and 0 < int(word) < 65536
 
 
 # Shell words that end a command: a flag before one is no later word's.

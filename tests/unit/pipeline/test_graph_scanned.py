@@ -234,6 +234,8 @@ OTHER_KINDS = [
     "env: [{name: publishService, value: ctl}]",                    # camelCase words
     "env: [{name: REDIS_ALIAS, value: ctl}]",                       # redis_exporter (Bitnami valkey)
     "env: [{name: MY_STS_NAME, value: ctl}]",                       # Bitnami etcd: its StatefulSet
+    "env: [{name: MONGODB_REPLICA_SET_NAME, value: ctl}]",          # Bitnami MongoDB: its replica set
+    "args: [create, --host=ctl, --webhook-name=ctl]",               # kube-webhook-certgen: its webhook
     "args: [--preset, ctl]",                                  # nginx-prometheus-exporter (Loki's gateway)
     "args: [--preset=ctl, --log-level=ctl, --log.format=ctl, --mode=ctl]",  # settings, not names
     "env: [{name: LOG_LEVEL, value: ctl}]",
@@ -291,8 +293,8 @@ def _via(container: str) -> str:
 @pytest.mark.parametrize("script, via", [
     # A flag's reach ends with its line: the host on the next one was read
     # as named by --state (Bitnami mlflow's wait-for-port init container).
-    ('"wait-for-port --host=db --state=inuse 5432\\ncheck_host ctl 443"', ""),
-    ('"wait-for-port --state=inuse 5432; check_host ctl 443"', ""),
+    ('"wait-for-port --host=db --state=inuse 5432\\ncheck ctl now"', ""),
+    ('"wait-for-port --state=inuse 5432; check ctl now"', ""),
     ('"wait-for-port --state=inuse 5432 && check ctl"', ""),
     ('"prog --state inuse | grep ctl"', ""),
     # Within its command, it still reaches its value and the words after,
@@ -305,6 +307,25 @@ def _via(container: str) -> str:
 ])
 def test_a_flags_reach_in_a_script_ends_with_its_command(script, via):
     assert _readers_of(f"command: [bash, -ec, {script}]") == [("ConfigMap", via), ("Secret", via)]
+
+
+@pytest.mark.parametrize("script", [
+    # A script that waits for a Service names its host: followed by a port,
+    # or after a database client's -h (Bitnami mlflow's init containers kept
+    # three password Secrets named as their Services from being versioned).
+    '"check_host() { nc -z $1 $2; }\\ncheck_host ctl 5432"',
+    '"retry_while \\"check_host ctl 443\\""',
+    '"until nc -z ctl 5432; do sleep 1; done"',
+    '"pg_isready -h ctl -p 5432"',
+    '"redis-cli -h ctl ping"',
+])
+def test_a_host_a_script_waits_for_reads_no_config(script):
+    assert _readers_of(f"command: [bash, -ec, {script}]") == []
+
+
+@pytest.mark.parametrize("script", ['"echo ctl 99999"', '"echo ctl 0"', '"echo ctl 5432x"'])
+def test_a_word_followed_by_what_is_no_port_still_reads(script):
+    assert _readers_of(f"command: [bash, -ec, {script}]") == [("ConfigMap", "-ec"), ("Secret", "-ec")]
 
 
 def test_the_reason_shown_is_the_reader_whose_flag_says_the_kind():

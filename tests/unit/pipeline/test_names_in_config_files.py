@@ -54,3 +54,21 @@ def test_a_name_in_a_config_file_keeps_its_name(file, kept):
         keeps = f"{kind}/app/{name} keeps its name: ConfigMap/app/settings data[\"app.conf\"] names it" in result.stderr
         assert keeps is (kind in kept), result.stderr
         assert (f"renamed {kind}/app/{name} ->" in result.stderr) is (kind not in kept)
+
+
+def test_zero_to_jupyterhubs_name_map_keeps_the_user_pods_secret():
+    # The hub ConfigMap's `singleuser: singleuser` names the Secret the hub
+    # mounts into every user pod it spawns: under --version-all it was
+    # renamed with no copy, exit 0, and user pods would mount nothing.
+    hub = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "hub", "namespace": "app"},
+           "data": {"hub": "hub", "singleuser": "agent-tls"}}
+    web = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "hub", "namespace": "app"},
+           "spec": {"template": {"spec": {"containers": [{"name": "c", "image": "x", "envFrom": [
+               {"configMapRef": {"name": "hub"}}]}]}}}}
+    text = NAMED + json.dumps(hub) + "\n---\n" + json.dumps(web) + "\n"
+    result = run_postrender(["-v", "--keep-original=none"], text)
+    assert result.status == 0, result.stderr
+    assert "Secret/app/agent-tls keeps its name: ConfigMap/app/hub data.singleuser names it" in result.stderr
+    forced = run_postrender(["--version-all", "--keep-original=none"], text)
+    assert forced.status == 1 and forced.stdout == ""
+    assert "data.singleuser: names Secret 'agent-tls', which a program reads by that name" in forced.stderr
