@@ -935,3 +935,54 @@ def test_the_summary_counts_each_rolling_workload_once(case: Path):
         return
     counts = [int(n) for n in re.findall(r"(?:^|, )(\d+) because", found.group(2))]
     assert sum(counts) == int(found.group(1)), summary
+
+
+# --- a base an older postrender wrote ---------------------------------------------------------------
+
+_CONFIGS_AND_READER = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: a, namespace: app}
+data: {k: "1"}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: b, namespace: app%s}
+data: {k: "2"}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: d, namespace: app}
+spec:
+  template:
+    spec:
+      containers:
+      - {name: c, image: x, envFrom: [{configMapRef: {name: a}}, {configMapRef: {name: b}}]}
+"""
+
+
+def test_a_base_an_older_version_wrote_is_compared_as_deployed(tmp_path):
+    # Written by a postrender that left `b` named as written (0.1.0 versioned
+    # less), the base's template names `b`; this version names `b-<hash>`.
+    # diff rendered the base again as this version would write it, found
+    # the two alike, and said nothing rolls: the Deployment does.
+    old = run_postrender([], _CONFIGS_AND_READER % ", annotations: {postrender.io/versioned: 'false'}")
+    assert old.status == 0, old.stderr
+    base = tmp_path / "base.yaml"
+    base.write_text(old.stdout.replace("    postrender.io/versioned: 'false'\n", "").replace(
+        ", annotations: {postrender.io/versioned: 'false'}", ""))
+    assert "configMapRef: {name: b}" in base.read_text() and "a-" in base.read_text()
+    head = tmp_path / "head.yaml"
+    head.write_text(_CONFIGS_AND_READER % "")
+    rendered = run_postrender([str(head)])
+    head_out = tmp_path / "head-out.yaml"
+    head_out.write_text(rendered.stdout)
+    version = re.search(r"name: (b-[a-z0-9]{10})\b", rendered.stdout).group(1)
+    for new in (head, head_out):  # raw, and post-rendered by this version
+        result = run_postrender(["diff", "-o", "json", "--exit-code", str(base), str(new)])
+        assert result.status == 1, result.stderr
+        report = json.loads(result.stdout)
+        roll = _rolls(report)["Deployment/d"]
+        assert [(b["name"], b["oldName"], b["newName"], b["change"], b["via"]) for b in roll["because"]] == [
+            ("b", "b", version, "renamed", "name")]
+        assert [v["name"] for v in report["versions"]["created"]] == [version]

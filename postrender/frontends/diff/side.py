@@ -22,11 +22,11 @@ from ...pipeline.graph.references import (
 )
 from ...pipeline.index.hashing import Fields, go_json, hash_suffix, kustomize_secret_hash, string_entries, to_json_value
 from ...pipeline.index.objects import IMPLICIT, ObjectIndex, ObjectKey, base_name_of
-from ...syntax.nodes import MappingNode, ScalarNode, entries, get, get_str, go_base64
+from ...syntax.nodes import MappingNode, ScalarNode, SequenceNode, entries, get, get_str, go_base64
 from ...options import RenderOptions
 from ...pipeline.plan.config_hash import hashed_name
 from ...pipeline.plan.versions import Version, suffixed_later_by_kustomize
-from ...vocabulary import ANNOTATION_CONFIG_HASH, ANNOTATION_COPY_OF, ANNOTATION_REFS
+from ...vocabulary import ANNOTATION_CONFIG_HASH, ANNOTATION_COPY_OF, ANNOTATION_REFS, LABEL_CONTENT_HASH
 from ...pipeline.read import KubeObject, Source, read
 from ...records import replace
 from ...pipeline.render import Analysis, render
@@ -141,14 +141,24 @@ class Side:
 
 def build(label: str, sources: list[Source], options: RenderOptions) -> Side:
     quiet = Reporter(stderr=io.StringIO(), keep_infos=True)
+    # A side postrender wrote already is what was deployed: compared as
+    # given, not as this version would write it again. The same version
+    # writes it again unchanged; an older one may have versioned less (a
+    # config it left named as written, which this one versions, is a
+    # reference the deployed template does not hold yet: a roll).
+    texts = [(source.name, source.text) for source in sources]  # as given: read may mask or pack them
     try:
         # A name the render would leave on a removed object fails a render; a
         # diff reports it (a reference that does not roll) instead, as graph does.
         result = render(sources, replace(options, allow_broken=True), quiet)
         analysis = result.analysis
+        cluster_scoped = frozenset(analysis.table.cluster_scoped)
         output = read([Source(f"{label} (rendered)", result.output)], options.limits)
-        out_index = ObjectIndex(output.objects, options.namespace, frozenset(analysis.table.cluster_scoped))
-        ids, configs, versions, by_content = _configs(analysis, out_index)
+        out_index = ObjectIndex(output.objects, options.namespace, cluster_scoped)
+        given = _post_rendered(analysis, texts, options)
+        if given is not None:
+            out_index = ObjectIndex(given, options.namespace, cluster_scoped)
+        ids, configs, versions, by_content = _configs(analysis, out_index, as_given=given is not None)
         referrers = _referrers(analysis, out_index, ids, by_content, versions)
     except PostrenderError as exc:
         # Still one line; it says which side, which the render's own message cannot.
@@ -160,7 +170,39 @@ def build(label: str, sources: list[Source], options: RenderOptions) -> Side:
     return Side(label, configs, referrers, versions, quiet.warnings, quiet.infos, named)
 
 
-def _configs(analysis: Analysis, out_index: ObjectIndex):
+def _post_rendered(analysis: Analysis, texts: list[tuple[str | None, str]],
+                   options: RenderOptions) -> list[KubeObject] | None:
+    """The side's objects as given, read whole, where postrender wrote it
+    already: it holds marks only postrender writes (a version's content
+    hash, a copy, a pod template's config hash); None for a raw side."""
+    marked = any(LABEL_CONTENT_HASH in obj.labels or ANNOTATION_COPY_OF in obj.annotations
+                 for obj in analysis.graph.index.objects)
+    if not marked and not any(ANNOTATION_CONFIG_HASH in text for _, text in texts):
+        return None  # most raw sides: not read again
+    given = read([Source(name, text) for name, text in texts], options.limits).objects
+    if marked or any(_holds_key(obj.node, ANNOTATION_CONFIG_HASH) for obj in given):
+        return given
+    return None  # the words in a comment, say
+
+
+def _holds_key(node: object, key: str) -> bool:
+    """Whether a mapping in the tree has the key `key`."""
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, MappingNode):
+            for k, v in node.value:
+                if isinstance(k, ScalarNode) and k.value == key:
+                    return True
+                stack.append(v)
+        elif isinstance(node, SequenceNode):
+            stack.extend(node.value)
+    return False
+
+
+def _configs(analysis: Analysis, out_index: ObjectIndex, as_given: bool = False):
+    """`as_given`: `out_index` holds the objects as the side gave them (a
+    side postrender wrote already), whose names are the deployed ones."""
     graph, the_plan = analysis.graph, analysis.plan
     index = graph.index
     referenced = {id(ref.target) for ref in graph.references if ref.target is not None}
@@ -172,7 +214,7 @@ def _configs(analysis: Analysis, out_index: ObjectIndex):
         cid = ConfigId(obj.kind, index.namespace_of(obj), _config_name(version))
         ids[id(obj)] = cid
         candidates.setdefault(cid, []).append(version)
-        if version.versioned:
+        if version.versioned and (not as_given or obj.name == version.name):
             versions[(obj.kind, cid.namespace, version.name)] = cid.name
     configs: dict[ConfigId, Config] = {}
     # A postrender.io/config-hash item names a config as the plan does
@@ -186,11 +228,12 @@ def _configs(analysis: Analysis, out_index: ObjectIndex):
             key=lambda v: (ANNOTATION_COPY_OF in v.obj.annotations, id(v.obj) not in referenced,
                            v.obj.document.index, v.obj.item or 0),
         )
-        written = out_index.get(ObjectKey("", cid.kind, cid.namespace, primary.name))
+        deployed = primary.obj.name if as_given and primary.obj.name else primary.name
+        written = out_index.get(ObjectKey("", cid.kind, cid.namespace, deployed))
         node = (written or primary.obj).node
         found, secret_type = _entries(cid.kind, node)
         later = _suffix_to_come(primary, node)
-        name = primary.name if later is None else f"{primary.name}-{later}"
+        name = deployed if later is None else f"{deployed}-{later}"
         configs[cid] = Config(cid, name, primary.hash, primary.excluded, found, secret_type, later is not None)
         by_content.setdefault((cid.kind, hashed_name(primary.obj, primary), primary.hash), []).append(cid)
     return ids, configs, versions, by_content
