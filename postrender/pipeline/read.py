@@ -147,7 +147,7 @@ class Source:
     """
 
     __slots__ = ("name", "size", "_text", "_chunks", "_packed", "first_document", "first_lines", "left_out",
-                 "anchors_renamed")
+                 "anchors_renamed", "colons_hidden")
 
     def __init__(self, name: str | None, text: str) -> None:
         if text and not text.endswith("\n"):
@@ -179,6 +179,11 @@ class Source:
         # the text it is composed from, and that text with the anchors
         # renamed (None: they could not be, and it is refused).
         self.anchors_renamed: dict[int, tuple[str, str | None]] = {}
+        # Likewise of each document holding a `:` in a flow collection's
+        # plain scalar (`[--addr=:8080]`), which go-yaml reads and libyaml
+        # 0.1.7 refuses (syntax/flowcolons.py): the text, and that text
+        # with those hidden.
+        self.colons_hidden: dict[int, tuple[str, str]] = {}
 
     @property
     def text(self) -> str:
@@ -1700,13 +1705,17 @@ _EMPTY_DOCUMENT_NODES = 3
 
 
 def _parse_events(doc: Document, masked: str | None) -> int:
-    loader = Composer(masked or doc.text)
+    text = masked or doc.text
+    loader = Composer(text)
     try:
         return loader.raw_parse() - 2  # less the stream's start and end
     except YAMLError as exc:
-        raise _parse_error(doc, exc) from None
+        hidden = _colons_hidden(doc, text, exc)
+        if hidden is None:
+            raise _parse_error(doc, exc) from None
     finally:
         _release(loader)
+    return _parse_events(doc, hidden)
 
 
 def _parse_error(doc: Document, exc: YAMLError) -> PostrenderError:
@@ -1780,10 +1789,10 @@ def _composed(doc: Document, masked: str | None, parts: _Parts | None = None) ->
         root = loader.get_single_node()
     except YAMLError as exc:
         # (A document composed in parts holds no anchor: _in_parts.)
-        renamed = _anchors_renamed(doc, text, exc) if parts is None else None
-        if renamed is None:
+        remade = (_anchors_renamed(doc, text, exc) or _colons_hidden(doc, text, exc)) if parts is None else None
+        if remade is None:
             raise _parse_error(doc, exc) from None
-        return _composed(doc, renamed)
+        return _composed(doc, remade)
     finally:
         events, plain = loader.events, loader.plain_keys and loader.plain_text
         _release(loader)
@@ -1797,6 +1806,11 @@ def _composed(doc: Document, masked: str | None, parts: _Parts | None = None) ->
     if root is not None:
         if masked is not None and _is_json_first(doc):
             _unmask_surrogates(root)
+        if masked is not None and doc.source.colons_hidden:  # (most sources: none)
+            from ..syntax import flowcolons
+
+            if flowcolons.HIDDEN in masked:
+                flowcolons.restore(root)
         if doc.text.startswith("\ufeff"):
             shift_offsets(root, 1)
     return root, events, plain
@@ -1972,10 +1986,12 @@ _SURROGATE_HINT = (
     " the stream, and never by Helm; write the character itself or a \\U0001F600-style escape"
 )
 # libyaml 0.1.7 refuses `a:b` inside a flow collection (`{url: http://x}`),
-# which go-yaml v2 reads as text.
+# which go-yaml v2 reads as text; postrender reads it too
+# (syntax/flowcolons.py), but not past HIDDEN_UP_TO of them in a document,
+# nor in one read in parts (of 256 KiB or more, a List's items).
 _FLOW_COLON_HINT = (
-    "kubectl and Helm read `a:b` inside {...} or [...] as text, libyaml (postrender's parser) does not;"
-    " quote the value, or write the collection in block style"
+    "kubectl and Helm read `a:b` inside {...} or [...] as text, and postrender does up to 256 in a document"
+    " under 256 KiB outside a List; quote the value, or write the collection in block style"
 )
 # kubectl reads a stream that starts with "{" as JSON objects one after
 # another; postrender reads documents as YAML, separated by `---` lines.
@@ -2072,7 +2088,19 @@ def _masked(doc: Document) -> str | None:
                 from ..syntax import anchors
 
                 made = renamed[doc.index - doc.source.first_document] = (text, anchors.renamed(text))
-            return made[1] or masked
+            masked = made[1] or masked
+    hidden = doc.source.colons_hidden
+    if hidden:  # (most sources: none)
+        at = doc.index - doc.source.first_document
+        made_hidden = hidden.get(at)
+        if made_hidden is not None:
+            text = masked or doc.text
+            if made_hidden[0] != text:  # masked since (_drop_earlier_keys), or its anchors renamed
+                remade = _hide_colons(text)
+                if remade is None:
+                    return masked
+                made_hidden = hidden[at] = (text, remade)
+            return made_hidden[1]
     return masked
 
 
@@ -2091,6 +2119,38 @@ def _anchors_renamed(doc: Document, text: str, exc: YAMLError) -> str | None:
     if renamed is not None:
         doc.source.anchors_renamed[at] = (text, renamed)
     return renamed
+
+
+def _colons_hidden(doc: Document, text: str, exc: YAMLError) -> str | None:
+    """`text` with each `:` libyaml refuses in a flow collection's plain
+    scalars hidden (syntax/flowcolons.py), when that is why it refused it:
+    go-yaml reads `[--addr=:8080]` as ["--addr=:8080"]. The later reads of
+    the document compose what _masked gives. None: refused."""
+    from ..syntax import flowcolons
+
+    at = doc.index - doc.source.first_document
+    made = doc.source.colons_hidden.get(at)
+    if made is not None:
+        return made[1] if made[1] != text else None  # hidden already, and still refused
+    remade = flowcolons.hidden(text, exc)
+    if remade is not None:
+        doc.source.colons_hidden[at] = (text, remade)
+    return remade
+
+
+def _hide_colons(text: str) -> str | None:
+    """`text` (a document's, masked since) with the `:` libyaml refuses
+    hidden again; None where it now parses as it is, or cannot be."""
+    from ..syntax import flowcolons
+
+    loader = Composer(text)
+    try:
+        loader.raw_scan()
+        return None
+    except YAMLError as exc:
+        return flowcolons.hidden(text, exc)
+    finally:
+        _release(loader)
 
 
 def _mask_kubectl_lines(text: str) -> str | None:
@@ -2211,7 +2271,8 @@ _INDENTATION_RUNS: dict[int, tuple[re.Pattern[str], re.Pattern[str]]] = {}
 
 
 def _check_depth(doc: Document, max_depth: int, masked: str | None = None) -> None:
-    loader = Composer(masked or doc.text)
+    text = masked or doc.text
+    loader = Composer(text)
     depth = 0
     try:
         while loader.check_event():
@@ -2227,9 +2288,14 @@ def _check_depth(doc: Document, max_depth: int, masked: str | None = None) -> No
             elif name in ("MappingEndEvent", "SequenceEndEvent"):
                 depth -= 1
     except MarkedYAMLError as exc:
-        raise _yaml_error(doc, exc) from None
+        hidden = _colons_hidden(doc, text, exc)
+        if hidden is None:
+            raise _yaml_error(doc, exc) from None
+    else:
+        return
     finally:
         _release(loader)
+    _check_depth(doc, max_depth, hidden)
 
 
 # Mappings whose keys a message may name but whose values it may not: a

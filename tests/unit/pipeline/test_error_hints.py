@@ -25,9 +25,21 @@ def test_a_yaml_document_missing_its_separator_gets_no_json_hint():
     assert result.status == 1 and "JSON objects" not in result.stderr
 
 
-@pytest.mark.parametrize("value", ["{docs: https://example.com/x}", "[a:b]", "{t: 23:59}"])
-def test_a_colon_in_a_flow_scalar_is_refused_saying_what_to_write(value):
-    result = run_postrender([], f"apiVersion: v1\nkind: Service\nmetadata:\n  name: s\n  annotations: {value}\n")
+@pytest.mark.parametrize("value", ["{docs: https://example.com/x}", "{a: x:y:z, b: c}", "{t: 23:59}"])
+def test_a_colon_in_a_flow_scalar_is_read_and_written_as_it_came(value):
+    # libyaml 0.1.7 refused it, which go-yaml v2 (kubectl, Helm) reads.
+    text = f"apiVersion: v1\nkind: Service\nmetadata:\n  name: s\n  annotations: {value}\n"
+    result = run_postrender([], text)
+    assert result.status == 0 and result.stderr == "", result.stderr
+    assert result.stdout == text
+
+
+@pytest.mark.parametrize("annotations", [
+    "{a: [" + ", ".join(["x:y"] * 300) + "]}",   # more than syntax/flowcolons.HIDDEN_UP_TO
+    "{a: \ue7ff, b: x:y}",                         # the stand-in it would hide them with, there already
+])
+def test_a_colon_in_a_flow_scalar_not_read_is_refused_saying_what_to_write(annotations):
+    result = run_postrender([], f"apiVersion: v1\nkind: Service\nmetadata:\n  name: s\n  annotations: {annotations}\n")
     assert result.status == 1 and result.stdout == ""
     assert "invalid YAML: found unexpected ':'" in result.stderr
     assert result.stderr.rstrip().endswith("quote the value, or write the collection in block style")
