@@ -1806,11 +1806,12 @@ def _composed(doc: Document, masked: str | None, parts: _Parts | None = None) ->
     if root is not None:
         if masked is not None and _is_json_first(doc):
             _unmask_surrogates(root)
-        if masked is not None and doc.source.colons_hidden:  # (most sources: none)
+        if masked is not None and doc.source.colons_hidden \
+                and doc.index - doc.source.first_document in doc.source.colons_hidden:  # (most sources: none)
+            # Only this document's: another's U+E7FF is its own character.
             from ..syntax import flowcolons
 
-            if flowcolons.HIDDEN in masked:
-                flowcolons.restore(root)
+            flowcolons.restore(root)
         if doc.text.startswith("\ufeff"):
             shift_offsets(root, 1)
     return root, events, plain
@@ -1991,7 +1992,7 @@ _SURROGATE_HINT = (
 # nor in one read in parts (of 256 KiB or more, a List's items).
 _FLOW_COLON_HINT = (
     "kubectl and Helm read `a:b` inside {...} or [...] as text, and postrender does up to 256 in a document"
-    " under 256 KiB outside a List; quote the value, or write the collection in block style"
+    " under 256 KiB outside a List that holds no U+E7FF; quote the value, or write the collection in block style"
 )
 # kubectl reads a stream that starts with "{" as JSON objects one after
 # another; postrender reads documents as YAML, separated by `---` lines.
@@ -2116,6 +2117,13 @@ def _anchors_renamed(doc: Document, text: str, exc: YAMLError) -> str | None:
     if at in doc.source.anchors_renamed:
         return None  # renamed already, and still refused
     renamed = anchors.renamed_after(exc, text)
+    if renamed is None and anchors.is_duplicate_anchor(exc):
+        # A `:` libyaml refuses after the anchor (`&x {u: http://x}`) stops
+        # the renaming's own parse: hidden first (_colons_hidden), then renamed.
+        hidden = _hide_colons(text)
+        renamed = anchors.renamed(hidden) if hidden is not None else None
+        if renamed is not None:
+            doc.source.colons_hidden[at] = (text, hidden)  # type: ignore[assignment]
     if renamed is not None:
         doc.source.anchors_renamed[at] = (text, renamed)
     return renamed

@@ -986,3 +986,24 @@ def test_a_base_an_older_version_wrote_is_compared_as_deployed(tmp_path):
         assert [(b["name"], b["oldName"], b["newName"], b["change"], b["via"]) for b in roll["because"]] == [
             ("b", "b", version, "renamed", "name")]
         assert [v["name"] for v in report["versions"]["created"]] == [version]
+
+
+def test_a_side_mixing_a_file_postrender_wrote_and_a_raw_one_reads_each_as_deployed(tmp_path):
+    # One marked file made the whole side read as given: the raw file's
+    # config, which a render versions, was compared by its raw name, and a
+    # workload that does not roll was said to.
+    raw = ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: other}\ndata: {k: v}\n---\n"
+           "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: f}\nspec:\n  template:\n    spec:\n"
+           "      containers: [{name: c, image: x, envFrom: [{configMapRef: {name: other}}]}]\n")
+    app = _CONFIGS_AND_READER % ""
+    old, new = tmp_path / "old", tmp_path / "new"
+    old.mkdir()
+    new.mkdir()
+    (old / "a.yaml").write_text(run_postrender([], app).stdout)  # post-rendered, by this version
+    (new / "a.yaml").write_text(app)
+    (old / "b.yaml").write_text(raw)
+    (new / "b.yaml").write_text(raw)
+    result = run_postrender(["diff", "-o", "json", "--exit-code", str(old), str(new)])
+    assert result.status == 0, result.stdout + result.stderr
+    report = json.loads(result.stdout)
+    assert report["rolls"] == [] and report["configChanges"] == []

@@ -146,7 +146,7 @@ def build(label: str, sources: list[Source], options: RenderOptions) -> Side:
     # writes it again unchanged; an older one may have versioned less (a
     # config it left named as written, which this one versions, is a
     # reference the deployed template does not hold yet: a roll).
-    texts = [(source.name, source.text) for source in sources]  # as given: read may mask or pack them
+    texts = [source.text for source in sources]  # as given: read may mask or pack them
     try:
         # A name the render would leave on a removed object fails a render; a
         # diff reports it (a reference that does not roll) instead, as graph does.
@@ -155,11 +155,9 @@ def build(label: str, sources: list[Source], options: RenderOptions) -> Side:
         cluster_scoped = frozenset(analysis.table.cluster_scoped)
         output = read([Source(f"{label} (rendered)", result.output)], options.limits)
         out_index = ObjectIndex(output.objects, options.namespace, cluster_scoped)
-        given = _post_rendered(analysis, texts, options)
-        if given is not None:
-            out_index = ObjectIndex(given, options.namespace, cluster_scoped)
-        ids, configs, versions, by_content = _configs(analysis, out_index, as_given=given is not None)
-        referrers = _referrers(analysis, out_index, ids, by_content, versions)
+        written = Written(out_index, *_post_rendered(sources, texts, options, cluster_scoped))
+        ids, configs, versions, by_content = _configs(analysis, written)
+        referrers = _referrers(analysis, written, ids, by_content, versions)
     except PostrenderError as exc:
         # Still one line; it says which side, which the render's own message cannot.
         raise PostrenderError(f"{label}: {exc}") from None
@@ -170,19 +168,43 @@ def build(label: str, sources: list[Source], options: RenderOptions) -> Side:
     return Side(label, configs, referrers, versions, quiet.warnings, quiet.infos, named)
 
 
-def _post_rendered(analysis: Analysis, texts: list[tuple[str | None, str]],
-                   options: RenderOptions) -> list[KubeObject] | None:
-    """The side's objects as given, read whole, where postrender wrote it
-    already: it holds marks only postrender writes (a version's content
-    hash, a copy, a pod template's config hash); None for a raw side."""
-    marked = any(LABEL_CONTENT_HASH in obj.labels or ANNOTATION_COPY_OF in obj.annotations
-                 for obj in analysis.graph.index.objects)
-    if not marked and not any(ANNOTATION_CONFIG_HASH in text for _, text in texts):
-        return None  # most raw sides: not read again
-    given = read([Source(name, text) for name, text in texts], options.limits).objects
-    if marked or any(_holds_key(obj.node, ANNOTATION_CONFIG_HASH) for obj in given):
-        return given
-    return None  # the words in a comment, say
+@dataclass
+class Written:
+    """What would be deployed of each object: a raw file's as the render
+    writes it (`rendered`), a file postrender wrote already as it gives it
+    (`given`, its objects; `given_sources`, those files, by id)."""
+
+    rendered: ObjectIndex
+    given: ObjectIndex | None
+    given_sources: frozenset[int]
+
+    def as_given(self, obj: KubeObject) -> bool:
+        return id(obj.document.source) in self.given_sources
+
+    def index_of(self, obj: KubeObject) -> ObjectIndex:
+        return self.given if self.given is not None and self.as_given(obj) else self.rendered  # type: ignore[return-value]
+
+
+def _post_rendered(sources: list[Source], texts: list[str], options: RenderOptions,
+                   cluster_scoped: frozenset[str]) -> tuple[ObjectIndex | None, frozenset[int]]:
+    """The objects of the files postrender wrote already, read whole as
+    given, and those files (by id): a file holding marks only postrender
+    writes (a version's content hash, a copy, a pod template's config hash).
+    A side may mix them with raw files (a folder)."""
+    given: list[KubeObject] = []
+    ids: set[int] = set()
+    for source, text in zip(sources, texts):
+        if LABEL_CONTENT_HASH not in text and ANNOTATION_COPY_OF not in text and ANNOTATION_CONFIG_HASH not in text:
+            continue  # most raw files: not read again
+        objects = read([Source(source.name, text)], options.limits).objects
+        if any(LABEL_CONTENT_HASH in obj.labels or ANNOTATION_COPY_OF in obj.annotations
+               or _holds_key(obj.node, ANNOTATION_CONFIG_HASH) for obj in objects):
+            given.extend(objects)
+            ids.add(id(source))
+        # else: the words in a comment, say
+    if not ids:
+        return None, frozenset()
+    return ObjectIndex(given, options.namespace, cluster_scoped), frozenset(ids)
 
 
 def _holds_key(node: object, key: str) -> bool:
@@ -200,9 +222,9 @@ def _holds_key(node: object, key: str) -> bool:
     return False
 
 
-def _configs(analysis: Analysis, out_index: ObjectIndex, as_given: bool = False):
-    """`as_given`: `out_index` holds the objects as the side gave them (a
-    side postrender wrote already), whose names are the deployed ones."""
+def _configs(analysis: Analysis, written: Written):
+    """A config of a file postrender wrote already (Written.as_given) has
+    the name it was deployed with; one of a raw file, the render's."""
     graph, the_plan = analysis.graph, analysis.plan
     index = graph.index
     referenced = {id(ref.target) for ref in graph.references if ref.target is not None}
@@ -214,8 +236,11 @@ def _configs(analysis: Analysis, out_index: ObjectIndex, as_given: bool = False)
         cid = ConfigId(obj.kind, index.namespace_of(obj), _config_name(version))
         ids[id(obj)] = cid
         candidates.setdefault(cid, []).append(version)
-        if version.versioned and (not as_given or obj.name == version.name):
-            versions[(obj.kind, cid.namespace, version.name)] = cid.name
+        if not written.as_given(obj):
+            if version.versioned:
+                versions[(obj.kind, cid.namespace, version.name)] = cid.name
+        elif LABEL_CONTENT_HASH in obj.labels and obj.name:
+            versions[(obj.kind, cid.namespace, obj.name)] = cid.name  # a version, as it was deployed
     configs: dict[ConfigId, Config] = {}
     # A postrender.io/config-hash item names a config as the plan does
     # (config_hash._item: kind, hashed_name, hash).
@@ -228,9 +253,10 @@ def _configs(analysis: Analysis, out_index: ObjectIndex, as_given: bool = False)
             key=lambda v: (ANNOTATION_COPY_OF in v.obj.annotations, id(v.obj) not in referenced,
                            v.obj.document.index, v.obj.item or 0),
         )
+        as_given = written.as_given(primary.obj)
         deployed = primary.obj.name if as_given and primary.obj.name else primary.name
-        written = out_index.get(ObjectKey("", cid.kind, cid.namespace, deployed))
-        node = (written or primary.obj).node
+        out = written.index_of(primary.obj).get(ObjectKey("", cid.kind, cid.namespace, deployed))
+        node = (out or primary.obj).node
         found, secret_type = _entries(cid.kind, node)
         later = _suffix_to_come(primary, node)
         name = deployed if later is None else f"{deployed}-{later}"
@@ -299,7 +325,7 @@ def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _referrers(analysis: Analysis, out_index: ObjectIndex, ids: dict[int, ConfigId],
+def _referrers(analysis: Analysis, deployed: Written, ids: dict[int, ConfigId],
                by_content: dict[tuple[str, str, str], list[ConfigId]],
                versions: dict[tuple[str, str, str], str]) -> dict[ObjectKey, Referrer]:
     graph, table = analysis.graph, analysis.table
@@ -343,7 +369,7 @@ def _referrers(analysis: Analysis, out_index: ObjectIndex, ids: dict[int, Config
         if not templates and id(obj) not in links and id(obj) not in hashed:
             continue
         key = index.key(obj)
-        written = out_index.get(key)
+        written = deployed.index_of(obj).get(key)
         if written is None:
             continue
         exact = to_json_value(written.node)

@@ -648,3 +648,39 @@ def test_a_config_whose_anchors_are_defined_again_is_versioned_as_kustomize_name
     assert web_out["spec"]["selector"] == web_in["spec"]["selector"]
     # The output keeps the document's own anchor names.
     assert "b: &v two" in result.stdout and "c: *v" in result.stdout
+
+
+def test_a_stand_in_character_of_one_document_is_its_own_when_another_had_colons_hidden():
+    # The `:` hidden in the Deployment's args were put back into the next
+    # document too, whose anchors renamed also composed it from another
+    # text: its own U+E7FF was read as `:`, and the name was not kustomize's.
+    workload = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    spec:\n"
+                "      containers: [{name: c, image: i, args: [--addr=:8080], envFrom: [{configMapRef: {name: app}}]}]\n")
+    config = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  b: &y "0"\n  c: &y "1"\n  a: "p\ue7ffq"\n'
+    result = run_postrender([], workload + "---\n" + config)
+    assert result.status == 0, result.stderr
+    annotated = config.replace("  name: app\n", "  name: app\n  annotations:\n"
+                               "    internal.config.kubernetes.io/needsHashSuffix: enabled\n")
+    name = f"app-{kustomize_hashes([annotated])['app']}"
+    sent, errors = kubectl_read({"out": result.stdout})
+    assert not errors and sent[name]["data"] == {"b": "0", "c": "1", "a": "p\ue7ffq"}
+
+
+def test_an_anchor_defined_again_before_a_colon_in_a_flow_collection_is_read_as_kubectl_reads_it():
+    # The renaming's own parse stopped at the `:`, and the document was refused.
+    config = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n  labels: &x {a: b}\n"
+              "  annotations: &x {u: http://x}\ndata: {a: '1', u: http://y:80}\n")
+    workload = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    spec:\n"
+                "      containers: [{name: c, image: i, envFrom: [{configMapRef: {name: app}}]}]\n")
+    text = config + "---\n" + workload
+    result = run_postrender([], text)
+    assert result.status == 0, result.stderr
+    sent_in, errors_in = kubectl_read({"in": text})
+    sent_out, errors_out = kubectl_read({"out": result.stdout})
+    assert not errors_in and not errors_out
+    # kustomize hashes the kind, the name and the data.
+    annotated = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n  annotations:\n"
+                 "    internal.config.kubernetes.io/needsHashSuffix: enabled\ndata: {a: '1', u: http://y:80}\n")
+    name = f"app-{kustomize_hashes([annotated])['app']}"
+    assert sent_out[name]["data"] == sent_in["app"]["data"] == {"a": "1", "u": "http://y:80"}
+    assert sent_out[name]["metadata"]["annotations"] == {"u": "http://x"}
