@@ -207,28 +207,34 @@ def test_a_colon_inside_a_flow_collection_is_read_as_kubectl_reads_it():
     assert check_against_kubectl(cases) == []
 
 
+def _against_the_oracles(text: str, annotated: str) -> tuple[str, dict, dict, str]:
+    """postrender's output of `text` (no warning), kubectl's reading of the
+    input and of the output, and the name kustomize gives the ConfigMap
+    `app` written as `annotated` (needsHashSuffix)."""
+    result = run_postrender([], text)
+    assert result.status == 0 and result.stderr == "", result.stderr
+    sent_in, errors_in = kubectl_read({"in": text})
+    sent_out, errors_out = kubectl_read({"out": result.stdout})
+    assert not errors_in and not errors_out
+    return result.stdout, sent_in, sent_out, f"app-{kustomize_hashes([annotated])['app']}"
+
+
 def test_a_config_in_a_flow_collection_with_colons_is_versioned_as_kustomize_names_it():
     config = ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app}\n"
               "data: {url: http://x:8080/y, addr: \":80\", list: '[a:b]', when: 12:30}\n")
     workload = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    spec:\n"
                 "      containers: [{name: c, image: i, args: [--listen=:8080, --upstream=http://a:1/b],\n"
                 "        envFrom: [{configMapRef: {name: app}}]}]\n")
-    text = config + "---\n" + workload
-    result = run_postrender([], text)
-    assert result.status == 0 and result.stderr == "", result.stderr
-    sent_in, errors_in = kubectl_read({"in": text})
-    sent_out, errors_out = kubectl_read({"out": result.stdout})
-    assert not errors_in and not errors_out
     annotated = config.replace("metadata: {name: app}", "metadata: {name: app, annotations: "
                                "{internal.config.kubernetes.io/needsHashSuffix: enabled}}")
-    name = f"app-{kustomize_hashes([annotated])['app']}"
+    output, sent_in, sent_out, name = _against_the_oracles(config + "---\n" + workload, annotated)
     assert sent_out[name]["data"] == sent_in["app"]["data"]
     container_in = sent_in["web"]["spec"]["template"]["spec"]["containers"][0]
     container_out = sent_out["web"]["spec"]["template"]["spec"]["containers"][0]
     assert container_out["args"] == container_in["args"] == ["--listen=:8080", "--upstream=http://a:1/b"]
     assert container_out["envFrom"] == [{"configMapRef": {"name": name}}]
     # Written as it came: the colons where they were.
-    assert "args: [--listen=:8080, --upstream=http://a:1/b]" in result.stdout
+    assert "args: [--listen=:8080, --upstream=http://a:1/b]" in output
 
 
 # Pairs of keys Kubernetes gets as one JSON key: go-yaml v2 reads them as one
@@ -630,15 +636,9 @@ def test_a_config_whose_anchors_are_defined_again_is_versioned_as_kustomize_name
                 "spec:\n  selector: {matchLabels: &l {app: web2}}\n  template:\n    metadata: {labels: *l}\n"
                 "    spec:\n      containers:\n      - name: c\n        image: i\n"
                 "        envFrom: [{configMapRef: {name: app}}]\n")
-    text = config + "---\n" + workload
-    result = run_postrender([], text)
-    assert result.status == 0 and result.stderr == "", result.stderr
-    sent_in, errors_in = kubectl_read({"in": text})
-    sent_out, errors_out = kubectl_read({"out": result.stdout})
-    assert not errors_in and not errors_out
     annotated = config.replace("  name: app\n", "  name: app\n  annotations:\n"
                                "    internal.config.kubernetes.io/needsHashSuffix: enabled\n")
-    name = f"app-{kustomize_hashes([annotated])['app']}"
+    output, sent_in, sent_out, name = _against_the_oracles(config + "---\n" + workload, annotated)
     assert sent_out[name]["data"] == sent_in["app"]["data"] == {"a": "one", "b": "two", "c": "two"}
     web_in, web_out = sent_in["web"], sent_out["web"]
     assert web_out["spec"]["template"]["spec"]["containers"][0]["envFrom"] == [{"configMapRef": {"name": name}}]
@@ -647,7 +647,7 @@ def test_a_config_whose_anchors_are_defined_again_is_versioned_as_kustomize_name
     assert web_out["spec"]["template"]["metadata"]["labels"].items() >= {"app": "web2"}.items()
     assert web_out["spec"]["selector"] == web_in["spec"]["selector"]
     # The output keeps the document's own anchor names.
-    assert "b: &v two" in result.stdout and "c: *v" in result.stdout
+    assert "b: &v two" in output and "c: *v" in output
 
 
 def test_a_stand_in_character_of_one_document_is_its_own_when_another_had_colons_hidden():
@@ -672,15 +672,9 @@ def test_an_anchor_defined_again_before_a_colon_in_a_flow_collection_is_read_as_
               "  annotations: &x {u: http://x}\ndata: {a: '1', u: http://y:80}\n")
     workload = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    spec:\n"
                 "      containers: [{name: c, image: i, envFrom: [{configMapRef: {name: app}}]}]\n")
-    text = config + "---\n" + workload
-    result = run_postrender([], text)
-    assert result.status == 0, result.stderr
-    sent_in, errors_in = kubectl_read({"in": text})
-    sent_out, errors_out = kubectl_read({"out": result.stdout})
-    assert not errors_in and not errors_out
     # kustomize hashes the kind, the name and the data.
     annotated = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n  annotations:\n"
                  "    internal.config.kubernetes.io/needsHashSuffix: enabled\ndata: {a: '1', u: http://y:80}\n")
-    name = f"app-{kustomize_hashes([annotated])['app']}"
+    _, sent_in, sent_out, name = _against_the_oracles(config + "---\n" + workload, annotated)
     assert sent_out[name]["data"] == sent_in["app"]["data"] == {"a": "1", "u": "http://y:80"}
     assert sent_out[name]["metadata"]["annotations"] == {"u": "http://x"}
