@@ -609,8 +609,8 @@ def _check_under_helm(args: argparse.Namespace) -> None:
         return
     if to_a_file:
         # lstrip: Helm gives `--post-renderer-args='-o FILE'` as one argument, read as -o " FILE".
-        raise UsageError(f"-o {output_file.lstrip()}: Helm {helm.major} deploys what its post-renderer writes on standard "
-                         "output, and would get nothing; take -o out of --post-renderer-args")
+        raise UsageError(f"-o {output_file.lstrip()}: Helm {helm.major} deploys what its post-renderer writes on "
+                         "standard output, and would get nothing; take -o out of --post-renderer-args")
     raise UsageError(f"{inputs[0]}: under Helm {helm.major}, the chart's manifest comes on standard input, which "
                      "postrender would not read with files named; add - to read it as well")
 

@@ -197,8 +197,9 @@ class Reporter:
     def _framed(self, block: list[str], alone: bool) -> None:
         """`block` starts with a separator: its run's own, or one that says
         the run goes on, where another run may have written since its last."""
-        if not block[0].startswith("--- ") and not (alone and _size(self._log) == self._written_to):  # type: ignore[arg-type]
-            block.insert(0, run_header(host(), continued=True))
+        if block[0].startswith("--- ") or alone and _size(self._log) == self._written_to:  # type: ignore[arg-type]
+            return
+        block.insert(0, run_header(host(), continued=True))
 
     def _last_words(self, said: str) -> None:
         """Run by signals.stop_at_once as a second signal ends the process

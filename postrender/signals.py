@@ -44,8 +44,9 @@ _WHY = {signal.SIGXCPU: " (the CPU time limit, RLIMIT_CPU or ulimit -t, was reac
 
 received: int | None = None  # the signal that ended this run, if one did
 owns_process = False  # entry.run started the process: it may leave at once
-# What a run leaving at once still writes, given its line: the lines its
-# --log-file holds (report.Reporter), which were lost with the second signal.
+# What a run leaving at once still writes, given its line: the lines held
+# for its --log-file, and those a host that hides stderr has not had
+# (report.Reporter._last_words), which were lost with the second signal.
 last_words: Callable[[str], None] | None = None
 
 

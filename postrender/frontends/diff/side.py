@@ -22,7 +22,7 @@ from ...pipeline.graph.references import (
 )
 from ...pipeline.index.hashing import Fields, go_json, hash_suffix, kustomize_secret_hash, string_entries, to_json_value
 from ...pipeline.index.objects import IMPLICIT, ObjectIndex, ObjectKey, base_name_of
-from ...syntax.nodes import MappingNode, ScalarNode, SequenceNode, entries, get, get_str, go_base64
+from ...syntax.nodes import MappingNode, ScalarNode, entries, get, get_str, go_base64, unique_nodes
 from ...options import RenderOptions
 from ...pipeline.plan.config_hash import hashed_name
 from ...pipeline.plan.versions import Version, suffixed_later_by_kustomize
@@ -175,18 +175,18 @@ class Written:
     (`given`, its objects; `given_sources`, those files, by id)."""
 
     rendered: ObjectIndex
-    given: ObjectIndex | None
+    given: ObjectIndex
     given_sources: frozenset[int]
 
     def as_given(self, obj: KubeObject) -> bool:
         return id(obj.document.source) in self.given_sources
 
     def index_of(self, obj: KubeObject) -> ObjectIndex:
-        return self.given if self.given is not None and self.as_given(obj) else self.rendered  # type: ignore[return-value]
+        return self.given if self.as_given(obj) else self.rendered
 
 
 def _post_rendered(sources: list[Source], texts: list[str], options: RenderOptions,
-                   cluster_scoped: frozenset[str]) -> tuple[ObjectIndex | None, frozenset[int]]:
+                   cluster_scoped: frozenset[str]) -> tuple[ObjectIndex, frozenset[int]]:
     """The objects of the files postrender wrote already, read whole as
     given, and those files (by id): a file holding marks only postrender
     writes (a version's content hash, a copy, a pod template's config hash).
@@ -202,24 +202,13 @@ def _post_rendered(sources: list[Source], texts: list[str], options: RenderOptio
             given.extend(objects)
             ids.add(id(source))
         # else: the words in a comment, say
-    if not ids:
-        return None, frozenset()
     return ObjectIndex(given, options.namespace, cluster_scoped), frozenset(ids)
 
 
-def _holds_key(node: object, key: str) -> bool:
+def _holds_key(root: MappingNode, key: str) -> bool:
     """Whether a mapping in the tree has the key `key`."""
-    stack = [node]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, MappingNode):
-            for k, v in node.value:
-                if isinstance(k, ScalarNode) and k.value == key:
-                    return True
-                stack.append(v)
-        elif isinstance(node, SequenceNode):
-            stack.extend(node.value)
-    return False
+    return any(isinstance(node, MappingNode) and any(isinstance(k, ScalarNode) and k.value == key for k, _ in node.value)
+               for node in unique_nodes(root))
 
 
 def _configs(analysis: Analysis, written: Written):
