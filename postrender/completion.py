@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 SHELLS = ("bash", "zsh", "fish")
@@ -26,6 +27,9 @@ class Flag:
     # Its value only as `--flag=VALUE` (it may stand alone: --keep-original):
     # a word after it is not its value, so none is offered there.
     attached: bool = False
+    # What each choice does, where the help says (choice_help); fish shows
+    # a flag's description beside each of its values unless a value has one.
+    choice_helps: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -51,11 +55,13 @@ def _specs(parsers: dict[str, argparse.ArgumentParser]) -> list[Spec]:
                 continue
             if action.option_strings:
                 takes_value = action.nargs != 0
+                flag_choices = tuple(str(c) for c in action.choices or ())
                 flags.append(Flag(
                     tuple(action.option_strings), _short_help(action.help or ""), takes_value,
-                    tuple(str(c) for c in action.choices or ()),
+                    flag_choices,
                     takes_value and str(action.metavar) in _PATH_METAVARS,
                     any(name in alone for name in action.option_strings),
+                    tuple(choice_help(action.help or "", c) for c in flag_choices),
                 ))
             elif action.choices:
                 choices = tuple(str(c) for c in action.choices)
@@ -64,6 +70,14 @@ def _specs(parsers: dict[str, argparse.ArgumentParser]) -> list[Spec]:
         summary = (parser.description or "").split("\n")[0].rstrip(".")
         specs.append(Spec(name, summary, tuple(flags), choices, paths))
     return specs
+
+
+def choice_help(text: str, choice: str) -> str:
+    """What a flag's help says of one of its choices, written `CHOICE: what`
+    or `CHOICE (what)` ("rename: version ConfigMaps and Secrets by content",
+    "dot (Graphviz)"); "" where it says nothing of it."""
+    match = re.search(rf"(?<![-\w]){re.escape(choice)}(?::\s+|\s+\()(?!default:)([^;()]+)", text)
+    return _short_help(" ".join(match.group(1).split())).rstrip(",") if match else ""
 
 
 def _short_help(text: str) -> str:
@@ -232,6 +246,19 @@ def _fish_text(text: str) -> str:
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
+def _fish_choices(words: Sequence[str], helps: Sequence[str]) -> str:
+    """fish's candidate list, each value with its own description after a
+    tab, empty where the help says nothing of it: without a tab, fish shows
+    the flag's description beside every value ("annotate  rename: version
+    ConfigMaps...")."""
+    return _fish_text(" ".join(f"{word}\\t{_fish_word(help_)}" for word, help_ in zip(words, helps)))
+
+
+def _fish_word(text: str) -> str:
+    # One word of `complete -a`'s list, which fish splits as it splits a command line.
+    return re.sub(r"([\\ '\"$*?~#(){}\[\];|&<>`])", r"\\\1", text)
+
+
 def _fish(specs: list[Spec]) -> str:
     others = [s.name for s in specs if s.name != "render"]
     lines = [
@@ -257,10 +284,10 @@ def _fish(specs: list[Spec]) -> str:
                 parts.append(f"-l {name[2:]}" if name.startswith("--") else f"-s {name[1:]}")
             if flag.attached:
                 # fish has no value that must be attached: the `=` forms are words of their own.
-                forms = " ".join(f"{flag.names[-1]}={choice}" for choice in flag.choices)
-                lines.append(f"complete -c postrender -n '{condition}' -f -a '{forms}' -d {_fish_text(flag.help)}")
+                forms = _fish_choices([f"{flag.names[-1]}={choice}" for choice in flag.choices], flag.choice_helps)
+                lines.append(f"complete -c postrender -n '{condition}' -f -a {forms}")
             elif flag.choices:
-                parts.append(f"-x -a '{' '.join(flag.choices)}'")
+                parts.append(f"-x -a {_fish_choices(flag.choices, flag.choice_helps)}")
             elif flag.path:
                 parts.append("-r -F")
             elif flag.takes_value:

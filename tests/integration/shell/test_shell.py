@@ -389,6 +389,27 @@ def test_fish_completion(tmp_path):
             assert got == {"--strategy", "--strict"} - ({"--strict"} - got)
 
 
+def test_fish_describes_each_value_by_itself(tmp_path):
+    """fish shows a flag's description beside each of its values unless a
+    value has its own: `annotate` read "rename: version ConfigMaps and
+    Secrets by content", and `dot` "table, json" (newcomer60)."""
+    fish = require_tool("fish")
+    script = _script("fish", tmp_path)
+    lines = ["postrender --strategy ", "postrender --strategy=", "postrender graph -o ", "postrender --keep-original="]
+    commands = "; ".join(f"echo '#'; complete -C '{line}'" for line in lines)
+    out = subprocess.run([fish, "--no-config", "-c", f"source {script}; {commands}"], capture_output=True,
+                         env=env(), timeout=60)
+    assert out.returncode == 0, out.stderr
+    answers = [dict(row.partition("\t")[::2] for row in answer.splitlines() if row)
+               for answer in out.stdout.decode().split("#\n")[1:]]
+    assert answers[0] == {"rename": "version ConfigMaps and Secrets by content",
+                          "annotate": "keep names, roll pod templates by a postrender.io/config-hash annot..."}
+    assert answers[1] == {f"--strategy={k}": v for k, v in answers[0].items()}
+    assert answers[2] == {"table": "", "json": "with the render's warnings", "dot": "Graphviz", "mermaid": ""}
+    assert answers[3]["--keep-original=auto"] == "Secrets, for Helm `lookup`"
+    assert answers[3]["--keep-original=none"] == ""  # not its "(default: auto)"
+
+
 @pytest.mark.parametrize(
     "typed,shows",
     [
