@@ -65,6 +65,10 @@ class RenderOptions:
     version_all: bool = False
     # Names left on an object that no longer exists are warnings, not errors (broken.py).
     allow_broken: bool = False
+    # graph and diff show such names (as --allow-broken-references would)
+    # instead of failing; the advice a failure gives is still for the
+    # render these options make. Set by those commands; no flag of its own.
+    show_broken: bool = False
     # kustomize is the parent and maps names after this render (its
     # name-reference pass, for the fields of its `configurations:` too):
     # each version records the name it had among kustomize's earlier names

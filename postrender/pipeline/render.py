@@ -316,7 +316,7 @@ def render(sources: list[Source], options: RenderOptions, reporter: Reporter, st
     problems = broken.find(analysis.graph, analysis.plan, analysis.policy.held, analysis.by_name.readers, findings)
     _report(analysis.graph, result, reporter, analysis.productions, {id(p.node) for p in problems})
     _report_analysis(analysis, reporter)
-    broken.report(problems, reporter, options.allow_broken, options.strict)
+    broken.report(problems, reporter, options.allow_broken, options.strict, options.show_broken)
     release = release and options.retain is None
     if release:
         _drop_before_write(analysis, result)

@@ -150,7 +150,7 @@ def build(label: str, sources: list[Source], options: RenderOptions) -> Side:
     try:
         # A name the render would leave on a removed object fails a render; a
         # diff reports it (a reference that does not roll) instead, as graph does.
-        result = render(sources, replace(options, allow_broken=True), quiet)
+        result = render(sources, replace(options, show_broken=True), quiet)
         analysis = result.analysis
         cluster_scoped = frozenset(analysis.table.cluster_scoped)
         output = read([Source(f"{label} (rendered)", result.output)], options.limits)

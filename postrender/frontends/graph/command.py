@@ -31,6 +31,6 @@ def show(sources: list[Source], options: RenderOptions, fmt: str, reporter: Repo
     from ...pipeline.render import render
 
     reporter = reporter if reporter is not None else Reporter()
-    result = render(sources, replace(options, allow_broken=True), reporter)
+    result = render(sources, replace(options, show_broken=True), reporter)
     view = build_view(result.analysis, result, [w.message for w in reporter.warnings])
     return formats.write(view, fmt)

@@ -128,11 +128,14 @@ def find(graph: Graph, the_plan: Plan, held: dict[int, str], readers: list[Reade
     return problems
 
 
-def report(problems: list[Broken], reporter: Reporter, allow_broken: bool, strict: bool) -> None:
+def report(problems: list[Broken], reporter: Reporter, allow_broken: bool, strict: bool, shown: bool = False) -> None:
     """Fail naming every problem; with --allow-broken-references, warn instead
-    (--strict keeps the guard's findings fatal)."""
+    (--strict keeps the guard's findings fatal). `shown` (graph, diff): warn
+    as that flag would, but where --strict still fails, advise what the
+    render itself needs: without the flag, dropping --strict is not enough."""
+    warned = allow_broken or shown
     fatal = [p for p in problems
-             if p.only_strict and strict or not p.only_strict and (not allow_broken or strict and p.from_guard)]
+             if p.only_strict and strict or not p.only_strict and (not warned or strict and p.from_guard)]
     for problem in problems:
         if problem not in fatal:
             reporter.warn(str(problem.error(fatal=False)), problem.about)

@@ -244,16 +244,20 @@ def test_the_advice_to_render_anyway_is_what_really_renders(extra, advice, follo
     assert run_postrender([*VERSION_ALL, *followed], _stream(config, custom)).status == 0
 
 
-def test_diff_under_strict_advises_dropping_strict(tmp_path):
-    # diff already lets a broken name through (it reports it), so --strict is all that fails it.
+def test_diff_under_strict_gives_the_renders_advice(tmp_path):
+    # diff lets a broken name through (it reports it), so --strict is all
+    # that fails it; but its advice is for the render the options make, which
+    # dropping --strict alone left failing (newcomer60, for graph).
     config, custom, _, field, _ = CASES["traefik"]
     stream = tmp_path / "s.yaml"
     stream.write_text(_stream(config, custom))
     result = run_postrender(["diff", *VERSION_ALL, "--strict", str(stream), str(stream)])
     assert result.status == 1
     (error,) = [line for line in result.stderr.splitlines() if field in line]
-    assert error.startswith("postrender: error: old (") and error.endswith("or drop --strict to render anyway")
+    assert error.startswith("postrender: error: old (")
+    assert error.endswith("or drop --strict and pass --allow-broken-references to render anyway")
     assert run_postrender(["diff", *VERSION_ALL, str(stream), str(stream)]).status == 0
+    assert run_postrender(["diff", *VERSION_ALL, "--allow-broken-references", str(stream), str(stream)]).status == 0
 
 
 def test_the_suggested_field_spec_silences_the_guard(tmp_path):
