@@ -13,7 +13,7 @@ SOURCES = {'builtin.yaml': 'bf820af244f274f1cca530cc1676c8178cb7f6a31c170b6efdd7
  'fixednames.yaml': 'fe21cf941136a232a88b133e133c2ae41274e3523e034435b5e11ff838547f18',
  'guard.yaml': 'f31bad9b5ffebe6780811289d332f8c4cb904359756a777a8f5767933bc0a2b0',
  'kustomize.yaml': '08624319600009720ca062df566dca9031a3b5e62a6e7e915625a13967de418e',
- 'producers.yaml': 'b0554675ad45cf20df211e0f5cec83658afdb5b2b2793a80d5411513d3418f32'}
+ 'producers.yaml': '38b77fd72b85594e8e8523ee227a25894a3eef798641d9d3bf332de387c99c3f'}
 
 # Table file name -> its content, as ruamel's safe loader reads it.
 TABLES = json.loads(r'''{
@@ -3491,7 +3491,8 @@ TABLES = json.loads(r'''{
     "path": "spec/tls/secretName",
     "ifAnnotation": [
      "cert-manager.io/issuer",
-     "cert-manager.io/cluster-issuer"
+     "cert-manager.io/cluster-issuer",
+     "kubernetes.io/tls-acme"
     ],
     "why": "cert-manager's ingress-shim issues a certificate into it"
    },
@@ -3503,7 +3504,8 @@ TABLES = json.loads(r'''{
     "namespaceField": "namespace",
     "ifAnnotation": [
      "cert-manager.io/issuer",
-     "cert-manager.io/cluster-issuer"
+     "cert-manager.io/cluster-issuer",
+     "kubernetes.io/tls-acme"
     ],
     "why": "cert-manager's gateway-shim issues a certificate into it"
    },

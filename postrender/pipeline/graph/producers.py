@@ -15,7 +15,7 @@ from ...records import field, record
 from ... import fieldspecs
 from ...fieldspecs import CONFIG_KINDS, FieldSpec, Segment, parse_path
 from .references import Graph, Path, Reference, find
-from ..index.objects import ObjectIndex
+from ..index.objects import ObjectIndex, across_namespaces
 from ...syntax.nodes import Node, format_path, get
 from ..read import KubeObject
 
@@ -74,9 +74,10 @@ class Productions:
         self._by_name.setdefault((item.target_kind, item.name), []).append(item)
 
     def of(self, kind: str, namespace: str | None, name: str) -> Production | None:
-        """The producer of a name; a None namespace (on either side) matches any."""
+        """The producer of a name; a None namespace (on either side) matches
+        any, and the implicit namespace the explicit ones (_same_place)."""
         for item in self._by_name.get((kind, name), ()):
-            if item.namespace is None or namespace is None or item.namespace == namespace:
+            if _same_place(item.namespace, namespace):
                 return item
         return None
 
@@ -161,10 +162,21 @@ def find_productions(graph: Graph) -> Productions:
         configs.setdefault((config.kind, config.name), []).append(config)
     for item in found.items:
         for config in configs.get((item.target_kind, item.name), ()):
-            if item.namespace is None or index.namespace_of(config) == item.namespace:
+            if _same_place(item.namespace, index.namespace_of(config)):
                 found.excluded.setdefault(id(config), f"named by {item.describe()}")
                 found.by_object.setdefault(id(config), item)
     return found
+
+
+def _same_place(producer: str | None, config: str | None) -> bool:
+    """Whether a producer in one namespace may make the object of its name
+    in the other. As references match (objects.across_namespaces), the
+    implicit namespace, whatever the deployer picks, may be any explicit
+    one: a chart that gives `namespace: {{ .Release.Namespace }}` to its
+    Secret but not to its Certificate (crd60). Matching there keeps a name
+    that may not have needed keeping, where not matching renamed, and made
+    immutable, a Secret cert-manager then writes into by its old name."""
+    return producer is None or config is None or producer == config or across_namespaces(producer, config)
 
 
 def _names(obj: KubeObject, rule: Rule, index: ObjectIndex) -> list[Production]:
