@@ -10,7 +10,7 @@ import json
 SOURCES = {'builtin.yaml': 'bf820af244f274f1cca530cc1676c8178cb7f6a31c170b6efdd7b3d37b9ee7e3',
  'bulk.yaml': 'b455ab0ba389a28bc2808a464c7d3b76ec98eadb118c2e995d9bbb48de99d41a',
  'dependencies.yaml': '7eb6c9031b701775c1705fd2c3b67df81209b76dd8f7e7b4cd5a014d6ac343a2',
- 'fixednames.yaml': 'fe21cf941136a232a88b133e133c2ae41274e3523e034435b5e11ff838547f18',
+ 'fixednames.yaml': 'fc5620e03e106be37c12ec34d4185f33f87db227892469995bc3c9f09e6bcf1f',
  'guard.yaml': 'f31bad9b5ffebe6780811289d332f8c4cb904359756a777a8f5767933bc0a2b0',
  'kustomize.yaml': '08624319600009720ca062df566dca9031a3b5e62a6e7e915625a13967de418e',
  'producers.yaml': '38b77fd72b85594e8e8523ee227a25894a3eef798641d9d3bf332de387c99c3f'}
@@ -2613,6 +2613,12 @@ TABLES = json.loads(r'''{
     "why": "kubeadm reads and migrates the Corefile by name on upgrade"
    },
    {
+    "kind": "ConfigMap",
+    "name": "coredns-custom",
+    "namespace": "kube-system",
+    "why": "CoreDNS (AKS, k3s) mounts kube-system/coredns-custom by name from its own manifest"
+   },
+   {
     "kind": "Secret",
     "name": "kubeadm-certs",
     "namespace": "kube-system",
@@ -2702,6 +2708,31 @@ TABLES = json.loads(r'''{
     "kind": "ConfigMap",
     "name": "workflow-controller-configmap",
     "why": "Argo Workflows reads it by name (the default of --configmap)"
+   },
+   {
+    "kind": "ConfigMap",
+    "name": "artifact-repositories",
+    "why": "Argo Workflows reads a namespace's default artifact repository from it by name"
+   },
+   {
+    "kind": "ConfigMap",
+    "namePattern": "config-.+",
+    "namespace": "knative-serving",
+    "why": "Knative Serving watches its config-* ConfigMaps by name"
+   },
+   {
+    "kind": "ConfigMap",
+    "namePattern": "config-.+|default-ch-webhook",
+    "namespace": "knative-eventing",
+    "why": "Knative Eventing watches its config-* ConfigMaps by name"
+   },
+   {
+    "kind": "ConfigMap",
+    "namePattern": ".+",
+    "ifLabel": [
+     "velero.io/plugin-config"
+    ],
+    "why": "a Velero plugin finds it by label and refuses a second one"
    },
    {
     "kind": "ConfigMap",
