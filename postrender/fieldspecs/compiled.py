@@ -7,13 +7,13 @@ run the script; tests/unit/fieldspecs/test_compiled_fieldspecs.py checks the two
 import json
 
 # sha256 of each source table when this was generated.
-SOURCES = {'builtin.yaml': 'bf820af244f274f1cca530cc1676c8178cb7f6a31c170b6efdd7b3d37b9ee7e3',
+SOURCES = {'builtin.yaml': '06cb9fedc261c361f779043c22d6b27c348607448e778d98df08cba6fca3be70',
  'bulk.yaml': 'b455ab0ba389a28bc2808a464c7d3b76ec98eadb118c2e995d9bbb48de99d41a',
  'dependencies.yaml': '7eb6c9031b701775c1705fd2c3b67df81209b76dd8f7e7b4cd5a014d6ac343a2',
  'fixednames.yaml': 'fc5620e03e106be37c12ec34d4185f33f87db227892469995bc3c9f09e6bcf1f',
  'guard.yaml': 'f31bad9b5ffebe6780811289d332f8c4cb904359756a777a8f5767933bc0a2b0',
  'kustomize.yaml': '08624319600009720ca062df566dca9031a3b5e62a6e7e915625a13967de418e',
- 'producers.yaml': '38b77fd72b85594e8e8523ee227a25894a3eef798641d9d3bf332de387c99c3f'}
+ 'producers.yaml': 'f95967492f8b13483c89d92a0bd9a96d60e60d1d84e1f8ea11d1979fd492122a'}
 
 # Table file name -> its content, as ruamel's safe loader reads it.
 TABLES = json.loads(r'''{
@@ -353,6 +353,7 @@ TABLES = json.loads(r'''{
    "VolumeSnapshotClass",
    "ClusterIssuer",
    "ClusterSecretStore",
+   "ClusterExternalSecret",
    "ClusterTriggerAuthentication",
    "GatewayClass",
    "APIService",
@@ -3547,6 +3548,21 @@ TABLES = json.loads(r'''{
     "path": "spec/target/name",
     "default": "{name}",
     "why": "External Secrets Operator writes the fetched values there"
+   },
+   {
+    "kind": "ClusterExternalSecret",
+    "group": "external-secrets.io",
+    "target": "Secret",
+    "path": "spec/externalSecretSpec/target/name",
+    "why": "External Secrets Operator writes the fetched values there, in each namespace it selects"
+   },
+   {
+    "kind": "ClusterExternalSecret",
+    "group": "external-secrets.io",
+    "target": "Secret",
+    "path": "spec/externalSecretName",
+    "default": "{name}",
+    "why": "External Secrets Operator writes the fetched values there (the ExternalSecret's name), in each namespace it selects"
    },
    {
     "kind": "SealedSecret",

@@ -19,6 +19,14 @@ PRODUCERS = {
                              "metadata: {name: e%s}\nspec: {target: {name: web-tls}}\n",
     "ExternalSecret by its own name": "apiVersion: external-secrets.io/v1beta1\nkind: ExternalSecret\n"
                                       "metadata: {name: web-tls%s}\nspec: {}\n",
+    # Cluster-scoped: a namespace it is given means nothing, and it claims the name in every one.
+    "ClusterExternalSecret target": "apiVersion: external-secrets.io/v1beta1\nkind: ClusterExternalSecret\n"
+                                    "metadata: {name: ce%s}\nspec: {externalSecretSpec: {target: {name: web-tls}}}\n",
+    "ClusterExternalSecret by its ExternalSecret's name": (
+        "apiVersion: external-secrets.io/v1beta1\nkind: ClusterExternalSecret\n"
+        "metadata: {name: ce%s}\nspec: {externalSecretName: web-tls, externalSecretSpec: {}}\n"),
+    "ClusterExternalSecret by its own name": "apiVersion: external-secrets.io/v1beta1\nkind: ClusterExternalSecret\n"
+                                             "metadata: {name: web-tls%s}\nspec: {externalSecretSpec: {}}\n",
     "SealedSecret": "apiVersion: bitnami.com/v1alpha1\nkind: SealedSecret\nmetadata: {name: web-tls%s}\n"
                     "spec: {encryptedData: {k: AgBy}}\n",
     "Ingress, cert-manager.io/cluster-issuer": (
