@@ -562,9 +562,17 @@ def _chunk_starts(text: str, name: str | None, count: _Count | None,
     chunks = _ChunkStarts(array("q"), array("q"))
     line = 0
     carried: int | None = None  # start of `%YAML`/`%TAG` directives, which belong to the next document
+    kept = False  # whether kubectl keeps the separator line before as its chunk's first line
     for i, start in enumerate(starts):
         end = starts[i + 1] if i + 1 < len(starts) else len(text)
         begin = carried if carried is not None else start
+        kept = _separator_kept(text, start, starts[i - 1] if i else None, kept)
+        if not kept and text.find("...", start, end) != -1:
+            marker = _end_before_any_document(text, start, end)
+            if marker is not None:
+                where = leading_source_comment(text[begin:end]) or name
+                raise PostrenderError(_END_WITHOUT_DOCUMENT, Location(
+                    documents_before + len(chunks.begins) + 1, where, line=line + text.count("\n", begin, marker) + 1))
         chunk = text[begin:end] if text.find("%", begin, end) != -1 else ""  # only directives need a look
         if i == 0 and "%" in chunk and _only_directives(chunk):
             # Before the file's first `---`: kubectl's first chunk, which
@@ -587,6 +595,45 @@ def _chunk_starts(text: str, name: str | None, count: _Count | None,
         chunks.lines.append(line)
         line += text.count("\n", begin, end)
     return chunks
+
+
+def _separator_kept(text: str, at: int, before: int | None, before_kept: bool) -> bool:
+    """Whether kubectl's reader (apimachinery's YAMLReader, Helm's too) keeps
+    the separator line at `at` as the first line of its chunk: it drops one
+    that ends a chunk holding a line, and keeps one that comes while its
+    chunk holds none. That is at the file's start (0: where a chunk starts
+    with no separator line, there is none to keep, and it starts with its
+    first line), after a JSON document the stream opens with, and right
+    after a separator line it dropped: so of separator lines in a row, it
+    drops and keeps them by turns. `before`: the separator before, if any."""
+    if at == 0:
+        return text.startswith("---")
+    line_before = text.rfind("\n", 0, at - 1) + 1
+    if before is not None and before == line_before:
+        return not before_kept
+    return before is None and _json_ends_just_before(text, at)
+
+
+def _end_before_any_document(text: str, start: int, end: int) -> int | None:
+    """Where a `...` line is that kubectl's chunk from `start` (a separator
+    line it drops, or the file's start) holds before any document: only
+    blank lines and comments come before it there. go-yaml refuses such a
+    chunk ("did not find expected node content"), and kubectl with it, where
+    YAML reads an empty stream. None: the chunk's first line is content."""
+    at = start
+    if opens_with_marker(text, start):
+        newline = text.find("\n", start, end)
+        at = end if newline == -1 else newline + 1
+    while at < end:
+        newline = text.find("\n", at, end)
+        line_end = end if newline == -1 else newline
+        stripped = text[at:line_end].strip().lstrip("\ufeff") if at == 0 else text[at:line_end].strip()
+        if stripped and not stripped.startswith("#"):
+            # A marker starts its line; an indented `...` is a plain scalar.
+            starts_line = text.startswith("...", at) or at == 0 and text.startswith("\ufeff...")
+            return at if starts_line and _MARKER_LINE.fullmatch(stripped) else None
+        at = line_end + 1
+    return None
 
 
 def _directives_after_end(chunk: str) -> tuple[int, int] | None:
@@ -684,6 +731,14 @@ _STRAY_DIRECTIVE = (
     "a directive (a line that starts with %) before the file's first document, or after a ... line that ends"
     " none: kubectl and Helm refuse it there (they read a directive only after the ... line that ends a"
     " document, and then ignore it); remove it"
+)
+
+
+# go-yaml refuses a chunk that holds a `...` line before any node: after a
+# `---` line kubectl drops, or at the start of the file.
+_END_WITHOUT_DOCUMENT = (
+    "a ... line with no document before it since the --- line before (or the file's start): kubectl and Helm"
+    " refuse it (did not find expected node content); remove the ... line"
 )
 
 
@@ -1932,7 +1987,9 @@ def only_comments(text: str) -> bool:
         return False
     for line in _lines(text):
         stripped = line.strip().lstrip("\ufeff")
-        if stripped and not stripped.startswith("#") and stripped not in ("---", "..."):
+        if stripped and not stripped.startswith("#") and not (
+                stripped in ("---", "...") and line.lstrip("\ufeff").startswith(stripped)):
+            # (Indented, `...` is a plain scalar: a document kubectl cannot read.)
             return False
     return True
 

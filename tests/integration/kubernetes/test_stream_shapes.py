@@ -82,3 +82,56 @@ def test_the_line_named_is_the_document_ends():
     assert result.stderr.startswith("postrender: error: document 1 line 3: a `...` line after a JSON document")
     result = run_postrender([], _in_a_list(IN_A_LIST["a List"]))
     assert result.stderr.startswith("postrender: error: document 1 (List/?) line 4: an item of a List that holds")
+
+
+# A `...` line (YAML's document end) where kubectl's chunk holds no document
+# before it: go-yaml refuses the chunk ("did not find expected node
+# content"), where YAML reads an empty stream (oracle60). kubectl's reader
+# keeps a `---` line that comes while its chunk is empty (the file's first,
+# one right after a `---` it dropped), so `---`, `---`, `...` reads.
+END = "...\n"
+OBJECT = YAML
+END_MARKERS = {
+    "a `...` chunk after a document": OBJECT + "---\n" + END,
+    "only a `...` line": END,
+    "a comment, then `...`, before the first `---`": "# c\n" + END + "---\n" + OBJECT,
+    "a blank line before `...`, a comment after": OBJECT + "---\n\n" + END + "# t\n",
+    "`...` twice after `---`": OBJECT + "---\n" + END + END,
+    "`...`, `---`, `...`": OBJECT + END + "---\n" + END,
+    "`...` with a comment": OBJECT + "---\n... # c\n",
+    "`...`, then a document, in one chunk": OBJECT + "---\n" + END + DEPLOY,
+    "a byte-order mark, then `...`": "\ufeff" + END + "---\n" + OBJECT,
+    "`...` after a kept `---`": OBJECT + "---\n---\n" + END,
+    "`...` after a third `---` in a row": OBJECT + "---\n---\n---\n" + END,
+    "`...` after the file's first `---`": "---\n" + END + "---\n" + OBJECT,
+    "`...` ending a document, twice": OBJECT + END + END,
+    "a null document ended by `...`": OBJECT + "---\n~\n" + END,
+    "comments only after `---`": OBJECT + "---\n# only\n",
+    "an indented `...` (a scalar)": OBJECT + "---\n  ...\n",
+    "`....` (a scalar)": OBJECT + "---\n....\n",
+    "CRLF, `...` after `---`": (OBJECT + "---\n" + END).replace("\n", "\r\n"),
+}
+
+
+@pytest.mark.parametrize("name", END_MARKERS)
+def test_a_document_end_with_no_document_is_refused_where_kubectl_refuses_it(name):
+    text = END_MARKERS[name]
+    result = run_postrender([], text)
+    if kubectl_reads(text):
+        assert result.status == 0, result.stderr
+        read_in, read_out = read_streams([text, result.stdout])
+        assert len(read_out) == len(read_in)
+        return
+    assert result.status == 1 and result.stdout == "", result.stderr
+    (line,) = result.stderr.splitlines()
+    if text.lstrip("\ufeff").lstrip().startswith("...") or "\n..." in text:
+        # The line named is the `...` line kubectl stops at, where that is the cause.
+        number = int(line.split(" line ", 1)[1].split(":", 1)[0])
+        named = text.splitlines()[number - 1].lstrip("\ufeff")
+        assert named.startswith("...") or "a document must be a mapping" in line, line
+
+
+def test_the_end_markers_have_both_verdicts():
+    verdicts = {name: kubectl_reads(text) for name, text in END_MARKERS.items()}
+    assert not verdicts["a `...` chunk after a document"] and not verdicts["`...` after a third `---` in a row"]
+    assert verdicts["`...` after a kept `---`"] and verdicts["`...` ending a document, twice"]
