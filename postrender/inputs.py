@@ -163,8 +163,10 @@ def decode(data: bytes, name: str | None) -> Source:
         before = data[: exc.start]
         line = before.count(b"\n") + 1
         document = _documents_to_end_of(before.decode("utf-8"))
+        # Where, not which byte: it may be one of a Secret's value (leak60).
+        column = len(before[before.rfind(b"\n") + 1:].decode("utf-8")) + 1
         raise InvalidUTF8(
-            f"invalid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})",
+            f"invalid UTF-8 at column {column} (byte offset {exc.start}); save the file as UTF-8",
             Location(document, name, line=line), data.decode("utf-8", "replace"),
         ) from None
     return Source(name, text)

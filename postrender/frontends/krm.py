@@ -369,8 +369,18 @@ def warning_results(warnings: list[Diagnostic]) -> list[dict[str, Any]]:
             result.update(_about(obj))
             if path and "resourceRef" in result:
                 result["field"] = {"path": path, "currentValue": value}
+                result["message"] = _without_the_place(warning.message, path)
         results.append(result)
     return results
+
+
+def _without_the_place(message: str, path: str) -> str:
+    """The message without the `Kind/name path: ` it opens with, which the
+    result's resourceRef and field say: kpt prints both, and then printed
+    the place twice (newcomer60)."""
+    head, said, rest = message.partition(f" {path}: ")
+    # `Deployment/web`, or a location: `document 1 (web.yaml, Gizmo/g) stream line 78:`.
+    return rest if said and "/" in head and (" " not in head or head.startswith("document ")) else message
 
 
 def _about(obj: KubeObject) -> dict[str, Any]:

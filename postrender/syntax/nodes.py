@@ -1470,11 +1470,14 @@ def string_value(node: Node) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def not_a_string_hint(node: Node, show_value: bool = False) -> str:
+def not_a_string_hint(node: Node, show_value: bool = False, secret: bool = False) -> str:
     """Why Kubernetes reads a node as something other than a string, and
     the mechanical fix, for a message: " (quote it; ...)". The value itself
     is quoted back only when `show_value` (a short ConfigMap value, a kind):
-    a Secret's never is."""
+    a Secret's never is. Nor, for a `secret` value, is what it reads as: "a
+    number" says it is digits (a PIN), "a boolean" that it is one of a score
+    of words (leak60). An empty one is still said to be empty, as that is
+    all its fix says."""
     if not isinstance(node, ScalarNode):
         return f" (found a {'mapping' if isinstance(node, MappingNode) else 'sequence'})"
     if node.tag == BINARY_TAG:
@@ -1489,6 +1492,8 @@ def not_a_string_hint(node: Node, show_value: bool = False) -> str:
         if node.tag == STR_TAG:
             shown = show_value and len(node.value) <= 40
             fix = f"quote it: {json.dumps(node.value, ensure_ascii=False)}" if shown else "quote it"
+    if secret and value is not None:
+        return " (quote it, or drop its tag: Kubernetes does not read it as a string)"
     if node.tag == STR_TAG:
         return f" ({fix}; unquoted, Kubernetes reads it as {what} under YAML 1.1)"
     return f" ({fix}; its tag makes it {what})"

@@ -413,3 +413,36 @@ def test_equal_keys_inside_a_value_are_dropped_unshown(shape, place, tmp_path):
             # What kubectl reads of the value, and so the output: the last key alone.
             pin = result.stdout.split("pin:")[1]
             assert pin.count(": b") == 1 and ": a" not in pin, result.stdout
+
+
+@pytest.mark.parametrize("invalid", [b"\xc3(", b"\xff", b"\xe2\x82", b"\xed\xa0\x80"])
+@pytest.mark.parametrize("field", ["stringData", "data"])
+def test_an_invalid_byte_in_a_secret_is_placed_not_shown(invalid, field, tmp_path):
+    """The byte kubectl would fail on may be one of a Secret's value (a raw
+    key pasted into stringData): the message says where it is, not what
+    (leak60)."""
+    text = (b"apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n" + field.encode()
+            + b":\n  key: \"AB" + invalid + b"CD\"\n")
+    result = run_postrender([], text)
+    assert result.status == 1 and result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert "line 6: invalid UTF-8 at column 11 (byte offset" in line, line
+    for byte in invalid:
+        assert f"{byte:02x}" not in line.lower().split("byte offset")[0] and f"0x{byte:02x}" not in line.lower()
+
+
+@pytest.mark.parametrize("value, reads_as", [
+    ("1234", "a number"), ("0x1F", "a number"), ("1e3", "a number"), ("off", "a boolean"), ("Yes", "a boolean"),
+    ("!!int 7", "a number"), ("!!bool true", "a boolean"),
+])
+def test_what_a_secrets_value_reads_as_is_not_said(value, reads_as):
+    """`must be a string (... reads it as a number)` told a reader that a
+    Secret's value is digits, a PIN (leak60). A ConfigMap's is still said,
+    with the value quoted back."""
+    secret = run_postrender([], f"apiVersion: v1\nkind: Secret\nmetadata: {{name: s}}\nstringData:\n  pin: {value}\n")
+    assert secret.status == 1 and secret.stdout == ""
+    assert "stringData.pin must be a string (quote it, or drop its tag" in secret.stderr, secret.stderr
+    for word in ("number", "boolean", "bool", "int", "float", value.split()[-1]):
+        assert word not in secret.stderr.split("must be a string", 1)[1], secret.stderr
+    config = run_postrender([], f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c}}\ndata:\n  pin: {value}\n")
+    assert config.status == 1 and reads_as in config.stderr, config.stderr

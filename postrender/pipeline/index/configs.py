@@ -213,7 +213,8 @@ def validate(obj: KubeObject, folded: ConfigFolder | None = None) -> Fields:
                 shown = label if key.value == label else f"{key.value} (a key Kubernetes reads as {label!r})"
             if text is None:
                 what = "a base64 string" if encoded else "a string"
-                hint = (not_a_string_hint(value, show_value=obj.kind == "ConfigMap") if isinstance(value, ScalarNode)
+                hint = (not_a_string_hint(value, obj.kind == "ConfigMap", obj.kind == "Secret")
+                        if isinstance(value, ScalarNode)
                         else f" (write the text as a block scalar: `{key.value}: |`)")
                 raise PostrenderError(f"{field}.{shown} must be {what}{hint}", obj.location(value))
             if encoded and go_base64(text) is None:
