@@ -14,7 +14,7 @@ from ...errors import PostrenderError
 from ..read import KubeObject
 from ...vocabulary import (
     ANNOTATION_ORIGINAL_NAME, KUSTOMIZE_PREVIOUS_KINDS, KUSTOMIZE_PREVIOUS_NAMES, KUSTOMIZE_PREVIOUS_NAMESPACES,
-    KUSTOMIZE_NEEDS_HASH, KUSTOMIZE_RENAMES, LABEL_BASE_NAME, LABEL_CONTENT_HASH, LABEL_VERSIONED,
+    KUSTOMIZE_NEEDS_HASH, KUSTOMIZE_RENAMES, LABEL_BASE_NAME, LABEL_CONTENT_HASH, LABEL_VERSIONED, is_label_value,
 )
 
 IMPLICIT = ""  # the namespace nobody named; never a valid Kubernetes namespace
@@ -35,7 +35,14 @@ def base_name_of(obj: KubeObject) -> str:
     name = obj.name or ""
     if obj.labels.get(LABEL_VERSIONED) != "true":
         return name
-    original = obj.annotations.get(ANNOTATION_ORIGINAL_NAME) or obj.labels.get(LABEL_BASE_NAME)
+    original = obj.annotations.get(ANNOTATION_ORIGINAL_NAME)
+    if original is not None and is_label_value(original):
+        # A run writes the annotation only for a base the label cannot hold
+        # as it is: one that could was put there by hand or copied from
+        # another object, and trusted, named the next run's version after it
+        # (oracle60).
+        original = None
+    original = original or obj.labels.get(LABEL_BASE_NAME)
     # Marks copied onto another object (a chart's common labels taken from a
     # versioned one) say nothing of it: a previous run's name holds its base
     # (`<base>-<hash>`, kustomize's prefix or suffix around it) or, a base

@@ -155,3 +155,17 @@ def test_marks_another_objects_name_carries_do_not_rename_this_one_after_it(mark
     config, deploy = docs(out.stdout)
     assert config["metadata"]["name"].startswith("cm-") and config["metadata"]["labels"]["postrender.io/base-name"] == "cm"
     assert deploy["spec"]["template"]["spec"]["containers"][0]["envFrom"][0]["configMapRef"]["name"] == config["metadata"]["name"]
+
+
+@pytest.mark.parametrize("original", ["zzz", "cf", "cfg-x", "c"])
+def test_an_original_name_a_run_never_writes_is_not_trusted_the_next_run(original):
+    # A run writes postrender.io/original-name only for a base too long (or
+    # odd) for a label. One a label could hold was written by hand or copied:
+    # the second run named the version after it (`zzz-<hash>`), so a second
+    # run over the output changed it (oracle60). The second run is a no-op.
+    marks = f"\n  annotations: {{postrender.io/original-name: {original}}}"
+    out = run_postrender([], CM.format(name="cfg", ns=marks) + "---\n" + DEPLOY.format(ns="", ref="cfg"))
+    assert out.status == 0, out.stderr
+    assert name_of(out.stdout).startswith("cfg-")
+    again = run_postrender([], out.stdout)
+    assert again.status == 0 and again.stdout == out.stdout, again.stderr
