@@ -72,3 +72,34 @@ def test_zero_to_jupyterhubs_name_map_keeps_the_user_pods_secret():
     forced = run_postrender(["--version-all", "--keep-original=none"], text)
     assert forced.status == 1 and forced.stdout == ""
     assert "data.singleuser: names Secret 'agent-tls', which a program reads by that name" in forced.stderr
+
+
+@pytest.mark.parametrize("around", [
+    # A long line of key characters with no `:` after it: the scan tried each
+    # as a key's start and read on to the line's end, quadratic (scale60: a
+    # 100 KB line took two minutes). 50 KB took half a minute; now one pass.
+    lambda file: file + "a" * 50_000 + "\n",
+    lambda file: "a" * 50_000 + "\n" + file,
+    lambda file: file + "0a1b2c3d4e5f" * 4_000 + "\n",
+    lambda file: file + "a-" * 25_000 + "\n",
+    lambda file: "watch:\n  configMaps: [agent-cfg]\n" + "x." * 25_000 + "\n" + file,
+])
+def test_a_long_run_of_key_characters_is_read_once_and_names_still_found(around):
+    result = run_postrender(["-v", "--keep-original=none"], stream(around("secretName: app/agent-tls\n")))
+    assert result.status == 0, result.stderr
+    assert 'Secret/app/agent-tls keeps its name: ConfigMap/app/settings data["app.conf"] names it' in result.stderr
+
+
+@pytest.mark.parametrize("file, named", [
+    ("secretName: app/agent-tls\n", True),
+    ("x-secretName: app/agent-tls\n", True),   # a run that starts with a letter: the whole run is the key
+    ("my.secretName: app/agent-tls\n", True),
+    # A key is a whole run of key characters: `-secretName` and `1secretName`
+    # are no key `secretName` (a search that started anywhere took them as one).
+    ("-secretName: app/agent-tls\n", False),
+    ("1secretName: app/agent-tls\n", False),
+])
+def test_a_key_is_a_whole_run_of_key_characters(file, named):
+    result = run_postrender(["-v", "--keep-original=none"], stream(file))
+    assert result.status == 0, result.stderr
+    assert ("Secret/app/agent-tls keeps its name" in result.stderr) is named, result.stderr
