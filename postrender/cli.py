@@ -413,9 +413,16 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     typed = args[0] if args else None
     if args[:1] == ["--version"]:
         args = ["version", *args[1:]]
+    if args[:1] == ["help"] and not os.path.exists("help"):
+        # `postrender help [COMMAND]`, as helm and kubectl take it: it read
+        # as a file named help (newcomer60).
+        topic = args[1:2]
+        args = [*(topic if topic and topic[0] in _BY_NAME else []), "--help"]
     name = args[0] if args and args[0] in _BY_NAME else "render"
     if args and args[0] == name:
         args = args[1:]
+    elif args:
+        _check_not_a_mistyped_command(args[0])
     _check_text_for_helm(name, args, typed)
     parser = build_parser(name)
     args = _bare_flags(_kubectl_spellings(args))
@@ -433,6 +440,20 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         namespace = parser.parse_args(args)
     namespace.command = name
     return namespace
+
+
+def _check_not_a_mistyped_command(word: str) -> None:
+    """A first word that is no command is the default command's first path;
+    one that is no path but spelt like a command (`grpah`) was meant as
+    that command, and "no such file or folder" would not say so."""
+    if word.startswith("-") or "/" in word or "." in word or os.path.exists(word):
+        return
+    import difflib
+
+    close = difflib.get_close_matches(word, [*_BY_NAME, "help"], n=1, cutoff=0.6)
+    if close:
+        raise UsageError(f"{word}: no such command, file or folder; did you mean `{PROG} {close[0]}`?"
+                         f" (see {PROG} --help)")
 
 
 def _reporter_for_refused(argv: list[str]) -> Reporter:

@@ -225,6 +225,9 @@ class Option:
         if isinstance(value, (str, bool)) and (isinstance(value, bool) or value not in (True, False)):
             value = self.aliases.get(value, value)
         if self.kind == "bool":
+            if isinstance(value, str):
+                # "must be true or false, not 'true'" read as a contradiction (newcomer60).
+                raise UsageError(f"{name} must be true or false unquoted (a boolean), not the string {value!r}")
             if not isinstance(value, bool):
                 raise UsageError(f"{name} must be true or false, not {value!r}")
             return value

@@ -9,6 +9,7 @@ written back byte for byte.
 from __future__ import annotations
 
 import bisect
+import os
 import re
 from functools import cache
 from array import array
@@ -2983,6 +2984,16 @@ def _list_items(root: MappingNode) -> SequenceNode | None:
     return items if kind and kind.endswith("List") else None
 
 
+def _chart_file_hint(doc: Document) -> str:
+    """A chart's own files are no manifests: a chart folder given where its
+    rendered output goes (`postrender ./mychart`) fails on Chart.yaml first."""
+    file = os.path.basename(doc.source.name or "")
+    if file in ("Chart.yaml", "values.yaml", "Chart.lock") or file.startswith("values-"):
+        return (f" ({file} is a Helm chart's file, not a manifest: render the chart first,"
+                " `helm template NAME CHART | postrender`, or use postrender as helm's --post-renderer)")
+    return ""
+
+
 def _object(doc: Document, node: MappingNode, item: int | None, shared: _SharedMaps) -> KubeObject:
     # What identifies the object, read as kubectl decodes an object's
     # TypeMeta and ObjectMeta: a string or null, and nothing else. kubectl
@@ -2993,7 +3004,7 @@ def _object(doc: Document, node: MappingNode, item: int | None, shared: _SharedM
     metadata = get(node, "metadata")
     name = _identity(doc, metadata, "name", kind, None, "metadata.")
     if not kind:  # kubectl: "Object 'Kind' is missing", for an empty one too
-        raise PostrenderError("object has no kind", doc.location(node, None, name))
+        raise PostrenderError("object has no kind" + _chart_file_hint(doc), doc.location(node, None, name))
     api_version, namespace = _type_and_namespace(doc, node, kind, name)
     if item is not None and isinstance(get(node, "items"), SequenceNode):
         # apimachinery decodes an object holding an `items` list as a List

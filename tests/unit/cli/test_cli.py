@@ -96,6 +96,45 @@ def test_missing_path_is_a_usage_error(tmp_path):
     assert out.status == 2 and "no such file or folder" in out.stderr
 
 
+@pytest.mark.parametrize("argv, shows", [
+    (["help"], "usage: postrender [render]"),
+    (["help", "graph"], "usage: postrender graph"),
+    (["help", "diff"], "usage: postrender diff"),
+    (["help", "nothing"], "usage: postrender [render]"),
+])
+def test_help_is_a_command(tmp_path, monkeypatch, argv, shows):
+    # As in helm and kubectl; it read as a file named help (newcomer60).
+    monkeypatch.chdir(tmp_path)
+    out = run_postrender(argv)
+    assert out.status == 0 and out.stdout.startswith(shows), out.stderr
+
+
+def test_a_file_named_help_is_still_read(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "help").write_text(CM.format(name="a"))
+    out = run_postrender(["help"])
+    assert out.status == 0 and "kind: ConfigMap" in out.stdout
+
+
+@pytest.mark.parametrize("word, meant", [("grpah", "graph"), ("verison", "version"), ("dif", "diff"),
+                                         ("hlep", "help"), ("completions", "completion")])
+def test_a_mistyped_command_is_named_as_one(tmp_path, monkeypatch, word, meant):
+    monkeypatch.chdir(tmp_path)
+    out = run_postrender([word, "x.yaml"])
+    assert out.status == 2 and out.stdout == ""
+    assert f"{word}: no such command, file or folder; did you mean `postrender {meant}`?" in out.stderr
+
+
+@pytest.mark.parametrize("word", ["app", "nope.yaml", "dir/graph", "-"])
+def test_other_missing_paths_are_missing_paths(tmp_path, monkeypatch, word):
+    monkeypatch.chdir(tmp_path)
+    out = run_postrender([word], "" if word == "-" else CM.format(name="a"))
+    if word == "-":
+        assert out.status == 0
+        return
+    assert out.status == 2 and out.stderr.strip() == f"postrender: error: {word}: no such file or folder"
+
+
 # --- -o FILE -----------------------------------------------------------------------
 
 
@@ -763,3 +802,19 @@ def test_require_objects_refuses_an_input_without_one(stream, tmp_path):
     config.write_text("apiVersion: postrender.io/v1alpha1\nkind: PostRender\nmetadata: {name: p}\nrequireObjects: true\n")
     assert run_postrender(["--plugin-config", str(config)], stream).status == 1
     assert run_postrender(["--require-objects"], stream + "\n---\n" + CM.format(name="a")).status == 0
+
+
+def test_a_chart_folder_given_as_input_says_to_render_it_first(tmp_path):
+    # "object has no kind" on Chart.yaml left a newcomer guessing (newcomer60).
+    chart = tmp_path / "mychart"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: mychart\nversion: 0.1.0\n")
+    (chart / "values.yaml").write_text("replicaCount: 1\n")
+    (chart / "templates" / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n")
+    out = run_postrender([str(chart)])
+    assert out.status == 1 and out.stdout == ""
+    assert ("Chart.yaml) line 1: object has no kind (Chart.yaml is a Helm chart's file, not a manifest: render the"
+            " chart first, `helm template NAME CHART | postrender`") in out.stderr, out.stderr
+    (tmp_path / "plain.yaml").write_text("apiVersion: v1\nmetadata: {name: x}\n")
+    out = run_postrender([str(tmp_path / "plain.yaml")])
+    assert out.status == 1 and out.stderr.rstrip().endswith("object has no kind"), out.stderr

@@ -68,3 +68,18 @@ def test_a_file_not_holding_kustomize_s_config_string_is_read_as_input(tmp_path,
     as_plugin = run_postrender([str(config)], STREAM, env={"KUSTOMIZE_PLUGIN_CONFIG_STRING": config.read_text()})
     assert as_plugin.status == 0, as_plugin.stderr
     assert "name: c-" in as_plugin.stdout  # versioned, unreferenced: versionAll came from the config
+
+
+@pytest.mark.parametrize("written, said", [
+    ('"true"', "mutable must be true or false unquoted (a boolean), not the string 'true'"),
+    ("'False'", "mutable must be true or false unquoted (a boolean), not the string 'False'"),
+    ("yes", "mutable must be true or false unquoted (a boolean), not the string 'yes'"),
+    ("1", "mutable must be true or false, not 1"),
+])
+def test_a_quoted_boolean_is_said_to_be_a_string(tmp_path, written, said):
+    # "mutable must be true or false, not 'true'" read as a contradiction (newcomer60).
+    path = tmp_path / "postrender.yaml"
+    path.write_text(f"apiVersion: postrender.io/v1alpha1\nkind: PostRender\nmetadata: {{name: p}}\nmutable: {written}\n")
+    result = run_postrender(["--plugin-config", str(path)], STREAM)
+    assert result.status == 2 and result.stdout == ""
+    assert said in result.stderr, result.stderr
