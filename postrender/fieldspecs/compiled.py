@@ -13,7 +13,7 @@ SOURCES = {'builtin.yaml': '06cb9fedc261c361f779043c22d6b27c348607448e778d98df08
  'fixednames.yaml': 'fc5620e03e106be37c12ec34d4185f33f87db227892469995bc3c9f09e6bcf1f',
  'guard.yaml': 'f31bad9b5ffebe6780811289d332f8c4cb904359756a777a8f5767933bc0a2b0',
  'kustomize.yaml': '08624319600009720ca062df566dca9031a3b5e62a6e7e915625a13967de418e',
- 'producers.yaml': 'f95967492f8b13483c89d92a0bd9a96d60e60d1d84e1f8ea11d1979fd492122a'}
+ 'producers.yaml': '4887e7b5d954fab01a465fe9d91f5f2391a20f1a4c39bc750c5466cb70dcbde4'}
 
 # Table file name -> its content, as ruamel's safe loader reads it.
 TABLES = json.loads(r'''{
@@ -3563,6 +3563,41 @@ TABLES = json.loads(r'''{
     "path": "spec/externalSecretName",
     "default": "{name}",
     "why": "External Secrets Operator writes the fetched values there (the ExternalSecret's name), in each namespace it selects"
+   },
+   {
+    "kind": "VaultStaticSecret",
+    "group": "secrets.hashicorp.com",
+    "target": "Secret",
+    "path": "spec/destination/name",
+    "why": "the Vault Secrets Operator writes the synced values there"
+   },
+   {
+    "kind": "VaultDynamicSecret",
+    "group": "secrets.hashicorp.com",
+    "target": "Secret",
+    "path": "spec/destination/name",
+    "why": "the Vault Secrets Operator writes the dynamic credentials there"
+   },
+   {
+    "kind": "VaultPKISecret",
+    "group": "secrets.hashicorp.com",
+    "target": "Secret",
+    "path": "spec/destination/name",
+    "why": "the Vault Secrets Operator writes the issued certificate there"
+   },
+   {
+    "kind": "HCPVaultSecretsApp",
+    "group": "secrets.hashicorp.com",
+    "target": "Secret",
+    "path": "spec/destination/name",
+    "why": "the Vault Secrets Operator writes the synced values there"
+   },
+   {
+    "kind": "SecretProviderClass",
+    "group": "secrets-store.csi.x-k8s.io",
+    "target": "Secret",
+    "path": "spec/secretObjects/secretName",
+    "why": "the Secrets Store CSI Driver syncs the mounted secrets into it"
    },
    {
     "kind": "SealedSecret",
