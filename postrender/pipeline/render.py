@@ -16,7 +16,7 @@ from .graph.producers import Productions, find_productions
 from .graph.references import (Found, Graph, Resolution, build, created_before_every_apply, in_immutable_template, is_hook,
                                 is_config_object, runs_before_apply)
 from .index.configs import says_immutable
-from .index.objects import ObjectIndex
+from .index.objects import IMPLICIT, ObjectIndex
 from .needs import Needs
 from ..options import RenderOptions, check_cluster, check_strategy
 from .plan.versions import Options as PlanOptions
@@ -394,6 +394,30 @@ def _report(graph: Graph, result: Rewrite, reporter: Reporter, productions: Prod
                               " (a program may make it); left as is")
             else:
                 reporter.warn(f"{where}: {ref.target_kind} {ref.name!r} is not in the stream; left as is", about)
+    _report_conflicting_assumptions(graph, reporter)
+
+
+def _report_conflicting_assumptions(graph: Graph, reporter: Reporter) -> None:
+    """Each reference matched across namespaces assumes the implicit one is
+    the explicit namespace on its other side. Where two assume two different
+    ones, the objects without a namespace deploy to one of them, and the
+    references that assumed the other will name nothing there (oracle60):
+    said once, beside each match's own warning."""
+    assumed: dict[str, str] = {}  # explicit namespace -> one reference that assumed it
+    index = graph.index
+    for ref in graph.references:
+        if ref.resolution is not Resolution.CROSS_NAMESPACE or ref.target is None:
+            continue
+        looked_up = index.lookup_namespace(ref.referrer, ref.namespace)
+        explicit = index.namespace_of(ref.target) if looked_up == IMPLICIT else looked_up
+        if explicit and explicit not in assumed:
+            assumed[explicit] = f"{ref.referrer.describe()} {ref.field_path}"
+    if len(assumed) > 1:
+        listed = "; ".join(f"{namespace} ({where})" for namespace, where in sorted(assumed.items()))
+        reporter.warn(
+            "the objects without metadata.namespace were matched with objects in more than one namespace: "
+            f"{listed}; they deploy to one namespace, so the references matched with the others will name nothing"
+            " there; pass --namespace")
 
 
 def _report_analysis(analysis: Analysis, reporter: Reporter) -> None:

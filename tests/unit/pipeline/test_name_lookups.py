@@ -342,3 +342,25 @@ def test_a_csi_parameter_whose_namespace_is_a_template_keeps_the_secrets_name(sp
         (held,) = [d for d in docs if d["kind"] == spec.kind]
         assert held["parameters"][key] == "snap"
         assert any(d["kind"] == "Secret" and d["metadata"]["name"] == "snap" for d in docs)
+
+
+def test_two_assumptions_about_the_implicit_namespace_are_said_to_conflict():
+    # The namespace-less Deployment's reference assumes the implicit namespace
+    # is prod; the references of other/web and prod/web to the namespace-less
+    # ConfigMap assume other and prod. One of them will name nothing once
+    # applied (oracle60): each match warns, and so does the conflict, once.
+    text = "---\n".join([_cm("cfg"), _cm("cfg2", "prod"), _deploy("implicit", None, config="cfg2"),
+                         _deploy("web", "other", config="cfg"), _deploy("web", "prod", config="cfg")])
+    result = run_postrender([], text)
+    assert result.status == 0, result.stderr
+    conflict = [line for line in result.stderr.splitlines() if "more than one namespace" in line]
+    assert len(conflict) == 1
+    assert "other (Deployment/other/web spec.template" in conflict[0] and "prod (Deployment/" in conflict[0]
+    # One assumption, however many references share it: nothing more to say.
+    single = "---\n".join([_cm("cfg"), _deploy("web", "prod", config="cfg"), _deploy("api", "prod", config="cfg")])
+    result = run_postrender([], single)
+    assert result.status == 0 and "matched only across namespaces" in result.stderr
+    assert "more than one namespace" not in result.stderr
+    # And with --namespace, nothing is assumed at all.
+    result = run_postrender(["--namespace", "prod"], text)
+    assert "more than one namespace" not in result.stderr
