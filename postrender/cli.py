@@ -417,7 +417,9 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         # `postrender help [COMMAND]`, as helm and kubectl take it: it read
         # as a file named help (newcomer60).
         topic = args[1:2]
-        args = [*(topic if topic and topic[0] in _BY_NAME else []), "--help"]
+        if topic and topic[0] not in _BY_NAME:
+            raise UsageError(f"help {topic[0]}: no such command; the commands are {', '.join(_BY_NAME)}")
+        args = [*topic, "--help"]
     name = args[0] if args and args[0] in _BY_NAME else "render"
     if args and args[0] == name:
         args = args[1:]

@@ -567,7 +567,9 @@ def _chunk_starts(text: str, name: str | None, count: _Count | None,
     for i, start in enumerate(starts):
         end = starts[i + 1] if i + 1 < len(starts) else len(text)
         begin = carried if carried is not None else start
-        kept = _separator_kept(text, start, starts[i - 1] if i else None, kept)
+        # (A first chunk with no separator line starts at 0 too: no separator before.)
+        before = starts[i - 1] if i and (starts[i - 1] or text.startswith("---")) else None
+        kept = _separator_kept(text, start, before, kept)
         if not kept and text.find("...", start, end) != -1:
             marker = _end_before_any_document(text, start, end)
             if marker is not None:
@@ -1779,9 +1781,17 @@ def _parse_error(doc: Document, exc: YAMLError) -> PostrenderError:
         return _yaml_error(doc, exc)
     location = doc.at(doc.first_line + 1)
     position = getattr(exc, "position", None)  # a ReaderError's, in UTF-8 bytes
+    reason = getattr(exc, "reason", None)
     if isinstance(position, int):
-        line = doc.first_line + doc.text.encode("utf-8")[:position].count(b"\n") + 1
+        before = doc.text.encode("utf-8")[:position]
+        line = doc.first_line + before.count(b"\n") + 1
         location = doc.at(line)
+        if isinstance(reason, str):
+            # Where the character is, not which: it may be one of a Secret's
+            # value (review60; invalid UTF-8 is named so too, inputs.decode).
+            column = len(before[before.rfind(b"\n") + 1:].decode("utf-8", "replace")) + 1
+            return PostrenderError(f"invalid YAML: a character YAML does not allow at column {column} ({reason});"
+                                   " remove it, or write it as an escape in a double-quoted string", location)
     return PostrenderError(f"invalid YAML: {_first_line(str(exc))}", location)
 
 

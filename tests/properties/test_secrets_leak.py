@@ -446,3 +446,16 @@ def test_what_a_secrets_value_reads_as_is_not_said(value, reads_as):
         assert word not in secret.stderr.split("must be a string", 1)[1], secret.stderr
     config = run_postrender([], f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c}}\ndata:\n  pin: {value}\n")
     assert config.status == 1 and reads_as in config.stderr, config.stderr
+
+
+@pytest.mark.parametrize("char", ["\x01", "\x00", "\x08", "\x7f", "\x9b", "\ufffe"])
+def test_a_character_yaml_refuses_in_a_secret_is_placed_not_named(char):
+    """libyaml names the character it refuses (`unacceptable character
+    #x0001`): one of the Secret's value (review60)."""
+    text = f'apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\nstringData:\n  key: "AB{char}CD"\n'
+    result = run_postrender([], text)
+    assert result.status == 1 and result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert "line 6: invalid YAML: a character YAML does not allow at column 11" in line, line
+    code = f"{ord(char):04x}"
+    assert code not in line.lower() and "#x" not in line

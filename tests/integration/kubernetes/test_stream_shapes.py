@@ -110,6 +110,19 @@ END_MARKERS = {
     "an indented `...` (a scalar)": OBJECT + "---\n  ...\n",
     "`....` (a scalar)": OBJECT + "---\n....\n",
     "CRLF, `...` after `---`": (OBJECT + "---\n" + END).replace("\n", "\r\n"),
+    # A first chunk of one line, no separator before it (review60): the
+    # file's start is no `---` line kubectl kept, so the `---` after it is
+    # dropped, and kept again after that, by turns.
+    "a comment line, `---`, `...`": "# c\n---\n" + END + "---\n" + OBJECT,
+    "a blank line, `---`, `...`": "\n---\n" + END + "---\n" + OBJECT,
+    "a one-line document, `---`, `...`": "{apiVersion: v1, kind: ConfigMap, metadata: {name: f}}\n---\n" + END
+                                         + "---\n" + OBJECT,
+    "a comment line, `---`, `---`, `...`": "# c\n---\n---\n" + END + "---\n" + OBJECT,
+    # After a JSON document that starts the stream kubectl keeps the first `---`.
+    "JSON on two lines, `---`, `...`": '{"apiVersion": "v1",\n "kind": "ConfigMap", "metadata": {"name": "j"}}\n---\n'
+                                       + END + "---\n" + OBJECT,
+    "JSON on two lines, `---`, `---`, `...`": '{"apiVersion": "v1",\n "kind": "ConfigMap", "metadata": {"name": "j"}}\n'
+                                              "---\n---\n" + END + "---\n" + OBJECT,
 }
 
 
@@ -135,3 +148,5 @@ def test_the_end_markers_have_both_verdicts():
     verdicts = {name: kubectl_reads(text) for name, text in END_MARKERS.items()}
     assert not verdicts["a `...` chunk after a document"] and not verdicts["`...` after a third `---` in a row"]
     assert verdicts["`...` after a kept `---`"] and verdicts["`...` ending a document, twice"]
+    assert not verdicts["a comment line, `---`, `...`"] and verdicts["a comment line, `---`, `---`, `...`"]
+    assert verdicts["JSON on two lines, `---`, `...`"] and not verdicts["JSON on two lines, `---`, `---`, `...`"]

@@ -100,13 +100,19 @@ def test_missing_path_is_a_usage_error(tmp_path):
     (["help"], "usage: postrender [render]"),
     (["help", "graph"], "usage: postrender graph"),
     (["help", "diff"], "usage: postrender diff"),
-    (["help", "nothing"], "usage: postrender [render]"),
 ])
 def test_help_is_a_command(tmp_path, monkeypatch, argv, shows):
     # As in helm and kubectl; it read as a file named help (newcomer60).
     monkeypatch.chdir(tmp_path)
     out = run_postrender(argv)
     assert out.status == 0 and out.stdout.startswith(shows), out.stderr
+
+
+def test_help_on_no_command_says_so(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    out = run_postrender(["help", "nosuch"])
+    assert out.status == 2 and out.stdout == ""
+    assert "help nosuch: no such command; the commands are render, graph, diff, gc, version, completion" in out.stderr
 
 
 def test_a_file_named_help_is_still_read(tmp_path, monkeypatch):
