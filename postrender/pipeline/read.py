@@ -563,14 +563,11 @@ def _chunk_starts(text: str, name: str | None, count: _Count | None,
     chunks = _ChunkStarts(array("q"), array("q"))
     line = 0
     carried: int | None = None  # start of `%YAML`/`%TAG` directives, which belong to the next document
-    kept = False  # whether kubectl keeps the separator line before as its chunk's first line
     for i, start in enumerate(starts):
         end = starts[i + 1] if i + 1 < len(starts) else len(text)
         begin = carried if carried is not None else start
-        # (A first chunk with no separator line starts at 0 too: no separator before.)
-        before = starts[i - 1] if i and (starts[i - 1] or text.startswith("---")) else None
-        kept = _separator_kept(text, start, before, kept)
-        if not kept and text.find("...", start, end) != -1:
+        # (Most chunks hold no `...` at all: asked of those alone.)
+        if text.find("...", start, end) != -1 and not _separator_kept(text, starts, i):
             marker = _end_before_any_document(text, start, end)
             if marker is not None:
                 where = leading_source_comment(text[begin:end]) or name
@@ -600,21 +597,27 @@ def _chunk_starts(text: str, name: str | None, count: _Count | None,
     return chunks
 
 
-def _separator_kept(text: str, at: int, before: int | None, before_kept: bool) -> bool:
+def _separator_kept(text: str, starts: array, i: int) -> bool:
     """Whether kubectl's reader (apimachinery's YAMLReader, Helm's too) keeps
-    the separator line at `at` as the first line of its chunk: it drops one
-    that ends a chunk holding a line, and keeps one that comes while its
-    chunk holds none. That is at the file's start (0: where a chunk starts
-    with no separator line, there is none to keep, and it starts with its
-    first line), after a JSON document the stream opens with, and right
-    after a separator line it dropped: so of separator lines in a row, it
-    drops and keeps them by turns. `before`: the separator before, if any."""
+    the separator line at starts[i] as the first line of its chunk: it drops
+    one that ends a chunk holding a line, and keeps one that comes while its
+    chunk holds none. That is at the file's start (starts[0] is 0 where a
+    first chunk has no separator line: there is none to keep), after a JSON
+    document the stream opens with, and right after a separator line it
+    dropped: so of separator lines in a row, it drops and keeps them by
+    turns, counted from the first of the row."""
+    first = i
+    while first > 0 and starts[first - 1] == text.rfind("\n", 0, starts[first] - 1) + 1 \
+            and (starts[first - 1] or text.startswith("---")):
+        first -= 1  # the separator line right before is one too
+    at = starts[first]
     if at == 0:
-        return text.startswith("---")
-    line_before = text.rfind("\n", 0, at - 1) + 1
-    if before is not None and before == line_before:
-        return not before_kept
-    return before is None and _json_ends_just_before(text, at)
+        kept = text.startswith("---")
+    else:
+        # After a chunk holding a line (dropped), unless that chunk is the
+        # file's first and a JSON document (kept).
+        kept = first == 1 and not text.startswith("---") and _json_ends_just_before(text, at)
+    return kept if (i - first) % 2 == 0 else not kept
 
 
 def _end_before_any_document(text: str, start: int, end: int) -> int | None:

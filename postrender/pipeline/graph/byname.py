@@ -82,15 +82,17 @@ class FixedName:
 
     def matches(self, obj: KubeObject, namespace: str) -> bool:
         name = obj.name or ""
+        # The cheap tests first: most rows with a pattern are asked of every
+        # object of their kind, and a namespace or a label rules most out.
         if obj.kind != self.kind or (self.name is not None and name != self.name):
-            return False
-        if self.pattern is not None and not self.pattern.fullmatch(name):
             return False
         if self.namespace is not None and namespace != self.namespace:
             return False
-        if self.type is not None and content_of(obj).type != self.type:
+        if self.if_label and not any(key in obj.labels for key in self.if_label):
             return False
-        return not self.if_label or any(key in obj.labels for key in self.if_label)
+        if self.pattern is not None and not self.pattern.fullmatch(name):
+            return False
+        return self.type is None or content_of(obj).type == self.type
 
 
 @record(eq=False)
