@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import BinaryIO, TextIO
 
 from .errors import Location, PostrenderError, UsageError
+from .records import replace
 from .pipeline.read import Source, opens_with_marker
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
@@ -50,7 +51,7 @@ def gather(paths: list[str], stdin: TextIO | BinaryIO | None, max_bytes: int,
         except OSError as exc:
             raise PostrenderError(f"{raw}: {exc.strerror}") from None
         if stat.S_ISDIR(mode):
-            found = [str(p) for p in sorted(Path(raw).rglob("*")) if p.is_file() and p.suffix in MANIFEST_SUFFIXES]
+            found = _manifests_in(raw)
             if not found:
                 # As kubectl refuses it: a mistyped folder would otherwise
                 # render an empty stream, and exit 0 (a deployer that prunes
@@ -75,7 +76,13 @@ def gather(paths: list[str], stdin: TextIO | BinaryIO | None, max_bytes: int,
                 raise PostrenderError(f"{file}: {exc.strerror}") from None
             name = file
         total += len(data)
-        sources.append(decode(data, name))
+        try:
+            sources.append(decode(data, name))
+        except InvalidUTF8 as exc:
+            # Documents are counted across the stream, the earlier files' too (errors60).
+            before = sum(_documents_to_end_of(source.text) for source in sources)
+            exc.location = replace(exc.location, document=(exc.location.document or 1) + before)
+            raise
     return sources
 
 
@@ -139,6 +146,34 @@ def _documents_to_end_of(text: str) -> int:
         separators += opens_with_marker(text, at + 1)
         at = text.find("\n---", at + 1)
     return separators + (0 if opens_with_marker(text, start) else 1)
+
+
+def _manifests_in(folder: str) -> list[str]:
+    """The manifest files in a folder and below, in kubectl's order (each
+    folder's names by their bytes, a folder's files where its name sorts:
+    `kubectl -R -f`'s walk), symlinked folders not followed, as kubectl
+    follows none. A folder that cannot be read, or a manifest's name that
+    is a symbolic link to nothing, fails the run, as it fails kubectl: left
+    out, its objects would be missing from the output with exit 0, and a
+    deployer that prunes would delete them (determinism60)."""
+
+    def unreadable(exc: OSError) -> None:
+        raise PostrenderError(f"{exc.filename}: {exc.strerror} (a folder of the input that cannot be read)")
+
+    found: list[tuple[tuple[bytes, ...], str]] = []
+    for where, _, names in os.walk(folder, onerror=unreadable):
+        for name in names:
+            if Path(name).suffix not in MANIFEST_SUFFIXES:
+                continue
+            path = os.path.join(where, name)
+            if not os.path.exists(path):
+                raise PostrenderError(f"{path}: a symbolic link to nothing ({os.readlink(path)} does not exist)")
+            if os.path.isfile(path):
+                # By bytes, as kubectl sorts: a name that is no UTF-8 sorted
+                # by the locale's reading of it, which moved with the locale.
+                key = tuple(os.fsencode(part) for part in Path(os.path.relpath(path, folder)).parts)
+                found.append((key, path))
+    return [path for _, path in sorted(found)]
 
 
 def _suggested(limit: int) -> str:

@@ -404,11 +404,26 @@ def error_result(exc: Exception, stream: Stream | None) -> dict[str, Any]:
     result: dict[str, Any] = {"message": str(exc), "severity": "error"}
     location = getattr(exc, "location", None)
     if stream is not None and location is not None and location.kind and location.name:
-        for obj in stream.objects:
-            if obj.kind == location.kind and obj.name == location.name:
-                result.update(_about(obj))
-                break
+        about = _object_at(stream, location)
+        if about is not None:
+            result.update(_about(about))
     return result
+
+
+def _object_at(stream: Stream, location: Location) -> KubeObject | None:
+    """The object an error is about: of its kind and name, the one in the
+    file the message names, the last to start at or before its line. The
+    first of its kind and name was another namespace's or another file's
+    (errors60), so kpt showed the wrong file beside the right message."""
+    named = [obj for obj in stream.objects if obj.kind == location.kind and obj.name == location.name]
+    if len(named) > 1:
+        placed = [(obj, obj.location()) for obj in named]
+        in_file = [(obj, where) for obj, where in placed if where.source == location.source] or placed
+        if location.line is not None:
+            before = [(obj, where) for obj, where in in_file if where.line is not None and where.line <= location.line]
+            in_file = before[-1:] or in_file
+        named = [in_file[0][0]]
+    return named[0] if named else None
 
 
 def _failed(

@@ -824,3 +824,64 @@ def test_a_chart_folder_given_as_input_says_to_render_it_first(tmp_path):
     (tmp_path / "plain.yaml").write_text("apiVersion: v1\nmetadata: {name: x}\n")
     out = run_postrender([str(tmp_path / "plain.yaml")])
     assert out.status == 1 and out.stderr.rstrip().endswith("object has no kind"), out.stderr
+
+
+@pytest.mark.parametrize("earlier", [[], ["a.yaml"], ["a.yaml", "ab.yaml"]])
+def test_invalid_utf8_in_a_later_file_counts_the_documents_before_it(tmp_path, earlier):
+    # It said `document 1` in any file, where every other error counts the
+    # stream's documents, earlier files' too (errors60).
+    (tmp_path / "a.yaml").write_text(CM.format(name="a"))
+    (tmp_path / "ab.yaml").write_text(CM.format(name="b") + "---\n" + CM.format(name="c"))
+    (tmp_path / "bad.yaml").write_bytes(CM.format(name="d").encode() + b"---\n" + b"kind: x\xff\n")
+    out = run_postrender([*(str(tmp_path / name) for name in earlier), str(tmp_path / "bad.yaml")])
+    assert out.status == 1 and out.stdout == ""
+    documents = {0: 2, 1: 3, 2: 5}[len(earlier)]
+    assert out.stderr.startswith(f"postrender: error: document {documents} ({tmp_path / 'bad.yaml'}) line "), out.stderr
+
+
+def test_a_folder_holding_a_link_to_nothing_fails_naming_it(tmp_path):
+    # It was left out with exit 0, its objects missing (determinism60); kubectl fails too.
+    folder = tmp_path / "m"
+    folder.mkdir()
+    (folder / "a.yaml").write_text(CM.format(name="a"))
+    (folder / "b.yaml").symlink_to("../elsewhere/b.yaml")
+    out = run_postrender([str(folder)])
+    assert out.status == 1 and out.stdout == ""
+    assert f"{folder / 'b.yaml'}: a symbolic link to nothing (../elsewhere/b.yaml does not exist)" in out.stderr
+    (folder / "c.txt").symlink_to("nowhere.txt")  # not a manifest's name: never read, as before
+    (folder / "b.yaml").unlink()
+    assert run_postrender([str(folder)]).status == 0
+
+
+def test_a_folder_that_cannot_be_read_fails_naming_it(tmp_path, monkeypatch):
+    # (As root, as tests may run, no mode makes a folder unreadable: os.scandir says so instead.)
+    folder = tmp_path / "m"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "a.yaml").write_text(CM.format(name="a"))
+    (folder / "sub" / "b.yaml").write_text(CM.format(name="b"))
+    real = os.scandir
+
+    def scandir(path):
+        if os.fspath(path).endswith("sub"):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    out = run_postrender([str(folder)])
+    assert out.status == 1 and out.stdout == ""
+    assert f"{folder / 'sub'}: Permission denied (a folder of the input that cannot be read)" in out.stderr
+
+
+def test_a_folder_is_read_in_kubectls_order_whatever_the_locale(tmp_path):
+    # By the names' bytes, folder by folder: a name that is no UTF-8 sorted
+    # by the locale's reading of it (determinism60).
+    folder = tmp_path / "ord"
+    (folder / "sub").mkdir(parents=True)
+    names = [b"a-c.yaml", b"a.yaml", b"r\x80.yaml", b"r\xc3\xa9.yaml", b"sub/b.yaml", b"Z.yaml"]
+    for i, name in enumerate(names):
+        (folder / os.fsdecode(name)).write_text(CM.format(name=f"c{i}"))
+    out = run_postrender([str(folder)])
+    assert out.status == 0, out.stderr
+    order = re.findall(r"^  name: (c\d)", out.stdout, re.M)
+    expected = sorted(range(len(names)), key=lambda i: tuple(names[i].split(b"/")))
+    assert order == [f"c{i}" for i in expected] == ["c5", "c0", "c1", "c2", "c3", "c4"]

@@ -783,3 +783,27 @@ def test_a_resource_list_however_written_is_detected(header):
     assert result.status == 0 and load(result.stdout)["kind"] == "ResourceList", result.stderr
     bad = run_postrender([], header.replace("ITEM", "{apiVersion: v1, kind: ConfigMap, metadata: {name: cfg}, data: {a: 1}}"))
     assert bad.status == 1 and load(bad.stdout)["results"][-1]["severity"] == "error"
+
+
+def _twins(first_data: str, second_data: str, paths: bool = True) -> str:
+    def item(namespace: str, data: str) -> str:
+        note = f"\n    annotations: {{config.kubernetes.io/path: {namespace}/cfg.yaml}}" if paths else ""
+        return (f"- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: cfg\n    namespace: {namespace}{note}\n"
+                f"  data:\n    {data}\n")
+    return ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+            + item("dev", first_data) + item("prod", second_data))
+
+
+@pytest.mark.parametrize("paths", [True, False])
+@pytest.mark.parametrize("bad", ["dev", "prod"])
+def test_an_errors_resource_ref_and_file_are_the_object_it_is_about(paths, bad):
+    # Of two objects of one kind and name, the result named the first,
+    # whichever the message was about: kpt showed the wrong file (errors60).
+    text = _twins("port: 8080" if bad == "dev" else "x: '1'", "port: 8080" if bad == "prod" else "x: '1'", paths)
+    result = run_postrender([], text)
+    assert result.status == 1
+    (error,) = [r for r in load(result.stdout)["results"] if r["severity"] == "error"]
+    assert "data.port must be a string" in error["message"]
+    assert error["resourceRef"]["namespace"] == bad
+    if paths:
+        assert error["file"] == {"path": f"{bad}/cfg.yaml"} and f"({bad}/cfg.yaml, ConfigMap/cfg)" in error["message"]
