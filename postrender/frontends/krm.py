@@ -30,7 +30,8 @@ from ..limits import MAX_BYTES_CEILING, MAX_DEPTH_CEILING, MAX_NODES_CEILING, Li
 from ..options import RenderOptions
 from ..records import replace
 from ..vocabulary import INDEX_ANNOTATIONS, KRM_RESOURCE_LIST, PATH_ANNOTATIONS
-from ..pipeline.read import Document, KubeObject, Source, Stream, UnreadableText, only_comments, shift_offsets, split
+from ..pipeline.read import (Document, KubeObject, Source, Stream, UnreadableText, mask_surrogate_escapes, only_comments,
+                             shift_offsets, split)
 from ..pipeline.write import Output
 from ..report import Diagnostic, Reporter
 
@@ -560,7 +561,13 @@ def _compose(chunk: str) -> Any:
         from ..syntax import anchors
 
         renamed = anchors.renamed_after(exc, chunk)
-        return _compose(renamed) if renamed is not None else None
+        if renamed is None:
+            # A JSON ResourceList's surrogate escapes (`\ud83d\ude00`), which
+            # libyaml refuses and the items were read past (read.py masks
+            # them so): the same length, so `results` is found where it is
+            # (oracle60b: an internal error, and no ResourceList out).
+            renamed = mask_surrogate_escapes(chunk)
+        return _compose(renamed) if renamed is not None and renamed != chunk else None
     finally:
         loader.dispose()
     if root is not None and chunk.startswith("\ufeff"):

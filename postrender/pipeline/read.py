@@ -9,6 +9,7 @@ written back byte for byte.
 from __future__ import annotations
 
 import bisect
+import math
 import os
 import re
 from functools import cache
@@ -1039,6 +1040,8 @@ def _read_document(doc: Document, limits: Limits, count: _Count, odd_breaks: boo
         _check_line_breaks(doc)
     if doc.root is None:
         return
+    if doc.index == 1 and _is_json_first(doc):
+        _check_json_numbers(doc)
     walked = items is not None and items.kept
     found = items.objects if walked else _objects_of(doc, shared)  # type: ignore[union-attr]
     if found[0].item is not None if found else _list_items(doc.root) is not None:  # type: ignore[arg-type]
@@ -2020,7 +2023,7 @@ def _yaml_error(doc: Document, exc: MarkedYAMLError) -> PostrenderError:
         started = f" at line {doc.first_line + _mark_line(doc, exc.context_mark) + 1}" if exc.context_mark else ""
         message += f" ({exc.context}{started})"
     if exc.problem == "found invalid Unicode character escape code":
-        message += f"; {_SURROGATE_HINT}"
+        message += f"; {_SURROGATE_HINT}{_one_stream_note(doc)}"
     elif exc.problem == "found unexpected ':'":
         message += f"; {_FLOW_COLON_HINT}"
     elif exc.problem == "did not find expected <document start>" and _is_json_first(doc):
@@ -2053,6 +2056,17 @@ def _mark_line(doc: Document, mark: object) -> int:
 # not: a surrogate pair for a character beyond U+FFFF (\ud83d\ude00), which
 # libyaml refuses, and \/, which libyaml reads and go-yaml v2 refuses. Helm
 # puts `---` before every document, so it reads neither.
+# kubectl reads each file given as a stream of its own; postrender writes
+# its inputs as one, which only the first input's first document starts
+# (oracle60b: a folder of JSON files written by json.dumps, read whole by
+# kubectl, was refused here as its names sorted).
+_ONE_STREAM = (" (postrender writes all its inputs as one stream, which only the first input starts: give that"
+               " file first, or run postrender on it alone)")
+def _one_stream_note(doc: Document) -> str:
+    """_ONE_STREAM, for the first document of an input that is not the first."""
+    return _ONE_STREAM if doc.index != 1 and doc.first_line == 0 and doc.text.lstrip(_GO_SPACE)[:1] == "{" else ""
+
+
 _SURROGATE_HINT = (
     "a \\uD800-\\uDFFF escape (a JSON surrogate pair) is read by kubectl only in a JSON document that starts"
     " the stream, and never by Helm; write the character itself or a \\U0001F600-style escape"
@@ -2117,12 +2131,45 @@ def _joined(high: int, low: int) -> int:
 
 
 def _is_json_first(doc: Document) -> bool:
+    """Whether kubectl reads the document as JSON: the stream's first, its
+    first character past white space a `{` within the first 4096 bytes,
+    all kubectl looks at to tell JSON from YAML (apimachinery's
+    GuessJSONStream; past them it reads YAML, oracle60b)."""
     if doc.index != 1:
         return False
     text = doc.text
     if text.startswith("\ufeff"):  # kubectl drops a byte-order mark as it reads a file, then looks for JSON
         text = text[1:]
-    return text.lstrip(_GO_SPACE).startswith("{")
+    body = text.lstrip(_GO_SPACE)
+    if not body.startswith("{"):
+        return False
+    space = len(text) - len(body)
+    return space < _JSON_SNIFFED or len(text[:space].encode("utf-8")) < _JSON_SNIFFED
+
+
+# The bytes kubectl reads to tell a JSON stream from YAML.
+_JSON_SNIFFED = 4096
+# A JSON number, as Go's decoder reads one into a float64 (kubectl's objects
+# are map[string]interface{}): one past its range fails the whole document.
+_JSON_NUMBER = LazyPattern(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
+
+
+def _check_json_numbers(doc: Document) -> None:
+    """Refuses a number kubectl's JSON decoder cannot hold (`1E400`, a
+    400-digit integer: "cannot unmarshal number into Go value of type
+    float64"), in a document kubectl reads as JSON. In YAML the same text is
+    a string, and libyaml composes it so: read as written, it would pass."""
+    for node in unique_nodes(doc.root):
+        if not isinstance(node, ScalarNode) or node.style:
+            continue
+        value = node.value
+        # (Only an exponent or 309 digits and more reach past 1.8e308.)
+        if ("e" in value or "E" in value or len(value) > 308) and _JSON_NUMBER.fullmatch(value) \
+                and math.isinf(float(value)):
+            # Not the number itself: it may be a Secret's value.
+            raise PostrenderError(
+                "a number out of the range kubectl reads a JSON number in (a 64-bit float): it refuses the whole"
+                " document (cannot unmarshal number); write a smaller one, or quote it", doc.location(node))
 
 
 def _check_json_document_end(doc: Document) -> None:
@@ -2146,11 +2193,11 @@ _DOCUMENT_END_LINE = LazyPattern(r"(?m)^\.\.\.(?=[ \t\r\n]|\Z)")
 
 def _masked(doc: Document) -> str | None:
     """The text libyaml composes for a JSON-first document with surrogate
-    escapes (see _mask_surrogate_escapes), or for one that opens with what
+    escapes (see mask_surrogate_escapes), or for one that opens with what
     kubectl reads and YAML does not (_mask_kubectl_lines), and for one that
     defines an anchor again, with those renamed (_anchors_renamed); None:
     the document's own."""
-    masked = _mask_surrogate_escapes(doc.text) if _is_json_first(doc) else _mask_kubectl_lines(doc.text)
+    masked = mask_surrogate_escapes(doc.text) if _is_json_first(doc) else _mask_kubectl_lines(doc.text)
     renamed = doc.source.anchors_renamed
     if renamed:  # (most sources: none)
         made = renamed.get(doc.index - doc.source.first_document)
@@ -2257,7 +2304,7 @@ def _mask_kubectl_lines(text: str) -> str | None:
     return head + line + text[end:]
 
 
-def _mask_surrogate_escapes(text: str) -> str | None:
+def mask_surrogate_escapes(text: str) -> str | None:
     if not re.search(r"\\u[dD][89a-fA-F]", text) or _STAND_INS.search(text) or _STAND_IN_ESCAPE.search(text):
         return None
 
@@ -2781,7 +2828,7 @@ def _check_scalar(doc: Document, node: ScalarNode, tags: bool, outside_data: boo
 def _check_escapes(doc: Document, node: ScalarNode) -> None:
     start = doc.text.index('"', node.start_mark)
     if any(m.group() == "\\/" for m in _ESCAPE.finditer(doc.text, start, node.end_mark)):
-        raise PostrenderError(_SLASH_HINT, doc.location(node))
+        raise PostrenderError(_SLASH_HINT + _one_stream_note(doc), doc.location(node))
 
 
 def _check_mapping(doc: Document, node: MappingNode, tags: bool, shown: tuple[str, str] | None,

@@ -150,3 +150,41 @@ def test_the_end_markers_have_both_verdicts():
     assert verdicts["`...` after a kept `---`"] and verdicts["`...` ending a document, twice"]
     assert not verdicts["a comment line, `---`, `...`"] and verdicts["a comment line, `---`, `---`, `...`"]
     assert verdicts["JSON on two lines, `---`, `...`"] and not verdicts["JSON on two lines, `---`, `---`, `...`"]
+
+
+# kubectl tells a JSON stream from YAML by its first 4096 bytes: a `{` past
+# white space within them opens JSON (where `\/` is an escape and a number
+# must fit a float64), one past them YAML (oracle60b).
+_JSON_OBJECT = ('{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cfg", "annotations": '
+                '{"postrender.io/versioned": "true"}}, "data": {"a": "x\\/y"}%s}\n')
+JSON_SHAPES = {
+    "4095 spaces, then JSON": " " * 4095 + _JSON_OBJECT % "",
+    "4096 spaces, then JSON": " " * 4096 + _JSON_OBJECT % "",
+    "4096 line breaks, then JSON": "\n" * 4096 + _JSON_OBJECT % "",
+    "2047 no-break spaces (4094 bytes), then JSON": "\u00a0" * 2047 + _JSON_OBJECT % "",
+    "2048 no-break spaces (4096 bytes), then JSON": "\u00a0" * 2048 + _JSON_OBJECT % "",
+    "a number past a float64": _JSON_OBJECT % ', "x": 1E400',
+    "a negative one": _JSON_OBJECT % ', "x": -1e309',
+    "a 400-digit integer": _JSON_OBJECT % (', "x": 1' + "0" * 400),
+    "a number just inside": _JSON_OBJECT % ', "x": 1.7e308',
+    "a tiny one (0)": _JSON_OBJECT % ', "x": 1e-400',
+}
+
+
+@pytest.mark.parametrize("name", JSON_SHAPES)
+def test_json_is_read_as_kubectl_tells_it_from_yaml(name):
+    text = JSON_SHAPES[name]
+    result = run_postrender([], text)
+    if kubectl_reads(text):
+        assert result.status == 0, result.stderr
+        read_in, read_out = read_streams([text, result.stdout])
+        assert len(read_out) == len(read_in)
+        return
+    assert result.status == 1 and result.stdout == "", result.stderr
+    assert result.stderr.startswith("postrender: error: document 1 "), result.stderr
+
+
+def test_the_json_shapes_have_both_verdicts():
+    verdicts = {name: kubectl_reads(text) for name, text in JSON_SHAPES.items()}
+    assert verdicts["4095 spaces, then JSON"] and not verdicts["4096 spaces, then JSON"]
+    assert not verdicts["a number past a float64"] and verdicts["a number just inside"]

@@ -885,3 +885,18 @@ def test_a_folder_is_read_in_kubectls_order_whatever_the_locale(tmp_path):
     order = re.findall(r"^  name: (c\d)", out.stdout, re.M)
     expected = sorted(range(len(names)), key=lambda i: tuple(names[i].split(b"/")))
     assert order == [f"c{i}" for i in expected] == ["c5", "c0", "c1", "c2", "c3", "c4"]
+
+
+def test_a_json_file_after_another_input_is_told_why_its_escapes_are_refused(tmp_path):
+    # kubectl reads each file as a stream of its own; postrender writes one,
+    # which a JSON file given second does not start (oracle60b).
+    (tmp_path / "a.yaml").write_text(CM.format(name="a"))
+    (tmp_path / "b.json").write_text('{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"b"},"data":{"k":"x\\/y"}}\n')
+    out = run_postrender([str(tmp_path / "a.yaml"), str(tmp_path / "b.json")])
+    assert out.status == 1 and out.stdout == ""
+    assert out.stderr.rstrip().endswith("write / instead (postrender writes all its inputs as one stream, which only"
+                                        " the first input starts: give that file first, or run postrender on it alone)")
+    assert run_postrender([str(tmp_path / "b.json"), str(tmp_path / "a.yaml")]).status == 0
+    # Within one stream the note would not help: not said.
+    joined = run_postrender([], (tmp_path / "a.yaml").read_text() + "---\n" + (tmp_path / "b.json").read_text())
+    assert joined.status == 1 and joined.stderr.rstrip().endswith("write / instead")

@@ -807,3 +807,20 @@ def test_an_errors_resource_ref_and_file_are_the_object_it_is_about(paths, bad):
     assert error["resourceRef"]["namespace"] == bad
     if paths:
         assert error["file"] == {"path": f"{bad}/cfg.yaml"} and f"({bad}/cfg.yaml, ConfigMap/cfg)" in error["message"]
+
+
+@pytest.mark.parametrize("escape", ["\\ud83d\\ude00", "\\ud83d"])
+def test_a_json_resource_list_with_surrogate_escapes_gets_its_results(escape):
+    # The items were read past the escapes, but `results` was looked for
+    # with libyaml, which refuses them: an internal error, and no
+    # ResourceList out (oracle60b).
+    text = ('{"apiVersion":"config.kubernetes.io/v1","kind":"ResourceList","items":[{"apiVersion":"v1",'
+            '"kind":"ConfigMap","metadata":{"name":"cfg"},"data":{"a":"' + escape + '"}}]}\n')
+    result = run_postrender([], text)
+    assert result.status == 0, result.stderr
+    assert result.stdout == text.removesuffix("}\n") + ', "results": []}\n'
+    broken = text.replace("]}\n", ',{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c2"},"data":{"a":5}}]}\n')
+    result = run_postrender([], broken)
+    assert result.status == 1
+    (error,) = json.loads(result.stdout)["results"]  # (ruamel's reader refuses the escapes: JSON's does not)
+    assert "data.a must be a string" in error["message"] and error["resourceRef"]["name"] == "c2"
