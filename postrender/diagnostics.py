@@ -33,20 +33,21 @@ from typing import TextIO
 from .records import record
 from . import __version__
 from .errors import UsageError
+from .printable import printable
 
 LOG_NAME = os.path.join("postrender", "postrender.log")
 ROTATE_BYTES = 1 << 20
 
-# Characters kept as they are although str.isprintable() says no: none. Every
+# Characters kept as they are although printable() says no: none. Every
 # other control (C0, DEL, C1), line or paragraph separator, bidirectional
 # override and other format character is written as a Python escape.
 
 
 def escape_controls(text: str) -> str:
     """`text` with every non-printable character written as \\xNN, \\uNNNN or \\UNNNNNNNN."""
-    if text.isprintable():
+    if printable(text):
         return text
-    return "".join(ch if ch.isprintable() else _escape(ch) for ch in text)
+    return "".join(ch if printable(ch) else _escape(ch) for ch in text)
 
 
 def _escape(ch: str) -> str:

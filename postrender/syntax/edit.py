@@ -33,6 +33,7 @@ from .nodes import (
     one_line,
 )
 from ..lazyre import LazyPattern
+from ..printable import printable
 
 
 # An edit: (start, end, new text) puts the new text in place of
@@ -315,7 +316,7 @@ def render_scalar(value: str | bool, style: str | None = None) -> str:
         return "true" if value else "false"
     if not style:
         return _plain_or_quoted(value)
-    if style == "'" and "\n" not in value and not _UNSAFE_IN_QUOTES.search(value) and value.isprintable():
+    if style == "'" and "\n" not in value and not _UNSAFE_IN_QUOTES.search(value) and printable(value):
         return "'" + value.replace("'", "''") + "'"
     return quote(value)
 

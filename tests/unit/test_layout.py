@@ -22,8 +22,8 @@ PACKAGE = "postrender"
 # longest name that matches decides. "postrender" alone is the package face
 # (`__version__`), which imports nothing.
 ORDER: tuple[tuple[str, ...], ...] = (
-    ("postrender", "postrender.records", "postrender.lazyre", "postrender.version", "postrender.hostflags",
-     "postrender.errors", "postrender.limits", "postrender.vocabulary", "postrender.kubeconfig",
+    ("postrender", "postrender.records", "postrender.lazyre", "postrender.printable", "postrender.version",
+     "postrender.hostflags", "postrender.errors", "postrender.limits", "postrender.vocabulary", "postrender.kubeconfig",
      "postrender.signals"),
     ("postrender.options",),
     ("postrender.helmcontext",),

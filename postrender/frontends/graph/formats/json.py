@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from ....pipeline.read import KubeObject
+from ....printable import printable
 from ..view import View
 
 
@@ -53,11 +54,11 @@ def write(view: View) -> str:
     # values, and nothing in them acts on a terminal, as every other output
     # escapes them (diagnostics.escape_controls). json.dumps escapes only
     # below U+0020. Line by line: indent=2 puts a line break between values.
-    return "\n".join(line if line.isprintable() else "".join(map(_shown, line)) for line in text.split("\n")) + "\n"
+    return "\n".join(line if printable(line) else "".join(map(_shown, line)) for line in text.split("\n")) + "\n"
 
 
 def _shown(ch: str) -> str:
-    if ch.isprintable():
+    if printable(ch):
         return ch
     code = ord(ch)
     if code < 0x10000:

@@ -1,0 +1,45 @@
+"""printable(): str.isprintable() as Unicode 14.0 answers it, on every Python.
+
+isprintable() follows the running Python's Unicode database, so a name
+holding a character assigned since 14.0 was single-quoted by 3.12 and
+double-quoted by 3.11, and graph's JSON escaped it on one and not the other
+(determinism60)."""
+
+import sys
+import unicodedata
+
+import pytest
+
+from conftest import run_postrender
+from postrender.printable import printable
+
+
+def test_assigned_characters_are_as_isprintable_says_on_python_311():
+    if unicodedata.unidata_version != "14.0.0":
+        pytest.skip("isprintable() is the oracle only where Python's database is Unicode 14.0 (3.11)")
+    differ = [cp for cp in range(sys.maxunicode + 1)
+              if unicodedata.category(chr(cp)) != "Cn" and printable(chr(cp)) != chr(cp).isprintable()]
+    assert differ == []
+
+
+@pytest.mark.parametrize("ch, shown", [
+    ("\U0001f6dc", True),   # assigned in Unicode 15.0: unassigned to 3.11, printable to 3.12
+    ("\u2ffc", True),       # 15.1
+    ("\U0003134b", True),   # unassigned everywhere yet
+    ("\u202e", False), ("\u200b", False), ("\u00a0", False), ("\ufffe", False), ("\U0001fffe", False),
+    ("\U000f0001", False), ("\x1b", False), ("a", True), ("é", True), (" ", True),
+])
+def test_the_class_is_fixed(ch, shown):
+    assert printable(ch) is shown
+
+
+def test_the_same_bytes_whatever_the_pythons_unicode():
+    # A name holding U+1F6DC: 'cfg🛜-<hash>' written single-quoted as asked,
+    # and the graph's JSON shows it raw, on every Python.
+    text = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: 'cfg\U0001f6dc'\n"
+            "  annotations: {postrender.io/versioned: \"true\"}\ndata: {k: v}\n")
+    out = run_postrender([], text)
+    assert out.status == 0, out.stderr
+    assert "  name: 'cfg\U0001f6dc-" in out.stdout
+    graph = run_postrender(["graph", "-o", "json"], text)
+    assert '"cfg\U0001f6dc' in graph.stdout and "\\ud83d" not in graph.stdout
