@@ -3064,7 +3064,9 @@ def _object(doc: Document, node: MappingNode, item: int | None, shared: _SharedM
     metadata = get(node, "metadata")
     name = _identity(doc, metadata, "name", kind, None, "metadata.")
     if not kind:  # kubectl: "Object 'Kind' is missing", for an empty one too
-        raise PostrenderError("object has no kind" + _chart_file_hint(doc), doc.location(node, None, name))
+        written = get(node, "kind")  # an empty one's line, where there is one (errors60)
+        raise PostrenderError("object has no kind" + _chart_file_hint(doc),
+                              doc.location(written if written is not None else node, None, name))
     api_version, namespace = _type_and_namespace(doc, node, kind, name)
     if item is not None and isinstance(get(node, "items"), SequenceNode):
         # apimachinery decodes an object holding an `items` list as a List

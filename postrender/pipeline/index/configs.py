@@ -178,7 +178,9 @@ def validate(obj: KubeObject, folded: ConfigFolder | None = None) -> Fields:
     `folded`: the entries of the fields it holds, checked as they were
     composed (index/folding.py)."""
     if not obj.name:
-        raise PostrenderError(f"{obj.kind} has no metadata.name", obj.location())
+        # Where the name goes: its `metadata:` line, where there is one (errors60).
+        key = next((k for k, _ in obj.node.value if k.value == "metadata"), None)
+        raise PostrenderError(f"{obj.kind} has no metadata.name", obj.location(key))
     fields = Fields(obj.node)
     secret_type = fields.nodes["type"]
     if obj.kind == "Secret" and secret_type is not None and string_value(secret_type) is None and not is_null(secret_type):

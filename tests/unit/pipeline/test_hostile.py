@@ -79,8 +79,9 @@ REFUSED = [
     ("null-tagged-text-document", CM + "---\n&t !!null |\n  words\n", 2, 8, "a !!null value that is not one"),
     ("sequence-document", CM + "---\n- a\n- b\n", 2, 8, "found a sequence"),
     ("no-kind", CM + "---\napiVersion: v1\nmetadata:\n  name: x\n", 2, 8, "object has no kind"),
+    # The line of its `metadata:`, where the name goes (errors60: line 1).
     ("configmap-no-name", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  labels: {a: b}\ndata:\n  a: b\n",
-     1, 1, "ConfigMap has no metadata.name"),
+     1, 3, "ConfigMap has no metadata.name"),
     ("secret-no-metadata", "---\n" + CM + "---\napiVersion: v1\nkind: Secret\ndata:\n  a: YQ==\n",
      2, 9, "Secret has no metadata.name"),
     ("data-sequence", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n- a\n", 1, 6,
@@ -102,7 +103,8 @@ REFUSED = [
      "apiVersion must be a string (found a sequence)"),
     ("kind-number", CM + "---\napiVersion: v1\nkind: 5\nmetadata:\n  name: sa\n", 2, 9,
      "kind must be a string (quote it: \"5\"; unquoted, Kubernetes reads it as a number under YAML 1.1)"),
-    ("kind-empty", CM + "---\napiVersion: v1\nkind: ''\nmetadata:\n  name: sa\n", 2, 8, "object has no kind"),
+    # The empty kind's own line (errors60: the object's first).
+    ("kind-empty", CM + "---\napiVersion: v1\nkind: ''\nmetadata:\n  name: sa\n", 2, 9, "object has no kind"),
     ("name-boolean", CM + "---\napiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: yes\n", 2, 11,
      "metadata.name must be a string (quote it; unquoted, Kubernetes reads it as a boolean under YAML 1.1)"),
     ("namespace-number", CM + "---\n" + DEPLOY.replace("  name: web\n", "  name: web\n  namespace: 5\n"), 2, 12,
