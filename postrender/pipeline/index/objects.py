@@ -123,7 +123,11 @@ class ObjectIndex:
                 raise PostrenderError(
                     f"duplicate object {self.describe(obj)}: also defined in document {other.document.index}"
                     + (f" item {other.item}" if other.item is not None else "")
-                    + (f" ({there.source})" if there.source else "")
+                    # Said as its own place is: `line` the stream's, beside
+                    # the line in a Helm 3 chart file's rendered text (errors60).
+                    + (f" ({there.source}" + (f", rendered line {there.rendered_line}"
+                                              if there.rendered_line is not None else "") + ")"
+                       if there.source else "")
                     + (f", {there.line_text(there.line)}" if there.line is not None else ""),
                     obj.location(),
                 )

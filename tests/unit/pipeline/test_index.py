@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import run_postrender
 from postrender.errors import PostrenderError
 from postrender.limits import Limits
 from postrender.pipeline.index.objects import IMPLICIT, ObjectIndex, ObjectKey
@@ -87,7 +88,8 @@ def test_objects_without_annotations_or_labels_share_one_read_only_mapping():
         bare.labels["k"] = "v"  # type: ignore[index]
 
 
-@pytest.mark.parametrize("header, named", [("", "a.yaml"), ("# Source: chart/templates/cm.yaml\n", "chart/templates/cm.yaml")])
+@pytest.mark.parametrize("header, named", [("", "a.yaml"),
+                                           ("# Source: chart/templates/cm.yaml\n", "chart/templates/cm.yaml, rendered line 1")])
 def test_a_duplicate_in_another_file_names_that_file(header: str, named: str):
     text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"
     stream = read([Source("a.yaml", header + text), Source("b.yaml", text)], Limits())
@@ -101,3 +103,16 @@ def test_a_duplicate_item_of_the_same_list_names_the_item():
     stream = read([Source(None, "apiVersion: v1\nkind: List\nitems:\n" + item * 2)], Limits())
     with pytest.raises(PostrenderError, match=r"also defined in document 1 item 0, line 4$"):
         ObjectIndex(stream.objects, None, frozenset())
+
+
+def test_a_duplicates_other_place_in_a_helm_3_chart_file_gives_its_rendered_line_too():
+    # Its line is the stream's; beside its file's name it read as that file's
+    # line (errors60): the rendered line is said, as for the place itself.
+    stream = ("---\n# Source: c/templates/other.yaml\n# c\n# c2\napiVersion: v1\nkind: ConfigMap\nmetadata:\n"
+              "  name: a\ndata:\n  x: \"2\"\n---\n# Source: c/templates/t.yaml\napiVersion: v1\nkind: ConfigMap\n"
+              "metadata:\n  name: zz\ndata:\n  x: \"1\"\n---\n# Source: c/templates/t.yaml\napiVersion: v1\n"
+              "kind: ConfigMap\nmetadata:\n  name: a\ndata:\n  x: \"1\"\n")
+    out = run_postrender([], stream)
+    assert out.status == 1 and out.stdout == ""
+    assert out.stderr.rstrip().endswith("also defined in document 1 (c/templates/other.yaml, rendered line 3), line 5")
+    assert "(c/templates/t.yaml, rendered line 8, ConfigMap/a) line 21" in out.stderr
