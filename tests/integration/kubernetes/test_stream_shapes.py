@@ -55,18 +55,26 @@ CASES = {**{f"after JSON: {name}": JSON + tail for name, tail in AFTER_JSON.item
          **{f"in a List: {name}": _in_a_list(item) for name, item in IN_A_LIST.items()}}
 
 
+def _refused_as_kubectl_refuses(text: str) -> str | None:
+    """Renders `text`: where kubectl reads it, postrender must too, and
+    keep every object; where kubectl refuses it, postrender must fail with
+    one line and nothing on stdout, which is returned (None: read)."""
+    result = run_postrender([], text)
+    if kubectl_reads(text):
+        assert result.status == 0, result.stderr
+        read_in, read_out = read_streams([text, result.stdout])
+        assert len(read_out) == len(read_in)
+        return None
+    assert result.status == 1 and result.stdout == "", result.stderr
+    (line,) = result.stderr.splitlines()
+    return line
+
+
 @pytest.mark.parametrize("name", CASES)
 def test_a_stream_is_refused_exactly_where_kubectl_refuses_it(name):
-    text = CASES[name]
-    result = run_postrender([], text)
-    if not kubectl_reads(text):
-        assert result.status == 1 and result.stdout == "", result.stderr
-        (line,) = result.stderr.splitlines()
+    line = _refused_as_kubectl_refuses(CASES[name])
+    if line is not None:
         assert line.startswith("postrender: error: document 1 ") and " line " in line, line
-        return
-    assert result.status == 0, result.stderr
-    read_in, read_out = read_streams([text, result.stdout])
-    assert len(read_out) == len(read_in)
 
 
 def test_the_class_has_both_verdicts():
@@ -129,15 +137,8 @@ END_MARKERS = {
 @pytest.mark.parametrize("name", END_MARKERS)
 def test_a_document_end_with_no_document_is_refused_where_kubectl_refuses_it(name):
     text = END_MARKERS[name]
-    result = run_postrender([], text)
-    if kubectl_reads(text):
-        assert result.status == 0, result.stderr
-        read_in, read_out = read_streams([text, result.stdout])
-        assert len(read_out) == len(read_in)
-        return
-    assert result.status == 1 and result.stdout == "", result.stderr
-    (line,) = result.stderr.splitlines()
-    if text.lstrip("\ufeff").lstrip().startswith("...") or "\n..." in text:
+    line = _refused_as_kubectl_refuses(text)
+    if line is not None and (text.lstrip("\ufeff").lstrip().startswith("...") or "\n..." in text):
         # The line named is the `...` line kubectl stops at, where that is the cause.
         number = int(line.split(" line ", 1)[1].split(":", 1)[0])
         named = text.splitlines()[number - 1].lstrip("\ufeff")
@@ -173,15 +174,8 @@ JSON_SHAPES = {
 
 @pytest.mark.parametrize("name", JSON_SHAPES)
 def test_json_is_read_as_kubectl_tells_it_from_yaml(name):
-    text = JSON_SHAPES[name]
-    result = run_postrender([], text)
-    if kubectl_reads(text):
-        assert result.status == 0, result.stderr
-        read_in, read_out = read_streams([text, result.stdout])
-        assert len(read_out) == len(read_in)
-        return
-    assert result.status == 1 and result.stdout == "", result.stderr
-    assert result.stderr.startswith("postrender: error: document 1 "), result.stderr
+    line = _refused_as_kubectl_refuses(JSON_SHAPES[name])
+    assert line is None or line.startswith("postrender: error: document 1 "), line
 
 
 def test_the_json_shapes_have_both_verdicts():
