@@ -329,7 +329,8 @@ def _example(row) -> dict[str, Any]:
         name = row.name
     elif row.pattern is not None:
         name = {"kubelet-config-1\\.[0-9]+": "kubelet-config-1.23", "istio-sidecar-injector(-.+)?": "istio-sidecar-injector-canary",
-                "istio-.+": "istio-canary"}[row.pattern.pattern]
+                "istio-.+": "istio-canary", "config-.+": "config-network",
+                "config-.+|default-ch-webhook": "default-ch-webhook", ".+": "restore-plugin-config"}[row.pattern.pattern]
     else:
         name = "bootstrap-token-abcdef"
     obj = config(row.kind, name, row.namespace or "apps")
