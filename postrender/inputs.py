@@ -161,9 +161,15 @@ def _manifests_in(folder: str) -> list[str]:
         raise PostrenderError(f"{exc.filename}: {exc.strerror} (a folder of the input that cannot be read)")
 
     found: list[tuple[tuple[bytes, ...], str]] = []
-    for where, _, names in os.walk(folder, onerror=unreadable):
+    for where, folders, names in os.walk(folder, onerror=unreadable):
+        for name in folders:
+            # Not followed, as kubectl follows none; but kubectl takes a link
+            # named as a manifest for a file, and fails to read a folder.
+            if _extension(name) in MANIFEST_SUFFIXES and os.path.islink(os.path.join(where, name)):
+                raise PostrenderError(f"{os.path.join(where, name)}: a symbolic link to a folder, named as a manifest"
+                                      " (kubectl fails on it: is a directory)")
         for name in names:
-            if Path(name).suffix not in MANIFEST_SUFFIXES:
+            if _extension(name) not in MANIFEST_SUFFIXES:
                 continue
             path = os.path.join(where, name)
             if not os.path.exists(path):
@@ -174,6 +180,14 @@ def _manifests_in(folder: str) -> list[str]:
                 key = tuple(os.fsencode(part) for part in Path(os.path.relpath(path, folder)).parts)
                 found.append((key, path))
     return [path for _, path in sorted(found)]
+
+
+def _extension(name: str) -> str:
+    """A file name's extension as Go's filepath.Ext (kubectl's) gives it:
+    from its last `.`, so `.yaml` is a manifest (Path(".yaml").suffix is
+    "", and such a file was left out with exit 0: review60b)."""
+    dot = name.rfind(".")
+    return name[dot:] if dot >= 0 else ""
 
 
 def _suggested(limit: int) -> str:

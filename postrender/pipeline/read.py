@@ -12,7 +12,7 @@ import bisect
 import math
 import os
 import re
-from functools import cache
+from functools import cache, lru_cache
 from array import array
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from types import MappingProxyType
@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, Protocol
 
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
+from ..printable import quoted
 from .. import fieldspecs
 from ..errors import Location, PostrenderError
 from ..vocabulary import KRM_RESOURCE_LIST, PATH_ANNOTATIONS
@@ -252,7 +253,7 @@ class Source:
         return hash((self.name, self.size))
 
     def __repr__(self) -> str:
-        return f"Source(name={self.name!r}, size={self.size})"
+        return f"Source(name={quoted(self.name)}, size={self.size})"
 
 
 # The first lines of a source not read (yet): each document's is 0.
@@ -794,16 +795,42 @@ def _json_ends_just_before(text: str, at: int) -> bool:
     as JSON first; it goes on as YAML past white space and one line break
     after the value, and a separator line there opens that YAML's first chunk."""
     head = text[:at]
-    start = len(head) - len(head.lstrip(_GO_SPACE))
-    if not head.startswith("{", start):
-        return False
-    import json  # only for this rare shape: a plain render does without it
-
-    try:
-        _, end = json.JSONDecoder().raw_decode(head, start)
-    except ValueError:
+    start = _json_start(head)
+    end = _go_json_end(head, start) if start is not None else None
+    if end is None:
         return False  # kubectl reads it as YAML from the start
     return head[end:].lstrip(_GO_SPACE.replace("\n", "")) in ("", "\n")
+
+
+def _json_start(text: str) -> int | None:
+    """Where the `{` is that makes kubectl read the text as JSON: its first
+    character past white space (and a byte-order mark), within the first
+    4096 bytes, all kubectl looks at to tell JSON from YAML (apimachinery's
+    GuessJSONStream; past them it reads YAML, oracle60b). None: YAML."""
+    start = 1 if text.startswith("\ufeff") else 0  # kubectl drops the mark as it reads a file
+    body = text.lstrip(_GO_SPACE) if not start else text[1:].lstrip(_GO_SPACE)
+    if not body.startswith("{"):
+        return None
+    at = len(text) - len(body)
+    if at - start >= _JSON_SNIFFED or len(text[start:at].encode("utf-8")) >= _JSON_SNIFFED:
+        return None
+    return at
+
+
+def _go_json_end(text: str, start: int) -> int | None:
+    """The end of the JSON value at `start`, where Go's decoder reads one;
+    None where it finds a syntax error (a trailing comma, a comment, NaN):
+    kubectl then reads the whole stream as YAML instead (review60b)."""
+    import json  # only for this rare shape: a plain render does without it
+
+    def constant(name: str) -> object:
+        raise ValueError(name)  # NaN, Infinity: Python's JSON reads them, Go's does not
+
+    try:
+        _, end = json.JSONDecoder(parse_constant=constant).raw_decode(text, start)
+    except ValueError:
+        return None
+    return end
 
 
 def _leading_directives(text: str) -> int | None:
@@ -2131,20 +2158,18 @@ def _joined(high: int, low: int) -> int:
 
 
 def _is_json_first(doc: Document) -> bool:
-    """Whether kubectl reads the document as JSON: the stream's first, its
-    first character past white space a `{` within the first 4096 bytes,
-    all kubectl looks at to tell JSON from YAML (apimachinery's
-    GuessJSONStream; past them it reads YAML, oracle60b)."""
-    if doc.index != 1:
-        return False
-    text = doc.text
-    if text.startswith("\ufeff"):  # kubectl drops a byte-order mark as it reads a file, then looks for JSON
-        text = text[1:]
-    body = text.lstrip(_GO_SPACE)
-    if not body.startswith("{"):
-        return False
-    space = len(text) - len(body)
-    return space < _JSON_SNIFFED or len(text[:space].encode("utf-8")) < _JSON_SNIFFED
+    """Whether kubectl reads the document as JSON: the stream's first, a
+    `{` it sees as JSON (_json_start) opening a value Go's decoder reads
+    (_go_json_end); one it does not (a trailing comma) makes kubectl read
+    the stream as YAML from its start."""
+    return doc.index == 1 and _json_first_text(doc.text)
+
+
+@lru_cache(maxsize=4)
+def _json_first_text(text: str) -> bool:
+    # (Asked of the first document by several checks: read once.)
+    start = _json_start(text)
+    return start is not None and _go_json_end(text, start) is not None
 
 
 # The bytes kubectl reads to tell a JSON stream from YAML.
@@ -2629,7 +2654,7 @@ def _what(key: str, hidden_in: str | None) -> str:
     before. `hidden_in`: the field whose value holds it, which may be secret."""
     if hidden_in is not None:
         return f"key in a mapping inside the value of {hidden_in} (not shown: values may be secret)"
-    return f"key {key!r} in a mapping"
+    return f"key {quoted(key)} in a mapping"
 
 
 class _EarlierKeys(PostrenderError):
@@ -2765,7 +2790,7 @@ def _dropped_warning(doc: Document, entry: _LeftOut, objects: list[KubeObject]) 
     def said(where: Location) -> str:
         earlier = where.line_text(earlier_line)
         what = (f"duplicate {entry.what} (written first on {earlier})" if first == last or entry.hidden
-                else f"key {last!r} in a mapping reads as {first!r} on {earlier} does (YAML 1.1)")
+                else f"key {quoted(last)} in a mapping reads as {quoted(first)} on {earlier} does (YAML 1.1)")
         return f"{what}: kubectl and Helm read the last, so postrender leaves the earlier out"
 
     return _about_holder(doc, entry.later_at, objects, said)
@@ -2784,7 +2809,7 @@ def _random_key(doc: Document, first: ScalarNode, key: ScalarNode, label: str, s
             doc.location(key),
         )
     return PostrenderError(
-        f"keys {first.value!r} and {key.value!r}{how or ' of a mapping'} both reach Kubernetes as {label!r} (YAML 1.1"
+        f"keys {quoted(first.value)} and {quoted(key.value)}{how or ' of a mapping'} both reach Kubernetes as {quoted(label)} (YAML 1.1"
         " reads them as values of different types), and which value wins is random; quote both or remove one",
         doc.location(key),
     )
@@ -2796,7 +2821,7 @@ def _duplicate_key(doc: Document, key: ScalarNode, shown: tuple[str, str] | None
             f"duplicate key in a mapping inside the value of {shown[1]} (not shown: values may be secret)",
             doc.location(key),
         )
-    return PostrenderError(f"duplicate key {key.value!r} in a mapping", doc.location(key))
+    return PostrenderError(f"duplicate key {quoted(key.value)} in a mapping", doc.location(key))
 
 
 def _check_scalar(doc: Document, node: ScalarNode, tags: bool, outside_data: bool, dropped: bool = False) -> None:
