@@ -22,6 +22,7 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NoReturn
 
+from .printable import quoted
 from .records import record
 from . import signals
 from .signals import Interrupted, on_signal
@@ -801,7 +802,7 @@ def _unexpected(exc: Exception) -> str:
         return OUT_OF_MEMORY
     if isinstance(exc, ImportError) and exc.name:
         # A broken install, not a bug: say what to mend (a module name quotes no input).
-        return f"cannot load the module {exc.name!r} postrender needs; reinstall postrender with its dependencies"
+        return f"cannot load the module {quoted(exc.name)} postrender needs; reinstall postrender with its dependencies"
     # The exception text could quote input, so only its type is shown.
     return f"internal error ({type(exc).__name__}); please report it with POSTRENDER_DEBUG=1 output"
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 
+from .printable import quoted
 from . import signals
 
 
@@ -35,7 +36,7 @@ def _fail_to_load(exc: BaseException) -> None:
         from .errors import OUT_OF_MEMORY, memory_short
 
         line = OUT_OF_MEMORY if memory_short(exc) else \
-            f"cannot load the module {getattr(exc, 'name', None)!r} postrender needs; reinstall postrender"
+            f"cannot load the module {quoted(getattr(exc, 'name', None))} postrender needs; reinstall postrender"
     except BaseException:  # noqa: BLE001 - too short of memory to load even that
         line = "out of memory while loading"
     try:

@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from .printable import quoted
 from .records import field, record, replace
 from .errors import UsageError
 from .vocabulary import KEEP_POLICIES, STRATEGIES, is_label_value
@@ -95,10 +96,10 @@ def parse_count(text: str, name: str, minimum: int, maximum: int) -> int:
     value = text.strip()
     # int() also takes "1_000", " +3" and non-ASCII digits; a flag should not.
     if not re.fullmatch(_COUNT, value):
-        raise UsageError(f"{name} {text!r}: expected a whole number from {minimum} to {maximum}")
+        raise UsageError(f"{name} {quoted(text)}: expected a whole number from {minimum} to {maximum}")
     number = int(value)
     if not minimum <= number <= maximum:
-        raise UsageError(f"{name} {text!r}: expected a whole number from {minimum} to {maximum}")
+        raise UsageError(f"{name} {quoted(text)}: expected a whole number from {minimum} to {maximum}")
     return number
 
 
@@ -108,7 +109,7 @@ def parse_size(text: str, name: str, maximum: int = MAX_BYTES_CEILING) -> int:
     number = int(match.group(1)) * _SIZE_UNITS[match.group(2) or ""] if match else None
     if number is None or not 1 <= number <= maximum:
         raise UsageError(
-            f"{name} {text!r}: expected a size from 1 byte to {format_size(maximum)}, "
+            f"{name} {quoted(text)}: expected a size from 1 byte to {format_size(maximum)}, "
             "such as 1048576, 10M or 256Mi"
         )
     return number
@@ -123,14 +124,14 @@ def check_namespace(namespace: str, name: str = "namespace") -> str:
     # Refused up front: a misspelt one (`Prod`) would quietly pair no
     # implicit namespace with the objects that state `prod`.
     if not _NAMESPACE.fullmatch(namespace):
-        raise UsageError(f"{name} {namespace!r} is not a valid namespace name "
+        raise UsageError(f"{name} {quoted(namespace)} is not a valid namespace name "
                          "(at most 63 characters of a-z, 0-9 and '-', starting and ending with a letter or digit)")
     return namespace
 
 
 def check_scope(scope: str, name: str = "--scope") -> str:
     if not scope or not is_label_value(scope):
-        raise UsageError(f"{name} {scope!r} is not a valid label value (63 characters of [-A-Za-z0-9_.])")
+        raise UsageError(f"{name} {quoted(scope)} is not a valid label value (63 characters of [-A-Za-z0-9_.])")
     return scope
 
 
@@ -214,7 +215,7 @@ class Option:
             return lowered == "true"
         value = self.aliases.get(text, text)
         if self.kind == "choice" and value not in self.choices:
-            raise UsageError(f"{name} must be one of {', '.join(self.choices)}, not {text!r}")
+            raise UsageError(f"{name} must be one of {', '.join(self.choices)}, not {quoted(text)}")
         if self.kind == "text" and not value:
             raise UsageError(f"{name} must be a non-empty string")
         return self._checked(value, name)
@@ -227,15 +228,15 @@ class Option:
         if self.kind == "bool":
             if isinstance(value, str):
                 # "must be true or false, not 'true'" read as a contradiction (newcomer60).
-                raise UsageError(f"{name} must be true or false unquoted (a boolean), not the string {value!r}")
+                raise UsageError(f"{name} must be true or false unquoted (a boolean), not the string {quoted(value)}")
             if not isinstance(value, bool):
-                raise UsageError(f"{name} must be true or false, not {value!r}")
+                raise UsageError(f"{name} must be true or false, not {quoted(value)}")
             return value
         if self.kind in ("count", "size") and isinstance(value, int) and not isinstance(value, bool):
             value = str(value)
         if not isinstance(value, str):
             what = {"text": "a non-empty string", "choice": f"one of {', '.join(self.choices)}"}.get(self.kind, "a number")
-            raise UsageError(f"{name} must be {what}, not {value!r}")
+            raise UsageError(f"{name} must be {what}, not {quoted(value)}")
         return self.convert_text(value, name)
 
     def _checked(self, value: Any, name: str) -> Any:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import re
 
+from ..printable import quoted
 from ..errors import UsageError
 from ..options import non_empty, parse_count
 
@@ -61,8 +62,8 @@ def parse_duration(text: str) -> int:
     if value == "0":
         return 0
     if not value or _DURATION.sub("", value):
-        raise UsageError(f"--min-age {text!r}: expected a duration such as 30m, 1h, 2d or 0")
+        raise UsageError(f"--min-age {quoted(text)}: expected a duration such as 30m, 1h, 2d or 0")
     seconds = sum(int(n) * _UNITS[unit] for n, unit in _DURATION.findall(value))
     if seconds > MAX_MIN_AGE_SECONDS:
-        raise UsageError(f"--min-age {text!r}: at most 100 years (36500d)")
+        raise UsageError(f"--min-age {quoted(text)}: at most 100 years (36500d)")
     return seconds

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from ..printable import quoted
 from ..errors import PostrenderError
 from ..kubeconfig import merged
 
@@ -261,7 +262,7 @@ class Cluster:
     def resource(self, kind: str, group: str) -> Resource:
         found = self.find(kind, group)
         if found is None:
-            raise ClusterError(f"the cluster serves no {kind} in API group {group or 'core'!r}")
+            raise ClusterError(f"the cluster serves no {kind} in API group {quoted(group or 'core')}")
         return found
 
     def find(self, kind: str, group: str) -> Resource | None:
@@ -336,7 +337,7 @@ def _reason(exc: BaseException) -> str:
 
 
 def _for_context(context: str | None) -> str:
-    return f" of context {context!r}" if context else ""
+    return f" of context {quoted(context)}" if context else ""
 
 
 def _one_line(value: object) -> str:

@@ -8,6 +8,7 @@ import json
 import sys
 from datetime import datetime, timedelta, timezone
 
+from ..printable import quoted
 from .. import fieldspecs
 from ..diagnostics import escape_controls
 from ..errors import PostrenderError, UsageError
@@ -56,7 +57,7 @@ def _versions(cluster: Cluster, namespaces: list[str] | None, selector: str | No
         return read_versions(cluster, namespaces, selector)
     except ClusterError as exc:
         if exc.status == 400 and given:
-            raise UsageError(f"-l {given!r} is not a label selector the API server reads: {exc.message}") from None
+            raise UsageError(f"-l {quoted(given)} is not a label selector the API server reads: {exc.message}") from None
         raise
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
+from ..printable import quoted
 from ..records import field, record
 from ..errors import UsageError
 from ..lazyre import LazyPattern
@@ -449,14 +450,14 @@ def _argument_entries(rows: list[Any], origin: str) -> dict[str, list[dict[str, 
         row = _mapping(row, origin, "podSpecArgs row")
         target = row.get("target")
         if target not in CONFIG_KINDS:
-            raise UsageError(f"{origin}: a podSpecArgs row needs target: ConfigMap or Secret (got {row!r})")
+            raise UsageError(f"{origin}: a podSpecArgs row needs target: ConfigMap or Secret (got {quoted(row)})")
         row_flags, row_env = _strings(row, "flags", origin), _strings(row, "env", origin)
         if set(row) - {"target", "flags", "env"} or bool(row_flags) == bool(row_env):
-            raise UsageError(f"{origin}: a podSpecArgs row has target and one of flags or env (got {row!r})")
+            raise UsageError(f"{origin}: a podSpecArgs row has target and one of flags or env (got {quoted(row)})")
         if any(not flag.startswith("-") or flag.strip("-") == "" or "=" in flag for flag in row_flags):
-            raise UsageError(f"{origin}: podSpecArgs flags are written -name or --name (got {row_flags!r})")
+            raise UsageError(f"{origin}: podSpecArgs flags are written -name or --name (got {quoted(row_flags)})")
         if any(not _ENV_NAME.fullmatch(name) for name in row_env):
-            raise UsageError(f"{origin}: podSpecArgs env holds variable names (got {row_env!r})")
+            raise UsageError(f"{origin}: podSpecArgs env holds variable names (got {quoted(row_env)})")
         flags.setdefault(target, []).extend(f for f in row_flags if f not in flags[target])
         env.setdefault(target, []).extend(n for n in row_env if n not in env[target])
     entries: dict[str, list[dict[str, Any]]] = {}
@@ -476,13 +477,13 @@ def _argument_entries(rows: list[Any], origin: str) -> dict[str, list[dict[str, 
 def _strings(row: dict[str, Any], key: str, origin: str) -> list[str]:
     value = row.get(key) or []
     if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-        raise UsageError(f"{origin}: podSpecArgs {key} must be a list of strings (got {value!r})")
+        raise UsageError(f"{origin}: podSpecArgs {key} must be a list of strings (got {quoted(value)})")
     return value
 
 
 def _check_target(target: str, origin: str, section: str = "podSpecReferences") -> None:
     if target not in CONFIG_KINDS:
-        raise UsageError(f"{origin}: {section} keys must be ConfigMap or Secret, not {target!r}")
+        raise UsageError(f"{origin}: {section} keys must be ConfigMap or Secret, not {quoted(target)}")
 
 
 def _mapping(value: Any, origin: str, what: str) -> dict[str, Any]:
@@ -497,7 +498,7 @@ def _each_path(raw: dict[str, Any], origin: str) -> list[dict[str, Any]]:
         return [raw]
     paths = raw["paths"]
     if "path" in raw or not isinstance(paths, list) or not paths or not all(isinstance(p, str) for p in paths):
-        raise UsageError(f"{origin}: a fieldSpec has path, or paths as a list of strings (got {raw!r})")
+        raise UsageError(f"{origin}: a fieldSpec has path, or paths as a list of strings (got {quoted(raw)})")
     rest = {k: v for k, v in raw.items() if k != "paths"}
     return [{**rest, "path": path} for path in paths]
 
@@ -511,14 +512,14 @@ def _field_spec(target: str, raw: dict[str, Any], origin: str) -> FieldSpec:
     kind = raw.get("kind")
     path = raw.get("path")
     if not kind or not path:
-        raise UsageError(f"{origin}: a fieldSpec for {target} needs kind and path (got {raw!r})")
+        raise UsageError(f"{origin}: a fieldSpec for {target} needs kind and path (got {quoted(raw)})")
     group = raw.get("group")
     version = raw.get("version")
     parsed = parse_path(str(path), origin)
     kind_from = _kind_from(raw.get("kindFrom"), origin)
     if _in_secret_values(str(kind), group, parsed) or kind_from is not None and _in_secret_values(
             kind_from[0], group, kind_from[2]):
-        raise UsageError(f"{origin}: a fieldSpec for {target} reads a Secret's data or stringData ({path!r}):"
+        raise UsageError(f"{origin}: a fieldSpec for {target} reads a Secret's data or stringData ({quoted(path)}):"
                          " postrender shows what a reference names (warnings, -v, graph), and never a Secret's"
                          " values")
     return FieldSpec(
@@ -553,7 +554,7 @@ def _keeps_name(raw: Any, origin: str) -> str | None:
     if raw is None:
         return None
     if not isinstance(raw, str) or not raw.strip():
-        raise UsageError(f"{origin}: keepsName says why, as text (got {raw!r})")
+        raise UsageError(f"{origin}: keepsName says why, as text (got {quoted(raw)})")
     return raw
 
 
@@ -561,7 +562,7 @@ def _kind_from(raw: Any, origin: str) -> tuple[str, tuple[Segment, ...], tuple[S
     if raw is None:
         return None
     if not isinstance(raw, dict) or set(raw) != {"kind", "name", "path"} or not all(raw.values()):
-        raise UsageError(f"{origin}: kindFrom needs kind, name and path (got {raw!r})")
+        raise UsageError(f"{origin}: kindFrom needs kind, name and path (got {quoted(raw)})")
     return str(raw["kind"]), parse_path(str(raw["name"]), origin), parse_path(str(raw["path"]), origin)
 
 

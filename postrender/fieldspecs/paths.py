@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from ..printable import quoted
 from ..errors import UsageError
 from ..records import record
 from .walk import WILDCARD
@@ -60,16 +61,16 @@ def _parsed_path(text: str) -> tuple[Segment, ...]:
     for part in re.split(r"(?<!\\)/", text):
         match = _SEGMENT.match(part)
         if not match or not part:
-            raise ValueError(f"bad path {text!r}")
+            raise ValueError(f"bad path {quoted(text)}")
         key = match.group("key").replace("\\/", "/")
         filters: list[Filter] = []
         for raw in re.findall(r"\[([^\]]*)\]", match.group("filters")):
             name, eq, value = raw.partition("=")
             if not eq or not name:
-                raise ValueError(f"bad filter [{raw}] in path {text!r}")
+                raise ValueError(f"bad filter [{raw}] in path {quoted(text)}")
             filters.append(Filter(name, value.rstrip("?"), value.endswith("?")))
         if key == WILDCARD and filters:
-            raise ValueError(f"{WILDCARD} takes no filter, in path {text!r}")
+            raise ValueError(f"{WILDCARD} takes no filter, in path {quoted(text)}")
         if key == "" and filters and segments:
             # kyaml spelling `items/[field=value]`: filter on the previous step
             previous = segments.pop()

@@ -16,6 +16,7 @@ import datetime
 from collections.abc import Callable
 from typing import Any
 
+from ..printable import quoted
 from ..errors import UsageError
 from .paths import path_problem
 
@@ -154,7 +155,7 @@ def _name_reference(entry: Any, where: str, origin: str) -> None:
     if near is not None and near != kind:
         # Any other kind is kustomize's to follow (a shared kustomizeconfig names
         # Services); one that differs from ConfigMap or Secret only in case is a typo.
-        _fail(origin, f"{where}.kind", f"{kind!r}: kinds are case-sensitive; did you mean {near}?")
+        _fail(origin, f"{where}.kind", f"{quoted(kind)}: kinds are case-sensitive; did you mean {near}?")
     for i, spec in enumerate(entry.get("fieldSpecs") or []):
         _keys(spec, FIELD_SPEC, f"{where}.fieldSpecs[{i}]", "a fieldSpec", origin, required=("kind",))
         if (spec.get("path") is None) == (spec.get("paths") is None):

@@ -13,6 +13,7 @@ import pkgutil
 from collections.abc import Iterable
 from typing import Any
 
+from ..printable import quoted
 from ..errors import UsageError
 
 
@@ -28,7 +29,7 @@ class Formats:
 
     def check(self, fmt: str) -> None:
         if fmt not in self.names():
-            raise UsageError(f"unknown {self._command} format {fmt!r} (choose from {', '.join(self.names())})")
+            raise UsageError(f"unknown {self._command} format {quoted(fmt)} (choose from {', '.join(self.names())})")
 
     def write(self, value: Any, fmt: str) -> str:
         self.check(fmt)

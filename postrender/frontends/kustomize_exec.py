@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..printable import quoted
 from ..errors import UsageError
 from ..fieldspecs import CONFIG_KINDS, SECTIONS, load_yaml_file
 from ..hostflags import CHANNELS, PLUGIN_CONFIG, refused
@@ -72,11 +73,11 @@ def parse(data: Any, origin: str, exec_plugin: bool = False) -> PluginConfig:
     _check_metadata(data.get("metadata"), where)
     if kind == KIND:
         if api_version != API_VERSION:
-            raise UsageError(f"{where}: apiVersion must be {API_VERSION}, not {api_version!r}")
+            raise UsageError(f"{where}: apiVersion must be {API_VERSION}, not {quoted(api_version)}")
         return _from_postrender(data, where, exec_plugin)
     if kind == "ConfigMap" and api_version == "v1":
         return _from_configmap(data, where)
-    raise UsageError(f"{where}: expected kind {KIND} ({API_VERSION}) or a v1 ConfigMap, found {kind!r}")
+    raise UsageError(f"{where}: expected kind {KIND} ({API_VERSION}) or a v1 ConfigMap, found {quoted(kind)}")
 
 
 def _name(data: dict[str, Any]) -> str | None:
@@ -93,7 +94,7 @@ def _check_metadata(metadata: Any, where: str) -> None:
     if not isinstance(metadata, dict):
         raise UsageError(f"{where}: metadata must be a mapping, not {type(metadata).__name__}")
     if metadata.get("name") is not None and not isinstance(metadata["name"], str):
-        raise UsageError(f"{where}: metadata.name must be a string, not {metadata['name']!r}")
+        raise UsageError(f"{where}: metadata.name must be a string, not {quoted(metadata['name'])}")
 
 
 def _from_postrender(data: dict[str, Any], where: str, exec_plugin: bool) -> PluginConfig:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..printable import quoted
 from ..records import field, record
 from .plan import config_hash, keep, reloader
 from .check import broken, guard
@@ -176,7 +177,7 @@ def _table(options: RenderOptions) -> fieldspecs.ReferenceTable:
     # The options table checks flags and configs; this guards library callers,
     # before any input is read.
     if options.strategy not in STRATEGIES:
-        raise UsageError(f"unknown strategy {options.strategy!r} (choose from {', '.join(STRATEGIES)})")
+        raise UsageError(f"unknown strategy {quoted(options.strategy)} (choose from {', '.join(STRATEGIES)})")
     check_strategy(options)
     check_cluster(options)
     extra = list(options.inline_configs)
@@ -371,29 +372,29 @@ def _report(graph: Graph, result: Rewrite, reporter: Reporter, productions: Prod
         about = (ref.referrer, ref.field_path, ref.prefix + ref.name)
         if ref.resolution is Resolution.CROSS_NAMESPACE and ref.target is not None:
             reporter.warn(
-                f"{where}: {ref.target_kind} {ref.name!r} matched only across namespaces "
+                f"{where}: {ref.target_kind} {quoted(ref.name)} matched only across namespaces "
                 f"({ref.target.describe()}, one side without metadata.namespace); "
                 "rewritten on the assumption they deploy together; pass --namespace to be exact",
                 about,
             )
         elif ref.resolution is Resolution.AMBIGUOUS and not ref.spec.grants and id(ref.node) not in broken_nodes:
             reporter.warn(
-                f"{where}: {ref.target_kind} {ref.name!r} matches several objects "
+                f"{where}: {ref.target_kind} {quoted(ref.name)} matches several objects "
                 f"({', '.join(c.describe() for c in ref.candidates)}); left as is",
                 about,
             )
         elif ref.resolution is Resolution.DANGLING and not ref.optional:
             made = productions.making(ref, graph.index)
             if made is not None:
-                reporter.info(f"{where}: {ref.target_kind} {ref.name!r} is made by {made.describe()}")
+                reporter.info(f"{where}: {ref.target_kind} {quoted(ref.name)} is made by {made.describe()}")
             elif ref.spec.grants:
                 # A grant by name to an object a program makes at run time (a
                 # leader-election lock, a key a controller generates) is what
                 # most operator charts write: nothing for the user to do.
-                reporter.info(f"{where}: grants {ref.target_kind} {ref.name!r}, which is not in the stream"
+                reporter.info(f"{where}: grants {ref.target_kind} {quoted(ref.name)}, which is not in the stream"
                               " (a program may make it); left as is")
             else:
-                reporter.warn(f"{where}: {ref.target_kind} {ref.name!r} is not in the stream; left as is", about)
+                reporter.warn(f"{where}: {ref.target_kind} {quoted(ref.name)} is not in the stream; left as is", about)
     _report_conflicting_assumptions(graph, reporter)
 
 
@@ -447,7 +448,7 @@ def _report_analysis(analysis: Analysis, reporter: Reporter) -> None:
         if not dep.supported:
             reporter.info(f"{where}: {dep.kind}/{dep.name} is not a ConfigMap or Secret; not hashed")
         elif dep.target is None:
-            reporter.warn(f"{where}: {dep.kind} {dep.name!r} is not in the stream; not hashed")
+            reporter.warn(f"{where}: {dep.kind} {quoted(dep.name)} is not in the stream; not hashed")
     for record in analysis.retention.records if reporter.wants_info else ():
         reporter.info(f"set {record.referrer.describe()} {record.field_path}: {record.value}")
     for place in analysis.config_hashes if reporter.wants_info else ():

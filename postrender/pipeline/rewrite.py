@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 from itertools import chain
 
+from ..printable import quoted
 from ..records import record, replace
 from ..syntax import edit
 from ..syntax.edit import Edit, Value
@@ -418,7 +419,7 @@ class DocumentEdits:
             root = object_node(whole, obj) if whole is not None else None
         mapping = node_at(root, path) if root is not None else None
         if not isinstance(mapping, MappingNode):
-            raise AssertionError(f"no mapping at {path!r} of {obj.describe()}")
+            raise AssertionError(f"no mapping at {quoted(path)} of {obj.describe()}")
         return mapping
 
     def _whole_of(self, obj: KubeObject) -> MappingNode | None:
@@ -434,7 +435,7 @@ class DocumentEdits:
                     root = object_node(whole, owner) if whole is not None else None
                     mapping = node_at(root, path) if root is not None else None
                     if not isinstance(mapping, MappingNode):
-                        raise AssertionError(f"no mapping at {path!r} of {owner.describe()}")
+                        raise AssertionError(f"no mapping at {quoted(path)} of {owner.describe()}")
                     self._give(mapping, entry)
             return self._whole
         if self._items_whole is None:

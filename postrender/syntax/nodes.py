@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 import _ruamel_yaml
 from ruamel.yaml.cyaml import CParser
 
+from ..printable import quoted
 from ..errors import PostrenderError
 from ..lazyre import LazyPattern
 
@@ -646,7 +647,7 @@ class Fold:
         self.name = name  # the mapping's key, told to `fold` with each entry
 
     def __repr__(self) -> str:
-        return f"Fold({self.name!r})"
+        return f"Fold({quoted(self.name)})"
 
 
 # fold(name, key, value): an entry of the mapping a Fold marks, complete.

@@ -11,7 +11,7 @@ import unicodedata
 import pytest
 
 from conftest import run_postrender
-from postrender.printable import printable
+from postrender.printable import printable, quoted
 
 
 def test_assigned_characters_are_as_isprintable_says_on_python_311():
@@ -43,3 +43,20 @@ def test_the_same_bytes_whatever_the_pythons_unicode():
     assert "  name: 'cfg\U0001f6dc-" in out.stdout
     graph = run_postrender(["graph", "-o", "json"], text)
     assert '"cfg\U0001f6dc' in graph.stdout and "\\ud83d" not in graph.stdout
+
+
+@pytest.mark.parametrize("value", ["cfg", "it's", 'say "hi"', "both ' and \"", "back\\slash", "tab\there",
+                                   "line\nbreak", "\x1b[31m", "\u202eevil", "é", "\U000e0041", "\ud800"])
+def test_quoted_is_repr_where_the_pythons_agree(value):
+    assert quoted(value) == repr(value)
+    assert quoted(5) == "5" and quoted(None) == "None" and quoted(["a"]) == "['a']"
+
+
+def test_a_messages_name_is_quoted_alike_on_every_python():
+    # repr() escaped U+1F6DC on 3.11 and not on 3.12 (review60b).
+    assert quoted("cfg\U0001f6dc") == "'cfg\U0001f6dc'"
+    text = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    spec:\n"
+            "      containers:\n      - name: c\n        image: i\n"
+            "        envFrom: [{configMapRef: {name: \"cfg\U0001f6dc\"}}]\n")
+    out = run_postrender([], text)
+    assert out.status == 0 and "ConfigMap 'cfg\U0001f6dc' is not in the stream" in out.stderr, out.stderr

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
+from ...printable import quoted
 from ...records import record
 from . import guard
 from ..graph.byname import Reader
@@ -78,7 +79,7 @@ def find(graph: Graph, the_plan: Plan, held: dict[int, str], readers: list[Reade
             lost = _lost(the_plan, ref.candidates)
             if lost:
                 problems.append(Broken(ref.referrer, ref.node, ref.field_path, ref.name, (
-                    f"{ref.target_kind} {ref.name!r} matches several objects "
+                    f"{ref.target_kind} {quoted(ref.name)} matches several objects "
                     f"({', '.join(graph.index.describe(c) for c in ref.candidates)}), so it is left as is, "
                     f"but {_renamed(graph, lost)}: it would name nothing. Give the referrer or the objects "
                     f"a namespace (or pass --namespace), or {_FIXES}")))
@@ -99,7 +100,7 @@ def find(graph: Graph, the_plan: Plan, held: dict[int, str], readers: list[Reade
         if kustomize_rewrites(ref.target_kind, ref.referrer.kind, ref.referrer.group, path):
             continue
         problems.append(Broken(ref.referrer, ref.node, ref.field_path, ref.name, (
-            f"names {ref.target_kind} {ref.name!r}, kustomize generator output that kustomize renames "
+            f"names {ref.target_kind} {quoted(ref.name)}, kustomize generator output that kustomize renames "
             f"{ref.name}-<hash> after postrender, rewriting only the fields of its own table, not this one: "
             f"it would name nothing unless the kustomization's configurations: list it (nameReference: "
             f"[{{kind: {ref.target_kind}, fieldSpecs: [{{kind: {ref.referrer.kind}"
@@ -117,7 +118,7 @@ def find(graph: Graph, the_plan: Plan, held: dict[int, str], readers: list[Reade
         lost = _lost(the_plan, [reader.target])
         if lost:
             problems.append(Broken(reader.referrer, reader.node, reader.field_path, reader.name, (
-                f"names {reader.target.kind} {reader.name!r}, which a program reads by that name, but it is "
+                f"names {reader.target.kind} {quoted(reader.name)}, which a program reads by that name, but it is "
                 f"versioned anyway (opted in, or --version-all) and {_renamed(graph, lost)}: "
                 f"it would name nothing; {_FIXES}")))
     for finding in findings:
@@ -154,7 +155,7 @@ def _lost(the_plan: Plan, objects: Collection[KubeObject]) -> list[Version]:
 
 
 def _renamed(graph: Graph, lost: list[Version]) -> str:
-    parts = [f"{graph.index.describe(v.obj)} is renamed to {v.name!r}" for v in lost]
+    parts = [f"{graph.index.describe(v.obj)} is renamed to {quoted(v.name)}" for v in lost]
     return ", and ".join(parts) + " with no copy keeping the old name"
 
 

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Iterator
 from math import inf
 
 
+from ...printable import quoted
 from ...fieldspecs import argument_items, namespace_told
 from ...fieldspecs.guardrules import guard_rules, squeezed
 from ...records import record
@@ -64,8 +65,8 @@ class Finding:
         target = self.version.obj
         if self.inside is not None:
             return (
-                f"{self.where} {self.field_path}: still names {target.kind} {self.version.base_name!r}, "
-                f"which is renamed to {self.version.name!r}, inside a JSON text, where no field spec "
+                f"{self.where} {self.field_path}: still names {target.kind} {quoted(self.version.base_name)}, "
+                f"which is renamed to {quoted(self.version.name)}, inside a JSON text, where no field spec "
                 f"can rewrite it: it will point at nothing. Fix it one of these ways: opt {self.target} out "
                 f"({ANNOTATION_VERSIONED}: \"false\"); or keep the original name as well "
                 f"({ANNOTATION_KEEP_ORIGINAL}: \"true\" on it, or --keep-original)"
@@ -80,8 +81,8 @@ class Finding:
         if self.argument is not None:
             config = f"podSpecArgs: [{{target: {target.kind}, {self.argument}}}]"
         return (
-            f"{self.where} {self.field_path}: still names {target.kind} {self.version.base_name!r}, "
-            f"which is renamed to {self.version.name!r}; no field spec covers this field, so it was "
+            f"{self.where} {self.field_path}: still names {target.kind} {quoted(self.version.base_name)}, "
+            f"which is renamed to {quoted(self.version.name)}; no field spec covers this field, so it was "
             f"not rewritten and will point at nothing. Fix it one of these ways: add a field spec "
             f"(--config FILE with `{config}`); "
             f"opt {self.target} out ({ANNOTATION_VERSIONED}: \"false\"); or keep the original "

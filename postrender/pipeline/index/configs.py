@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...printable import quoted
 from ...errors import PostrenderError
 from ...records import record
 from ...syntax.nodes import (
@@ -212,7 +213,7 @@ def validate(obj: KubeObject, folded: ConfigFolder | None = None) -> Fields:
             if text is None or encoded and go_base64(text) is None:
                 # As written, and as Kubernetes reads it where that differs
                 # (`n:` is the key "false"): the template holds the former.
-                shown = label if key.value == label else f"{key.value} (a key Kubernetes reads as {label!r})"
+                shown = label if key.value == label else f"{key.value} (a key Kubernetes reads as {quoted(label)})"
             if text is None:
                 what = "a base64 string" if encoded else "a string"
                 hint = (not_a_string_hint(value, obj.kind == "ConfigMap", obj.kind == "Secret")

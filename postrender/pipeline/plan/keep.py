@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
+from ...printable import quoted
 from ...records import record
 from ...errors import UsageError
 from ...fieldspecs import ReferenceTable
@@ -43,7 +44,7 @@ def policy_marks(keep_previous: str | None) -> tuple[tuple[str, str], ...]:
     """The annotations a --keep-previous policy gives each version."""
     if keep_previous is not None and keep_previous not in KEEP_POLICIES:
         # Flags are checked by argparse; plugin and KRM configs arrive here unchecked.
-        raise UsageError(f"keep-previous {keep_previous!r}: choose from {', '.join(sorted(KEEP_POLICIES))}")
+        raise UsageError(f"keep-previous {quoted(keep_previous)}: choose from {', '.join(sorted(KEEP_POLICIES))}")
     return tuple(KEEP_POLICIES[keep_previous].items()) if keep_previous else ()
 
 

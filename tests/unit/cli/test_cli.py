@@ -900,3 +900,25 @@ def test_a_json_file_after_another_input_is_told_why_its_escapes_are_refused(tmp
     # Within one stream the note would not help: not said.
     joined = run_postrender([], (tmp_path / "a.yaml").read_text() + "---\n" + (tmp_path / "b.json").read_text())
     assert joined.status == 1 and joined.stderr.rstrip().endswith("write / instead")
+
+
+def test_a_file_named_only_by_its_extension_is_a_manifest(tmp_path):
+    # `.yaml`: Go's filepath.Ext (kubectl's) says `.yaml`, Python's suffix ""; it was left out (review60b).
+    folder = tmp_path / "d"
+    folder.mkdir()
+    (folder / ".yaml").write_text(CM.format(name="hidden"))
+    (folder / "app.yaml").write_text(CM.format(name="app"))
+    out = run_postrender([str(folder)])
+    assert out.status == 0, out.stderr
+    assert re.findall(r"^  name: (\w+)", out.stdout, re.M) == ["hidden", "app"]
+
+
+def test_a_link_to_a_folder_named_as_a_manifest_fails(tmp_path):
+    # kubectl takes it for a file and fails to read it ("is a directory"); it was skipped.
+    folder = tmp_path / "d"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "app.yaml").write_text(CM.format(name="app"))
+    (folder / "more.yaml").symlink_to("sub")
+    out = run_postrender([str(folder)])
+    assert out.status == 1 and out.stdout == ""
+    assert f"{folder / 'more.yaml'}: a symbolic link to a folder, named as a manifest" in out.stderr
