@@ -2205,12 +2205,26 @@ def _check_json_document_end(doc: Document) -> None:
     objects before; YAML, and so libyaml, reads the line as the document's
     end. (A JSON string holds no line break: the line is after the value.)"""
     found = _DOCUMENT_END_LINE.search(doc.text)
-    if found is not None:
+    if found is None:
+        return
+    start = _json_start(doc.text)
+    end = _go_json_end(doc.text, start) if start is not None else None
+    if end is not None and doc.text[end:found.start()].strip(_GO_SPACE) and \
+            not doc.text[end:found.start()].lstrip(_GO_SPACE).startswith("#"):
+        # YAML right after the JSON value, in the same chunk: kubectl reads
+        # it (as YAML past the value), a `...` after it too; postrender
+        # reads a chunk as one document (review60b: the reason given was
+        # kubectl's refusal, which this is not).
         raise PostrenderError(
-            "a `...` line after a JSON document that starts the stream: kubectl reads such a stream as JSON, where"
-            " `...` is an error; remove the line (a `---` line ends the document), or start the stream with `---`",
-            doc.at(doc.first_line + doc.chunk_line(found.start()) + 1),
+            "a JSON document that starts the stream, and YAML after it with no `---` line between them: kubectl"
+            " reads them as two documents, postrender as one; put a `---` line after the JSON document",
+            doc.at(doc.first_line + doc.chunk_line(end) + 1),
         )
+    raise PostrenderError(
+        "a `...` line after a JSON document that starts the stream: kubectl reads such a stream as JSON, where"
+        " `...` is an error; remove the line (a `---` line ends the document), or start the stream with `---`",
+        doc.at(doc.first_line + doc.chunk_line(found.start()) + 1),
+    )
 
 
 _DOCUMENT_END_LINE = LazyPattern(r"(?m)^\.\.\.(?=[ \t\r\n]|\Z)")

@@ -996,3 +996,15 @@ def test_a_binary_value_outside_data_is_refused_with_its_line(text):
 def test_a_binary_value_in_data_is_read(text):
     (obj,) = read_stage.read([Source(None, "apiVersion: v1\n" + text)], Limits()).objects
     assert obj.name in ("c", "s")
+
+
+def test_yaml_right_after_a_json_first_document_is_refused_for_what_it_is():
+    # kubectl reads the YAML after the JSON value, and a `...` after it:
+    # the reason given was kubectl's refusal of `...`, which this is not (review60b).
+    json_first = '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "j"}, "data": {"a": "b"}}\n'
+    text = json_first + "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: o}\n...\n---\n" + CM
+    assert_refused(run_postrender([], text), 1, 1, "a JSON document that starts the stream, and YAML after it with"
+                   " no `---` line between them: kubectl reads them as two documents, postrender as one")
+    # A `...` right after the value is kubectl's refusal, and said so.
+    assert_refused(run_postrender([], json_first + "...\n---\n" + CM), 1, 2,
+                   "a `...` line after a JSON document that starts the stream: kubectl reads such a stream as JSON")
