@@ -32,7 +32,14 @@ def printable(text: str) -> bool:
 def quoted(value: object) -> str:
     """repr(value) for a message, a string's escapes decided by printable()
     (repr's follow the running Python's Unicode database: `'cfg\\U0001f6dc'`
-    on 3.11, `'cfg🛜'` on 3.12; review60b). Anything else: repr()."""
+    on 3.11, `'cfg🛜'` on 3.12; review60b): the same for every assigned
+    character, and an unassigned one shown as it is. Lists, tuples and
+    dicts hold their strings so quoted; anything else: repr()."""
+    if isinstance(value, (list, tuple)):
+        inner = ", ".join(map(quoted, value))
+        return f"[{inner}]" if isinstance(value, list) else f"({inner}{',' if len(value) == 1 else ''})"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{quoted(k)}: {quoted(v)}" for k, v in value.items()) + "}"
     if not isinstance(value, str):
         return repr(value)
     quote = '"' if "'" in value and '"' not in value else "'"

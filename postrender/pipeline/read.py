@@ -826,9 +826,16 @@ def _go_json_end(text: str, start: int) -> int | None:
     def constant(name: str) -> object:
         raise ValueError(name)  # NaN, Infinity: Python's JSON reads them, Go's does not
 
+    def number(text: str) -> int:
+        return 0  # only the syntax counts: int() refuses 4,300 digits and more (review60c)
+
     try:
-        _, end = json.JSONDecoder(parse_constant=constant).raw_decode(text, start)
+        _, end = json.JSONDecoder(parse_constant=constant, parse_int=number, parse_float=number).raw_decode(text, start)
     except ValueError:
+        return None
+    except RecursionError:
+        # Nested past Python's stack (Go's decoder takes 10,000 levels): read
+        # as YAML, where --max-depth refuses it with the line (review60c).
         return None
     return end
 

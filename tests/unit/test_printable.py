@@ -60,3 +60,9 @@ def test_a_messages_name_is_quoted_alike_on_every_python():
             "        envFrom: [{configMapRef: {name: \"cfg\U0001f6dc\"}}]\n")
     out = run_postrender([], text)
     assert out.status == 0 and "ConfigMap 'cfg\U0001f6dc' is not in the stream" in out.stderr, out.stderr
+
+
+def test_quoted_holds_a_lists_strings_so_too():
+    assert quoted(["A\U0001f6dc", 1, None]) == "['A\U0001f6dc', 1, None]"
+    assert quoted(("a",)) == repr(("a",)) and quoted(("a", "b")) == repr(("a", "b"))
+    assert quoted({"k": ["v"]}) == repr({"k": ["v"]})

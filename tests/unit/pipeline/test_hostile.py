@@ -1008,3 +1008,10 @@ def test_yaml_right_after_a_json_first_document_is_refused_for_what_it_is():
     # A `...` right after the value is kubectl's refusal, and said so.
     assert_refused(run_postrender([], json_first + "...\n---\n" + CM), 1, 2,
                    "a `...` line after a JSON document that starts the stream: kubectl reads such a stream as JSON")
+
+
+def test_a_json_first_document_nested_past_pythons_stack_meets_the_depth_limit():
+    # Deciding whether it is JSON Go reads recursed past Python's stack: an
+    # internal error (review60c). It is refused as any document nested so deep.
+    text = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"x":' + "[" * 1000 + "]" * 1000 + "}\n"
+    assert_refused(run_postrender([], text), 1, 1, "nesting deeper than 512 levels (--max-depth)")
