@@ -2090,21 +2090,22 @@ def _mark_line(doc: Document, mark: object) -> int:
 # not: a surrogate pair for a character beyond U+FFFF (\ud83d\ude00), which
 # libyaml refuses, and \/, which libyaml reads and go-yaml v2 refuses. Helm
 # puts `---` before every document, so it reads neither.
+_SURROGATE_HINT = (
+    "a \\uD800-\\uDFFF escape (a JSON surrogate pair) is read by kubectl only in a JSON document that starts"
+    " the stream, and never by Helm; write the character itself or a \\U0001F600-style escape"
+)
 # kubectl reads each file given as a stream of its own; postrender writes
 # its inputs as one, which only the first input's first document starts
 # (oracle60b: a folder of JSON files written by json.dumps, read whole by
 # kubectl, was refused here as its names sorted).
 _ONE_STREAM = (" (postrender writes all its inputs as one stream, which only the first input starts: give that"
                " file first, or run postrender on it alone)")
+
+
 def _one_stream_note(doc: Document) -> str:
-    """_ONE_STREAM, for the first document of an input that is not the first."""
-    return _ONE_STREAM if doc.index != 1 and doc.first_line == 0 and doc.text.lstrip(_GO_SPACE)[:1] == "{" else ""
-
-
-_SURROGATE_HINT = (
-    "a \\uD800-\\uDFFF escape (a JSON surrogate pair) is read by kubectl only in a JSON document that starts"
-    " the stream, and never by Helm; write the character itself or a \\U0001F600-style escape"
-)
+    """_ONE_STREAM, for an input's first document kubectl would read as JSON
+    that is not the stream's first."""
+    return _ONE_STREAM if doc.index != 1 and doc.first_line == 0 and _json_value_end(doc.text) is not None else ""
 # libyaml 0.1.7 refuses `a:b` inside a flow collection (`{url: http://x}`),
 # which go-yaml v2 reads as text; postrender reads it too
 # (syntax/flowcolons.py), but not past HIDDEN_UP_TO of them in a document,
@@ -2169,14 +2170,15 @@ def _is_json_first(doc: Document) -> bool:
     `{` it sees as JSON (_json_start) opening a value Go's decoder reads
     (_go_json_end); one it does not (a trailing comma) makes kubectl read
     the stream as YAML from its start."""
-    return doc.index == 1 and _json_first_text(doc.text)
+    return doc.index == 1 and _json_value_end(doc.text) is not None
 
 
 @lru_cache(maxsize=4)
-def _json_first_text(text: str) -> bool:
-    # (Asked of the first document by several checks: read once.)
+def _json_value_end(text: str) -> int | None:
+    """Where the JSON value kubectl reads a text as ends, or None (YAML).
+    (Asked of the first document by several checks: read once.)"""
     start = _json_start(text)
-    return start is not None and _go_json_end(text, start) is not None
+    return _go_json_end(text, start) if start is not None else None
 
 
 # The bytes kubectl reads to tell a JSON stream from YAML.
@@ -2214,8 +2216,7 @@ def _check_json_document_end(doc: Document) -> None:
     found = _DOCUMENT_END_LINE.search(doc.text)
     if found is None:
         return
-    start = _json_start(doc.text)
-    end = _go_json_end(doc.text, start) if start is not None else None
+    end = _json_value_end(doc.text)
     if end is not None and doc.text[end:found.start()].strip(_GO_SPACE) and \
             not doc.text[end:found.start()].lstrip(_GO_SPACE).startswith("#"):
         # YAML right after the JSON value, in the same chunk: kubectl reads
@@ -2830,8 +2831,9 @@ def _random_key(doc: Document, first: ScalarNode, key: ScalarNode, label: str, s
             doc.location(key),
         )
     return PostrenderError(
-        f"keys {quoted(first.value)} and {quoted(key.value)}{how or ' of a mapping'} both reach Kubernetes as {quoted(label)} (YAML 1.1"
-        " reads them as values of different types), and which value wins is random; quote both or remove one",
+        f"keys {quoted(first.value)} and {quoted(key.value)}{how or ' of a mapping'} both reach Kubernetes as"
+        f" {quoted(label)} (YAML 1.1 reads them as values of different types), and which value wins is random;"
+        " quote both or remove one",
         doc.location(key),
     )
 

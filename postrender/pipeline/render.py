@@ -14,7 +14,7 @@ from .graph.byname import ByName, find_readers, may_name_config, pod_string_spec
 from .graph.dependencies import Dependency, find_dependencies
 from ..errors import PostrenderError, UsageError
 from .graph.producers import Productions, find_productions
-from .graph.references import (Found, Graph, Resolution, build, created_before_every_apply, in_immutable_template, is_hook,
+from .graph.references import (Found, Graph, Reference, Resolution, build, created_before_every_apply, in_immutable_template, is_hook,
                                 is_config_object, runs_before_apply)
 from .index.configs import says_immutable
 from .index.objects import IMPLICIT, ObjectIndex
@@ -363,6 +363,7 @@ def _report(graph: Graph, result: Rewrite, reporter: Reporter, productions: Prod
     # missing as the other.
     granted = {id(ref.node) for ref in graph.references
                if ref.spec.grants and ref.resolution is not Resolution.DANGLING}
+    assumed: dict[str, str] = {}  # _report_conflicting_assumptions
     for ref in graph.references:
         if ref.resolution is Resolution.RESOLVED:
             continue  # most references: nothing to say, so no text to build
@@ -371,6 +372,9 @@ def _report(graph: Graph, result: Rewrite, reporter: Reporter, productions: Prod
         where = f"{ref.referrer.describe()} {ref.field_path}"
         about = (ref.referrer, ref.field_path, ref.prefix + ref.name)
         if ref.resolution is Resolution.CROSS_NAMESPACE and ref.target is not None:
+            explicit = _assumed_namespace(graph.index, ref)
+            if explicit:
+                assumed.setdefault(explicit, where)
             reporter.warn(
                 f"{where}: {ref.target_kind} {quoted(ref.name)} matched only across namespaces "
                 f"({ref.target.describe()}, one side without metadata.namespace); "
@@ -395,24 +399,23 @@ def _report(graph: Graph, result: Rewrite, reporter: Reporter, productions: Prod
                               " (a program may make it); left as is")
             else:
                 reporter.warn(f"{where}: {ref.target_kind} {quoted(ref.name)} is not in the stream; left as is", about)
-    _report_conflicting_assumptions(graph, reporter)
+    _report_conflicting_assumptions(assumed, reporter)
 
 
-def _report_conflicting_assumptions(graph: Graph, reporter: Reporter) -> None:
-    """Each reference matched across namespaces assumes the implicit one is
-    the explicit namespace on its other side. Where two assume two different
-    ones, the objects without a namespace deploy to one of them, and the
-    references that assumed the other will name nothing there (oracle60):
-    said once, beside each match's own warning."""
-    assumed: dict[str, str] = {}  # explicit namespace -> one reference that assumed it
-    index = graph.index
-    for ref in graph.references:
-        if ref.resolution is not Resolution.CROSS_NAMESPACE or ref.target is None:
-            continue
-        looked_up = index.lookup_namespace(ref.referrer, ref.namespace)
-        explicit = index.namespace_of(ref.target) if looked_up == IMPLICIT else looked_up
-        if explicit and explicit not in assumed:
-            assumed[explicit] = f"{ref.referrer.describe()} {ref.field_path}"
+def _assumed_namespace(index: ObjectIndex, ref: Reference) -> str:
+    """The explicit namespace a reference matched across namespaces assumes
+    the implicit one to be: the one on its other side."""
+    looked_up = index.lookup_namespace(ref.referrer, ref.namespace)
+    return index.namespace_of(ref.target) if looked_up == IMPLICIT else looked_up  # type: ignore[arg-type, return-value]
+
+
+def _report_conflicting_assumptions(assumed: dict[str, str], reporter: Reporter) -> None:
+    """`assumed`: each explicit namespace a reference matched across
+    namespaces assumed the implicit one to be, and one such reference.
+    Where two assume two different ones, the objects without a namespace
+    deploy to one of them, and the references that assumed the other will
+    name nothing there (oracle60): said once, beside each match's own
+    warning."""
     if len(assumed) > 1:
         listed = "; ".join(f"{namespace} ({where})" for namespace, where in sorted(assumed.items()))
         reporter.warn(
