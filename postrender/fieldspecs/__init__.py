@@ -670,7 +670,9 @@ def _add_annotation_values(into: dict[str, set[str]], data: dict[str, Any], sect
     if not isinstance(read, dict) or not all(isinstance(v, list) for v in read.values()):
         raise UsageError(f"{origin}: {section} maps an annotation to a list of its values")
     for annotation, values in read.items():
-        into.setdefault(str(annotation), set()).update(str(v) for v in values)
+        # Lowercased, as graph.references compares the phases an object's
+        # annotation holds.
+        into.setdefault(str(annotation), set()).update(str(v).lower() for v in values)
 
 
 def load_table(extra: list[tuple[str, dict[str, Any]]] = ()) -> ReferenceTable:

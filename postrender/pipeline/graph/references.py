@@ -199,7 +199,7 @@ def runs_before_apply(obj: KubeObject, table: ReferenceTable) -> bool:
         written = obj.annotations.get(annotation, "")
         # Most objects carry none of these annotations: nothing to split
         # (the empty text's one phase is "", rarely a value listed).
-        if (written or "" in values) and {phase.strip() for phase in written.split(",")} & values:
+        if (written or "" in values) and _phases(written) & values:
             return True
     return False
 
@@ -213,7 +213,16 @@ def created_before_every_apply(obj: KubeObject, table: ReferenceTable) -> bool:
     so."""
     written = [(values, obj.annotations[annotation]) for annotation, values in table.before_every_apply.items()
                if annotation in obj.annotations]
-    return bool(written) and all(values <= {phase.strip() for phase in text.split(",")} for values, text in written)
+    return bool(written) and all(values <= _phases(text) for values, text in written)
+
+
+def _phases(written: str) -> set[str]:
+    """A hook annotation's phases, in lower case: Helm reads `Pre-Upgrade`
+    as `pre-upgrade` (its manifest sorter lowercases each). Argo CD reads
+    its own exactly, a `presync` being no hook to it; taken for one, the
+    hook keeps naming configs as written, and they keep their names: the
+    safe side. The table's values are lowercased as it loads."""
+    return {phase.strip().lower() for phase in written.split(",")}
 
 
 def is_config_object(obj: KubeObject) -> bool:

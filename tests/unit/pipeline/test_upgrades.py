@@ -229,6 +229,10 @@ def test_verbose_says_why_and_the_graph_shows_it():
     ({"helm.sh/hook": "pre-install, post-install"}, True),
     ({"helm.sh/hook": "post-install,post-upgrade"}, False),
     ({"helm.sh/hook": "test"}, False),
+    # Helm lowercases each phase it reads (its manifest sorter).
+    ({"helm.sh/hook": "Pre-Upgrade"}, True),
+    ({"helm.sh/hook": "POST-INSTALL, PRE-ROLLBACK"}, True),
+    ({"helm.sh/hook": "Post-Install"}, False),
     ({"argocd.argoproj.io/hook": "PreSync"}, True),
     ({"argocd.argoproj.io/hook": "Sync"}, False),
 ])
@@ -241,6 +245,23 @@ def test_which_hooks_run_before_the_release_is_applied(annotations, held):
     assert (name == "settings") == held
     if held:
         assert out["ConfigMap/settings"]["data"] == {"MODE": "fast"}, "still there, under its name"
+
+
+@pytest.mark.parametrize("phases,rolls", [
+    ("pre-install,pre-upgrade", True),
+    ("Pre-Install,Pre-Upgrade", True),  # Helm reads each phase in lower case
+    (" PRE-UPGRADE , pre-install ", True),
+    ("Pre-Install", False),  # created once: its readers keep naming it, as without postrender
+])
+def test_a_hook_config_created_before_every_apply_rolls_its_readers_in_any_case(phases, rolls):
+    stream = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: hookcfg\n  annotations:\n"
+              f"    helm.sh/hook: {json.dumps(phases)}\ndata: {{a: one}}\n---\n"
+              "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    spec:\n"
+              "      containers:\n        - name: c\n          envFrom: [{configMapRef: {name: hookcfg}}]\n")
+    out = _by_name(run_postrender([], stream).stdout)
+    template = out["Deployment/web"]["spec"]["template"]
+    assert _env_from(template["spec"]) == ["hookcfg"], "a hook config keeps its name"
+    assert ("postrender.io/config-hash" in (template.get("metadata") or {}).get("annotations", {})) == rolls
 
 
 def test_the_immutable_mark_is_data(tmp_path):
