@@ -378,7 +378,9 @@ def _report(graph: Graph, result: Rewrite, reporter: Reporter, productions: Prod
             reporter.warn(
                 f"{where}: {ref.target_kind} {quoted(ref.name)} matched only across namespaces "
                 f"({ref.target.describe()}, one side without metadata.namespace); "
-                "rewritten on the assumption they deploy together; pass --namespace to be exact",
+                # Not "rewritten": a field whose name must stay (a StorageClass's
+                # parameters) is matched so, and left as written.
+                "taken as that object, on the assumption they deploy together; pass --namespace to be exact",
                 about,
             )
         elif ref.resolution is Resolution.AMBIGUOUS and not ref.spec.grants and id(ref.node) not in broken_nodes:

@@ -364,3 +364,19 @@ def test_two_assumptions_about_the_implicit_namespace_are_said_to_conflict():
     # And with --namespace, nothing is assumed at all.
     result = run_postrender(["--namespace", "prod"], text)
     assert "more than one namespace" not in result.stderr
+
+
+def test_a_match_across_namespaces_says_no_rewrite_of_a_field_left_as_written():
+    # refs61: a StorageClass's parameters keep the name they give (the API
+    # server never lets them change); the warning about the namespace-less
+    # Secret they match said "rewritten" all the same.
+    storage_class = ("apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: sc}\n"
+                     "provisioner: x.csi.io\nparameters:\n"
+                     "  csi.storage.k8s.io/node-stage-secret-name: sec\n"
+                     "  csi.storage.k8s.io/node-stage-secret-namespace: ns\n")
+    secret = "apiVersion: v1\nkind: Secret\nmetadata: {name: sec}\ndata: {k: dmFsdWU=}\n"
+    result = run_postrender([], "---\n".join([secret, storage_class]))
+    assert result.status == 0, result.stderr
+    (warning,) = [line for line in result.stderr.splitlines() if "matched only across namespaces" in line]
+    assert "rewritten" not in warning and "on the assumption they deploy together" in warning
+    assert "csi.storage.k8s.io/node-stage-secret-name: sec\n" in result.stdout
