@@ -7,7 +7,7 @@ run the script; tests/unit/fieldspecs/test_compiled_fieldspecs.py checks the two
 import json
 
 # sha256 of each source table when this was generated.
-SOURCES = {'builtin.yaml': '06cb9fedc261c361f779043c22d6b27c348607448e778d98df08cba6fca3be70',
+SOURCES = {'builtin.yaml': '5b08094e08b5d1eed35fbae4acf863df372e4bf14301b8bba68ac0b8089ff3c3',
  'bulk.yaml': 'b455ab0ba389a28bc2808a464c7d3b76ec98eadb118c2e995d9bbb48de99d41a',
  'dependencies.yaml': '7eb6c9031b701775c1705fd2c3b67df81209b76dd8f7e7b4cd5a014d6ac343a2',
  'fixednames.yaml': 'fc5620e03e106be37c12ec34d4185f33f87db227892469995bc3c9f09e6bcf1f',
@@ -1638,6 +1638,11 @@ TABLES = json.loads(r'''{
       "path": "spec/validation/caCertificateRefs[kind=ConfigMap][group=?]/name"
      },
      {
+      "kind": "BackendTLSPolicy",
+      "group": "gateway.networking.k8s.io",
+      "path": "spec/tls/caCertRefs[kind=ConfigMap][group=?]/name"
+     },
+     {
       "kind": "Gateway",
       "group": "gateway.networking.k8s.io",
       "path": "spec/tls/frontend/default/validation/caCertificateRefs[kind=ConfigMap][group=?]/name",
@@ -1670,6 +1675,12 @@ TABLES = json.loads(r'''{
       "kind": "Gateway",
       "group": "gateway.networking.k8s.io",
       "path": "spec/tls/backend/clientCertificateRef[kind=Secret?][group=?]/name",
+      "namespaceField": "namespace"
+     },
+     {
+      "kind": "Gateway",
+      "group": "gateway.networking.k8s.io",
+      "path": "spec/backendTLS/clientCertificateRef[kind=Secret?][group=?]/name",
       "namespaceField": "namespace"
      },
      {

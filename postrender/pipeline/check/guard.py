@@ -54,6 +54,10 @@ class Finding:
     # Where in a JSON text the string at `path` holds (_inside_json): the
     # name is inside it, where no field spec reaches.
     inside: Path | None = None
+    # A sibling `kind` key gives the renamed object's kind ({kind: ConfigMap,
+    # name: x}): the field spec suggested filters on it, so that it never
+    # rewrites a same-named object of another kind listed beside it.
+    kind_sibling: bool = False
 
     @property
     def field_path(self) -> str:
@@ -74,7 +78,7 @@ class Finding:
         spec = f"{{kind: {self.referrer.kind}"
         if self.referrer.group:
             spec += f", group: {self.referrer.group}"
-        spec += f", path: {kustomize_path(self.path)}"
+        spec += f", path: {self._suggested_path()}"
         spec += ", namespaceField: namespace" if self.namespace_field else ""
         spec += ", namespacePrefix: true}" if self.namespace_prefix else "}"
         config = f"nameReference: [{{kind: {target.kind}, fieldSpecs: [{spec}]}}]"
@@ -88,6 +92,20 @@ class Finding:
             f"opt {self.target} out ({ANNOTATION_VERSIONED}: \"false\"); or keep the original "
             f"name as well ({ANNOTATION_KEEP_ORIGINAL}: \"true\" on it, or --keep-original)"
         )
+
+
+    def _suggested_path(self) -> str:
+        """The path, as a YAML flow mapping's value: quoted where a
+        character there would end or break a plain one (a filter's `[`)."""
+        path = kustomize_path(self.path)
+        if self.kind_sibling and isinstance(self.path[-1], str) and "/" not in self.path[-1]:
+            head, _, last = path.rpartition("/")
+            path = f"{head}[kind={self.version.obj.kind}]/{last}"
+        return json.dumps(path) if _FLOW_UNSAFE.search(path) else path
+
+
+# What a plain scalar in a flow mapping cannot hold as written, or start with.
+_FLOW_UNSAFE = re.compile(r"[\[\]{},#]|: |^[\s!&*|>'\"%@`?:-]|\s$")
 
 
 def check(graph: Graph, the_plan: Plan) -> list[Finding]:
@@ -154,9 +172,10 @@ def check(graph: Graph, the_plan: Plan) -> list[Finding]:
                 found = named_here(kind, node, path, parent)
                 if found is not None:
                     version, sibling, prefixed = found
+                    kind_sibling = isinstance(parent, MappingNode) and get_str(parent, "kind") == version.obj.kind
                     findings.append(Finding(obj, where, node_at(top, where), version, index.describe(obj),
                                             index.describe(version.obj), sibling, namespace_prefix=prefixed,
-                                            inside=inside))
+                                            inside=inside, kind_sibling=kind_sibling))
 
         for node, path, parent in _candidates(top, bool(obj.document.shared), stale_texts):
             if node.start_mark in covered or path[:2] in _SKIPPED or not is_string(node):

@@ -4,6 +4,7 @@ ConfigMap fields no field spec covers."""
 import re
 
 import pytest
+from ruamel.yaml import YAML
 
 from conftest import run_postrender
 
@@ -192,6 +193,8 @@ def test_a_field_no_spec_covers_fails_the_render_with_the_three_fixes(case):
     assert "--allow-broken-references" in error
     # The suggested field spec is one the user can paste.
     path = "/".join(part.split("[")[0] for part in field.split("."))
+    if case == "typed-name":  # {kind: ConfigMap, name: ...}: filtered on the kind, quoted for the filter's [
+        path = '"spec/inputs[kind=ConfigMap]/name"'
     assert f"path: {path}" in error
 
 
@@ -427,3 +430,35 @@ def test_a_typed_name_is_a_core_config_only_where_no_other_group_is_stated(group
     else:
         assert result.status == 0 and "still names" not in result.stderr, result.stderr
         assert result.stdout.split("---\n")[-1] == custom
+
+
+def test_a_suggested_field_spec_filters_on_the_kind_written_beside_the_name(tmp_path):
+    # refs61: a list of references by kind ({kind: ConfigMap, name: ca} and
+    # {kind: Secret, name: ca}) got the same unfiltered path for each kind;
+    # pasted, the ConfigMap's spec rewrote the Secret's entry to the
+    # ConfigMap's version. Each suggestion now filters on its kind, and
+    # following both rewrites each entry to its own kind's version.
+    stream = "---\n".join([
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ca}\ndata: {a: b}\n",
+        "apiVersion: v1\nkind: Secret\nmetadata: {name: ca}\ndata: {a: Yg==}\n",
+        "apiVersion: x.io/v1\nkind: Foo\nmetadata: {name: f}\nspec:\n  tls:\n    caRefs:\n"
+        "      - {group: '', kind: ConfigMap, name: ca}\n      - {group: '', kind: Secret, name: ca}\n",
+    ])
+    first = run_postrender(VERSION_ALL, stream)
+    assert first.status == 1
+    advice = [line.split("(--config FILE with `")[1].split("`")[0] for line in first.stderr.splitlines()
+              if "still names" in line]
+    assert sorted(advice) == [
+        'nameReference: [{kind: ConfigMap, fieldSpecs: [{kind: Foo, group: x.io, path: '
+        '"spec/tls/caRefs[kind=ConfigMap]/name"}]}]',
+        'nameReference: [{kind: Secret, fieldSpecs: [{kind: Foo, group: x.io, path: '
+        '"spec/tls/caRefs[kind=Secret]/name"}]}]',
+    ]
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("nameReference:\n" + "".join(f"- {a.split('[', 1)[1].rsplit(']', 1)[0]}\n" for a in advice))
+    fixed = run_postrender([*VERSION_ALL, "--config", str(spec)], stream)
+    assert fixed.status == 0, fixed.stderr
+    docs = {f"{d['kind']}": d for d in YAML(typ="safe").load_all(fixed.stdout)}
+    refs = {ref["kind"]: ref["name"] for ref in docs["Foo"]["spec"]["tls"]["caRefs"]}
+    assert refs == {"ConfigMap": docs["ConfigMap"]["metadata"]["name"], "Secret": docs["Secret"]["metadata"]["name"]}
+    assert refs["ConfigMap"] != refs["Secret"]
