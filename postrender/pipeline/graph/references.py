@@ -420,7 +420,10 @@ def build(index: ObjectIndex, table: ReferenceTable, scanned: SpecIndex | None =
     # rule for both resources names objects of either kind); elsewhere a
     # field names one object, and the first spec (the built-in table's, then
     # a user's in order) reads it.
+    # A kindFrom field whose kind is unknown may name a config of each kind
+    # it can: each is its own reference, and one naming nothing is dropped.
     seen: set[tuple[int, int, Path, str | None]] = set()
+    maybe: set[int] = set()
     finder = Finder(table, scanned)
     for obj in index.objects:
         walked = found(obj) if found is not None else None
@@ -428,16 +431,22 @@ def build(index: ObjectIndex, table: ReferenceTable, scanned: SpecIndex | None =
             walked = finder(obj)
         strings.extend(walked.strings.wanted(obj, wanted))
         for ref in walked.references:
-            if ref.spec.kind_from is not None and not _kind_applies(obj, ref.spec, index):
+            applies = True if ref.spec.kind_from is None else _kind_applies(obj, ref.spec, index)
+            if applies is False:
                 continue
-            key = (id(ref.node), id(obj), ref.path, ref.spec.target_kind if ref.spec.grants else None)
+            key = (id(ref.node), id(obj), ref.path,
+                   ref.spec.target_kind if ref.spec.grants or applies is None else None)
             if key not in seen:
                 seen.add(key)
                 references.append(ref)
+                if applies is None:
+                    maybe.add(id(ref))
     for ref in references:
         _resolve(ref, index)
-    # A flag's or variable's value that names nothing in the stream is just a value.
-    references = [ref for ref in references if not (ref.spec.stream_only and ref.resolution is Resolution.DANGLING)]
+    # A flag's or variable's value that names nothing in the stream is just a
+    # value; so is a field of unknown kind, as far as the stream tells.
+    references = [ref for ref in references
+                  if not ((ref.spec.stream_only or id(ref) in maybe) and ref.resolution is Resolution.DANGLING)]
     configs = [obj for obj in index.objects if is_config_object(obj)]
     return Graph(index, references, configs), strings
 
@@ -580,21 +589,26 @@ class _EveryKey:
 _EVERY_KEY = _EveryKey()
 
 
-def _kind_applies(obj: KubeObject, spec: FieldSpec, index: ObjectIndex) -> bool:
+def _kind_applies(obj: KubeObject, spec: FieldSpec, index: ObjectIndex) -> bool | None:
     """For a kindFrom spec: whether the object it names (in the referrer's
     group) is in the stream and says the name is a v1 object of the spec's
-    target kind. Without that object the kind is unknown, so nothing counts."""
+    target kind. Without that object the kind is unknown: None (it may be)
+    where the spec keeps the name it reads, so that a config of that name
+    keeps it too, as a platform chart's policy bound by an app's binding
+    needs (refs61); keeping a name is safe whatever the kind, rewriting
+    it is not, so elsewhere nothing counts."""
     if spec.kind_from is None:
         return True
     kind, name_path, kind_path = spec.kind_from
     name = _scalar_at(obj.node, name_path)
-    for other in index.named(obj.group, kind, name) if name else ():
+    others = index.named(obj.group, kind, name) if name else ()
+    for other in others:
         holder = other.node
         for segment in kind_path:
             holder = get(holder, segment.key)
         if _scalar_at(holder, _API_VERSION) == "v1" and _scalar_at(holder, _KIND) == spec.target_kind:
             return True
-    return False
+    return None if not others and spec.keeps_name is not None else False
 
 
 def _node_at(node: Node | None, path: tuple[Segment, ...]) -> Node | None:

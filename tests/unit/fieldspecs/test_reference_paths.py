@@ -222,11 +222,33 @@ def test_a_binding_names_the_kind_its_policy_says(kind, data):
 @pytest.mark.parametrize("policy", [
     POLICY % ("example.com/v1", "ReplicaLimit"),  # a custom parameter kind
     POLICY % ("v2", "ConfigMap"),
-    "",                                           # the policy is not in the stream: the kind is unknown
 ])
 def test_a_binding_whose_policy_says_otherwise_names_no_config_object(policy):
     docs = [d for d in (policy, BINDING % "namespace: prod, ", LIMITS % ("ConfigMap", '"3"')) if d]
     assert _held_by_binding(*docs) == set()
+
+
+def test_a_binding_whose_policy_is_not_in_the_stream_holds_a_config_of_the_name():
+    # The kind is unknown; the name is kept (keepsName) whatever it is, so a
+    # config it may name keeps it too (refs61: a platform chart's policy).
+    docs = [BINDING % "namespace: prod, ", LIMITS % ("ConfigMap", '"3"')]
+    assert _held_by_binding(*docs) == {"ConfigMap"}
+
+
+def test_a_kind_from_spec_that_rewrites_counts_nothing_of_a_kind_unknown(tmp_path):
+    # Without keepsName a match would be rewritten: wrong if the name is of
+    # another kind, so a policy not in the stream makes it no reference.
+    config = tmp_path / "c.yaml"
+    config.write_text("nameReference:\n- kind: ConfigMap\n  fieldSpecs:\n"
+                      "  - {kind: B, path: spec/p, kindFrom: {kind: P, name: spec/policy, path: spec/paramKind}}\n")
+    stream = ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: b}\n---\n"
+              "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w}\nspec:\n  template:\n    spec:\n"
+              "      containers: [{name: c, envFrom: [{configMapRef: {name: c}}]}]\n---\n"
+              "apiVersion: x/v1\nkind: B\nmetadata: {name: b}\nspec: {policy: absent, p: c}\n")
+    result = run_postrender(["--config", str(config), "--keep-original=none"], stream)
+    assert result.status == 0, result.stderr
+    assert "spec: {policy: absent, p: c}" in result.stdout
+    assert "configMapRef: {name: c-" in result.stdout
 
 
 @pytest.mark.parametrize("bad", [

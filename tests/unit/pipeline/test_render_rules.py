@@ -169,3 +169,30 @@ def test_an_original_name_a_run_never_writes_is_not_trusted_the_next_run(origina
     assert name_of(out.stdout).startswith("cfg-")
     again = run_postrender([], out.stdout)
     assert again.status == 0 and again.stdout == out.stdout, again.stderr
+
+
+@pytest.mark.parametrize("kind,data", [("ConfigMap", "data: {a: b}"), ("Secret", "data: {a: Yg==}")])
+def test_an_admission_binding_of_a_policy_not_in_the_stream_keeps_the_config_it_may_name(kind, data):
+    # refs61: a platform chart ships the policy, each app its binding and
+    # parameters. The paramRef's kind is unknown; the config it may name had
+    # been versioned with no copy, the binding left naming nothing.
+    ref = "configMapRef" if kind == "ConfigMap" else "secretRef"
+    stream = "---\n".join([
+        f"apiVersion: v1\nkind: {kind}\nmetadata: {{name: params, namespace: ns}}\n{data}\n",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: ns}\nspec:\n  template:\n"
+        f"    spec:\n      containers: [{{name: c, envFrom: [{{{ref}: {{name: params}}}}]}}]\n",
+        "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\n"
+        "metadata: {name: b}\nspec:\n  policyName: elsewhere\n"
+        "  paramRef: {name: params, namespace: ns, parameterNotFoundAction: Deny}\n",
+        "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\n"
+        "metadata: {name: other}\nspec:\n  policyName: elsewhere\n"
+        "  paramRef: {name: not-here, namespace: ns, parameterNotFoundAction: Allow}\n",
+    ])
+    result = run_postrender(["--keep-original=none"], stream)
+    assert result.status == 0, result.stderr
+    assert result.stderr == "", "a paramRef naming nothing in the stream, of a kind unknown, is no reference"
+    docs = list(YAML(typ="safe").load_all(result.stdout))
+    names = {d["metadata"]["name"] for d in docs if d["kind"] == kind}
+    assert "params" in names and len(names) == 2, names
+    (binding,) = [d for d in docs if d["kind"] == "ValidatingAdmissionPolicyBinding" and d["metadata"]["name"] == "b"]
+    assert binding["spec"]["paramRef"]["name"] == "params"
