@@ -76,11 +76,28 @@ def merged(explicit: str | None = None, environ: Mapping[str, str] | None = None
 
 def _load_yaml(path: str):
     from ruamel.yaml import YAML  # noqa: PLC0415 - only runs when a kubeconfig is read
+    from ruamel.yaml.error import MarkedYAMLError  # noqa: PLC0415
 
     try:
         with open(path, encoding="utf-8") as handle:
-            return YAML(typ="safe").load(handle)
+            text = handle.read()
     except OSError as exc:
         raise KubeconfigError(path, exc.strerror or type(exc).__name__) from None
-    except Exception as exc:  # noqa: BLE001 - whatever makes it unreadable (YAML, UTF-8, depth)
+    except ValueError as exc:
+        raise KubeconfigError(path, type(exc).__name__) from None
+    try:
+        return YAML(typ="safe").load(text)
+    except Exception:  # noqa: BLE001 - libyaml refuses what client-go reads: below
+        pass
+    # libyaml (0.1.7) refuses a `:` inside a plain value of a flow mapping
+    # (`cluster: {server: https://host:6443}`), which go-yaml reads as text,
+    # as kubectl and Helm do (cluster61); the pure-Python scanner reads it.
+    try:
+        return YAML(typ="safe", pure=True).load(text)
+    except MarkedYAMLError as exc:
+        # Where and what, never the text there: a kubeconfig holds tokens.
+        mark = exc.problem_mark
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+        raise KubeconfigError(path, f"{where}{exc.problem or type(exc).__name__}") from None
+    except Exception as exc:  # noqa: BLE001 - whatever else makes it unreadable (depth)
         raise KubeconfigError(path, type(exc).__name__) from None

@@ -1,0 +1,57 @@
+"""Reading a kubeconfig as client-go does (postrender/kubeconfig.py): the
+files kubectl and Helm read are read, and one that is not says where, never
+what it holds (a kubeconfig holds tokens)."""
+
+from __future__ import annotations
+
+import pytest
+
+from postrender.kubeconfig import KubeconfigError, merged
+
+# A flow mapping holding a URL: libyaml 0.1.7 refuses the `:` in
+# `https://host:6443`, go-yaml (kubectl, Helm, client-go) reads it (cluster61).
+FLOW = """\
+apiVersion: v1
+kind: Config
+clusters:
+- name: test
+  cluster: {server: https://127.0.0.1:6443, insecure-skip-tls-verify: true}
+users:
+- name: u
+  user: {token: sometoken}
+contexts:
+- name: test
+  context: {cluster: test, user: u, namespace: shop}
+current-context: test
+"""
+
+
+def test_a_flow_mapping_holding_a_url_is_read_as_kubectl_reads_it(tmp_path):
+    path = tmp_path / "config"
+    path.write_text(FLOW)
+    config = merged(str(path))
+    assert config.current_context == "test" and config.namespace() == "shop"
+
+
+def test_the_cluster_client_takes_it_too(tmp_path):
+    pytest.importorskip("kubernetes")
+    from postrender.cluster.client import Cluster
+
+    path = tmp_path / "config"
+    path.write_text(FLOW)
+    cluster = Cluster.connect(str(path))  # reads credentials only: no request is made
+    assert cluster.namespace == "shop"
+
+
+@pytest.mark.parametrize("broken, where", [
+    ("users:\n- name: u\n  user: {token: s3cr3t-t0ken\ncontexts: []\n", "line 4, column 9"),
+    ("users:\n- name: u\n  user:\n    token: s3cr3t-t0ken\n\ttoken2: x\n", "line 5, column 1"),
+])
+def test_an_unreadable_kubeconfig_says_where_and_never_what(tmp_path, broken, where):
+    path = tmp_path / "config"
+    path.write_text(broken)
+    with pytest.raises(KubeconfigError) as raised:
+        merged(str(path))
+    message = str(raised.value)
+    assert f"the kubeconfig {path} cannot be read ({where}: " in message
+    assert "s3cr3t" not in message
