@@ -196,3 +196,30 @@ def test_an_admission_binding_of_a_policy_not_in_the_stream_keeps_the_config_it_
     assert "params" in names and len(names) == 2, names
     (binding,) = [d for d in docs if d["kind"] == "ValidatingAdmissionPolicyBinding" and d["metadata"]["name"] == "b"]
     assert binding["spec"]["paramRef"]["name"] == "params"
+
+
+@pytest.mark.parametrize("args", [[], ["--keep-original=none"], ["--version-all"]])
+def test_a_service_accounts_pull_secrets_keep_the_name_its_pods_are_given(args):
+    # refs61: the ServiceAccount was pointed at each new version, which no pod
+    # made before it learns (Kubernetes copies the names in at creation, and
+    # nothing rolled them): those went on naming a version Helm prunes.
+    stream = "---\n".join([
+        "apiVersion: v1\nkind: Secret\nmetadata: {name: regcred}\ntype: kubernetes.io/dockerconfigjson\n"
+        "data: {.dockerconfigjson: e30=}\n",
+        "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: app}\nimagePullSecrets: [{name: regcred}]\n",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    spec:\n"
+        "      serviceAccountName: app\n      containers: [{name: c, image: private.example/web}]\n",
+        # Its own pull secrets are its pod template's, which rolls: rewritten.
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api}\nspec:\n  template:\n    spec:\n"
+        "      imagePullSecrets: [{name: regcred}]\n      containers: [{name: c, image: private.example/api}]\n",
+    ])
+    result = run_postrender(args, stream)
+    assert result.status == 0, result.stderr
+    docs = list(YAML(typ="safe").load_all(result.stdout))
+    (account,) = [d for d in docs if d["kind"] == "ServiceAccount"]
+    assert account["imagePullSecrets"] == [{"name": "regcred"}]
+    secrets = {d["metadata"]["name"] for d in docs if d["kind"] == "Secret"}
+    assert "regcred" in secrets
+    (api,) = [d for d in docs if d.get("metadata", {}).get("name") == "api"]
+    [pulled] = api["spec"]["template"]["spec"]["imagePullSecrets"]
+    assert pulled["name"].startswith("regcred-") and pulled["name"] in secrets
