@@ -35,6 +35,8 @@ def run(args: argparse.Namespace, reporter: Reporter) -> str:
         _users(cluster, namespaces, table, args.local_refs_only, reporter),
     )
     _check_discovery(cluster, args.skip_unavailable, reporter)
+    if not args.selector:  # a --selector reads some versions only: the others are not missing
+        state.report_missing(reporter)
     decisions = plan_gc(state, policy)
     outcomes = execute(cluster, decisions, reporter) if args.yes else None
     text = _json(decisions, outcomes, policy) if args.output == "json" else _table_text(decisions, outcomes, policy)

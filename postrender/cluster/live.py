@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from ..fieldspecs import ReferenceTable
-from ..pipeline.plan.versions import label_value
+from ..pipeline.index.hashing import hash_suffix
+from ..pipeline.plan.versions import HASH_SUFFIX_LENGTH, label_value
 from ..vocabulary import ANNOTATION_ORIGINAL_NAME, INSTANCE_LABEL, LABEL_BASE_NAME, LABEL_SCOPE, LABEL_VERSIONED
 from ..report import Reporter
 from .client import Cluster, Resource
@@ -84,6 +85,27 @@ class LiveState:
     def used_by(self, version: LiveVersion) -> list[str]:
         return (self.users.get((version.kind, version.namespace, version.name), [])
                 + self.users.get((version.kind, None, version.name), []))
+
+    def missing(self) -> list[tuple[str, list[str]]]:
+        """Versions a live object still names that are not in the cluster
+        (deleted by hand, or by a tool that reads no ReplicaSet): each as
+        kind/namespace/name, with who names it. A name counts as a version
+        when it is `<base>-<hash>` of a base with versions there; whatever
+        else names nothing is no concern of postrender's."""
+        live = {(v.kind, v.namespace, v.name) for v in self.versions}
+        bases = {(v.kind, v.namespace, v.base) for v in self.versions if v.versioned}
+        found = []
+        for (kind, namespace, name), users in self.users.items():
+            if namespace is None or (kind, namespace, name) in live or hash_suffix(name) is None:
+                continue
+            if (kind, namespace, name[:-HASH_SUFFIX_LENGTH]) in bases:
+                found.append((f"{kind}/{namespace}/{name}", users))
+        return sorted(found)
+
+    def report_missing(self, reporter: Reporter) -> None:
+        for what, users in self.missing():
+            reporter.warn(f"{what} is named by {describe_users(users)}, but is not in the cluster: their pods fail"
+                          " when they start or restart (was it deleted by hand?)")
 
 
 def parse_time(value: str | None) -> datetime:

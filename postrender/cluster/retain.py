@@ -38,6 +38,7 @@ def carry_forward(analysis, options: RenderOptions, reporter: Reporter, output: 
     cluster = Cluster.connect(options.kubeconfig, options.context)
     namespaces = sorted({c.namespace for c in currents} | {namespace for namespace, _ in scopes})
     state = LiveState(read_versions(cluster, namespaces), _users(cluster, namespaces, analysis.table, reporter))
+    state.report_missing(reporter)
     held = {(namespace, kind, name) for kind, namespace, name in analysis.plan.alive_names(analysis.graph.index)}
     originals = read_originals(cluster, {(c.namespace, c.kind, c.original) for c in currents if not c.copy_kept}
                                | _used_elsewhere(state, namespaces, held, analysis.productions))

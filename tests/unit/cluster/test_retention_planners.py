@@ -4,6 +4,7 @@ re-emitted form of a retained version. No cluster needed."""
 
 from __future__ import annotations
 
+import io
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -18,6 +19,7 @@ from postrender.cluster.retain import emit
 from postrender.cluster.retention import Current, plan_retention
 from postrender.errors import UsageError
 from postrender.fieldspecs import load_table
+from postrender.report import Reporter
 
 NOW = datetime(2026, 1, 10, 12, 0, 0, tzinfo=timezone.utc)
 TABLE = load_table()
@@ -447,3 +449,24 @@ def test_the_cluster_reads_container_arguments_as_the_render_does(target, flag):
                     "the other dash count": "cfg-4", "flag, then the name": "cfg-5",
                     "flag, then namespace/name": "cfg-6"}.get(form)
         assert {name for _, _, name in read} == ({expected} if expected else set()), (flag, form, read)
+
+
+def test_a_version_live_objects_name_but_the_cluster_lacks_is_said_missing():
+    # cluster61: a version deleted by hand while a ReplicaSet's pods name it
+    # went unremarked by --retain and gc, even with -v.
+    live = [version("config-5h7k9mbt2d"), version("config-cf85kd65mm", age=timedelta(days=2))]
+    users = {
+        ("ConfigMap", "app", "config-5h7k9mbt2d"): ["ReplicaSet/web-1"],
+        ("ConfigMap", "app", "config-b2ct8d4hmg"): ["ReplicaSet/web-0", "Pod/web-0-x"],  # gone
+        ("ConfigMap", "app", "other-b2ct8d4hmg"): ["ReplicaSet/api"],  # no versions of `other`: not ours
+        ("ConfigMap", "app", "config"): ["Job/seed"],  # no version's name
+        ("ConfigMap", "other", "config-b2ct8d4hmg"): ["ReplicaSet/x"],  # no versions of it there
+        ("ConfigMap", None, "config-b2ct8d4hmg"): ["StorageClass/s"],  # any namespace: not said where
+    }
+    state = LiveState(live, users)
+    assert state.missing() == [("ConfigMap/app/config-b2ct8d4hmg", ["ReplicaSet/web-0", "Pod/web-0-x"])]
+    stderr = io.StringIO()
+    state.report_missing(Reporter(stderr=stderr))
+    assert stderr.getvalue() == (
+        "postrender: warning: ConfigMap/app/config-b2ct8d4hmg is named by Pod/web-0-x, ReplicaSet/web-0, but is not in"
+        " the cluster: their pods fail when they start or restart (was it deleted by hand?)\n")
