@@ -375,3 +375,21 @@ def test_shipped_cronjob_is_valid_and_runs_a_valid_gc_command(kube: Kube):
     # The test server is 1.20, which serves CronJob as batch/v1beta1 only.
     legacy = path.read_text().replace("apiVersion: batch/v1\n", "apiVersion: batch/v1beta1\n")
     kube.kubectl("apply", "--dry-run=server", "-f", "-", input=legacy, namespace="postrender-gc")
+
+
+def test_a_version_deleted_by_hand_that_history_still_names_is_warned_about(kube: Kube):
+    # cluster61: gc and --retain said nothing of it, even with -v.
+    ns = kube.namespace
+    for greeting in ("one", "two"):
+        _apply_release(kube, "rel", ns, greeting)
+    used = kube.referenced(kube.names("configmaps", "postrender.io/scope=rel"))
+    in_history = sorted(name for name, users in used.items()
+                        if any(u.startswith("ReplicaSet/") for u in users)
+                        and not any(u.startswith("Deployment/") for u in users))
+    assert in_history, "the scenario needs a version that only an old ReplicaSet uses"
+    kube.kubectl("delete", "configmap", in_history[0], namespace=ns)
+    result = kube.postrender(["gc", f"--kubeconfig={gc_kubeconfig(kube)}", "-n", ns, "--min-age", "0"])
+    assert result.status == 0, result.stderr
+    (warning,) = [line for line in result.stderr.splitlines() if "is not in the cluster" in line]
+    assert warning.startswith(f"postrender: warning: ConfigMap/{ns}/{in_history[0]} is named by ReplicaSet/")
+    assert in_history[0] not in result.stdout, "nothing to decide about what is not there"
