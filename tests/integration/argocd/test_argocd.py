@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import runpy
 import shutil
 import subprocess
 import sys
@@ -655,3 +656,69 @@ def test_parameters_nested_past_reason_are_one_line(app, env):
     result = run("generate", app, env, ARGOCD_APP_PARAMETERS="[" * 20000 + "]" * 20000)
     assert result.returncode == 1 and result.stdout == ""
     assert result.stderr.strip() == "postrender-cmp: error: ARGOCD_APP_PARAMETERS nests deeper than any parameter does"
+
+
+# --- what the Application gives, in the shape cmp-plugin.yaml declares -------------------
+
+
+@pytest.mark.parametrize("parameters, message", [
+    # The tester's three (argocd61): each rendered as if absent, exit 0.
+    ([{"name": "values-files", "map": {"prod": "values-prod.yaml"}}],
+     "parameter values-files: expected an array (or a string), got a map"),
+    ([{"name": "helm-parameters", "string": "greeting=fromset"}],
+     "parameter helm-parameters: expected a map, got a string"),
+    ([{"name": "postrender-args", "map": {"k": "--keep-previous=argocd"}}],
+     "parameter postrender-args: expected an array (or a string), got a map"),
+    ([{"name": "release-name", "map": {"name": "store"}}],
+     "parameter release-name: expected a string (or an array), got a map"),
+    ([{"name": "helm-parameters", "array": ["greeting=x"]}], "parameter helm-parameters: expected a map, got an array"),
+    ([{"name": "values-files", "array": ["values-prod.yaml"], "string": "values.yaml"}],
+     "parameter values-files: expected an array (or a string), got a string and an array"),
+    ([{"name": "values-files", "array": "values-prod.yaml"}],
+     "parameter values-files: expected an array (or a string), got `array` as a string"),
+    ([{"name": "values-files", "array": ["values-prod.yaml", 3]}],
+     "parameter values-files: expected an array (or a string), got an array holding a number"),
+    ([{"name": "helm-parameters", "map": {"greeting": None}}],
+     "parameter helm-parameters: expected a map, got a map holding null"),
+    ([{"name": "values-files", "value": "values-prod.yaml"}],
+     "parameter values-files: expected an array (or a string), got no value"),
+    # Malformed otherwise: a typo, a repeat, no name, no list.
+    ([{"name": "value-files", "array": ["values-prod.yaml"]}],
+     "parameter value-files: the plugin has no such parameter (it reads values-files, release-name, helm-parameters,"
+     " postrender-args)"),
+    ([{"name": "values-files", "array": ["values-prod.yaml"]}, {"name": "values-files", "array": []}],
+     "parameter values-files is given twice"),
+    ([{"array": ["values-prod.yaml"]}], "ARGOCD_APP_PARAMETERS item 1 is no parameter (an object with a name)"),
+    ([{"name": "values-files", "array": []}, "values-prod.yaml"],
+     "ARGOCD_APP_PARAMETERS item 2 is no parameter (an object with a name)"),
+    ({"name": "values-files", "array": ["values-prod.yaml"]},
+     "ARGOCD_APP_PARAMETERS is a map, not a list of parameters"),
+])
+def test_a_parameter_in_a_shape_the_plugin_does_not_take_is_refused(app, env, parameters, message):
+    """Read as absent, it rendered without the values files, the --set or
+    the --keep-previous the Application asked for, exit 0, with nothing on
+    stderr (which Argo CD shows only on failure)."""
+    result = run("generate", app, env, ARGOCD_APP_PARAMETERS=json.dumps(parameters))
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == f"postrender-cmp: error: {message}\n"
+
+
+def test_the_shapes_taken_begin_with_the_declared_collection_types():
+    script = runpy.run_path(str(ROOT / "integrations" / "argocd" / "postrender-cmp"))  # not run: __name__ is not __main__
+    taken = {name: shapes[0] for name, shapes in script["PARAMETER_SHAPES"].items()}
+    assert taken == {p["name"]: p["collectionType"] for p in plugin()["spec"]["parameters"]["static"]}
+
+
+def test_a_helm_parameter_given_only_as_variables_is_refused(app, env):
+    """PARAM_HELM_PARAMETERS_IMAGE_TAG no longer says the key is image.tag."""
+    result = run("generate", app, env, PARAM_HELM_PARAMETERS_GREETING="hallo")
+    assert (result.returncode, result.stdout) == (1, "")
+    assert "helm-parameters given only as PARAM_HELM_PARAMETERS_* variables" in result.stderr
+
+
+@pytest.mark.parametrize("parameters", ["null", "[]"])
+def test_no_parameters_render_the_defaults(app, env, parameters):
+    """Argo CD writes an Application without parameters as `null`."""
+    result = run("generate", app, env, ARGOCD_APP_PARAMETERS=parameters)
+    assert result.returncode == 0, result.stderr
+    assert _settings(result.stdout)["data"]["greeting"] == "hello"
