@@ -496,6 +496,50 @@ def test_a_kustomize_failure_yields_no_manifest(kustomize_app, kustomize_env):
     assert re.search(r"postrender-cmp: error: (kustomize build|kubectl kustomize) failed", result.stderr)
 
 
+def test_a_kustomization_beside_a_chart_is_built_as_argo_cd_builds_it(app, env, tmp_path):
+    """Argo CD's own discovery takes a folder holding both for a
+    kustomization: the plugin rendered the chart, without what the
+    kustomization adds, which Argo CD would then prune (argocd61)."""
+    (app / "extra.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra}\ndata: {k: v}\n")
+    (app / "kustomization.yaml").write_text("resources: [extra.yaml]\n")
+    ran = tmp_path / "helm-ran"
+    with_helm_watched = _first_on_path(env, tmp_path, "helm", f"touch {ran}; exit 1")
+    assert run("init", app, with_helm_watched).returncode == 0
+    result = run("generate", app, with_helm_watched)
+    assert result.returncode == 0, result.stderr
+    assert [ident(d) for d in without_copies(documents(result.stdout))] == ["ConfigMap/extra"]
+    assert not ran.exists()  # neither `helm dependency` nor `helm template`
+
+
+@pytest.mark.parametrize("given", [
+    argocd_parameters([{"name": "values-files", "array": ["values-prod.yaml"]}]),
+    argocd_parameters([{"name": "helm-parameters", "map": {"greeting": "hallo"}}]),
+    argocd_parameters([{"name": "release-name", "string": "store"}]),
+    plugin_env(VALUES_FILES="values-prod.yaml"),
+    plugin_env(RELEASE_NAME="store"),
+])
+@pytest.mark.parametrize("layout", ["kustomization beside the chart", "folder of manifests"])
+def test_helms_parameters_for_an_application_not_built_as_a_chart_are_refused(app, env, given, layout):
+    """Unread, the render lacks what they ask, exit 0: a chart's folder that
+    gains a kustomization is built as the kustomization (as Argo CD does)."""
+    if layout == "folder of manifests":
+        (app / "Chart.yaml").unlink()
+        for template in ("templates", "charts"):
+            shutil.rmtree(app / template)
+        for values in app.glob("values*.yaml"):
+            values.unlink()
+        (app / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {k: v}\n")
+        built = "a folder of manifests"
+    else:
+        (app / "kustomization.yaml").write_text("resources: [extra.yaml]\n")
+        (app / "extra.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra}\ndata: {k: v}\n")
+        built = "a kustomization"
+    assert run("generate", app, env).returncode == 0
+    result = run("generate", app, env, **given)
+    assert (result.returncode, result.stdout) == (1, "")
+    assert "is for a Helm chart, and the application is built as " + built in result.stderr, result.stderr
+
+
 # --- a folder of manifests ------------------------------------------------------------
 
 
