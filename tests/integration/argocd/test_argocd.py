@@ -61,6 +61,16 @@ def plugin_env(**entries: str) -> dict[str, str]:
     return {f"ARGOCD_ENV_{key}": value for key, value in entries.items()}
 
 
+def argocd_envsubst(value: str, build_env: dict[str, str]) -> str:
+    """What Argo CD makes of a plugin env value before the plugin sees it
+    (Env.Envsubst: Go's os.Expand over the build environment): $NAME and
+    ${NAME} substituted, empty where unknown; $$ is $; `$(` is left."""
+    def name(match: re.Match[str]) -> str:
+        word = match.group(1) or match.group(2) or match.group(3)
+        return "$" if word == "$" else build_env.get(word, "")
+    return re.sub(r"\$(?:\{([^}]+)\}|([*#$@!?0-9-])|([A-Za-z0-9_]+))", name, value)
+
+
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
     """The sidecar: `helm` (Helm 3, as in the Dockerfile), kubectl, postrender
@@ -386,6 +396,28 @@ def test_postrender_args_are_never_evaluated_by_a_shell(app, env, tmp_path):
     # Quoted words stay words: the literal text reaches postrender, which refuses it as a label.
     literal = run("generate", app, env, **plugin_env(POSTRENDER_ARGS="--scope '$HOME'"))
     assert literal.returncode != 0 and "'$HOME' is not a valid label value" in literal.stderr
+
+
+def test_argo_cd_substitutes_variables_in_postrender_args_as_the_readme_says(app, env):
+    """The README said $VAR stays literal text; Argo CD has substituted it
+    from its build environment before the plugin runs (argocd61)."""
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("### Argo CD"):readme.index("<!-- end: integrations -->")]
+    assert "`$VAR`, globs" not in section
+    assert "`--scope $ARGOCD_APP_NAME` scopes by the Application's name" in section
+    assert "`--scope $TEAM` arrives as\n`--scope `" in section and "`$$` is a `$`" in section
+    build_env = {key: value for key, value in env.items() if key.startswith(("ARGOCD_APP_", "KUBE_"))}
+
+    def given(value: str) -> subprocess.CompletedProcess[str]:
+        return run("generate", app, env, **plugin_env(POSTRENDER_ARGS=argocd_envsubst(value, build_env)))
+
+    named = given("--scope $ARGOCD_APP_NAME")
+    assert named.returncode == 0, named.stderr
+    assert _settings(named.stdout)["metadata"]["labels"]["postrender.io/scope"] == "shop"
+    unknown = given("--scope $TEAM")
+    assert unknown.returncode == 1 and "argument --scope: expected one argument" in unknown.stderr
+    escaped = given("--scope $$HOME")
+    assert escaped.returncode == 1 and "'$HOME' is not a valid label value" in escaped.stderr
 
 
 def _first_on_path(env: dict[str, str], tmp_path: Path, name: str, script: str) -> dict[str, str]:
