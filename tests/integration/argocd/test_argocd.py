@@ -316,6 +316,20 @@ def test_a_refused_argument_says_whether_the_parameter_or_the_env_gave_it(app, e
     assert result.returncode == 1 and "error: --config file must be a relative path" in result.stderr
 
 
+@pytest.mark.parametrize("words", ["version", "help", "diff a b", "completion bash", "gc -n x", "graph", "--version",
+                                   "--help", "--strict version"])
+@pytest.mark.parametrize("source", ["env POSTRENDER_ARGS", "parameter postrender-args"])
+def test_a_refused_command_word_says_where_it_came_from(app, env, words, source):
+    """Alone, `version` or `diff a b` read as postrender's command and was
+    refused otherwise than among the plugin's flags: the line named no
+    source, where `gc` and `graph` had theirs (argocd61)."""
+    given = plugin_env(POSTRENDER_ARGS=words) if source.startswith("env") else \
+        argocd_parameters([{"name": "postrender-args", "array": words.split()}])
+    result = run("generate", app, env, **given)
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr.startswith(f"postrender-cmp: error: postrender arguments ({source}): "), result.stderr
+
+
 def test_a_manifest_link_to_a_folder_is_not_read(plain_app, env, tmp_path):
     (tmp_path / "vendor.yaml").mkdir()
     (plain_app / "vendor.yaml").symlink_to(tmp_path / "vendor.yaml")
