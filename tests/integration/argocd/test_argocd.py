@@ -601,6 +601,36 @@ def test_generate_renders_a_folder_of_manifests(plain_app, env):
     assert [r.name for r in all_references([web])] == [settings["metadata"]["name"]]
 
 
+@pytest.mark.parametrize("given", [
+    plugin_env(POSTRENDER_ARGS="--config=postrender-specs.yaml --strict"),
+    plugin_env(POSTRENDER_ARGS="--config ./postrender-specs.yaml --strict"),
+    argocd_parameters([{"name": "postrender-args", "array": ["--config", "specs-link.yaml", "--strict"]}]),
+])
+def test_a_config_file_in_a_folder_of_manifests_is_no_manifest(plain_app, env, given):
+    """Read as a manifest too, it failed as `object has no kind` (argocd61):
+    left out by any name it is given, a link's too."""
+    (plain_app / "postrender-specs.yaml").write_text(
+        "nameReference:\n- kind: ConfigMap\n  fieldSpecs:\n  - {kind: Widget, path: spec/settings}\n")
+    (plain_app / "specs-link.yaml").symlink_to("postrender-specs.yaml")
+    (plain_app / "widget.yaml").write_text(
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {settings: settings}\n")
+    result = run("generate", plain_app, env, **given)
+    assert result.returncode == 0, result.stderr
+    docs = documents(result.stdout)
+    assert sorted(d["kind"] for d in docs) == ["ConfigMap", "Deployment", "Widget"]
+    widget = next(d for d in docs if d["kind"] == "Widget")
+    assert widget["spec"]["settings"] == next(iter(configs(docs).values()))["metadata"]["name"] != "settings"
+
+
+def test_a_folder_holding_only_a_config_file_is_an_error(tmp_path, env):
+    folder = tmp_path / "only-specs"
+    folder.mkdir()
+    (folder / "postrender-specs.yaml").write_text("nameReference: []\n")
+    result = run("generate", folder, env, **plugin_env(POSTRENDER_ARGS="--config=postrender-specs.yaml"))
+    assert (result.returncode, result.stdout) == (1, "")
+    assert "no Chart.yaml, kustomization or *.yaml/*.yml/*.json manifests in the application" in result.stderr
+
+
 def test_an_empty_folder_is_an_error_not_an_empty_manifest(tmp_path, env):
     empty = tmp_path / "empty"
     empty.mkdir()
