@@ -481,7 +481,8 @@ def test_values_files_must_stay_inside_the_application(app, env, path, tmp_path)
     (app / "link.yaml").symlink_to(tmp_path / "outside.yaml")
     result = run("generate", app, env, **plugin_env(VALUES_FILES=path))
     assert result.returncode != 0 and result.stdout == ""
-    assert "relative path inside the application" in result.stderr
+    assert ("is a symbolic link to ../outside.yaml, outside the application" if path == "link.yaml"
+            else "relative path inside the application") in result.stderr
 
 
 def test_init_builds_dependencies_only_when_missing(app, env, tmp_path):
@@ -750,7 +751,7 @@ def test_a_manifest_link_must_stay_inside_the_application_and_lead_somewhere(pla
     (tmp_path / "outside.yaml").write_text("apiVersion: v1\nkind: Secret\nmetadata: {name: stolen}\n")
     (plain_app / "link.yaml").symlink_to(tmp_path / "outside.yaml")
     result = run("generate", plain_app, env)
-    assert result.returncode == 1 and result.stdout == "" and "relative path inside the application" in result.stderr
+    assert result.returncode == 1 and result.stdout == "" and "outside the application" in result.stderr
     (plain_app / "link.yaml").unlink()
     (plain_app / "gone.yaml").symlink_to(plain_app / "nothing-here.yaml")
     result = run("generate", plain_app, env)
@@ -758,6 +759,32 @@ def test_a_manifest_link_must_stay_inside_the_application_and_lead_somewhere(pla
     (plain_app / "gone.yaml").unlink()
     (plain_app / "inside.yaml").symlink_to(plain_app / "config.yaml")
     assert run("generate", plain_app, env).returncode != 0  # the same object twice: refused as a duplicate
+
+
+@pytest.mark.parametrize("what, given, message", [
+    ("manifest", {}, "manifest cm.yaml is a symbolic link to ../shared/cm.yaml, outside the application"),
+    ("values file", plugin_env(VALUES_FILES="cm.yaml"),
+     "values file cm.yaml is a symbolic link to ../shared/cm.yaml, outside the application"),
+    ("values file", plugin_env(VALUES_FILES="common/cm.yaml"),
+     "values file common/cm.yaml: common is a symbolic link to ../shared, outside the application"),
+    ("--config file", plugin_env(POSTRENDER_ARGS="--config=cm.yaml"),
+     "--config file cm.yaml is a symbolic link to ../shared/cm.yaml, outside the application"),
+])
+def test_a_link_leading_outside_the_application_is_named_with_where_it_leads(tmp_path, env, app, what, given,
+                                                                              message):
+    """`cm.yaml` is a relative path inside the application: the message
+    said it must be one; where the link leads is what is not (argocd61)."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: '1'}\n")
+    if what == "manifest":
+        app = tmp_path / "manifests"
+        app.mkdir()
+    (app / "cm.yaml").symlink_to(Path("..") / "shared" / "cm.yaml")
+    (app / "common").symlink_to(Path("..") / "shared")
+    result = run("generate", app, env, **given)
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr.endswith(f"postrender-cmp: error: {message}\n"), result.stderr
 
 
 def test_init_reads_helms_table_not_its_warnings(app, env):
