@@ -661,7 +661,8 @@ def render_options(args: argparse.Namespace):
 def _sources(args: argparse.Namespace, options, reporter: Reporter):
     from .inputs import gather
 
-    return gather([*args.filenames, *args.paths], sys.stdin, options.limits.max_bytes, reporter.notice)
+    return gather([*args.filenames, *args.paths], sys.stdin, options.limits.max_bytes, reporter.notice,
+                  getattr(args, "stdin_name", None))
 
 
 # --- running, and ending well --------------------------------------------------
@@ -718,7 +719,10 @@ def run() -> NoReturn:
     os._exit(status)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, stdin_name: str | None = None) -> int:
+    """`stdin_name`: what messages call standard input, for a caller that
+    pipes in a stream no one sees, whose lines are no file's (the Argo CD
+    plugin's `kustomize build`)."""
     argv = sys.argv[1:] if argv is None else argv
     if os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_STRING") is not None:
         from .frontends.kustomize_exec import exec_plugin_argv  # linked as the plugin: `PostRender <config file> [args]`
@@ -731,7 +735,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     previous = signals.handlers()
     try:
         _install_signal_handlers()
-        status = _main(list(argv), current)
+        status = _main(list(argv), current, stdin_name)
         if signals.received is not None:
             # Raised where Python swallowed it (signals.on_signal): the run went on.
             status = _interrupted(signals.received, current[0])
@@ -825,13 +829,14 @@ def _restore_signal_handlers(previous: dict[int, object]) -> None:
         signal.signal(signum, handler)  # type: ignore[arg-type]
 
 
-def _main(argv: list[str], current: list[Reporter]) -> int:
+def _main(argv: list[str], current: list[Reporter], stdin_name: str | None = None) -> int:
     reporter = current[0]
     status = 0
     output_file = None
     args = None
     try:
         args = parse(argv)
+        args.stdin_name = stdin_name
         verbosity = getattr(args, "verbose", 0)
         log_file = getattr(args, "log_file", None) or os.environ.get("POSTRENDER_LOG_FILE") or None
         reporter = current[0] = Reporter(verbose=verbosity >= 1, log_file=log_file)

@@ -32,10 +32,12 @@ def refuse_empty_paths(paths: list[str]) -> None:
 
 
 def gather(paths: list[str], stdin: TextIO | BinaryIO | None, max_bytes: int,
-           notice: Callable[[str], None] = lambda message: None) -> list[Source]:
-    """Sources in the order given; `-` (or no path at all) is standard input."""
+           notice: Callable[[str], None] = lambda message: None, stdin_name: str | None = None) -> list[Source]:
+    """Sources in the order given; `-` (or no path at all) is standard
+    input, named `stdin_name` when it is the only input (messages name no
+    source for it otherwise)."""
     if not paths or paths == ["-"]:
-        return [decode(_read_stdin(stdin, max_bytes, explicit=bool(paths), notice=notice), None)]
+        return [decode(_read_stdin(stdin, max_bytes, explicit=bool(paths), notice=notice), stdin_name)]
     if paths.count("-") > 1:
         raise UsageError("- (standard input) can be given only once")
     refuse_empty_paths(paths)

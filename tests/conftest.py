@@ -21,8 +21,10 @@ class Run:
     stderr: str
 
 
-def run_postrender(args: list[str], stdin: str | bytes = "", env: dict[str, str] | None = None) -> Run:
-    """postrender in this process: the same main() the console script calls."""
+def run_postrender(args: list[str], stdin: str | bytes = "", env: dict[str, str] | None = None, **given) -> Run:
+    """postrender in this process: the same main() the console script
+    calls (`given`: its keywords, as a caller such as the Argo CD plugin
+    passes them)."""
     from postrender.cli import main
 
     data = stdin.encode("utf-8") if isinstance(stdin, str) else stdin
@@ -34,7 +36,7 @@ def run_postrender(args: list[str], stdin: str | bytes = "", env: dict[str, str]
         os.environ.pop("HELM_NAMESPACE", None)
         os.environ.pop("POSTRENDER_LOG_FILE", None)
         os.environ.update(env or {})
-        status = main(args)
+        status = main(args, **given)
     finally:
         sys.stdin, sys.stdout, sys.stderr = saved[:3]
         os.environ.clear()

@@ -587,6 +587,25 @@ def test_helms_parameters_for_an_application_not_built_as_a_chart_are_refused(ap
     assert "is for a Helm chart, and the application is built as " + built in result.stderr, result.stderr
 
 
+@pytest.mark.parametrize("origins", [False, True])
+def test_a_kustomize_error_names_the_stream_kustomize_built_not_a_file_line(tmp_path, kustomize_env, origins):
+    """`line 3` is a line of kustomize's output, which the Argo CD user never
+    sees (in s.yaml the value is on line 6): the source says so, as for the
+    exec transformer; with origin annotations the file is named (argocd61)."""
+    app = tmp_path / "secret-app"
+    app.mkdir()
+    (app / "s.yaml").write_text("apiVersion: v1\nkind: Secret\nmetadata:\n  name: web-creds\ndata:\n"
+                                "  password: not-base64!!\n")
+    (app / "kustomization.yaml").write_text(
+        "resources: [s.yaml]\n" + ("buildMetadata: [originAnnotations]\n" if origins else ""))
+    result = run("generate", app, kustomize_env)
+    assert (result.returncode, result.stdout) == (1, "")
+    where = "s.yaml, Secret/web-creds) stream line" if origins else \
+        "(the stream kustomize built, Secret/web-creds) line 3"
+    assert f"document 1 ({where}" in result.stderr if origins else where in result.stderr, result.stderr
+    assert "not-base64" not in result.stderr
+
+
 # --- a folder of manifests ------------------------------------------------------------
 
 

@@ -305,3 +305,18 @@ def test_the_file_kustomizes_origin_annotation_names(origin, file):
 
     annotations = {"config.kubernetes.io/origin": origin}
     assert file_annotated(annotations.get) == file
+
+
+@pytest.mark.parametrize("stream, expected", [
+    ("apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata: {k: '*'}\n",
+     "document 1 (the stream kustomize built, Secret/s) line 4: data.k is not valid base64"),
+    (b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {k: \xff}\n",
+     "document 1 (the stream kustomize built) line 4: invalid UTF-8"),
+])
+def test_a_caller_names_standard_input(stream, expected):
+    """A stream piped in that no one sees, whose lines are no file's (the
+    Argo CD plugin's `kustomize build`): messages name it as the caller says."""
+    out = run_postrender([], stream, stdin_name="the stream kustomize built")
+    assert out.status == 1 and out.stdout == ""
+    assert expected in out.stderr, out.stderr
+    assert "the stream kustomize built" not in run_postrender([], stream).stderr
