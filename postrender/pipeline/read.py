@@ -2854,13 +2854,12 @@ def _check_scalar(doc: Document, node: ScalarNode, tags: bool, outside_data: boo
     """`outside_data`: not in a data, binaryData or stringData mapping's
     values; `dropped`: inside a value a later entry overrides (_DROPPED)."""
     # Where no `!` may start a tag (may_hold_tags) every scalar is untagged: no tag to read
-    # (ruamel builds node.tag anew on each access).
+    # (ruamel builds node.tag anew on each access). A `!!str` written gives
+    # the plain scalar a style first: `!!str .inf` is text (oracle61).
+    explicit_str = tags and node.tag == STR_TAG and _mark_explicit_str(doc.text, node)
     if not node.style and node.value in NONFINITE_WORDS and (not tags or node.tag == STR_TAG) and not dropped:
         _unreadable(doc, node, "an infinite or NaN number (.inf, .nan), which JSON cannot hold")
-    if not tags:
-        return
-    if node.tag == STR_TAG:
-        _mark_explicit_str(doc.text, node)
+    if not tags or explicit_str or node.tag == STR_TAG:
         return
     try:
         scalar_value(node) if dropped else json_value(node)

@@ -561,14 +561,14 @@ def test_a_kustomization_beside_a_chart_is_built_as_argo_cd_builds_it(app, env, 
 @pytest.mark.parametrize("given", [
     argocd_parameters([{"name": "values-files", "array": ["values-prod.yaml"]}]),
     argocd_parameters([{"name": "helm-parameters", "map": {"greeting": "hallo"}}]),
-    argocd_parameters([{"name": "release-name", "string": "store"}]),
     plugin_env(VALUES_FILES="values-prod.yaml"),
-    plugin_env(RELEASE_NAME="store"),
 ])
 @pytest.mark.parametrize("layout", ["kustomization beside the chart", "folder of manifests"])
 def test_helms_parameters_for_an_application_not_built_as_a_chart_are_refused(app, env, given, layout):
     """Unread, the render lacks what they ask, exit 0: a chart's folder that
-    gains a kustomization is built as the kustomization (as Argo CD does)."""
+    gains a kustomization is built as the kustomization (as Argo CD does).
+    A release name, which an ApplicationSet may give every application, is
+    not refused (below)."""
     if layout == "folder of manifests":
         (app / "Chart.yaml").unlink()
         for template in ("templates", "charts"):
@@ -585,6 +585,18 @@ def test_helms_parameters_for_an_application_not_built_as_a_chart_are_refused(ap
     result = run("generate", app, env, **given)
     assert (result.returncode, result.stdout) == (1, "")
     assert "is for a Helm chart, and the application is built as " + built in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("given", [
+    argocd_parameters([{"name": "release-name", "string": "store"}]),
+    plugin_env(RELEASE_NAME="store"),
+])
+def test_a_release_name_given_to_an_application_not_built_as_a_chart_is_let_be(app, env, given):
+    (app / "kustomization.yaml").write_text("resources: [extra.yaml]\n")
+    (app / "extra.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra}\ndata: {k: v}\n")
+    result = run("generate", app, env, **given)
+    assert result.returncode == 0, result.stderr
+    assert [ident(d) for d in without_copies(documents(result.stdout))] == ["ConfigMap/extra"]
 
 
 @pytest.mark.parametrize("origins", [False, True])

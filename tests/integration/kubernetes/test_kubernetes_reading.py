@@ -55,7 +55,8 @@ VALUES = [
     # quoted
     "'08'", '"yes"', "''", '""', "'~'", '"\\U0001F600"', '"<a&b>\\u2028"',
     # tags: !!str and unknown tags give strings; !!binary its decoded bytes
-    "!!str 08", "!!str", "!!str ~", "! 5", "!custom 0755", "!custom", "!<!x> 5", "!<tag:yaml.org,2002:str> 5",
+    "!!str 08", "!!str", "!!str ~", "!!str .inf", "!!str -.INF", "!<tag:yaml.org,2002:str> .nan", "!custom .inf",
+    "! 5", "!custom 0755", "!custom", "!<!x> 5", "!<tag:yaml.org,2002:str> 5",
     "!!map x", "!!merge x", "!!binary aGk=", "!!binary aGk", "!!binary /w==", "!!binary 7aCA", "!!binary ''",
     "!!binary 'aG k='",
     # Go's decoder: whole quanta of four, padding only at the end (Python's takes `aGk=a`, `aGlh=`)
