@@ -1,6 +1,8 @@
 """A field-spec path, `spec/volumes/configMap/name`, as segments: kustomize's
 spelling, with kyaml's filters (`containers[name=app]`, `[name=a|b]`, `?`
-for "or absent"), `*` for any key, and `\\/` for a slash within a key."""
+for "or absent"), `*` for any key, and `\\/` for a slash within a key.
+kustomize's own spellings read as kustomize reads them (kustomize_keys): a
+leading `/`, and `[]` after a key that holds a list."""
 
 from __future__ import annotations
 
@@ -54,11 +56,46 @@ def path_problem(text: str) -> str | None:
     return None
 
 
+# A key's `[]` suffix: kustomize's hint that the key holds a list. kustomize
+# steps through a list's items whatever the path says, and so does the walk.
+_LIST_MARKER = "[]"
+
+
+def kustomize_keys(text: str) -> tuple[str, ...]:
+    """A kustomize fieldSpec path's keys, as kustomize reads them (kyaml's
+    PathSplitter, api/filters/fieldspec): one leading `/` dropped, `\\/` a
+    slash within a key, a key's `[]` suffix dropped. `/data/x` and
+    `data[]/x` both edit `data`."""
+    return tuple(_unmarked(part).replace("\\/", "/") for part in _split(_unrooted(text)))
+
+
+def kustomize_path(keys: tuple[str, ...]) -> str:
+    """Keys as one kustomize path, in the spelling kustomize_keys reads back
+    (a slash within a key escaped): two spellings of one path compare equal."""
+    return "/".join(key.replace("/", "\\/") for key in keys)
+
+
+def _unrooted(text: str) -> str:
+    """kustomize allows a path to start with `/` (`/a/b`), once: `//a`
+    still has an empty first key, which kustomize refuses."""
+    return text[1:] if text.startswith("/") and len(text) > 1 else text
+
+
+def _unmarked(part: str) -> str:
+    return part[: -len(_LIST_MARKER)] if part.endswith(_LIST_MARKER) else part
+
+
+def _split(text: str) -> list[str]:
+    return re.split(r"(?<!\\)/", text)
+
+
 @cache
 def _parsed_path(text: str) -> tuple[Segment, ...]:
     """Paths repeat (podSpecs × their references): each is parsed once."""
     segments: list[Segment] = []
-    for part in re.split(r"(?<!\\)/", text):
+    for part in _split(_unrooted(text)):
+        # `sources[]` is kustomize's `sources`, not a filter without a test.
+        part = _unmarked(part)
         match = _SEGMENT.match(part)
         if not match or not part:
             raise ValueError(f"bad path {quoted(text)}")

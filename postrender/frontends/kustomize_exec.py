@@ -19,6 +19,7 @@ from typing import Any
 from ..printable import quoted
 from ..errors import UsageError
 from ..fieldspecs import CONFIG_KINDS, SECTIONS, load_yaml_file
+from ..fieldspecs.paths import kustomize_keys
 from ..hostflags import CHANNELS, PLUGIN_CONFIG, refused
 from ..options import RenderOptions, by_config_key, with_values
 from ..pipeline.read import Source
@@ -294,7 +295,7 @@ def _edits_configs(identity: tuple | None, document: Any, root: str) -> bool | N
         specs = document.get("fieldSpecs")
         return bool(specs) and (not isinstance(specs, list) or any(
             not isinstance(spec, dict) or _may_select_config(spec.get("kind"))
-            and str(spec.get("path") or "").split("/")[0] in _CONTENT_FIELDS for spec in specs))
+            and _enters_content(str(spec.get("path") or "")) for spec in specs))
     if kind == "ReplacementTransformer":
         replacements = document.get("replacements")
         if not isinstance(replacements, list):
@@ -329,6 +330,12 @@ def _edits_configs(identity: tuple | None, document: Any, root: str) -> bool | N
 
 # What a config's content hash covers.
 _CONTENT_FIELDS = frozenset({"data", "binaryData", "stringData", "type"})
+
+
+def _enters_content(path: str) -> bool:
+    """Whether a fieldSpec path leads into what a config's hash covers, read
+    as kustomize reads it: `/data/x` and `data[]/x` are `data/x`."""
+    return kustomize_keys(path)[0] in _CONTENT_FIELDS
 
 
 def _may_select_config(kind: Any) -> bool:

@@ -207,6 +207,30 @@ def test_a_transformer_listed_after_postrender_fails_the_build(plugin_home, over
     assert settings["metadata"]["name"] in again.stdout
 
 
+def test_a_late_transformers_path_is_read_as_kustomize_reads_it(plugin_home, overlay):
+    """kustomize reads a fieldSpec path `/data/greeting` as `data/greeting`
+    (and `data[]/greeting` alike): a transformer told to write there after
+    postrender edits a version's data. It built, exit 0, the name no longer
+    saying what the ConfigMap held; now it is refused, naming it."""
+    kustomization = overlay / "kustomization.yaml"
+    kustomization.write_text(kustomization.read_text().replace(
+        "transformers:\n  - postrender.yaml\n", "transformers:\n  - postrender.yaml\n  - late.yaml\n"))
+    for path in ("/data/greeting", "data[]/greeting"):
+        (overlay / "late.yaml").write_text("apiVersion: builtin\nkind: PrefixSuffixTransformer\nmetadata: {name: ps}\n"
+                                           f"prefix: zz-\nfieldSpecs: [{{kind: ConfigMap, path: '{path}'}}]\n")
+        # Without postrender, kustomize itself writes into the data: the path is one it follows.
+        alone = overlay.parent / "alone"
+        shutil.rmtree(alone, ignore_errors=True)
+        shutil.copytree(overlay, alone)
+        (alone / "kustomization.yaml").write_text(kustomization.read_text().replace("  - postrender.yaml\n", ""))
+        plain = build(alone, None, alpha=False)
+        assert plain.returncode == 0, plain.stderr
+        assert by_ident(documents(plain.stdout))["ConfigMap/settings"]["data"]["greeting"] == "zz-hello"
+        refused = build(overlay, plugin_home)
+        assert refused.returncode != 0 and refused.stdout == "", (path, refused.stdout)
+        assert "the kustomization lists PrefixSuffixTransformer/ps after postrender" in refused.stderr
+
+
 def test_the_order_checked_is_the_order_kustomize_runs_transformers_in(plugin_home, overlay):
     """kustomize runs every inline entry of `transformers:` first, then every
     file: an inline PostRender runs before a file patch listed above it (the
