@@ -202,12 +202,18 @@ _KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomizatio
 
 # kustomize's builtin transformers that never touch what a config's hash
 # covers (its data, binaryData, stringData, type): labels, annotations and
-# names are outside it, and kustomize maps a new name itself.
+# names are outside it, and kustomize maps a new name itself. Their
+# fieldSpecs may still lead one there (_fieldspecs_edit).
 _LEAVES_CONTENT = frozenset({
     "LabelTransformer", "AnnotationsTransformer", "NamespaceTransformer", "PrefixSuffixTransformer",
     "PrefixTransformer", "SuffixTransformer", "ImageTagTransformer", "ReplicaCountTransformer",
     "HashTransformer", "SortOrderTransformer",
 })
+# kustomize's builtin generators: listed under transformers:, kustomize
+# refuses the build itself ("not a transformer") before any plugin runs.
+_GENERATORS = frozenset({"ConfigMapGenerator", "SecretGenerator", "HelmChartInflationGenerator",
+                         "IAMPolicyGenerator"})
+_PATCHES = frozenset({"PatchTransformer", "PatchStrategicMergeTransformer", "PatchJson6902Transformer"})
 
 
 def transformers_after(root: str | None, kustomization: dict[str, Any] | None,
@@ -283,59 +289,109 @@ def _named_entries(documents: list[Any], entry: str) -> list[tuple[str, tuple | 
 
 def _edits_configs(identity: tuple | None, document: Any, root: str) -> bool | None:
     """Whether a transformer config may edit a ConfigMap's or Secret's
-    content: True, False, or None where postrender cannot tell. Kinds in
-    kustomize's selectors are anchored regular expressions (`Config.*`), an
-    empty one any kind; a patch or replacement read from a file is read."""
+    content: True, False, or None where postrender cannot tell (an exec
+    plugin, a KRM function, a builtin it does not know). Each builtin
+    kustomize has is judged by what its config says it edits."""
     if identity is None or identity[0] != "builtin" or not isinstance(document, dict):
         return None
-    kind = identity[1]
-    if kind in _LEAVES_CONTENT:
-        # Its fieldSpecs may lead it into a config's content (an annotation
-        # transformer told to write under data): only its defaults never do.
-        specs = document.get("fieldSpecs")
-        return bool(specs) and (not isinstance(specs, list) or any(
-            not isinstance(spec, dict) or _may_select_config(spec.get("kind"))
-            and _enters_content(str(spec.get("path") or "")) for spec in specs))
-    if kind == "ReplacementTransformer":
-        replacements = document.get("replacements")
-        if not isinstance(replacements, list):
+    judge = _JUDGES.get(identity[1])
+    return None if judge is None else judge(document, root)
+
+
+def _fieldspecs_edit(document: dict[str, Any], root: str) -> bool:
+    """A transformer of labels, names, images...: only its fieldSpecs may
+    lead it into a config's content (an annotation transformer told to
+    write under data); its defaults never do."""
+    specs = document.get("fieldSpecs")
+    return bool(specs) and (not isinstance(specs, list) or any(
+        not isinstance(spec, dict) or _may_select_config(spec.get("kind"))
+        and _enters_content(kustomize_keys(str(spec.get("path") or ""))) for spec in specs))
+
+
+def _replacements_edit(document: dict[str, Any], root: str) -> bool:
+    """A replacement edits what its targets select; one read from a file
+    (kustomize's ReplacementField.Path) may target anything."""
+    replacements = document.get("replacements")
+    if not isinstance(replacements, list):
+        return True
+    targets = []
+    for replacement in replacements:
+        if not isinstance(replacement, dict) or "path" in replacement:
             return True
-        targets = []
-        for replacement in replacements:
-            if not isinstance(replacement, dict) or "path" in replacement:
-                return True  # read from a file, as kustomize's ReplacementField.Path: any target
-            targets.extend(replacement.get("targets") or [])
-        return any(not isinstance(t, dict) or not isinstance(t.get("select"), dict)
-                   or _may_select_config(t["select"].get("kind")) for t in targets)
-    if kind in ("PatchTransformer", "PatchStrategicMergeTransformer", "PatchJson6902Transformer"):
-        target = document.get("target")
-        if isinstance(target, dict):
-            return _may_select_config(target.get("kind"))
-        texts: list[Any] = [document.get("patch")]
-        patches = document.get("patches")
-        texts.extend(patches if isinstance(patches, list) else [patches])
-        for path in [document.get("path"), *(document.get("paths") or [])]:
-            if path is not None:
-                texts.append(_read_text(os.path.join(root, str(path))) or "")
-        kinds = []
-        for text in texts:
-            if text is None:
-                continue
-            documents = _load_documents(text) if isinstance(text, str) else [text]
-            kinds.extend(d.get("kind") if isinstance(d, dict) else None for d in documents or [None])
-        # A patch of a known kind that is no config leaves configs alone; else it may edit one.
-        return not kinds or any(_may_select_config(k) for k in kinds)
-    return None
+        targets.extend(replacement.get("targets") or [])
+    return any(not isinstance(t, dict) or not isinstance(t.get("select"), dict)
+               or _may_select_config(t["select"].get("kind")) for t in targets)
+
+
+def _value_add_edit(document: dict[str, Any], root: str) -> bool:
+    """A ValueAddTransformer writes its value at each target's fieldPath in
+    the objects its selector selects (every object, without one); targets
+    may also come from its targetFilePath. kustomize splits the fieldPath
+    at each unescaped `/` and skips empty keys (`/data/y` is `data/y`), but
+    keeps `[]` as part of a key (api/filters/valueadd)."""
+    targets = document.get("targets") or []
+    if document.get("targetFilePath") is not None:
+        text = _read_text(os.path.join(root, str(document["targetFilePath"])))
+        documents = _load_documents(text, strings=True) if text is not None else None
+        if not documents or not isinstance(documents[0], dict):
+            return True  # what kustomize reads of it, we cannot tell
+        targets = [*(targets if isinstance(targets, list) else [targets]), *(documents[0].get("targets") or [])]
+    if not isinstance(targets, list):
+        return True
+    return any(not isinstance(t, dict) or _value_add_target_edits(t) for t in targets)
+
+
+def _value_add_target_edits(target: dict[str, Any]) -> bool:
+    selector = target.get("selector")
+    if selector is not None and not isinstance(selector, dict):
+        return True
+    keys = [key.replace("\\/", "/") for key in re.split(r"(?<!\\)/", str(target.get("fieldPath") or "")) if key]
+    return _may_select_config((selector or {}).get("kind")) and _enters_content(tuple(keys))
+
+
+def _patch_edit(document: dict[str, Any], root: str) -> bool:
+    """A patch edits what its target selects, or else the kinds its patches
+    name (read from their files too): one of a known kind that is no config
+    leaves configs alone."""
+    target = document.get("target")
+    if isinstance(target, dict):
+        return _may_select_config(target.get("kind"))
+    texts: list[Any] = [document.get("patch")]
+    patches = document.get("patches")
+    texts.extend(patches if isinstance(patches, list) else [patches])
+    for path in [document.get("path"), *(document.get("paths") or [])]:
+        if path is not None:
+            texts.append(_read_text(os.path.join(root, str(path))) or "")
+    kinds = []
+    for text in texts:
+        if text is None:
+            continue
+        documents = _load_documents(text) if isinstance(text, str) else [text]
+        kinds.extend(d.get("kind") if isinstance(d, dict) else None for d in documents or [None])
+    return not kinds or any(_may_select_config(k) for k in kinds)
+
+
+def _refused_by_kustomize(document: dict[str, Any], root: str) -> bool:
+    return False
+
+
+_JUDGES = {
+    **dict.fromkeys(_LEAVES_CONTENT, _fieldspecs_edit),
+    **dict.fromkeys(_PATCHES, _patch_edit),
+    **dict.fromkeys(_GENERATORS, _refused_by_kustomize),
+    "ReplacementTransformer": _replacements_edit,
+    "ValueAddTransformer": _value_add_edit,
+}
 
 
 # What a config's content hash covers.
 _CONTENT_FIELDS = frozenset({"data", "binaryData", "stringData", "type"})
 
 
-def _enters_content(path: str) -> bool:
-    """Whether a fieldSpec path leads into what a config's hash covers, read
-    as kustomize reads it: `/data/x` and `data[]/x` are `data/x`."""
-    return kustomize_keys(path)[0] in _CONTENT_FIELDS
+def _enters_content(keys: tuple[str, ...]) -> bool:
+    """Whether a path, as the keys kustomize reads of it, leads into what a
+    config's hash covers."""
+    return bool(keys) and keys[0] in _CONTENT_FIELDS
 
 
 def _may_select_config(kind: Any) -> bool:

@@ -231,6 +231,32 @@ def test_a_late_transformers_path_is_read_as_kustomize_reads_it(plugin_home, ove
         assert "the kustomization lists PrefixSuffixTransformer/ps after postrender" in refused.stderr
 
 
+def test_a_late_value_add_transformer_is_judged_by_its_targets(plugin_home, overlay):
+    """A ValueAddTransformer states the kinds (selector.kind) and the field
+    (fieldPath) it writes: one into a ConfigMap's data after postrender was
+    only warned of (the warning in a log kustomize hides), and the version's
+    name no longer said what it held. Now refused, naming it; one writing an
+    annotation builds."""
+    kustomization = overlay / "kustomization.yaml"
+    kustomization.write_text(kustomization.read_text().replace(
+        "transformers:\n  - postrender.yaml\n", "transformers:\n  - postrender.yaml\n  - late.yaml\n"))
+
+    def value_add(field_path: str) -> None:
+        (overlay / "late.yaml").write_text("apiVersion: builtin\nkind: ValueAddTransformer\nmetadata: {name: va}\n"
+                                           "value: two\ntargets:\n- selector: {kind: ConfigMap, name: settings}\n"
+                                           f"  fieldPath: {field_path}\n")
+
+    value_add("/data/extra")
+    refused = build(overlay, plugin_home)
+    assert refused.returncode != 0 and refused.stdout == ""
+    assert "the kustomization lists ValueAddTransformer/va after postrender" in refused.stderr
+    value_add("metadata/annotations/extra")
+    harmless = build(overlay, plugin_home)
+    assert harmless.returncode == 0, harmless.stderr
+    (settings,) = [d for d in documents(harmless.stdout) if d["metadata"]["name"].startswith("settings-")]
+    assert settings["metadata"]["annotations"]["extra"] == "two" and "extra" not in settings["data"]
+
+
 def test_the_order_checked_is_the_order_kustomize_runs_transformers_in(plugin_home, overlay):
     """kustomize runs every inline entry of `transformers:` first, then every
     file: an inline PostRender runs before a file patch listed above it (the
