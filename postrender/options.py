@@ -49,6 +49,11 @@ class RenderOptions:
     config_files: list[str] = field(default_factory=list)
     # Field-spec configuration given inline (kustomize plugin, KRM functionConfig).
     inline_configs: list[tuple[str, dict]] = field(default_factory=list)
+    # The kustomization's own `configurations:` (their nameReference rows),
+    # read by the exec transformer: field specs of postrender's like
+    # inline_configs, and fields where kustomize, which reads them too,
+    # rewrites a reference to its generator output (check/broken.py).
+    kustomize_configurations: list[tuple[str, dict]] = field(default_factory=list)
     limits: Limits = field(default_factory=Limits)
     # Retention (keep.py, cluster/retain.py). `retain` is the N of --retain;
     # None keeps the render cluster-free.

@@ -19,7 +19,7 @@ from ..printable import quoted
 from ..records import field, record
 from ..errors import UsageError
 from ..lazyre import LazyPattern
-from .paths import Filter, Segment, parse_path
+from .paths import Filter, Segment, kustomize_keys, kustomize_path, parse_path
 from .schema import CONFIG_KINDS, check as check_schema
 from .walk import WILDCARD, Accessor, Compiled, N, SpecIndex, list_items
 # The sections of a field-spec configuration postrender reads.
@@ -636,13 +636,58 @@ def data(file: str) -> Any:
     return TABLES[file]
 
 
-def kustomize_rewrites(target_kind: str, kind: str, group: str, path: str) -> bool:
+def kustomize_rewrites(target_kind: str, kind: str, group: str, path: str,
+                       configured: KustomizeFields | None = None, version: str = "") -> bool:
     """Whether kustomize itself rewrites a reference to its generator output
     at `path` (kustomize's form: `spec/volumes/configMap/name`, list items
-    left out) of an object of `kind` and `group` (kustomize.yaml: its own
-    name-reference table; a row without a group takes any)."""
+    left out) of an object of `kind`, `group` and `version`: a field of its
+    own name-reference table (kustomize.yaml; a row without a group takes
+    any), or of the kustomization's `configurations:` (`configured`)."""
     rows = _kustomize_rows()
-    return (target_kind, kind, group, path) in rows or (target_kind, kind, None, path) in rows
+    if (target_kind, kind, group, path) in rows or (target_kind, kind, None, path) in rows:
+        return True
+    return configured is not None and configured.rewrites(target_kind, kind, group, version, path)
+
+
+@record(frozen=True)
+class KustomizeField:
+    """A `configurations:` fieldSpec as kustomize matches it (its fieldspec
+    filter): an empty kind, group or version takes any; the path as
+    kustomize reads it (paths.kustomize_keys)."""
+    target_kind: str
+    kind: str
+    group: str
+    version: str
+    path: str
+
+    def covers(self, target_kind: str, kind: str, group: str, version: str, path: str) -> bool:
+        return (self.target_kind == target_kind and self.path == path and self.kind in ("", kind)
+                and self.group in ("", group) and self.version in ("", version))
+
+
+@record(frozen=True)
+class KustomizeFields:
+    """The fields the kustomization's `configurations:` have kustomize rewrite."""
+    rows: tuple[KustomizeField, ...] = ()
+
+    def rewrites(self, target_kind: str, kind: str, group: str, version: str, path: str) -> bool:
+        return any(row.covers(target_kind, kind, group, version, path) for row in self.rows)
+
+
+def kustomize_fields(configurations: Iterable[tuple[str, dict[str, Any]]]) -> KustomizeFields:
+    """The nameReference rows of `configurations` ((origin, document), as
+    the exec transformer read them) for ConfigMaps and Secrets."""
+    rows = []
+    for _origin, document in configurations:
+        for entry in document.get("nameReference") or []:
+            if not isinstance(entry, dict) or entry.get("kind") not in CONFIG_KINDS:
+                continue
+            for raw in entry.get("fieldSpecs") or []:
+                for spec in _each_path(raw, "configurations"):
+                    rows.append(KustomizeField(
+                        str(entry["kind"]), str(spec.get("kind") or ""), str(spec.get("group") or ""),
+                        str(spec.get("version") or ""), kustomize_path(kustomize_keys(str(spec["path"])))))
+    return KustomizeFields(tuple(rows))
 
 
 @cache

@@ -188,7 +188,7 @@ def run(path: str, sources: list[Source], options: RenderOptions, reporter: Repo
     options = replace(load_file(path).apply(options), kustomize_maps_names=True)  # kustomize maps names after it
     configurations = kustomization_name_references(root, kustomization)
     if configurations:
-        options = replace(options, inline_configs=[*options.inline_configs, *configurations])
+        options = replace(options, kustomize_configurations=configurations)
     for source in sources:
         # Standard input is kustomize's own writing of the resources, which
         # the user never sees: a line of it must not pass for a line of

@@ -169,7 +169,8 @@ def _read_as(options: RenderOptions) -> tuple:
     """What of the options decides how a stream is read for a render (read_for):
     two options alike in it read alike (a KRM functionConfig that sets only
     a namespace, say, need not read its ResourceList again)."""
-    return (options.limits, options.config_files, options.inline_configs, _edits_everywhere(options),
+    return (options.limits, options.config_files, options.inline_configs, options.kustomize_configurations,
+            _edits_everywhere(options),
             _records_refs(options), options.keep_original, options.hooks_hidden, options.mutable)
 
 
@@ -180,7 +181,7 @@ def _table(options: RenderOptions) -> fieldspecs.ReferenceTable:
         raise UsageError(f"unknown strategy {quoted(options.strategy)} (choose from {', '.join(STRATEGIES)})")
     check_strategy(options)
     check_cluster(options)
-    extra = list(options.inline_configs)
+    extra = [*options.inline_configs, *options.kustomize_configurations]
     for path in options.config_files:
         for i, data in enumerate(fieldspecs.load_config_file(path)):
             extra.append((f"{path} (document {i + 1})", data))
@@ -314,7 +315,8 @@ def render(sources: list[Source], options: RenderOptions, reporter: Reporter, st
     if analysis.retention.warning:
         reporter.warn(analysis.retention.warning)
     findings = guard.check(analysis.graph, analysis.plan)
-    problems = broken.find(analysis.graph, analysis.plan, analysis.policy.held, analysis.by_name.readers, findings)
+    problems = broken.find(analysis.graph, analysis.plan, analysis.policy.held, analysis.by_name.readers, findings,
+                           fieldspecs.kustomize_fields(options.kustomize_configurations))
     _report(analysis.graph, result, reporter, analysis.productions, {id(p.node) for p in problems})
     _report_analysis(analysis, reporter)
     broken.report(problems, reporter, options.allow_broken, options.strict, options.show_broken)

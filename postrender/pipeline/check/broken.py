@@ -23,7 +23,7 @@ from ...errors import PostrenderError, Problems
 from ..graph.references import Graph, Resolution
 from ...syntax.nodes import Node
 from ..plan.versions import Plan, Version, suffixed_later_by_kustomize
-from ...fieldspecs import kustomize_rewrites
+from ...fieldspecs import KustomizeFields, kustomize_rewrites
 from ...vocabulary import ANNOTATION_KEEP_ORIGINAL
 from ..read import KubeObject
 from ...report import Reporter
@@ -45,8 +45,9 @@ class Broken:
     name: str  # as written
     message: str
     from_guard: bool = False
-    # A warning unless --strict: postrender cannot see whether the
-    # kustomization's `configurations:` has kustomize rewrite the field.
+    # A warning unless --strict: postrender may not see every
+    # `configurations:` file kustomize reads (a remote one; none as a KRM
+    # function), one of which may have kustomize rewrite the field.
     only_strict: bool = False
 
     def error(self, fatal: bool = True, allow_broken: bool = False, strict: bool = False) -> PostrenderError:
@@ -68,8 +69,10 @@ class Broken:
 
 
 def find(graph: Graph, the_plan: Plan, held: dict[int, str], readers: list[Reader],
-         findings: list[guard.Finding]) -> list[Broken]:
-    """Every name postrender leaves on an object it renames without a copy."""
+         findings: list[guard.Finding], configured: KustomizeFields | None = None) -> list[Broken]:
+    """Every name postrender leaves on an object it renames without a copy.
+    `configured`: the fields the kustomization's `configurations:` have
+    kustomize rewrite (where postrender runs as its exec transformer)."""
     problems: list[Broken] = []
     rewritten = {id(ref.node) for ref in graph.references if ref.target is not None or ref.spec.grants}
     for ref in graph.references:
@@ -92,12 +95,15 @@ def find(graph: Graph, the_plan: Plan, held: dict[int, str], readers: list[Reade
     for ref in graph.references:
         # kustomize generator output keeps its name here and gets kustomize's
         # hash suffix after postrender; kustomize then rewrites only the
-        # fields of its own table (fieldspecs/kustomize.yaml).
+        # fields of its own table (fieldspecs/kustomize.yaml) and of the
+        # kustomization's configurations:.
         target = ref.target
         if target is None or ref.resolution is not Resolution.RESOLVED or not suffixed_later_by_kustomize(target):
             continue
         path = guard.kustomize_path(ref.path)
-        if kustomize_rewrites(ref.target_kind, ref.referrer.kind, ref.referrer.group, path):
+        referrer = ref.referrer
+        if kustomize_rewrites(ref.target_kind, referrer.kind, referrer.group, path, configured,
+                              referrer.api_version.rpartition("/")[2]):
             continue
         problems.append(Broken(ref.referrer, ref.node, ref.field_path, ref.name, (
             f"names {ref.target_kind} {quoted(ref.name)}, kustomize generator output that kustomize renames "
@@ -105,7 +111,8 @@ def find(graph: Graph, the_plan: Plan, held: dict[int, str], readers: list[Reade
             f"it would name nothing unless the kustomization's configurations: list it (nameReference: "
             f"[{{kind: {ref.target_kind}, fieldSpecs: [{{kind: {ref.referrer.kind}"
             + (f", group: {ref.referrer.group}" if ref.referrer.group else "")
-            + f", path: {path}}}]}}]), which postrender cannot see"), only_strict=True))
+            + f", path: {path}}}]}}]); none that postrender read does (it reads them as kustomize's exec"
+            " transformer: the kustomization's and its local bases'; none as a KRM function)"), only_strict=True))
     # The guard's finding on the same field says it better: it names the row to add.
     # By place: a finding's node belongs to a graph of its document composed again (guard.check).
     guarded = {(f.referrer.document.index, f.node.start_mark) for f in findings if f.node is not None}

@@ -19,6 +19,7 @@ from math import inf
 from ...printable import quoted
 from ...fieldspecs import argument_items, namespace_told
 from ...fieldspecs.guardrules import guard_rules, squeezed
+from ...fieldspecs.paths import kustomize_path as keys_as_kustomize_path
 from ...records import record
 from ..graph.references import Graph, Path, Reference, YamlNodes, is_config_object
 from ..index.objects import IMPLICIT
@@ -530,7 +531,8 @@ def _prefixed_name_in(value: object, texts: set[str]) -> bool:
 
 
 def kustomize_path(path: Path) -> str:
-    return "/".join(part.replace("/", "\\/") for part in path if isinstance(part, str))
+    """A field's place as a kustomize fieldSpec path: its keys, list items left out."""
+    return keys_as_kustomize_path(tuple(part for part in path if isinstance(part, str)))
 
 
 def _stale_names(graph: Graph, the_plan: Plan) -> dict[tuple[str, str, str], Version]:

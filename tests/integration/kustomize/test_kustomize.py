@@ -161,6 +161,30 @@ def test_a_field_the_kustomizations_configurations_name_is_rewritten_by_postrend
     assert "gizmo.yaml" not in passed_over.stderr, passed_over.stderr
 
 
+def test_a_reference_to_generator_output_the_configurations_cover_builds_under_strict(plugin_home, overlay):
+    """A Widget field (the PostRender config's own field spec) naming the
+    overlay's generated ConfigMap: kustomize suffixes it after postrender
+    and rewrites the field only where a `configurations:` row names it.
+    Without the row, strict fails naming the row to add; with it, strict
+    builds and the Widget names kustomize's output (it failed, asking for
+    the row that was there)."""
+    base = overlay.parent / "base" / "app.yaml"
+    base.write_text(base.read_text() + "---\napiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n"
+                    "spec: {configMapName: generated}\n")
+    refused = build(overlay, plugin_home)
+    assert refused.returncode != 0 and refused.stdout == ""
+    row = "{kind: Widget, group: example.com, path: spec/configMapName}"
+    assert f"fieldSpecs: [{row}]}}]); none that postrender read does" in refused.stderr
+    (overlay / "widget.yaml").write_text(f"nameReference:\n- kind: ConfigMap\n  fieldSpecs:\n  - {row}\n")
+    kustomization = overlay / "kustomization.yaml"
+    kustomization.write_text(kustomization.read_text() + "configurations:\n  - widget.yaml\n")
+    result = build(overlay, plugin_home)
+    assert result.returncode == 0, result.stderr
+    docs = documents(result.stdout)
+    (generated,) = [name for (_, name) in configs(docs) if re.fullmatch(r"generated-[a-z0-9]{10}", name)]
+    assert by_ident(docs)["Widget/w"]["spec"]["configMapName"] == generated
+
+
 def test_a_transformer_listed_after_postrender_fails_the_build(plugin_home, overlay):
     """A transformer after postrender could edit a version's data by the
     name it had (its previousNames), leaving a name that no longer says
