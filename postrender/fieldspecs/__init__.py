@@ -21,7 +21,7 @@ from ..errors import UsageError
 from ..lazyre import LazyPattern
 from .paths import Filter, Segment, kustomize_keys, kustomize_path, parse_path
 from .schema import CONFIG_KINDS, check as check_schema
-from .walk import WILDCARD, Accessor, Compiled, N, SpecIndex, list_items
+from .walk import ANY_KIND, WILDCARD, Accessor, Compiled, N, SpecIndex, list_items
 # The sections of a field-spec configuration postrender reads.
 SECTIONS = ("nameReference", "podSpecs", "podSpecReferences", "podMetadataReferences", "podSpecArgs", "clusterScoped",
             "recreatedWhenAnnotated", "runsBeforeApply", "createdBeforeEveryApply")
@@ -40,7 +40,7 @@ WaitTest = tuple[str, object]
 @record(frozen=True)
 class FieldSpec:
     target_kind: str  # ConfigMap or Secret
-    kind: str
+    kind: str  # ANY_KIND: every kind
     group: str | None  # None: any group
     version: str | None
     path: tuple[Segment, ...]
@@ -210,16 +210,20 @@ class ReferenceTable:
         return [spec for spec in self._slots if spec is not None]
 
     def for_kind(self, kind: str) -> list[FieldSpec]:
-        if kind in self._unsettled:
-            self._settle(kind)
+        self._settle_for(kind)
         return self._index.for_kind(kind)
 
     def applicable(self, kind: str, group: str, version: str) -> Compiled | None:
         """The specs that apply to an object of this kind, group and version
         (in table order), compiled for one walk: see fieldspecs.walk."""
-        if kind in self._unsettled:
-            self._settle(kind)
+        self._settle_for(kind)
         return self._index.applicable(kind, group, version)
+
+    def _settle_for(self, kind: str) -> None:
+        """A kind's pending specs built, and those for every kind."""
+        for pending in (kind, ANY_KIND):
+            if pending in self._unsettled:
+                self._settle(pending)
 
     def template_paths(self, kind: str, group: str, version: str, immutable: bool = False) -> tuple[tuple[Segment, ...], ...]:
         """Paths to the pod templates (the mapping holding `metadata` and
@@ -303,9 +307,7 @@ class ReferenceTable:
         if not lazy:
             self.add(_field_spec(target, raw, origin))
             return
-        kind = raw.get("kind")
-        if not kind:  # reported by _field_spec, now
-            _field_spec(target, raw, origin)
+        kind = raw.get("kind") or ANY_KIND
         self._unsettled.setdefault(str(kind), []).append(len(self._slots))
         self._slots.append((target, raw, origin))
 
@@ -327,7 +329,7 @@ class ReferenceTable:
                 continue
             self._known.add(spec)
             self._slots[position] = spec
-            self._index.add(spec)
+            self._index.add(spec, position)
 
     def extend(self, data: dict[str, Any], origin: str, lazy: bool = False) -> None:
         """Merge one configuration document (builtin or a user's). `lazy`: see _add_raw."""
@@ -509,10 +511,10 @@ def expanded(raw: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _field_spec(target: str, raw: dict[str, Any], origin: str) -> FieldSpec:
-    kind = raw.get("kind")
+    kind = raw.get("kind") or ANY_KIND  # kustomize's fieldspec filter: no kind is every kind
     path = raw.get("path")
-    if not kind or not path:
-        raise UsageError(f"{origin}: a fieldSpec for {target} needs kind and path (got {quoted(raw)})")
+    if not path:
+        raise UsageError(f"{origin}: a fieldSpec for {target} needs path (got {quoted(raw)})")
     group = raw.get("group")
     version = raw.get("version")
     parsed = parse_path(str(path), origin)
@@ -545,9 +547,9 @@ _SECRET_VALUES = frozenset({"data", "stringData", WILDCARD})
 
 
 def _in_secret_values(kind: str, group: Any, path: tuple[Segment, ...]) -> bool:
-    """Whether a path of an object of `kind` (in `group`: None, any) may
-    lead into a core Secret's values."""
-    return kind == "Secret" and group in (None, "") and bool(path) and path[0].key in _SECRET_VALUES
+    """Whether a path of an object of `kind` (ANY_KIND: any; in `group`:
+    None, any) may lead into a core Secret's values."""
+    return kind in ("Secret", ANY_KIND) and group in (None, "") and bool(path) and path[0].key in _SECRET_VALUES
 
 
 def _keeps_name(raw: Any, origin: str) -> str | None:

@@ -157,7 +157,8 @@ def _name_reference(entry: Any, where: str, origin: str) -> None:
         # Services); one that differs from ConfigMap or Secret only in case is a typo.
         _fail(origin, f"{where}.kind", f"{quoted(kind)}: kinds are case-sensitive; did you mean {near}?")
     for i, spec in enumerate(entry.get("fieldSpecs") or []):
-        _keys(spec, FIELD_SPEC, f"{where}.fieldSpecs[{i}]", "a fieldSpec", origin, required=("kind",))
+        # No kind is every kind, as kustomize's fieldspec filter reads it.
+        _keys(spec, FIELD_SPEC, f"{where}.fieldSpecs[{i}]", "a fieldSpec", origin)
         if (spec.get("path") is None) == (spec.get("paths") is None):
             _fail(origin, f"{where}.fieldSpecs[{i}]", "takes path or paths (a list of them): exactly one")
 

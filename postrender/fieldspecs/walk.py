@@ -18,6 +18,8 @@ if TYPE_CHECKING:  # fieldspecs imports this module as it loads
 
 # A path segment that steps into every key of a mapping (`spec/receivers/*/apiURL/name`).
 WILDCARD = "*"
+# A field spec's kind when it names none: every kind (kustomize's fieldspec filter).
+ANY_KIND = ""
 
 N = TypeVar("N")
 Path = tuple[str | int, ...]
@@ -144,22 +146,31 @@ class SpecIndex:
     def __init__(self, specs: Iterable[FieldSpec] = ()) -> None:
         self._by_kind: dict[str, list[FieldSpec]] = {}
         self._compiled: dict[tuple[str, str, str], Compiled] = {}
+        # Each spec's place in the table, where specs for any kind join a kind's own.
+        self._order: dict[FieldSpec, int] = {}
         for spec in specs:
             self.add(spec)
 
-    def add(self, spec: FieldSpec) -> None:
+    def add(self, spec: FieldSpec, position: int | None = None) -> None:
+        """`position`: the spec's place in its table, where it is added out
+        of that order (a table builds a kind's specs when first asked)."""
+        self._order.setdefault(spec, len(self._order) if position is None else position)
         self._by_kind.setdefault(spec.kind, []).append(spec)
         self._compiled.clear()
 
     def for_kind(self, kind: str) -> list[FieldSpec]:
-        return self._by_kind.get(kind, [])
+        """A kind's specs and those for every kind, in table order."""
+        own, every = self._by_kind.get(kind, []), self._by_kind.get(ANY_KIND, [])
+        if not every or kind == ANY_KIND:
+            return own
+        return sorted([*own, *every], key=self._order.__getitem__)
 
     def applicable(self, kind: str, group: str, version: str) -> Compiled | None:
         """The specs matching an object's kind, group and version; None when there are none."""
         key = (kind, group, version)
         compiled = self._compiled.get(key, _MISSING)
         if compiled is _MISSING:
-            specs = [spec for spec in self._by_kind.get(kind, ()) if spec.matches(group, version)]
+            specs = [spec for spec in self.for_kind(kind) if spec.matches(group, version)]
             compiled = self._compiled[key] = Compiled(specs) if specs else None
         return compiled  # type: ignore[return-value]
 

@@ -186,7 +186,9 @@ def run(path: str, sources: list[Source], options: RenderOptions, reporter: Repo
                       " edit a ConfigMap's or Secret's data, the version's name would no longer say what it holds;"
                       " list postrender last")
     options = replace(load_file(path).apply(options), kustomize_maps_names=True)  # kustomize maps names after it
-    configurations = kustomization_name_references(root, kustomization)
+    configurations, skipped = kustomization_name_references(root, kustomization)
+    for problem in skipped:
+        reporter.warn(problem)
     if configurations:
         options = replace(options, kustomize_configurations=configurations)
     for source in sources:
@@ -435,19 +437,19 @@ def _kustomization(root: str | None) -> dict[str, Any] | None:
     return None
 
 
-def kustomization_name_references(root: str | None,
-                                  kustomization: dict[str, Any] | None) -> list[tuple[str, dict[str, Any]]]:
+def kustomization_name_references(root: str | None, kustomization: dict[str, Any] | None
+                                  ) -> tuple[list[tuple[str, dict[str, Any]]], list[str]]:
     """The `nameReference` rows of the `configurations:` files of the
     kustomization at `root` and of the local kustomizations it builds on
     (`resources:` and `components:` folders: kustomize merges theirs into
     the build's), as field specs of postrender's own: a field only they name
     (a custom resource's) is then rewritten by postrender too, and its guard
-    does not call it left naming nothing. A file postrender's reader
-    refuses is passed over: kustomize reads it, and a check of ours must not
-    fail a build kustomize makes."""
-    from ..fieldspecs import load_table
-
+    does not call it left naming nothing. Returned with what postrender
+    skips of them: a row (or file) its reader refuses is passed over alone,
+    and said, as kustomize reads it still and a check of ours must not fail
+    a build kustomize makes."""
     found: list[tuple[str, dict[str, Any]]] = []
+    skipped: list[str] = []
     for folder, read in _kustomizations_under(root, kustomization):
         files = read.get("configurations")
         for entry in files if isinstance(files, list) else []:
@@ -456,19 +458,78 @@ def kustomization_name_references(root: str | None,
             text = _read_text(os.path.join(folder, entry))
             if text is None:
                 continue  # a URL, or nothing there: kustomize's to read
-            documents = _load_documents(text) or []
-            for document in documents:
+            where = entry if folder == root else os.path.relpath(os.path.join(folder, entry), root)
+            origin = f"the kustomization's configurations: {where}"
+            documents = _load_documents(text)
+            if documents is None:
+                skipped.append(f"{origin}: postrender cannot read it as YAML, so it skips it"
+                               f" (kustomize reads it still){_UNREWRITTEN}")
+            for document in documents or []:
                 rows = document.get("nameReference") if isinstance(document, dict) else None
-                if not rows:
-                    continue
-                where = entry if folder == root else os.path.relpath(os.path.join(folder, entry), root)
-                specs = (f"the kustomization's configurations: {where}", {"nameReference": rows})
-                try:
-                    load_table([specs])
-                except (UsageError, ValueError, TypeError):
-                    continue
-                found.append(specs)
-    return found
+                readable, problems = _readable_rows(rows or [], origin)
+                skipped.extend(problems)
+                if readable:
+                    found.append((origin, {"nameReference": readable}))
+    return found, skipped
+
+
+_UNREWRITTEN = ": a field only it names is rewritten by kustomize alone, not to postrender's versions"
+
+
+def _readable_rows(rows: Any, origin: str) -> tuple[list[dict[str, Any]], list[str]]:
+    """The nameReference entries for ConfigMaps and Secrets in a
+    configurations document, each fieldSpec postrender's reader refuses
+    taken out alone, and a message for each one taken out (other kinds'
+    entries are kustomize's alone)."""
+    if not isinstance(rows, list):
+        return [], [f"{origin}: nameReference: must be a list; postrender skips it (kustomize reads it still)"]
+    kept: list[dict[str, Any]] = []
+    problems: list[str] = []
+    for i, entry in enumerate(rows):
+        if isinstance(entry, dict) and str(entry.get("kind", "")).lower() not in _CONFIG_KINDS_LOWER:
+            continue
+        specs = entry.get("fieldSpecs") if isinstance(entry, dict) else None
+        if not isinstance(specs, list):
+            problem = _row_problem(entry, origin, f"nameReference[{i}]")
+            if problem is None:
+                kept.append(entry)
+            else:
+                problems.append(problem)
+            continue
+        readable = []
+        for j, spec in enumerate(specs):
+            problem = _row_problem({**entry, "fieldSpecs": [spec]}, origin, f"nameReference[{i}].fieldSpecs[{j}]")
+            if problem is None:
+                readable.append(spec)
+            else:
+                problems.append(problem)
+        if readable:
+            kept.append({**entry, "fieldSpecs": readable})
+    return kept, problems
+
+
+_CONFIG_KINDS_LOWER = {kind.lower() for kind in CONFIG_KINDS}
+
+
+def _row_problem(entry: Any, origin: str, where: str) -> str | None:
+    """What postrender's reader says of one nameReference entry (holding
+    one fieldSpec at most), named at its place in the file; None: it reads."""
+    from ..fieldspecs import ReferenceTable
+
+    try:
+        ReferenceTable().extend({"nameReference": [entry]}, origin)
+    except (UsageError, ValueError, TypeError) as exc:
+        # ValueError, TypeError: a value the reader meets of a type no check foresaw.
+        said = str(exc).removeprefix(f"{origin}: ") if isinstance(exc, UsageError) else "unreadable"
+        # The check saw the entry alone, as the file's first: name its own place.
+        for alone in ("nameReference[0].fieldSpecs[0]", "nameReference[0]"):
+            if said.startswith(alone):
+                said = where + said[len(alone):]
+                break
+        else:
+            said = f"{where}: {said}"
+        return f"{origin}: {said}; postrender skips this row (kustomize reads it still){_UNREWRITTEN}"
+    return None
 
 
 def _kustomizations_under(root: str | None, first: dict[str, Any] | None,

@@ -154,11 +154,13 @@ def test_a_field_the_kustomizations_configurations_name_is_rewritten_by_postrend
     docs = by_ident(documents(result.stdout))
     settings = next(name for (_, name) in configs(list(docs.values())) if name.startswith("settings-"))
     assert docs["Gizmo/g"]["spec"]["configMapName"] == settings
-    # A configurations file postrender's reader refuses (a field spec without a path) is kustomize's
-    # alone: passed over, so the build fails only where kustomize's own reading of it does.
+    # A row postrender's reader refuses (a field spec without a path) is kustomize's alone: passed over
+    # with a warning, never an error of its own (the build fails here on the field the row no longer covers).
     (overlay / "gizmo.yaml").write_text("nameReference:\n- kind: ConfigMap\n  fieldSpecs: [{kind: Gizmo}]\n")
     passed_over = build(overlay, plugin_home)
-    assert "gizmo.yaml" not in passed_over.stderr, passed_over.stderr
+    assert ("postrender: warning: the kustomization's configurations: gizmo.yaml: nameReference[0].fieldSpecs[0]:"
+            " takes path or paths (a list of them): exactly one; postrender skips this row") in passed_over.stderr
+    assert "postrender: error: the kustomization's configurations" not in passed_over.stderr
 
 
 def test_a_reference_to_generator_output_the_configurations_cover_builds_under_strict(plugin_home, overlay):
@@ -307,6 +309,67 @@ def test_the_order_checked_is_the_order_kustomize_runs_transformers_in(plugin_ho
     listing(one_line, "patch.yaml")
     refused = build(overlay, plugin_home)
     assert refused.returncode != 0 and "PatchTransformer/late-patch after postrender" in refused.stderr
+
+
+KUSTOMIZE_SPELLINGS = """\
+nameReference:
+  - kind: ConfigMap
+    fieldSpecs:
+      - {kind: Gadget, path: "spec/sources[]/cm"}
+      - {kind: Widget, path: /spec/cm}
+      - {path: spec/any}
+      - {kind: Gadget, path: "spec/odd[x]"}
+"""
+SPELLED_STREAM = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: b}
+data: {x: "2"}
+---
+apiVersion: example.com/v1
+kind: Gadget
+metadata: {name: g}
+spec:
+  sources: [{cm: b}]
+---
+apiVersion: example.com/v1
+kind: Widget
+metadata: {name: w}
+spec: {cm: b, any: b}
+"""
+
+
+def test_configurations_in_kustomizes_own_spellings_are_read_as_kustomize_reads_them(plugin_home, tmp_path):
+    """`[]` after a list's key, a leading `/`, a fieldSpec without a kind:
+    kustomize maps a name through each (its namePrefix, here). One such row
+    had postrender skip the whole file, without a word: the ConfigMap was
+    never versioned. Now each is read; a row postrender still refuses
+    (`spec/odd[x]`, which kustomize reads as a key of that name) is
+    skipped alone, and said in the log."""
+    folder = tmp_path / "spelled"
+    folder.mkdir()
+    (folder / "all.yaml").write_text(SPELLED_STREAM)
+    (folder / "kc.yaml").write_text(KUSTOMIZE_SPELLINGS)
+    (folder / "postrender.yaml").write_text("apiVersion: postrender.io/v1alpha1\nkind: PostRender\n"
+                                            "metadata: {name: postrender}\n")
+    listing = "namePrefix: p-\nresources: [all.yaml]\nconfigurations: [kc.yaml]\n"
+    (folder / "kustomization.yaml").write_text(listing)
+    alone = build(folder, None, alpha=False)
+    assert alone.returncode == 0, alone.stderr
+    docs = by_ident(documents(alone.stdout))
+    assert [docs["Gadget/p-g"]["spec"]["sources"][0]["cm"], docs["Widget/p-w"]["spec"]["cm"],
+            docs["Widget/p-w"]["spec"]["any"]] == ["p-b"] * 3
+    (folder / "kustomization.yaml").write_text(listing + "transformers: [postrender.yaml]\n")
+    log = tmp_path / "postrender.log"
+    result = build(folder, plugin_home, POSTRENDER_LOG_FILE=str(log))
+    assert result.returncode == 0, result.stderr
+    docs = by_ident(documents(result.stdout))
+    (version,) = [name for (_, name) in configs(list(docs.values()))]
+    assert re.fullmatch(r"p-b-[a-z0-9]{10}", version)
+    assert [docs["Gadget/p-g"]["spec"]["sources"][0]["cm"], docs["Widget/p-w"]["spec"]["cm"],
+            docs["Widget/p-w"]["spec"]["any"]] == [version] * 3
+    assert ("configurations: kc.yaml: nameReference[0].fieldSpecs[3].path: bad filter [x] in path 'spec/odd[x]';"
+            " postrender skips this row") in log.read_text()
 
 
 def test_a_bases_configurations_are_read_as_the_overlays(plugin_home, overlay):

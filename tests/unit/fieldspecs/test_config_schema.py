@@ -29,8 +29,13 @@ BAD = [
      "nameReference[0].fieldSpecs[0].typo: unknown key"),
     ("fieldSpecs-not-a-list", [{"kind": "Secret", "fieldSpecs": WIDGET}],
      "nameReference[0].fieldSpecs: must be a list"),
-    ("fieldSpec-without-kind", [{"kind": "Secret", "fieldSpecs": [{"path": "a/b"}]}],
-     "nameReference[0].fieldSpecs[0]: a fieldSpec needs kind"),
+    ("fieldSpec-without-path", [{"kind": "Secret", "fieldSpecs": [{"kind": "Widget"}]}],
+     "nameReference[0].fieldSpecs[0]: takes path or paths (a list of them): exactly one"),
+    # kustomize refuses an empty key too ("cannot set or create an empty field name"); `/` leads once.
+    ("two-leading-slashes", [{"kind": "ConfigMap", "fieldSpecs": [{**WIDGET, "path": "//spec/a"}]}],
+     "nameReference[0].fieldSpecs[0].path: bad path '//spec/a'"),
+    ("list-marker-alone", [{"kind": "ConfigMap", "fieldSpecs": [{**WIDGET, "path": "spec/[]/a"}]}],
+     "nameReference[0].fieldSpecs[0].path: bad path 'spec/[]/a'"),
     ("bool-as-text", [{"kind": "Secret", "fieldSpecs": [{**WIDGET, "namespacePrefix": "yes"}]}],
      "nameReference[0].fieldSpecs[0].namespacePrefix: must be true or false, not 'yes'"),
     # Every key holding a path: the path parses, or its key path is named.
@@ -144,6 +149,18 @@ def test_kustomize_fieldspec_keys_and_other_kinds_are_accepted(tmp_path):
          "fieldSpecs": [{**WIDGET, "version": "v1", "create": False}]},
         {"kind": "Service", "version": "v1", "fieldSpecs": [{"kind": "Rollout", "path": "spec/x", "create": True}]},
     ])))
+    result = run_postrender(["--config", str(config), "--allow-broken-references"], STREAM)
+    assert result.status == 0, result.stderr
+
+
+def test_kustomizes_own_spellings_are_accepted(tmp_path):
+    """What kustomize's fieldspec filter reads (kyaml PathSplitter): a
+    leading `/`, `[]` after a key holding a list, and a fieldSpec without a
+    kind (every kind). Refused, a `configurations:` file holding one was
+    skipped whole, and `--config` or a PostRender failed."""
+    config = tmp_path / "specs.yaml"
+    config.write_text(json.dumps(_config([{"kind": "ConfigMap", "fieldSpecs": [
+        {**WIDGET, "path": "/spec/source/config"}, {**WIDGET, "path": "spec/sources[]/config"}, {"path": "spec/any"}]}])))
     result = run_postrender(["--config", str(config), "--allow-broken-references"], STREAM)
     assert result.status == 0, result.stderr
 

@@ -122,6 +122,9 @@ READING_SECRET_VALUES = {
     "the core group, named": "nameReference:\n- kind: Secret\n  fieldSpecs:\n"
                              "  - {kind: Secret, group: '', version: v1, path: data/password}\n",
     "a wildcard": "nameReference:\n- kind: Secret\n  fieldSpecs:\n  - {kind: Secret, path: '*/password'}\n",
+    # No kind is every kind (kustomize's reading), Secret among them; a leading / is kustomize's too.
+    "any kind": "nameReference:\n- kind: Secret\n  fieldSpecs:\n  - {path: data/password}\n",
+    "any kind, rooted": "nameReference:\n- kind: ConfigMap\n  fieldSpecs:\n  - {path: /stringData/other}\n",
     "one of paths": "nameReference:\n- kind: Secret\n  fieldSpecs:\n"
                     "  - {kind: Secret, paths: [metadata/annotations/a, data/password]}\n",
     "a podSpecs row": "podSpecs:\n- {kind: Secret, path: data}\n",
