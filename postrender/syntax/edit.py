@@ -31,6 +31,7 @@ from .nodes import (
     is_merge_key,
     is_string,
     one_line,
+    YAML_TAG_PREFIX,
 )
 from ..lazyre import LazyPattern
 from ..printable import printable
@@ -372,6 +373,12 @@ def _scalar_place(text: str, node: ScalarNode) -> tuple[int, int, str, str, str]
     """Where replace_scalar puts a scalar's new value: its start and end,
     the text before and after the value, and the style it is written in."""
     start = content_start(text, node)
+    if node.tag == _TIMESTAMP_TAG:
+        # A name written `!!timestamp 2001-12-14` is its text to kubectl;
+        # the new name is no timestamp, which go-yaml refuses under that tag
+        # (oracle61): the tag goes, the anchor stays.
+        anchor = _ANCHOR.search(text, node.start_mark, start)
+        return (node.start_mark, node.end_mark, anchor.group() + " " if anchor else "", "", "")
     if node.style in ("|", ">"):
         return (start, content_end(text, node), "", '"', _header_comment(text, node))
     # After an explicit `!!str` tag a plain scalar is a string whatever it reads as.
@@ -379,6 +386,10 @@ def _scalar_place(text: str, node: ScalarNode) -> tuple[int, int, str, str, str]
     # `key: !!str` with nothing after the tag: a space keeps the two apart.
     space = " " if start == node.end_mark and text[start - 1 : start] not in ("", " ", "\t") else ""
     return (start, node.end_mark, space, style, "")
+
+
+_TIMESTAMP_TAG = YAML_TAG_PREFIX + "timestamp"
+_ANCHOR = LazyPattern(r"&[^\s,\[\]{}]+")
 
 
 def _scalar_text(value: str | bool, prefix: str, style: str, suffix: str) -> str:

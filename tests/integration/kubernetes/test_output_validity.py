@@ -193,6 +193,31 @@ def test_block_scalar_names_and_references(name):
     check(cases)
 
 
+# A tag the new name must keep reading under, or lose (oracle61: `!!timestamp
+# 2001-12-14` got `-<hash>` after it, which go-yaml refuses as a timestamp).
+TAGGED_NAMES = [
+    ("!!timestamp 2001-12-14", "!!timestamp 2001-12-14"), ("!!timestamp '2001-12-14'", "2001-12-14"),
+    ("&a !!timestamp 2001-12-14", "!!timestamp 2001-12-14"), ("!!timestamp &a 2001-12-14", '"2001-12-14"'),
+    ("!<tag:yaml.org,2002:timestamp> 2001-12-14", "2001-12-14"),
+    ("!!timestamp 2001-12-14t21:59:43.10-05:00", "!!timestamp 2001-12-14t21:59:43.10-05:00"),
+    ("!!str 2001-12-14", "!!str 2001-12-14"), ("!custom cm", "cm"), ("!<tag:yaml.org,2002:str> cm", "!!str cm"),
+]
+
+
+DEPLOYMENT = (
+    "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: d}}\nspec:\n  template:\n    spec:\n"
+    "      containers:\n      - name: c\n        image: x\n        envFrom:\n        - configMapRef:\n"
+    "            name: {ref}\n"
+)
+
+
+@pytest.mark.parametrize("name,ref", TAGGED_NAMES)
+def test_tagged_names_and_references(name, ref):
+    # A Deployment's reference, which is rewritten (a bare Pod's is held).
+    text = CM.format(name=name) + "---\n" + DEPLOYMENT.format(ref=ref)
+    check([Case(f"name {name!r}, reference {ref!r}", text, args) for args in ([], ["--keep-original"])])
+
+
 NULL_IMMUTABLE = [
     "immutable:\n", "immutable:", "immutable: ~\n", "immutable: null\n", "immutable: !!null\n",
     "immutable: # set by a template\n", "immutable: !!null # comment\n", "immutable: &i\n", "immutable: false\n",
