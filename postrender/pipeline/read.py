@@ -2059,7 +2059,7 @@ def _yaml_error(doc: Document, exc: MarkedYAMLError) -> PostrenderError:
     if exc.context and exc.problem:
         started = f" at line {doc.first_line + _mark_line(doc, exc.context_mark) + 1}" if exc.context_mark else ""
         message += f" ({exc.context}{started})"
-    if exc.problem == "found invalid Unicode character escape code":
+    if exc.problem == "found invalid Unicode character escape code" and _surrogate_escape(doc.text, mark):
         message += f"; {_SURROGATE_HINT}{_one_stream_note(doc)}"
     elif exc.problem == "found unexpected ':'":
         message += f"; {_FLOW_COLON_HINT}"
@@ -2093,6 +2093,20 @@ def _mark_line(doc: Document, mark: object) -> int:
 # not: a surrogate pair for a character beyond U+FFFF (\ud83d\ude00), which
 # libyaml refuses, and \/, which libyaml reads and go-yaml v2 refuses. Helm
 # puts `---` before every document, so it reads neither.
+def _surrogate_escape(text: str, mark) -> bool:
+    """Whether libyaml refused a \\u or \\U escape of a surrogate (its mark
+    is at the escape's hex digits), not one past U+10FFFF, which no reader
+    takes (oracle61); where the text does not tell, it may be one."""
+    at = mark.index if mark is not None else -1
+    if not 0 < at <= len(text) or text[at - 1] not in "uU":
+        return True
+    digits = text[at : at + (4 if text[at - 1] == "u" else 8)]
+    try:
+        return 0xD800 <= int(digits, 16) <= 0xDFFF
+    except ValueError:
+        return True
+
+
 _SURROGATE_HINT = (
     "a \\uD800-\\uDFFF escape (a JSON surrogate pair) is read by kubectl only in a JSON document that starts"
     " the stream, and never by Helm; write the character itself or a \\U0001F600-style escape"
@@ -2822,10 +2836,10 @@ def _dropped_warning(doc: Document, entry: _LeftOut, objects: list[KubeObject]) 
 
 
 def _random_key(doc: Document, first: ScalarNode, key: ScalarNode, label: str, shown: tuple[str, str] | None,
-                merged: bool = False) -> PostrenderError:
-    """Two keys go-yaml keeps apart (values of different types) that
-    sigs.k8s.io/yaml turns into one JSON key, `label`, picking either value.
-    `merged`: one of them is merged in with <<."""
+                merged: bool = False, why: str = "YAML 1.1 reads them as values of different types") -> PostrenderError:
+    """Two keys go-yaml keeps apart (values of different types, or NaNs)
+    that sigs.k8s.io/yaml turns into one JSON key, `label`, picking either
+    value. `merged`: one of them is merged in with <<."""
     how = " (one merged with <<)" if merged else ""
     if shown is not None and shown[0] == "hidden":
         return PostrenderError(
@@ -2835,7 +2849,7 @@ def _random_key(doc: Document, first: ScalarNode, key: ScalarNode, label: str, s
         )
     return PostrenderError(
         f"keys {quoted(first.value)} and {quoted(key.value)}{how or ' of a mapping'} both reach Kubernetes as"
-        f" {quoted(label)} (YAML 1.1 reads them as values of different types), and which value wins is random;"
+        f" {quoted(label)} ({why}), and which value wins is random;"
         " quote both or remove one",
         doc.location(key),
     )
@@ -2907,9 +2921,13 @@ def _check_mapping(doc: Document, node: MappingNode, tags: bool, shown: tuple[st
                 label = json_key(key) if tags else plain_json_key(label)
             except NotReadable as exc:
                 _unreadable(doc, key, str(exc))
+            if label in _SIGNED_ZERO:
+                _one_float_zero(node, keys, label, key, shown, earlier)
         first = keys.get(label)
         if first is not None:
             written, identity = node.value[first][0], go_key(key)
+            if identity[0] == "node" and label == ".nan":  # NaN equals no NaN: go-yaml keeps both (oracle61)
+                raise _random_key(doc, written, key, label, shown, why="NaN, which equals no other value")
             if identity[0] == "node":  # a null or unreadable key: go-yaml cannot use it
                 raise _duplicate_key(doc, key, shown)
             if go_key(written) != identity:
@@ -2918,6 +2936,22 @@ def _check_mapping(doc: Document, node: MappingNode, tags: bool, shown: tuple[st
         keys[label] = at
     if merges:
         _check_merged_keys(doc, node, shown)
+
+
+# The JSON keys of float zeros (`0.0`, `-0.0`, `-0e0`), each to the other.
+_SIGNED_ZERO = {"0": "-0", "-0": "0"}
+
+
+def _one_float_zero(node: MappingNode, keys: dict[str, int], label: str, key: ScalarNode,
+                    shown: tuple[str, str] | None, earlier: list[_Earlier]) -> None:
+    """`0.0` and `-0.0` are one key in go-yaml's map (float64s, equal),
+    which takes the later one's spelling too (Go updates a float key): of
+    two JSON keys, "0" and "-0", Kubernetes gets the later only (oracle61).
+    The earlier entry is left out as any overridden one is."""
+    twin = keys.get(_SIGNED_ZERO[label])
+    if twin is not None and go_key(node.value[twin][0]) == go_key(key):
+        earlier.append(_Earlier(node, twin, key, shown))
+        del keys[_SIGNED_ZERO[label]]
 
 
 def _mark_explicit_str(text: str, node: ScalarNode) -> bool:

@@ -247,6 +247,8 @@ DUPLICATES = [
     ("true", "'true'"), ("on", "'true'"), ("1.0", "1"), ("1e3", "1000"), ("0.1234567890123", "0.12345679"),
     (".nan", ".NaN"), ("'a'", '"a"'), ("a", "!!str a"), ("!!binary aGk=", "hi"), ("!custom x", "x"),
     ("a", "a"), ("0o1", "1"), ("0b1", "1"), ("1_0", "10"), ("~", "null"), ("1", "+1"), ("0x_1", "1"),
+    # One float key to go-yaml, which keeps the later's spelling (oracle61).
+    ("0.0", "-0.0"), ("-0.0", "0.0"), ("0.0", "-0e0"),
 ]
 # Copies of a case kubectl reads at once: Go's map order differs from one
 # to the next, so a key picked at random shows as two values among them.
@@ -271,7 +273,7 @@ def test_keys_that_reach_kubernetes_alike_are_read_as_kubectl_reads_them(first, 
         assert fields is not None and fields["data"] == sent["dup0"]["data"]
     else:
         assert picked == {"one", "two"}, picked
-        assert error is not None and ("which value wins is random" in error or "duplicate key" in error), error
+        assert error is not None and "which value wins is random" in error, error
         assert "line 7" in error
 
 

@@ -320,3 +320,16 @@ def test_a_caller_names_standard_input(stream, expected):
     assert out.status == 1 and out.stdout == ""
     assert expected in out.stderr, out.stderr
     assert "the stream kustomize built" not in run_postrender([], stream).stderr
+
+
+@pytest.mark.parametrize("escape,surrogate", [
+    ("\\ud800", True), ("\\uDFFF", True), ("\\U0000DC00", True),
+    ("\\U00110000", False), ("\\UFFFFFFFF", False),  # past U+10FFFF: no surrogate, whatever reads it
+])
+def test_the_surrogate_hint_is_given_for_surrogate_escapes_only(escape, surrogate):
+    # oracle61: an escape past U+10FFFF was explained as a JSON surrogate pair.
+    text = f'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: u\ndata:\n  k: "x{escape}"\n'
+    result = run_postrender([], text)
+    assert (result.status, result.stdout) == (1, "")
+    assert "line 6: invalid YAML: found invalid Unicode character escape code" in result.stderr
+    assert ("JSON surrogate pair" in result.stderr) == surrogate
