@@ -21,7 +21,7 @@ from .index.objects import IMPLICIT, ObjectIndex
 from .needs import Needs
 from ..options import RenderOptions, check_cluster, check_strategy
 from .plan.versions import Options as PlanOptions
-from .plan.versions import Plan, opted_in, plan
+from .plan.versions import UNREFERENCED, Plan, opted_in, plan
 from .read import KubeObject, Source, Stream, read
 from ..report import Diagnostic, Reporter
 from .rewrite import Options as RewriteOptions
@@ -116,7 +116,7 @@ def analyse(sources: list[Source], options: RenderOptions, stream: Stream | Read
     the_plan = plan(graph, plan_options, kept, held=policy.held, fixed=by_name.fixed, read_by_name=by_name.read(),
                     copies=policy.copies)
     copy_warnings, notes = reloader.copy_notes(policy, the_plan)
-    warnings = [*read_as.stream.warnings, *copy_warnings, *_immutable_kept(graph, the_plan, renames),
+    warnings = [*read_as.stream.warnings, *copy_warnings, *_immutable_kept(graph, the_plan),
                 *_hidden_hooks_uncopied(the_plan, options)]
     hashes = config_hash.config_hashes(graph, table, the_plan, productions, dependencies, policy, options.strategy,
                                     by_name.readers)
@@ -209,22 +209,36 @@ def _edits_everywhere(options: RenderOptions) -> bool:
     return options.strategy == "annotate" or _records_refs(options)
 
 
-def _immutable_kept(graph: Graph, the_plan: Plan, renames: bool) -> list[str]:
+def _immutable_kept(graph: Graph, the_plan: Plan) -> list[str]:
     """Each object under a name that stays which says `immutable: true`
     itself, so that new data for it will fail to apply (the API server
     refuses a change to an immutable object, and to `immutable` itself):
-    under --strategy=annotate each config a reference reaches, and under the
-    default strategy each unsuffixed copy a version keeps (--keep-original;
-    under Helm 3, every one), which says what its object says."""
-    if renames:
-        return [f"{v.obj.describe()} says immutable: true, and so does the unsuffixed copy it keeps (--keep-original):"
-                " a change to its data will fail to apply to the copy (take `immutable` out: postrender marks each"
-                " version immutable itself)" for v in the_plan.versioned if v.keep_original and says_immutable(v.obj)]
-    targets = {id(ref.target): ref.target for ref in graph.references
-               if ref.target is not None and is_config_object(ref.target)}
-    return [f"{obj.describe()} says immutable: true and keeps its name under --strategy=annotate: a change to its"
-            " data will fail to apply (remove `immutable`, or use the default strategy, which names each content)"
-            for obj in sorted(targets.values(), key=lambda o: o.document.index) if says_immutable(obj)]
+    each config that keeps its name (any reason but a kustomize name, which
+    follows its content) and that something in the stream uses (a reference
+    reaches it, or the plan kept it for a use: opted out, read by a fixed
+    name, a hook's, a producer's), under either strategy; and each
+    unsuffixed copy a version keeps (--keep-original; under Helm 3, every
+    one), which says what its object says. `postrender diff`, which sees
+    both sides, says where a change to one is refused."""
+    copies = [f"{v.obj.describe()} says immutable: true, and so does the unsuffixed copy it keeps (--keep-original):"
+              " a change to its data will fail to apply to the copy (take `immutable` out: postrender marks each"
+              " version immutable itself)" for v in the_plan.versioned if v.keep_original and says_immutable(v.obj)]
+    reached = {id(ref.target) for ref in graph.references if ref.target is not None}
+    kept = []
+    for obj in graph.config_objects:
+        version = the_plan.of(obj) if says_immutable(obj) else None
+        if version is None or version.name_follows_content:
+            continue
+        if id(obj) in reached or version.excluded not in _NOTHING_USES_IT:
+            kept.append(f"{obj.describe()} says immutable: true and keeps its name, {version.excluded}: a change to"
+                        " its data will fail to apply (remove `immutable`, or let postrender version it: it names"
+                        " each content and marks each version immutable itself)")
+    return copies + kept
+
+
+# The reasons a config keeps its name that say nothing in the stream uses
+# it: a change to its data is no render's business, so no warning.
+_NOTHING_USES_IT = frozenset({UNREFERENCED, config_hash.KEPT_BY_STRATEGY})
 
 
 def _hidden_hooks_uncopied(the_plan: Plan, options: RenderOptions) -> list[str]:

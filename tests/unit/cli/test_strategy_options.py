@@ -88,8 +88,45 @@ def test_annotate_warns_of_each_referenced_config_that_says_immutable_true():
         "kind: Secret\nmetadata: {name: true-secret}\nimmutable:", 'kind: Secret\nmetadata: {name: true-secret}\n"immut\\u0061ble":')
         + workload)
     assert escaped.stderr.count("says immutable: true") == 2, escaped.stderr
-    renamed = run_postrender([], configs + workload)
+    # A Deployment's template may change: the default strategy versions them.
+    deployment = ("---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  template:\n"
+                  "    spec:\n      containers:\n      - name: c\n        image: x\n        envFrom: "
+                  + workload.split("envFrom: ")[1])
+    renamed = run_postrender(["--keep-original=none"], configs + deployment)
     assert renamed.status == 0 and "immutable: true" not in renamed.stderr, renamed.stderr
+    assert "yes-cm-" in renamed.stdout
+
+
+_CONTAINERS = "containers: [{name: c, image: x, envFrom: [{configMapRef: {name: cfg}}]}]"
+_USERS = {
+    "Deployment": f"apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: d}}\nspec:\n  template:\n"
+                  f"    spec:\n      {_CONTAINERS}\n",
+    # A bare Pod's template never changes: its reference is left as written.
+    "Pod": f"apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n  {_CONTAINERS}\n",
+}
+
+
+@pytest.mark.parametrize("opt_out, user", [('postrender.io/versioned: "false"', "Deployment"), ("", "Pod")])
+def test_the_default_strategy_warns_of_a_used_config_that_keeps_its_name_and_says_immutable_true(
+        opt_out: str, user: str):
+    """Under the default strategy too, a config that keeps its name (opted
+    out, a reference left as written, ...) and says `immutable: true` can
+    never take new data. Not one nothing uses, nor a kustomize name, which
+    follows its content (diff61)."""
+    cm = f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\n  annotations: {{{opt_out}}}\n" \
+         "immutable: true\ndata: {k: v}\n---\n"
+    result = run_postrender([], cm + _USERS[user])
+    assert result.status == 0, result.stderr
+    warned = [line for line in result.stderr.splitlines() if "immutable" in line]
+    assert len(warned) == 1, result.stderr
+    assert warned[0].startswith("postrender: warning: ConfigMap/cfg says immutable: true and keeps its name, ")
+    assert "a change to its data will fail to apply" in warned[0]
+    assert "immutable" not in run_postrender([], cm.replace(opt_out, "")).stderr  # nothing uses it
+    # kustomize's name for it (the one postrender gives a version): it follows its content.
+    rendered = YAML(typ="safe").load_all(run_postrender([], cm.replace(opt_out, "") + _USERS["Deployment"]).stdout)
+    name = next(d for d in rendered if d["kind"] == "ConfigMap")["metadata"]["name"]
+    kustomized = run_postrender([], cm.replace("name: cfg", f"name: {name}") + _USERS[user].replace("cfg", name))
+    assert kustomized.status == 0 and "immutable" not in kustomized.stderr, kustomized.stderr
 
 
 def test_a_list_items_immutable_is_read_from_the_item_itself():
