@@ -195,8 +195,9 @@ def _diff_arguments(parser: argparse.ArgumentParser) -> None:
     groups[OUTPUT].add_argument("--show-values", action="store_true",
                                 help="show changed ConfigMap values (Secret values are never shown)")
     groups[OUTPUT].add_argument("--exit-code", action="store_true",
-                                help="exit 1, as git diff does, when a pod template changes (it rolls, waits or is refused) "
-                                     "or an object could not be compared")
+                                help="exit 1, as git diff does, when a pod template changes (it rolls, waits or is "
+                                     "refused), an object could not be compared, or the API server refuses a "
+                                     "ConfigMap's or Secret's update")
     _add_render_options(parser, groups, cluster=False)
     _diagnostic_arguments(groups[DIAGNOSTICS])
 
@@ -278,8 +279,9 @@ def _diff(args: argparse.Namespace, reporter: Reporter) -> tuple[str, int]:
     from .frontends.diff.command import run
 
     report, output = run(args.old, args.new, render_options(args), args.format, args.show_values, reporter)
-    # An object diff could not pair may roll unseen: a gate must not pass it.
-    return output, 1 if args.exit_code and (report.template_changes or report.unpaired) else 0
+    # An object diff could not pair may roll unseen, and a refused update
+    # fails the deploy: a gate must pass neither.
+    return output, 1 if args.exit_code and (report.template_changes or report.unpaired or report.refused) else 0
 
 
 def _gc(args: argparse.Namespace, reporter: Reporter) -> str:

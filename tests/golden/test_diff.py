@@ -867,7 +867,8 @@ def test_exit_code_help_says_every_case_it_exits_1_for():
     result = run_postrender(["diff", "--help"])
     assert result.status == 0
     flat = " ".join(result.stdout.split())
-    assert "when a pod template changes (it rolls, waits or is refused) or an object could not be compared" in flat
+    assert ("when a pod template changes (it rolls, waits or is refused), an object could not be compared, or the "
+            "API server refuses a ConfigMap's or Secret's update") in flat
 
 
 def test_exit_code_is_one_when_only_a_waiting_workload_changes(tmp_path: Path):
@@ -1007,3 +1008,90 @@ def test_a_side_mixing_a_file_postrender_wrote_and_a_raw_one_reads_each_as_deplo
     assert result.status == 0, result.stdout + result.stderr
     report = json.loads(result.stdout)
     assert report["rolls"] == [] and report["configChanges"] == []
+
+
+# --- an update the API server refuses: the deploy fails ---------------------------------------------
+
+_DEPLOYMENT = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    spec:\n"
+               "      containers: [{name: c, image: x,\n"
+               "        envFrom: [{configMapRef: {name: cfg}}, {secretRef: {name: s}}]}]\n")
+
+
+def _config(kind: str, name: str = "cfg", immutable: str = "immutable: true\n", value: str = "a",
+            annotations: str = "{}", extra: str = "") -> str:
+    data = f"data: {{k: {value}}}\n" if kind == "ConfigMap" else f"stringData: {{k: SECRET-{value}}}\n"
+    return (f"---\napiVersion: v1\nkind: {kind}\nmetadata: {{name: {name}, annotations: {annotations}}}\n"
+            f"{immutable}{extra}{data}")
+
+
+_OPTED_OUT = '{postrender.io/versioned: "false"}'
+
+
+@pytest.mark.parametrize("case, old, new, args, refused", [
+    ("opted out", _config("ConfigMap", annotations=_OPTED_OUT),
+     _config("ConfigMap", annotations=_OPTED_OUT, value="b"), [], "ConfigMap/cfg"),
+    ("annotate", _config("ConfigMap"), _config("ConfigMap", value="b"), ["--strategy=annotate"], "ConfigMap/cfg"),
+    ("the copy --keep-original keeps", _config("Secret", "s"), _config("Secret", "s", value="b"), [], "Secret/s"),
+    ("a ConfigMap's copy", _config("ConfigMap"), _config("ConfigMap", value="b"), ["--keep-original=all"],
+     "ConfigMap/cfg"),
+    ("nothing uses it", _config("ConfigMap", "other"), _config("ConfigMap", "other", value="b"), [],
+     "ConfigMap/other"),
+    ("immutable taken out", _config("ConfigMap", annotations=_OPTED_OUT),
+     _config("ConfigMap", annotations=_OPTED_OUT, immutable=""), [], "ConfigMap/cfg"),
+    ("a Secret's type", _config("Secret", "s", annotations=_OPTED_OUT, immutable=""),
+     _config("Secret", "s", annotations=_OPTED_OUT, immutable="", extra="type: example.com/token\n"), [],
+     "Secret/s"),
+])
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_an_update_the_api_server_refuses_is_a_warning_in_every_format_and_fails_exit_code(
+        tmp_path: Path, fmt: str, case: str, old: str, new: str, args: list[str], refused: str):
+    """A config stored under one name on both sides (it keeps its name for
+    any reason, or is the unsuffixed copy a version keeps) whose OLD says
+    `immutable: true` cannot take new data or lose `immutable`; a Secret's
+    `type` never changes: the deploy fails (diff61). Said in the report, not
+    only on stderr, which a CI comment never shows; never a Secret's value."""
+    (tmp_path / "old.yaml").write_text(old + "---\n" + _DEPLOYMENT)
+    (tmp_path / "new.yaml").write_text(new + "---\n" + _DEPLOYMENT)
+    result = run_postrender(["diff", "--exit-code", "-o", fmt, *args, str(tmp_path / "old.yaml"),
+                             str(tmp_path / "new.yaml")])
+    assert result.status == 1, result.stderr
+    assert "SECRET-" not in result.stdout + result.stderr
+    said = [w for w in json.loads(result.stdout)["warnings"]] if fmt == "json" else [result.stdout]
+    assert any(f"{refused} " in w and "the API server refuses a change to" in w and "the deploy fails" in w
+               for w in said), result.stdout
+    assert "the API server refuses" in result.stderr
+
+
+@pytest.mark.parametrize("case, old, new, args", [
+    ("versioned", _config("ConfigMap"), _config("ConfigMap", value="b"), []),
+    ("immutable on NEW only", _config("ConfigMap", annotations=_OPTED_OUT, immutable=""),
+     _config("ConfigMap", annotations=_OPTED_OUT, value="b"), []),
+    ("the same data", _config("ConfigMap", annotations=_OPTED_OUT),
+     _config("ConfigMap", annotations=_OPTED_OUT).replace("data: {k: a}", "binaryData: {}\ndata: {k: a}"), []),
+    ("no copy kept", _config("Secret", "s"), _config("Secret", "s", value="b"), ["--keep-original=none"]),
+])
+def test_an_update_the_api_server_takes_is_no_warning(tmp_path: Path, case: str, old: str, new: str,
+                                                       args: list[str]):
+    (tmp_path / "old.yaml").write_text(old + "---\n" + _DEPLOYMENT)
+    (tmp_path / "new.yaml").write_text(new + "---\n" + _DEPLOYMENT)
+    result = run_postrender(["diff", "-o", "json", *args, str(tmp_path / "old.yaml"), str(tmp_path / "new.yaml")])
+    assert result.status == 0, result.stderr
+    assert json.loads(result.stdout)["warnings"] == [] and "refuses" not in result.stderr, result.stdout
+
+
+def test_a_kustomize_name_that_says_immutable_follows_its_content(tmp_path: Path):
+    """kustomize names a generator's output by its content: a new content is
+    a new name, so `immutable: true` on it is no refusal."""
+    for side, value in (("old", "a"), ("new", "b")):
+        (tmp_path / f"{side}.yaml").write_text(_config("ConfigMap", value=value) + "---\n" + _DEPLOYMENT)
+    rendered = {}
+    for side in ("old", "new"):
+        out = run_postrender([str(tmp_path / f"{side}.yaml")]).stdout
+        name = next(d for d in YAML(typ="safe").load_all(out) if d["kind"] == "ConfigMap")["metadata"]["name"]
+        # kubectl kustomize's output: the name ends in its content hash, no postrender marks.
+        rendered[side] = tmp_path / f"k-{side}.yaml"
+        rendered[side].write_text((tmp_path / f"{side}.yaml").read_text().replace("cfg", name))
+    result = run_postrender(["diff", "--exit-code", "-o", "json", str(rendered["old"]), str(rendered["new"])])
+    assert result.status == 1, result.stderr  # the Deployment rolls: the name changes
+    report = json.loads(result.stdout)
+    assert report["warnings"] == [] and len(report["rolls"]) == 1, result.stdout

@@ -48,7 +48,9 @@ def run(old: str, new: str, options: RenderOptions, fmt: str, show_values: bool,
     for warning in pairing.warnings:
         reporter.warn(warning)
     report = compare(pairing.side, sides[1], show_values)
-    report.warnings, report.unpaired = own + pairing.warnings, pairing.unpaired
+    for warning in report.refused:
+        reporter.warn(warning)
+    report.warnings, report.unpaired = own + pairing.warnings + report.refused, pairing.unpaired
     return report, formats.write(report, fmt)
 
 

@@ -26,6 +26,7 @@ from .model import (
     ValueChange,
     VersionRef,
 )
+from .refused import refusals
 from .side import Config, ConfigId, Referrer, Shape, Side
 
 UNCHANGED = "unchanged"
@@ -37,6 +38,11 @@ def compare(old: Side, new: Side, show_values: bool = False) -> Report:
         cid: _config_change(cid, old.configs.get(cid), new.configs.get(cid), show_values)
         for cid in sorted(old.configs.keys() | new.configs.keys())
     }
+    for refusal in refusals(old, new):
+        report.refused.append(refusal.message)
+        if refusal.config in changes:
+            changes[refusal.config].notes.append(f"the API server refuses the update of {refusal.name} "
+                                                 "(see the warnings)")
     report.config_changes = [c for c in changes.values() if c.status != UNCHANGED]
 
     moved: set[ObjectKey] = set()  # rolled, or (without a pod template) updated

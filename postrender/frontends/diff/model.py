@@ -134,6 +134,10 @@ class Report:
     # What the diff itself found about comparing the sides (pairing.py): shown
     # in the report, not only on stderr, which a CI comment never shows.
     warnings: list[str] = field(default_factory=list)
+    # ConfigMaps and Secrets stored under the same name on both sides whose
+    # update the API server refuses (refused.py): the deploy fails. Each is
+    # also a warning; --exit-code fails for them.
+    refused: list[str] = field(default_factory=list)
     # Objects that could pair with more than one on the other side: whether
     # they roll is unknown, so --exit-code fails as if they did.
     unpaired: list[str] = field(default_factory=list)

@@ -178,7 +178,9 @@ def _moved(old: Side, config_moves: dict, key_moves: dict) -> Side:
             hashed={cid(c) for c in referrer.hashed},
             recorded={cid(c) for c in referrer.recorded},
         )
-    return replace(old, configs=configs, versions=versions, referrers=referrers)
+    stored = {(kind, cid(config.config).namespace, name): replace(config, config=cid(config.config))
+              for (kind, _, name), config in old.stored.items()}
+    return replace(old, configs=configs, versions=versions, referrers=referrers, stored=stored)
 
 
 def token_mover(tokens: dict[str, str]) -> Callable[[str], str]:

@@ -22,7 +22,7 @@ from ...pipeline.graph.references import (
 )
 from ...pipeline.index.hashing import Fields, go_json, hash_suffix, kustomize_secret_hash, string_entries, to_json_value
 from ...pipeline.index.objects import IMPLICIT, ObjectIndex, ObjectKey, base_name_of
-from ...syntax.nodes import MappingNode, ScalarNode, entries, get, get_str, go_base64, unique_nodes
+from ...syntax.nodes import MappingNode, ScalarNode, entries, get, get_str, go_base64, json_value, unique_nodes
 from ...options import RenderOptions
 from ...pipeline.plan.config_hash import hashed_name
 from ...pipeline.plan.versions import Version, suffixed_later_by_kustomize
@@ -66,6 +66,19 @@ class Config:
     # generator output, annotated needsHashSuffix): `name` is the name it
     # ends with, and kustomize rewrites the references to it.
     suffixed_by_kustomize: bool = False
+
+
+@dataclass
+class Stored:
+    """A ConfigMap or Secret under a name as the deploy stores it: what the
+    API server holds an update under the same name to (refused.py)."""
+
+    config: ConfigId  # the config it is a version, a copy or the object itself of
+    name: str
+    immutable: bool  # it says `immutable: true`
+    entries: dict[str, Entry]
+    secret_type: str | None
+    source: str | None  # the chart file (`# Source:`)
 
 
 @dataclass
@@ -137,6 +150,8 @@ class Side:
     # Each config another config's data names (a `--config` field spec), and
     # those configs: a change to it reaches theirs, and their new names.
     named_by_configs: dict[ConfigId, set[ConfigId]] = field(default_factory=dict)
+    # Every ConfigMap and Secret the deploy stores, by (kind, namespace, name).
+    stored: dict[tuple[str, str, str], Stored] = field(default_factory=dict)
 
 
 def build(label: str, sources: list[Source], options: RenderOptions) -> Side:
@@ -158,6 +173,7 @@ def build(label: str, sources: list[Source], options: RenderOptions) -> Side:
         written = Written(out_index, *_post_rendered(sources, texts, options, cluster_scoped))
         ids, configs, versions, by_content = _configs(analysis, written)
         referrers = _referrers(analysis, written, ids, by_content, versions)
+        stored = _stored(analysis, written, ids)
     except PostrenderError as exc:
         # Still one line; it says which side, which the render's own message cannot.
         raise PostrenderError(f"{label}: {exc}") from None
@@ -165,7 +181,7 @@ def build(label: str, sources: list[Source], options: RenderOptions) -> Side:
     for ref in analysis.graph.references:
         if ref.target is not None and id(ref.referrer) in ids and id(ref.target) in ids:
             named.setdefault(ids[id(ref.target)], set()).add(ids[id(ref.referrer)])
-    return Side(label, configs, referrers, versions, quiet.warnings, quiet.infos, named)
+    return Side(label, configs, referrers, versions, quiet.warnings, quiet.infos, named, stored)
 
 
 @dataclass
@@ -252,6 +268,31 @@ def _configs(analysis: Analysis, written: Written):
         configs[cid] = Config(cid, name, primary.hash, primary.excluded, found, secret_type, later is not None)
         by_content.setdefault((cid.kind, hashed_name(primary.obj, primary), primary.hash), []).append(cid)
     return ids, configs, versions, by_content
+
+
+def _stored(analysis: Analysis, written: Written, ids: dict[int, ConfigId]) -> dict[tuple[str, str, str], Stored]:
+    """Each config under each name the deploy stores it by: a file
+    postrender wrote already, as given; a raw one's, the render's version
+    and the unsuffixed copy it may keep (--keep-original), or the object
+    under the name it keeps. One kustomize is yet to name by its content
+    (needsHashSuffix) is left out: its name follows its content."""
+    stored: dict[tuple[str, str, str], Stored] = {}
+    for version in analysis.plan.versions:
+        obj = version.obj
+        if suffixed_later_by_kustomize(obj):
+            continue
+        cid = ids[id(obj)]
+        names = (obj.name,) if written.as_given(obj) else (version.name, obj.name)
+        for name in dict.fromkeys(n for n in names if n):
+            out = written.index_of(obj).get(ObjectKey("", obj.kind, cid.namespace, name))
+            if out is None or (obj.kind, cid.namespace, name) in stored:
+                continue
+            found, secret_type = _entries(obj.kind, out.node)
+            immutable = get(out.node, "immutable")
+            stored[(obj.kind, cid.namespace, name)] = Stored(
+                cid, name, isinstance(immutable, ScalarNode) and json_value(immutable) is True, found, secret_type,
+                obj.document.source_comment)
+    return stored
 
 
 def _config_name(version: Version) -> str:

@@ -59,6 +59,9 @@ def summary(report: Report) -> str:
                      f"{'differs' if changed == 1 else 'differ'}")
     else:
         parts.append("no ConfigMap or Secret differs")
+    if report.refused:
+        parts.append(f"{plural(len(report.refused), 'update')} of a ConfigMap or Secret the API server refuses: "
+                     "the deploy fails (see the warnings)")
     if report.unpaired:
         parts.append(f"{plural(len(report.unpaired), 'object')} not compared: "
                      "no namespace on one side, several on the other (see the warnings)")
