@@ -1095,3 +1095,46 @@ def test_a_kustomize_name_that_says_immutable_follows_its_content(tmp_path: Path
     assert result.status == 1, result.stderr  # the Deployment rolls: the name changes
     report = json.loads(result.stdout)
     assert report["warnings"] == [] and len(report["rolls"]) == 1, result.stdout
+
+
+# --- one object in two groups ----------------------------------------------------------------------
+
+_WORKLOAD = ("apiVersion: {api}\nkind: {kind}\nmetadata: {{name: web}}\nspec:\n  template:\n    spec:\n"
+             "      nodeSelector: {selector}\n"
+             "      containers: [{{name: c, image: x, envFrom: [{{configMapRef: {{name: cfg}}}}]}}]\n")
+_INGRESS = ("apiVersion: {api}\nkind: Ingress\nmetadata: {{name: web}}\nspec:\n  tls: [{{secretName: tls}}]\n")
+
+
+@pytest.mark.parametrize("kind, old_api, new_api, section", [
+    ("Deployment", "extensions/v1beta1", "apps/v1", "rolls"),
+    ("DaemonSet", "extensions/v1beta1", "apps/v1", "rolls"),
+    ("ReplicaSet", "extensions/v1beta1", "apps/v1", "doesNotRoll"),  # its pods wait
+    ("Deployment", "apps/v1", "extensions/v1beta1", "rolls"),
+    ("CronJob", "batch/v1beta1", "batch/v1", "rolls"),  # one group: always paired
+    ("Ingress", "extensions/v1beta1", "networking.k8s.io/v1", "updated"),
+])
+def test_an_object_moved_to_another_group_that_serves_its_kind_is_compared_as_itself(
+        tmp_path: Path, kind: str, old_api: str, new_api: str, section: str):
+    """The API server serves a Deployment in extensions and apps as one
+    object (pairing.SAME_OBJECT_GROUPS): a chart moving to apps/v1 updates
+    it, and its config change rolls it. It had been dropped silently (diff61).
+    An empty nodeSelector is no field in either group's template."""
+    for side, api, value, selector in (("old", old_api, "a", "{}"), ("new", new_api, "b", "null")):
+        config = (f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: cfg}}\ndata: {{k: {value}}}\n---\n"
+                  f"apiVersion: v1\nkind: Secret\nmetadata: {{name: tls}}\ntype: kubernetes.io/tls\n"
+                  f"stringData: {{tls.crt: {value}, tls.key: {value}}}\n---\n")
+        text = _INGRESS if kind == "Ingress" else _WORKLOAD
+        if kind == "CronJob":
+            text = text.replace("  template:\n", "  schedule: '0 0 * * *'\n  jobTemplate:\n   spec:\n    template:\n")
+            text = text.replace("    spec:\n      nodeSelector", "     spec:\n      nodeSelector")
+        (tmp_path / f"{side}.yaml").write_text(config + text.format(api=api, kind=kind, selector=selector))
+    result = run_postrender(["diff", "--exit-code", "-o", "json", str(tmp_path / "old.yaml"),
+                             str(tmp_path / "new.yaml")])
+    # An object without a pod template rolls nothing: --exit-code passes it.
+    assert result.status == (0 if section == "updated" else 1), result.stderr
+    report = json.loads(result.stdout)
+    listed = [entry.get("workload", entry) for entry in report[section] if entry.get("workload", entry)]
+    assert [(entry["kind"], entry["name"]) for entry in listed] == [(kind, "web")], result.stdout
+    assert report["warnings"] == [] and report["unpaired"] == []
+    if section == "rolls":
+        assert report["rolls"][0]["changedFields"] == [], result.stdout  # only the config's new name

@@ -46,9 +46,13 @@ def pair(old: Side, new: Side) -> Pairing:
     # Configs by kind and base name, workloads (and other referrers) by group, kind and name.
     config_moves, config_paired, config_unpaired = _moves(
         old.configs.keys(), new.configs.keys(), lambda c: (c.kind, c.name), lambda c: f"{c.kind}/{c.name}")
-    key_moves, key_paired, key_unpaired = _moves(
-        old.referrers.keys(), new.referrers.keys(), lambda k: (k.group, k.kind, k.name),
+    regrouped = _group_moves(old.referrers.keys(), new.referrers.keys())
+    moved_keys, key_paired, key_unpaired = _moves(
+        [regrouped.get(k, k) for k in old.referrers], new.referrers.keys(),
+        lambda k: (_stored_as(k).group, k.kind, k.name),
         lambda k: f"{k.kind}/{k.name}")
+    key_moves = {k: moved_keys.get(g, g) for k, g in ((k, regrouped.get(k, k)) for k in old.referrers)
+                 if moved_keys.get(g, g) != k}
 
     # The report says OLD and NEW, not the paths: they differ from one CI run to the next.
     warnings: list[str] = []
@@ -70,6 +74,37 @@ def pair(old: Side, new: Side) -> Pairing:
     if not config_moves and not key_moves:
         return Pairing(old, warnings, unpaired)
     return Pairing(_moved(old, config_moves, key_moves), warnings, unpaired)
+
+
+# Kinds the API server serves in more than one group as one stored object,
+# (group, kind) -> the group it is stored in: a manifest moved from a legacy
+# group (extensions/v1beta1, gone in Kubernetes 1.16 and 1.22) to its
+# successor updates the same object, as one moved to another version of
+# its group does (batch/v1beta1 -> batch/v1: a key holds no version).
+SAME_OBJECT_GROUPS: dict[tuple[str, str], str] = {
+    ("extensions", "Deployment"): "apps",
+    ("extensions", "DaemonSet"): "apps",
+    ("extensions", "ReplicaSet"): "apps",
+    ("extensions", "Ingress"): "networking.k8s.io",
+    ("extensions", "NetworkPolicy"): "networking.k8s.io",
+    ("extensions", "PodSecurityPolicy"): "policy",
+    ("events.k8s.io", "Event"): "",
+}
+
+
+def _stored_as(key: ObjectKey) -> ObjectKey:
+    return ObjectKey(SAME_OBJECT_GROUPS.get((key.group, key.kind), key.group), key.kind, key.namespace, key.name)
+
+
+def _group_moves(old_keys: Iterable[ObjectKey], new_keys: Iterable[ObjectKey]) -> dict[ObjectKey, ObjectKey]:
+    """OLD key -> NEW's, where the two are one object in two groups
+    (SAME_OBJECT_GROUPS) and neither side has it in the other's group."""
+    old_set, new_set = set(old_keys), set(new_keys)
+    left: dict[ObjectKey, list[list[ObjectKey]]] = {}
+    for side, keys in ((0, old_set - new_set), (1, new_set - old_set)):
+        for key in keys:
+            left.setdefault(_stored_as(key), [[], []])[side].append(key)
+    return {olds[0]: news[0] for olds, news in left.values() if len(olds) == 1 and len(news) == 1}
 
 
 def _moves(old_ids: Iterable[Id], new_ids: Iterable[Id], identity: Callable[[Id], tuple],

@@ -577,12 +577,12 @@ _EMPTY_IS_ABSENT = (
 
 # The groups of the workloads the API server decodes into its own Go types
 # (Pod, ReplicationController, Deployment, StatefulSet, DaemonSet, Job,
-# CronJob...), so that an empty map in their templates is stored as none.
+# CronJob...; extensions/v1beta1, their legacy group), so that an empty map in their templates is stored as none.
 # A custom resource's template (an Argo Rollout, a Knative Service) is
 # stored as written, `{}` and all, and its controller, decoding it into an
 # empty map rather than nil, may hash it otherwise (as a Rollout's pod
 # template hash does): there an empty mapping still counts.
-_TYPED_GROUPS = frozenset({"", "apps", "batch"})
+_TYPED_GROUPS = frozenset({"", "apps", "batch", "extensions"})
 
 
 def steps(path: str) -> tuple[str | None, ...]:
