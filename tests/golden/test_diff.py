@@ -14,6 +14,8 @@ import os
 import re
 import shlex
 import string
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -1138,3 +1140,46 @@ def test_an_object_moved_to_another_group_that_serves_its_kind_is_compared_as_it
     assert report["warnings"] == [] and report["unpaired"] == []
     if section == "rolls":
         assert report["rolls"][0]["changedFields"] == [], result.stdout  # only the config's new name
+
+
+# --- standard input named twice ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("alias", ["/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"])
+@pytest.mark.parametrize("how", ["pipe", "file"])
+@pytest.mark.parametrize("dash_first", [True, False])
+def test_a_path_naming_standard_input_beside_dash_is_a_usage_error(tmp_path: Path, alias: str, how: str,
+                                                                    dash_first: bool):
+    """`/dev/stdin -` reads standard input twice, as `- -` would: the second
+    side finds it empty (a pipe) or the same text (a file), and the report
+    says nothing changed (diff61). Run as a process: standard input is its
+    own. The same device and inode count, whatever the path."""
+    if not Path(alias).exists():
+        pytest.skip(f"{alias} is not on this system")  # /proc is Linux's
+    new = FIXTURES / "diff" / "data-change" / "new.yaml"
+    argv = ["diff", "--exit-code", "-", alias] if dash_first else ["diff", "--exit-code", alias, "-"]
+    command = [sys.executable, "-m", "postrender", *argv]
+    if how == "pipe":
+        result = subprocess.run(command, input=new.read_bytes(), capture_output=True, cwd=ROOT)
+    else:
+        with new.open("rb") as stdin:
+            result = subprocess.run(command, stdin=stdin, capture_output=True, cwd=ROOT)
+    assert (result.returncode, result.stdout) == (2, b""), result.stderr
+    assert result.stderr.decode().startswith(
+        "postrender: error: diff: only one of OLD and NEW can be standard input (-); "), result.stderr
+
+
+def test_two_paths_naming_one_pipe_are_a_usage_error_and_a_file_named_twice_is_not(tmp_path: Path):
+    new = FIXTURES / "diff" / "data-change" / "new.yaml"
+    old = FIXTURES / "diff" / "data-change" / "old.yaml"
+    command = [sys.executable, "-m", "postrender", "diff", "/dev/stdin", "/dev/fd/0"]
+    piped = subprocess.run(command, input=new.read_bytes(), capture_output=True, cwd=ROOT)
+    assert (piped.returncode, piped.stdout) == (2, b""), piped.stderr
+    # A file redirected to standard input: each path opens it anew and reads it whole.
+    with new.open("rb") as stdin:
+        redirected = subprocess.run(command, stdin=stdin, capture_output=True, cwd=ROOT)
+    assert redirected.returncode == 0, redirected.stderr
+    # A side naming the file standard input is, with no `-`: nothing reads standard input.
+    with new.open("rb") as stdin:
+        plain = subprocess.run([*command[:4], str(old), str(new)], stdin=stdin, capture_output=True, cwd=ROOT)
+    assert plain.returncode == 0 and b"3 workloads roll" in plain.stdout, plain.stderr
