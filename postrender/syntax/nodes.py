@@ -1227,7 +1227,10 @@ def is_null(node: Node | None) -> bool:
 
 def string_map(node: Node | None) -> dict[str, str]:
     """A mapping of scalars (labels, annotations) as text, as written, merge
-    keys applied as Kubernetes reads them (`labels: {<<: *common, tier: web}`)."""
+    keys applied as Kubernetes reads them (`labels: {<<: *common, tier: web}`).
+    A null value (`~`, `null`) is "", as the API server stores it: not the
+    word, which an annotation's reader would take for its text (write61:
+    `sync-options: ~` became the option `~`)."""
     if not isinstance(node, MappingNode):
         return {}
     pairs: Iterable[tuple[Node, Node]] = node.value
@@ -1235,7 +1238,8 @@ def string_map(node: Node | None) -> dict[str, str]:
     # search modes): most labels and annotations, asked of every object.
     if node.merge is not _SEARCH_PLAIN and node.merge is not _SEARCH and any(k.value == MERGE_KEY for k, _ in pairs):
         pairs = entries(node)
-    return {k.value: v.value for k, v in pairs if isinstance(k, ScalarNode) and isinstance(v, ScalarNode)}
+    return {k.value: "" if not v.style and v.value in NULL_WORDS and v.tag == STR_TAG else v.value
+            for k, v in pairs if isinstance(k, ScalarNode) and isinstance(v, ScalarNode)}
 
 
 def is_merge_key(node: Node) -> bool:

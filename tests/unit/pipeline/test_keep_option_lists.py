@@ -73,3 +73,21 @@ def test_a_single_valued_policy_annotation_is_set_as_ever(policy, key, value):
     assert result.status == 0, result.stderr
     marks = _annotations(result.stdout)
     assert marks[key] == value and marks[SYNC] == "Validate=false"
+
+
+@pytest.mark.parametrize("null", ["~", "null", "Null", "NULL", "!!null", "", "~ # a comment"])
+def test_a_null_option_annotation_holds_no_option(null):
+    # write61: `sync-options: ~` is null to Kubernetes, which stores "" for
+    # it; read as the text "~", it was kept as an option beside ours.
+    text = STREAM.format(annotations=f"\n    {SYNC}: {null}\n    {COMPARE}: {null}")
+    first = run_postrender(["--keep-previous", "argocd"], text)
+    assert first.status == 0, first.stderr
+    marks = _annotations(first.stdout)
+    assert (marks[SYNC], marks[COMPARE]) == ("Prune=false", "IgnoreExtraneous")
+
+
+@pytest.mark.parametrize("text", ["'~'", "!!str null"])
+def test_an_option_annotation_written_as_the_text_null_is_that_text(text):
+    stream = STREAM.format(annotations=f"\n    {SYNC}: {text}")
+    marks = _annotations(run_postrender(["--keep-previous", "argocd"], stream).stdout)
+    assert marks[SYNC] == text.split()[-1].strip("'") + ",Prune=false"
