@@ -1150,10 +1150,11 @@ def test_an_object_moved_to_another_group_that_serves_its_kind_is_compared_as_it
 @pytest.mark.parametrize("dash_first", [True, False])
 def test_a_path_naming_standard_input_beside_dash_is_a_usage_error(tmp_path: Path, alias: str, how: str,
                                                                     dash_first: bool):
-    """`/dev/stdin -` reads standard input twice, as `- -` would: the second
-    side finds it empty (a pipe) or the same text (a file), and the report
-    says nothing changed (diff61). Run as a process: standard input is its
-    own. The same device and inode count, whatever the path."""
+    """`/dev/stdin -` reads a pipe twice, as `- -` would: the second side
+    found it empty, and the report said everything was removed (diff61).
+    Run as a process: standard input is its own. The same device and inode
+    count, whatever the path. A regular file given as standard input is read
+    whole by each side, as that file named twice is (review61b): no error."""
     if not Path(alias).exists():
         pytest.skip(f"{alias} is not on this system")  # /proc is Linux's
     new = FIXTURES / "diff" / "data-change" / "new.yaml"
@@ -1164,6 +1165,8 @@ def test_a_path_naming_standard_input_beside_dash_is_a_usage_error(tmp_path: Pat
     else:
         with new.open("rb") as stdin:
             result = subprocess.run(command, stdin=stdin, capture_output=True, cwd=ROOT)
+        assert result.returncode == 0 and b"nothing rolls" in result.stdout, result.stderr
+        return
     assert (result.returncode, result.stdout) == (2, b""), result.stderr
     assert result.stderr.decode().startswith(
         "postrender: error: diff: only one of OLD and NEW can be standard input (-); "), result.stderr
@@ -1179,6 +1182,10 @@ def test_two_paths_naming_one_pipe_are_a_usage_error_and_a_file_named_twice_is_n
     with new.open("rb") as stdin:
         redirected = subprocess.run(command, stdin=stdin, capture_output=True, cwd=ROOT)
     assert redirected.returncode == 0, redirected.stderr
+    # That file named beside `-` it is given as (review61b: refused, where it had compared).
+    with new.open("rb") as stdin:
+        beside = subprocess.run([*command[:3], str(new), "-"], stdin=stdin, capture_output=True, cwd=ROOT)
+    assert beside.returncode == 0 and b"nothing rolls" in beside.stdout, beside.stderr
     # A side naming the file standard input is, with no `-`: nothing reads standard input.
     with new.open("rb") as stdin:
         plain = subprocess.run([*command[:4], str(old), str(new)], stdin=stdin, capture_output=True, cwd=ROOT)

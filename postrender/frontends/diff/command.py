@@ -64,13 +64,14 @@ def _standard_input_aliases(old: str, new: str) -> list[str] | None:
     other than `-` that name the file it is (/dev/stdin, /dev/fd/0,
     /proc/self/fd/0; the same device and inode), beside `-` or, for a
     stream (a pipe), beside another such path. The second reader would find
-    it empty, or the first's text again: a report of nothing."""
+    it empty, or the first's text again: a report of nothing. A regular
+    file given as standard input is read whole by each (review61b)."""
     here = _stat(None)
     named = [path for path in (old, new) if path != "-" and here is not None and _stat(path) == here]
     dashes = [old, new].count("-")
-    if dashes == 2 or (dashes == 1 and named):
+    if dashes == 2:
         return named
-    if len(named) == 2 and not stat.S_ISREG(os.fstat(sys.stdin.fileno()).st_mode):
+    if named and (dashes == 1 or len(named) == 2) and not stat.S_ISREG(os.fstat(sys.stdin.fileno()).st_mode):
         return named
     return None
 
