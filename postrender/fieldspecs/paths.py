@@ -69,6 +69,13 @@ def kustomize_keys(text: str) -> tuple[str, ...]:
     return tuple(_unmarked(part).replace("\\/", "/") for part in _split(_unrooted(text)))
 
 
+def value_add_keys(text: str) -> tuple[str, ...]:
+    """A ValueAddTransformer fieldPath's keys, as kustomize reads them
+    (api/filters/valueadd): split at each unescaped `/`, empty keys skipped
+    (`/data/y` is `data/y`), and `[]` kept as part of a key."""
+    return tuple(part.replace("\\/", "/") for part in _split(text) if part)
+
+
 def kustomize_path(keys: tuple[str, ...]) -> str:
     """Keys as one kustomize path, in the spelling kustomize_keys reads back
     (a slash within a key escaped): two spellings of one path compare equal."""

@@ -19,7 +19,7 @@ from typing import Any
 from ..printable import quoted
 from ..errors import UsageError
 from ..fieldspecs import CONFIG_KINDS, SECTIONS, load_yaml_file
-from ..fieldspecs.paths import kustomize_keys
+from ..fieldspecs.paths import kustomize_keys, value_add_keys
 from ..hostflags import CHANNELS, PLUGIN_CONFIG, refused
 from ..options import RenderOptions, by_config_key, with_values
 from ..pipeline.read import Source
@@ -347,8 +347,8 @@ def _value_add_target_edits(target: dict[str, Any]) -> bool:
     selector = target.get("selector")
     if selector is not None and not isinstance(selector, dict):
         return True
-    keys = [key.replace("\\/", "/") for key in re.split(r"(?<!\\)/", str(target.get("fieldPath") or "")) if key]
-    return _may_select_config((selector or {}).get("kind")) and _enters_content(tuple(keys))
+    keys = value_add_keys(str(target.get("fieldPath") or ""))
+    return _may_select_config((selector or {}).get("kind")) and _enters_content(keys)
 
 
 def _patch_edit(document: dict[str, Any], root: str) -> bool:
@@ -486,11 +486,15 @@ def _readable_rows(rows: Any, origin: str) -> tuple[list[dict[str, Any]], list[s
     kept: list[dict[str, Any]] = []
     problems: list[str] = []
     for i, entry in enumerate(rows):
-        if isinstance(entry, dict) and str(entry.get("kind", "")).lower() not in _CONFIG_KINDS_LOWER:
+        # kustomize matches the kind exactly: `configmap` names no ConfigMap.
+        if isinstance(entry, dict) and entry.get("kind") not in CONFIG_KINDS:
             continue
         specs = entry.get("fieldSpecs") if isinstance(entry, dict) else None
-        if not isinstance(specs, list):
-            problem = _row_problem(entry, origin, f"nameReference[{i}]")
+        # The entry's own fields first, said once at its own place (review61b:
+        # an unknown key was pinned on each of its fieldSpecs in turn).
+        problem = _row_problem({**entry, "fieldSpecs": []} if isinstance(specs, list) else entry, origin,
+                               f"nameReference[{i}]")
+        if problem is not None or not isinstance(specs, list):
             if problem is None:
                 kept.append(entry)
             else:
@@ -506,9 +510,6 @@ def _readable_rows(rows: Any, origin: str) -> tuple[list[dict[str, Any]], list[s
         if readable:
             kept.append({**entry, "fieldSpecs": readable})
     return kept, problems
-
-
-_CONFIG_KINDS_LOWER = {kind.lower() for kind in CONFIG_KINDS}
 
 
 def _row_problem(entry: Any, origin: str, where: str) -> str | None:

@@ -1184,7 +1184,7 @@ def test_two_paths_naming_one_pipe_are_a_usage_error_and_a_file_named_twice_is_n
     assert redirected.returncode == 0, redirected.stderr
     # That file named beside `-` it is given as (review61b: refused, where it had compared).
     with new.open("rb") as stdin:
-        beside = subprocess.run([*command[:3], str(new), "-"], stdin=stdin, capture_output=True, cwd=ROOT)
+        beside = subprocess.run([*command[:4], str(new), "-"], stdin=stdin, capture_output=True, cwd=ROOT)
     assert beside.returncode == 0 and b"nothing rolls" in beside.stdout, beside.stderr
     # A side naming the file standard input is, with no `-`: nothing reads standard input.
     with new.open("rb") as stdin:

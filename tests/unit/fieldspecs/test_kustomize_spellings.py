@@ -132,6 +132,27 @@ nameReference:
                                  " must be a list")
 
 
+def test_a_problem_of_the_entry_itself_is_said_once_at_its_place(tmp_path):
+    # review61b: an unknown key of the entry was said once per fieldSpec,
+    # each time as that fieldSpec's.
+    found, skipped = _configurations(tmp_path, """\
+nameReference:
+  - kind: ConfigMap
+    bogus: 1
+    fieldSpecs: [{kind: Widget, path: spec/cm}, {kind: Gadget, path: spec/cm}]
+""")
+    assert found == []
+    (said,) = skipped
+    assert said.startswith("the kustomization's configurations: kc.yaml: nameReference[0].bogus: unknown key;")
+
+
+def test_a_kind_kustomize_does_not_match_is_no_configs_entry(tmp_path):
+    # kustomize matches a nameReference kind exactly: `configmap` rewrites nothing.
+    found, skipped = _configurations(tmp_path, "nameReference:\n  - kind: configmap\n"
+                                               "    fieldSpecs: [{kind: Widget, path: spec/cm}]\n")
+    assert (found, skipped) == ([], [])
+
+
 def test_the_skipped_row_is_warned_of_as_the_exec_transformer(tmp_path):
     config = "apiVersion: postrender.io/v1alpha1\nkind: PostRender\nmetadata: {name: pr}\n"
     (tmp_path / "postrender.yaml").write_text(config)
