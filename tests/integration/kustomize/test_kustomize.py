@@ -273,6 +273,14 @@ def test_a_late_value_add_transformer_is_judged_by_its_targets(plugin_home, over
                                            f"  fieldPath: {field_path}\n")
 
     value_add("/data/extra")
+    # Without postrender, kustomize itself writes into the data: the path is one it follows.
+    alone = overlay.parent / "alone"
+    shutil.rmtree(alone, ignore_errors=True)
+    shutil.copytree(overlay, alone)
+    (alone / "kustomization.yaml").write_text(kustomization.read_text().replace("  - postrender.yaml\n", ""))
+    plain = build(alone, None, alpha=False)
+    assert plain.returncode == 0, plain.stderr
+    assert by_ident(documents(plain.stdout))["ConfigMap/settings"]["data"]["extra"] == "two"
     refused = build(overlay, plugin_home)
     assert refused.returncode != 0 and refused.stdout == ""
     assert "the kustomization lists ValueAddTransformer/va after postrender" in refused.stderr
