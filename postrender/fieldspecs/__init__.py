@@ -521,9 +521,10 @@ def _field_spec(target: str, raw: dict[str, Any], origin: str) -> FieldSpec:
     kind_from = _kind_from(raw.get("kindFrom"), origin)
     if _in_secret_values(str(kind), group, parsed) or kind_from is not None and _in_secret_values(
             kind_from[0], group, kind_from[2]):
-        raise UsageError(f"{origin}: a fieldSpec for {target} reads a Secret's data or stringData ({quoted(path)}):"
+        how = " may read, having no kind," if str(kind) == ANY_KIND else " reads"
+        raise UsageError(f"{origin}: a fieldSpec for {target}{how} a Secret's data or stringData ({quoted(path)}):"
                          " postrender shows what a reference names (warnings, -v, graph), and never a Secret's"
-                         " values")
+                         " values" + ("; give it the kind it is for" if str(kind) == ANY_KIND else ""))
     return FieldSpec(
         target_kind=target,
         kind=str(kind),

@@ -144,7 +144,9 @@ def test_a_field_spec_reading_a_secrets_values_is_a_usage_error(tmp_path, flag, 
     for args in ([], ["graph", "-o", "json"]) if flag == "--config" else ([],):
         result = run_postrender([*args, flag, str(config), "-v"], SECRET_VALUES)
         assert (result.status, result.stdout) == (2, ""), result.stderr
-        assert "reads a Secret's data or stringData" in result.stderr, result.stderr
+        assert "a Secret's data or stringData" in result.stderr, result.stderr
+        # Without a kind it only may (review61b): the missing kind is the fix.
+        assert ("give it the kind it is for" in result.stderr) == name.startswith("any kind"), result.stderr
         assert "ZQSECRETMARKER" not in result.stderr and "WlFTRUNSRVRNQVJLRVI" not in result.stderr
 
 
