@@ -15,6 +15,7 @@ reads the context's namespace from here too.
 from __future__ import annotations
 
 import os
+from functools import cache
 from collections.abc import Mapping
 
 from .records import record
@@ -85,19 +86,36 @@ def _load_yaml(path: str):
         raise KubeconfigError(path, exc.strerror or type(exc).__name__) from None
     except ValueError as exc:
         raise KubeconfigError(path, type(exc).__name__) from None
-    try:
-        return YAML(typ="safe").load(text)
-    except Exception:  # noqa: BLE001 - libyaml refuses what client-go reads: below
-        pass
-    # libyaml (0.1.7) refuses a `:` inside a plain value of a flow mapping
-    # (`cluster: {server: https://host:6443}`), which go-yaml reads as text,
-    # as kubectl and Helm do (cluster61); the pure-Python scanner reads it.
-    try:
-        return YAML(typ="safe", pure=True).load(text)
-    except MarkedYAMLError as exc:
-        # Where and what, never the text there: a kubeconfig holds tokens.
-        mark = exc.problem_mark
-        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
-        raise KubeconfigError(path, f"{where}{exc.problem or type(exc).__name__}") from None
-    except Exception as exc:  # noqa: BLE001 - whatever else makes it unreadable (depth)
-        raise KubeconfigError(path, type(exc).__name__) from None
+    for pure in (False, True):
+        yaml = YAML(typ="safe", pure=pure)
+        yaml.Constructor = _last_key_wins()
+        try:
+            return yaml.load(text)
+        except MarkedYAMLError as exc:
+            if not pure:
+                # libyaml (0.1.7) refuses a `:` inside a plain value of a flow
+                # mapping (`cluster: {server: https://host:6443}`), which
+                # go-yaml reads as text, as kubectl and Helm do (cluster61);
+                # the pure-Python scanner reads it.
+                continue
+            # Where, never what: a kubeconfig holds tokens, and the parser's
+            # text may quote them (a duplicate key's values; review61a).
+            mark = exc.problem_mark or exc.context_mark
+            where = f"invalid YAML at line {mark.line + 1}, column {mark.column + 1}" if mark else "invalid YAML"
+            raise KubeconfigError(path, where) from None
+        except Exception as exc:  # noqa: BLE001 - whatever else makes it unreadable (depth)
+            raise KubeconfigError(path, type(exc).__name__) from None
+    return None
+
+
+@cache
+def _last_key_wins():
+    """ruamel's safe constructor, taking a key written twice as client-go
+    does (go-yaml's map: the later value), not refusing it."""
+    from ruamel.yaml.constructor import SafeConstructor  # noqa: PLC0415
+
+    class LastKeyWins(SafeConstructor):
+        def check_mapping_key(self, node, key_node, mapping, key, value) -> bool:  # type: ignore[no-untyped-def]
+            return True  # the caller then sets mapping[key] = value: the later wins
+
+    return LastKeyWins

@@ -30,13 +30,16 @@ def run(args: argparse.Namespace, reporter: Reporter) -> str:
     # version twice, and --keep N kept about N/2.
     namespaces = None if args.all_namespaces else list(dict.fromkeys(args.namespace or [cluster.namespace or "default"]))
     reporter.info(f"collecting in {'all namespaces' if namespaces is None else ', '.join(namespaces)}")
+    present: set[tuple[str, str, str]] = set()
     state = LiveState(
         _versions(cluster, namespaces, selector, args.selector),
-        _users(cluster, namespaces, table, args.local_refs_only, reporter),
+        _users(cluster, namespaces, table, args.local_refs_only, reporter, present),
+        present,
     )
     _check_discovery(cluster, args.skip_unavailable, reporter)
-    if not args.selector:  # a --selector reads some versions only: the others are not missing
-        state.report_missing(reporter)
+    # Of every ConfigMap and Secret listed: a version -l or --scope left
+    # unread is not missing (review61a).
+    state.report_missing(reporter)
     decisions = plan_gc(state, policy)
     outcomes = execute(cluster, decisions, reporter) if args.yes else None
     text = _json(decisions, outcomes, policy) if args.output == "json" else _table_text(decisions, outcomes, policy)
@@ -85,7 +88,7 @@ def _policy(args: argparse.Namespace) -> tuple[Policy, str | None]:
 
 
 def _users(cluster: Cluster, namespaces: list[str] | None, table: fieldspecs.ReferenceTable,
-           local_only: bool, reporter: Reporter):
+           local_only: bool, reporter: Reporter, present: set[tuple[str, str, str]]):
     """Who uses what, read in every namespace even with -n: an object
     elsewhere may name a version here (an Ingress's `auth-secret: ns/name`,
     a `Kind/namespace/name` record). Rights limited to the collected
@@ -94,9 +97,9 @@ def _users(cluster: Cluster, namespaces: list[str] | None, table: fieldspecs.Ref
         if namespaces is not None:
             reporter.warn(f"not checked (--local-refs-only): references and postrender.io/refs records outside "
                           f"{', '.join(namespaces)}; a version only they name may be deleted")
-        return read_users(cluster, namespaces, table, reporter=reporter)
+        return read_users(cluster, namespaces, table, reporter=reporter, present=present)
     try:
-        return read_users(cluster, None, table, reporter=reporter)
+        return read_users(cluster, None, table, reporter=reporter, present=present)
     except ClusterError as exc:
         if exc.status != 403:
             raise

@@ -81,6 +81,9 @@ class LiveState:
     versions: list[LiveVersion]
     # (kind, namespace or None for "any", name) -> referrers, e.g. "ReplicaSet/web-5d9f"
     users: dict[Use, list[str]] = field(default_factory=dict)
+    # (kind, namespace, name) of every ConfigMap and Secret read_users listed,
+    # labelled a version or not.
+    present: set[tuple[str, str, str]] = field(default_factory=set)
 
     def used_by(self, version: LiveVersion) -> list[str]:
         return (self.users.get((version.kind, version.namespace, version.name), [])
@@ -91,8 +94,10 @@ class LiveState:
         (deleted by hand, or by a tool that reads no ReplicaSet): each as
         kind/namespace/name, with who names it. A name counts as a version
         when it is `<base>-<hash>` of a base with versions there; whatever
-        else names nothing is no concern of postrender's."""
-        live = {(v.kind, v.namespace, v.name) for v in self.versions}
+        else names nothing is no concern of postrender's, and neither is an
+        object of that name without the versioned label (kustomize's
+        `name-<hash>`; review61a)."""
+        live = {(v.kind, v.namespace, v.name) for v in self.versions} | self.present
         bases = {(v.kind, v.namespace, v.base) for v in self.versions if v.versioned}
         found = []
         for (kind, namespace, name), users in self.users.items():
@@ -104,8 +109,8 @@ class LiveState:
 
     def report_missing(self, reporter: Reporter) -> None:
         for what, users in self.missing():
-            reporter.warn(f"{what} is named by {describe_users(users)}, but is not in the cluster: their pods fail"
-                          " when they start or restart (was it deleted by hand?)")
+            reporter.warn(f"{what} is named by {describe_users(users)}, but is not in the cluster: their pods, and"
+                          " a rollback to them, fail to start (was it deleted by hand?)")
 
 
 def parse_time(value: str | None) -> datetime:
@@ -159,17 +164,23 @@ def read_originals(cluster: Cluster, names: Iterable[tuple[str, str, str]]) -> l
 
 
 def read_users(cluster: Cluster, namespaces: list[str] | None, table: ReferenceTable,
-               reporter: Reporter | None = None) -> dict[Use, list[str]]:
+               reporter: Reporter | None = None,
+               present: set[tuple[str, str, str]] | None = None) -> dict[Use, list[str]]:
     """Who uses which version: every kind the server lists (custom resources
     too), by the field specs and their `postrender.io/refs` records.
-    `namespaces` None: all of them, cluster-scoped kinds too."""
+    `namespaces` None: all of them, cluster-scoped kinds too. `present`
+    gains each ConfigMap and Secret listed (LiveState.present)."""
     users: dict[Use, list[str]] = {}
     for resource in _referrer_resources(cluster, namespaces):
         scopes = [None] if not resource.namespaced else _namespaces(namespaces)
         metadata_only = (resource.group, resource.kind) in _METADATA_ONLY
+        configs = present if resource.group == "" and resource.kind in CONFIG_KINDS else None
         for namespace in scopes:
             for obj in cluster.list(resource, namespace, metadata_only=metadata_only):
                 _add_uses(users, obj, table)
+                if configs is not None:
+                    meta = obj.get("metadata") or {}
+                    configs.add((resource.kind, meta.get("namespace") or "", meta.get("name") or ""))
     if reporter is not None:
         reporter.info(f"found {sum(len(v) for v in users.values())} references to {len(users)} objects")
     return users

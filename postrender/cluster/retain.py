@@ -37,7 +37,9 @@ def carry_forward(analysis, options: RenderOptions, reporter: Reporter, output: 
         return output
     cluster = Cluster.connect(options.kubeconfig, options.context)
     namespaces = sorted({c.namespace for c in currents} | {namespace for namespace, _ in scopes})
-    state = LiveState(read_versions(cluster, namespaces), _users(cluster, namespaces, analysis.table, reporter))
+    present: set[tuple[str, str, str]] = set()
+    users = _users(cluster, namespaces, analysis.table, reporter, present)
+    state = LiveState(read_versions(cluster, namespaces), users, present)
     state.report_missing(reporter)
     held = {(namespace, kind, name) for kind, namespace, name in analysis.plan.alive_names(analysis.graph.index)}
     originals = read_originals(cluster, {(c.namespace, c.kind, c.original) for c in currents if not c.copy_kept}
@@ -69,7 +71,8 @@ def _used_elsewhere(state: LiveState, namespaces: list[str], output: set[tuple[s
             and productions.of(kind, namespace, name) is None}
 
 
-def _users(cluster: Cluster, namespaces: list[str], table, reporter: Reporter) -> dict:
+def _users(cluster: Cluster, namespaces: list[str], table, reporter: Reporter,
+           present: set[tuple[str, str, str]] | None = None) -> dict:
     """Who uses which version in the namespaces the render deploys to, read
     as gc reads them: every kind the server lists there, custom resources
     too (a Knative Revision keeps the configuration it was created with, as
@@ -79,7 +82,7 @@ def _users(cluster: Cluster, namespaces: list[str], table, reporter: Reporter) -
     server down, most often) is said and passed over: it serves no custom
     resources (the API server serves those itself), and failing every
     deploy for it would be worse."""
-    users = read_users(cluster, namespaces, table)
+    users = read_users(cluster, namespaces, table, present=present)
     if cluster.undiscovered:
         groups = ", ".join(f"{gv} ({why})" for gv, why in sorted(cluster.undiscovered.items()))
         reporter.warn(f"--retain: not checked for versions in use (cannot discover): {groups}")

@@ -46,6 +46,7 @@ def test_the_cluster_client_takes_it_too(tmp_path):
 @pytest.mark.parametrize("broken, where", [
     ("users:\n- name: u\n  user: {token: s3cr3t-t0ken\ncontexts: []\n", "line 4, column 9"),
     ("users:\n- name: u\n  user:\n    token: s3cr3t-t0ken\n\ttoken2: x\n", "line 5, column 1"),
+    ("users:\n- name: u\n  user:\n    token: 's3cr3t-t0ken\n", "line 5, column 1"),
 ])
 def test_an_unreadable_kubeconfig_says_where_and_never_what(tmp_path, broken, where):
     path = tmp_path / "config"
@@ -53,5 +54,16 @@ def test_an_unreadable_kubeconfig_says_where_and_never_what(tmp_path, broken, wh
     with pytest.raises(KubeconfigError) as raised:
         merged(str(path))
     message = str(raised.value)
-    assert f"the kubeconfig {path} cannot be read ({where}: " in message
+    assert message == f"the kubeconfig {path} cannot be read (invalid YAML at {where})"
     assert "s3cr3t" not in message
+
+
+def test_a_key_written_twice_is_read_as_client_go_reads_it(tmp_path):
+    # review61a: refused, and the refusal quoted both tokens. client-go
+    # (go-yaml's map) keeps the later value.
+    path = tmp_path / "config"
+    path.write_text(FLOW.replace("user: {token: sometoken}", "user: {token: old-s3cr3t, token: new-s3cr3t}")
+                    + "current-context: test\ncontexts:\n- name: test\n  context: {cluster: test, user: u,"
+                    " namespace: later}\n")
+    config = merged(str(path))
+    assert config.current_context == "test" and config.namespace() == "later"

@@ -462,11 +462,17 @@ def test_a_version_live_objects_name_but_the_cluster_lacks_is_said_missing():
         ("ConfigMap", "app", "config"): ["Job/seed"],  # no version's name
         ("ConfigMap", "other", "config-b2ct8d4hmg"): ["ReplicaSet/x"],  # no versions of it there
         ("ConfigMap", None, "config-b2ct8d4hmg"): ["StorageClass/s"],  # any namespace: not said where
+        # There, but not read as a version (review61a): unlabelled (kustomize's
+        # own name-<hash>), or another scope's, which --scope left unread.
+        ("ConfigMap", "app", "config-9d7c2g5f8h"): ["ReplicaSet/kustomized"],
+        ("ConfigMap", "app", "config-m2k4t6h8b9"): ["ReplicaSet/other-scope"],
     }
-    state = LiveState(live, users)
+    present = {("ConfigMap", "app", "config-9d7c2g5f8h"), ("ConfigMap", "app", "config-m2k4t6h8b9"),
+               ("ConfigMap", "app", "config-5h7k9mbt2d")}
+    state = LiveState(live, users, present)
     assert state.missing() == [("ConfigMap/app/config-b2ct8d4hmg", ["ReplicaSet/web-0", "Pod/web-0-x"])]
     stderr = io.StringIO()
     state.report_missing(Reporter(stderr=stderr))
     assert stderr.getvalue() == (
         "postrender: warning: ConfigMap/app/config-b2ct8d4hmg is named by Pod/web-0-x, ReplicaSet/web-0, but is not in"
-        " the cluster: their pods fail when they start or restart (was it deleted by hand?)\n")
+        " the cluster: their pods, and a rollback to them, fail to start (was it deleted by hand?)\n")
