@@ -2093,11 +2093,18 @@ def _mark_line(doc: Document, mark: object) -> int:
 # not: a surrogate pair for a character beyond U+FFFF (\ud83d\ude00), which
 # libyaml refuses, and \/, which libyaml reads and go-yaml v2 refuses. Helm
 # puts `---` before every document, so it reads neither.
+_SURROGATE_HINT = (
+    "a \\uD800-\\uDFFF escape (a JSON surrogate pair) is read by kubectl only in a JSON document that starts"
+    " the stream, and never by Helm; write the character itself or a \\U0001F600-style escape"
+)
+
+
 def _surrogate_escape(text: str, mark) -> bool:
     """Whether libyaml refused a \\u or \\U escape of a surrogate (its mark
-    is at the escape's hex digits), not one past U+10FFFF, which no reader
-    takes (oracle61); where the text does not tell, it may be one."""
-    at = mark.index if mark is not None else -1
+    is at the escape's hex digits, counted after a byte-order mark, as
+    _mark_line counts), not one past U+10FFFF, which no reader takes
+    (oracle61); where the text does not tell, it may be one."""
+    at = mark.index + text.startswith("\ufeff") if mark is not None else -1
     if not 0 < at <= len(text) or text[at - 1] not in "uU":
         return True
     digits = text[at : at + (4 if text[at - 1] == "u" else 8)]
@@ -2107,10 +2114,6 @@ def _surrogate_escape(text: str, mark) -> bool:
         return True
 
 
-_SURROGATE_HINT = (
-    "a \\uD800-\\uDFFF escape (a JSON surrogate pair) is read by kubectl only in a JSON document that starts"
-    " the stream, and never by Helm; write the character itself or a \\U0001F600-style escape"
-)
 # kubectl reads each file given as a stream of its own; postrender writes
 # its inputs as one, which only the first input's first document starts
 # (oracle60b: a folder of JSON files written by json.dumps, read whole by
@@ -2835,6 +2838,9 @@ def _dropped_warning(doc: Document, entry: _LeftOut, objects: list[KubeObject]) 
     return _about_holder(doc, entry.later_at, objects, said)
 
 
+_NAN_KEYS = "NaN, which equals no other value"
+
+
 def _random_key(doc: Document, first: ScalarNode, key: ScalarNode, label: str, shown: tuple[str, str] | None,
                 merged: bool = False, why: str = "YAML 1.1 reads them as values of different types") -> PostrenderError:
     """Two keys go-yaml keeps apart (values of different types, or NaNs)
@@ -2927,7 +2933,7 @@ def _check_mapping(doc: Document, node: MappingNode, tags: bool, shown: tuple[st
         if first is not None:
             written, identity = node.value[first][0], go_key(key)
             if identity[0] == "node" and label == ".nan":  # NaN equals no NaN: go-yaml keeps both (oracle61)
-                raise _random_key(doc, written, key, label, shown, why="NaN, which equals no other value")
+                raise _random_key(doc, written, key, label, shown, why=_NAN_KEYS)
             if identity[0] == "node":  # a null or unreadable key: go-yaml cannot use it
                 raise _duplicate_key(doc, key, shown)
             if go_key(written) != identity:
@@ -2983,7 +2989,9 @@ def _check_merged_keys(doc: Document, node: MappingNode, shown: tuple[str, str] 
         label = json_key(key)
         identity = go_key(key)
         if label in seen and seen[label][0] != identity:
-            raise _random_key(doc, seen[label][1], key, label, shown, merged=True)  # type: ignore[arg-type]
+            nan = label == ".nan" and identity[0] == "node"  # type: ignore[index]
+            raise _random_key(doc, seen[label][1], key, label, shown, merged=True,  # type: ignore[arg-type]
+                              **({"why": _NAN_KEYS} if nan else {}))
         seen[label] = (identity, key)
 
 

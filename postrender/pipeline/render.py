@@ -21,7 +21,7 @@ from .index.objects import IMPLICIT, ObjectIndex
 from .needs import Needs
 from ..options import RenderOptions, check_cluster, check_strategy
 from .plan.versions import Options as PlanOptions
-from .plan.versions import UNREFERENCED, Plan, opted_in, plan
+from .plan.versions import EMPTY, UNREFERENCED, Plan, opted_in, plan
 from .read import KubeObject, Source, Stream, read
 from ..report import Diagnostic, Reporter
 from .rewrite import Options as RewriteOptions
@@ -229,7 +229,14 @@ def _immutable_kept(graph: Graph, the_plan: Plan) -> list[str]:
         version = the_plan.of(obj) if says_immutable(obj) else None
         if version is None or version.name_follows_content:
             continue
-        if id(obj) in reached or version.excluded not in _NOTHING_USES_IT:
+        if id(obj) not in reached and version.excluded in _NOTHING_USES_IT:
+            continue
+        if version.excluded == EMPTY:
+            # A placeholder: what fills it in is refused (review61a: the
+            # reason's own "kept mutable" read beside "says immutable").
+            kept.append(f"{obj.describe()} says immutable: true and holds no data: whatever fills it in will fail"
+                        " (remove `immutable`)")
+        else:
             kept.append(f"{obj.describe()} says immutable: true and keeps its name, {version.excluded}: a change to"
                         " its data will fail to apply (remove `immutable`, or let postrender version it: it names"
                         " each content and marks each version immutable itself)")

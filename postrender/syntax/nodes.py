@@ -1238,8 +1238,14 @@ def string_map(node: Node | None) -> dict[str, str]:
     # search modes): most labels and annotations, asked of every object.
     if node.merge is not _SEARCH_PLAIN and node.merge is not _SEARCH and any(k.value == MERGE_KEY for k, _ in pairs):
         pairs = entries(node)
-    return {k.value: "" if not v.style and v.value in NULL_WORDS and v.tag == STR_TAG else v.value
+    return {k.value: v.value if v.style or v.tag == STR_TAG and v.value not in NULL_WORDS else _text_or_null(v)
             for k, v in pairs if isinstance(k, ScalarNode) and isinstance(v, ScalarNode)}
+
+
+def _text_or_null(node: ScalarNode) -> str:
+    """A plain null word, or a tagged value (`!!null ~`; review61a): "" where
+    Kubernetes reads null."""
+    return "" if is_null(node) else node.value
 
 
 def is_merge_key(node: Node) -> bool:
@@ -1321,9 +1327,18 @@ def holder(node: MappingNode, key: str) -> MappingNode | None:
 
 def _json_identity(key: Node) -> object:
     try:
-        return json_key(key)
+        label = json_key(key)
     except NotReadable:
         return ("node", id(key))
+    # `0.0` and `-0.0` are one float key to go-yaml, whose JSON key is the
+    # later's ("0" or "-0"), as read.py reads a mapping's own (review61a).
+    if label in _ZERO_LABELS and go_key(key) == _FLOAT_ZERO:
+        return _FLOAT_ZERO
+    return label
+
+
+_ZERO_LABELS = frozenset({"0", "-0"})
+_FLOAT_ZERO = ("float", 0.0)
 
 
 def go_key(key: Node) -> object:

@@ -94,7 +94,6 @@ class Finding:
             f"name as well ({ANNOTATION_KEEP_ORIGINAL}: \"true\" on it, or --keep-original)"
         )
 
-
     def _suggested_path(self) -> str:
         """The path, as a YAML flow mapping's value: quoted where a
         character there would end or break a plain one (a filter's `[`)."""

@@ -376,6 +376,9 @@ MERGES = {
     "tagged-merge": "data: {!!merge <<: {L: a}}",
     "str-tagged-is-a-key": "data: {!!str <<: x}",
     "resolved-keys": "x-anchors: [&a {yes: a, 0x10: b}]\ndata: {<<: *a, y: c, 16: d}",
+    # One float key to go-yaml, the later's spelling its JSON key (review61a).
+    "float-zeros-merged": "data: {<<: {0.0: a}, -0.0: b}",
+    "float-zeros-merged-last": "data: {-0.0: b, <<: {0.0: a}}",
     "merge-in-binaryData": "x-anchors: [&a {b: aGk=}]\nbinaryData: {b: eA==, <<: *a}",
     "scalar": "data: {<<: x}",
     "null": "data: {<<: }",

@@ -326,10 +326,18 @@ def test_a_caller_names_standard_input(stream, expected):
     ("\\ud800", True), ("\\uDFFF", True), ("\\U0000DC00", True),
     ("\\U00110000", False), ("\\UFFFFFFFF", False),  # past U+10FFFF: no surrogate, whatever reads it
 ])
-def test_the_surrogate_hint_is_given_for_surrogate_escapes_only(escape, surrogate):
+@pytest.mark.parametrize("bom", ["", "\ufeff"])  # libyaml counts its mark after one (review61a)
+def test_the_surrogate_hint_is_given_for_surrogate_escapes_only(escape, surrogate, bom):
     # oracle61: an escape past U+10FFFF was explained as a JSON surrogate pair.
-    text = f'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: u\ndata:\n  k: "x{escape}"\n'
+    text = f'{bom}apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: u\ndata:\n  k: "x{escape}"\n'
     result = run_postrender([], text)
     assert (result.status, result.stdout) == (1, "")
     assert "line 6: invalid YAML: found invalid Unicode character escape code" in result.stderr
     assert ("JSON surrogate pair" in result.stderr) == surrogate
+
+
+@pytest.mark.parametrize("data", ["{.nan: a, .NaN: b}", "{<<: {.nan: a}, .nan: b}"])
+def test_nan_keys_written_twice_are_said_to_win_at_random(data):
+    result = run_postrender([], f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: u\ndata: {data}\n")
+    assert (result.status, result.stdout) == (1, "")
+    assert "(NaN, which equals no other value), and which value wins is random" in result.stderr, result.stderr

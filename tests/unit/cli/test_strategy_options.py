@@ -166,3 +166,15 @@ def test_a_copy_of_a_config_that_says_immutable_true_is_warned_of_and_kept_as_wr
     once = run_postrender(["--keep-original=all"], plain)
     again = run_postrender(["--keep-original=all"], once.stdout)
     assert (once.stderr, again.stderr, again.stdout) == ("", "", once.stdout)
+
+
+def test_an_empty_config_that_says_immutable_is_said_to_refuse_what_fills_it():
+    # review61a: the warning pasted the reason in, "no data: a placeholder a
+    # controller fills in; kept mutable", beside "says immutable: true".
+    stream = ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ph}\nimmutable: true\n---\n"
+              "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    spec:\n"
+              "      containers: [{name: c, envFrom: [{configMapRef: {name: ph}}]}]\n")
+    result = run_postrender([], stream)
+    assert result.status == 0, result.stderr
+    assert result.stderr == ("postrender: warning: ConfigMap/ph says immutable: true and holds no data: whatever fills"
+                             " it in will fail (remove `immutable`)\n")

@@ -75,7 +75,8 @@ def test_a_single_valued_policy_annotation_is_set_as_ever(policy, key, value):
     assert marks[key] == value and marks[SYNC] == "Validate=false"
 
 
-@pytest.mark.parametrize("null", ["~", "null", "Null", "NULL", "!!null", "", "~ # a comment"])
+@pytest.mark.parametrize("null", ["~", "null", "Null", "NULL", "!!null", "", "~ # a comment", "!!null ~", "!!null NULL",
+                                  "!<tag:yaml.org,2002:null> ~"])
 def test_a_null_option_annotation_holds_no_option(null):
     # write61: `sync-options: ~` is null to Kubernetes, which stores "" for
     # it; read as the text "~", it was kept as an option beside ours.
