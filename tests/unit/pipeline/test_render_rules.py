@@ -223,3 +223,27 @@ def test_a_service_accounts_pull_secrets_keep_the_name_its_pods_are_given(args):
     (api,) = [d for d in docs if d.get("metadata", {}).get("name") == "api"]
     [pulled] = api["spec"]["template"]["spec"]["imagePullSecrets"]
     assert pulled["name"].startswith("regcred-") and pulled["name"] in secrets
+
+
+@pytest.mark.parametrize("tagged", ["!!str .inf", "!!str -.INF", "!<tag:yaml.org,2002:str> .nan"])
+def test_a_str_tagged_infinity_is_text_named_as_its_quoted_form(tagged):
+    # oracle61: refused as an infinite number, where kubectl reads the text.
+    def named(value: str) -> str:
+        text = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n"
+                f"  annotations: {{postrender.io/versioned: 'true'}}\ndata:\n  k: {value}\n")
+        result = run_postrender([], text)
+        assert result.status == 0, result.stderr
+        return next(YAML(typ="safe").load_all(result.stdout))["metadata"]["name"]
+
+    assert named(tagged) == named("'" + tagged.split()[-1] + "'")
+
+
+def test_a_timestamp_tagged_name_loses_its_tag_when_renamed():
+    # oracle61: `!!timestamp 2001-12-14-<hash>` is no timestamp; kubectl refused it.
+    stream = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: &n !!timestamp 2001-12-14\ndata: {k: v}\n---\n"
+              "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  template:\n    spec:\n"
+              "      containers: [{name: c, envFrom: [{configMapRef: {name: !!timestamp 2001-12-14}}]}]\n")
+    result = run_postrender([], stream)
+    assert result.status == 0, result.stderr
+    assert "!!timestamp" not in result.stdout
+    assert "  name: &n 2001-12-14-" in result.stdout and "configMapRef: {name: 2001-12-14-" in result.stdout
