@@ -233,6 +233,19 @@ def test_a_transformer_listed_after_postrender_fails_the_build(plugin_home, over
     assert settings["metadata"]["name"] in again.stdout
 
 
+def _settings_built_without_postrender(overlay: Path) -> dict:
+    """ConfigMap/settings as kustomize alone builds the overlay, postrender
+    taken out of its transformers: what a transformer after it writes."""
+    alone = overlay.parent / "alone"
+    shutil.rmtree(alone, ignore_errors=True)
+    shutil.copytree(overlay, alone)
+    kustomization = (overlay / "kustomization.yaml").read_text()
+    (alone / "kustomization.yaml").write_text(kustomization.replace("  - postrender.yaml\n", ""))
+    plain = build(alone, None, alpha=False)
+    assert plain.returncode == 0, plain.stderr
+    return by_ident(documents(plain.stdout))["ConfigMap/settings"]
+
+
 def test_a_late_transformers_path_is_read_as_kustomize_reads_it(plugin_home, overlay):
     """kustomize reads a fieldSpec path `/data/greeting` as `data/greeting`
     (and `data[]/greeting` alike): a transformer told to write there after
@@ -245,13 +258,7 @@ def test_a_late_transformers_path_is_read_as_kustomize_reads_it(plugin_home, ove
         (overlay / "late.yaml").write_text("apiVersion: builtin\nkind: PrefixSuffixTransformer\nmetadata: {name: ps}\n"
                                            f"prefix: zz-\nfieldSpecs: [{{kind: ConfigMap, path: '{path}'}}]\n")
         # Without postrender, kustomize itself writes into the data: the path is one it follows.
-        alone = overlay.parent / "alone"
-        shutil.rmtree(alone, ignore_errors=True)
-        shutil.copytree(overlay, alone)
-        (alone / "kustomization.yaml").write_text(kustomization.read_text().replace("  - postrender.yaml\n", ""))
-        plain = build(alone, None, alpha=False)
-        assert plain.returncode == 0, plain.stderr
-        assert by_ident(documents(plain.stdout))["ConfigMap/settings"]["data"]["greeting"] == "zz-hello"
+        assert _settings_built_without_postrender(overlay)["data"]["greeting"] == "zz-hello"
         refused = build(overlay, plugin_home)
         assert refused.returncode != 0 and refused.stdout == "", (path, refused.stdout)
         assert "the kustomization lists PrefixSuffixTransformer/ps after postrender" in refused.stderr
@@ -274,13 +281,7 @@ def test_a_late_value_add_transformer_is_judged_by_its_targets(plugin_home, over
 
     value_add("/data/extra")
     # Without postrender, kustomize itself writes into the data: the path is one it follows.
-    alone = overlay.parent / "alone"
-    shutil.rmtree(alone, ignore_errors=True)
-    shutil.copytree(overlay, alone)
-    (alone / "kustomization.yaml").write_text(kustomization.read_text().replace("  - postrender.yaml\n", ""))
-    plain = build(alone, None, alpha=False)
-    assert plain.returncode == 0, plain.stderr
-    assert by_ident(documents(plain.stdout))["ConfigMap/settings"]["data"]["extra"] == "two"
+    assert _settings_built_without_postrender(overlay)["data"]["extra"] == "two"
     refused = build(overlay, plugin_home)
     assert refused.returncode != 0 and refused.stdout == ""
     assert "the kustomization lists ValueAddTransformer/va after postrender" in refused.stderr
