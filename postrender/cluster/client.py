@@ -142,6 +142,7 @@ class Cluster:
             # A credential plugin that failed: the client logs it and goes on
             # without a token, to an HTTP 401 that names no cause.
             raise ClusterError(f"cannot load cluster credentials: {_one_line(failed[0])}")
+        _trimmed_token(configuration)
         if not configuration.host:
             raise ClusterError(f"the kubeconfig's cluster{_for_context(context)} has no server")
         if not configuration.verify_ssl:
@@ -312,8 +313,16 @@ def without_credentials(text: str) -> str:
     """`text` with each URL's password and query masked, as kubectl masks
     them when it names a server (`https://u:***@host/p?...`): a message
     goes to a log and, under Helm, to the terminal. Where a URL may hold
-    `@` past its host, more is masked rather than less."""
+    `@` past its host, more is masked rather than less. A password may hold
+    a quote, which ends a URL quoted in a message (leak61): it is masked
+    first, up to its last `@`."""
+    text = _PASSWORD.sub(r"\1:***@", text)
     return _QUERY.sub("?...", _URL.sub(_masked_url, text))
+
+
+# scheme://user:password@, the password anything up to the last `@` before
+# white space (a `/` or a quote in it too).
+_PASSWORD = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://[^\s/:@'\"]*):\S*@")
 
 
 # A query anywhere in the text: the client's messages quote a request's path
@@ -331,9 +340,27 @@ def _masked_url(match: re.Match[str]) -> str:
     return scheme + rest + ("?..." if question else "")
 
 
+def _trimmed_token(configuration: Any) -> None:
+    """A token as client-go reads a tokenFile (strings.TrimSpace): `echo $T >
+    file` ends it with a line break, which kubectl sends without and this
+    client sent in the header, refused (leak61)."""
+    keys = getattr(configuration, "api_key", None) or {}
+    token = keys.get("authorization")
+    if isinstance(token, str) and token.startswith("Bearer "):
+        keys["authorization"] = "Bearer " + token[len("Bearer "):].strip()
+
+
 def _reason(exc: BaseException) -> str:
     reason = getattr(exc, "reason", None) or exc
-    return _one_line(reason)
+    text = _one_line(reason)
+    # http.client quotes the whole header it refuses: a bearer token, which
+    # no message may show (leak61). What it held is for the user to look at.
+    if "Invalid header" in text or _BEARER.search(text):
+        return "an invalid request header (a token holding a line break or a control character?)"
+    return text
+
+
+_BEARER = re.compile(r"(?i)\bbearer\s")
 
 
 def _for_context(context: str | None) -> str:

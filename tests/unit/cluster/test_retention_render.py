@@ -216,6 +216,9 @@ def test_an_unreachable_servers_password_and_query_are_not_said(tmp_path):
     ("https://[::1]:6443/x", "https://[::1]:6443/x"),
     ("socks5://u:p@proxy:1080 refused", "socks5://u:***@proxy:1080 refused"),
     ("https://h/a@b", "https://h/a@b"),
+    # A quote in the password ended the URL before its @ (leak61).
+    ("https://admin:ZQ'PW@127.0.0.1:9: refused", "https://admin:***@127.0.0.1:9: refused"),
+    ("at 'https://u:p\"a/s'w@h:1/x'", "at 'https://u:***@h:1/x'"),
 ])
 def test_without_credentials(text, masked):
     from postrender.cluster.client import without_credentials
@@ -311,3 +314,21 @@ def _unreachable_kubeconfig(tmp_path: Path) -> Path:
         current-context: x
         """))
     return path
+
+
+@pytest.mark.parametrize("user", [
+    "{{tokenFile: {file}}}",  # `echo $TOKEN > file`: the line break client-go trims
+    '{{token: "ZQLEAKTOKEN\\nX"}}',  # one inside it, which no header may hold
+])
+def test_a_token_is_never_shown_when_a_request_cannot_carry_it(tmp_path, user):
+    # leak61: http.client refused the header and quoted it whole, the token
+    # with it, into the message, on the terminal and in the log.
+    token = tmp_path / "token"
+    token.write_text("ZQLEAKTOKEN5678\n")
+    config = _unreachable_kubeconfig(tmp_path)
+    config.write_text(config.read_text().replace("{token: t}", user.format(file=token)).replace("https://", "http://"))
+    log = tmp_path / "log"
+    for args in (["--retain=2", "-n", "ns", "--scope=s", f"--kubeconfig={config}"], ["gc", f"--kubeconfig={config}"]):
+        result = run_cli([*args, f"--log-file={log}"], STREAM, timeout=60)
+        assert result.status == 1 and "cannot reach the cluster at http://127.0.0.1:" in result.stderr, result.stderr
+        assert "ZQLEAKTOKEN" not in result.stderr + log.read_text(), result.stderr
