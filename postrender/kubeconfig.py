@@ -15,8 +15,8 @@ reads the context's namespace from here too.
 from __future__ import annotations
 
 import os
-from functools import cache
 from collections.abc import Mapping
+from functools import cache
 
 from .records import record
 

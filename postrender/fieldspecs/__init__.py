@@ -519,12 +519,16 @@ def _field_spec(target: str, raw: dict[str, Any], origin: str) -> FieldSpec:
     version = raw.get("version")
     parsed = parse_path(str(path), origin)
     kind_from = _kind_from(raw.get("kindFrom"), origin)
-    if _in_secret_values(str(kind), group, parsed) or kind_from is not None and _in_secret_values(
-            kind_from[0], group, kind_from[2]):
-        how = " may read, having no kind," if str(kind) == ANY_KIND else " reads"
-        raise UsageError(f"{origin}: a fieldSpec for {target}{how} a Secret's data or stringData ({quoted(path)}):"
+    own = _in_secret_values(str(kind), group, parsed)
+    if own or kind_from is not None and _in_secret_values(kind_from[0], group, kind_from[2]):
+        # Its own path, or its kindFrom's (review61c): the one that reads them.
+        shown = path if own else "kindFrom path " + kustomize_path(
+            tuple(segment.key for segment in kind_from[2]))  # type: ignore[index]
+        kindless = own and str(kind) == ANY_KIND
+        how = " may read, having no kind," if kindless else " reads"
+        raise UsageError(f"{origin}: a fieldSpec for {target}{how} a Secret's data or stringData ({quoted(shown)}):"
                          " postrender shows what a reference names (warnings, -v, graph), and never a Secret's"
-                         " values" + ("; give it the kind it is for" if str(kind) == ANY_KIND else ""))
+                         " values" + ("; give it the kind it is for" if kindless else ""))
     return FieldSpec(
         target_kind=target,
         kind=str(kind),

@@ -2933,7 +2933,8 @@ def _check_mapping(doc: Document, node: MappingNode, tags: bool, shown: tuple[st
         if first is not None:
             written, identity = node.value[first][0], go_key(key)
             if identity[0] == "node" and label == ".nan":  # NaN equals no NaN: go-yaml keeps both (oracle61)
-                raise _random_key(doc, written, key, label, shown, why=_NAN_KEYS)
+                both = go_key(written)[0] == "node"  # type: ignore[index]  # else a string ".nan" (review61c)
+                raise _random_key(doc, written, key, label, shown, **({"why": _NAN_KEYS} if both else {}))
             if identity[0] == "node":  # a null or unreadable key: go-yaml cannot use it
                 raise _duplicate_key(doc, key, shown)
             if go_key(written) != identity:
@@ -2989,7 +2990,7 @@ def _check_merged_keys(doc: Document, node: MappingNode, shown: tuple[str, str] 
         label = json_key(key)
         identity = go_key(key)
         if label in seen and seen[label][0] != identity:
-            nan = label == ".nan" and identity[0] == "node"  # type: ignore[index]
+            nan = label == ".nan" and identity[0] == seen[label][0][0] == "node"  # type: ignore[index]
             raise _random_key(doc, seen[label][1], key, label, shown, merged=True,  # type: ignore[arg-type]
                               **({"why": _NAN_KEYS} if nan else {}))
         seen[label] = (identity, key)

@@ -130,6 +130,9 @@ READING_SECRET_VALUES = {
     "a podSpecs row": "podSpecs:\n- {kind: Secret, path: data}\n",
     "kindFrom": "nameReference:\n- kind: Secret\n  fieldSpecs:\n  - kind: Widget\n    path: spec/secret\n"
                 "    kindFrom: {kind: Secret, name: spec/from, path: stringData/other}\n",
+    # Its kindFrom reads them, not its own path: a kind would not help (review61c).
+    "no kind, by kindFrom": "nameReference:\n- kind: Secret\n  fieldSpecs:\n  - path: spec/secret\n"
+                            "    kindFrom: {kind: Secret, name: spec/from, path: stringData/other}\n",
 }
 
 
@@ -147,6 +150,7 @@ def test_a_field_spec_reading_a_secrets_values_is_a_usage_error(tmp_path, flag, 
         assert "a Secret's data or stringData" in result.stderr, result.stderr
         # Without a kind it only may (review61b): the missing kind is the fix.
         assert ("give it the kind it is for" in result.stderr) == name.startswith("any kind"), result.stderr
+        assert ("'kindFrom path stringData/other'" in result.stderr) == ("kindFrom" in name), result.stderr
         assert "ZQSECRETMARKER" not in result.stderr and "WlFTRUNSRVRNQVJLRVI" not in result.stderr
 
 
