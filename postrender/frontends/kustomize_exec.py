@@ -491,7 +491,8 @@ def _readable_rows(rows: Any, origin: str) -> tuple[list[dict[str, Any]], list[s
             continue
         specs = entry.get("fieldSpecs") if isinstance(entry, dict) else None
         # The entry's own fields first, said once at its own place (review61b:
-        # an unknown key was pinned on each of its fieldSpecs in turn).
+        # an unknown key was pinned on each of its fieldSpecs in turn); the
+        # reader takes an entry of no fieldSpecs (test_kustomize_spellings holds it to that).
         problem = _row_problem({**entry, "fieldSpecs": []} if isinstance(specs, list) else entry, origin,
                                f"nameReference[{i}]")
         if problem is not None or not isinstance(specs, list):

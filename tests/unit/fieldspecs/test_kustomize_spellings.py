@@ -165,3 +165,11 @@ def test_the_skipped_row_is_warned_of_as_the_exec_transformer(tmp_path):
     assert "kc.yaml: nameReference[0].fieldSpecs[3].path: bad path 'spec//cm'; postrender skips this row" \
         in result.stderr
     assert _every_reference_names_the_version(result.stdout), result.stdout
+
+
+def test_an_entry_of_no_field_specs_reads():
+    # kustomize_exec checks an entry's own fields alone by giving it none:
+    # the reader must take that, or every entry would be said unreadable.
+    from postrender.fieldspecs import ReferenceTable
+
+    ReferenceTable().extend({"nameReference": [{"kind": "ConfigMap", "version": "v1", "fieldSpecs": []}]}, "t")
