@@ -109,8 +109,11 @@ class LiveState:
 
     def report_missing(self, reporter: Reporter) -> None:
         for what, users in self.missing():
+            # A `helm rollback` deletes the versions newer than its revision
+            # (README), the likeliest cause (helm4x61).
             reporter.warn(f"{what} is named by {describe_users(users)}, but is not in the cluster: their pods, and"
-                          " a rollback to them, fail to start (was it deleted by hand?)")
+                          " a rollback to them, fail to start (deleted by hand, or by a `helm rollback` to an"
+                          " earlier revision?)")
 
 
 def parse_time(value: str | None) -> datetime:

@@ -475,4 +475,5 @@ def test_a_version_live_objects_name_but_the_cluster_lacks_is_said_missing():
     state.report_missing(Reporter(stderr=stderr))
     assert stderr.getvalue() == (
         "postrender: warning: ConfigMap/app/config-b2ct8d4hmg is named by Pod/web-0-x, ReplicaSet/web-0, but is not in"
-        " the cluster: their pods, and a rollback to them, fail to start (was it deleted by hand?)\n")
+        " the cluster: their pods, and a rollback to them, fail to start (deleted by hand, or by a `helm rollback`"
+        " to an earlier revision?)\n")
