@@ -441,8 +441,13 @@ def _version(
             return Version(obj, digest, name, name, excluded=read_by_name)
         if not consumed:
             return Version(obj, digest, name, name, excluded=UNREFERENCED)
-    keep = options.keeps_original(obj)
     base = base if base is not None else base_name_of(obj)
+    # A copy keeps the name a chart gave, its base name. An earlier version
+    # whose content changed (a GitOps repo's committed output, edited) is
+    # under another: a copy there came back holding the new data under the
+    # old version's name, immutable, which the API server refuses (modes61).
+    # Its copy, if it keeps one, is in the stream already, under the base.
+    keep = options.keeps_original(obj) and name == base
     target = renamed_around(obj, base, digest) or versioned_name(base, digest)
     if marked_with(obj, digest) and name == target:
         return Version(obj, digest, base, name, unchanged=True, keep_original=False)

@@ -278,3 +278,33 @@ def test_the_immutable_mark_is_data(tmp_path):
     config.write_text("podSpecs:\n  - {kind: Task, group: example.com, path: spec/podTemplate/spec}\n")
     mutable = _by_name(run_postrender(["--config", str(config)], STREAM + task).stdout)
     assert _env_from(mutable["Task/t"]["spec"]["podTemplate"]["spec"])[0].startswith("settings-")
+
+
+@pytest.mark.parametrize("kind,data,args", [
+    ("Secret", "data:\n  pw: b2xk\n", []),  # a Secret keeps a copy under the default
+    ("ConfigMap", "data:\n  pw: old\n", ["--keep-original=all"]),
+])
+def test_an_earlier_version_edited_in_committed_output_keeps_no_copy_under_its_own_name(kind, data, args):
+    # modes61: a GitOps repo commits the output and edits a version's data.
+    # Rendered again, the old version's name came back as a "copy" holding
+    # the new data, immutable: the API server refuses it, and the old name
+    # no longer said what it held.
+    ref = "secretRef" if kind == "Secret" else "configMapRef"
+    stream = (f"apiVersion: v1\nkind: {kind}\nmetadata:\n  name: creds\n{data}---\n"
+              "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    spec:\n"
+              f"      containers: [{{name: c, envFrom: [{{{ref}: {{name: creds}}}}]}}]\n")
+    first = run_postrender(args, stream)
+    assert first.status == 0, first.stderr
+    old = _by_name(first.stdout)
+    (versioned,) = [name for name in old if name.startswith(f"{kind}/creds-")]
+    edited = first.stdout.replace("b2xk", "bmV3") if kind == "Secret" else first.stdout.replace("pw: old", "pw: new")
+    again = run_postrender(args, edited)
+    assert again.status == 0 and "immutable" not in again.stderr, again.stderr
+    out = _by_name(again.stdout)
+    assert versioned not in out, "the old version's name holds the new data nowhere"
+    (new,) = [name for name in out if name.startswith(f"{kind}/creds-")]
+    assert out[new]["metadata"]["labels"]["postrender.io/base-name"] == "creds"
+    assert f"{kind}/creds" in out, "the copy under the base name stays"
+    [named] = _env_from(out["Deployment/web"]["spec"]["template"]["spec"]) if kind == "ConfigMap" else [
+        e["secretRef"]["name"] for e in out["Deployment/web"]["spec"]["template"]["spec"]["containers"][0]["envFrom"]]
+    assert f"{kind}/{named}" == new
