@@ -32,6 +32,7 @@ from ..syntax.nodes import (
     EXPLICIT_STR_STYLE,
     MERGE_KEY,
     PROPERTIES,
+    SIGNED_ZERO_LABELS,
     STR_TAG,
     Composer,
     DroppingComposer,
@@ -54,6 +55,7 @@ from ..syntax.nodes import (
     get,
     get_str,
     go_key,
+    is_float_zero,
     is_merge_key,
     is_null,
     is_string,
@@ -2927,7 +2929,7 @@ def _check_mapping(doc: Document, node: MappingNode, tags: bool, shown: tuple[st
                 label = json_key(key) if tags else plain_json_key(label)
             except NotReadable as exc:
                 _unreadable(doc, key, str(exc))
-            if label in _SIGNED_ZERO:
+            if label in SIGNED_ZERO_LABELS:
                 _one_float_zero(node, keys, label, key, shown, earlier)
         first = keys.get(label)
         if first is not None:
@@ -2945,20 +2947,17 @@ def _check_mapping(doc: Document, node: MappingNode, tags: bool, shown: tuple[st
         _check_merged_keys(doc, node, shown)
 
 
-# The JSON keys of float zeros (`0.0`, `-0.0`, `-0e0`), each to the other.
-_SIGNED_ZERO = {"0": "-0", "-0": "0"}
-
-
 def _one_float_zero(node: MappingNode, keys: dict[str, int], label: str, key: ScalarNode,
                     shown: tuple[str, str] | None, earlier: list[_Earlier]) -> None:
     """`0.0` and `-0.0` are one key in go-yaml's map (float64s, equal),
     which takes the later one's spelling too (Go updates a float key): of
     two JSON keys, "0" and "-0", Kubernetes gets the later only (oracle61).
     The earlier entry is left out as any overridden one is."""
-    twin = keys.get(_SIGNED_ZERO[label])
-    if twin is not None and go_key(node.value[twin][0]) == go_key(key):
+    other = SIGNED_ZERO_LABELS[label]
+    twin = keys.get(other)
+    if twin is not None and is_float_zero(key, label) and is_float_zero(node.value[twin][0], other):
         earlier.append(_Earlier(node, twin, key, shown))
-        del keys[_SIGNED_ZERO[label]]
+        del keys[other]
 
 
 def _mark_explicit_str(text: str, node: ScalarNode) -> bool:

@@ -223,12 +223,13 @@ def _immutable_kept(graph: Graph, the_plan: Plan) -> list[str]:
     copies = [f"{v.obj.describe()} says immutable: true, and so does the unsuffixed copy it keeps (--keep-original):"
               " a change to its data will fail to apply to the copy (take `immutable` out: postrender marks each"
               " version immutable itself)" for v in the_plan.versioned if v.keep_original and says_immutable(v.obj)]
+    kept_names = [(obj, version) for obj in graph.config_objects if says_immutable(obj)
+                  if (version := the_plan.of(obj)) is not None and not version.name_follows_content]
+    if not kept_names:
+        return copies  # most streams: no pass over the references for it
     reached = {id(ref.target) for ref in graph.references if ref.target is not None}
     kept = []
-    for obj in graph.config_objects:
-        version = the_plan.of(obj) if says_immutable(obj) else None
-        if version is None or version.name_follows_content:
-            continue
+    for obj, version in kept_names:
         if id(obj) not in reached and version.excluded in _NOTHING_USES_IT:
             continue
         if version.excluded == EMPTY:

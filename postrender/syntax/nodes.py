@@ -1332,13 +1332,18 @@ def _json_identity(key: Node) -> object:
         return ("node", id(key))
     # `0.0` and `-0.0` are one float key to go-yaml, whose JSON key is the
     # later's ("0" or "-0"), as read.py reads a mapping's own (review61a).
-    if label in _ZERO_LABELS and go_key(key) == _FLOAT_ZERO:
-        return _FLOAT_ZERO
-    return label
+    return _FLOAT_ZERO if is_float_zero(key, label) else label
 
 
-_ZERO_LABELS = frozenset({"0", "-0"})
+# The JSON keys of a float zero key, each to the other's.
+SIGNED_ZERO_LABELS = {"0": "-0", "-0": "0"}
 _FLOAT_ZERO = ("float", 0.0)
+
+
+def is_float_zero(key: Node, label: str) -> bool:
+    """Whether a key whose JSON key is `label` is a float zero (`0.0`,
+    `-0.0`, `-0e0`): go-yaml holds all of them as one key of its map."""
+    return label in SIGNED_ZERO_LABELS and go_key(key) == _FLOAT_ZERO
 
 
 def go_key(key: Node) -> object:
