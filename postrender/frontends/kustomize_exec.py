@@ -38,6 +38,8 @@ FIELD_SPEC_SECTIONS = SECTIONS
 # they reach us in the file too. A KRM function gets no arguments from them.
 _KUSTOMIZE_OWN = ("argsOneLiner", "argsFromFile")
 _ENVELOPE = ("apiVersion", "kind", "metadata")
+# A v1 ConfigMap's own fields: options are read from `data` alone.
+_CONFIGMAP_FIELDS = (*_ENVELOPE, "data", "binaryData", "immutable")
 
 
 @dataclass(frozen=True)
@@ -74,11 +76,12 @@ def parse(data: Any, origin: str, exec_plugin: bool = False) -> PluginConfig:
     _check_metadata(data.get("metadata"), where)
     if kind == KIND:
         if api_version != API_VERSION:
-            raise UsageError(f"{where}: apiVersion must be {API_VERSION}, not {quoted(api_version)}")
+            said = "is missing" if api_version is None else f"not {quoted(api_version)}"
+            raise UsageError(f"{where}: apiVersion must be {API_VERSION}; it {said}")
         return _from_postrender(data, where, exec_plugin)
     if kind == "ConfigMap" and api_version == "v1":
         return _from_configmap(data, where)
-    raise UsageError(f"{where}: expected kind {KIND} ({API_VERSION}) or a v1 ConfigMap, found {quoted(kind)}")
+    raise UsageError(f"{where}: expected kind {KIND} ({API_VERSION}) or a v1 ConfigMap, found {'no kind' if kind is None else quoted(kind)}")
 
 
 def _name(data: dict[str, Any]) -> str | None:
@@ -121,7 +124,14 @@ def _from_postrender(data: dict[str, Any], where: str, exec_plugin: bool) -> Plu
 
 def _from_configmap(data: dict[str, Any], where: str) -> PluginConfig:
     """kpt passes `--fn-config`/`configMap:` options as a ConfigMap of strings."""
-    entries = data.get("data") or {}
+    # A field a ConfigMap does not have (`spec:`, an option written beside
+    # `data`) was ignored, and the run went on without the option asked for.
+    unknown = sorted(str(k) for k in data if k not in _CONFIGMAP_FIELDS)
+    if unknown:
+        raise UsageError(f"{where}: unknown field(s) {', '.join(unknown)} (a ConfigMap's options go under data)")
+    entries = data.get("data")
+    if entries is None:
+        entries = {}
     if not isinstance(entries, dict):
         raise UsageError(f"{where}: data must be a mapping")
     keys = by_config_key()

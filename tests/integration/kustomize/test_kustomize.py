@@ -518,6 +518,9 @@ def test_postrender_config_fields_become_render_options():
 def test_kpt_style_configmap_function_config():
     config = parse({"apiVersion": "v1", "kind": "ConfigMap", "data": {"namespace": "a", "mutable": "true"}}, "fc")
     assert config == PluginConfig(origin="fc", values={"namespace": "a", "mutable": True})
+    # A ConfigMap's other fields are its own, not options, and not refused.
+    assert parse({"apiVersion": "v1", "kind": "ConfigMap", "immutable": True, "binaryData": {}, "data": {}}, "fc") == (
+        PluginConfig(origin="fc", values={}))
 
 
 @pytest.mark.parametrize(
@@ -534,6 +537,16 @@ def test_kpt_style_configmap_function_config():
         ({"apiVersion": "postrender.io/v1alpha1", "kind": "PostRender", "metadata": [1]},
          "test: metadata must be a mapping, not list"),
         ({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": True}}, "metadata.name must be a string"),
+        # A ConfigMap's options go under data: beside it, or under a spec a
+        # ConfigMap does not have, they were ignored and the run went on (krm62).
+        ({"apiVersion": "v1", "kind": "ConfigMap", "spec": {"mutable": "true"}},
+         "test: unknown field(s) spec (a ConfigMap's options go under data)"),
+        ({"apiVersion": "v1", "kind": "ConfigMap", "data": {"mutable": "true"}, "mutable": False},
+         "test: unknown field(s) mutable"),
+        ({"apiVersion": "v1", "kind": "ConfigMap", "data": []}, "test: data must be a mapping"),
+        # Absent is said in words, not as Python's None.
+        ({}, "expected kind PostRender (postrender.io/v1alpha1) or a v1 ConfigMap, found no kind"),
+        ({"kind": "PostRender"}, "apiVersion must be postrender.io/v1alpha1; it is missing"),
     ],
 )
 def test_bad_configs_are_usage_errors(data, message):
