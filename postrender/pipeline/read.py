@@ -656,7 +656,9 @@ def _directives_after_end(chunk: str) -> tuple[int, int] | None:
         start = marker + 1
         newline = chunk.find("\n", start)
         after = len(chunk) if newline == -1 else newline + 1
-        if _MARKER_LINE.fullmatch(chunk[start:after].rstrip("\r\n")):
+        # (`... ` with white space after it ends a document too, as libyaml
+        # and kubectl read it: syntax62.)
+        if _MARKER_LINE.fullmatch(chunk[start:after].rstrip(" \t\r\n")):
             return (start, after) if after < len(chunk) and _only_directives(chunk[after:]) else None
     return None
 
@@ -768,10 +770,19 @@ def opens_with_marker(text: str, at: int = 0) -> bool:
 
 
 def _hidden_from_yaml(text: str, at: int) -> bool:
-    """Whether the separator line at `at` is text to YAML (`---#x`): libyaml
-    takes `---` for a marker only before a space, a tab or a line break.
+    """Whether the separator line at `at` (one to kubectl) holds text to
+    YAML: libyaml takes `---` for a marker only before a space, a tab or a
+    line break (`---#x` is text), and reads white space only Go trims
+    (`--- ` and NBSP, VT, U+3000...) as a scalar after the marker (syntax62).
     Composed with the line masked (_masked)."""
-    return at + 3 < len(text) and text[at + 3] not in " \t\r\n"
+    after = at + 3
+    if after == len(text) or text[after] == "\n":
+        return False  # most separators
+    if text[after] not in " \t\r":
+        return True
+    end = text.find("\n", after)
+    rest = (text[after:] if end == -1 else text[after:end]).lstrip(" \t").rstrip("\r")
+    return bool(rest) and rest[0] != "#"
 
 
 def _read_as_text(text: str, at: int, starts: array) -> bool:
@@ -1784,7 +1795,7 @@ _ODD_NAMES = {"\r": "a CR without LF", "\x85": "NEL (U+0085)", "\u2028": "U+2028
 
 def _compose(doc: Document, limits: Limits, count: _Count, parts: _Parts | None = None) -> Node | None:
     text = doc.text
-    if not text or text.isspace() or only_comments(text):  # (not text.strip(), without copying the text)
+    if not text or (text.isspace() or only_comments(text)) and not _may_not_be_blank_to_yaml(text):
         count.add_nodes(doc, _EMPTY_DOCUMENT_NODES)
         return None
     masked = _masked(doc)
@@ -1802,6 +1813,17 @@ def _compose(doc: Document, limits: Limits, count: _Count, parts: _Parts | None 
 
 # A document without an object: its start, a null and its end.
 _EMPTY_DOCUMENT_NODES = 3
+
+# White space Python's isspace() and strip() count and YAML's blank does not
+# (a space or a line break): a line holding only a tab, VT, FF, NBSP and the
+# like is content to go-yaml and libyaml alike, and kubectl refuses the
+# stream (syntax62). A document seeming blank or comments that holds any is
+# composed, and libyaml refuses it (or reads a comment's tab as a comment).
+_NOT_YAML_BLANK = LazyPattern("[" + _GO_SPACE.replace(" ", "").replace("\n", "").replace("\r", "") + "]")
+
+
+def _may_not_be_blank_to_yaml(text: str) -> bool:
+    return _NOT_YAML_BLANK.search(text) is not None
 
 
 def _parse_events(doc: Document, masked: str | None) -> int:

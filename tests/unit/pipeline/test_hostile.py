@@ -438,11 +438,14 @@ def test_empty_input_gives_empty_output():
         assert (result.status, result.stdout, result.stderr) == (0, text, "")
 
 
-def test_directives_after_a_document_end_belong_to_the_document_after_them():
-    text = CM + "...\n%YAML 1.1\n%TAG !k! tag:kubernetes.io,2024:\n---\n" + DEPLOY
+@pytest.mark.parametrize("end", ["...", "... ", "...\t", "... \t# c"])
+def test_directives_after_a_document_end_belong_to_the_document_after_them(end):
+    # A `...` line ends a document with white space after it too, as libyaml
+    # and kubectl read it (syntax62: `... ` before a directive was refused).
+    text = CM + end + "\n%YAML 1.1\n%TAG !k! tag:kubernetes.io,2024:\n---\n" + DEPLOY
     result = run_postrender([], text)
     assert result.status == 0, result.stderr
-    assert "\n...\n%YAML 1.1\n%TAG !k! tag:kubernetes.io,2024:\n---\napiVersion: apps/v1\n" in result.stdout
+    assert f"\n{end}\n%YAML 1.1\n%TAG !k! tag:kubernetes.io,2024:\n---\napiVersion: apps/v1\n" in result.stdout
     assert re.search(r"^          name: cfg-\w{10}$", result.stdout, re.M)
     # Errors still count lines from the top of the stream.
     assert_refused(run_postrender([], text.replace("kind: Deployment", "kind: [")), 2, 12, "invalid YAML")
@@ -474,6 +477,22 @@ def test_directives_kubectl_refuses_are_refused(text, document, line):
     # kubectl's first chunk of a file holds the directives alone, and a `...`
     # with no document before it opens its chunk: go-yaml refuses both.
     assert_refused(run_postrender([], text), document, line, "a directive (a line that starts with %)")
+
+
+@pytest.mark.parametrize("blank", ["\t", " \t", "\v", "\f", "\xa0", "\u3000", "\t# a comment", "  # c\n\t"])
+@pytest.mark.parametrize("last", [False, True], ids=["between", "last"])
+def test_a_document_blank_to_python_but_not_to_yaml_is_refused(blank, last):
+    # A tab-only line, VT, FF or NBSP is white space to str.isspace() and
+    # content to go-yaml and libyaml: kubectl refuses the stream, which
+    # postrender had passed, the line and all (syntax62).
+    text = CM + "---\n" + blank + "\n" + ("" if last else "---\n" + DEPLOY)
+    result = run_postrender([], text)
+    assert result.status == 1 and result.stdout == "", result.stderr
+    assert "document 2" in result.stderr and "Traceback" not in result.stderr
+    # Blanks YAML reads as blanks, and such characters inside a comment, pass.
+    for passing in (" \n", "# a\tcomment\xa0\n", "  \r\n"):
+        text = CM + "---\n" + passing + ("" if last else "---\n" + DEPLOY)
+        assert run_postrender([], text).status == 0, text
 
 
 def test_a_comment_document_ended_by_dots_is_refused_at_the_dots():
@@ -524,7 +543,10 @@ def test_a_line_that_starts_with_three_dashes_is_a_separator_or_refused(line, tm
     assert_refused(run_postrender(["-f", str(first), "-f", str(second)], ""), 2, 1, "more than white space")
 
 
-GLUED_SEPARATORS = ["---#x", "---#", "---#---", "---\v#x", "---\f", "---\xa0# nbsp", "---\u3000", "---# \t"]
+# (And white space Go trims and YAML does not, after a space or a tab:
+# libyaml read the marker, then a scalar, syntax62.)
+GLUED_SEPARATORS = ["---#x", "---#", "---#---", "---\v#x", "---\f", "---\xa0# nbsp", "---\u3000", "---# \t",
+                    "--- \xa0", "---\t\u3000", "--- \v", "--- \xa0# c", "---  \u202f\t"]
 
 
 @pytest.mark.parametrize("crlf", [False, True], ids=["lf", "crlf"])
@@ -551,9 +573,11 @@ def test_a_separator_yaml_reads_as_text_splits_where_kubectl_splits(line, crlf):
     (CM + "---\n---#x\n" + CM, 2, 8),
     (CM + "--- # a comment\r\n---\v\r\n" + CM, 2, 8),
     (CM + "---#x\n---#x\n" + CM, 2, 8),
+    ("--- \xa0\n" + CM, 1, 1),
     ('{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "j"}}\n---#x\n' + CM, 1, 2),
     ('  {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "j"}} \t\n---#x\n' + CM, 1, 2),
-], ids=["first line", "after the first ---", "after a ---", "crlf", "after a ---#", "after JSON", "after JSON and spaces"])
+], ids=["first line", "after the first ---", "after a ---", "crlf", "after a ---#", "after a space, nbsp", "after JSON",
+        "after JSON and spaces"])
 def test_a_separator_kubectl_reads_as_text_is_refused(text, document, line):
     # kubectl drops a separator line only when a line came since the last
     # one it dropped; otherwise go-yaml reads it, and `---#x` is text.
