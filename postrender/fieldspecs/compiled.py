@@ -7,7 +7,7 @@ run the script; tests/unit/fieldspecs/test_compiled_fieldspecs.py checks the two
 import json
 
 # sha256 of each source table when this was generated.
-SOURCES = {'builtin.yaml': '8d57e0a4073bc8a5df80d96a1244f5f8d2f3c1ba5c80a26498095b4b3fde0b21',
+SOURCES = {'builtin.yaml': 'e6a99effed0985a9f1107305489fb781b0136b3a557f0ac42997bbb3ffa5f457',
  'bulk.yaml': 'b455ab0ba389a28bc2808a464c7d3b76ec98eadb118c2e995d9bbb48de99d41a',
  'dependencies.yaml': '7eb6c9031b701775c1705fd2c3b67df81209b76dd8f7e7b4cd5a014d6ac343a2',
  'fixednames.yaml': 'fc5620e03e106be37c12ec34d4185f33f87db227892469995bc3c9f09e6bcf1f',
@@ -2280,18 +2280,20 @@ TABLES = json.loads(r'''{
       "kind": "ClusterPolicy",
       "group": "kyverno.io",
       "namespaceField": "namespace",
+      "keepsName": "Kyverno copies the whole object (immutable: true too) into each resource the rule generates, and updates those copies in place",
       "paths": [
-       "spec/rules/generate[kind=ConfigMap][apiVersion=v1]/clone/name",
-       "spec/rules/generate/foreach[kind=ConfigMap][apiVersion=v1]/clone/name"
+       "spec/rules/generate[kind=ConfigMap][apiVersion=v1?]/clone/name",
+       "spec/rules/generate/foreach[kind=ConfigMap][apiVersion=v1?]/clone/name"
       ]
      },
      {
       "kind": "Policy",
       "group": "kyverno.io",
       "namespaceField": "namespace",
+      "keepsName": "Kyverno copies the whole object (immutable: true too) into each resource the rule generates, and updates those copies in place",
       "paths": [
-       "spec/rules/generate[kind=ConfigMap][apiVersion=v1]/clone/name",
-       "spec/rules/generate/foreach[kind=ConfigMap][apiVersion=v1]/clone/name"
+       "spec/rules/generate[kind=ConfigMap][apiVersion=v1?]/clone/name",
+       "spec/rules/generate/foreach[kind=ConfigMap][apiVersion=v1?]/clone/name"
       ]
      }
     ]
@@ -2304,18 +2306,20 @@ TABLES = json.loads(r'''{
       "kind": "ClusterPolicy",
       "group": "kyverno.io",
       "namespaceField": "namespace",
+      "keepsName": "Kyverno copies the whole object (immutable: true too) into each resource the rule generates, and updates those copies in place",
       "paths": [
-       "spec/rules/generate[kind=Secret][apiVersion=v1]/clone/name",
-       "spec/rules/generate/foreach[kind=Secret][apiVersion=v1]/clone/name"
+       "spec/rules/generate[kind=Secret][apiVersion=v1?]/clone/name",
+       "spec/rules/generate/foreach[kind=Secret][apiVersion=v1?]/clone/name"
       ]
      },
      {
       "kind": "Policy",
       "group": "kyverno.io",
       "namespaceField": "namespace",
+      "keepsName": "Kyverno copies the whole object (immutable: true too) into each resource the rule generates, and updates those copies in place",
       "paths": [
-       "spec/rules/generate[kind=Secret][apiVersion=v1]/clone/name",
-       "spec/rules/generate/foreach[kind=Secret][apiVersion=v1]/clone/name"
+       "spec/rules/generate[kind=Secret][apiVersion=v1?]/clone/name",
+       "spec/rules/generate/foreach[kind=Secret][apiVersion=v1?]/clone/name"
       ]
      }
     ]

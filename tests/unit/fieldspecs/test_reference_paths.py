@@ -345,6 +345,112 @@ def test_an_operator_mounting_objects_at_paths_of_their_names_keeps_the_names(ki
     assert f"{kind}/mon/main spec.configMaps[0]: the operator mounts it at /etc/" in result.stderr
 
 
+KYVERNO = """apiVersion: v1
+kind: {target}
+metadata: {{name: regcred, namespace: default}}
+data: {{k: dg==}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: d, namespace: default}}
+spec:
+  template:
+    spec:
+      containers: [{{name: c, image: i, envFrom: [{{{ref}: {{name: regcred}}}}]}}]
+---
+apiVersion: kyverno.io/v1
+kind: {policy}
+metadata: {{name: sync, namespace: default}}
+spec:
+  rules:
+  - name: sync
+    match: {{any: [{{resources: {{kinds: [Namespace]}}}}]}}
+    generate:
+{generate}
+"""
+GENERATE = """      {api}kind: {target}
+      name: regcred
+      namespace: "{{{{request.object.metadata.name}}}}"
+      synchronize: true
+      clone: {{namespace: default, name: regcred}}"""
+FOREACH = """      foreach:
+      - list: request.object.metadata.labels
+        {api}kind: {target}
+        name: regcred
+        namespace: "{{{{request.object.metadata.name}}}}"
+        clone: {{namespace: default, name: regcred}}"""
+
+
+@pytest.mark.parametrize("target", ["Secret", "ConfigMap"])
+@pytest.mark.parametrize("policy", ["ClusterPolicy", "Policy"])
+@pytest.mark.parametrize("shape", [GENERATE, FOREACH], ids=["generate", "foreach"])
+@pytest.mark.parametrize("api", ["apiVersion: v1\n", ""], ids=["v1", "no-apiVersion"])
+@pytest.mark.parametrize("flags", [[], ["--keep-original=none"]])
+def test_a_kyverno_clone_keeps_naming_the_mutable_object(target, policy, shape, api, flags):
+    # refs62: the clone was rewritten to the immutable version. Kyverno copies
+    # the whole source (immutable: true and postrender's labels too) into
+    # every namespace, and with synchronize: true updates the copies in
+    # place: the API server refused the next version's data. A rule without
+    # apiVersion (Kyverno <1.10) was neither rewritten nor held, and under
+    # --keep-original=none named nothing.
+    indent = " " * (8 if shape is FOREACH else 6)
+    generate = shape.format(api=api.replace("\n", "\n" + indent) if api else "", target=target)
+    ref = "secretRef" if target == "Secret" else "configMapRef"
+    result = run_postrender(flags, KYVERNO.format(target=target, ref=ref, policy=policy, generate=generate))
+    assert result.status == 0, result.stderr
+    out = [d for d in YAML(typ="safe").load_all(result.stdout) if d]
+    rule = next(d for d in out if d["kind"] == policy)["spec"]["rules"][0]["generate"]
+    clone = (rule["foreach"][0] if shape is FOREACH else rule)["clone"]
+    assert clone == {"namespace": "default", "name": "regcred"}
+    (source,) = [d for d in out if d["kind"] == target and d["metadata"]["name"] == "regcred"]
+    assert "immutable" not in source and "postrender.io/versioned" not in (source["metadata"].get("labels") or {})
+    # The workload still reads a version of its own.
+    web = next(d for d in out if d["kind"] == "Deployment")
+    assert web["spec"]["template"]["spec"]["containers"][0]["envFrom"][0][ref]["name"].startswith("regcred-")
+
+
+CLONE_LIST = """apiVersion: v1
+kind: Secret
+metadata: {{name: regcred, namespace: default, labels: {{clone: "yes"}}{opt}}}
+data: {{k: dg==}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: d, namespace: default}}
+spec:
+  template:
+    spec:
+      containers: [{{name: c, image: i, envFrom: [{{secretRef: {{name: regcred}}}}]}}]
+---
+apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {{name: sync}}
+spec:
+  rules:
+  - name: sync
+    match: {{any: [{{resources: {{kinds: [Namespace]}}}}]}}
+    generate:
+      namespace: "{{{{request.object.metadata.name}}}}"
+      synchronize: true
+      cloneList: {{namespace: default, kinds: [v1/Secret], selector: {{matchLabels: {{clone: "yes"}}}}}}
+"""
+
+
+def test_a_kyverno_clone_list_source_opted_out_keeps_its_name_and_rolls_by_hash():
+    # refs62: a cloneList selects its sources by label, which no rewrite
+    # follows: a versioned source would be cloned as every version and its
+    # copy. README: opt it out; it then keeps its name, which is what the
+    # cloneList clones, and the workload beside it rolls by hash.
+    opted_out = ', annotations: {postrender.io/versioned: "false"}'
+    result = run_postrender(["--keep-original=none"], CLONE_LIST.format(opt=opted_out))
+    assert result.status == 0, result.stderr
+    out = [d for d in YAML(typ="safe").load_all(result.stdout) if d]
+    assert [d["metadata"]["name"] for d in out if d["kind"] == "Secret"] == ["regcred"]
+    web = next(d for d in out if d["kind"] == "Deployment")
+    assert web["spec"]["template"]["spec"]["containers"][0]["envFrom"][0]["secretRef"]["name"] == "regcred"
+    assert "postrender.io/config-hash" in web["spec"]["template"]["metadata"]["annotations"]
+
+
 def test_keeps_name_says_why_as_text(tmp_path):
     config = tmp_path / "c.yaml"
     config.write_text("nameReference:\n- kind: Secret\n  fieldSpecs:\n  - {kind: B, path: spec/s, keepsName: true}\n")
