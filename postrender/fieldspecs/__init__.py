@@ -70,6 +70,11 @@ class FieldSpec:
     # held, and the object keeps its name, or an unsuffixed copy does
     # (render._holds).
     keeps_name: str | None = None
+    # keepsNameWithoutNamespace: why a name stated without a namespace must
+    # stay, where its reader takes it in the namespace of each object using
+    # the referrer (a ClusterSecretStore's referent authentication, read in
+    # each ExternalSecret's namespace): held as keeps_name is, and only so.
+    keeps_name_without_namespace: str | None = None
 
     def matches(self, group: str, version: str) -> bool:
         return (self.group is None or self.group == group) and (self.version is None or self.version == version)
@@ -544,6 +549,8 @@ def _field_spec(target: str, raw: dict[str, Any], origin: str) -> FieldSpec:
         stream_only=raw.get("streamOnly", False) is True,
         kind_from=kind_from,
         keeps_name=_keeps_name(raw.get("keepsName"), origin),
+        keeps_name_without_namespace=_keeps_name(raw.get("keepsNameWithoutNamespace"), origin,
+                                                 "keepsNameWithoutNamespace"),
     )
 
 
@@ -557,11 +564,11 @@ def _in_secret_values(kind: str, group: Any, path: tuple[Segment, ...]) -> bool:
     return kind in ("Secret", ANY_KIND) and group in (None, "") and bool(path) and path[0].key in _SECRET_VALUES
 
 
-def _keeps_name(raw: Any, origin: str) -> str | None:
+def _keeps_name(raw: Any, origin: str, key: str = "keepsName") -> str | None:
     if raw is None:
         return None
     if not isinstance(raw, str) or not raw.strip():
-        raise UsageError(f"{origin}: keepsName says why, as text (got {quoted(raw)})")
+        raise UsageError(f"{origin}: {key} says why, as text (got {quoted(raw)})")
     return raw
 
 

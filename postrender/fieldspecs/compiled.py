@@ -7,7 +7,7 @@ run the script; tests/unit/fieldspecs/test_compiled_fieldspecs.py checks the two
 import json
 
 # sha256 of each source table when this was generated.
-SOURCES = {'builtin.yaml': 'e6a99effed0985a9f1107305489fb781b0136b3a557f0ac42997bbb3ffa5f457',
+SOURCES = {'builtin.yaml': '423dc7d544656cc714530f5d71e03124c225f9e19a513f81b63a1d4d3ceb616c',
  'bulk.yaml': 'b455ab0ba389a28bc2808a464c7d3b76ec98eadb118c2e995d9bbb48de99d41a',
  'dependencies.yaml': '7eb6c9031b701775c1705fd2c3b67df81209b76dd8f7e7b4cd5a014d6ac343a2',
  'fixednames.yaml': 'fc5620e03e106be37c12ec34d4185f33f87db227892469995bc3c9f09e6bcf1f',
@@ -1731,6 +1731,7 @@ TABLES = json.loads(r'''{
       "kind": "ClusterSecretStore",
       "group": "external-secrets.io",
       "namespaceField": "namespace",
+      "keepsNameWithoutNamespace": "without a namespace, External Secrets reads it in the namespace of each ExternalSecret that uses the store (referent authentication)",
       "paths": [
        "spec/provider/aws/auth/secretRef/accessKeyIDSecretRef/name",
        "spec/provider/aws/auth/secretRef/secretAccessKeySecretRef/name",
@@ -1796,19 +1797,22 @@ TABLES = json.loads(r'''{
       "kind": "ClusterSecretStore",
       "group": "external-secrets.io",
       "path": "spec/provider/*/caProvider[type=Secret]/name",
-      "namespaceField": "namespace"
+      "namespaceField": "namespace",
+      "keepsNameWithoutNamespace": "without a namespace, External Secrets reads it in the namespace of each ExternalSecret that uses the store (referent authentication)"
      },
      {
       "kind": "ClusterSecretStore",
       "group": "external-secrets.io",
       "path": "spec/provider/*/server/caProvider[type=Secret]/name",
-      "namespaceField": "namespace"
+      "namespaceField": "namespace",
+      "keepsNameWithoutNamespace": "without a namespace, External Secrets reads it in the namespace of each ExternalSecret that uses the store (referent authentication)"
      },
      {
       "kind": "ClusterSecretStore",
       "group": "external-secrets.io",
       "path": "spec/provider/ovh/auth/mtls/caProvider[type=Secret]/name",
-      "namespaceField": "namespace"
+      "namespaceField": "namespace",
+      "keepsNameWithoutNamespace": "without a namespace, External Secrets reads it in the namespace of each ExternalSecret that uses the store (referent authentication)"
      }
     ]
    },
@@ -1838,19 +1842,22 @@ TABLES = json.loads(r'''{
       "kind": "ClusterSecretStore",
       "group": "external-secrets.io",
       "path": "spec/provider/*/caProvider[type=ConfigMap]/name",
-      "namespaceField": "namespace"
+      "namespaceField": "namespace",
+      "keepsNameWithoutNamespace": "without a namespace, External Secrets reads it in the namespace of each ExternalSecret that uses the store (referent authentication)"
      },
      {
       "kind": "ClusterSecretStore",
       "group": "external-secrets.io",
       "path": "spec/provider/*/server/caProvider[type=ConfigMap]/name",
-      "namespaceField": "namespace"
+      "namespaceField": "namespace",
+      "keepsNameWithoutNamespace": "without a namespace, External Secrets reads it in the namespace of each ExternalSecret that uses the store (referent authentication)"
      },
      {
       "kind": "ClusterSecretStore",
       "group": "external-secrets.io",
       "path": "spec/provider/ovh/auth/mtls/caProvider[type=ConfigMap]/name",
-      "namespaceField": "namespace"
+      "namespaceField": "namespace",
+      "keepsNameWithoutNamespace": "without a namespace, External Secrets reads it in the namespace of each ExternalSecret that uses the store (referent authentication)"
      }
     ]
    },
@@ -1977,6 +1984,7 @@ TABLES = json.loads(r'''{
       "kind": "ClusterSecretStore",
       "group": "external-secrets.io",
       "namespaceField": "namespace",
+      "keepsNameWithoutNamespace": "without a namespace, External Secrets reads it in the namespace of each ExternalSecret that uses the store (referent authentication)",
       "paths": [
        "spec/provider/akeyless/authSecretRef/kubernetesAuth/secretRef/name",
        "spec/provider/akeyless/authSecretRef/secretRef/accessID/name",

@@ -99,6 +99,7 @@ FIELD_SPEC = {
     "streamOnly": _flag,
     "kindFrom": _kind_from,
     "keepsName": _why,
+    "keepsNameWithoutNamespace": _why,
 }
 def _waits(value: Any) -> str | None:
     ok = isinstance(value, list) and all(

@@ -45,10 +45,12 @@ class Reference:
     # The objects an AMBIGUOUS name matches; empty otherwise (one shared
     # empty tuple, not a list each: a render holds every reference).
     candidates: Sequence[KubeObject] = ()
-    # The namespace field's CSI template (`${volumesnapshot.namespace}`), where
-    # it holds one: the name then means the object of that name in each
-    # claim's or snapshot's namespace (_csi_template).
-    namespace_template: str | None = None
+    # Why the name means the object of that name in each namespace that uses
+    # the referrer, where it does: the namespace field holds a CSI template
+    # (`${volumesnapshot.namespace}`: each snapshot's, _csi_template), or
+    # the reference states no namespace where the spec says its reader then
+    # takes each user's (keepsNameWithoutNamespace). None elsewhere.
+    each_namespace: str | None = None
 
     @property
     def target_kind(self) -> str:
@@ -56,14 +58,11 @@ class Reference:
 
     @property
     def keeps_name(self) -> str | None:
-        """Why the name must stay as written (render._holds), or None: the
-        spec's keepsName, or a namespace written as a CSI template, where a
-        new name would reach the one namespace's object the render renamed
-        and miss every other namespace's of that name."""
-        if self.namespace_template is not None:
-            return (f"its namespace is the template {self.namespace_template}: the name means the object of that"
-                    " name in each one's own namespace")
-        return self.spec.keeps_name
+        """Why the name must stay as written (render._holds), or None: a
+        name meant in each namespace (each_namespace), where a new name
+        would reach the one namespace's object the render renamed and miss
+        every other namespace's of that name, or the spec's keepsName."""
+        return self.each_namespace or self.spec.keeps_name
 
     @property
     def field_path(self) -> str:
@@ -656,21 +655,25 @@ def _references(obj: KubeObject, spec: FieldSpec, hits: list[Hit],
         if read is None:
             continue
         prefix, value, namespace = read
-        template = None
+        each_namespace = None
         if spec.namespace_field and isinstance(parent, MappingNode):
             ns_node = get(parent, spec.namespace_field)
             if isinstance(ns_node, ScalarNode) and is_string(ns_node) and ns_node.value:
                 if _csi_template(spec.namespace_field, ns_node.value):
-                    namespace, template = None, ns_node.value
+                    namespace, each_namespace = None, (
+                        f"its namespace is the template {ns_node.value}: the name means the object of that name"
+                        " in each one's own namespace")
                 else:
                     namespace = ns_node.value
+        if namespace is None and each_namespace is None:
+            each_namespace = spec.keeps_name_without_namespace
         optional_node = get(parent, "optional") if isinstance(parent, MappingNode) else None
         optional = isinstance(optional_node, ScalarNode) and scalar_value(optional_node) is True
         if paths is not None:
             path = paths.setdefault(path, path)
         reference = Reference(obj, spec, node, path, value, namespace, prefix, optional)
-        if template is not None:
-            reference.namespace_template = template
+        if each_namespace is not None:
+            reference.each_namespace = each_namespace
         yield reference
 
 

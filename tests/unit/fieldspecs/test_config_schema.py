@@ -53,6 +53,9 @@ BAD = [
      "nameReference[0].fieldSpecs[0].kindFrom: needs kind, name and path"),
     ("keepsName-not-text", [{"kind": "ConfigMap", "fieldSpecs": [{**WIDGET, "keepsName": True}]}],
      "nameReference[0].fieldSpecs[0].keepsName: says why, as text, not true"),
+    ("keepsNameWithoutNamespace-not-text",
+     [{"kind": "ConfigMap", "fieldSpecs": [{**WIDGET, "keepsNameWithoutNamespace": ""}]}],
+     "nameReference[0].fieldSpecs[0].keepsNameWithoutNamespace: says why, as text, not ''"),
 ]
 
 

@@ -161,6 +161,95 @@ def test_each_builtin_field_spec_is_rewritten(index, rendered):
         assert f'"cfg{index}"' not in referrer_out and f"apps/cfg{index}\"" not in referrer_out
 
 
+EACH_NAMESPACE = [s for s in SPECS if s.keeps_name_without_namespace]
+
+
+def test_some_builtin_specs_hold_a_name_stated_without_a_namespace():
+    assert {s.kind for s in EACH_NAMESPACE} >= {"ClusterSecretStore"}
+    assert {s.target_kind for s in EACH_NAMESPACE} == {"ConfigMap", "Secret"}
+
+
+@pytest.mark.parametrize("flags", [[], ["--keep-original=none", "--strict"]])
+def test_a_name_stated_without_a_namespace_where_each_user_reads_its_own_is_held(flags):
+    # refs62: a ClusterSecretStore's auth ref without a namespace is read in
+    # the namespace of each ExternalSecret using the store (referent
+    # authentication); it was rewritten to the one version in the stream,
+    # naming nothing in every other namespace. With a namespace it is
+    # rewritten (test_each_builtin_field_spec_is_rewritten).
+    docs: list[dict] = []
+    for i, spec in enumerate(EACH_NAMESPACE):
+        docs.append({"apiVersion": "v1", "kind": spec.target_kind,
+                     "metadata": {"name": f"cfg{i}", "namespace": "team-a"}, **DATA[spec.target_kind]})
+        # Read by a workload too, so that it is versioned for that one.
+        ref = {"configMapRef" if spec.target_kind == "ConfigMap" else "secretRef": {"name": f"cfg{i}"}}
+        docs.append({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": f"web{i}", "namespace": "team-a"},
+                     "spec": {"template": {"spec": {"containers": [{"name": "c", "envFrom": [ref]}]}}}})
+        (referrer,) = _referrer(spec, f"cfg{i}", i)
+        _drop_namespace_field(referrer, spec)
+        docs.append(referrer)
+    result = run_postrender(flags, "\n---\n".join(json.dumps(d) for d in docs) + "\n")
+    assert result.status == 0, result.stderr
+    out = [json.loads(d) for d in result.stdout.split("\n---\n")]
+    configs = {(d["kind"], d["metadata"]["name"]): d for d in out if d["kind"] in ("ConfigMap", "Secret")}
+    referrers = {d["metadata"]["name"]: d for d in out if d["metadata"]["name"].startswith("referrer-")}
+    for i, spec in enumerate(EACH_NAMESPACE):
+        text = json.dumps(referrers[f"referrer-{i}"])
+        assert f'"cfg{i}"' in text and f'"cfg{i}-' not in text, spec.path_text
+        kept = configs[(spec.target_kind, f"cfg{i}")]
+        assert "immutable" not in kept, spec.path_text
+        assert any(name.startswith(f"cfg{i}-") for kind, name in configs if kind == spec.target_kind)
+
+
+CLUSTER_SECRET_STORE = """apiVersion: v1
+kind: Secret
+metadata: {name: aws-creds, namespace: team-a}
+stringData: {id: a, key: b}
+---
+apiVersion: external-secrets.io/v1
+kind: ClusterSecretStore
+metadata: {name: aws}
+spec:
+  provider:
+    aws:
+      service: SecretsManager
+      region: eu-west-1
+      auth:
+        secretRef:
+          accessKeyIDSecretRef: {name: aws-creds, key: id}
+          secretAccessKeySecretRef: {name: aws-creds, key: key%s}
+---
+apiVersion: external-secrets.io/v1
+kind: ExternalSecret
+metadata: {name: db, namespace: team-a}
+spec:
+  secretStoreRef: {kind: ClusterSecretStore, name: aws}
+  data: [{secretKey: pw, remoteRef: {key: db}}]
+"""
+
+
+@pytest.mark.parametrize("flags", [[], ["--strict"], ["--keep-original=none"]])
+def test_a_cluster_secret_store_holds_a_referent_ref_and_rewrites_one_with_a_namespace(flags):
+    result = run_postrender(["-v", *flags], CLUSTER_SECRET_STORE % ", namespace: team-a")
+    assert result.status == 0, result.stderr
+    auth = [d for d in YAML(typ="safe").load_all(result.stdout) if d["kind"] == "ClusterSecretStore"][0]
+    refs = auth["spec"]["provider"]["aws"]["auth"]["secretRef"]
+    # The one with a namespace names that Secret, which is versioned for it;
+    # the one without keeps the name, which the Secret (or its copy) keeps.
+    assert refs["accessKeyIDSecretRef"]["name"] == "aws-creds"
+    assert refs["secretAccessKeySecretRef"]["name"].startswith("aws-creds-")
+    names = {d["metadata"]["name"] for d in YAML(typ="safe").load_all(result.stdout) if d["kind"] == "Secret"}
+    assert names == {"aws-creds", refs["secretAccessKeySecretRef"]["name"]}
+    assert "in the namespace of each ExternalSecret that uses the store" in result.stderr
+
+
+def _drop_namespace_field(referrer: dict, spec: fieldspecs.FieldSpec) -> None:
+    parent = referrer
+    for segment in spec.path[:-1]:
+        parent = parent["anyKey" if segment.key == fieldspecs.WILDCARD else segment.key]
+        parent = parent[0] if isinstance(parent, list) else parent
+    del parent[spec.namespace_field]
+
+
 def _without_metadata(obj: dict) -> dict:
     return {key: value for key, value in obj.items() if key != "metadata"}
 
