@@ -7,7 +7,7 @@ run the script; tests/unit/fieldspecs/test_compiled_fieldspecs.py checks the two
 import json
 
 # sha256 of each source table when this was generated.
-SOURCES = {'builtin.yaml': '423dc7d544656cc714530f5d71e03124c225f9e19a513f81b63a1d4d3ceb616c',
+SOURCES = {'builtin.yaml': '30b54c73b3467ee5773b2627994e48bcf0a020502e1ececf80d242d463d51b2b',
  'bulk.yaml': 'b455ab0ba389a28bc2808a464c7d3b76ec98eadb118c2e995d9bbb48de99d41a',
  'dependencies.yaml': '7eb6c9031b701775c1705fd2c3b67df81209b76dd8f7e7b4cd5a014d6ac343a2',
  'fixednames.yaml': 'fc5620e03e106be37c12ec34d4185f33f87db227892469995bc3c9f09e6bcf1f',
@@ -182,7 +182,8 @@ TABLES = json.loads(r'''{
    {
     "kind": "ClusterAnalysisTemplate",
     "group": "argoproj.io",
-    "path": "spec/metrics/provider/job/spec/template/spec"
+    "path": "spec/metrics/provider/job/spec/template/spec",
+    "keepsName": "the Job runs in each AnalysisRun's namespace, the namespace of the Rollout using the template"
    },
    {
     "kind": "FluentBit",
@@ -1757,6 +1758,12 @@ TABLES = json.loads(r'''{
       "kind": "ExternalSecret",
       "group": "external-secrets.io",
       "path": "spec/target/template/templateFrom/secret/name"
+     },
+     {
+      "kind": "ClusterExternalSecret",
+      "group": "external-secrets.io",
+      "path": "spec/externalSecretSpec/target/template/templateFrom/secret/name",
+      "keepsName": "each ExternalSecret it makes reads the template of this name in its own namespace"
      }
     ]
    },
@@ -1768,6 +1775,12 @@ TABLES = json.loads(r'''{
       "kind": "ExternalSecret",
       "group": "external-secrets.io",
       "path": "spec/target/template/templateFrom/configMap/name"
+     },
+     {
+      "kind": "ClusterExternalSecret",
+      "group": "external-secrets.io",
+      "path": "spec/externalSecretSpec/target/template/templateFrom/configMap/name",
+      "keepsName": "each ExternalSecret it makes reads the template of this name in its own namespace"
      }
     ]
    },
@@ -2204,7 +2217,8 @@ TABLES = json.loads(r'''{
      {
       "kind": "ClusterAnalysisTemplate",
       "group": "argoproj.io",
-      "path": "spec/args/valueFrom/secretKeyRef/name"
+      "path": "spec/args/valueFrom/secretKeyRef/name",
+      "keepsName": "each AnalysisRun reads it in its own namespace, the namespace of the Rollout using the template"
      }
     ]
    },

@@ -121,7 +121,9 @@ def _before_apply(value: Any) -> str | None:
     return None if ok else "maps an annotation to a list of its values (strings)"
 
 
-POD_SPEC_HOLDER = {**_GVK, "path": _path, "immutable": _flag, "podMetadata": _path, "waitsWhen": _waits}
+# keepsName: every field spec made under the row takes it (fieldspecs._pod_spec).
+POD_SPEC_HOLDER = {**_GVK, "path": _path, "immutable": _flag, "podMetadata": _path, "waitsWhen": _waits,
+                   "keepsName": _why}
 # The sections' own values. Which sections there are is ReferenceTable.extend's
 # to check; runsBeforeApply and podSpecArgs rows are checked where they are read.
 SECTION_VALUES = {

@@ -138,6 +138,12 @@ def test_each_builtin_field_spec_is_rewritten(index, rendered):
         # The hash goes where the object's pods take their metadata from (a
         # Prometheus's spec.podMetadata), else in its own metadata.
         group, _, version = _api_version(spec).rpartition("/")
+        if any(t and spec.path[: len(t)] == t for t in TABLE.template_paths(spec.kind, group, version)):
+            # In a pod template (a ClusterAnalysisTemplate's job): the hash
+            # goes in the template's metadata, and nothing else changes.
+            assert "postrender.io/config-hash" in json.dumps(out)
+            assert _without_hashes(out) == _without_hashes(referrer)
+            return
         pod_metadata = TABLE.pod_metadata_path(spec.kind, group, version)
         at = tuple(s.key for s in pod_metadata) if pod_metadata else ("metadata",)
         holder = out
@@ -182,7 +188,8 @@ def test_a_name_stated_without_a_namespace_where_each_user_reads_its_own_is_held
                      "metadata": {"name": f"cfg{i}", "namespace": "team-a"}, **DATA[spec.target_kind]})
         # Read by a workload too, so that it is versioned for that one.
         ref = {"configMapRef" if spec.target_kind == "ConfigMap" else "secretRef": {"name": f"cfg{i}"}}
-        docs.append({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": f"web{i}", "namespace": "team-a"},
+        docs.append({"apiVersion": "apps/v1", "kind": "Deployment",
+                     "metadata": {"name": f"web{i}", "namespace": "team-a"},
                      "spec": {"template": {"spec": {"containers": [{"name": "c", "envFrom": [ref]}]}}}})
         (referrer,) = _referrer(spec, f"cfg{i}", i)
         _drop_namespace_field(referrer, spec)
@@ -242,12 +249,100 @@ def test_a_cluster_secret_store_holds_a_referent_ref_and_rewrites_one_with_a_nam
     assert "in the namespace of each ExternalSecret that uses the store" in result.stderr
 
 
+USED_IN_EACH_NAMESPACE = """apiVersion: v1
+kind: Secret
+metadata: {name: dd-api, namespace: shop}
+stringData: {key: k}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: smoke, namespace: shop}
+data: {url: "http://x"}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  template:
+    spec:
+      containers: [{name: c, envFrom: [{configMapRef: {name: smoke}}, {secretRef: {name: dd-api}}]}]
+---
+apiVersion: argoproj.io/v1alpha1
+kind: ClusterAnalysisTemplate
+metadata: {name: error-rate}
+spec:
+  args:
+  - name: api-key
+    valueFrom:
+      secretKeyRef: {name: dd-api, key: key}
+  metrics:
+  - name: smoke
+    provider:
+      job:
+        spec:
+          template:
+            spec:
+              restartPolicy: Never
+              containers:
+              - name: t
+                image: curl
+                envFrom: [{configMapRef: {name: smoke}}]
+---
+apiVersion: external-secrets.io/v1
+kind: ClusterExternalSecret
+metadata: {name: db}
+spec:
+  namespaceSelectors: [{matchLabels: {team: "true"}}]
+  externalSecretSpec:
+    secretStoreRef: {kind: ClusterSecretStore, name: vault}
+    target:
+      name: db
+      template:
+        templateFrom: [{configMap: {name: smoke, items: [{key: url}]}}, {secret: {name: dd-api, items: [{key: key}]}}]
+    data: [{secretKey: pw, remoteRef: {key: db}}]
+"""
+
+
+@pytest.mark.parametrize("flags", [[], ["--keep-original=none", "--strict"]])
+def test_a_cluster_scoped_template_used_in_each_users_namespace_holds_its_names(flags):
+    # refs62: a ClusterAnalysisTemplate's args and job pod spec are read in
+    # each AnalysisRun's namespace (the Rollout's), a ClusterExternalSecret's
+    # templateFrom in each selected namespace: rewritten to the one
+    # namespace's versions, they named nothing elsewhere and Rollouts aborted.
+    result = run_postrender(flags, USED_IN_EACH_NAMESPACE)
+    assert result.status == 0, result.stderr
+    out = [d for d in YAML(typ="safe").load_all(result.stdout) if d]
+    template = next(d for d in out if d["kind"] == "ClusterAnalysisTemplate")["spec"]
+    assert template["args"][0]["valueFrom"]["secretKeyRef"]["name"] == "dd-api"
+    container = template["metrics"][0]["provider"]["job"]["spec"]["template"]["spec"]["containers"][0]
+    assert container["envFrom"] == [{"configMapRef": {"name": "smoke"}}]
+    cluster_es = next(d for d in out if d["kind"] == "ClusterExternalSecret")["spec"]["externalSecretSpec"]
+    template_from = cluster_es["target"]["template"]["templateFrom"]
+    assert [list(t.values())[0]["name"] for t in template_from] == ["smoke", "dd-api"]
+    names = {(d["kind"], d["metadata"]["name"]) for d in out if d["kind"] in ("ConfigMap", "Secret")}
+    assert {("ConfigMap", "smoke"), ("Secret", "dd-api")} <= names and len(names) == 4, names
+    for d in out:
+        if (d["kind"], d["metadata"]["name"]) in {("ConfigMap", "smoke"), ("Secret", "dd-api")}:
+            assert "immutable" not in d
+
+
 def _drop_namespace_field(referrer: dict, spec: fieldspecs.FieldSpec) -> None:
     parent = referrer
     for segment in spec.path[:-1]:
         parent = parent["anyKey" if segment.key == fieldspecs.WILDCARD else segment.key]
         parent = parent[0] if isinstance(parent, list) else parent
     del parent[spec.namespace_field]
+
+
+def _without_hashes(node):
+    """A document without postrender.io/config-hash, and without the
+    mappings left empty (made for the hash alone)."""
+    if isinstance(node, list):
+        return [_without_hashes(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    kept = {key: _without_hashes(value) for key, value in node.items() if key != "postrender.io/config-hash"}
+    return {key: value for key, value in kept.items() if value != {}}
 
 
 def _without_metadata(obj: dict) -> dict:
