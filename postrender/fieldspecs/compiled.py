@@ -11,7 +11,7 @@ SOURCES = {'builtin.yaml': '30b54c73b3467ee5773b2627994e48bcf0a020502e1ececf80d2
  'bulk.yaml': 'b455ab0ba389a28bc2808a464c7d3b76ec98eadb118c2e995d9bbb48de99d41a',
  'dependencies.yaml': '7eb6c9031b701775c1705fd2c3b67df81209b76dd8f7e7b4cd5a014d6ac343a2',
  'fixednames.yaml': 'fc5620e03e106be37c12ec34d4185f33f87db227892469995bc3c9f09e6bcf1f',
- 'guard.yaml': 'f31bad9b5ffebe6780811289d332f8c4cb904359756a777a8f5767933bc0a2b0',
+ 'guard.yaml': '1d37ec9156de3426eeda8ff8c1f38c31ba966458e3b4d0f467d07c3dbd553806',
  'kustomize.yaml': '08624319600009720ca062df566dca9031a3b5e62a6e7e915625a13967de418e',
  'producers.yaml': '4887e7b5d954fab01a465fe9d91f5f2391a20f1a4c39bc750c5466cb70dcbde4'}
 
@@ -3006,6 +3006,18 @@ TABLES = json.loads(r'''{
     "secret",
     "cert",
     "tls"
+   ],
+   "keepsName": [
+    {
+     "kind": "ClusterWorkflowTemplate",
+     "group": "argoproj.io",
+     "why": "each workflow reads it in the namespace it runs in"
+    },
+    {
+     "kind": "ClusterTask",
+     "group": "tekton.dev",
+     "why": "each TaskRun reads it in its own namespace"
+    }
    ]
   },
   "ConfigMap": {
@@ -3038,6 +3050,30 @@ TABLES = json.loads(r'''{
    },
    "argumentWords": [
     "config"
+   ],
+   "keepsName": [
+    {
+     "kind": "OpenTelemetryCollector",
+     "group": "opentelemetry.io",
+     "path": "spec/configmaps/name",
+     "why": "the operator mounts it at /var/conf/<mountpath>/configmap-<name>, a path the collector's configuration names"
+    },
+    {
+     "kind": "GrafanaDashboard",
+     "group": "grafana.integreatly.org",
+     "path": "spec/configMapRef/name",
+     "why": "the Grafana sidecar also loads the ConfigMap by label, and would load versions --retain keeps as duplicate dashboards"
+    },
+    {
+     "kind": "ClusterWorkflowTemplate",
+     "group": "argoproj.io",
+     "why": "each workflow reads it in the namespace it runs in"
+    },
+    {
+     "kind": "ClusterTask",
+     "group": "tekton.dev",
+     "why": "each TaskRun reads it in its own namespace"
+    }
    ]
   }
  },

@@ -1,5 +1,6 @@
 """The guard's table (guard.yaml), read once: which keys, key suffixes,
-selectors and argument words look like a reference to a ConfigMap or Secret.
+selectors and argument words look like a reference to a ConfigMap or Secret,
+and at which fields the field spec it suggests must keep the name.
 
 The guard (pipeline/check/guard.py) uses it to find names no field spec
 rewrote; the graph stage (pipeline/graph/byname.py) uses the same keys to
@@ -30,9 +31,18 @@ def guard_rules() -> dict[str, dict[str, Any]]:
             "typed": bool(spec.get("typedName")),
             "selector": {k: frozenset(v) for k, v in (spec.get("keySelector") or {}).items()},
             "words": tuple(squeezed(w) for w in spec.get("argumentWords") or ()),
+            # (kind, group, path or None: any) -> why a field spec there keeps the name.
+            "keeps": {(row["kind"], row["group"], row.get("path")): row["why"] for row in spec.get("keepsName") or ()},
         }
         for kind, spec in raw.items()
     }
+
+
+def keeps_name_why(target_kind: str, kind: str, group: str, path: str) -> str | None:
+    """Why a field spec for this field must say keepsName (guard.yaml
+    keepsName: renaming there breaks the program), or None."""
+    keeps = guard_rules()[target_kind]["keeps"]
+    return keeps.get((kind, group, path)) or keeps.get((kind, group, None))
 
 
 def squeezed(text: str) -> str:

@@ -18,7 +18,7 @@ from math import inf
 
 from ...printable import quoted
 from ...fieldspecs import argument_items, namespace_told
-from ...fieldspecs.guardrules import guard_rules, squeezed
+from ...fieldspecs.guardrules import guard_rules, keeps_name_why, squeezed
 from ...fieldspecs.paths import kustomize_path as keys_as_kustomize_path
 from ...records import record
 from ..graph.references import Graph, Path, Reference, YamlNodes, is_config_object
@@ -81,7 +81,10 @@ class Finding:
             spec += f", group: {self.referrer.group}"
         spec += f", path: {self._suggested_path()}"
         spec += ", namespaceField: namespace" if self.namespace_field else ""
-        spec += ", namespacePrefix: true}" if self.namespace_prefix else "}"
+        spec += ", namespacePrefix: true" if self.namespace_prefix else ""
+        # A field where a new name breaks the program: the spec keeps it.
+        why = keeps_name_why(target.kind, self.referrer.kind, self.referrer.group, kustomize_path(self.path))
+        spec += f", keepsName: {json.dumps(why)}}}" if why else "}"
         config = f"nameReference: [{{kind: {target.kind}, fieldSpecs: [{spec}]}}]"
         if self.argument is not None:
             config = f"podSpecArgs: [{{target: {target.kind}, {self.argument}}}]"
@@ -89,6 +92,7 @@ class Finding:
             f"{self.where} {self.field_path}: still names {target.kind} {quoted(self.version.base_name)}, "
             f"which is renamed to {quoted(self.version.name)}; no field spec covers this field, so it was "
             f"not rewritten and will point at nothing. Fix it one of these ways: add a field spec "
+            f"{'that keeps the name ' if why else ''}"
             f"(--config FILE with `{config}`); "
             f"opt {self.target} out ({ANNOTATION_VERSIONED}: \"false\"); or keep the original "
             f"name as well ({ANNOTATION_KEEP_ORIGINAL}: \"true\" on it, or --keep-original)"

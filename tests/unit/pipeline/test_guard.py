@@ -462,3 +462,55 @@ def test_a_suggested_field_spec_filters_on_the_kind_written_beside_the_name(tmp_
     refs = {ref["kind"]: ref["name"] for ref in docs["Foo"]["spec"]["tls"]["caRefs"]}
     assert refs == {"ConfigMap": docs["ConfigMap"]["metadata"]["name"], "Secret": docs["Secret"]["metadata"]["name"]}
     assert refs["ConfigMap"] != refs["Secret"]
+
+
+# refs62: where a field spec that rewrites would break the program (guard.yaml
+# keepsName), the field spec the guard suggests keeps the name, and says why.
+KEEPS_NAME_CASES = {
+    # The OpenTelemetry Operator mounts each at /var/conf/<mountpath>/configmap-<name>.
+    "otel-configmaps": (CONFIGMAP % "otel-files", """\
+apiVersion: opentelemetry.io/v1beta1
+kind: OpenTelemetryCollector
+metadata: {name: otel, namespace: db}
+spec:
+  configmaps: [{name: otel-files, mountpath: /x}]
+""", "spec/configmaps/name", "/var/conf/<mountpath>/configmap-<name>"),
+    # Not built in on purpose (README, grafana-operator).
+    "grafana-dashboard": (CONFIGMAP % "dash", """\
+apiVersion: grafana.integreatly.org/v1beta1
+kind: GrafanaDashboard
+metadata: {name: dash, namespace: db}
+spec:
+  configMapRef: {name: dash, key: d.json}
+""", "spec/configMapRef/name", "duplicate dashboards"),
+    # Any field of a ClusterWorkflowTemplate: read in each workflow's namespace.
+    "cluster-workflow-template": (SECRET % "wf-creds", """\
+apiVersion: argoproj.io/v1alpha1
+kind: ClusterWorkflowTemplate
+metadata: {name: build}
+spec:
+  templates:
+  - name: main
+    container:
+      image: x
+      env: [{name: TOKEN, valueFrom: {secretKeyRef: {name: wf-creds, key: t}}}]
+""", "spec/templates/container/env/valueFrom/secretKeyRef/name", "in the namespace it runs in"),
+}
+
+
+@pytest.mark.parametrize("case", KEEPS_NAME_CASES)
+def test_the_field_spec_suggested_keeps_the_name_where_a_new_one_breaks_the_program(case, tmp_path):
+    config, custom, path, why = KEEPS_NAME_CASES[case]
+    result = run_postrender(VERSION_ALL, _stream(config, custom))
+    assert result.status == 1 and result.stdout == ""
+    (error,) = [line for line in result.stderr.splitlines() if "still names" in line]
+    assert "add a field spec that keeps the name (--config FILE with `" in error
+    suggested = error.split("`")[1]
+    assert f"path: {path}, keepsName: " in suggested and why in suggested
+    # Pasted, it holds the name: the render passes and the name stays.
+    (tmp_path / "c.yaml").write_text(suggested + "\n")
+    again = run_postrender([*VERSION_ALL, "--config", str(tmp_path / "c.yaml")], _stream(config, custom))
+    assert again.status == 0, again.stderr
+    name = re.search(r"still names \w+ '([^']+)'", error).group(1)
+    out = [d for d in YAML(typ="safe").load_all(again.stdout) if d]
+    assert name in {d["metadata"]["name"] for d in out if d["kind"] in ("ConfigMap", "Secret")}
