@@ -171,3 +171,32 @@ def helm_cluster_flags(folder: Path) -> list[tuple[list[str], dict[str, str]]]:
     return [(["--kube-context", "two"], {"KUBECONFIG": str(kubeconfig)}),
             (["--kubeconfig", str(kubeconfig)], {}),
             ([], {"KUBECONFIG": str(kubeconfig), "HELM_KUBECONTEXT": "two"})]
+
+
+# A merge key's entry overridden by another (tests/unit/pipeline/test_merge_overrides.py
+# and, against kubectl, tests/integration/kubernetes/test_kubernetes_reading.py):
+# {case: (a Deployment's volumes as written, the ConfigMap each volume names as Kubernetes reads it)}.
+MERGE_OVERRIDES = {
+    # An explicit name a later merge key sets again: the merged one is read.
+    "explicit then merged, the same name": ("      - name: v\n        configMap:\n          name: a\n"
+                                             "          <<: {name: a}\n", ["a"]),
+    "explicit then merged, another name": ("      - name: v\n        configMap:\n          name: b\n"
+                                            "          <<: {name: a}\n", ["a"]),
+    # An anchored base a later explicit key overrides: read where not overridden.
+    "anchored base overridden": ("      - name: v\n        configMap: &base {name: a}\n      - name: w\n"
+                                 "        configMap:\n          <<: *base\n          name: b\n", ["a", "b"]),
+    "anchored base overridden, flow": ("      - {name: v, configMap: &base {name: a, optional: true}}\n"
+                                       "      - {name: w, configMap: {<<: *base, name: b}}\n", ["a", "b"]),
+    # A merged value overriding an explicit one, through an alias used twice.
+    "aliased merge over an explicit name": ("      - name: v\n        configMap: &base {name: a}\n      - name: w\n"
+                                            "        configMap:\n          name: b\n          <<: *base\n", ["a", "a"]),
+}
+
+
+def merge_override_stream(volumes: str) -> str:
+    """ConfigMaps a and b, and a Deployment with these volumes whose container reads b."""
+    return ('apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {x: "1"}\n---\n'
+            'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\ndata: {x: "2"}\n---\n'
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  template:\n    spec:\n"
+            "      volumes:\n" + volumes + "      containers:\n      - name: c\n        image: x\n        envFrom:\n"
+            "        - configMapRef: {name: b}\n")

@@ -48,6 +48,7 @@ from ..syntax.nodes import (
     PLAIN_HINTS,
     Reach,
     children,
+    read_children,
     entries,
     entries_by_go_key,
     flow_openings,
@@ -345,7 +346,9 @@ class Document:
         return rendered if rendered >= 1 else None  # a line Helm wrote before the template's first
 
     def paths_to(self, target: Node) -> int:
-        """How many paths lead from the root to target (1 unless it is shared)."""
+        """How many paths Kubernetes reads lead from the root to target (1
+        unless it is shared; one through an entry another overrides is read
+        nowhere: read_children)."""
         if id(target) not in self.shared or self.root is None:
             return 1
         counts: dict[int, int] = {}
@@ -353,10 +356,10 @@ class Document:
         while stack:
             node, children_done = stack.pop()
             if children_done:
-                counts[id(node)] = 1 if node is target else sum(counts[id(c)] for c in children(node))
+                counts[id(node)] = 1 if node is target else sum(counts[id(c)] for c in read_children(node))
             elif id(node) not in counts:
                 stack.append((node, True))
-                stack.extend((c, False) for c in children(node) if id(c) not in counts)
+                stack.extend((c, False) for c in read_children(node) if id(c) not in counts)
         return counts[id(self.root)]
 
     def location(self, node: Node | None = None, kind: str | None = None, name: str | None = None,

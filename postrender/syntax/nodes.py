@@ -1713,6 +1713,26 @@ def children(node: Node) -> list[Node]:
     return []
 
 
+def read_entries(node: MappingNode) -> list[tuple[Node, Node]]:
+    """The entries of a mapping Kubernetes reads: its own pairs, or where it
+    holds a merge key, entries() in order. An entry another overrides (an
+    explicit key a later `<<` sets again, or a merged one an explicit key
+    does) is read nowhere: a name there is no reference, and a node shared
+    with it is not read twice (fuzz62)."""
+    pairs = node.value
+    if node.merge is _SEARCH_PLAIN or node.merge is _SEARCH or not any(
+            k.value == MERGE_KEY and is_merge_key(k) for k, _ in pairs):
+        return pairs
+    return list(entries(node))
+
+
+def read_children(node: Node) -> list[Node]:
+    """children() as Kubernetes reads them: merge keys applied (read_entries)."""
+    if isinstance(node, MappingNode):
+        return [n for pair in read_entries(node) for n in pair]
+    return children(node)
+
+
 def unique_nodes(root: Node) -> list[Node]:
     """Every node under root once: an alias's target is not visited again."""
     seen: dict[int, Node] = {}
@@ -1726,7 +1746,8 @@ def unique_nodes(root: Node) -> list[Node]:
 
 
 def scalars(root: Node) -> Iterator[tuple[ScalarNode, tuple[str | int, ...], Node | None]]:
-    """Every scalar value under root once, with its path and the collection holding it."""
+    """Every scalar value under root Kubernetes reads (merge keys applied:
+    read_entries) once, with its path and the collection holding it."""
     seen: set[int] = set()
     stack: list[tuple[Node, tuple[str | int, ...], Node | None]] = [(root, (), None)]
     while stack:
@@ -1737,7 +1758,7 @@ def scalars(root: Node) -> Iterator[tuple[ScalarNode, tuple[str | int, ...], Nod
         if isinstance(node, ScalarNode):
             yield node, path, parent
         elif isinstance(node, MappingNode):
-            for key, value in reversed(node.value):
+            for key, value in reversed(read_entries(node)):
                 if isinstance(key, ScalarNode):
                     stack.append((value, path + (key.value,), node))
         elif isinstance(node, SequenceNode):

@@ -24,7 +24,7 @@ from ...records import record
 from ..graph.references import Graph, Path, Reference, YamlNodes, is_config_object
 from ..index.objects import IMPLICIT
 from ...syntax.nodes import (
-    MappingNode, Node, ScalarNode, SequenceNode, default_tag, format_path, get_str, is_string, node_at, scalars,
+    MappingNode, Node, ScalarNode, SequenceNode, default_tag, format_path, get_str, is_string, node_at, read_entries, scalars,
 )
 from ..plan.versions import Plan, Version
 from ...vocabulary import ANNOTATION_KEEP_ORIGINAL, ANNOTATION_VERSIONED
@@ -514,7 +514,7 @@ def _candidates(top: MappingNode, shared: bool, texts: set[str]) -> Iterator[tup
             yield node, path, parent
         elif isinstance(node, MappingNode):
             # Every key is a scalar: read.py refuses any other.
-            for key, value in reversed(node.value):
+            for key, value in reversed(read_entries(node)):
                 if not isinstance(value, ScalarNode) or value.value in texts or key.value == "value" \
                         or _prefixed_name_in(value.value, texts) or _holds_json_naming(value.value, texts):
                     stack.append((value, path + (key.value,), node))

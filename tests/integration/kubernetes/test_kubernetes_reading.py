@@ -25,6 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import run_postrender
+from manifests import MERGE_OVERRIDES, merge_override_stream
 from oracles import kubectl_read, kustomize_hashes, postrender_reading
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
@@ -684,3 +685,19 @@ def test_an_anchor_defined_again_before_a_colon_in_a_flow_collection_is_read_as_
     _, sent_in, sent_out, name = _against_the_oracles(config + "---\n" + workload, annotated)
     assert sent_out[name]["data"] == sent_in["app"]["data"] == {"a": "1", "u": "http://y:80"}
     assert sent_out[name]["metadata"]["annotations"] == {"u": "http://x"}
+
+
+@pytest.mark.parametrize("volumes, read", MERGE_OVERRIDES.values(), ids=MERGE_OVERRIDES.keys())
+def test_an_entry_a_merge_key_overrides_is_read_nowhere_before_or_after(volumes, read):
+    # kubectl reads the names the table says, and after postrender each is
+    # that config's version, which the output holds (fuzz62: refused before).
+    text = merge_override_stream(volumes)
+    sent, errors = kubectl_read({"in": text})
+    assert not errors and [v["configMap"]["name"] for v in sent["d"]["spec"]["template"]["spec"]["volumes"]] == read
+    result = run_postrender([], text)
+    assert result.status == 0, result.stderr
+    out, errors = kubectl_read({"out": result.stdout})
+    assert not errors
+    names = [v["configMap"]["name"] for v in out["d"]["spec"]["template"]["spec"]["volumes"]]
+    assert [re.sub(r"-[a-z0-9]{10}$", "", name) for name in names] == read and all(name in out for name in names)
+    assert all(name != base for name, base in zip(names, read))
