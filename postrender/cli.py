@@ -848,15 +848,21 @@ def _main(argv: list[str], current: list[Reporter], stdin_name: str | None = Non
         if output_file == "":
             raise UsageError("-o/--output: an empty path (use - for standard output)")
         if output_file in (None, "-"):
-            _check_stdout()
+            _check_stdout(_stdout_advice(args))
         output = _without_cyclic_gc(_BY_NAME[args.command].run, args, reporter)
         if isinstance(output, tuple):
             output, status = output
     except _ShowHelp as shown:
+        # Help is output too: refused as any command's, not an internal
+        # error as it is written to a closed stdout (cli62).
+        try:
+            _check_stdout("")
+        except UsageError as exc:
+            return _refused(argv, exc, current)
         output, output_file = shown.text, None
     except UsageError as exc:
         if args is None:  # the command line itself was refused, before the run's reporter was made
-            reporter = current[0] = _reporter_for_refused(argv)
+            return _refused(argv, exc, current)
         reporter.error(str(exc))
         return 2
     except PostrenderError as exc:
@@ -894,15 +900,30 @@ def _main(argv: list[str], current: list[Reporter], stdin_name: str | None = Non
     return status
 
 
+def _refused(argv: list[str], exc: UsageError, current: list[Reporter]) -> int:
+    """A command line refused before its run's reporter was made."""
+    reporter = current[0] = _reporter_for_refused(argv)
+    reporter.error(str(exc))
+    return 2
+
+
 def _os_error(exc: OSError, what: str | None = None) -> str:
     where = what or exc.filename
     return f"{where + ': ' if where else ''}{exc.strerror or type(exc).__name__}"
 
 
-def _check_stdout() -> None:
-    """Refuse before any work when standard output cannot take the stream."""
+def _stdout_advice(args: argparse.Namespace) -> str:
+    """What to do instead of writing to stdout: only a command whose -o
+    names a file has somewhere else (graph's, diff's and version's -o is
+    a format)."""
+    return "; pass -o FILE" if hasattr(args, "output_file") else ""
+
+
+def _check_stdout(advice: str) -> None:
+    """Refuse before any work when standard output cannot take the output:
+    every command's, and help's."""
     if sys.stdout is None:
-        raise UsageError("standard output is closed; pass -o FILE")
+        raise UsageError(f"standard output is closed{advice}")
     fd = _fileno(sys.stdout)
     if fd is None:
         return
@@ -911,9 +932,9 @@ def _check_stdout() -> None:
 
         mode = fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE
     except OSError:
-        raise UsageError("standard output is closed; pass -o FILE") from None
+        raise UsageError(f"standard output is closed{advice}") from None
     if mode == os.O_RDONLY:
-        raise UsageError("standard output is not open for writing; pass -o FILE")
+        raise UsageError(f"standard output is not open for writing{advice}")
 
 
 def _fileno(stream: object) -> int | None:

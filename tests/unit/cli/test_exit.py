@@ -606,7 +606,7 @@ def test_a_block_of_the_log_is_written_once_whatever_signal_comes_as_it_is(tmp_p
 def test_debug_tracebacks_never_reach_the_standard_output():
     # With stderr closed, traceback.print_exception printed to stdout: the stream.
     script = ("import runpy, sys\nfrom postrender import cli\n"
-              "def broken():\n    raise RuntimeError('input text')\n"
+              "def broken(*args):\n    raise RuntimeError('input text')\n"
               "cli._check_stdout = broken\nsys.argv = ['postrender']\nrunpy.run_module('postrender', run_name='__main__')\n")
     done = subprocess.run([sys.executable, "-c", script], input=_stream(1), capture_output=True, timeout=60,
                           env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "POSTRENDER_DEBUG": "1"},
