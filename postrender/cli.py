@@ -134,10 +134,16 @@ def _diagnostic_arguments(group: argparse._ArgumentGroup,
     group.add_argument("-v", "--verbose", action="count", default=0,
                        help=f"{says}; -v=N as kubectl (N>=1 is -v)")
     # The same count as -v, so the last word wins: `-v=0 -v` is verbose, `-v -v=0` is not.
-    group.add_argument("--verbosity", dest="verbose", type=lambda t: _count(t, "-v", 0, 99), help=argparse.SUPPRESS)
+    group.add_argument("--verbosity", dest="verbose", type=lambda t: _count(t, "-v", 0, _HIGHEST_VERBOSITY),
+                       help=argparse.SUPPRESS)
     group.add_argument("--log-file", metavar="PATH", type=non_empty("--log-file"),
                        help="also write diagnostics here, mode 0600 (default: $POSTRENDER_LOG_FILE)")
     group.add_argument("-h", "--help", action=_HelpAction)
+
+
+# kubectl's (klog's) -v is an int32: any N it takes is taken, not just 0 to
+# 99 (cli62); beyond, a number no one means (`-v=10**30` in digits).
+_HIGHEST_VERBOSITY = 2**31 - 1
 
 
 def _count(text: str, name: str, low: int, high: int) -> int:

@@ -416,6 +416,15 @@ def test_verbosity_as_kubectl_spells_it():
         assert out.status == 0 and ("renamed ConfigMap/a" in out.stderr) is said, spelling
 
 
+@pytest.mark.parametrize("level", ["100", "2147483647"])
+def test_verbosity_takes_any_level_kubectl_takes(level):
+    # klog's level is an int32: -v=100 was refused as not from 0 to 99 (cli62).
+    out = run_postrender([f"-v={level}"], CM.format(name="a"))
+    assert out.status == 0 and "renamed ConfigMap/a" in out.stderr, out
+    refused = run_postrender(["-v=2147483648"], CM.format(name="a"))
+    assert refused.status == 2 and "from 0 to 2147483647" in refused.stderr, refused
+
+
 def test_verbosity_applies_to_graph_and_gc_parsing():
     assert run_postrender(["graph", "-v=2"], CM.format(name="a")).status == 0
     gc = build_parser("gc").parse_args(["--verbosity=3"])
