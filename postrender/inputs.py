@@ -38,9 +38,8 @@ def gather(paths: list[str], stdin: TextIO | BinaryIO | None, max_bytes: int,
     source for it otherwise)."""
     if not paths or paths == ["-"]:
         return [decode(_read_stdin(stdin, max_bytes, explicit=bool(paths), notice=notice), stdin_name)]
-    if paths.count("-") > 1:
-        raise UsageError("- (standard input) can be given only once")
     refuse_empty_paths(paths)
+    refuse_named_twice(paths, stdin)
     files: list[str] = []
     for raw in paths:
         if raw == "-":
@@ -89,6 +88,45 @@ def gather(paths: list[str], stdin: TextIO | BinaryIO | None, max_bytes: int,
 
 
 STANDARD_INPUT = "standard input"
+
+
+def refuse_named_twice(paths: list[str], stdin: object, reread: bool = False) -> None:
+    """The one rule for an input named twice, render's paths and diff's OLD
+    and NEW alike: `-` twice, one path twice, or two paths that are one
+    file (the same device and inode, as os.stat follows them: `/dev/stdin`
+    beside `-`) is a usage error. A stream (a pipe, FIFO, terminal) read
+    twice gives the second reader nothing; `-` is read from the descriptor
+    once, whatever it is. `reread`: a file or folder named twice is read
+    whole each time (diff's two sides; review61b), not refused; in one
+    stream it would be every object twice."""
+    seen: dict[object, str] = {}
+    for path in paths:
+        if not path:
+            continue  # refuse_empty_paths says it
+        info = _stat_of(path, stdin)
+        whole = reread and info is not None and (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode))
+        for key in (path, info and (info.st_dev, info.st_ino)):
+            if key is None:
+                continue
+            if key in seen and not (whole and key != "-"):
+                first = seen[key]
+                said = f"{_named(first)} is named twice" if first == path else \
+                    f"{_named(first)} and {_named(path)} name the same input"
+                raise UsageError(f"{said}; name each input once")
+            seen.setdefault(key, path)
+
+
+def _stat_of(path: str, stdin: object) -> os.stat_result | None:
+    """What `path` names (`-`: the descriptor standard input is), or None
+    where that cannot be told (no such file; a caller's stream object)."""
+    try:
+        return os.fstat(stdin.fileno()) if path == "-" else os.stat(path)  # type: ignore[attr-defined]
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def _named(path: str) -> str:
+    return "- (standard input)" if path == "-" else path
 
 
 def _read_stdin(stdin: TextIO | BinaryIO | None, max_bytes: int, explicit: bool,

@@ -1168,8 +1168,8 @@ def test_a_path_naming_standard_input_beside_dash_is_a_usage_error(tmp_path: Pat
         assert result.returncode == 0 and b"nothing rolls" in result.stdout, result.stderr
         return
     assert (result.returncode, result.stdout) == (2, b""), result.stderr
-    assert result.stderr.decode().startswith(
-        "postrender: error: diff: only one of OLD and NEW can be standard input (-); "), result.stderr
+    named = "- (standard input) and " + alias if dash_first else alias + " and - (standard input)"
+    assert result.stderr.decode() == f"postrender: error: diff: {named} name the same input; name each input once\n"
 
 
 def test_two_paths_naming_one_pipe_are_a_usage_error_and_a_file_named_twice_is_not(tmp_path: Path):

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import os
-import stat
 import sys
 
 from ...errors import PostrenderError, UsageError
-from ...printable import quoted
-from ...inputs import gather
+from ...inputs import gather, refuse_named_twice
 from ...options import RenderOptions, cluster_flag_given
 from ...report import Reporter
 from . import formats
@@ -19,10 +16,10 @@ from .side import Side, build
 
 
 def run(old: str, new: str, options: RenderOptions, fmt: str, show_values: bool, reporter: Reporter) -> tuple[Report, str]:
-    aliases = _standard_input_aliases(old, new)
-    if aliases is not None:
-        named = "".join(f"; {quoted(path)} names it too" for path in aliases)
-        raise UsageError(f"diff: only one of OLD and NEW can be standard input (-){named}")
+    try:
+        refuse_named_twice([old, new], sys.stdin, reread=True)
+    except UsageError as exc:
+        raise UsageError(f"diff: {exc}") from None
     given = cluster_flag_given(options)
     if given is not None:
         raise UsageError(f"diff: {given} reads a cluster; diff compares two renders and reads none")
@@ -57,33 +54,6 @@ def run(old: str, new: str, options: RenderOptions, fmt: str, show_values: bool,
         reporter.warn(warning)
     report.warnings, report.unpaired = own + pairing.warnings + report.refused, pairing.unpaired
     return report, formats.write(report, fmt)
-
-
-def _standard_input_aliases(old: str, new: str) -> list[str] | None:
-    """None, unless both sides would read standard input: then the paths
-    other than `-` that name the file it is (/dev/stdin, /dev/fd/0,
-    /proc/self/fd/0; the same device and inode), beside `-` or, for a
-    stream (a pipe), beside another such path. The second reader would find
-    it empty, or the first's text again: a report of nothing. A regular
-    file given as standard input is read whole by each (review61b)."""
-    here = _stat(None)
-    named = [path for path in (old, new) if path != "-" and here is not None and _stat(path) == here]
-    dashes = [old, new].count("-")
-    if dashes == 2:
-        return named
-    if named and (dashes == 1 or len(named) == 2) and not stat.S_ISREG(os.fstat(sys.stdin.fileno()).st_mode):
-        return named
-    return None
-
-
-def _stat(path: str | None) -> tuple[int, int] | None:
-    """(device, inode) of `path`, or of the standard input diff reads; None
-    where there is none (closed, or no file: a library caller's stream)."""
-    try:
-        found = os.fstat(sys.stdin.fileno()) if path is None else os.stat(path)
-    except (OSError, ValueError):
-        return None
-    return found.st_dev, found.st_ino
 
 
 def _report_warnings(old: Side, new: Side, reporter: Reporter) -> None:
