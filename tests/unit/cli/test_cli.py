@@ -57,7 +57,7 @@ def test_errors_in_standard_input_among_files_name_it(tmp_path):
 
 def test_dash_twice_is_a_usage_error(tmp_path):
     out = run_postrender(["-", "-"], CM.format(name="a"))
-    assert out.status == 2 and "only once" in out.stderr and out.stdout == ""
+    assert out.status == 2 and "- (standard input) is named twice" in out.stderr and out.stdout == ""
 
 
 def test_filename_flag_is_repeatable_and_takes_folders(tmp_path):
