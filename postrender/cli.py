@@ -475,22 +475,34 @@ def _reporter_for_refused(argv: list[str]) -> Reporter:
     refused line are its inputs and its -o file is not known (`-fin.yaml`,
     `--output=x`), so the log is written only where it cannot be one of
     them: a file not there yet, or one a postrender run's header begins."""
-    log_file = os.environ.get("POSTRENDER_LOG_FILE") or None
+    log_file, named = _log_setting(None)
     words = argv[:argv.index("--")] if "--" in argv else argv
     for position, word in enumerate(words):
         # `--log-file --bogus`: argparse takes no flag as its value, nor do we.
         if word == "--log-file" and position + 1 < len(words) and not words[position + 1].startswith("-"):
-            log_file = words[position + 1] or log_file
+            log_file, named = words[position + 1] or log_file, "--log-file"
         elif word.startswith("--log-file="):
-            log_file = word.partition("=")[2] or log_file
+            log_file, named = word.partition("=")[2] or log_file, "--log-file"
     if not log_file or not _a_log_or_nothing(log_file):
         return Reporter()
-    reporter = Reporter(log_file=log_file)
+    reporter = Reporter(log_file=log_file, log_named=named)
     try:
         reporter.open_log()
     except (UsageError, OSError):
         return Reporter()
     return reporter
+
+
+_LOG_FILE_VARIABLE = "POSTRENDER_LOG_FILE"
+
+
+def _log_setting(given: str | None) -> tuple[str | None, str]:
+    """The log file, and where it was set, as messages name it: `--log-file`
+    as given, else $POSTRENDER_LOG_FILE (set once for a CI job or a
+    repo-server, a user looks for a flag that is not there; cli62)."""
+    if given:
+        return given, "--log-file"
+    return os.environ.get(_LOG_FILE_VARIABLE) or None, f"${_LOG_FILE_VARIABLE}"
 
 
 def _a_log_or_nothing(path: str) -> bool:
@@ -506,7 +518,7 @@ def _a_log_or_nothing(path: str) -> bool:
     return re.match(rb"--- [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z postrender ", head) is not None
 
 
-def _check_log_file_apart(log_file: str | None, args: argparse.Namespace) -> None:
+def _check_log_file_apart(log_file: str | None, args: argparse.Namespace, named: str = "--log-file") -> None:
     """The log is appended to (and made mode 0600): naming an input there
     spoiled the input, and naming the -o file lost the log when the output
     replaced it."""
@@ -534,7 +546,7 @@ def _check_log_file_apart(log_file: str | None, args: argparse.Namespace) -> Non
         same = (isinstance(path, str) and os.path.realpath(path) == where
                 or log is not None and _same_file(path, log))
         if same:
-            raise UsageError(f"--log-file {log_file} is also {what}: the log is appended to it; name another file")
+            raise UsageError(f"{named} {log_file} is also {what}: the log is appended to it; name another file")
 
 
 def _same_file(path: str | int, info: os.stat_result) -> bool:
@@ -846,9 +858,9 @@ def _main(argv: list[str], current: list[Reporter], stdin_name: str | None = Non
         args = parse(argv)
         args.stdin_name = stdin_name
         verbosity = getattr(args, "verbose", 0)
-        log_file = getattr(args, "log_file", None) or os.environ.get("POSTRENDER_LOG_FILE") or None
-        reporter = current[0] = Reporter(verbose=verbosity >= 1, log_file=log_file)
-        _check_log_file_apart(log_file, args)
+        log_file, named = _log_setting(getattr(args, "log_file", None))
+        reporter = current[0] = Reporter(verbose=verbosity >= 1, log_file=log_file, log_named=named)
+        _check_log_file_apart(log_file, args, named)
         reporter.open_log()
         output_file = getattr(args, "output_file", None)
         if output_file == "":

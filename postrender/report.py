@@ -70,13 +70,16 @@ def _size(log: TextIO) -> int | None:
 
 class Reporter:
     def __init__(self, verbose: bool = False, log_file: str | None = None, stderr: TextIO | None = None,
-                 keep_infos: bool = False):
+                 keep_infos: bool = False, log_named: str = "--log-file"):
+        """`log_named`: where `log_file` was set, as messages name it (the
+        flag, or $POSTRENDER_LOG_FILE, which a user may not know is set)."""
         self.verbose = verbose
         # Info lines are kept in `infos` only for a caller that reads them
         # (diff): a render says one per renamed object and rewritten field.
         self.keep_infos = keep_infos
         self.stderr = stderr if stderr is not None else sys.stderr
         self.log_path = log_file
+        self.log_named = log_named
         self._log: TextIO | None = None
         # The log's lines not yet written: a run's lines go to the log as one
         # block, its separator first (_write_log), as the default log's do
@@ -104,7 +107,7 @@ class Reporter:
 
     def open_log(self) -> None:
         if self.log_path and self._log is None:
-            self._log = open_private_log(self.log_path, "--log-file")
+            self._log = open_private_log(self.log_path, self.log_named)
             # The separator at once: a run killed outright still leaves it,
             # and the file is a log (cli._a_log_or_nothing).
             self._unwritten.append(run_header(host()))
@@ -234,7 +237,7 @@ class Reporter:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
         # Said, not kept among the render's warnings: those go into what some
         # commands write out (graph's JSON, a KRM function's results).
-        self._emit(f"postrender: warning: --log-file {self.log_path}: cannot write to it ({why}); this run is not"
+        self._emit(f"postrender: warning: {self.log_named} {self.log_path}: cannot write to it ({why}); this run is not"
                    " logged, or not all of it")
 
     def flush(self) -> None:

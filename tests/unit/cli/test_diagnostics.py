@@ -114,6 +114,20 @@ def test_log_file_refuses_what_is_not_a_regular_file(tmp_path):
     assert result.status == 2 and not (tmp_path / "nowhere").exists()
 
 
+@pytest.mark.parametrize("flag", [True, False])
+def test_a_refused_log_is_named_where_it_was_set(tmp_path, flag):
+    # $POSTRENDER_LOG_FILE was said as --log-file, a flag the user never passed (cli62).
+    (tmp_path / "in.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {k: v}\n")
+    named = "--log-file" if flag else "$POSTRENDER_LOG_FILE"
+    for log, said in ((tmp_path, "not a regular file"), (tmp_path / "in.yaml", "is also an input"),
+                      (tmp_path / "no" / "x.log", "No such file or directory")):
+        args, env = (["--log-file", str(log)], None) if flag else ([], {"POSTRENDER_LOG_FILE": str(log)})
+        result = run_postrender([*args, str(tmp_path / "in.yaml")], env=env)
+        assert result.status == 2 and result.stdout == "", result
+        assert result.stderr.startswith(f"postrender: error: {named} {log}"), result.stderr
+        assert said in result.stderr
+
+
 @pytest.mark.parametrize("fails_at", ["header", "a warning", "closing"])
 def test_a_log_that_cannot_be_written_is_said_once_and_the_run_goes_on(tmp_path, monkeypatch, fails_at):
     """A full disk or a file-size limit under the log turned every run into
