@@ -33,7 +33,7 @@ from typing import TextIO
 from .records import record
 from . import __version__
 from .errors import UsageError
-from .printable import printable
+from .printable import escape, printable
 
 LOG_NAME = os.path.join("postrender", "postrender.log")
 ROTATE_BYTES = 1 << 20
@@ -47,16 +47,7 @@ def escape_controls(text: str) -> str:
     """`text` with every non-printable character written as \\xNN, \\uNNNN or \\UNNNNNNNN."""
     if printable(text):
         return text
-    return "".join(ch if printable(ch) else _escape(ch) for ch in text)
-
-
-def _escape(ch: str) -> str:
-    code = ord(ch)
-    if code < 0x100:
-        return f"\\x{code:02x}"
-    if code < 0x10000:
-        return f"\\u{code:04x}"
-    return f"\\U{code:08x}"
+    return "".join(ch if printable(ch) else escape(ch) for ch in text)
 
 
 def open_private_log(path: str, what: str) -> TextIO:

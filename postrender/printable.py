@@ -52,11 +52,25 @@ def quoted(value: object) -> str:
         elif ch in _NAMED_ESCAPES:
             out.append(_NAMED_ESCAPES[ch])
         elif not printable(ch):
-            code = ord(ch)
-            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+            out.append(escape(ch))
         else:
             out.append(ch)
     return quote + "".join(out) + quote
 
 
 _NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def escape(ch: str) -> str:
+    """A character printable() hides, as a Python escape: \\xNN, \\uNNNN or
+    \\UNNNNNNNN. A lone U+DC80..U+DCFF is a byte of a name that is not UTF-8
+    (a path, an argument: Python's surrogateescape) and is shown as that
+    byte, `\\xff` as `ls -b` shows it, not as a Python internal (cli62)."""
+    code = ord(ch)
+    if 0xDC80 <= code <= 0xDCFF:
+        code -= 0xDC00
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    return f"\\U{code:08x}"

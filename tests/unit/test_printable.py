@@ -5,6 +5,7 @@ holding a character assigned since 14.0 was single-quoted by 3.12 and
 double-quoted by 3.11, and graph's JSON escaped it on one and not the other
 (determinism60)."""
 
+import os
 import sys
 import unicodedata
 
@@ -66,3 +67,32 @@ def test_quoted_holds_a_lists_strings_so_too():
     assert quoted(["A\U0001f6dc", 1, None]) == "['A\U0001f6dc', 1, None]"
     assert quoted(("a",)) == repr(("a",)) and quoted(("a", "b")) == repr(("a", "b"))
     assert quoted({"k": ["v"]}) == repr({"k": ["v"]})
+
+
+# --- a byte of a name that is not UTF-8 -------------------------------------------------
+
+
+def test_a_byte_python_escaped_is_shown_as_that_byte():
+    # os.fsdecode(b"x\xff") is "x\udcff": it printed as \udcff, a Python internal (cli62).
+    from postrender.diagnostics import escape_controls
+
+    name = os.fsdecode(b"x\xff\x80.yaml")
+    assert escape_controls(name) == "x\\xff\\x80.yaml"
+    assert quoted(name) == "'x\\xff\\x80.yaml'"
+    # Another lone surrogate is no byte: still its code point.
+    assert escape_controls("\ud800\udc7f") == "\\ud800\\udc7f"
+
+
+def test_every_message_shows_such_a_byte_as_ls_b_does(tmp_path):
+    folder = tmp_path / "bad"
+    folder.mkdir()
+    bad = os.fsdecode(os.fsencode(str(folder)) + b"/x\xff.yaml")
+    with open(bad, "w") as handle:
+        handle.write("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  k: 3\n")
+    said = run_postrender([str(folder)]).stderr
+    assert f"({folder}/x\\xff.yaml, ConfigMap/c) line 6" in said and "\\udc" not in said, said
+    missing = run_postrender([os.fsdecode(b"nonexist\xff.yaml")])
+    assert missing.stderr == "postrender: error: nonexist\\xff.yaml: no such file or folder\n"
+    output = os.fsdecode(os.fsencode(str(tmp_path)) + b"/none/o\xff")
+    written = run_postrender(["-o", output], "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")
+    assert written.status == 1 and "/none/o\\xff: " in written.stderr, written.stderr
