@@ -444,6 +444,7 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         after = args.index("--") if "--" in args else len(args)
         _check_no_text_for_a_host(args[:after])
         namespace = parser.parse_intermixed_args(args[:after])
+        _check_no_path_is_a_misplaced_word(list(argv), namespace.paths)
         namespace.paths = [*namespace.paths, *args[after + 1:]]
         if getattr(namespace, "version", False):
             return parse(["version"])
@@ -451,6 +452,36 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         namespace = parser.parse_args(args)
     namespace.command = name
     return namespace
+
+
+def _optional_values() -> dict[str, Callable[[str], bool]]:
+    """Each flag whose value is optional, so taken only as `FLAG=VALUE`, and
+    which words it takes: the word after it is a path."""
+    from .options import bare_values
+
+    whole_number = re.compile("[0-9]+").fullmatch
+    return {"-v": whole_number, "--verbose": whole_number,
+            **{flag: values.__contains__ for flag, values in bare_values().items()}}
+
+
+def _check_no_path_is_a_misplaced_word(argv: list[str], paths: list[str]) -> None:
+    """A path that is not there but was meant as something else says so,
+    not just "no such file or folder": the value of the optional-value flag
+    before it (`--keep-original none`, kubectl's `-v 1`), or a command
+    after flags (`postrender -v graph`, as kubectl and helm take them)."""
+    words = argv[:argv.index("--")] if "--" in argv else argv
+    optional = None
+    for position, word in enumerate(words):
+        if position and word in paths and not os.path.exists(word):
+            before = words[position - 1]
+            optional = optional or _optional_values()
+            if before in optional and optional[before](word):
+                raise UsageError(f"{word}: no such file or folder; {before} takes its value only after =: "
+                                 f"write {before}={word}")
+            if word in _BY_NAME:
+                flags = " ".join(words[1 if words[0] in _BY_NAME else 0:position])
+                raise UsageError(f"{word}: no such file or folder; the command goes first, its flags after it: "
+                                 f"{PROG} {word} {flags + ' ' if flags else ''}...")
 
 
 def _check_not_a_mistyped_command(word: str) -> None:

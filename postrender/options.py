@@ -363,6 +363,13 @@ def by_config_key() -> dict[str, Option]:
     return {option.config: option for option in OPTIONS if option.config}
 
 
+def bare_values() -> dict[str, tuple[str, ...]]:
+    """Each flag that may stand alone (Option.bare), and the words it takes
+    as a value, only ever written `--flag=VALUE`."""
+    return {flag: (*option.choices, *(a for a in option.aliases if isinstance(a, str)))
+            for option in OPTIONS if option.bare is not None for flag in option.flags}
+
+
 def bare_flags() -> dict[str, str]:
     """Each flag that may stand alone (Option.bare), and what it then means."""
     return {flag: f"{flag}={option.bare}" for option in OPTIONS if option.bare is not None for flag in option.flags}

@@ -931,3 +931,47 @@ def test_a_link_to_a_folder_named_as_a_manifest_fails(tmp_path):
     out = run_postrender([str(folder)])
     assert out.status == 1 and out.stdout == ""
     assert f"{folder / 'more.yaml'}: a symbolic link to a folder, named as a manifest" in out.stderr
+
+
+# --- a path that was meant as something else ------------------------------------------------
+
+
+@pytest.mark.parametrize("argv,write", [
+    (["--keep-original", "none"], "--keep-original=none"),
+    (["--keep-original", "all", "in.yaml"], "--keep-original=all"),
+    (["graph", "--keep-original", "secrets"], "--keep-original=secrets"),
+    (["-v", "1"], "-v=1"),
+    (["--verbose", "2"], "--verbose=2"),
+])
+def test_a_value_written_apart_from_its_optional_value_flag_says_how_to_write_it(tmp_path, monkeypatch, argv,
+                                                                                   write):
+    # "none: no such file or folder", and nothing more (cli62).
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "in.yaml").write_text(CM.format(name="a"))
+    out = run_postrender(argv, CM.format(name="a"))
+    assert out.status == 2 and out.stdout == "", out
+    value = write.split("=")[1]
+    assert out.stderr == f"postrender: error: {value}: no such file or folder; {write.split('=')[0]} takes its " \
+                         f"value only after =: write {write}\n"
+
+
+def test_such_a_word_that_is_a_file_is_read(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "none").write_text(CM.format(name="a"))
+    out = run_postrender(["--keep-original", "none"])
+    assert out.status == 0 and "kind: ConfigMap" in out.stdout, out
+
+
+@pytest.mark.parametrize("argv,hint", [
+    (["-v", "graph", "in.yaml"], "postrender graph -v ..."),
+    (["render", "graph"], "postrender graph ..."),
+    (["--strategy", "annotate", "diff", "a", "b"], "postrender diff --strategy annotate ..."),
+    (["graph", "-v", "diff"], "postrender diff -v ..."),
+])
+def test_a_command_after_flags_says_the_command_goes_first(tmp_path, monkeypatch, argv, hint):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "in.yaml").write_text(CM.format(name="a"))
+    out = run_postrender(argv, CM.format(name="a"))
+    word = next(w for w in argv[1:] if w in ("graph", "diff"))
+    assert out.status == 2 and out.stderr == (
+        f"postrender: error: {word}: no such file or folder; the command goes first, its flags after it: {hint}\n"), out
