@@ -21,7 +21,7 @@ from urllib.parse import quote
 
 from ..printable import quoted
 from ..errors import PostrenderError
-from ..kubeconfig import merged
+from ..kubeconfig import merged, paths as kubeconfig_paths
 
 # True wherever postrender came from (a checkout, pipx, a wheel): the client
 # goes into the interpreter postrender runs on. (Same bound as the `cluster` extra.)
@@ -117,8 +117,11 @@ class Cluster:
         from kubernetes.config.config_exception import ConfigException  # noqa: PLC0415
 
         configuration = client.Configuration()
+        from_files = bool(kubeconfig or context or not _in_cluster())
+        if from_files:
+            _check_a_kubeconfig_exists(kubeconfig)
         try:
-            if kubeconfig or context or not _in_cluster():
+            if from_files:
                 files = merged(kubeconfig)
                 # Named, never left to the client: with a $KUBECONFIG list it
                 # would take the last file's current-context, kubectl and Helm the first.
@@ -285,6 +288,21 @@ def _resources_of(group: str, version: str, listing: dict | None) -> list[Resour
         out.append(Resource(group, version, name, item.get("kind", ""), bool(item.get("namespaced")),
                             frozenset(item.get("verbs") or ())))
     return out
+
+
+def _check_a_kubeconfig_exists(explicit: str | None) -> None:
+    """As kubectl refuses them (`stat FILE: no such file or directory`): a
+    kubeconfig named that is not there, or no file of $KUBECONFIG or
+    ~/.kube/config there at all. The client said "Invalid kube-config file.
+    No configuration found.", naming neither (cli62)."""
+    where = kubeconfig_paths(explicit, os.environ)
+    if any(os.path.exists(path) for path in where):
+        return
+    if explicit:
+        raise ClusterError(f"the kubeconfig {explicit} does not exist")
+    if os.environ.get("KUBECONFIG"):
+        raise ClusterError(f"no kubeconfig: no file $KUBECONFIG names exists ({', '.join(where)})")
+    raise ClusterError(f"no kubeconfig: {where[0]} does not exist; pass --kubeconfig or set $KUBECONFIG")
 
 
 def _in_cluster() -> bool:

@@ -67,3 +67,25 @@ def test_a_key_written_twice_is_read_as_client_go_reads_it(tmp_path):
                     " namespace: later}\n")
     config = merged(str(path))
     assert config.current_context == "test" and config.namespace() == "later"
+
+
+@pytest.mark.parametrize("command", [["gc"], ["--retain", "2", "-n", "x", "--scope", "s", "-f", "-"]])
+def test_a_kubeconfig_that_is_not_there_is_said_so(tmp_path, monkeypatch, command):
+    # "Invalid kube-config file. No configuration found.", naming no file (cli62).
+    pytest.importorskip("kubernetes")
+    from conftest import run_postrender
+
+    missing = tmp_path / "nonexistent"
+    stream = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {k: v}\n"
+    said = run_postrender([*command, "--kubeconfig", str(missing)], stream)
+    assert (said.status, said.stdout) == (1, ""), said
+    assert said.stderr == f"postrender: error: the kubeconfig {missing} does not exist\n"
+    listed = run_postrender(command, stream, env={"KUBECONFIG": f"{missing}:{tmp_path / 'other'}"})
+    assert listed.stderr == (f"postrender: error: no kubeconfig: no file $KUBECONFIG names exists "
+                             f"({missing}, {tmp_path / 'other'})\n"), listed
+    monkeypatch.delenv("KUBECONFIG", raising=False)
+    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    default = run_postrender(command, stream)
+    assert default.stderr == (f"postrender: error: no kubeconfig: {tmp_path}/.kube/config does not exist; "
+                              "pass --kubeconfig or set $KUBECONFIG\n"), default
