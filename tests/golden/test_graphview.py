@@ -218,7 +218,8 @@ def test_graph_parses_every_render_option_as_render_does():
     argv: list[str] = []
     for option in OPTIONS:
         value = option.choices[0] if option.kind == "choice" else samples[option.kind]
-        argv += [option.flag] + ([value] if value is not None else [])
+        # `--flag=VALUE`: a flag whose value is optional (--keep-original) takes it no other way.
+        argv.append(option.flag if value is None else f"{option.flag}={value}")
     assert render_options(parse(["graph", *argv])) == render_options(parse(argv))
 
 
