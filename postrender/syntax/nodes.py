@@ -1518,7 +1518,9 @@ def not_a_string_hint(node: Node, show_value: bool = False, secret: bool = False
             shown = show_value and len(node.value) <= 40
             fix = f"quote it: {json.dumps(node.value, ensure_ascii=False)}" if shown else "quote it"
     if secret and value is not None:
-        return " (quote it, or drop its tag: Kubernetes does not read it as a string)"
+        # The fix for what is written: an untagged value has no tag to drop (fuzz62).
+        fix = "quote it" if node.tag == STR_TAG else "drop its tag or make it !!str"
+        return f" ({fix}: Kubernetes does not read it as a string)"
     if node.tag == STR_TAG:
         return f" ({fix}; unquoted, Kubernetes reads it as {what} under YAML 1.1)"
     return f" ({fix}; its tag makes it {what})"

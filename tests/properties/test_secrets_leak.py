@@ -441,7 +441,8 @@ def test_what_a_secrets_value_reads_as_is_not_said(value, reads_as):
     with the value quoted back."""
     secret = run_postrender([], f"apiVersion: v1\nkind: Secret\nmetadata: {{name: s}}\nstringData:\n  pin: {value}\n")
     assert secret.status == 1 and secret.stdout == ""
-    assert "stringData.pin must be a string (quote it, or drop its tag" in secret.stderr, secret.stderr
+    fix = "drop its tag or make it !!str" if value.startswith("!!") else "quote it"
+    assert f"stringData.pin must be a string ({fix}: Kubernetes" in secret.stderr, secret.stderr
     for word in ("number", "boolean", "bool", "int", "float", value.split()[-1]):
         assert word not in secret.stderr.split("must be a string", 1)[1], secret.stderr
     config = run_postrender([], f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c}}\ndata:\n  pin: {value}\n")

@@ -283,7 +283,11 @@ def test_secret_hints_never_show_the_value():
     message = _error(secret.format(value="123456789"))
     # Nor what it reads as: "a number" said it is digits (leak60).
     assert message.rstrip("\n").endswith(
-        "data.password must be a base64 string (quote it, or drop its tag: Kubernetes does not read it as a string)")
+        "data.password must be a base64 string (quote it: Kubernetes does not read it as a string)")
+    # A tag written is the one to drop; an untagged value has none (fuzz62).
+    message = _error(secret.format(value="!!int 7"))
+    assert message.rstrip("\n").endswith(
+        "data.password must be a base64 string (drop its tag or make it !!str: Kubernetes does not read it as a string)")
     assert "123456789" not in message
     message = _error(secret.format(value="not*base64"))
     assert "(encode it, or move it to stringData as plain text)" in message and "not*base64" not in message
