@@ -26,7 +26,7 @@ from ..errors import Location, PostrenderError
 from ..vocabulary import KRM_RESOURCE_LIST, PATH_ANNOTATIONS
 from ..records import field, record, replace
 from ..report import Diagnostic
-from ..limits import Limits
+from ..limits import MAX_DEPTH_CEILING, Limits
 from ..syntax.nodes import (
     BINARY_TAG,
     EXPLICIT_STR_STYLE,
@@ -1814,6 +1814,14 @@ def _compose(doc: Document, limits: Limits, count: _Count, parts: _Parts | None 
     return root
 
 
+def _depth_limit(max_depth: int) -> str:
+    """The --max-depth limit a document passed, and how to raise it while it may be (cli62)."""
+    levels = f"{max_depth} level{'' if max_depth == 1 else 's'}"
+    if max_depth >= MAX_DEPTH_CEILING:
+        return f"{levels} (--max-depth, at its ceiling)"
+    return f"{levels} (raise it with --max-depth, up to {MAX_DEPTH_CEILING})"
+
+
 # A document without an object: its start, a null and its end.
 _EMPTY_DOCUMENT_NODES = 3
 
@@ -2501,8 +2509,7 @@ def _check_depth(doc: Document, max_depth: int, masked: str | None = None) -> No
             if name in ("MappingStartEvent", "SequenceStartEvent"):
                 depth += 1
                 if depth > max_depth:
-                    raise PostrenderError(
-                        f"nesting deeper than {max_depth} levels (--max-depth)",
+                    raise PostrenderError(f"nesting deeper than {_depth_limit(max_depth)}",
                         doc.at(doc.first_line + event.start_mark.line + 1),
                     )
             elif name in ("MappingEndEvent", "SequenceEndEvent"):

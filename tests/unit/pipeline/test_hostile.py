@@ -279,6 +279,10 @@ def test_nesting_just_over_the_limit_is_refused_and_under_it_accepted(shape):
 def test_max_depth_is_configurable_up_to_a_ceiling():
     text = HEAD + _nest("flow-sequences", 50)
     assert_refused(run_postrender(["--max-depth", "40"], text), 1, 5, "nesting deeper than 40 levels")
+    # One level is said so, and a limit at its ceiling is not said to be raised (cli62).
+    assert_refused(run_postrender(["--max-depth", "1"], text), 1, None, "nesting deeper than 1 level (raise it")
+    assert_refused(run_postrender(["--max-depth", "1000"], "a: " + "[" * 1001 + "]" * 1001 + "\n"), 1, None,
+                   "nesting deeper than 1000 levels (--max-depth, at its ceiling)")
     assert run_postrender(["--max-depth", "60"], text).status == 0
     too_deep = run_postrender(["--max-depth", str(MAX_DEPTH_CEILING + 1)], text)
     assert too_deep.status == 2 and "from 1 to 1000" in too_deep.stderr and too_deep.stdout == ""
@@ -1038,4 +1042,4 @@ def test_a_json_first_document_nested_past_pythons_stack_meets_the_depth_limit()
     # Deciding whether it is JSON Go reads recursed past Python's stack: an
     # internal error (review60c). It is refused as any document nested so deep.
     text = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"x":' + "[" * 1000 + "]" * 1000 + "}\n"
-    assert_refused(run_postrender([], text), 1, 1, "nesting deeper than 512 levels (--max-depth)")
+    assert_refused(run_postrender([], text), 1, 1, "nesting deeper than 512 levels (raise it with --max-depth, up to 1000)")
