@@ -72,7 +72,7 @@ def gather(paths: list[str], stdin: TextIO | BinaryIO | None, max_bytes: int,
         else:
             try:
                 with open(file, "rb") as handle:
-                    data = _read_limited(handle, max_bytes - total, file, max_bytes)
+                    data = _read_limited(handle, max_bytes - total, file, max_bytes, total)
             except OSError as exc:
                 raise PostrenderError(f"{file}: {exc.strerror}") from None
             name = file
@@ -154,7 +154,9 @@ def _read_stdin(stdin: TextIO | BinaryIO | None, max_bytes: int, explicit: bool,
         raise PostrenderError(why) from None
 
 
-def _read_limited(handle: BinaryIO, max_bytes: int, what: str, limit: int | None = None) -> bytes:
+def _read_limited(handle: BinaryIO, max_bytes: int, what: str, limit: int | None = None, before: int = 0) -> bytes:
+    """`before`: the bytes earlier inputs took of the limit, so that the
+    limit suggested holds them and this file whole, where its size is known."""
     # In chunks: read(n) would allocate n bytes up front, whatever arrives.
     # read1 returns after one read of the device, so Ctrl-D on a terminal
     # (a single empty read, not a lasting end) ends the input as for cat.
@@ -171,7 +173,7 @@ def _read_limited(handle: BinaryIO, max_bytes: int, what: str, limit: int | None
         limit = limit if limit is not None else max_bytes
         raise PostrenderError(
             f"{what}: input larger than the limit of {limit} bytes (raise it with --max-bytes, "
-            f"say --max-bytes {_suggested(limit)})"
+            f"say --max-bytes {_suggested(limit, before + _regular_size(handle))})"
         )
     return b"".join(chunks)
 
@@ -230,9 +232,20 @@ def _extension(name: str) -> str:
     return name[dot:] if dot >= 0 else ""
 
 
-def _suggested(limit: int) -> str:
-    mebibytes = -(-limit * 2 // (1 << 20))  # twice the limit, rounded up to MiB
+def _suggested(limit: int, needed: int = 0) -> str:
+    """Twice the limit, or what the inputs are known to need where that is
+    more (a regular file's size: cli62), rounded up to MiB."""
+    mebibytes = -(-max(limit * 2, needed) // (1 << 20))
     return f"{mebibytes}Mi"
+
+
+def _regular_size(handle: BinaryIO) -> int:
+    """A regular file's size; 0 for a pipe or a device, whose size is unknown."""
+    try:
+        status = os.fstat(handle.fileno())
+    except (OSError, ValueError, AttributeError):
+        return 0
+    return status.st_size if stat.S_ISREG(status.st_mode) else 0
 
 
 class InvalidUTF8(PostrenderError):

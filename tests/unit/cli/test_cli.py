@@ -369,6 +369,22 @@ def test_max_bytes_takes_a_quantity():
     assert refused.status == 1 and "raise it with --max-bytes" in refused.stderr
 
 
+def test_the_max_bytes_suggested_holds_the_files_read(tmp_path):
+    # A regular file's size is known: the limit suggested holds it and the
+    # files before it, not merely twice the limit (cli62: 2Mi for 3.7 MB).
+    first, second = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    first.write_text(CM.format(name="a"))
+    second.write_text(CM.format(name="b") + "# " + "x" * (3 << 20) + "\n")
+    refused = run_postrender(["--max-bytes", "1Mi", str(first), str(second)], "")
+    assert refused.status == 1 and refused.stdout == ""
+    suggested = re.search(r"say --max-bytes (\d+)Mi\)", refused.stderr)
+    assert suggested and int(suggested.group(1)) << 20 >= first.stat().st_size + second.stat().st_size, refused.stderr
+    assert run_postrender(["--max-bytes", suggested.group(1) + "Mi", str(first), str(second)], "").status == 0
+    # Through a pipe the size is not known: twice the limit.
+    piped = run_postrender(["--max-bytes", "1Mi"], second.read_text())
+    assert "say --max-bytes 2Mi)" in piped.stderr, piped.stderr
+
+
 # Every numeric flag, with every odd way to write a number: usage error, exit 2, one line.
 ODD_NUMBERS = ["10**30", str(10**30), "-1", "0", "1.5", "1e3", "", " ", "0x10", "١٢", "1_000", "nan", "9" * 400]
 
