@@ -425,7 +425,11 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     if args[:1] == ["help"] and not os.path.exists("help"):
         # `postrender help [COMMAND]`, as helm and kubectl take it: it read
         # as a file named help (newcomer60).
-        topic = args[1:2]
+        # `help help`, `help -h`: postrender's own help, as helm's and
+        # kubectl's; a second word is refused, not ignored (cli62).
+        topic = [word for word in args[1:2] if word not in ("help", "-h", "--help")]
+        if len(args) > 2:
+            raise UsageError(f"help takes one command, not {' '.join(args[1:])}; the commands are {', '.join(_BY_NAME)}")
         if topic and topic[0] not in _BY_NAME:
             raise UsageError(f"help {topic[0]}: no such command; the commands are {', '.join(_BY_NAME)}")
         args = [*topic, "--help"]

@@ -100,6 +100,10 @@ def test_missing_path_is_a_usage_error(tmp_path):
     (["help"], "usage: postrender [render]"),
     (["help", "graph"], "usage: postrender graph"),
     (["help", "diff"], "usage: postrender diff"),
+    # Help on help is postrender's own, as helm's and kubectl's (cli62).
+    (["help", "help"], "usage: postrender [render]"),
+    (["help", "-h"], "usage: postrender [render]"),
+    (["help", "--help"], "usage: postrender [render]"),
 ])
 def test_help_is_a_command(tmp_path, monkeypatch, argv, shows):
     # As in helm and kubectl; it read as a file named help (newcomer60).
@@ -113,6 +117,13 @@ def test_help_on_no_command_says_so(tmp_path, monkeypatch):
     out = run_postrender(["help", "nosuch"])
     assert out.status == 2 and out.stdout == ""
     assert "help nosuch: no such command; the commands are render, graph, diff, gc, version, completion" in out.stderr
+
+
+def test_help_on_two_commands_is_refused_not_half_read(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    out = run_postrender(["help", "graph", "diff"])
+    assert out.status == 2 and out.stdout == ""
+    assert "help takes one command, not graph diff" in out.stderr
 
 
 def test_a_file_named_help_is_still_read(tmp_path, monkeypatch):
