@@ -7,6 +7,7 @@ from collections.abc import Callable
 from ..printable import quoted
 from ..records import field, record
 from .plan import config_hash, keep, reloader
+from .plan.copies import Repointed, repointed_copies
 from .check import broken, guard
 from .. import fieldspecs
 from ..fieldspecs.walk import SpecIndex
@@ -47,6 +48,8 @@ class Analysis:
     warnings: list[str | Diagnostic] = field(default_factory=list)
     by_name: ByName = field(default_factory=ByName)
     notes: list[str] = field(default_factory=list)  # shown with -v
+    # Copies a previous run wrote whose version is renamed (plan/copies.py).
+    repointed: tuple[Repointed, ...] = ()
 
 
 @record
@@ -115,6 +118,7 @@ def analyse(sources: list[Source], options: RenderOptions, stream: Stream | Read
     by_name = find_readers(graph, pod_strings)
     the_plan = plan(graph, plan_options, kept, held=policy.held, fixed=by_name.fixed, read_by_name=by_name.read(),
                     copies=policy.copies)
+    repointed = repointed_copies(graph, the_plan)
     copy_warnings, notes = reloader.copy_notes(policy, the_plan)
     warnings = [*read_as.stream.warnings, *copy_warnings, *_immutable_kept(graph, the_plan),
                 *_hidden_hooks_uncopied(the_plan, options)]
@@ -123,7 +127,7 @@ def analyse(sources: list[Source], options: RenderOptions, stream: Stream | Read
     retention = keep.decide(graph, the_plan, table, scope=options.scope, keep_previous=options.keep_previous,
                             record_refs=_records_refs(options), held=policy.held)
     return Analysis(read_as.stream, table, graph, the_plan, productions, dependencies, policy, hashes, retention, warnings,
-                    by_name, notes)
+                    by_name, notes, repointed)
 
 
 def read_for(sources: list[Source], options: RenderOptions) -> ReadStream:
@@ -333,7 +337,7 @@ def render(sources: list[Source], options: RenderOptions, reporter: Reporter, st
     analysis = analyse(sources, options, stream)
     result = rewrite(analysis.graph, analysis.plan, _rewrite_options(options), held=analysis.policy.held,
                      config_hashes=analysis.config_hashes, retention=analysis.retention,
-                     explain=reporter.wants_info)
+                     repointed=analysis.repointed, explain=reporter.wants_info)
     if analysis.retention.warning:
         reporter.warn(analysis.retention.warning)
     findings = guard.check(analysis.graph, analysis.plan)

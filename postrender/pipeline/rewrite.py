@@ -18,6 +18,7 @@ from .index.objects import base_name_of, previous_ids
 from ..errors import PostrenderError
 from ..syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, format_path, get, node_at
 from .plan.config_hash import Place
+from .plan.copies import Repointed
 from .plan.keep import Retention, marks_of
 from .plan.new_values import new_value
 from .plan.versions import Plan, Version, kept_as_written, label_value, takes_as_version, versioned_name
@@ -772,22 +773,24 @@ class Rewrite:
 
 def rewrite(graph: Graph, plan: Plan, options: Options, held: Collection[int] = (),
             config_hashes: Sequence[Place] = (), retention: Retention = Retention(),
-            explain: bool = False) -> Rewrite:
+            repointed: Sequence[Repointed] = (), explain: bool = False) -> Rewrite:
     """`held`: ids of references to leave as written (reloader.py);
     `config_hashes`: where config_hash.py put a hash; `retention`: keep.py's
-    marks; `explain`: keep each rewritten reference and its new value (for
-    `-v`). Edits to one mapping merge, in this order."""
+    marks; `repointed`: copies a previous run wrote whose version is
+    renamed (plan/copies.py); `explain`: keep each rewritten reference and
+    its new value (for `-v`). Edits to one mapping merge, in this order."""
     if options.kustomize_maps_names:
         options = replace(options, names_recorded=_names_kustomize_maps(graph, plan))
     result = Rewrite({}, [], [], options)
     _versions(plan, result)
     _references(graph, plan, held, result, explain)
     for obj in chain((p.obj for p in config_hashes), (m.obj for m in retention.marks),
-                     (r.referrer for r in retention.records)):
+                     (r.referrer for r in retention.records), (r.copy for r in repointed)):
         if obj.item is not None:
             result.edits_of(obj.document).expect(obj)
     _config_hashes(config_hashes, result)
     _retention(retention, result)
+    _repointed(repointed, result)
     return result
 
 
@@ -867,6 +870,14 @@ def _retention(retention: Retention, result: Rewrite) -> None:
         result.edits_of(mark.obj.document).set_later_at(mark.obj, (), _retention_marks, mark.scope, mark.keep)
     for refs in retention.records:
         result.edits_of(refs.referrer.document).set_later_at(refs.referrer, refs.template, _refs_record, refs.value)
+
+
+def _repointed(repointed: Sequence[Repointed], result: Rewrite) -> None:
+    # An annotation edit on the copy, as on any object: its data, which is
+    # its version's, stays as written.
+    for each in repointed:
+        result.edits_of(each.copy.document).set_at(each.copy, (), {"metadata": {"annotations": {
+            ANNOTATION_COPY_OF: each.name}}})
 
 
 def _retention_marks(scope: str | None, keep: tuple[tuple[str, str], ...]) -> dict[str, Value]:

@@ -386,6 +386,10 @@ def opted_in(obj: KubeObject) -> bool:
     return obj.annotations.get(ANNOTATION_VERSIONED) == "true" or obj.labels.get(LABEL_VERSIONED) == "true"
 
 
+def opted_out(obj: KubeObject) -> bool:
+    return obj.annotations.get(ANNOTATION_VERSIONED) == "false" or obj.labels.get(LABEL_VERSIONED) == "false"
+
+
 def _version(
     obj: KubeObject,
     options: Options,
@@ -465,7 +469,7 @@ def kept_as_written(obj: KubeObject, content: ConfigContent) -> Version | None:
         return Version(obj, digest, name, name, excluded=KUSTOMIZE_GENERATOR, kustomized=True)
     if suffixed_by_kustomize(obj, content):
         return Version(obj, digest, name, name, excluded=KUSTOMIZE_SUFFIXED.format(hash=name[-10:]), kustomized=True)
-    if obj.annotations.get(ANNOTATION_VERSIONED) == "false" or obj.labels.get(LABEL_VERSIONED) == "false":
+    if opted_out(obj):
         reason = "a keep-original copy" if ANNOTATION_COPY_OF in obj.annotations else "opted out (postrender.io/versioned: \"false\")"
         return Version(obj, digest, name, name, excluded=reason)
     if content.token:
@@ -477,8 +481,7 @@ def takes_as_version(obj: KubeObject, kept: Version) -> bool:
     """Whether a run that keeps previous versions takes an object that keeps
     its name as written (kept_as_written) as a version all the same: a name
     kustomize suffixed with its content hash already, not opted out."""
-    return kept.kustomized and not suffixed_later_by_kustomize(obj) and not (
-        obj.annotations.get(ANNOTATION_VERSIONED) == "false" or obj.labels.get(LABEL_VERSIONED) == "false")
+    return kept.kustomized and not suffixed_later_by_kustomize(obj) and not opted_out(obj)
 
 
 def kustomized_version(obj: KubeObject) -> Version:
