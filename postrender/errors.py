@@ -74,10 +74,16 @@ class Location:
 class PostrenderError(Exception):
     """A problem with the input or the environment; exit status 1."""
 
-    def __init__(self, message: str, location: Location | None = None) -> None:
+    def __init__(self, message: str, location: Location | None = None, field: str | None = None,
+                 value: str | None = None) -> None:
+        """`field`: the path of the field it is about, where one is (a KRM
+        result's `field`); `value`: that field's value, where showing it
+        shows no secret (a name, never a Secret's data)."""
         super().__init__(message)
         self.message = message
         self.location = location
+        self.field = field
+        self.value = value
 
     def __str__(self) -> str:
         where = self.location.describe() if self.location else ""

@@ -83,6 +83,10 @@ class RenderOptions:
     # An input without any Kubernetes object fails (render.analyse): a
     # deployer that prunes would delete everything it deployed before.
     require_objects: bool = False
+    # Where the options are written (FLAGS, FUNCTION_CONFIG, PLUGIN_CONFIG),
+    # so that advice names what the user can set there (Spelling). Set by
+    # the KRM and exec-transformer front ends; no flag of its own.
+    written_in: str = "flags"
 
 
 # --- numbers as people write them ---------------------------------------------
@@ -373,3 +377,71 @@ def bare_values() -> dict[str, tuple[str, ...]]:
 def bare_flags() -> dict[str, str]:
     """Each flag that may stand alone (Option.bare), and what it then means."""
     return {flag: f"{flag}={option.bare}" for option in OPTIONS if option.bare is not None for flag in option.flags}
+
+
+# --- advice: an option as the user writes it -----------------------------------
+
+# Where a render's options are written (RenderOptions.written_in): flags on a
+# command line, or the fields of a KRM functionConfig or of kustomize's
+# PostRender plugin config, which take no flags.
+FLAGS, FUNCTION_CONFIG, PLUGIN_CONFIG = "flags", "the functionConfig", "the PostRender config"
+
+
+@record(frozen=True)
+class Spelling:
+    """How advice names an option of the table (OPTIONS) to set: its flag on
+    a command line, its config field where the options are a config's
+    fields (a KRM function and kustomize's exec transformer get no flags)."""
+
+    written_in: str = FLAGS
+
+    def named(self, name: str, value: Any = True) -> str:
+        """The option `name` (a RenderOptions field) set to `value`, as
+        written there: `--keep-original`; `keepOriginal: true in the
+        functionConfig`. None: any value (`--namespace`, `namespace: NS`)."""
+        return self._as_written(name, value) + ("" if self._flags(name) else f" in {self.written_in}")
+
+    def setting(self, *changes: tuple[str, Any]) -> str:
+        """What the user does to make these changes: `drop --strict and pass
+        --allow-broken-references`; `set strict: false and
+        allowBrokenReferences: true in the functionConfig`."""
+        if self._flags(*(name for name, _ in changes)):
+            return " and ".join(f"drop {_option(name).flag}" if value is False else
+                                f"pass {self._as_written(name, value)}" for name, value in changes)
+        return "set " + " and ".join(self._as_written(name, value) for name, value in changes) + \
+            f" in {self.written_in}"
+
+    def field_specs(self, rows: str) -> str:
+        """Where field-spec rows (`nameReference: [...]`) go: a --config
+        file; the config's own fields; under kustomize, also the
+        kustomization's configurations:, whose nameReference rows kustomize
+        and postrender both read."""
+        if self.written_in == FLAGS:
+            option = _option("config_files")
+            return f"{option.flag} {option.metavar} with `{rows}`"
+        also = " or the kustomization's configurations:" if self.written_in == PLUGIN_CONFIG and \
+            rows.startswith("nameReference:") else ""
+        return f"`{rows}` in {self.written_in}{also}"
+
+    def _flags(self, *names: str) -> bool:
+        return self.written_in == FLAGS or any(_option(name).config is None for name in names)
+
+    def _as_written(self, name: str, value: Any) -> str:
+        option = _option(name)
+        if self._flags(name):
+            if value is None or value is True or value == option.bare:
+                return option.flag
+            return f"{option.flag}={value}"
+        if value is None:
+            shown = option.metavar or "VALUE"
+        else:
+            shown = "true" if value is True else "false" if value is False else str(value)
+        return f"{option.config}: {shown}"
+
+
+def _option(name: str) -> Option:
+    return next(option for option in OPTIONS if option.field == name)
+
+
+def spelling(options: RenderOptions) -> Spelling:
+    return Spelling(options.written_in)

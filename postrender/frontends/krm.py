@@ -27,7 +27,7 @@ from ..syntax.nodes import (
     is_null,
 )
 from ..limits import MAX_BYTES_CEILING, MAX_DEPTH_CEILING, MAX_NODES_CEILING, Limits
-from ..options import RenderOptions
+from ..options import FUNCTION_CONFIG, RenderOptions
 from ..records import replace
 from ..vocabulary import INDEX_ANNOTATIONS, KRM_RESOURCE_LIST, PATH_ANNOTATIONS
 from ..pipeline.read import (Document, KubeObject, Source, Stream, UnreadableText, mask_surrogate_escapes, only_comments,
@@ -221,7 +221,7 @@ def written(sources: list[Source], options: RenderOptions, reporter: Reporter,
         raise _failed(error, 1, source, None, [])
     try:
         config = function_config(document)
-        effective = config.apply(options) if config else options
+        effective = replace(config.apply(options) if config else options, written_in=FUNCTION_CONFIG)
         # The stream read above is the one rendered, unless the functionConfig
         # set options it is read otherwise for (render.analyse reads it again).
         result = render(sources, effective, reporter, read)
@@ -402,12 +402,19 @@ def _about(obj: KubeObject) -> dict[str, Any]:
 
 
 def error_result(exc: Exception, stream: Stream | None) -> dict[str, Any]:
+    """As a warning's (warning_results): the field too where the error
+    names one, its value where that shows no secret."""
     result: dict[str, Any] = {"message": str(exc), "severity": "error"}
     location = getattr(exc, "location", None)
     if stream is not None and location is not None and location.kind and location.name:
         about = _object_at(stream, location)
         if about is not None:
             result.update(_about(about))
+    path = getattr(exc, "field", None)
+    if path and "resourceRef" in result:
+        value = getattr(exc, "value", None)
+        result["field"] = {"path": path, **({"currentValue": value} if value is not None else {})}
+        result["message"] = _without_the_place(result["message"], path)
     return result
 
 

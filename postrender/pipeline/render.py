@@ -20,7 +20,7 @@ from .graph.references import (Found, Graph, Reference, Resolution, build, creat
 from .index.configs import says_immutable
 from .index.objects import IMPLICIT, ObjectIndex
 from .needs import Needs
-from ..options import RenderOptions, check_cluster, check_strategy
+from ..options import RenderOptions, Spelling, check_cluster, check_strategy, spelling
 from .plan.versions import Options as PlanOptions
 from .plan.versions import EMPTY, UNREFERENCED, Plan, opted_in, plan
 from .read import KubeObject, Source, Stream, read
@@ -341,11 +341,12 @@ def render(sources: list[Source], options: RenderOptions, reporter: Reporter, st
     if analysis.retention.warning:
         reporter.warn(analysis.retention.warning)
     findings = guard.check(analysis.graph, analysis.plan)
+    spelled = spelling(options)
     problems = broken.find(analysis.graph, analysis.plan, analysis.policy.held, analysis.by_name.readers, findings,
-                           fieldspecs.kustomize_fields(options.kustomize_configurations))
-    _report(analysis.graph, result, reporter, analysis.productions, {id(p.node) for p in problems})
+                           fieldspecs.kustomize_fields(options.kustomize_configurations), spelled)
+    _report(analysis.graph, result, reporter, analysis.productions, {id(p.node) for p in problems}, spelled)
     _report_analysis(analysis, reporter)
-    broken.report(problems, reporter, options.allow_broken, options.strict, options.show_broken)
+    broken.report(problems, reporter, options.allow_broken, options.strict, options.show_broken, spelled)
     release = release and options.retain is None
     if release:
         _drop_before_write(analysis, result)
@@ -377,8 +378,9 @@ def _drop_before_write(analysis: Analysis, result: Rewrite) -> None:
 
 
 def _report(graph: Graph, result: Rewrite, reporter: Reporter, productions: Productions,
-            broken_nodes: set[int]) -> None:
-    """`broken_nodes`: names broken.py reports; they are not warned about twice."""
+            broken_nodes: set[int], spelled: Spelling = Spelling()) -> None:
+    """`broken_nodes`: names broken.py reports; they are not warned about
+    twice. `spelled`: how advice names an option where the render was asked for."""
     if reporter.wants_info:
         for version in result.renamed:
             reporter.info(f"renamed {version.obj.describe()} -> {version.name}")
@@ -408,7 +410,8 @@ def _report(graph: Graph, result: Rewrite, reporter: Reporter, productions: Prod
                 f"({ref.target.describe()}, one side without metadata.namespace); "
                 # Not "rewritten": a field whose name must stay (a StorageClass's
                 # parameters) is matched so, and left as written.
-                "taken as that object, on the assumption they deploy together; pass --namespace to be exact",
+                f"taken as that object, on the assumption they deploy together; {spelled.setting(('namespace', None))}"
+                " to be exact",
                 about,
             )
         elif ref.resolution is Resolution.AMBIGUOUS and not ref.spec.grants and id(ref.node) not in broken_nodes:
@@ -429,7 +432,7 @@ def _report(graph: Graph, result: Rewrite, reporter: Reporter, productions: Prod
                               " (a program may make it); left as is")
             else:
                 reporter.warn(f"{where}: {ref.target_kind} {quoted(ref.name)} is not in the stream; left as is", about)
-    _report_conflicting_assumptions(assumed, reporter)
+    _report_conflicting_assumptions(assumed, reporter, spelled)
 
 
 def _assumed_namespace(index: ObjectIndex, ref: Reference) -> str:
@@ -439,7 +442,7 @@ def _assumed_namespace(index: ObjectIndex, ref: Reference) -> str:
     return index.namespace_of(ref.target) if looked_up == IMPLICIT else looked_up  # type: ignore[arg-type, return-value]
 
 
-def _report_conflicting_assumptions(assumed: dict[str, str], reporter: Reporter) -> None:
+def _report_conflicting_assumptions(assumed: dict[str, str], reporter: Reporter, spelled: Spelling) -> None:
     """`assumed`: each explicit namespace a reference matched across
     namespaces assumed the implicit one to be, and one such reference.
     Where two assume two different ones, the objects without a namespace
@@ -451,7 +454,7 @@ def _report_conflicting_assumptions(assumed: dict[str, str], reporter: Reporter)
         reporter.warn(
             "the objects without metadata.namespace were matched with objects in more than one namespace: "
             f"{listed}; they deploy to one namespace, so the references matched with the others will name nothing"
-            " there; pass --namespace")
+            f" there; {spelled.setting(('namespace', None))}")
 
 
 def _report_analysis(analysis: Analysis, reporter: Reporter) -> None:

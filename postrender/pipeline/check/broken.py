@@ -24,17 +24,29 @@ from ..graph.references import Graph, Resolution
 from ...syntax.nodes import Node
 from ..plan.versions import Plan, Version, suffixed_later_by_kustomize
 from ...fieldspecs import KustomizeFields, kustomize_rewrites
+from ...options import Spelling
 from ...vocabulary import ANNOTATION_KEEP_ORIGINAL
 from ..read import KubeObject
 from ...report import Reporter
 
-_FIXES = f'keep the old name as well ({ANNOTATION_KEEP_ORIGINAL}: "true" on the object, or --keep-original)'
-_OVERRIDE = "; or pass --allow-broken-references to render anyway"
-# --strict keeps the guard's findings fatal whatever --allow-broken-references
-# says, so the way through is different: only dropping --strict (and, where
-# it is not given already, passing --allow-broken-references) renders.
-_OVERRIDE_STRICT = "; or drop --strict to render anyway"
-_OVERRIDE_STRICT_UNALLOWED = "; or drop --strict and pass --allow-broken-references to render anyway"
+def _fixes(spelling: Spelling) -> str:
+    keep = spelling.named("keep_original")
+    return f'keep the old name as well ({ANNOTATION_KEEP_ORIGINAL}: "true" on the object, or {keep})'
+
+
+def _override(spelling: Spelling, only_strict: bool, from_guard: bool, allow_broken: bool, strict: bool) -> str:
+    """The advice that really gets this render through, given the options it
+    failed under. --strict keeps the guard's findings fatal whatever
+    --allow-broken-references says, so the way through is different there:
+    only dropping --strict (and, where it is not given already, allowing
+    broken references) renders."""
+    if only_strict or strict and from_guard and allow_broken:
+        changes: tuple[tuple[str, bool], ...] = (("strict", False),)
+    elif strict and from_guard:
+        changes = (("strict", False), ("allow_broken", True))
+    else:
+        changes = (("allow_broken", True),)
+    return f"; or {spelling.setting(*changes)} to render anyway"
 
 
 @record(frozen=True)
@@ -50,18 +62,13 @@ class Broken:
     # function), one of which may have kustomize rewrite the field.
     only_strict: bool = False
 
-    def error(self, fatal: bool = True, allow_broken: bool = False, strict: bool = False) -> PostrenderError:
+    def error(self, fatal: bool = True, allow_broken: bool = False, strict: bool = False,
+              spelling: Spelling = Spelling()) -> PostrenderError:
         """fatal: with the advice that really gets this render through,
-        given the options it failed under."""
-        advice = ""
-        if fatal:
-            if self.only_strict:
-                advice = _OVERRIDE_STRICT
-            elif strict and self.from_guard:
-                advice = _OVERRIDE_STRICT if allow_broken else _OVERRIDE_STRICT_UNALLOWED
-            else:
-                advice = _OVERRIDE
-        return PostrenderError(f"{self.field_path}: {self.message}{advice}", self.referrer.location(self.node))
+        given the options it failed under, as they are written there."""
+        advice = _override(spelling, self.only_strict, self.from_guard, allow_broken, strict) if fatal else ""
+        return PostrenderError(f"{self.field_path}: {self.message}{advice}", self.referrer.location(self.node),
+                               self.field_path, self.name)
 
     @property
     def about(self) -> tuple[Any, str, str]:
@@ -69,11 +76,14 @@ class Broken:
 
 
 def find(graph: Graph, the_plan: Plan, held: dict[int, str], readers: list[Reader],
-         findings: list[guard.Finding], configured: KustomizeFields | None = None) -> list[Broken]:
+         findings: list[guard.Finding], configured: KustomizeFields | None = None,
+         spelling: Spelling = Spelling()) -> list[Broken]:
     """Every name postrender leaves on an object it renames without a copy.
     `configured`: the fields the kustomization's `configurations:` have
-    kustomize rewrite (where postrender runs as its exec transformer)."""
+    kustomize rewrite (where postrender runs as its exec transformer);
+    `spelling`: how the advice names the options (flags, or a config's fields)."""
     problems: list[Broken] = []
+    fixes = _fixes(spelling)
     rewritten = {id(ref.node) for ref in graph.references if ref.target is not None or ref.spec.grants}
     for ref in graph.references:
         if ref.spec.grants:
@@ -85,13 +95,13 @@ def find(graph: Graph, the_plan: Plan, held: dict[int, str], readers: list[Reade
                     f"{ref.target_kind} {quoted(ref.name)} matches several objects "
                     f"({', '.join(graph.index.describe(c) for c in ref.candidates)}), so it is left as is, "
                     f"but {_renamed(graph, lost)}: it would name nothing. Give the referrer or the objects "
-                    f"a namespace (or pass --namespace), or {_FIXES}")))
+                    f"a namespace (or {spelling.setting(('namespace', None))}), or {fixes}")))
         elif ref.target is not None and id(ref) in held:
             lost = _lost(the_plan, [ref.target])
             if lost:
                 problems.append(Broken(ref.referrer, ref.node, ref.field_path, ref.name, (
                     f"left as written ({held[id(ref)]}), but {_renamed(graph, lost)}: it would name nothing; "
-                    + _FIXES)))
+                    + fixes)))
     for ref in graph.references:
         # kustomize generator output keeps its name here and gets kustomize's
         # hash suffix after postrender; kustomize then rewrites only the
@@ -126,17 +136,18 @@ def find(graph: Graph, the_plan: Plan, held: dict[int, str], readers: list[Reade
         if lost:
             problems.append(Broken(reader.referrer, reader.node, reader.field_path, reader.name, (
                 f"names {reader.target.kind} {quoted(reader.name)}, which a program reads by that name, but it is "
-                f"versioned anyway (opted in, or --version-all) and {_renamed(graph, lost)}: "
-                f"it would name nothing; {_FIXES}")))
+                f"versioned anyway (opted in, or {spelling.named('version_all')}) and {_renamed(graph, lost)}: "
+                f"it would name nothing; {fixes}")))
     for finding in findings:
         problems.append(Broken(finding.referrer, finding.node if finding.node is not None else finding.referrer.node,
-                               finding.field_path, finding.version.base_name, _guard_message(finding),
+                               finding.field_path, finding.version.base_name, _guard_message(finding, spelling),
                                from_guard=True))
     problems.sort(key=lambda b: (b.referrer.document.index, b.node.start_mark))
     return problems
 
 
-def report(problems: list[Broken], reporter: Reporter, allow_broken: bool, strict: bool, shown: bool = False) -> None:
+def report(problems: list[Broken], reporter: Reporter, allow_broken: bool, strict: bool, shown: bool = False,
+           spelling: Spelling = Spelling()) -> None:
     """Fail naming every problem; with --allow-broken-references, warn instead
     (--strict keeps the guard's findings fatal). `shown` (graph, diff): warn
     as that flag would, but where --strict still fails, advise what the
@@ -148,7 +159,7 @@ def report(problems: list[Broken], reporter: Reporter, allow_broken: bool, stric
         if problem not in fatal:
             reporter.warn(str(problem.error(fatal=False)), problem.about)
     if fatal:
-        raise Problems([p.error(allow_broken=allow_broken, strict=strict) for p in fatal])
+        raise Problems([p.error(allow_broken=allow_broken, strict=strict, spelling=spelling) for p in fatal])
 
 
 def _lost(the_plan: Plan, objects: Collection[KubeObject]) -> list[Version]:
@@ -166,8 +177,8 @@ def _renamed(graph: Graph, lost: list[Version]) -> str:
     return ", and ".join(parts) + " with no copy keeping the old name"
 
 
-def _guard_message(finding: guard.Finding) -> str:
+def _guard_message(finding: guard.Finding, spelling: Spelling) -> str:
     # The finding's message starts with where it is; the error line says that already.
-    text = finding.message()
+    text = finding.message(spelling)
     prefix = f"{finding.where} {finding.field_path}: "
     return text[len(prefix):] if text.startswith(prefix) else text

@@ -20,6 +20,7 @@ from ...printable import quoted
 from ...fieldspecs import argument_items, namespace_told
 from ...fieldspecs.guardrules import guard_rules, keeps_name_why, squeezed
 from ...fieldspecs.paths import kustomize_path as keys_as_kustomize_path
+from ...options import Spelling
 from ...records import record
 from ..graph.references import Graph, Path, Reference, YamlNodes, is_config_object
 from ..index.objects import IMPLICIT
@@ -66,15 +67,17 @@ class Finding:
             return f"{format_path(self.path)} (JSON: {format_path(self.inside) or '(the whole text)'})"
         return format_path(self.path)
 
-    def message(self) -> str:
+    def message(self, spelling: Spelling = Spelling()) -> str:
+        """`spelling`: how the options the advice names are written where
+        the render was asked for (flags, or a config's fields)."""
         target = self.version.obj
+        keep_original = f"({ANNOTATION_KEEP_ORIGINAL}: \"true\" on it, or {spelling.named('keep_original')})"
         if self.inside is not None:
             return (
                 f"{self.where} {self.field_path}: still names {target.kind} {quoted(self.version.base_name)}, "
                 f"which is renamed to {quoted(self.version.name)}, inside a JSON text, where no field spec "
                 f"can rewrite it: it will point at nothing. Fix it one of these ways: opt {self.target} out "
-                f"({ANNOTATION_VERSIONED}: \"false\"); or keep the original name as well "
-                f"({ANNOTATION_KEEP_ORIGINAL}: \"true\" on it, or --keep-original)"
+                f"({ANNOTATION_VERSIONED}: \"false\"); or keep the original name as well {keep_original}"
             )
         spec = f"{{kind: {self.referrer.kind}"
         if self.referrer.group:
@@ -93,9 +96,9 @@ class Finding:
             f"which is renamed to {quoted(self.version.name)}; no field spec covers this field, so it was "
             f"not rewritten and will point at nothing. Fix it one of these ways: add a field spec "
             f"{'that keeps the name ' if why else ''}"
-            f"(--config FILE with `{config}`); "
+            f"({spelling.field_specs(config)}); "
             f"opt {self.target} out ({ANNOTATION_VERSIONED}: \"false\"); or keep the original "
-            f"name as well ({ANNOTATION_KEEP_ORIGINAL}: \"true\" on it, or --keep-original)"
+            f"name as well {keep_original}"
         )
 
     def _suggested_path(self) -> str:

@@ -24,6 +24,7 @@ from ...syntax.nodes import (
     Node,
     ScalarNode,
     entries,
+    format_path,
     get,
     get_str,
     go_base64,
@@ -219,11 +220,12 @@ def validate(obj: KubeObject, folded: ConfigFolder | None = None) -> Fields:
                 hint = (not_a_string_hint(value, obj.kind == "ConfigMap", obj.kind == "Secret")
                         if isinstance(value, ScalarNode)
                         else f" (write the text as a block scalar: `{key.value}: |`)")
-                raise PostrenderError(f"{field}.{shown} must be {what}{hint}", obj.location(value))
+                raise PostrenderError(f"{field}.{shown} must be {what}{hint}", obj.location(value),
+                                      format_path((field, label)))
             if encoded and go_base64(text) is None:
                 plain = "stringData" if obj.kind == "Secret" else "data"  # a ConfigMap has no stringData
                 raise PostrenderError(f"{field}.{shown} is not valid base64 (encode it, or move it to {plain} as plain"
-                                      " text)", obj.location(value))
+                                      " text)", obj.location(value), format_path((field, label)))
             strings[label] = text
         fields.strings[field] = strings  # as hashing.string_entries reads them
     return fields

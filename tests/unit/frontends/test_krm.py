@@ -215,7 +215,9 @@ def test_uncovered_fields_fail_with_a_structured_error_result():
     out = load(result.stdout)
     assert out["items"] == load(text)["items"]
     (stale,) = [r for r in out["results"] if "still names" in r["message"]]
-    assert stale["severity"] == "error" and "--allow-broken-references" in stale["message"]
+    # No flags reach a function: the advice names its functionConfig's fields (krm62).
+    assert stale["severity"] == "error" and "set allowBrokenReferences: true in the functionConfig" in stale["message"]
+    assert stale["field"] == {"path": "spec.configMapName", "currentValue": "settings"}
     assert stale["resourceRef"] == {"apiVersion": "example.com/v1", "kind": "Gizmo", "name": "g", "namespace": "shop"}
     # The same fields with a field spec for them: nothing stale, no error.
     spec = "  nameReference:\n    - kind: ConfigMap\n      fieldSpecs: [{kind: Gizmo, path: spec/configMapName}]\n"

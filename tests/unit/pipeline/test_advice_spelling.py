@@ -1,0 +1,120 @@
+"""The advice of the guard's and the broken-reference errors names what the
+user can set where they run postrender (options.Spelling): flags on a
+command line; a KRM functionConfig's fields, or a kustomize PostRender
+config's (and the kustomization's configurations:), which take no flags
+(krm62). Followed as written, it renders.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from ruamel.yaml import YAML
+
+from conftest import run_postrender
+
+CONFIG = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cfg"}, "data": {"k": "v"}}
+WIDGET = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"configMap": "cfg"}}
+WEB = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+       "spec": {"template": {"spec": {"containers": [{"name": "c", "image": "x",
+                                                      "envFrom": [{"configMapRef": {"name": "cfg"}}]}]}}}}
+# A name in two namespaces, read by a Deployment of neither: ambiguous, left as is.
+AMBIGUOUS = [{**CONFIG, "metadata": {"name": "cfg", "namespace": ns}} for ns in ("a", "b")] + [
+    {**WEB, "metadata": {"name": "nons"}},
+    {**WEB, "metadata": {"name": "web", "namespace": "a"}}]
+
+FLAG_WORDS = ("--config FILE", "--keep-original", "--allow-broken-references", "--strict", "--namespace")
+
+
+def _stream(objects: list[dict]) -> str:
+    return "---\n".join(json.dumps(obj) + "\n" for obj in objects)
+
+
+def _resource_list(objects: list[dict], config: str) -> str:
+    items = "".join(f"- {json.dumps(obj)}\n" for obj in objects)
+    return ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + items
+            + "functionConfig:\n  apiVersion: postrender.io/v1alpha1\n  kind: PostRender\n  metadata: {name: p}\n"
+            + "".join(f"  {line}\n" for line in config.splitlines()))
+
+
+def _results(text: str) -> list[dict]:
+    return YAML(typ="safe").load(text)["results"]
+
+
+@pytest.mark.parametrize("config, advice, followed", [
+    ("", "or set allowBrokenReferences: true in the functionConfig to render anyway",
+     "allowBrokenReferences: true"),
+    ("strict: true", "or set strict: false and allowBrokenReferences: true in the functionConfig to render anyway",
+     "strict: false\nallowBrokenReferences: true"),
+    ("strict: true\nallowBrokenReferences: true", "or set strict: false in the functionConfig to render anyway",
+     "strict: false\nallowBrokenReferences: true"),
+])
+def test_a_functions_guard_error_names_its_function_configs_fields(config, advice, followed):
+    result = run_postrender([], _resource_list([CONFIG, WIDGET, WEB], config))
+    assert result.status == 1
+    (error,) = _results(result.stdout)
+    message = error["message"]
+    assert error["severity"] == "error" and message.endswith(advice), message
+    assert "(`nameReference: [{kind: ConfigMap, fieldSpecs: [{kind: Widget, group: example.com, path: " \
+           "spec/configMap}]}]` in the functionConfig)" in message
+    assert "or keepOriginal: true in the functionConfig)" in message
+    assert not any(flag in message for flag in FLAG_WORDS), message
+    # `field` where known, as a warning's; the place, which resourceRef and
+    # field say, not again in the message.
+    assert error["field"] == {"path": "spec.configMap", "currentValue": "cfg"}
+    assert message.startswith("still names ConfigMap 'cfg'")
+    assert run_postrender([], _resource_list([CONFIG, WIDGET, WEB], followed)).status == 0
+    spec = message.split("(`")[1].split("`")[0]
+    assert run_postrender([], _resource_list([CONFIG, WIDGET, WEB], f"{config}\n{spec}")).status == 0
+    keep = run_postrender([], _resource_list([CONFIG, WIDGET, WEB], f"{config}\nkeepOriginal: true"))
+    assert keep.status == 0, keep.stdout
+
+
+def test_a_functions_broken_reference_error_names_its_namespace_field():
+    result = run_postrender([], _resource_list(AMBIGUOUS, ""))
+    assert result.status == 1
+    (error,) = [r for r in _results(result.stdout) if r["severity"] == "error"]
+    assert "(or set namespace: NS in the functionConfig)" in error["message"]
+    assert "or keepOriginal: true in the functionConfig)" in error["message"]
+    assert not any(flag in error["message"] for flag in FLAG_WORDS), error["message"]
+    assert error["field"]["path"].endswith("configMapRef.name") and error["field"]["currentValue"] == "cfg"
+
+
+def test_a_function_error_about_a_secrets_data_names_the_field_and_never_its_value():
+    secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}, "data": {"pw": "not base64!"}}
+    result = run_postrender([], _resource_list([secret], ""))
+    assert result.status == 1
+    (error,) = _results(result.stdout)
+    assert error["field"] == {"path": "data.pw"} and "not base64" not in error["message"]
+
+
+def test_the_exec_transformers_advice_names_its_config_and_the_kustomizations_configurations(tmp_path):
+    plugin = tmp_path / "postrender.yaml"
+    plugin.write_text("apiVersion: postrender.io/v1alpha1\nkind: PostRender\nmetadata: {name: p}\nstrict: true\n")
+    result = run_postrender(["--plugin-config", str(plugin)], _stream([CONFIG, WIDGET, WEB]))
+    assert result.status == 1 and result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert "in the PostRender config or the kustomization's configurations:)" in line
+    assert "or keepOriginal: true in the PostRender config)" in line
+    assert line.endswith("or set strict: false and allowBrokenReferences: true in the PostRender config to render"
+                         " anyway")
+    assert not any(flag in line for flag in FLAG_WORDS), line
+
+
+def test_the_command_lines_advice_still_names_its_flags():
+    result = run_postrender(["--strict"], _stream([CONFIG, WIDGET, WEB]))
+    assert result.status == 1
+    assert "(--config FILE with `nameReference: [" in result.stderr and "or --keep-original)" in result.stderr
+    assert result.stderr.rstrip().endswith("or drop --strict and pass --allow-broken-references to render anyway")
+    ambiguous = run_postrender([], _stream(AMBIGUOUS))
+    assert "(or pass --namespace)" in ambiguous.stderr
+
+
+def test_a_functions_warning_of_a_match_across_namespaces_names_its_namespace_field():
+    web = {**WEB, "metadata": {"name": "web"}}
+    result = run_postrender([], _resource_list([{**CONFIG, "metadata": {"name": "cfg", "namespace": "shop"}}, web], ""))
+    assert result.status == 0, result.stderr
+    (warning,) = _results(result.stdout)
+    assert warning["message"].endswith("; set namespace: NS in the functionConfig to be exact"), warning["message"]
+    assert run_postrender([], _stream([CONFIG, web])).status == 0
