@@ -34,6 +34,11 @@ from .limits import (
 # Which versioned objects also keep an unsuffixed, mutable copy (plan.py).
 KEEP_ORIGINAL_MODES = ("auto", "all", "secrets", "none")
 
+# Where a render's options are written (RenderOptions.written_in): flags on a
+# command line, or the fields of a KRM functionConfig or of kustomize's
+# PostRender plugin config, which take no flags.
+FLAGS, FUNCTION_CONFIG, POSTRENDER_CONFIG = "flags", "the functionConfig", "the PostRender config"
+
 
 @record
 class RenderOptions:
@@ -83,10 +88,10 @@ class RenderOptions:
     # An input without any Kubernetes object fails (render.analyse): a
     # deployer that prunes would delete everything it deployed before.
     require_objects: bool = False
-    # Where the options are written (FLAGS, FUNCTION_CONFIG, PLUGIN_CONFIG),
+    # Where the options are written (FLAGS, FUNCTION_CONFIG, POSTRENDER_CONFIG),
     # so that advice names what the user can set there (Spelling). Set by
     # the KRM and exec-transformer front ends; no flag of its own.
-    written_in: str = "flags"
+    written_in: str = FLAGS
 
 
 # --- numbers as people write them ---------------------------------------------
@@ -381,11 +386,6 @@ def bare_flags() -> dict[str, str]:
 
 # --- advice: an option as the user writes it -----------------------------------
 
-# Where a render's options are written (RenderOptions.written_in): flags on a
-# command line, or the fields of a KRM functionConfig or of kustomize's
-# PostRender plugin config, which take no flags.
-FLAGS, FUNCTION_CONFIG, PLUGIN_CONFIG = "flags", "the functionConfig", "the PostRender config"
-
 
 @record(frozen=True)
 class Spelling:
@@ -419,7 +419,7 @@ class Spelling:
         if self.written_in == FLAGS:
             option = _option("config_files")
             return f"{option.flag} {option.metavar} with `{rows}`"
-        also = " or the kustomization's configurations:" if self.written_in == PLUGIN_CONFIG and \
+        also = " or the kustomization's configurations:" if self.written_in == POSTRENDER_CONFIG and \
             rows.startswith("nameReference:") else ""
         return f"`{rows}` in {self.written_in}{also}"
 

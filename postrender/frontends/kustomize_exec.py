@@ -21,7 +21,7 @@ from ..errors import UsageError
 from ..fieldspecs import CONFIG_KINDS, SECTIONS, load_yaml_file
 from ..fieldspecs.paths import kustomize_keys, value_add_keys
 from ..hostflags import CHANNELS, PLUGIN_CONFIG, refused
-from ..options import PLUGIN_CONFIG, RenderOptions, by_config_key, with_values
+from ..options import POSTRENDER_CONFIG, RenderOptions, by_config_key, with_values
 from ..pipeline.read import Source
 from ..records import replace
 from ..report import Reporter
@@ -196,7 +196,7 @@ def run(path: str, sources: list[Source], options: RenderOptions, reporter: Repo
                       " edit a ConfigMap's or Secret's data, the version's name would no longer say what it holds;"
                       " list postrender last")
     # kustomize maps names after it; its options are the config's fields.
-    options = replace(load_file(path).apply(options), kustomize_maps_names=True, written_in=PLUGIN_CONFIG)
+    options = replace(load_file(path).apply(options), kustomize_maps_names=True, written_in=POSTRENDER_CONFIG)
     configurations, skipped = kustomization_name_references(root, kustomization)
     for problem in skipped:
         reporter.warn(problem)

@@ -29,6 +29,7 @@ from ...vocabulary import ANNOTATION_KEEP_ORIGINAL
 from ..read import KubeObject
 from ...report import Reporter
 
+
 def _fixes(spelling: Spelling) -> str:
     keep = spelling.named("keep_original")
     return f'keep the old name as well ({ANNOTATION_KEEP_ORIGINAL}: "true" on the object, or {keep})'
