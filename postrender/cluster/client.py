@@ -104,10 +104,12 @@ class _LoggedErrors(logging.Handler):
 
 
 class Cluster:
-    def __init__(self, api_client: Any, namespace: str | None, where: str):
+    def __init__(self, api_client: Any, namespace: str | None, where: str, password: str | None = None):
         self._api = api_client
         self.namespace = namespace  # the context's (or the pod's) namespace
         self.where = where
+        # The server URL's password, masked wherever a message quotes it.
+        self._password = password
         self._resources: list[Resource] | None = None
         self.undiscovered: dict[str, str] = {}  # group/version -> why
 
@@ -154,7 +156,9 @@ class Cluster:
             import urllib3  # noqa: PLC0415 - the client's own transport
 
             urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)
-        return cls(client.ApiClient(configuration), namespace, without_credentials(configuration.host))
+        host = configuration.host
+        password = server_password(host)
+        return cls(client.ApiClient(configuration), namespace, masked_server(host, password), password)
 
     # -- requests --------------------------------------------------------
 
@@ -173,7 +177,8 @@ class Cluster:
         except ClusterError:
             raise
         except Exception as exc:  # noqa: BLE001 - urllib3, ssl and socket errors all mean "unreachable"
-            raise ClusterError(f"cannot reach the cluster at {self.where}: {without_credentials(_reason(exc))}") from None
+            reason = masked_password(without_credentials(_reason(exc)), self._password)
+            raise ClusterError(f"cannot reach the cluster at {self.where}: {reason}") from None
         try:
             data = json.loads(raw) if raw else None
         except ValueError:
@@ -336,6 +341,39 @@ def without_credentials(text: str) -> str:
     first, up to its last `@`."""
     text = _PASSWORD.sub(r"\1:***@", text)
     return _QUERY.sub("?...", _URL.sub(_masked_url, text))
+
+
+def server_password(host: str) -> str | None:
+    """The password a server URL holds, known exactly: from the first `:` of
+    its userinfo to the URL's last `@`, whatever lies between (white space,
+    a `#`, `?` or `/`, where a pattern over a message stops; leak62)."""
+    _, scheme, rest = host.partition("://")
+    userinfo, at, _ = rest.rpartition("@")
+    _, colon, password = userinfo.partition(":")
+    return password if scheme and at and colon and password else None
+
+
+def masked_server(host: str, password: str | None) -> str:
+    """The server URL for a message, its password and query masked."""
+    if password:
+        host = host.replace(f":{password}@", ":***@", 1)
+    return without_credentials(host)
+
+
+def masked_password(text: str, password: str | None) -> str:
+    """`text` with a known password masked, and each part of it a URL parser
+    may quote alone (urllib3: "Failed to parse: 'user:pass'", cut at its
+    first `#`, `?` or `/`; leak62)."""
+    if not password:
+        return text
+    cuts = [password[:i] for i, ch in enumerate(password) if ch in "#?/ \t\n" and i > 0]
+    # After the user's `:` any cut is masked, however short; alone, one long
+    # enough not to be a common word's part.
+    for cut in sorted(cuts, key=len, reverse=True):
+        text = re.sub(rf"(?<=:){re.escape(cut)}(?=['\"@\s]|$)", "***", text)
+    for part in sorted({password, *(cut for cut in cuts if len(cut) >= 4)}, key=len, reverse=True):
+        text = text.replace(part, "***")
+    return text
 
 
 # scheme://user:password@, the password anything up to the last `@` before
