@@ -665,7 +665,7 @@ def test_a_structural_error_names_the_chart_file(helm4, tmp_path):
     result = helm(helm4, "template", "r", str(chart), "--post-renderer", "postrender",
                   f"--post-renderer-args=--log-file={log}", ok=False)
     assert result.returncode != 0
-    assert re.search(r"\(dup/templates/cm\.yaml, ConfigMap/settings\) stream line \d+: keys '1' and '1'",
+    assert re.search(r"\(dup/templates/cm\.yaml, ConfigMap/settings\) stream line \d+: keys `1` and `'1'`",
                      log.read_text()), log.read_text()
 
 

@@ -28,7 +28,7 @@ CASES = {
     ),
     "colliding-keys": (
         HELM3.format(file="s.yaml", body="apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\nstringData:\n  1: x\n  '1': y\n"),
-        ["document 2", "chart/templates/s.yaml", "Secret/s", "line 17", "keys '1' and '1'", "which value wins is random"],
+        ["document 2", "chart/templates/s.yaml", "Secret/s", "line 17", "keys `1` and `'1'`", "which value wins is random"],
     ),
     "invalid-base64": (
         HELM3.format(file="s.yaml", body="apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n  password: not*base64\n"),

@@ -655,7 +655,7 @@ def test_an_error_in_a_lists_own_fields_names_the_list():
     text = "apiVersion: v1\nkind: List\n1: a\n'1': b\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n"
     with pytest.raises(PostrenderError) as caught:
         read([Source("list.yaml", text)], Limits())
-    assert str(caught.value).startswith("document 1 (list.yaml, List/?) line 4: keys '1' and '1'"), str(caught.value)
+    assert str(caught.value).startswith("document 1 (list.yaml, List/?) line 4: keys `1` and `'1'`"), str(caught.value)
 
 
 def test_a_krm_items_error_names_the_item():
@@ -663,7 +663,7 @@ def test_a_krm_items_error_names_the_item():
             "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: two\n  data:\n    1: x\n    '1': y\n")
     with pytest.raises(krm.ResourceListError) as caught:  # the command line writes it into `results`
         krm.run([Source(None, text)], RenderOptions(), Reporter(stderr=io.StringIO()))
-    assert "document 1 (ConfigMap/two) line 10: keys '1' and '1'" in str(caught.value), str(caught.value)
+    assert "document 1 (ConfigMap/two) line 10: keys `1` and `'1'`" in str(caught.value), str(caught.value)
 
 
 def test_items_of_a_list_an_alias_reaches_into_find_what_they_find_without_it():

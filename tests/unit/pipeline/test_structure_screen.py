@@ -140,7 +140,7 @@ def test_keys_that_collide_are_still_refused_where_they_are():
     text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  k: v\n  1: w\n  '1': x\n"
     result = run_postrender([], text)
     assert result.status == 1 and result.stdout == ""
-    assert "document 1 (ConfigMap/a) line 8: keys '1' and '1' of a mapping" in result.stderr
+    assert "document 1 (ConfigMap/a) line 8: keys `1` and `'1'` of a mapping" in result.stderr
 
 
 # --- what a value holds is no tag, anchor, merge key or number --------------
