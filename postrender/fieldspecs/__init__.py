@@ -610,12 +610,27 @@ def load_yaml_file(path: str, flag: str) -> list[Any]:
         what = "a key written twice" if isinstance(exc, DuplicateKeyError) else "a tagged value its tag cannot read"
         raise UsageError(f"{flag} {path}{where}: invalid YAML: {what}") from None
     except YAMLError as exc:
-        raise UsageError(f"{flag} {path}: invalid YAML: {' '.join(str(exc).split())}") from None
+        raise UsageError(f"{flag} {path}{_yaml_error_place(exc)}: invalid YAML: {_yaml_error_text(exc)}") from None
     except Exception as exc:  # noqa: BLE001 - the safe constructor raises what its converters raise (ValueError, KeyError, ...)
         line = _unreadable_scalar_line(text)
         where = f" line {line}" if line is not None else ""
         raise UsageError(f"{flag} {path}{where}: invalid YAML: a tagged value its tag cannot read"
                          f" ({type(exc).__name__})") from None
+
+
+def _yaml_error_place(exc: Exception) -> str:
+    """` line L, column C` of a YAML error, where it says."""
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    return f" line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+
+
+def _yaml_error_text(exc: Exception) -> str:
+    """What a YAML error says, without its marks: they name the text as
+    `"<unicode string>"`, where the file is named already (leak62)."""
+    problem, context = getattr(exc, "problem", None), getattr(exc, "context", None)
+    if problem and context:
+        return f"{problem} ({context})"
+    return problem or context or " ".join(str(exc).split())
 
 
 def _unreadable_scalar_line(text: str) -> int | None:
