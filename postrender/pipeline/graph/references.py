@@ -442,6 +442,7 @@ def build(index: ObjectIndex, table: ReferenceTable, scanned: SpecIndex | None =
                     maybe.add(id(ref))
     for ref in references:
         _resolve(ref, index)
+    references = _in_each_namespace(references)
     # A flag's or variable's value that names nothing in the stream is just a
     # value; so is a field of unknown kind, as far as the stream tells.
     references = [ref for ref in references
@@ -451,6 +452,30 @@ def build(index: ObjectIndex, table: ReferenceTable, scanned: SpecIndex | None =
 
 
 _MISSING: Any = object()
+
+
+def _in_each_namespace(references: list[Reference]) -> list[Reference]:
+    """A name that keeps its name (keeps_name) and matches objects in
+    several namespaces is not ambiguous: it means each of them (a
+    ClusterSecretStore's referent Secret, read in each ExternalSecret's
+    namespace; a ClusterAnalysisTemplate's, in each AnalysisRun's), or may,
+    and holding each is safe whichever it is. So it is a reference to each,
+    each held, where one ambiguous reference held none: warned of, and
+    refused under --keep-original=none with advice to give a cluster-scoped
+    referrer a namespace (review62b)."""
+    if not any(ref.resolution is Resolution.AMBIGUOUS and ref.keeps_name for ref in references):
+        return references  # most streams
+    out: list[Reference] = []
+    for ref in references:
+        if not (ref.resolution is Resolution.AMBIGUOUS and ref.keeps_name):
+            out.append(ref)
+            continue
+        for candidate in ref.candidates:
+            one = Reference(ref.referrer, ref.spec, ref.node, ref.path, ref.name, ref.namespace, ref.prefix,
+                            ref.optional, candidate, Resolution.RESOLVED)
+            one.each_namespace = ref.each_namespace
+            out.append(one)
+    return out
 
 
 def _joined(own: Compiled | None, scanned: Compiled | None) -> tuple[Compiled, int] | None:

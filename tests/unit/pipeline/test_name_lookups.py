@@ -335,13 +335,50 @@ def test_a_csi_parameter_whose_namespace_is_a_template_keeps_the_secrets_name(sp
     secret = "apiVersion: v1\nkind: Secret\nmetadata: {name: snap, namespace: a}\nstringData: {k: v}\n"
     workload = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w, namespace: a}\nspec:\n  template:\n"
                 "    spec:\n      containers: [{name: c, image: x, envFrom: [{secretRef: {name: snap}}]}]\n")
-    for stream in ("---\n".join([secret, referrer]), "---\n".join([secret, referrer, workload])):
+    # A Secret of that name in a second namespace is the same name's too
+    # (each claim's namespace): both are held, not refused as ambiguous (review62b).
+    other = secret.replace("namespace: a", "namespace: b").replace("k: v", "k: w")
+    for stream in ("---\n".join([secret, referrer]), "---\n".join([secret, referrer, workload]),
+                   "---\n".join([secret, other, referrer, workload])):
         out = run_postrender(["--keep-original=none"], stream)
         assert out.status == 0, out.stderr
+        assert "matches several objects" not in out.stderr
         docs = list(YAML(typ="safe").load_all(out.stdout))
         (held,) = [d for d in docs if d["kind"] == spec.kind]
         assert held["parameters"][key] == "snap"
-        assert any(d["kind"] == "Secret" and d["metadata"]["name"] == "snap" for d in docs)
+        for namespace in ("a", "b") if other in stream else ("a",):
+            assert any(d["kind"] == "Secret" and d["metadata"]["name"] == "snap"
+                       and d["metadata"].get("namespace") == namespace for d in docs), (namespace, out.stdout)
+
+
+@pytest.mark.parametrize("referrer, field", [
+    ("apiVersion: external-secrets.io/v1\nkind: ClusterSecretStore\nmetadata: {name: store}\nspec:\n  provider:\n"
+     "    kubernetes:\n      auth: {token: {bearerToken: {name: tok, key: t}}}\n", "bearerToken: {name: tok"),
+    ("apiVersion: argoproj.io/v1alpha1\nkind: ClusterAnalysisTemplate\nmetadata: {name: cat}\nspec:\n  args:\n"
+     "  - name: t\n    valueFrom: {secretKeyRef: {name: tok, key: t}}\n  metrics: []\n", "secretKeyRef: {name: tok"),
+], ids=["ClusterSecretStore", "ClusterAnalysisTemplate"])
+def test_a_name_kept_in_each_namespace_holds_each_same_named_secret(referrer, field):
+    # A cluster-scoped referrer whose reader takes the name in each user's
+    # namespace, with a Secret of that name in two: each is held (keeps its
+    # name, or an unsuffixed copy beside the version a workload gets), and
+    # the referrer's config hash covers both; no "matches several objects",
+    # and no refusal under --keep-original=none telling a cluster-scoped
+    # object to state a namespace (review62b).
+    from ruamel.yaml import YAML
+
+    secrets = [f"apiVersion: v1\nkind: Secret\nmetadata: {{name: tok, namespace: {ns}}}\nstringData: {{t: {ns}}}\n"
+               for ns in ("a", "b")]
+    workload = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w, namespace: a}\nspec:\n  template:\n"
+                "    spec:\n      containers: [{name: c, image: x, envFrom: [{secretRef: {name: tok}}]}]\n")
+    for args in ([], ["--keep-original=none"]):
+        out = run_postrender(args, "---\n".join([*secrets, referrer, workload]))
+        assert out.status == 0, out.stderr
+        assert "matches several objects" not in out.stderr and field in out.stdout
+        docs = list(YAML(typ="safe").load_all(out.stdout))
+        kept = {d["metadata"]["namespace"] for d in docs if d["kind"] == "Secret" and d["metadata"]["name"] == "tok"}
+        assert kept == {"a", "b"}, out.stdout
+        (held,) = [d for d in docs if d["kind"] not in ("Secret", "Deployment")]
+        assert "postrender.io/config-hash" in held["metadata"]["annotations"]
 
 
 def test_two_assumptions_about_the_implicit_namespace_are_said_to_conflict():
