@@ -90,7 +90,8 @@ class Finding:
         spec += f", keepsName: {json.dumps(why)}}}" if why else "}"
         config = f"nameReference: [{{kind: {target.kind}, fieldSpecs: [{spec}]}}]"
         if self.argument is not None:
-            config = f"podSpecArgs: [{{target: {target.kind}, {self.argument}}}]"
+            # A program's flag: a podSpecArgs row, which keeps no name (review62b).
+            config, why = f"podSpecArgs: [{{target: {target.kind}, {self.argument}}}]", None
         return (
             f"{self.where} {self.field_path}: still names {target.kind} {quoted(self.version.base_name)}, "
             f"which is renamed to {quoted(self.version.name)}; no field spec covers this field, so it was "

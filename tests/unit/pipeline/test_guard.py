@@ -514,3 +514,17 @@ def test_the_field_spec_suggested_keeps_the_name_where_a_new_one_breaks_the_prog
     name = re.search(r"still names \w+ '([^']+)'", error).group(1)
     out = [d for d in YAML(typ="safe").load_all(again.stdout) if d]
     assert name in {d["metadata"]["name"] for d in out if d["kind"] in ("ConfigMap", "Secret")}
+
+
+def test_a_flag_in_a_kind_that_keeps_names_is_suggested_a_podspecargs_row_not_said_to_keep_it():
+    # A ClusterWorkflowTemplate's fields keep their names (guard.yaml), but a
+    # container flag's suggestion is a podSpecArgs row, which keeps none: the
+    # advice said "a field spec that keeps the name" of it (review62b).
+    stream = ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg, namespace: wf}\ndata: {a: \"1\"}\n---\n"
+              "apiVersion: argoproj.io/v1alpha1\nkind: ClusterWorkflowTemplate\nmetadata: {name: build}\nspec:\n"
+              "  templates:\n  - name: main\n    container:\n      image: x\n      args: [\"--config=cfg\"]\n")
+    result = run_postrender(VERSION_ALL, stream)
+    assert result.status == 1 and result.stdout == ""
+    (error,) = [line for line in result.stderr.splitlines() if "still names" in line]
+    assert "add a field spec (--config FILE with `podSpecArgs: [{target: ConfigMap, flags: [--config]}]`)" in error
+    assert "keeps the name" not in error
