@@ -468,6 +468,10 @@ def _optional_values() -> dict[str, Callable[[str], bool]]:
             **{flag: values.__contains__ for flag, values in bare_values().items()}}
 
 
+# The commands that take a render's flags and paths.
+_TAKES_RENDER_WORDS = ("render", "graph", "diff")
+
+
 def _check_no_path_is_a_misplaced_word(argv: list[str], paths: list[str]) -> None:
     """A path that is not there but was meant as something else says so,
     not just "no such file or folder": the value of the optional-value flag
@@ -482,10 +486,13 @@ def _check_no_path_is_a_misplaced_word(argv: list[str], paths: list[str]) -> Non
             if before in optional and optional[before](word):
                 raise UsageError(f"{word}: no such file or folder; {before} takes its value only after =: "
                                  f"write {before}={word}")
-            if word in _BY_NAME:
-                flags = " ".join(words[1 if words[0] in _BY_NAME else 0:position])
-                raise UsageError(f"{word}: no such file or folder; the command goes first, its flags after it: "
-                                 f"{PROG} {word} {flags + ' ' if flags else ''}...")
+            if word in _BY_NAME and words[0] not in _BY_NAME:
+                # Only where no command came first (`graph render` named one);
+                # the words before it carried over only to a command that
+                # takes a render's (review62b: `--keep-original=none version`).
+                carried = " ".join(words[:position]) if word in _TAKES_RENDER_WORDS else ""
+                raise UsageError(f"{word}: no such file or folder; a command goes first: "
+                                 f"{PROG} {word} {carried + ' ' if carried else ''}...")
 
 
 def _check_not_a_mistyped_command(word: str) -> None:

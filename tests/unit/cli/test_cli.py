@@ -991,14 +991,24 @@ def test_such_a_word_that_is_a_file_is_read(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("argv,hint", [
     (["-v", "graph", "in.yaml"], "postrender graph -v ..."),
-    (["render", "graph"], "postrender graph ..."),
     (["--strategy", "annotate", "diff", "a", "b"], "postrender diff --strategy annotate ..."),
-    (["graph", "-v", "diff"], "postrender diff -v ..."),
+    # A command that takes no render flags is not handed them (review62b).
+    (["--keep-original=none", "version"], "postrender version ..."),
+    (["in.yaml", "gc"], "postrender gc ..."),
 ])
 def test_a_command_after_flags_says_the_command_goes_first(tmp_path, monkeypatch, argv, hint):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "in.yaml").write_text(CM.format(name="a"))
     out = run_postrender(argv, CM.format(name="a"))
-    word = next(w for w in argv[1:] if w in ("graph", "diff"))
+    word = next(w for w in argv[1:] if w in ("graph", "diff", "version", "gc"))
     assert out.status == 2 and out.stderr == (
-        f"postrender: error: {word}: no such file or folder; the command goes first, its flags after it: {hint}\n"), out
+        f"postrender: error: {word}: no such file or folder; a command goes first: {hint}\n"), out
+
+
+@pytest.mark.parametrize("argv", [["render", "graph"], ["graph", "-v", "diff"]])
+def test_a_command_named_after_another_is_a_missing_file_only(tmp_path, monkeypatch, argv):
+    # A command came first: the later word is a path, not a command to move
+    # before it (review62b: `graph render` was told to run `postrender render`).
+    monkeypatch.chdir(tmp_path)
+    out = run_postrender(argv, CM.format(name="a"))
+    assert out.status == 2 and out.stderr == f"postrender: error: {argv[-1]}: no such file or folder\n", out
