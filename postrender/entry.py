@@ -23,16 +23,21 @@ try:
 except (AttributeError, OSError, ValueError):  # no pthread_sigmask here
     _mask_before = None
 
-import os  # noqa: E402 - after the signals are held, on purpose
+try:
+    import os  # noqa: E402 - after the signals are held, on purpose
 
-from . import signals  # noqa: E402
+    from . import signals  # noqa: E402
 
-# At import: this module is the process's entry, so the handlers it sets
-# are its own process's.
-signals.owns_process = True
-signals.install(signals.stop_at_once)
-if _mask_before is not None:
-    signal.pthread_sigmask(signal.SIG_SETMASK, _mask_before)  # one held meanwhile is handled here
+    # At import: this module is the process's entry, so the handlers it sets
+    # are its own process's.
+    signals.owns_process = True
+    signals.install(signals.stop_at_once)
+finally:
+    # Let through however loading ended: a mask left held outlives an
+    # import that failed (the Helm 4 wrapper goes on without it) and every
+    # program started after (review62b). One held meanwhile is handled here.
+    if _mask_before is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, _mask_before)
 
 
 def run() -> None:

@@ -621,3 +621,20 @@ def test_debug_tracebacks_never_reach_the_standard_output():
                           env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "POSTRENDER_DEBUG": "1"},
                           preexec_fn=lambda: __import__("os").close(2))
     assert (done.returncode, done.stdout) == (1, b"")
+
+
+def test_the_signals_held_while_loading_are_let_through_when_loading_fails():
+    # entry holds SIGINT/TERM/HUP/XCPU while postrender loads; an import that
+    # fails must not leave them held, for the rest of the process (the Helm 4
+    # wrapper goes on without postrender.entry) and every program it starts
+    # (review62b).
+    probe = (
+        "import signal, sys\n"
+        "sys.modules['postrender.signals'] = None\n"
+        "try:\n    import postrender.entry\nexcept ImportError:\n    pass\n"
+        "print(sorted(int(s) for s in signal.pthread_sigmask(signal.SIG_BLOCK, [])))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]", done.stdout
