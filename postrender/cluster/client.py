@@ -303,10 +303,15 @@ def _check_a_kubeconfig_exists(explicit: str | None) -> None:
     where = kubeconfig_paths(explicit, os.environ)
     if any(os.path.exists(path) for path in where):
         return
+    # A `~` left in a path (an unexpanded `ENV KUBECONFIG=~/...`): kubectl
+    # does not expand it either; the client library did (review62b).
+    tilde = "; a ~ is not expanded here, as kubectl does not: write $HOME" if any(
+        path.startswith("~") for path in where) else ""
     if explicit:
-        raise ClusterError(f"the kubeconfig {explicit} does not exist")
+        raise ClusterError(f"the kubeconfig {explicit} does not exist{tilde}")
     if os.environ.get("KUBECONFIG"):
-        raise ClusterError(f"no kubeconfig: no file $KUBECONFIG names exists ({', '.join(where)})")
+        named = ", ".join(where) or "none"
+        raise ClusterError(f"no kubeconfig: no file $KUBECONFIG names exists ({named}){tilde}")
     raise ClusterError(f"no kubeconfig: {where[0]} does not exist; pass --kubeconfig or set $KUBECONFIG")
 
 

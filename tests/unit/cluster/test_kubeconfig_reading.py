@@ -83,6 +83,10 @@ def test_a_kubeconfig_that_is_not_there_is_said_so(tmp_path, monkeypatch, comman
     listed = run_postrender(command, stream, env={"KUBECONFIG": f"{missing}:{tmp_path / 'other'}"})
     assert listed.stderr == (f"postrender: error: no kubeconfig: no file $KUBECONFIG names exists "
                              f"({missing}, {tmp_path / 'other'})\n"), listed
+    # A `~` left unexpanded is said so, kubectl expanding none (review62b).
+    tilde = run_postrender(command, stream, env={"KUBECONFIG": "~/kc.yaml"})
+    assert tilde.stderr == ("postrender: error: no kubeconfig: no file $KUBECONFIG names exists (~/kc.yaml); "
+                            "a ~ is not expanded here, as kubectl does not: write $HOME\n"), tilde
     monkeypatch.delenv("KUBECONFIG", raising=False)
     monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
     monkeypatch.setenv("HOME", str(tmp_path))
