@@ -111,6 +111,18 @@ def test_an_unreadable_config_file_is_a_usage_error_that_names_its_line_not_its_
         assert f" line {line}" in message or f"line {line}," in message, message
 
 
+@pytest.mark.parametrize("flag", ["--config", "--plugin-config"])
+def test_a_config_files_yaml_error_names_its_place_once_and_not_as_a_unicode_string(tmp_path, flag):
+    # The parser's marks named the text `"<unicode string>"`, twice, after
+    # the file was named already (leak62).
+    config = tmp_path / "specs.yaml"
+    config.write_text('nameReference:\n- kind: ConfigMap\n  fieldSpecs: [{kind: X, path: "ZQSECRETMARKER\n')
+    result = run_postrender([flag, str(config)], STREAM)
+    assert (result.status, result.stdout) == (2, ""), result.stderr
+    assert result.stderr == (f"postrender: error: {flag} {config} line 4, column 1: invalid YAML: found unexpected end"
+                             " of stream (while scanning a quoted scalar)\n"), result.stderr
+
+
 # A field spec that reads a Secret's values would show what it finds there:
 # a reference's name is in warnings, -v and `graph`, and a Secret's values
 # are never shown. So a configuration that reads them is refused as it loads.
