@@ -30,6 +30,7 @@ from ...vocabulary import (
     ANNOTATION_COPY_OF,
     ANNOTATION_KEEP_ORIGINAL,
     ANNOTATION_VERSIONED,
+    KEEP_POLICIES,
     LABEL_CONTENT_HASH,
     LABEL_VERSIONED,
     is_label_value,
@@ -107,6 +108,13 @@ UNREFERENCED = (
     f'(opt in: {LABEL_VERSIONED}: "true" or --version-all)'
 )
 EMPTY = "no data: a placeholder a controller fills in; kept mutable"
+# The chart's own `helm.sh/resource-policy: keep`: Helm keeps such an object
+# when it leaves the release, untracked. Each version would be kept so, and
+# the first `helm rollback` to a release that used an earlier one fails
+# (helm62; the README's "Keeping previous versions").
+((_HELM_POLICY, _HELM_KEEP),) = KEEP_POLICIES["helm"].items()
+HELM_KEPT = (f"{_HELM_POLICY}: {_HELM_KEEP}: Helm would keep each version untracked, and the first helm rollback to "
+             "a release that used an earlier one would fail")
 KUSTOMIZE_GENERATOR = "kustomize generator output: kustomize adds its own suffix"
 KUSTOMIZE_SUFFIXED = (
     "its name already ends in its content hash (-{hash}), as kustomize names "
@@ -431,6 +439,9 @@ def _version(
         return Version(obj, digest, name, name, excluded=EMPTY)
     if fixed:
         return Version(obj, digest, name, name, excluded=fixed)
+    if obj.annotations.get(_HELM_POLICY) == _HELM_KEEP and obj.labels.get(LABEL_VERSIONED) != "true":
+        # The chart's, not --keep-previous=helm's on a version a run made.
+        return Version(obj, digest, name, name, excluded=HELM_KEPT)
     if base is not None and digest == written:
         # A name kustomize gave by its content is taken as it is: marking it
         # renames nothing, so a program reading it by name (a flag), or no
