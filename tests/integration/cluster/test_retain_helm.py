@@ -91,6 +91,22 @@ def test_keep_policy_breaks_the_first_rollback(kube: Kube, major: int):
 
 
 @pytest.mark.parametrize("major", HELM)
+def test_a_config_the_chart_keeps_keeps_its_name_and_the_first_rollback_succeeds(kube: Kube, major: int):
+    """A chart's own helm.sh/resource-policy: keep on its ConfigMap: a version
+    of it broke the first rollback as above (helm62). It keeps its name, and
+    the Deployment rolls by its hash."""
+    _deploy(kube, major, "install", "config.greeting=one", "configKeep=true")
+    template = kube.get("deployment", "rel-web")["spec"]["template"]
+    assert _env_config({"spec": {"template": template}}) == "rel-config"
+    _deploy(kube, major, "upgrade", "config.greeting=two", "configKeep=true")
+    rolled = kube.get("deployment", "rel-web")["spec"]["template"]["metadata"]["annotations"]
+    assert rolled["postrender.io/config-hash"] != template["metadata"]["annotations"]["postrender.io/config-hash"]
+    rollback = kube.helm(major, "rollback", "rel", "1", check=False)
+    assert rollback.returncode == 0, rollback.stderr + rollback.stdout
+    assert kube.get("configmap", "rel-config")["data"]["greeting"] == "one"
+
+
+@pytest.mark.parametrize("major", HELM)
 def test_five_upgrades_keep_exactly_the_referenced_and_the_newest(kube: Kube, major: int):
     # No kubelet runs, so Pods never become ready and a rollout never
     # finishes: with replicas > 0 every ReplicaSet keeps Pods (and uses its
