@@ -431,8 +431,22 @@ def _report(graph: Graph, result: Rewrite, reporter: Reporter, productions: Prod
                 reporter.info(f"{where}: grants {ref.target_kind} {quoted(ref.name)}, which is not in the stream"
                               " (a program may make it); left as is")
             else:
-                reporter.warn(f"{where}: {ref.target_kind} {quoted(ref.name)} is not in the stream; left as is", about)
+                reporter.warn(f"{where}: {ref.target_kind} {quoted(ref.name)} is not in {_where_not(graph.index, ref)};"
+                              " left as is", about)
     _report_conflicting_assumptions(assumed, reporter, spelled)
+
+
+def _where_not(index: ObjectIndex, ref: Reference) -> str:
+    """Where a name that leads nowhere was looked for: the stream, or its
+    namespace, where the stream holds the name in another (helm62: "not in
+    the stream" of an object that is there, in another namespace)."""
+    elsewhere = sorted({index.describe(obj) for obj in index.named("", ref.target_kind, ref.name)
+                        if obj.api_version == "v1"})
+    if not elsewhere:
+        return "the stream"
+    namespace = index.lookup_namespace(ref.referrer, ref.namespace)
+    looked = f"namespace {quoted(namespace)}" if namespace else "its namespace"
+    return f"{looked} (the stream holds {', '.join(elsewhere)})"
 
 
 def _assumed_namespace(index: ObjectIndex, ref: Reference) -> str:

@@ -417,3 +417,17 @@ def test_a_match_across_namespaces_says_no_rewrite_of_a_field_left_as_written():
     (warning,) = [line for line in result.stderr.splitlines() if "matched only across namespaces" in line]
     assert "rewritten" not in warning and "on the assumption they deploy together" in warning
     assert "csi.storage.k8s.io/node-stage-secret-name: sec\n" in result.stdout
+
+
+def test_a_name_missing_from_its_namespace_says_where_the_stream_holds_it():
+    # "not in the stream" of a ConfigMap the stream holds in another
+    # namespace pointed away from the fix (helm62).
+    stream = ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg, namespace: ns2}\ndata: {a: b}\n---\n"
+              "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    spec:\n"
+              "      containers: [{name: c, image: x, envFrom: [{configMapRef: {name: cfg}}]}]\n")
+    result = run_postrender(["-n", "ns1"], stream)
+    assert result.status == 0, result.stderr
+    assert ("ConfigMap 'cfg' is not in namespace 'ns1' (the stream holds ConfigMap/ns2/cfg); left as is"
+            in result.stderr), result.stderr
+    alone = run_postrender(["-n", "ns1"], stream.split("---\n", 1)[1])
+    assert "ConfigMap 'cfg' is not in the stream; left as is" in alone.stderr, alone.stderr
