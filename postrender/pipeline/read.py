@@ -704,7 +704,9 @@ def _document_starts(text: str, count: _Count | None = None, name: str | None = 
             if not opens_with_marker(text, at):
                 raise _refused_separator(_INVALID_SEPARATOR, text, at, starts, name, documents_before)
             if _hidden_from_yaml(text, at) and _read_as_text(text, at, starts):
-                raise _refused_separator(_SEPARATOR_READ_AS_TEXT, text, at, starts, name, documents_before)
+                glued = at + 3 < len(text) and text[at + 3] not in " \t"
+                raise _refused_separator(_SEPARATOR_READ_AS_TEXT if glued else _SEPARATOR_WITH_A_NODE, text, at,
+                                         starts, name, documents_before)
             if count is not None and len(starts) > count.spare_objects:
                 # The documents before this one, each ended (as read() counts them).
                 ended = len(starts) + (0 if at == 0 or starts and starts[0] == 0 else 1)
@@ -738,6 +740,14 @@ _SEPARATOR_READ_AS_TEXT = (
     "a --- line with no space or tab after ---, but a comment or other white space, opens the file or follows"
     " another --- line or a JSON document: there kubectl reads it as text, not as a document separator;"
     " put a space after --- or remove the line"
+)
+# The same place, the line `--- ` and white space only Go trims (NBSP,
+# U+3000, VT): YAML reads that as a node after the marker (review62a: the
+# message above told to put a space where one was).
+_SEPARATOR_WITH_A_NODE = (
+    "a --- line holding white space YAML does not take for it (a no-break space, U+3000, VT, FF ...) opens the"
+    " file or follows another --- line or a JSON document: there kubectl reads it as the document's first line,"
+    " and YAML reads that white space as a value; remove it from the line, or remove the line"
 )
 # kubectl and Helm never apply a directive: a `---` line after it always
 # splits it off, into a chunk of its own or the end of the document before.
@@ -1826,12 +1836,14 @@ def _depth_limit(max_depth: int) -> str:
 # A document without an object: its start, a null and its end.
 _EMPTY_DOCUMENT_NODES = 3
 
-# White space Python's isspace() and strip() count and YAML's blank does not
-# (a space or a line break): a line holding only a tab, VT, FF, NBSP and the
-# like is content to go-yaml and libyaml alike, and kubectl refuses the
-# stream (syntax62). A document seeming blank or comments that holds any is
-# composed, and libyaml refuses it (or reads a comment's tab as a comment).
-_NOT_YAML_BLANK = LazyPattern("[" + _GO_SPACE.replace(" ", "").replace("\n", "").replace("\r", "") + "]")
+# What a blank or comment-only document may hold and still be skipped
+# unread: printable ASCII, spaces and line breaks. Python's isspace() counts
+# a tab, VT, FF, NBSP and \x1c-\x1f as white space, which YAML does not: a
+# line of them alone is content to go-yaml and libyaml, and a control
+# character anywhere, in a comment too, is refused by both (syntax62,
+# review62a). A document holding anything else is composed: libyaml then
+# refuses it, or reads it blank (a comment's tab, a BOM, `# héllo`).
+_NOT_YAML_BLANK = LazyPattern(r"[^\x20-\x7e\r\n]")
 
 
 def _may_not_be_blank_to_yaml(text: str) -> bool:
