@@ -74,14 +74,18 @@ def parse(data: Any, origin: str, exec_plugin: bool = False) -> PluginConfig:
     name = _name(data)
     where = f"{origin} ({kind}/{name})" if name else origin
     _check_metadata(data.get("metadata"), where)
+    wanted = {KIND: API_VERSION, "ConfigMap": "v1"}.get(kind)
+    if wanted is None:
+        found = "no kind" if kind is None else quoted(kind)
+        raise UsageError(f"{where}: expected kind {KIND} ({API_VERSION}) or a v1 ConfigMap, found {found}")
+    if api_version != wanted:
+        # Said of either kind alike (review62a: a ConfigMap without one was
+        # told "found 'ConfigMap'").
+        said = "is missing" if api_version is None else f"is not {quoted(api_version)}"
+        raise UsageError(f"{where}: a {kind}'s apiVersion must be {wanted}; it {said}")
     if kind == KIND:
-        if api_version != API_VERSION:
-            said = "is missing" if api_version is None else f"not {quoted(api_version)}"
-            raise UsageError(f"{where}: apiVersion must be {API_VERSION}; it {said}")
         return _from_postrender(data, where, exec_plugin)
-    if kind == "ConfigMap" and api_version == "v1":
-        return _from_configmap(data, where)
-    raise UsageError(f"{where}: expected kind {KIND} ({API_VERSION}) or a v1 ConfigMap, found {'no kind' if kind is None else quoted(kind)}")
+    return _from_configmap(data, where)
 
 
 def _name(data: dict[str, Any]) -> str | None:
@@ -129,6 +133,9 @@ def _from_configmap(data: dict[str, Any], where: str) -> PluginConfig:
     unknown = sorted(str(k) for k in data if k not in _CONFIGMAP_FIELDS)
     if unknown:
         raise UsageError(f"{where}: unknown field(s) {', '.join(unknown)} (a ConfigMap's options go under data)")
+    if data.get("binaryData"):
+        # As an option under binaryData was ignored (review62a).
+        raise UsageError(f"{where}: binaryData holds no options; a ConfigMap's options go under data, as strings")
     entries = data.get("data")
     if entries is None:
         entries = {}

@@ -526,7 +526,7 @@ def test_kpt_style_configmap_function_config():
 @pytest.mark.parametrize(
     "data,message",
     [
-        ({"apiVersion": "postrender.io/v1", "kind": "PostRender"}, "apiVersion must be postrender.io/v1alpha1"),
+        ({"apiVersion": "postrender.io/v1", "kind": "PostRender"}, "apiVersion must be postrender.io/v1alpha1; it is not"),
         ({"apiVersion": "postrender.io/v1alpha1", "kind": "PostRender", "mutable": "yes"}, "mutable must be true or false"),
         ({"apiVersion": "postrender.io/v1alpha1", "kind": "PostRender", "namespace": ""}, "namespace must be"),
         ({"apiVersion": "example.com/v1", "kind": "Other"}, "expected kind PostRender"),
@@ -546,7 +546,11 @@ def test_kpt_style_configmap_function_config():
         ({"apiVersion": "v1", "kind": "ConfigMap", "data": []}, "test: data must be a mapping"),
         # Absent is said in words, not as Python's None.
         ({}, "expected kind PostRender (postrender.io/v1alpha1) or a v1 ConfigMap, found no kind"),
-        ({"kind": "PostRender"}, "apiVersion must be postrender.io/v1alpha1; it is missing"),
+        ({"kind": "PostRender"}, "a PostRender's apiVersion must be postrender.io/v1alpha1; it is missing"),
+        ({"kind": "ConfigMap", "data": {"mutable": "true"}}, "a ConfigMap's apiVersion must be v1; it is missing"),
+        ({"apiVersion": "v2", "kind": "ConfigMap"}, "a ConfigMap's apiVersion must be v1; it is not 'v2'"),
+        ({"apiVersion": "v1", "kind": "ConfigMap", "binaryData": {"mutable": "dHJ1ZQ=="}},
+         "binaryData holds no options; a ConfigMap's options go under data, as strings"),
     ],
 )
 def test_bad_configs_are_usage_errors(data, message):
