@@ -760,8 +760,9 @@ CONFIG_SHAPES = {
     "a scope label": _BLOCK_CONFIG.replace("    a: b\n", "    postrender.io/scope: other\n"),
     "annotations": _BLOCK_CONFIG.replace("  labels:\n", "  annotations: {team: a}\n  labels:\n"),
     "the policy's annotation": _BLOCK_CONFIG.replace(
-        "  labels:\n", "  annotations:\n    helm.sh/resource-policy: keep\n    argocd.argoproj.io/sync-options: Prune=false\n"
-        "  labels:\n"),
+        # (Not Helm's keep: a chart's own keeps the config's name, helm62.)
+        "  labels:\n", "  annotations:\n    kustomize.toolkit.fluxcd.io/prune: disabled\n"
+        "    argocd.argoproj.io/sync-options: Prune=false\n  labels:\n"),
     "metadata last": "apiVersion: v1\nkind: ConfigMap\ndata: {a: \"1\", b: \"2\"}\nmetadata:\n  name: web-config\n",
     "CRLF": _BLOCK_CONFIG.replace("\n", "\r\n"),
     "a Secret": "apiVersion: v1\nkind: Secret\nmetadata:\n  name: web-config\ntype: Opaque\nstringData: {a: b}\n"
