@@ -250,7 +250,7 @@ def test_postrender_args_from_the_plugin_env_and_the_parameter(app, env):
 
     # The Application's flags come after the plugin's own: --namespace is theirs to change.
     moved = run("generate", app, env, **plugin_env(POSTRENDER_ARGS="--namespace=elsewhere -v"))
-    assert moved.returncode == 0 and "'shop-shared' is not in the stream" in moved.stderr
+    assert moved.returncode == 0 and "'shop-shared' is not in namespace" in moved.stderr
 
 
 def test_config_file_inside_the_application_is_read(app, env):

@@ -250,7 +250,7 @@ def test_namespace_and_release_come_from_helm(helm4, tmp_path):
     out = helm(helm4, "template", "app", str(CHART), "-n", "prod", "--post-renderer", "postrender",
                "--post-renderer-args=--namespace=elsewhere", f"--post-renderer-args=--log-file={log}").stdout
     assert _worker_ref(out) == "app-shared"
-    assert "'app-shared' is not in the stream" in log.read_text()
+    assert "'app-shared' is not in namespace" in log.read_text()
 
 
 # --- bin/postrender, the plugin's command --------------------------------------

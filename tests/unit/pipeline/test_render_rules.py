@@ -48,7 +48,7 @@ def test_explicit_namespaces_must_match():
     out = run_postrender([], stream)
     assert out.status == 0
     assert ref_of(out.stdout) == "cfg"
-    assert "not in the stream" in out.stderr
+    assert "'cfg' is not in namespace 'b' (the stream holds ConfigMap/a/cfg)" in out.stderr
 
 
 def test_match_across_implicit_and_explicit_namespace_warns_and_suggests_namespace_flag():
