@@ -346,22 +346,33 @@ class Document:
         rendered = self.rendered.line(line - self.first_line - 1)
         return rendered if rendered >= 1 else None  # a line Helm wrote before the template's first
 
-    def paths_to(self, target: Node) -> int:
-        """How many paths Kubernetes reads lead from the root to target (1
-        unless it is shared; one through an entry another overrides is read
-        nowhere: read_children)."""
-        if id(target) not in self.shared or self.root is None:
-            return 1
-        counts: dict[int, int] = {}
+    def paths_to(self, targets: Collection[int]) -> dict[int, int]:
+        """How many paths Kubernetes reads lead from the root to each node
+        of `targets` (ids): 1 unless it is shared; one through an entry
+        another overrides is read nowhere (read_children). In one walk for
+        them all: one walk per node made a List of items sharing nodes
+        quadratic (review62a)."""
+        if self.root is None or not any(target in self.shared for target in targets):
+            return dict.fromkeys(targets, 1)
+        # Each node's children once (a merge's entries are worked out), and
+        # the nodes in an order where each comes after every node above it.
+        below: dict[int, list[Node]] = {}
+        order: list[Node] = []
         stack: list[tuple[Node, bool]] = [(self.root, False)]
         while stack:
             node, children_done = stack.pop()
             if children_done:
-                counts[id(node)] = 1 if node is target else sum(counts[id(c)] for c in read_children(node))
-            elif id(node) not in counts:
+                order.append(node)
+            elif id(node) not in below:
+                kids = below[id(node)] = read_children(node)
                 stack.append((node, True))
-                stack.extend((c, False) for c in read_children(node) if id(c) not in counts)
-        return counts[id(self.root)]
+                stack.extend((child, False) for child in kids if id(child) not in below)
+        paths: dict[int, int] = {id(self.root): 1}
+        for node in reversed(order):
+            through = paths.get(id(node), 0)
+            for child in below[id(node)]:
+                paths[id(child)] = paths.get(id(child), 0) + through
+        return {target: paths.get(target, 0) for target in targets}
 
     def location(self, node: Node | None = None, kind: str | None = None, name: str | None = None,
                  line: int | None = None, offset: int | None = None) -> Location:

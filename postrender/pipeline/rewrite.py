@@ -664,8 +664,9 @@ def _check_shared(doc: Document, replaced: Sequence[tuple[ScalarNode, str]]) -> 
     for node, value in replaced:
         if id(node) in doc.shared:
             asked.setdefault(id(node), (node, []))[1].append(value)
+    paths = doc.paths_to(asked.keys()) if asked else {}
     for node, values in asked.values():
-        if len(set(values)) > 1 or len(values) < doc.paths_to(node):
+        if len(set(values)) > 1 or len(values) < paths[id(node)]:
             raise _shared_error(doc, node)
 
 
