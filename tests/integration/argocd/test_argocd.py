@@ -485,6 +485,51 @@ def test_values_files_must_stay_inside_the_application(app, env, path, tmp_path)
             else "relative path inside the application") in result.stderr
 
 
+@pytest.mark.parametrize("path, shown", [
+    ("http://127.0.0.1:9/v.yaml", "not a URL: http://127.0.0.1:9/v.yaml"),
+    ("https://user:hunter2@example.com/v.yaml", "not a URL: https://…@example.com/v.yaml"),
+    ("oci://registry.example.com/values", "not a URL: oci://registry.example.com/values"),
+    ("s3://bucket/v.yaml", "not a URL: s3://bucket/v.yaml"),
+    ("HTTP://example.com/v.yaml", "not a URL: HTTP://example.com/v.yaml"),
+    ("git+ssh:repo/v.yaml", "not a URL: git+ssh:repo/v.yaml"),
+    ("file:///etc/passwd", "not a URL: file:///etc/passwd"),
+    (" - ", "not ' - ' (standard input)"),
+    ("-", "not '-' (standard input)"),
+])
+@pytest.mark.parametrize("how", ["parameter", "plugin-env"])
+def test_a_values_file_given_as_a_url_or_stdin_is_refused_before_helm_runs(app, env, path, shown, how, tmp_path):
+    """Helm reads a values file through the getter for its URL scheme (http,
+    https, oci, a plugin's), `-` from its standard input: `inside()` took
+    `http://host/v.yaml` for a path, and helm fetched it (argocd62)."""
+    ran = tmp_path / "helm-ran"
+    watched = _first_on_path(env, tmp_path, "helm", f"touch {ran}; exit 1")
+    given = (argocd_parameters([{"name": "values-files", "array": [path]}]) if how == "parameter"
+             else plugin_env(VALUES_FILES=path))
+    if how == "plugin-env" and path != path.strip():
+        pytest.skip("the env entry is split at blanks: ' - ' arrives as '-'")
+    result = run("generate", app, watched, **given)
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == ("postrender-cmp: error: values file must be a relative path inside the application, "
+                             f"{shown}\n"), result.stderr
+    assert "hunter2" not in result.stderr and not ran.exists()
+
+
+def test_a_config_file_given_as_a_url_is_refused(app, env):
+    result = run("generate", app, env, **plugin_env(POSTRENDER_ARGS="--config=https://example.com/specs.yaml"))
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == ("postrender-cmp: error: --config file must be a relative path inside the application,"
+                             " not a URL: https://example.com/specs.yaml\n"), result.stderr
+
+
+def test_a_values_file_path_like_a_url_but_without_a_scheme_is_read(app, env):
+    (app / "values").mkdir()
+    (app / "values" / "prod.yaml").write_text("greeting: servus\n")
+    for path in ["values/prod.yaml", "./values/prod.yaml"]:
+        result = run("generate", app, env, **argocd_parameters([{"name": "values-files", "array": [path]}]))
+        assert result.returncode == 0, result.stderr
+        assert _settings(result.stdout)["data"]["greeting"] == "servus"
+
+
 def test_init_builds_dependencies_only_when_missing(app, env, tmp_path):
     before = sorted(p.relative_to(app) for p in app.rglob("*"))
     vendored = run("init", app, env)
