@@ -530,6 +530,19 @@ def test_a_values_file_path_like_a_url_but_without_a_scheme_is_read(app, env):
         assert _settings(result.stdout)["data"]["greeting"] == "servus"
 
 
+@pytest.mark.parametrize("parameters, message", [
+    ([{"name": "values-files", "array": ["values.yaml", ""]}], "values-files item 2 is empty"),
+    ([{"name": "values-files", "array": ["  "]}], "values-files item 1 is blank: '  '"),
+    ({"PARAM_VALUES_FILES_0": "values.yaml", "PARAM_VALUES_FILES_1": ""}, "values-files item 2 is empty"),
+])
+def test_an_empty_values_file_item_is_named_by_its_number(app, env, parameters, message):
+    """An empty row left in the UI's array editor: the message named nothing (argocd62)."""
+    given = argocd_parameters(parameters) if isinstance(parameters, list) else parameters
+    result = run("generate", app, env, **given)
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == f"postrender-cmp: error: {message}\n"
+
+
 def test_init_builds_dependencies_only_when_missing(app, env, tmp_path):
     before = sorted(p.relative_to(app) for p in app.rglob("*"))
     vendored = run("init", app, env)
