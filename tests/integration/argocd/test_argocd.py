@@ -543,6 +543,14 @@ def test_an_empty_values_file_item_is_named_by_its_number(app, env, parameters, 
     assert result.stderr == f"postrender-cmp: error: {message}\n"
 
 
+def test_a_multi_source_values_ref_says_a_plugin_source_has_none(app, env):
+    result = run("generate", app, env,
+                 **argocd_parameters([{"name": "values-files", "array": ["$values/envs/prod/values.yaml"]}]))
+    assert (result.returncode, result.stdout) == (1, "")
+    assert "values file $values/envs/prod/values.yaml: Argo CD resolves a `$ref/...` values file" in result.stderr
+    assert "never for a plugin source" in result.stderr and "no such file" not in result.stderr
+
+
 def test_init_builds_dependencies_only_when_missing(app, env, tmp_path):
     before = sorted(p.relative_to(app) for p in app.rglob("*"))
     vendored = run("init", app, env)
