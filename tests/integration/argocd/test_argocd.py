@@ -9,6 +9,7 @@ ARGOCD_APP_PARAMETERS and PARAM_* for its parameters, KUBE_*.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
@@ -148,7 +149,7 @@ def test_plugin_definition():
     assert "discover" not in data["spec"]
     parameters = {p["name"]: p["collectionType"] for p in data["spec"]["parameters"]["static"]}
     assert parameters == {"values-files": "array", "release-name": "string", "helm-parameters": "map",
-                          "postrender-args": "array"}
+                          "helm-string-parameters": "map", "postrender-args": "array"}
     dockerfile = (ROOT / "integrations" / "argocd" / "Dockerfile").read_text()
     assert "COPY --chown=999:999 integrations/argocd/cmp-plugin.yaml /home/argocd/cmp-server/config/plugin.yaml" \
         in dockerfile
@@ -233,6 +234,31 @@ def test_helm_parameters_are_set_values(app, env):
     assert _settings(result.stdout)["data"]["greeting"] == "hallo"
     worker = next(d for d in documents(result.stdout) if ident(d) == "Deployment/shop-worker")
     assert worker["spec"]["replicas"] == 3
+
+
+def _db_password(out: str) -> str:
+    (secret,) = [d for (kind, n), d in configs(without_copies(documents(out))).items()
+                 if kind == "Secret" and n.startswith("shop-db-")]
+    return base64.b64decode(secret["data"]["password"]).decode()
+
+
+@pytest.mark.parametrize("value", ["12345678", "true", "null", "1e3", "0x1F", "x,y"])
+def test_helm_string_parameters_keep_a_value_a_string(app, env, value):
+    """Argo CD's forceString: with --set, helm made `12345678` a number and
+    `null` deleted the key, and the chart's b64enc failed (argocd62)."""
+    result = run("generate", app, env, **argocd_parameters(
+        [{"name": "helm-string-parameters", "map": {"database.password": value}}]))
+    assert result.returncode == 0, result.stderr
+    assert _db_password(result.stdout) == value
+
+
+def test_helm_string_parameters_win_over_helm_parameters_for_one_key(app, env):
+    result = run("generate", app, env, **argocd_parameters([
+        {"name": "helm-parameters", "map": {"database.password": "from-set", "greeting": "hallo"}},
+        {"name": "helm-string-parameters", "map": {"database.password": "007"}},
+    ]))
+    assert result.returncode == 0, result.stderr
+    assert _db_password(result.stdout) == "007" and _settings(result.stdout)["data"]["greeting"] == "hallo"
 
 
 def test_postrender_args_from_the_plugin_env_and_the_parameter(app, env):
@@ -627,6 +653,7 @@ def test_a_kustomization_beside_a_chart_is_built_as_argo_cd_builds_it(app, env, 
 @pytest.mark.parametrize("given", [
     argocd_parameters([{"name": "values-files", "array": ["values-prod.yaml"]}]),
     argocd_parameters([{"name": "helm-parameters", "map": {"greeting": "hallo"}}]),
+    argocd_parameters([{"name": "helm-string-parameters", "map": {"greeting": "hallo"}}]),
     plugin_env(VALUES_FILES="values-prod.yaml"),
 ])
 @pytest.mark.parametrize("layout", ["kustomization beside the chart", "folder of manifests"])
@@ -948,7 +975,7 @@ def test_parameters_nested_past_reason_are_one_line(app, env):
     # Malformed otherwise: a typo, a repeat, no name, no list.
     ([{"name": "value-files", "array": ["values-prod.yaml"]}],
      "parameter value-files: the plugin has no such parameter (it reads values-files, release-name, helm-parameters,"
-     " postrender-args)"),
+     " helm-string-parameters, postrender-args)"),
     ([{"name": "values-files", "array": ["values-prod.yaml"]}, {"name": "values-files", "array": []}],
      "parameter values-files is given twice"),
     ([{"array": ["values-prod.yaml"]}], "ARGOCD_APP_PARAMETERS item 1 is no parameter (an object with a name)"),
@@ -972,11 +999,13 @@ def test_the_shapes_taken_begin_with_the_declared_collection_types():
     assert taken == {p["name"]: p["collectionType"] for p in plugin()["spec"]["parameters"]["static"]}
 
 
-def test_a_helm_parameter_given_only_as_variables_is_refused(app, env):
+@pytest.mark.parametrize("name", ["helm-parameters", "helm-string-parameters"])
+def test_a_helm_parameter_given_only_as_variables_is_refused(app, env, name):
     """PARAM_HELM_PARAMETERS_IMAGE_TAG no longer says the key is image.tag."""
-    result = run("generate", app, env, PARAM_HELM_PARAMETERS_GREETING="hallo")
+    variable = "PARAM_" + name.upper().replace("-", "_")
+    result = run("generate", app, env, **{f"{variable}_GREETING": "hallo"})
     assert (result.returncode, result.stdout) == (1, "")
-    assert "helm-parameters given only as PARAM_HELM_PARAMETERS_* variables" in result.stderr
+    assert f"{name} given only as {variable}_* variables" in result.stderr
 
 
 @pytest.mark.parametrize("parameters", ["null", "[]"])
