@@ -860,6 +860,58 @@ def test_a_helm_parameter_value_keeps_its_commas(app, env):
     assert _settings(result.stdout)["data"]["greeting"] == "hello, world,image=evil"
 
 
+@pytest.mark.parametrize("value, secret", [
+    ("{x},hunter2", "hunter2"),            # helm: key ",hunter2" has no value (argocd62)
+    ("{x}hunter2", "hunter2"),             # key "hunter2" has no value
+    ("{a,b},pa\"ss\\word", 'pa\\"ssword'),  # quoted by Go's %q, the backslash eaten by --set's parser
+    ("{x}s3cr3t{y}", "s3cr3t"),            # a {a,b} list to Argo CD: passed as it is
+    ("{x},[k3y]", "k3y"),
+])
+@pytest.mark.parametrize("name", ["helm-parameters", "helm-string-parameters"])
+def test_helms_error_shows_no_helm_parameters_value(app, env, name, value, secret):
+    """Argo CD shows helm's standard error in its UI: a value helm's --set
+    parser misreads was quoted in its message."""
+    result = run("generate", app, env, **argocd_parameters([{"name": name, "map": {"database.password": value}}]))
+    assert (result.returncode, result.stdout) == (1, "")
+    assert "<a helm-parameters value>" in result.stderr, result.stderr
+    assert secret not in result.stderr and value not in result.stderr, result.stderr
+    assert result.stderr.endswith("postrender-cmp: error: helm template failed (exit status 1)\n")
+
+
+def test_helms_error_about_a_value_of_the_wrong_type_shows_no_value(app, env):
+    """Helm: `type mismatch on worker: %!t(string=hunter2)`."""
+    result = run("generate", app, env, **argocd_parameters([{"name": "helm-parameters", "map": {"worker": "hunter2"}}]))
+    assert (result.returncode, result.stdout) == (1, "")
+    assert "type mismatch on worker" in result.stderr and "hunter2" not in result.stderr, result.stderr
+
+
+def test_helms_warnings_on_success_show_no_helm_parameters_value(app, env, tmp_path):
+    """A helm that says its command line (as --debug would) among warnings:
+    shown, the value left out, the render kept; other words stay."""
+    real = shutil.which("helm", path=env["PATH"])
+    watched = _first_on_path(env, tmp_path, "helm", f'echo "warning: ran with $*" >&2\nexec "{real}" "$@"')
+    result = run("generate", app, watched, **argocd_parameters([
+        {"name": "helm-parameters", "map": {"database.password": "hunter2,x", "greeting": "hi"}},
+        {"name": "helm-string-parameters", "map": {"database.user": "0042-admin"}},
+    ]))
+    assert result.returncode == 0, result.stderr
+    assert "warning: ran with template shop . --include-crds" in result.stderr
+    assert "--set database.password=<a helm-parameters value>" in result.stderr
+    assert "--set-string database.user=<a helm-parameters value>" in result.stderr
+    assert "hunter2" not in result.stderr and "0042-admin" not in result.stderr
+    # Under three characters a value is left: hidden, it would hide letters of helm's words.
+    assert "--set greeting=hi" in result.stderr
+    assert _db_password(result.stdout) == "hunter2,x"
+
+
+def test_helms_standard_error_is_shown_as_it_was_without_helm_parameters(app, env, tmp_path):
+    real = shutil.which("helm", path=env["PATH"])
+    watched = _first_on_path(env, tmp_path, "helm", f'echo "warning: $*" >&2\nexec "{real}" "$@"')
+    result = run("generate", app, watched, **argocd_parameters([{"name": "values-files", "array": ["values.yaml"]}]))
+    assert result.returncode == 0, result.stderr
+    assert "warning: template shop . --include-crds --namespace prod --values values.yaml\n" in result.stderr
+
+
 @pytest.mark.parametrize("files", [
     {"a.yaml": ""},
     {"a.yaml": "# only a comment\n---\n---\n"},
