@@ -635,6 +635,50 @@ def test_a_kustomize_failure_yields_no_manifest(kustomize_app, kustomize_env):
     assert re.search(r"postrender-cmp: error: (kustomize build|kubectl kustomize) failed", result.stderr)
 
 
+@pytest.fixture
+def helm_charts_app(tmp_path: Path) -> Path:
+    """A kustomization inflating a chart (helmCharts:) from its charts/ folder."""
+    folder = tmp_path / "inflating"
+    shutil.copytree(CHART / "charts" / "worker", folder / "charts" / "worker")
+    (folder / "kustomization.yaml").write_text(
+        "namespace: prod\nresources: [shared.yaml]\nhelmCharts:\n  - {name: worker, releaseName: rel}\n")
+    (folder / "shared.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: rel-shared}\ndata: {k: v}\n")
+    return folder
+
+
+def test_a_kustomization_with_helm_charts_builds_with_kustomize_enable_helm(helm_charts_app, kustomize_env):
+    result = run("generate", helm_charts_app, kustomize_env, **plugin_env(KUSTOMIZE_ENABLE_HELM="true"))
+    assert result.returncode == 0, result.stderr
+    docs = without_copies(documents(result.stdout))
+    assert sorted(ident(d) for d in docs if d["kind"] == "Deployment") == ["Deployment/rel-worker"]
+    assert unresolved(documents(result.stdout)) == [] and all(versioned(d) for d in configs(docs).values())
+
+
+@pytest.mark.parametrize("given", [{}, plugin_env(KUSTOMIZE_ENABLE_HELM="false")])
+def test_a_kustomization_with_helm_charts_without_the_opt_in_names_it(helm_charts_app, kustomize_env, given):
+    """kustomize says `must specify --enable-helm`, which nothing the
+    Application gave could pass (argocd62)."""
+    result = run("generate", helm_charts_app, kustomize_env, **given)
+    assert (result.returncode, result.stdout) == (1, "")
+    assert "must specify --enable-helm" in result.stderr  # kustomize's own words, shown
+    assert re.search(r"postrender-cmp: error: (kustomize build|kubectl kustomize) failed \(exit status 1\); a"
+                     r" kustomization with helmCharts: needs the plugin env KUSTOMIZE_ENABLE_HELM=true"
+                     r" \(spec.source.plugin.env\), which passes --enable-helm\n$", result.stderr), result.stderr
+
+
+def test_kustomize_enable_helm_takes_true_or_false(helm_charts_app, kustomize_env):
+    result = run("generate", helm_charts_app, kustomize_env, **plugin_env(KUSTOMIZE_ENABLE_HELM="yes"))
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == "postrender-cmp: error: KUSTOMIZE_ENABLE_HELM is 'yes': it takes true or false\n"
+
+
+def test_a_kustomize_failure_of_another_kind_gets_no_helm_hint(kustomize_app, kustomize_env):
+    (kustomize_app / "kustomization.yaml").write_text("resources:\n  - missing.yaml\n")
+    result = run("generate", kustomize_app, kustomize_env)
+    assert result.returncode == 1 and "KUSTOMIZE_ENABLE_HELM" not in result.stderr
+    assert "missing.yaml" in result.stderr  # kustomize's words, still shown
+
+
 def test_a_kustomization_beside_a_chart_is_built_as_argo_cd_builds_it(app, env, tmp_path):
     """Argo CD's own discovery takes a folder holding both for a
     kustomization: the plugin rendered the chart, without what the
