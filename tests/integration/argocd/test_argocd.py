@@ -304,6 +304,8 @@ def test_config_file_inside_the_application_is_read(app, env):
         ("--plugin-config x.yaml", "--plugin-config is not available"),
         ("/etc/passwd", "/etc/passwd: not a flag"),
         ("gc", "gc: not a flag"),
+        ("-v graph", "graph: not a flag"),
+        ("not-there.yaml", "not-there.yaml: not a flag"),
         ("--config=/etc/hostname", "--config file must be a relative path inside the application"),
         ("--config ../outside.yaml", "--config file must be a relative path inside the application"),
         ("--keep-previous=argocd 'unclosed", "POSTRENDER_ARGS: No closing quotation"),
