@@ -1233,11 +1233,7 @@ def string_map(node: Node | None) -> dict[str, str]:
     `sync-options: ~` became the option `~`)."""
     if not isinstance(node, MappingNode):
         return {}
-    pairs: Iterable[tuple[Node, Node]] = node.value
-    # The composer marks a small mapping of a text without `<<` (get's
-    # search modes): most labels and annotations, asked of every object.
-    if node.merge is not _SEARCH_PLAIN and node.merge is not _SEARCH and any(k.value == MERGE_KEY for k, _ in pairs):
-        pairs = entries(node)
+    pairs = read_entries(node)
     return {k.value: v.value if v.style or v.tag == STR_TAG and v.value not in NULL_WORDS else _text_or_null(v)
             for k, v in pairs if isinstance(k, ScalarNode) and isinstance(v, ScalarNode)}
 
@@ -1722,6 +1718,8 @@ def read_entries(node: MappingNode) -> list[tuple[Node, Node]]:
     does) is read nowhere: a name there is no reference, and a node shared
     with it is not read twice (fuzz62)."""
     pairs = node.value
+    # The composer marks a small mapping of a text without `<<` (get's
+    # search modes): most labels and annotations, asked of every object.
     if node.merge is _SEARCH_PLAIN or node.merge is _SEARCH or not any(
             k.value == MERGE_KEY and is_merge_key(k) for k, _ in pairs):
         return pairs
