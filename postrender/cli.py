@@ -429,7 +429,8 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         # kubectl's; a second word is refused, not ignored (cli62).
         topic = [word for word in args[1:2] if word not in ("help", "-h", "--help")]
         if len(args) > 2:
-            raise UsageError(f"help takes one command, not {' '.join(args[1:])}; the commands are {', '.join(_BY_NAME)}")
+            raise UsageError(f"help takes one command, not {' '.join(args[1:])}; "
+                             f"the commands are {', '.join(_BY_NAME)}")
         if topic and topic[0] not in _BY_NAME:
             raise UsageError(f"help {topic[0]}: no such command; the commands are {', '.join(_BY_NAME)}")
         args = [*topic, "--help"]

@@ -25,7 +25,8 @@ from ...records import record
 from ..graph.references import Graph, Path, Reference, YamlNodes, is_config_object
 from ..index.objects import IMPLICIT
 from ...syntax.nodes import (
-    MappingNode, Node, ScalarNode, SequenceNode, default_tag, format_path, get_str, is_string, node_at, read_entries, scalars,
+    MappingNode, Node, ScalarNode, SequenceNode, default_tag, format_path, get_str, is_string, node_at, read_entries,
+    scalars,
 )
 from ..plan.versions import Plan, Version
 from ...vocabulary import ANNOTATION_KEEP_ORIGINAL, ANNOTATION_VERSIONED
