@@ -166,9 +166,7 @@ def _render_arguments(parser: argparse.ArgumentParser) -> None:
     # its own flags first): the version, and no manifests.
     groups[DIAGNOSTICS].add_argument("--version", action="store_true",
                                      help="print the version and exit (postrender version)")
-    groups[INTEGRATIONS].add_argument(
-        "--krm", action="store_true",
-        help="read and write a KRM ResourceList (detected on standard input without this flag)")
+    _krm_argument(groups[INTEGRATIONS])
     groups[INTEGRATIONS].add_argument(
         # Appended: kustomize passes its file first, and one more from
         # argsOneLiner is refused, not silently read instead (kustomize_exec).
@@ -178,7 +176,7 @@ def _render_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _graph_arguments(parser: argparse.ArgumentParser) -> None:
     from .frontends.graph.formats import names as graph_formats
-    from .options import DIAGNOSTICS, HELP_GROUPS, INPUT, OUTPUT
+    from .options import DIAGNOSTICS, HELP_GROUPS, INPUT, INTEGRATIONS, OUTPUT
 
     groups = _groups(parser, HELP_GROUPS)
     _input_arguments(groups[INPUT])
@@ -187,6 +185,12 @@ def _graph_arguments(parser: argparse.ArgumentParser) -> None:
                                      "(default: table)")
     _add_render_options(parser, groups, cluster=False)
     _diagnostic_arguments(groups[DIAGNOSTICS])
+    _krm_argument(groups[INTEGRATIONS], "show the render of a KRM ResourceList, its functionConfig applied, as "
+                                        "render --krm does it")
+
+
+def _krm_argument(group: argparse._ArgumentGroup, does: str = "read and write a KRM ResourceList") -> None:
+    group.add_argument("--krm", action="store_true", help=f"{does} (detected on standard input without this flag)")
 
 
 def _diff_arguments(parser: argparse.ArgumentParser) -> None:
@@ -278,7 +282,7 @@ def _graph(args: argparse.Namespace, reporter: Reporter) -> str:
 
     options = render_options(args)
     check(options, args.format)
-    return show(_sources(args, options, reporter), options, args.format, reporter)
+    return show(_sources(args, options, reporter), options, args.format, reporter, krm=args.krm)
 
 
 def _diff(args: argparse.Namespace, reporter: Reporter) -> tuple[str, int]:
@@ -447,7 +451,8 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         # `--` only paths, which parse_intermixed_args would read as flags
         # again (a file named `-x.yaml`: "unrecognized arguments").
         after = args.index("--") if "--" in args else len(args)
-        _check_no_text_for_a_host(args[:after])
+        if name == "render":  # only a render is run by a host (graph --krm --help is help)
+            _check_no_text_for_a_host(args[:after])
         namespace = parser.parse_intermixed_args(args[:after])
         _check_no_path_is_a_misplaced_word(list(argv), namespace.paths)
         namespace.paths = [*namespace.paths, *args[after + 1:]]

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ruamel.yaml.error import YAMLError
 
-from ..errors import Location, PostrenderError, UsageError
+from ..errors import Location, PostrenderError, Problems, UsageError
 from . import resource_list_text
 from ..pipeline.index.hashing import to_json_value
 from ..syntax.edit import render_scalar
@@ -70,14 +70,13 @@ class ResourceListError(PostrenderError):
         return list(self._problems) if self._problems else [self]
 
 
-def detect(sources: list[Source], options: RenderOptions) -> ReadStream | None:
-    """The parsed stream when standard input is exactly one ResourceList,
-    read for a render with `options` (render.read_for: its items pruned as
-    they are read; read again if its functionConfig sets other options)."""
-    from ..pipeline.render import read_for
-
+def detect(sources: list[Source], options: RenderOptions, named: bool = False) -> ReadStream | None:
+    """The parsed stream when standard input (`named`: or the one file) is
+    exactly one ResourceList, read for a render with `options`
+    (render.read_for: its items pruned as they are read; read again if its
+    functionConfig sets other options)."""
     # The substring test first: _SCREEN alone takes 0.7 s on a 50 MB stream.
-    text = resource_list_text(sources)
+    text = resource_list_text(sources, named)
     if not text or not _SCREEN.search(text) and not (_SCREEN_ANY.search(text) and claims_resource_list(text)):
         return None
     try:
@@ -206,22 +205,11 @@ def written(sources: list[Source], options: RenderOptions, reporter: Reporter,
     `read`: the ResourceList as detect read it, or read whole (read.read)."""
     from . import render
 
-    if len(sources) != 1:
-        raise UsageError("--krm reads one ResourceList (standard input or one file)")
+    read, document = _the_resource_list(sources, options, read)
     source = sources[0]
-    if read is None:
-        try:
-            read = _read_for(sources, options)
-        except PostrenderError as exc:
-            raise _failed(exc, 1, source, None, []) from None
     stream = read if isinstance(read, Stream) else read.stream
-    document = _resource_list(stream)
-    if document is None:
-        error = PostrenderError(_misread(source.text) or f"--krm: input is not a single {KIND} ({GROUP}/*)")
-        raise _failed(error, 1, source, None, [])
     try:
-        config = function_config(document)
-        effective = replace(config.apply(options) if config else options, written_in=FUNCTION_CONFIG)
+        effective = function_options(document, options)
         # The stream read above is the one rendered, unless the functionConfig
         # set options it is read otherwise for (render.analyse reads it again).
         result = render(sources, effective, reporter, read)
@@ -236,6 +224,91 @@ def written(sources: list[Source], options: RenderOptions, reporter: Reporter,
     except UnreplaceableResults:
         error = PostrenderError(UnreplaceableResults.MESSAGE)
         raise ResourceListError(str(error), _unreplaceable(warnings), 1, problems=[error]) from None
+
+
+def _the_resource_list(sources: list[Source], options: RenderOptions, read: Stream | ReadStream | None
+                       ) -> tuple[Stream | ReadStream, Document]:
+    """The one ResourceList a function renders, as read (`read`, as detect
+    read it, or read here for `options`), and its document; a failure is
+    answered as a function's (ResourceListError)."""
+    if len(sources) != 1:
+        raise UsageError("--krm reads one ResourceList (standard input or one file)")
+    source = sources[0]
+    if read is None:
+        try:
+            read = _read_for(sources, options)
+        except PostrenderError as exc:
+            raise _failed(exc, 1, source, None, []) from None
+    document = _resource_list(read if isinstance(read, Stream) else read.stream)
+    if document is None:
+        error = PostrenderError(_misread(source.text) or f"--krm: input is not a single {KIND} ({GROUP}/*)")
+        raise _failed(error, 1, source, None, [])
+    return read, document
+
+
+def function_options(document: Document, options: RenderOptions) -> RenderOptions:
+    """The options a function renders its ResourceList with: its
+    functionConfig's fields over the command line's (the more specific
+    instruction), advice naming them as written there."""
+    config = function_config(document)
+    return replace(config.apply(options) if config else options, written_in=FUNCTION_CONFIG)
+
+
+def taken_as_function(sources: list[Source], options: RenderOptions, reporter: Reporter, forced: bool = False,
+                      named: bool = False) -> tuple[RenderOptions, ReadStream | Stream]:
+    """How the command line's render takes `sources`, for graph and diff,
+    which show what it does: a function's ResourceList (--krm: `forced`;
+    detected on standard input, or, `named`, in the one file) with the
+    options its functionConfig sets, as `written` renders it; else a plain
+    stream (read_plainly). A failure is a plain render's: graph and diff
+    answer with no ResourceList."""
+    try:
+        read = _the_resource_list(sources, options, None)[0] if forced else detect(sources, options, named)
+    except ResourceListError as exc:
+        raise Problems(exc.problems()) from None
+    if read is None:
+        # diff, which looks in a file too, takes no --krm: its advice names none.
+        return options, read_plainly(sources, options, reporter, krm_flag=not named)
+    document = _resource_list(read if isinstance(read, Stream) else read.stream)
+    assert document is not None  # detect and _the_resource_list found it
+    return function_options(document, options), read
+
+
+def read_plainly(sources: list[Source], options: RenderOptions, reporter: Reporter,
+                 krm_flag: bool = True) -> ReadStream:
+    """`sources` read for a render as a plain stream, whatever ResourceList
+    they hold (a file without --krm, or one among other documents: its
+    items read as a List's), warning of each whose functionConfig sets an
+    option the render so leaves unapplied. `krm_flag`: the command takes
+    --krm, which the advice names."""
+    from ..pipeline.render import read_for
+
+    read = read_for(sources, options)
+    for document in read.stream.documents:
+        if _is_resource_list(document) and _sets_options(document, options):
+            advice = "give it alone on standard input, or add --krm," if krm_flag else "give it alone as a side"
+            where = document.at(_key_line(document, "functionConfig")).describe()
+            reporter.warn(f"{where}: its functionConfig is not applied: a {KIND} read from a file named, or among "
+                          f"other documents, is rendered as a plain stream (its items as a List's); {advice} to "
+                          "render it as a KRM function does, with its functionConfig")
+    return read
+
+
+def _key_line(document: Document, key: str) -> int:
+    """The stream line of a top-level key (the document's first where absent)."""
+    root = document.root
+    found = [k for k, _ in root.value if isinstance(k, ScalarNode) and k.value == key] \
+        if isinstance(root, MappingNode) else []
+    return document.line_of(found[-1]) if found else document.first_line + 1
+
+
+def _sets_options(document: Document, options: RenderOptions) -> bool:
+    """Whether a ResourceList's functionConfig changes the options it is
+    rendered with; one a function refuses is not applied either."""
+    try:
+        return function_options(document, options) != replace(options, written_in=FUNCTION_CONFIG)
+    except (PostrenderError, UsageError):
+        return True
 
 
 def _said(reporter: Reporter, stream: Stream) -> list[dict[str, Any]]:
@@ -278,13 +351,14 @@ def _with_results(result: Result, results: list[dict[str, Any]]) -> Output | Non
 
 def _resource_list(stream: Stream) -> Document | None:
     documents = [d for d in stream.documents if d.root is not None]
-    if len(documents) != 1:
-        return None
-    root = documents[0].root
-    api_version = get_str(root, "apiVersion") or ""
-    if get_str(root, "kind") != KIND or not api_version.startswith(f"{GROUP}/"):
+    if len(documents) != 1 or not _is_resource_list(documents[0]):
         return None
     return documents[0]
+
+
+def _is_resource_list(document: Document) -> bool:
+    root = document.root
+    return get_str(root, "kind") == KIND and (get_str(root, "apiVersion") or "").startswith(f"{GROUP}/")
 
 
 # A functionConfig has a small fixed shape (field specs are its deepest

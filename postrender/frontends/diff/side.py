@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ...pipeline.check import guard
-from ...errors import PostrenderError
+from ...errors import PostrenderError, UsageError
 from ...fieldspecs import ReferenceTable
 from ...pipeline.graph.references import (
     Path, in_immutable_template, is_config_object, pod_metadata, pod_templates,
@@ -30,6 +30,7 @@ from ...vocabulary import ANNOTATION_CONFIG_HASH, ANNOTATION_COPY_OF, ANNOTATION
 from ...pipeline.read import KubeObject, Source, read
 from ...records import replace
 from ...pipeline.render import Analysis, render
+from .. import as_rendered
 from ...report import Diagnostic, Reporter
 from .model import ObjectRef
 
@@ -163,9 +164,12 @@ def build(label: str, sources: list[Source], options: RenderOptions) -> Side:
     # reference the deployed template does not hold yet: a roll).
     texts = [source.text for source in sources]  # as given: read may mask or pack them
     try:
+        # A side that is one ResourceList is rendered as the KRM function
+        # renders it: with the options its functionConfig sets.
+        options, taken = as_rendered(sources, options, quiet, named=True)
         # A name the render would leave on a removed object fails a render; a
         # diff reports it (a reference that does not roll) instead, as graph does.
-        result = render(sources, replace(options, show_broken=True), quiet)
+        result = render(sources, replace(options, show_broken=True), quiet, taken)
         analysis = result.analysis
         cluster_scoped = frozenset(analysis.table.cluster_scoped)
         output = read([Source(f"{label} (rendered)", result.output)], options.limits)
@@ -177,6 +181,8 @@ def build(label: str, sources: list[Source], options: RenderOptions) -> Side:
     except PostrenderError as exc:
         # Still one line; it says which side, which the render's own message cannot.
         raise PostrenderError(f"{label}: {exc}") from None
+    except UsageError as exc:
+        raise UsageError(f"{label}: {exc}") from None  # a functionConfig the function refuses
     named: dict[ConfigId, set[ConfigId]] = {}
     for ref in analysis.graph.references:
         if ref.target is not None and id(ref.referrer) in ids and id(ref.target) in ids:
