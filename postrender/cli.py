@@ -236,7 +236,7 @@ def _completion_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _render(args: argparse.Namespace, reporter: Reporter) -> str | Iterable[str]:
-    from .frontends import render, resource_list_text
+    from .frontends import names_a_resource_list, render, resource_list_text
     from .inputs import InvalidUTF8
 
     options = render_options(args)
@@ -267,10 +267,17 @@ def _render(args: argparse.Namespace, reporter: Reporter) -> str | Iterable[str]
         resource_list = None if args.krm else krm.detect(sources, options)
         if args.krm or resource_list is not None:
             return krm.written(sources, options, reporter, resource_list)
+    read = None
+    if names_a_resource_list(sources):
+        from .frontends import krm
+
+        # A file's ResourceList is rendered as a plain stream: a
+        # functionConfig that would set options is said to be left unapplied.
+        read = krm.read_plainly(sources, options, reporter)
     # Released: each document's node graph is dropped as its edits are
     # spliced, so the output's splices replace the graphs in memory.
     reporter.keep_warnings = False  # said as they come; nothing reads them again
-    result = render(sources, options, reporter, release=True)
+    result = render(sources, options, reporter, read, release=True)
     if _left_to_exit is not None:
         _left_to_exit.append(result)  # see run()
     # Part by part: the writing holds the documents' text and edits, not their node graphs.

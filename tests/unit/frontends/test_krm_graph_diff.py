@@ -162,6 +162,40 @@ def test_diff_of_a_resource_list_among_other_documents_warns_its_function_config
         assert "give it alone as a side" in warning and "--krm" not in warning  # diff takes no --krm
 
 
+def test_render_of_a_resource_list_file_warns_once_its_function_config_is_not_applied(tmp_path):
+    path = tmp_path / "list.yaml"
+    path.write_text(resource_list(ANNOTATE))
+    result = run_postrender([str(path)])
+    assert result.status == 0, result.stderr
+    rendered = YAML(typ="safe").load(result.stdout)
+    assert rendered["functionConfig"]["strategy"] == "annotate"  # written back as is
+    assert any(i["metadata"]["name"].startswith("cfg-") for i in rendered["items"])  # a plain stream's render
+    (warning,) = [line for line in result.stderr.splitlines() if "warning" in line]
+    assert f"document 1 ({path}) line 16: its functionConfig is not applied" in warning
+    assert "give it alone on standard input, or add --krm" in warning
+    # graph on the same file shows that render, with the same warning
+    shown = run_postrender(["graph", str(path)])
+    assert shown.status == 0 and shown.stderr == result.stderr
+
+
+@pytest.mark.parametrize("config", [
+    "",  # none at all
+    _CONFIG,  # one that sets nothing
+    _CONFIG + "  strategy: rename\n",  # one that sets what the command line does
+])
+def test_render_of_a_resource_list_file_whose_function_config_sets_nothing_says_nothing(tmp_path, config):
+    path = tmp_path / "list.yaml"
+    path.write_text(resource_list("", config=config))
+    result = run_postrender([str(path)])
+    assert result.status == 0 and result.stderr == ""
+
+
+def test_render_on_standard_input_applies_the_function_config_and_says_nothing_of_it():
+    result = run_postrender([], resource_list(ANNOTATE))
+    assert result.status == 0 and "warning" not in result.stderr
+    assert "postrender.io/config-hash" in result.stdout
+
+
 def test_graph_krm_help_is_help():
     # Help is refused with --krm only to a render, whose output a host reads.
     result = run_postrender(["graph", "--krm", "--help"])
