@@ -439,8 +439,10 @@ def _version(
         return Version(obj, digest, name, name, excluded=EMPTY)
     if fixed:
         return Version(obj, digest, name, name, excluded=fixed)
-    if obj.annotations.get(_HELM_POLICY) == _HELM_KEEP and obj.labels.get(LABEL_VERSIONED) != "true":
-        # The chart's, not --keep-previous=helm's on a version a run made.
+    if obj.annotations.get(_HELM_POLICY) == _HELM_KEEP and LABEL_CONTENT_HASH not in obj.labels:
+        # The chart's, not --keep-previous=helm's on a version a run made:
+        # known by the content-hash label, which only a run writes (an opt-in
+        # label `versioned: "true"` is a chart's too; review62e).
         return Version(obj, digest, name, name, excluded=HELM_KEPT)
     if base is not None and digest == written:
         # A name kustomize gave by its content is taken as it is: marking it

@@ -53,6 +53,18 @@ def test_a_config_the_chart_keeps_keeps_its_name_and_rolls_its_readers_by_hash(k
     assert f"{kind}/creds keeps its name: helm.sh/resource-policy: keep" in said, said
 
 
+@pytest.mark.parametrize("opt_in", ["annotations", "labels"])
+def test_a_config_the_chart_keeps_and_opts_in_keeps_its_name_all_the_same(opt_in):
+    # An opt-in does not override the other rows; as a label it read as the
+    # mark of a version a run made (review62e).
+    opted = '    postrender.io/versioned: "true"\n'
+    metadata = f"  labels:\n{opted}  annotations:\n" if opt_in == "labels" else f"  annotations:\n{opted}"
+    text = _stream("ConfigMap").replace("  annotations:\n", metadata)
+    result = run_postrender([], text)
+    assert result.status == 0, result.stderr
+    assert "name: creds\n" in result.stdout and "name: creds-" not in result.stdout, result.stdout
+
+
 @pytest.mark.parametrize("policy", ["delete", '""'])
 def test_another_resource_policy_is_versioned_as_usual(policy):
     result = run_postrender([], _stream("ConfigMap", policy))
