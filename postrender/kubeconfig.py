@@ -35,6 +35,9 @@ class Kubeconfig:
 
     current_context: str | None
     namespaces: dict[str, str | None]
+    # The passwords its clusters' server URLs hold (`https://u:pw@host`), for
+    # the client to mask in any message (review62e).
+    passwords: frozenset[str] = frozenset()
 
     def namespace(self, context: str | None = None) -> str | None:
         """The namespace of `context`, else of the current context; None when it sets none."""
@@ -59,6 +62,7 @@ def merged(explicit: str | None = None, environ: Mapping[str, str] | None = None
     environ = os.environ if environ is None else environ
     current: str | None = None
     namespaces: dict[str, str | None] = {}
+    passwords: set[str] = set()
     for path in paths(explicit, environ):
         if not os.path.exists(path):
             continue
@@ -72,7 +76,21 @@ def merged(explicit: str | None = None, environ: Mapping[str, str] | None = None
                 body = entry.get("context")
                 namespace = body.get("namespace") if isinstance(body, dict) else None
                 namespaces[entry["name"]] = namespace if isinstance(namespace, str) and namespace else None
-    return Kubeconfig(current, namespaces)
+        for entry in data.get("clusters") or []:
+            body = entry.get("cluster") if isinstance(entry, dict) else None
+            server = body.get("server") if isinstance(body, dict) else None
+            if isinstance(server, str):
+                passwords.add(server_password(server))
+    return Kubeconfig(current, namespaces, frozenset(passwords - {""}))
+
+
+def server_password(server: str) -> str:
+    """The password a server URL holds, exactly: from the first `:` of its
+    userinfo to the URL's last `@`, whatever lies between ("" for none)."""
+    _, scheme, rest = server.partition("://")
+    userinfo, at, _ = rest.rpartition("@")
+    _, colon, password = userinfo.partition(":")
+    return password if scheme and at and colon else ""
 
 
 def _load_yaml(path: str):

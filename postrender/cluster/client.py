@@ -21,7 +21,7 @@ from urllib.parse import quote
 
 from ..printable import quoted
 from ..errors import PostrenderError
-from ..kubeconfig import merged, paths as kubeconfig_paths
+from ..kubeconfig import merged, paths as kubeconfig_paths, server_password
 
 # True wherever postrender came from (a checkout, pipx, a wheel): the client
 # goes into the interpreter postrender runs on. (Same bound as the `cluster` extra.)
@@ -122,9 +122,12 @@ class Cluster:
         from_files = bool(kubeconfig or context or not _in_cluster())
         if from_files:
             _check_a_kubeconfig_exists(kubeconfig)
+        # The kubeconfig's server passwords, masked in every message below (review62e).
+        passwords: frozenset[str] = frozenset()
         try:
             if from_files:
                 files = merged(kubeconfig)
+                passwords = files.passwords
                 # Named, never left to the client: with a $KUBECONFIG list it
                 # would take the last file's current-context, kubectl and Helm the first.
                 context = context or files.current_context
@@ -140,13 +143,14 @@ class Cluster:
                 namespace = _SA_NAMESPACE.read_text().strip() if _SA_NAMESPACE.exists() else None
                 failed = []
         except (ConfigException, OSError, ValueError, TypeError, KeyError) as exc:
-            raise ClusterError(f"cannot load cluster credentials: {_one_line(exc)}") from None
+            raise ClusterError(f"cannot load cluster credentials: {_masked(exc, passwords)}") from None
         except Exception as exc:  # noqa: BLE001 - exec plugins fail in many ways
-            raise ClusterError(f"cannot load cluster credentials ({type(exc).__name__}): {_one_line(exc)}") from None
+            why = _masked(exc, passwords)
+            raise ClusterError(f"cannot load cluster credentials ({type(exc).__name__}): {why}") from None
         if failed:
             # A credential plugin that failed: the client logs it and goes on
             # without a token, to an HTTP 401 that names no cause.
-            raise ClusterError(f"cannot load cluster credentials: {_one_line(failed[0])}")
+            raise ClusterError(f"cannot load cluster credentials: {_masked(failed[0], passwords)}")
         _trimmed_token(configuration)
         if not configuration.host:
             raise ClusterError(f"the kubeconfig's cluster{_for_context(context)} has no server")
@@ -157,7 +161,7 @@ class Cluster:
 
             urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)
         host = configuration.host
-        password = server_password(host)
+        password = server_password(host) or None
         return cls(client.ApiClient(configuration), namespace, masked_server(host, password), password)
 
     # -- requests --------------------------------------------------------
@@ -348,16 +352,6 @@ def without_credentials(text: str) -> str:
     return _QUERY.sub("?...", _URL.sub(_masked_url, text))
 
 
-def server_password(host: str) -> str | None:
-    """The password a server URL holds, known exactly: from the first `:` of
-    its userinfo to the URL's last `@`, whatever lies between (white space,
-    a `#`, `?` or `/`, where a pattern over a message stops; leak62)."""
-    _, scheme, rest = host.partition("://")
-    userinfo, at, _ = rest.rpartition("@")
-    _, colon, password = userinfo.partition(":")
-    return password if scheme and at and colon and password else None
-
-
 def masked_server(host: str, password: str | None) -> str:
     """The server URL for a message, its password and query masked."""
     if password:
@@ -365,20 +359,33 @@ def masked_server(host: str, password: str | None) -> str:
     return without_credentials(host)
 
 
-def masked_password(text: str, password: str | None) -> str:
-    """`text` with a known password masked, and each part of it a URL parser
-    may quote alone (urllib3: "Failed to parse: 'user:pass'", cut at its
-    first `#`, `?` or `/`; leak62)."""
-    if not password:
-        return text
-    cuts = [password[:i] for i, ch in enumerate(password) if ch in "#?/ \t\n" and i > 0]
-    # After the user's `:` any cut is masked, however short; alone, one long
-    # enough not to be a common word's part.
-    for cut in sorted(cuts, key=len, reverse=True):
-        text = re.sub(rf"(?<=:){re.escape(cut)}(?=['\"@\s]|$)", "***", text)
-    for part in sorted({password, *(cut for cut in cuts if len(cut) >= 4)}, key=len, reverse=True):
-        text = text.replace(part, "***")
+def masked_password(text: str, *passwords: str | None) -> str:
+    """`text` with known passwords masked, and each part of one a URL parser
+    may quote alone: urllib3 quotes "'user:pass'" cut at its first `#`, `?`
+    or `/` (leak62), ipaddress the text between brackets (review62e). A part
+    is masked where it stands quoted or after the user's `:`, however short;
+    standing bare only when long enough not to be a common word's part (a
+    password `e` garbled every word of the message: review62e)."""
+    parts: set[str] = set()
+    for password in passwords:
+        if not password:
+            continue
+        parts.add(password)
+        parts.update(password[:i] for i, ch in enumerate(password) if ch in _CUTS and i > 0)
+        parts.update(piece for piece in re.split(f"[{re.escape(_CUTS)}]", password) if piece)
+    for part in sorted(parts, key=len, reverse=True):
+        quoted_or_after_user = rf"(?<=['\":]){re.escape(part)}(?=['\"@\s]|$)"
+        text = re.sub(quoted_or_after_user, "***", text)
+        if len(part) >= _BARE_MASKED_FROM:
+            # A word of its own, not a part of one (`connect` in "connection").
+            text = re.sub(rf"(?<![A-Za-z0-9]){re.escape(part)}(?![A-Za-z0-9])", "***", text)
     return text
+
+
+# Where a URL or address parser may cut a password into parts it quotes alone.
+_CUTS = "#?/[]@ \t\n"
+# A part of a password masked standing as a word of its own, not only quoted.
+_BARE_MASKED_FROM = 4
 
 
 # scheme://user:password@, the password anything up to the last `@` before
@@ -422,6 +429,11 @@ def _reason(exc: BaseException) -> str:
 
 
 _BEARER = re.compile(r"(?i)\bbearer\s")
+
+
+def _masked(reason: object, passwords: frozenset[str]) -> str:
+    """A reason for a message, its URLs' and the kubeconfig's passwords masked."""
+    return masked_password(without_credentials(_one_line(reason)), *passwords)
 
 
 def _for_context(context: str | None) -> str:

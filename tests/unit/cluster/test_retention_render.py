@@ -222,6 +222,25 @@ def test_a_server_password_a_pattern_cannot_end_is_not_said(tmp_path, password):
             assert piece not in result.stderr.replace("\\x09", "\t"), (piece, result.stderr)
 
 
+def test_a_server_password_is_masked_where_loading_the_kubeconfig_fails_and_garbles_no_word(tmp_path):
+    # ipaddress quoted the part between brackets as the client loaded the
+    # kubeconfig, a message the mask did not see; and a short password, or
+    # one a word holds, masked letters all through the message (review62e).
+    def said(password: str) -> str:
+        nowhere = _unreachable_kubeconfig(tmp_path)
+        text = nowhere.read_text()
+        at = text.index("https://") + len("https://")
+        nowhere.write_text(text[:at] + f"admin:{password}@" + text[at:])
+        result = run_cli(["gc", f"--kubeconfig={nowhere}"], STREAM, timeout=60)
+        assert result.status == 1 and result.stdout == ""
+        return result.stderr
+
+    bracketed = said("Sup3r[S3cretValue]x")
+    assert "cannot load cluster credentials" in bracketed and "S3cretValue" not in bracketed, bracketed
+    for short in ("e", "connect"):
+        assert "Failed to establish a new connection" in said(short)
+
+
 @pytest.mark.parametrize("text, masked", [
     ("https://h:6443", "https://h:6443"),
     ("https://u:p@h:6443/x", "https://u:***@h:6443/x"),
