@@ -442,7 +442,7 @@ def build(index: ObjectIndex, table: ReferenceTable, scanned: SpecIndex | None =
                     maybe.add(id(ref))
     for ref in references:
         _resolve(ref, index)
-    references = _in_each_namespace(references)
+    references = _in_each_namespace(references, index)
     # A flag's or variable's value that names nothing in the stream is just a
     # value; so is a field of unknown kind, as far as the stream tells.
     references = [ref for ref in references
@@ -454,20 +454,25 @@ def build(index: ObjectIndex, table: ReferenceTable, scanned: SpecIndex | None =
 _MISSING: Any = object()
 
 
-def _in_each_namespace(references: list[Reference]) -> list[Reference]:
-    """A name that keeps its name (keeps_name) and matches objects in
-    several namespaces is not ambiguous: it means each of them (a
-    ClusterSecretStore's referent Secret, read in each ExternalSecret's
-    namespace; a ClusterAnalysisTemplate's, in each AnalysisRun's), or may,
-    and holding each is safe whichever it is. So it is a reference to each,
-    each held, where one ambiguous reference held none: warned of, and
-    refused under --keep-original=none with advice to give a cluster-scoped
-    referrer a namespace (review62b)."""
-    if not any(ref.resolution is Resolution.AMBIGUOUS and ref.keeps_name for ref in references):
+def _in_each_namespace(references: list[Reference], index: ObjectIndex) -> list[Reference]:
+    """A name meant in each namespace (each_namespace), or kept as written
+    by a cluster-scoped referrer, that matches objects in several namespaces
+    is not ambiguous: it means each of them (a ClusterSecretStore's referent
+    Secret, read in each ExternalSecret's namespace; a ClusterAnalysisTemplate's,
+    in each AnalysisRun's). So it is a reference to each, each held, where
+    one ambiguous reference held none: warned of, and refused under
+    --keep-original=none with advice to give a cluster-scoped referrer a
+    namespace (review62b). A namespaced referrer in the implicit namespace
+    reads one of them, wherever it is deployed: still ambiguous (review62e)."""
+    def in_each(ref: Reference) -> bool:
+        return ref.resolution is Resolution.AMBIGUOUS and ref.keeps_name is not None and (
+            ref.each_namespace is not None or ref.referrer.kind in index.cluster_scoped)
+
+    if not any(in_each(ref) for ref in references):
         return references  # most streams
     out: list[Reference] = []
     for ref in references:
-        if not (ref.resolution is Resolution.AMBIGUOUS and ref.keeps_name):
+        if not in_each(ref):
             out.append(ref)
             continue
         for candidate in ref.candidates:

@@ -431,3 +431,16 @@ def test_a_name_missing_from_its_namespace_says_where_the_stream_holds_it():
             in result.stderr), result.stderr
     alone = run_postrender(["-n", "ns1"], stream.split("---\n", 1)[1])
     assert "ConfigMap 'cfg' is not in the stream; left as is" in alone.stderr, alone.stderr
+
+
+def test_a_namespaced_referrer_in_the_implicit_namespace_holding_a_name_of_two_namespaces_is_ambiguous_still():
+    # It reads one of them, wherever it is deployed: said so, not taken as
+    # naming each (review62e), which only a name meant in each namespace or
+    # a cluster-scoped referrer's is.
+    secrets = [f"apiVersion: v1\nkind: Secret\nmetadata: {{name: pull, namespace: {ns}}}\n"
+               f"type: kubernetes.io/dockerconfigjson\nstringData: {{.dockerconfigjson: '{{\"{ns}\":1}}'}}\n"
+               for ns in ("a", "b")]
+    account = "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: sa}\nimagePullSecrets: [{name: pull}]\n"
+    result = run_postrender([], "---\n".join([*secrets, account]))
+    assert result.status == 0, result.stderr
+    assert "Secret 'pull' matches several objects (Secret/a/pull, Secret/b/pull); left as is" in result.stderr
