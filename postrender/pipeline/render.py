@@ -502,5 +502,7 @@ def _report_analysis(analysis: Analysis, reporter: Reporter) -> None:
     for record in analysis.retention.records if reporter.wants_info else ():
         reporter.info(f"set {record.referrer.describe()} {record.field_path}: {record.value}")
     for place in analysis.config_hashes if reporter.wants_info else ():
-        reporter.info(f"set {place.obj.describe()} {place.field_path} over "
-                      + ", ".join(f"{kind}/{name}" for kind, name, _ in sorted(place.items)))
+        # Each object by its place (Secret/a/tok, Secret/b/tok), where the
+        # hash's items, kind and name, would say one twice (review62e).
+        over = [obj.describe() if obj is not None else f"{item[0]}/{item[1]}" for item, obj in place.objects.values()]
+        reporter.info(f"set {place.obj.describe()} {place.field_path} over " + ", ".join(sorted(over)))

@@ -379,6 +379,9 @@ def test_a_name_kept_in_each_namespace_holds_each_same_named_secret(referrer, fi
         assert kept == {"a", "b"}, out.stdout
         (held,) = [d for d in docs if d["kind"] not in ("Secret", "Deployment")]
         assert "postrender.io/config-hash" in held["metadata"]["annotations"]
+    # -v names each by its place, not `Secret/tok` twice (review62e).
+    said = run_postrender(["-v"], "---\n".join([*secrets, referrer, workload])).stderr
+    assert 'metadata.annotations["postrender.io/config-hash"] over Secret/a/tok, Secret/b/tok' in said, said
 
 
 def test_two_assumptions_about_the_implicit_namespace_are_said_to_conflict():
