@@ -772,16 +772,28 @@ def test_generate_renders_a_folder_of_manifests(plain_app, env):
     assert [r.name for r in all_references([web])] == [settings["metadata"]["name"]]
 
 
-@pytest.mark.parametrize("name", ["b.jsonnet", "lib.libsonnet"])
-def test_a_folder_holding_jsonnet_is_refused_not_rendered_without_it(plain_app, env, name):
+@pytest.mark.parametrize("libsonnet", [False, True])
+def test_a_folder_holding_jsonnet_is_refused_not_rendered_without_it(plain_app, env, libsonnet):
     """Argo CD's own directory source renders *.jsonnet: left out, its
     Deployment went missing, exit 0, and Argo CD would prune it (argocd62)."""
-    (plain_app / name).write_text("{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'j' } }\n")
+    (plain_app / "b.jsonnet").write_text("(import 'lib.libsonnet') { metadata: { name: 'j' } }\n")
+    if libsonnet:
+        (plain_app / "lib.libsonnet").write_text("{ apiVersion: 'v1', kind: 'ConfigMap' }\n")
     result = run("generate", plain_app, env)
     assert (result.returncode, result.stdout) == (1, "")
-    assert result.stderr == (f"postrender-cmp: error: {name}: the plugin renders no jsonnet, and its objects would be"
+    assert result.stderr == ("postrender-cmp: error: b.jsonnet: the plugin renders no jsonnet, and its objects would be"
                              " missing from the render; render it to YAML in the application first, or use Argo CD's"
                              " directory source\n")
+
+
+def test_a_lone_libsonnet_beside_manifests_is_let_be(plain_app, env):
+    """Argo CD renders *.jsonnet only; a *.libsonnet is imported, never
+    rendered alone, so the folder renders as Argo CD's directory source
+    renders it (review62d: refused as if objects went missing)."""
+    (plain_app / "lib.libsonnet").write_text("{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'j' } }\n")
+    result = run("generate", plain_app, env)
+    assert result.returncode == 0, result.stderr
+    assert "ConfigMap/j" not in {ident(d) for d in documents(result.stdout)}
 
 
 def test_jsonnet_in_a_subfolder_or_a_dot_file_is_let_be_as_its_yaml_would_be(plain_app, env):
