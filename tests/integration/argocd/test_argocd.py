@@ -329,6 +329,30 @@ def test_refused_postrender_args_yield_no_manifest(app, env, args, message, tmp_
     assert not (tmp_path / "escape.yaml").exists() and not Path("/tmp/written-outside.yaml").exists()
 
 
+@pytest.mark.parametrize("args, message", [
+    ("--keep-original none", "none: no such file or folder; --keep-original takes its value only after =: write"
+                             " --keep-original=none"),
+    ("-v 1", "1: no such file or folder; -v takes its value only after =: write -v=1"),
+])
+def test_a_flags_value_given_apart_keeps_postrenders_hint(app, env, args, message):
+    """The plugin refuses a command word after its flags as no flag
+    (`-v graph`); postrender's other hints, which the Application can
+    follow in its postrender-args, are shown (review62d)."""
+    result = run("generate", app, env, **plugin_env(POSTRENDER_ARGS=args))
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == f"postrender-cmp: error: postrender arguments (env POSTRENDER_ARGS): {message}\n"
+
+
+def test_a_command_word_after_the_flags_is_no_flag(app, env):
+    """postrender's hint says the command goes first, which the plugin
+    cannot take: the plugin says it chooses what postrender reads."""
+    result = run("generate", app, env, **plugin_env(POSTRENDER_ARGS="-v graph"))
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == ("postrender-cmp: error: postrender arguments (env POSTRENDER_ARGS): graph: not a flag; the"
+                             " plugin chooses what postrender reads\n")
+    assert "goes first" not in result.stderr
+
+
 def test_a_refused_argument_says_whether_the_parameter_or_the_env_gave_it(app, env):
     both = {**plugin_env(POSTRENDER_ARGS="--mutable"),
             **argocd_parameters([{"name": "postrender-args", "array": ["--no-such-flag"]}])}
@@ -516,6 +540,11 @@ def test_values_files_must_stay_inside_the_application(app, env, path, tmp_path)
 @pytest.mark.parametrize("path, shown", [
     ("http://127.0.0.1:9/v.yaml", "not a URL: http://127.0.0.1:9/v.yaml"),
     ("https://user:hunter2@example.com/v.yaml", "not a URL: https://…@example.com/v.yaml"),
+    # Go's userinfo runs to the authority's last `@` (review62d: `…@3xyz@example.com` was shown).
+    ("https://deploy:hunter2@3xyz@example.com/v.yaml", "not a URL: https://…@example.com/v.yaml"),
+    ("https://deploy:hunter2@example.com/a@b.yaml", "not a URL: https://…@example.com/a@b.yaml"),
+    ("https://deploy:hunter2@example.com?x@y", "not a URL: https://…@example.com?x@y"),
+    ("https:deploy:hunter2@example.com/v.yaml", "not a URL: https:…@example.com/v.yaml"),
     ("oci://registry.example.com/values", "not a URL: oci://registry.example.com/values"),
     ("s3://bucket/v.yaml", "not a URL: s3://bucket/v.yaml"),
     ("HTTP://example.com/v.yaml", "not a URL: HTTP://example.com/v.yaml"),
