@@ -1001,6 +1001,44 @@ def test_the_scrub_behind_the_escape_hides_what_helms_misreading_quoted(value, s
     assert shown.startswith(b'Error: key "') and cmp["HIDDEN"] in shown and secret.encode() not in shown, shown
 
 
+@pytest.mark.parametrize("text, quoted", [
+    ("hunter2\x01z", "hunter2\\x01z"),
+    ("a\u00adb\x7fc\u2028d\u00a0e", "a\\u00adb\\x7fc\\u2028d\\u00a0e"),
+    ("\a\b\f\n\r\t\v\\\"'", "\\a\\b\\f\\n\\r\\t\\v\\\\\\\"'"),
+    ("\U000e0001 hünter2 ✓ \x85", "\\U000e0001 hünter2 ✓ \\u0085"),
+])
+def test_a_value_is_hidden_as_gos_quote_writes_it(text, quoted):
+    """Go's strconv.Quote, which helm's `key %q` and Sprig's `quote` use:
+    `\\x01` where json.dumps wrote `\\u0001`, and U+00AD, U+2028, DEL
+    escaped where json.dumps left them (review62d)."""
+    assert script()["_go_quoted"](text) == quoted
+
+
+@pytest.fixture
+def failing_app(app: Path) -> Path:
+    """The chart, failing with a value as Sprig's `quote` (Go's %q) writes it."""
+    (app / "templates" / "fail.yaml").write_text("{{- if .Values.failWith }}{{ fail (quote .Values.failWith) }}{{ end }}\n")
+    return app
+
+
+@pytest.mark.parametrize("value", ["hunter2\x01z", "hunter2\u00adz", "hunter2\x7fz", 'hun"ter2\\z\x01'])
+def test_a_charts_failure_quoting_a_value_shows_none_of_it(failing_app, any_helm_env, value):
+    """Helm 4 quotes its whole error line again (level=ERROR ... error="...")."""
+    result = run("generate", failing_app, any_helm_env, **argocd_parameters(
+        [{"name": "helm-string-parameters", "map": {"failWith": value}}]))
+    assert (result.returncode, result.stdout) == (1, "")
+    assert "<a helm-parameters value>" in result.stderr and "ter2" not in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("value, digits", [("+48213377", "48213377"), ("+0048213377", "48213377"),
+                                           ("-48213377", "48213377")])
+def test_a_number_helm_prints_without_its_sign_is_hidden(app, any_helm_env, value, digits):
+    """--set types `+48213377` as an int64, and helm says `%!t(int64=48213377)`."""
+    result = run("generate", app, any_helm_env, **argocd_parameters([{"name": "helm-parameters", "map": {"worker": value}}]))
+    assert (result.returncode, result.stdout) == (1, "")
+    assert "type mismatch on worker" in result.stderr and digits not in result.stderr, result.stderr
+
+
 def test_helms_error_about_a_value_of_the_wrong_type_shows_no_value(app, env):
     """Helm: `type mismatch on worker: %!t(string=hunter2)`."""
     result = run("generate", app, env, **argocd_parameters([{"name": "helm-parameters", "map": {"worker": "hunter2"}}]))
