@@ -1039,6 +1039,15 @@ def test_a_number_helm_prints_without_its_sign_is_hidden(app, any_helm_env, valu
     assert "type mismatch on worker" in result.stderr and digits not in result.stderr, result.stderr
 
 
+def test_a_short_value_leaves_helms_words_whole(app, env):
+    """Hidden, `app` took the chart's name out of helm's template paths, and
+    `tem` the letters out of `template` (review62d)."""
+    result = run("generate", app, env, **argocd_parameters(
+        [{"name": "helm-parameters", "map": {"database.password": "12345678", "image": "app", "greeting": "tem"}}]))
+    assert (result.returncode, result.stdout) == (1, "")
+    assert "Error: template: app/templates/" in result.stderr and "12345678" not in result.stderr, result.stderr
+
+
 def test_helms_error_about_a_value_of_the_wrong_type_shows_no_value(app, env):
     """Helm: `type mismatch on worker: %!t(string=hunter2)`."""
     result = run("generate", app, env, **argocd_parameters([{"name": "helm-parameters", "map": {"worker": "hunter2"}}]))
@@ -1052,7 +1061,7 @@ def test_helms_warnings_on_success_show_no_helm_parameters_value(app, env, tmp_p
     real = shutil.which("helm", path=env["PATH"])
     watched = _first_on_path(env, tmp_path, "helm", f'echo "warning: ran with $*" >&2\nexec "{real}" "$@"')
     result = run("generate", app, watched, **argocd_parameters([
-        {"name": "helm-parameters", "map": {"database.password": "hunter2,x", "greeting": "hi"}},
+        {"name": "helm-parameters", "map": {"database.password": "hunter2,x", "greeting": "hi", "image": "app"}},
         {"name": "helm-string-parameters", "map": {"database.user": "0042-admin"}},
     ]))
     assert result.returncode == 0, result.stderr
@@ -1060,8 +1069,8 @@ def test_helms_warnings_on_success_show_no_helm_parameters_value(app, env, tmp_p
     assert "--set database.password=<a helm-parameters value>" in result.stderr
     assert "--set-string database.user=<a helm-parameters value>" in result.stderr
     assert "hunter2" not in result.stderr and "0042-admin" not in result.stderr
-    # Under three characters a value is left: hidden, it would hide letters of helm's words.
-    assert "--set greeting=hi" in result.stderr
+    # Under four characters a value is left: hidden, it would hide letters of helm's words.
+    assert "--set greeting=hi" in result.stderr and "--set image=app" in result.stderr
     assert _db_password(result.stdout) == "hunter2,x"
 
 
