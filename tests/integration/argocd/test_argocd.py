@@ -677,30 +677,51 @@ def helm_charts_app(tmp_path: Path) -> Path:
     return folder
 
 
-def test_a_kustomization_with_helm_charts_builds_with_kustomize_enable_helm(helm_charts_app, kustomize_env):
-    result = run("generate", helm_charts_app, kustomize_env, **plugin_env(KUSTOMIZE_ENABLE_HELM="true"))
+SIDECAR_ENABLE_HELM = "POSTRENDER_CMP_KUSTOMIZE_ENABLE_HELM"
+
+
+def test_a_kustomization_with_helm_charts_builds_where_the_sidecar_enables_helm(helm_charts_app, kustomize_env):
+    result = run("generate", helm_charts_app, kustomize_env, **{SIDECAR_ENABLE_HELM: "true"})
     assert result.returncode == 0, result.stderr
     docs = without_copies(documents(result.stdout))
     assert sorted(ident(d) for d in docs if d["kind"] == "Deployment") == ["Deployment/rel-worker"]
     assert unresolved(documents(result.stdout)) == [] and all(versioned(d) for d in configs(docs).values())
 
 
-@pytest.mark.parametrize("given", [{}, plugin_env(KUSTOMIZE_ENABLE_HELM="false")])
+@pytest.mark.parametrize("given", [{}, {SIDECAR_ENABLE_HELM: "false"}, {SIDECAR_ENABLE_HELM: ""}])
 def test_a_kustomization_with_helm_charts_without_the_opt_in_names_it(helm_charts_app, kustomize_env, given):
-    """kustomize says `must specify --enable-helm`, which nothing the
-    Application gave could pass (argocd62)."""
+    """kustomize says `must specify --enable-helm`, which nothing could pass
+    (argocd62); the line says who can: the admin, in the sidecar."""
     result = run("generate", helm_charts_app, kustomize_env, **given)
     assert (result.returncode, result.stdout) == (1, "")
     assert "must specify --enable-helm" in result.stderr  # kustomize's own words, shown
     assert re.search(r"postrender-cmp: error: (kustomize build|kubectl kustomize) failed \(exit status 1\); a"
-                     r" kustomization with helmCharts: needs the plugin env KUSTOMIZE_ENABLE_HELM=true"
-                     r" \(spec.source.plugin.env\), which passes --enable-helm\n$", result.stderr), result.stderr
+                     r" kustomization with helmCharts: needs --enable-helm, which the Argo CD admin turns on in the"
+                     r" sidecar container's env: POSTRENDER_CMP_KUSTOMIZE_ENABLE_HELM=true\n$", result.stderr), result.stderr
 
 
-def test_kustomize_enable_helm_takes_true_or_false(helm_charts_app, kustomize_env):
-    result = run("generate", helm_charts_app, kustomize_env, **plugin_env(KUSTOMIZE_ENABLE_HELM="yes"))
+@pytest.mark.parametrize("sidecar", [{}, {SIDECAR_ENABLE_HELM: "true"}])
+@pytest.mark.parametrize("value", ["true", "false"])
+def test_the_applications_kustomize_enable_helm_is_refused_as_the_admins(helm_charts_app, kustomize_env, tmp_path,
+                                                                          sidecar, value):
+    """With it any Application author turned on what Argo CD keeps for its
+    admin (argocd-cm kustomize.buildOptions): helm pulls from any repo URL,
+    values files from URLs, a helm home outside the application (review62d)."""
+    ran = tmp_path / "kustomize-ran"
+    watched = _first_on_path(kustomize_env, tmp_path, "kustomize", f"touch {ran}; exit 1")
+    result = run("generate", helm_charts_app, watched, **sidecar, **plugin_env(KUSTOMIZE_ENABLE_HELM=value))
     assert (result.returncode, result.stdout) == (1, "")
-    assert result.stderr == "postrender-cmp: error: KUSTOMIZE_ENABLE_HELM is 'yes': it takes true or false\n"
+    assert result.stderr == ("postrender-cmp: error: KUSTOMIZE_ENABLE_HELM is an admin setting of the sidecar, not the"
+                             " Application's plugin env: the admin sets POSTRENDER_CMP_KUSTOMIZE_ENABLE_HELM=true in"
+                             " the sidecar container's env\n"), result.stderr
+    assert not ran.exists()
+
+
+def test_the_sidecars_enable_helm_takes_true_or_false(helm_charts_app, kustomize_env):
+    result = run("generate", helm_charts_app, kustomize_env, **{SIDECAR_ENABLE_HELM: "yes"})
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == ("postrender-cmp: error: the sidecar's POSTRENDER_CMP_KUSTOMIZE_ENABLE_HELM is 'yes': it"
+                             " takes true or false\n")
 
 
 def test_a_kustomize_failure_of_another_kind_gets_no_helm_hint(kustomize_app, kustomize_env):
