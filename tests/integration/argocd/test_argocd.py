@@ -697,7 +697,8 @@ def test_a_kustomization_with_helm_charts_without_the_opt_in_names_it(helm_chart
     assert "must specify --enable-helm" in result.stderr  # kustomize's own words, shown
     assert re.search(r"postrender-cmp: error: (kustomize build|kubectl kustomize) failed \(exit status 1\); a"
                      r" kustomization with helmCharts: needs --enable-helm, which the Argo CD admin turns on in the"
-                     r" sidecar container's env: POSTRENDER_CMP_KUSTOMIZE_ENABLE_HELM=true\n$", result.stderr), result.stderr
+                     r" sidecar container's env: POSTRENDER_CMP_KUSTOMIZE_ENABLE_HELM=true\n$", result.stderr), \
+        result.stderr
 
 
 @pytest.mark.parametrize("sidecar", [{}, {SIDECAR_ENABLE_HELM: "true"}])
@@ -1038,7 +1039,8 @@ def test_a_value_is_hidden_as_gos_quote_writes_it(text, quoted):
 @pytest.fixture
 def failing_app(app: Path) -> Path:
     """The chart, failing with a value as Sprig's `quote` (Go's %q) writes it."""
-    (app / "templates" / "fail.yaml").write_text("{{- if .Values.failWith }}{{ fail (quote .Values.failWith) }}{{ end }}\n")
+    (app / "templates" / "fail.yaml").write_text(
+        "{{- if .Values.failWith }}{{ fail (quote .Values.failWith) }}{{ end }}\n")
     return app
 
 
@@ -1055,7 +1057,8 @@ def test_a_charts_failure_quoting_a_value_shows_none_of_it(failing_app, any_helm
                                            ("-48213377", "48213377")])
 def test_a_number_helm_prints_without_its_sign_is_hidden(app, any_helm_env, value, digits):
     """--set types `+48213377` as an int64, and helm says `%!t(int64=48213377)`."""
-    result = run("generate", app, any_helm_env, **argocd_parameters([{"name": "helm-parameters", "map": {"worker": value}}]))
+    result = run("generate", app, any_helm_env,
+                 **argocd_parameters([{"name": "helm-parameters", "map": {"worker": value}}]))
     assert (result.returncode, result.stdout) == (1, "")
     assert "type mismatch on worker" in result.stderr and digits not in result.stderr, result.stderr
 
