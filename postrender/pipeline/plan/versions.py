@@ -536,13 +536,21 @@ def renamed_around(obj: KubeObject, base: str, digest: str) -> str | None:
     one its marks say, so what was put around it stays (it is itself with
     the same content). None for any other object: it is named from its base
     name."""
+    written = name_written_within(obj, base)
+    return None if written is None else (obj.name or "").replace(written, versioned_name(base, digest))
+
+
+def name_written_within(obj: KubeObject, base: str) -> str | None:
+    """The versioned name a previous run gave an object (its marks say
+    which), where its name holds it once with something put around it
+    since; None where it is that name itself, or not within it once."""
     written_hash = obj.labels.get(LABEL_CONTENT_HASH)
     if obj.labels.get(LABEL_VERSIONED) != "true" or not written_hash:
         return None
     name, written = obj.name or "", versioned_name(base, written_hash)
     if name == written or name.count(written) != 1:
         return None
-    return name.replace(written, versioned_name(base, digest))
+    return written
 
 
 def marked_with(obj: KubeObject, digest: str) -> bool:

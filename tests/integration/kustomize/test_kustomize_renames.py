@@ -1013,3 +1013,82 @@ def test_a_name_several_bases_hold_leads_where_kustomize_alone_leads_it(tmp_path
         # Each reference names a version postrender made (the data rolls it).
         configs = {d["metadata"]["name"]: d for d in built if d["kind"] == "ConfigMap"}
         assert all(versioned(configs[ref.name]) for ref in all_references(built))
+
+
+# A base that runs postrender, and an overlay renaming its output that runs
+# it again: kustomize renames the Secret's copy and its version alike but
+# never the copy's `postrender.io/copy-of` (review62c).
+COPIED = """\
+apiVersion: v1
+kind: Secret
+metadata: {name: creds}
+stringData: {pw: hunter2}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: c, image: x, envFrom: [{secretRef: {name: creds}}]}]
+"""
+
+PATCH_PW = """\
+- target: {{kind: Secret, name: {name}}}
+  patch: |
+    - op: replace
+      path: /stringData/pw
+      value: hunter9
+"""
+
+
+def _overlaid(tmp_path: Path, mode: str, around: str, patched: tuple[str, ...]) -> subprocess.CompletedProcess:
+    config = "apiVersion: postrender.io/v1alpha1\nkind: PostRender\nmetadata: {name: postrender}\n"
+    for folder, text in {"base": "resources: [app.yaml]\n", "overlay": f"{around}\nresources: [../base]\n"}.items():
+        where = tmp_path / folder
+        where.mkdir()
+        (where / "postrender.yaml").write_text(config)
+        patches = "patches:\n" + "".join(PATCH_PW.format(name=name) for name in patched) if patched else ""
+        (where / "kustomization.yaml").write_text(
+            text + "transformers: [postrender.yaml]\n" + (patches if folder == "overlay" else ""))
+    (tmp_path / "base" / "app.yaml").write_text(COPIED)
+    home = _plugin_home(tmp_path, mode)
+    (tmp_path / "tmp").mkdir()
+    extra = {"KUSTOMIZE_PLUGIN_HOME": str(home), "XDG_CACHE_HOME": str(tmp_path / "cache"),
+             "TMPDIR": str(tmp_path / "tmp")}
+    command = [require_tool("kubectl"), "kustomize", str(tmp_path / "overlay"), "--enable-alpha-plugins"]
+    return subprocess.run(command, capture_output=True, text=True, env=tool_env(**extra), start_new_session=True)
+
+
+VERSION_WRITTEN = "creds-9b766bfc5b"  # the base's version of `creds`, pw hunter2
+
+
+@pytest.mark.parametrize("mode", ["exec", "krm"])
+@pytest.mark.parametrize("around, renamed", [("namePrefix: o-", "o-{}"), ("nameSuffix: -s", "{}-s")])
+@pytest.mark.parametrize("patched", [(), ("creds", VERSION_WRITTEN)])
+def test_an_overlay_renaming_a_base_copy_and_its_version_alike_repoints_the_copy(tmp_path, mode, around, renamed,
+                                                                                  patched):
+    built = _overlaid(tmp_path, mode, around, patched)
+    assert built.returncode == 0, built.stderr
+    docs = documents(built.stdout)
+    (version,) = [d["metadata"]["name"] for d in docs
+                  if (d["metadata"].get("labels") or {}).get("postrender.io/versioned") == "true"]
+    copy = _named(docs, "Secret", renamed.format("creds"))
+    assert _copy_of(copy) == version, "the copy-of names the version the build holds"
+    assert (version == renamed.format(VERSION_WRITTEN)) == (not patched)
+    assert copy["stringData"]["pw"] == _named(docs, "Secret", version)["stringData"]["pw"]
+
+
+@pytest.mark.parametrize("mode", ["exec", "krm"])
+@pytest.mark.parametrize("around, renamed", [("namePrefix: o-", "o-{}"), ("nameSuffix: -s", "{}-s")])
+@pytest.mark.parametrize("patched", [("creds",), (VERSION_WRITTEN,)])
+def test_an_overlay_editing_a_renamed_base_copy_apart_from_its_version_fails_the_build(tmp_path, mode, around,
+                                                                                        renamed, patched):
+    built = _overlaid(tmp_path, mode, around, patched)
+    assert built.returncode != 0 and built.stdout == ""
+    assert "hunter" not in built.stderr
+    if mode == "exec":
+        # The KRM bridge here hands on postrender's stderr alone; its error result is on stdout.
+        assert f"Secret/{renamed.format('creds')}) line" in built.stderr and "holds other data" in built.stderr

@@ -9,6 +9,7 @@ naming both: which edit is meant is not postrender's to guess.
 
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
@@ -101,9 +102,12 @@ def test_a_copy_whose_data_is_not_its_versions_is_refused_naming_both(edited):
     assert result.status == 1 and result.stdout == ""
     assert "Traceback" not in result.stderr
     (line,) = result.stderr.splitlines()
-    assert "document 2 (ConfigMap/app-config) line 14" in line
+    # At the copy's copy-of annotation: the name the user mends.
+    assert "document 2 (ConfigMap/app-config) line 21" in line
+    assert text.splitlines()[20] == "    postrender.io/copy-of: app-config-798k5k7g9f"
     assert "document 1 (ConfigMap/app-config-798k5k7g9f) line 1:" in line
     assert "Make the same change in both" in line and "delete the copy" in line
+    assert "the two were edited differently, or only one of them" in line
 
 
 def test_the_refusal_never_shows_a_secrets_value():
@@ -248,3 +252,82 @@ def test_a_copy_whose_data_names_a_renamed_config_follows_its_version(tmp_path):
         (version,) = [name for name in out if name.startswith(f"ConfigMap/{base}-")]
         assert _copy_of(out, f"ConfigMap/{base}") == version.split("/")[1]
     assert run_postrender(list(args), again.stdout).stdout == again.stdout
+
+
+def _around(text: str, before: str, after: str) -> str:
+    """`text` as an overlay's namePrefix `before` and nameSuffix `after`
+    leave it: every name and every reference renamed, every annotation as
+    written (kustomize rewrites no copy-of)."""
+    docs = _docs(text)
+    for doc in docs:
+        doc["metadata"]["name"] = before + doc["metadata"]["name"] + after
+        for source in doc.get("spec", {}).get("template", {}).get("spec", {}).get("containers", [{}])[0] \
+                .get("envFrom", []):
+            ref = source["secretRef"]
+            ref["name"] = before + ref["name"] + after
+    out = io.StringIO()
+    YAML().dump_all(docs, out)
+    return out.getvalue()
+
+
+AROUND = [("o-", ""), ("", "-s"), ("o-", "-s")]
+
+
+def _version_of(out: dict[str, dict], before: str, after: str) -> str:
+    (version,) = [name.split("/")[1] for name in out
+                  if name.startswith(f"Secret/{before}creds-") and name.endswith(after)
+                  and name != f"Secret/{before}creds{after}"]
+    return version
+
+
+@pytest.mark.parametrize("before, after", AROUND)
+def test_a_copy_renamed_around_with_its_version_follows_it(before, after):
+    first = _first(SECRET, ())
+    renamed = _around(first, before, after)
+    assert "postrender.io/copy-of: creds-" in renamed
+    copy = f"Secret/{before}creds{after}"
+    # As written: the copy-of names the version by the name it has now.
+    again = run_postrender([], renamed)
+    assert again.status == 0, again.stderr
+    out = _by_name(again.stdout)
+    version = _version_of(out, before, after)
+    assert version == before + _copy_of(_by_name(first), "Secret/creds") + after
+    assert _copy_of(out, copy) == version
+    # Edited alike: the version is renamed, prefix and suffix kept, and the copy follows it.
+    alike = run_postrender([], renamed.replace("hunter2", "hunter3"))
+    assert alike.status == 0, alike.stderr
+    out = _by_name(alike.stdout)
+    moved = _version_of(out, before, after)
+    assert moved != version and moved.startswith(before + "creds-") and moved.endswith(after)
+    assert _copy_of(out, copy) == moved
+    assert run_postrender([], alike.stdout).stdout == alike.stdout
+
+
+@pytest.mark.parametrize("edited", ["copy", "version", "both"])
+@pytest.mark.parametrize("before, after", AROUND)
+def test_a_copy_renamed_around_whose_data_is_not_its_versions_is_refused(before, after, edited):
+    renamed = _around(_first(SECRET, ()), before, after)
+    docs = renamed.split("---\n")
+    for at, doc in enumerate(docs):
+        is_copy = "copy-of" in doc
+        if edited == "both" or (edited == "copy") == is_copy:
+            docs[at] = doc.replace("hunter2", "hunter3" if is_copy else "hunter4")
+    text = "---\n".join(docs)
+    result = run_postrender([], text)
+    assert result.status == 1 and result.stdout == "", result.stdout
+    (line,) = result.stderr.splitlines()
+    assert f"(Secret/{before}creds{after}) line" in line and f"(Secret/{before}creds-" in line
+    assert "holds other data" in line and "hunter" not in line and "Traceback" not in line
+
+
+def test_a_stream_holding_a_copy_and_its_copy_renamed_around_follows_each_its_own_version():
+    # Two overlays of one base in one build: `creds` and `o-creds` both say
+    # copy-of creds-<hash>; the prefixed copy is its prefixed version's.
+    first = _first(SECRET, ())
+    prefixed = _around(first, "o-", "").replace("hunter2", "hunter3")
+    again = run_postrender([], first + "---\n" + prefixed)
+    assert again.status == 0, again.stderr
+    out = _by_name(again.stdout)
+    assert _copy_of(out, "Secret/creds") == _copy_of(_by_name(first), "Secret/creds")
+    moved = _version_of(out, "o-", "")
+    assert _copy_of(out, "Secret/o-creds") == moved and out[f"Secret/{moved}"]["stringData"] == {"pw": "hunter3"}
