@@ -10,8 +10,10 @@ A new option is one `RenderOptions` field and one row.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
+from enum import Enum
 from typing import Any
 
 from .printable import quoted
@@ -34,10 +36,36 @@ from .limits import (
 # Which versioned objects also keep an unsuffixed, mutable copy (plan.py).
 KEEP_ORIGINAL_MODES = ("auto", "all", "secrets", "none")
 
-# Where a render's options are written (RenderOptions.written_in): flags on a
-# command line, or the fields of a KRM functionConfig or of kustomize's
-# PostRender plugin config, which take no flags.
-FLAGS, FUNCTION_CONFIG, POSTRENDER_CONFIG = "flags", "the functionConfig", "the PostRender config"
+
+
+class Frontend(Enum):
+    """What hands postrender its options: a command line's flags, or a
+    config's fields (a KRM function's functionConfig, kustomize's exec
+    transformer's config), which take no flags."""
+
+    COMMAND_LINE = "command line"
+    KRM_FUNCTION = "KRM function"
+    KUSTOMIZE_EXEC = "kustomize exec transformer"
+
+
+@record(frozen=True)
+class WrittenIn:
+    """Where a render's options are written (RenderOptions.written_in), so
+    that advice names what the user can set there (Spelling): the frontend,
+    and whether its config is a ConfigMap (kpt's --fn-config), whose data
+    takes the plain options as strings but no field specs (kind PostRender)."""
+
+    frontend: Frontend = Frontend.COMMAND_LINE
+    configmap: bool = False
+
+    def of_kind(self, kind: str) -> WrittenIn:
+        """The same frontend, its config of this kind (PostRender, ConfigMap)."""
+        return replace(self, configmap=kind == "ConfigMap")
+
+
+FLAGS = WrittenIn()
+FUNCTION_CONFIG = WrittenIn(Frontend.KRM_FUNCTION)
+POSTRENDER_CONFIG = WrittenIn(Frontend.KUSTOMIZE_EXEC)
 
 
 @record
@@ -88,10 +116,10 @@ class RenderOptions:
     # An input without any Kubernetes object fails (render.analyse): a
     # deployer that prunes would delete everything it deployed before.
     require_objects: bool = False
-    # Where the options are written (FLAGS, FUNCTION_CONFIG, POSTRENDER_CONFIG),
-    # so that advice names what the user can set there (Spelling). Set by
-    # the KRM and exec-transformer front ends; no flag of its own.
-    written_in: str = FLAGS
+    # Where the options are written, so that advice names what the user can
+    # set there (Spelling). Set by the KRM and exec-transformer front ends;
+    # no flag of its own.
+    written_in: WrittenIn = FLAGS
 
 
 # --- numbers as people write them ---------------------------------------------
@@ -387,19 +415,36 @@ def bare_flags() -> dict[str, str]:
 # --- advice: an option as the user writes it -----------------------------------
 
 
+# What advice says a config's field is set in, and where field-spec rows go,
+# for each config (WrittenIn of a frontend that takes no flags).
+_FIELDS_IN = {
+    FUNCTION_CONFIG: "in the functionConfig",
+    FUNCTION_CONFIG.of_kind("ConfigMap"): "under the functionConfig's data",
+    POSTRENDER_CONFIG: "in the PostRender config",
+    POSTRENDER_CONFIG.of_kind("ConfigMap"): "under the ConfigMap config's data",
+}
+_ROWS_IN = {
+    FUNCTION_CONFIG: "in the functionConfig",
+    FUNCTION_CONFIG.of_kind("ConfigMap"): "in a functionConfig of kind PostRender (a ConfigMap's data takes no field "
+                                          "specs)",
+    POSTRENDER_CONFIG: "in the PostRender config",
+    POSTRENDER_CONFIG.of_kind("ConfigMap"): "in a config of kind PostRender (a ConfigMap's data takes no field specs)",
+}
+
+
 @record(frozen=True)
 class Spelling:
     """How advice names an option of the table (OPTIONS) to set: its flag on
     a command line, its config field where the options are a config's
     fields (a KRM function and kustomize's exec transformer get no flags)."""
 
-    written_in: str = FLAGS
+    written_in: WrittenIn = FLAGS
 
     def named(self, name: str, value: Any = True) -> str:
         """The option `name` (a RenderOptions field) set to `value`, as
         written there: `--keep-original`; `keepOriginal: true in the
         functionConfig`. None: any value (`--namespace`, `namespace: NS`)."""
-        return self._as_written(name, value) + ("" if self._flags(name) else f" in {self.written_in}")
+        return self._as_written(name, value) + ("" if self._flags(name) else f" {self._fields_in}")
 
     def setting(self, *changes: tuple[str, Any]) -> str:
         """What the user does to make these changes: `drop --strict and pass
@@ -409,19 +454,25 @@ class Spelling:
             return " and ".join(f"drop {_option(name).flag}" if value is False else
                                 f"pass {self._as_written(name, value)}" for name, value in changes)
         return "set " + " and ".join(self._as_written(name, value) for name, value in changes) + \
-            f" in {self.written_in}"
+            f" {self._fields_in}"
 
-    def field_specs(self, rows: str) -> str:
+    def field_specs(self, rows: str, keeps_name: bool = False) -> str:
         """Where field-spec rows (`nameReference: [...]`) go: a --config
-        file; the config's own fields; under kustomize, also the
-        kustomization's configurations:, whose nameReference rows kustomize
-        and postrender both read."""
+        file; the config's own fields (a PostRender's: a ConfigMap's data
+        takes none); under kustomize, also the kustomization's
+        configurations:, whose nameReference rows kustomize and postrender
+        both read. Not a row that keeps the name (`keeps_name`): kustomize
+        refuses keepsName there, and would rewrite the field besides."""
         if self.written_in == FLAGS:
             option = _option("config_files")
             return f"{option.flag} {option.metavar} with `{rows}`"
-        also = " or the kustomization's configurations:" if self.written_in == POSTRENDER_CONFIG and \
-            rows.startswith("nameReference:") else ""
-        return f"`{rows}` in {self.written_in}{also}"
+        also = " or the kustomization's configurations:" if self.written_in.frontend == Frontend.KUSTOMIZE_EXEC \
+            and rows.startswith("nameReference:") and not keeps_name else ""
+        return f"`{rows}` {_ROWS_IN[self.written_in]}{also}"
+
+    @property
+    def _fields_in(self) -> str:
+        return _FIELDS_IN[self.written_in]
 
     def _flags(self, *names: str) -> bool:
         return self.written_in == FLAGS or any(_option(name).config is None for name in names)
@@ -433,10 +484,10 @@ class Spelling:
                 return option.flag
             return f"{option.flag}={value}"
         if value is None:
-            shown = option.metavar or "VALUE"
-        else:
-            shown = "true" if value is True else "false" if value is False else str(value)
-        return f"{option.config}: {shown}"
+            return f"{option.config}: {option.metavar or 'VALUE'}"
+        shown = "true" if value is True else "false" if value is False else str(value)
+        # A ConfigMap's data holds strings (kpt and the API server take no other).
+        return f"{option.config}: {json.dumps(shown) if self.written_in.configmap else shown}"
 
 
 def _option(name: str) -> Option:

@@ -251,7 +251,8 @@ def function_options(document: Document, options: RenderOptions) -> RenderOption
     functionConfig's fields over the command line's (the more specific
     instruction), advice naming them as written there."""
     config = function_config(document)
-    return replace(config.apply(options) if config else options, written_in=FUNCTION_CONFIG)
+    return replace(config.apply(options) if config else options,
+                   written_in=FUNCTION_CONFIG.of_kind(config.kind) if config else FUNCTION_CONFIG)
 
 
 def taken_as_function(sources: list[Source], options: RenderOptions, reporter: Reporter, forced: bool = False,

@@ -48,6 +48,8 @@ class PluginConfig:
     # RenderOptions fields (options.OPTIONS rows with a config key) set by the config.
     values: dict[str, Any] = field(default_factory=dict)
     field_specs: dict[str, Any] | None = None
+    # PostRender, or ConfigMap (kpt's --fn-config): its data takes no field specs.
+    kind: str = KIND
 
     def apply(self, options: RenderOptions) -> RenderOptions:
         """The config is the more specific instruction: its fields win."""
@@ -155,7 +157,7 @@ def _from_configmap(data: dict[str, Any], where: str) -> PluginConfig:
         for key, option in keys.items()
         if (value := entries.get(key)) not in (None, "")
     }
-    return PluginConfig(where, values)
+    return PluginConfig(where, values, kind="ConfigMap")
 
 
 def check_arguments(args: argparse.Namespace) -> None:
@@ -203,7 +205,9 @@ def run(path: str, sources: list[Source], options: RenderOptions, reporter: Repo
                       " edit a ConfigMap's or Secret's data, the version's name would no longer say what it holds;"
                       " list postrender last")
     # kustomize maps names after it; its options are the config's fields.
-    options = replace(load_file(path).apply(options), kustomize_maps_names=True, written_in=POSTRENDER_CONFIG)
+    config = load_file(path)
+    options = replace(config.apply(options), kustomize_maps_names=True,
+                      written_in=POSTRENDER_CONFIG.of_kind(config.kind))
     configurations, skipped = kustomization_name_references(root, kustomization)
     for problem in skipped:
         reporter.warn(problem)

@@ -98,7 +98,7 @@ class Finding:
             f"which is renamed to {quoted(self.version.name)}; no field spec covers this field, so it was "
             f"not rewritten and will point at nothing. Fix it one of these ways: add a field spec "
             f"{'that keeps the name ' if why else ''}"
-            f"({spelling.field_specs(config)}); "
+            f"({spelling.field_specs(config, keeps_name=bool(why))}); "
             f"opt {self.target} out ({ANNOTATION_VERSIONED}: \"false\"); or keep the original "
             f"name as well {keep_original}"
         )

@@ -118,3 +118,67 @@ def test_a_functions_warning_of_a_match_across_namespaces_names_its_namespace_fi
     (warning,) = _results(result.stdout)
     assert warning["message"].endswith("; set namespace: NS in the functionConfig to be exact"), warning["message"]
     assert run_postrender([], _stream([CONFIG, web])).status == 0
+
+
+def _configmap_resource_list(objects: list[dict], data: dict[str, str]) -> str:
+    items = "".join(f"- {json.dumps(obj)}\n" for obj in objects)
+    config = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "fc"}, "data": data}
+    return ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + items
+            + f"functionConfig: {json.dumps(config)}\n")
+
+
+def test_a_configmap_function_configs_advice_names_its_data_keys_and_a_postrender_one_for_field_specs():
+    # kpt's --fn-config ConfigMap: plain options under its data, as
+    # strings; field specs only in a functionConfig of kind PostRender.
+    result = run_postrender([], _configmap_resource_list([CONFIG, WIDGET, WEB], {"strict": "true"}))
+    assert result.status == 1
+    (error,) = _results(result.stdout)
+    message = error["message"]
+    assert "spec/configMap}]}]` in a functionConfig of kind PostRender (a ConfigMap's data takes no field specs))" \
+        in message, message
+    assert 'or keepOriginal: "true" under the functionConfig\'s data)' in message
+    assert message.endswith('or set strict: "false" and allowBrokenReferences: "true" under the functionConfig\'s'
+                            " data to render anyway"), message
+    assert "in the functionConfig" not in message and not any(flag in message for flag in FLAG_WORDS), message
+    # Followed as written, each renders.
+    followed = {"strict": "false", "allowBrokenReferences": "true"}
+    assert run_postrender([], _configmap_resource_list([CONFIG, WIDGET, WEB], followed)).status == 0
+    kept = run_postrender([], _configmap_resource_list([CONFIG, WIDGET, WEB],
+                                                       {"strict": "true", "keepOriginal": "true"}))
+    assert kept.status == 0, kept.stdout
+    spec = message.split("(`")[1].split("`")[0]
+    assert run_postrender([], _resource_list([CONFIG, WIDGET, WEB], f"strict: true\n{spec}")).status == 0
+
+
+def test_a_configmap_plugin_configs_advice_names_its_data_keys(tmp_path):
+    plugin = tmp_path / "postrender.yaml"
+    plugin.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: p}\ndata: {strict: 'true'}\n")
+    result = run_postrender(["--plugin-config", str(plugin)], _stream([CONFIG, WIDGET, WEB]))
+    assert result.status == 1 and result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert "in a config of kind PostRender (a ConfigMap's data takes no field specs) or the kustomization's" \
+           " configurations:)" in line, line
+    assert line.endswith('or set strict: "false" and allowBrokenReferences: "true" under the ConfigMap config\'s'
+                         " data to render anyway"), line
+    assert "in the PostRender config" not in line
+
+
+OTEL = {"apiVersion": "opentelemetry.io/v1beta1", "kind": "OpenTelemetryCollector", "metadata": {"name": "otel"},
+        "spec": {"configmaps": [{"name": "cfg", "mountpath": "/x"}]}}
+
+
+def test_the_exec_transformers_advice_for_a_row_that_keeps_the_name_is_the_postrender_config_alone(tmp_path):
+    # kustomize refuses keepsName under configurations: ("unknown field"),
+    # and would rewrite the field the row says must keep its name.
+    plugin = tmp_path / "postrender.yaml"
+    plugin.write_text("apiVersion: postrender.io/v1alpha1\nkind: PostRender\nmetadata: {name: p}\n")
+    result = run_postrender(["--plugin-config", str(plugin)], _stream([CONFIG, OTEL, WEB]))
+    assert result.status == 1 and result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert "keepsName: " in line and "add a field spec that keeps the name" in line, line
+    assert "}]}]` in the PostRender config)" in line and "configurations:" not in line, line
+    spec = line.split("(`")[1].split("`")[0]
+    plugin.write_text(plugin.read_text() + spec + "\n")
+    followed = run_postrender(["--plugin-config", str(plugin)], _stream([CONFIG, OTEL, WEB]))
+    assert followed.status == 0, followed.stderr
+
