@@ -23,9 +23,10 @@ from .diagnostics import deliver, escape_controls, host, open_private_log, run_h
 class Diagnostic:
     message: str
     # What it is about: (object, field path, the name written there), the
-    # path "" when it is about the object alone (a key written twice in it).
+    # path "" when it is about the object alone (a key written twice in it),
+    # the name None where it is not shown (a Secret's data: shown_value).
     # KRM results carry it as resourceRef, file and field.
-    about: tuple[Any, str, str] | None = None
+    about: tuple[Any, str, str | None] | None = None
 
 
 # A run holds its log lines until its output is written (Reporter.write_log),
@@ -128,7 +129,7 @@ class Reporter:
         else:
             self._log_only(f"postrender: {message}")
 
-    def warn(self, message: str, about: tuple[Any, str, str] | None = None) -> None:
+    def warn(self, message: str, about: tuple[Any, str, str | None] | None = None) -> None:
         if self.keep_warnings:
             self.warnings.append(Diagnostic(message, about))
         self._emit(f"postrender: warning: {message}")

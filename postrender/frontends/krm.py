@@ -444,7 +444,8 @@ def warning_results(warnings: list[Diagnostic]) -> list[dict[str, Any]]:
             obj, path, value = warning.about
             result.update(_about(obj))
             if path and "resourceRef" in result:
-                result["field"] = {"path": path, "currentValue": value}
+                # No value where it would show a Secret's data (shown_value).
+                result["field"] = {"path": path, **({"currentValue": value} if value is not None else {})}
                 result["message"] = _without_the_place(warning.message, path)
         results.append(result)
     return results

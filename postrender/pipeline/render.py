@@ -16,7 +16,7 @@ from .graph.dependencies import Dependency, find_dependencies
 from ..errors import PostrenderError, UsageError
 from .graph.producers import Productions, find_productions
 from .graph.references import (Found, Graph, Reference, Resolution, build, created_before_every_apply, in_immutable_template, is_hook,
-                                is_config_object, runs_before_apply)
+                                is_config_object, runs_before_apply, shown_value)
 from .index.configs import says_immutable
 from .index.objects import IMPLICIT, ObjectIndex
 from .needs import Needs
@@ -400,7 +400,7 @@ def _report(graph: Graph, result: Rewrite, reporter: Reporter, productions: Prod
         if ref.spec.grants and ref.resolution is Resolution.DANGLING and id(ref.node) in granted:
             continue
         where = f"{ref.referrer.describe()} {ref.field_path}"
-        about = (ref.referrer, ref.field_path, ref.prefix + ref.name)
+        about = (ref.referrer, ref.field_path, shown_value(ref.referrer, ref.path, ref.prefix + ref.name))
         if ref.resolution is Resolution.CROSS_NAMESPACE and ref.target is not None:
             explicit = _assumed_namespace(graph.index, ref)
             if explicit:

@@ -20,7 +20,7 @@ from ...records import record
 from . import guard
 from ..graph.byname import Reader
 from ...errors import PostrenderError, Problems
-from ..graph.references import Graph, Resolution
+from ..graph.references import Graph, Path, Resolution, shown_value
 from ...syntax.nodes import Node
 from ..plan.versions import Plan, Version, suffixed_later_by_kustomize
 from ...fieldspecs import KustomizeFields, kustomize_rewrites
@@ -54,6 +54,7 @@ def _override(spelling: Spelling, only_strict: bool, from_guard: bool, allow_bro
 class Broken:
     referrer: KubeObject
     node: Node
+    path: Path
     field_path: str
     name: str  # as written
     message: str
@@ -69,11 +70,11 @@ class Broken:
         given the options it failed under, as they are written there."""
         advice = _override(spelling, self.only_strict, self.from_guard, allow_broken, strict) if fatal else ""
         return PostrenderError(f"{self.field_path}: {self.message}{advice}", self.referrer.location(self.node),
-                               self.field_path, self.name)
+                               self.field_path, shown_value(self.referrer, self.path, self.name))
 
     @property
-    def about(self) -> tuple[Any, str, str]:
-        return (self.referrer, self.field_path, self.name)
+    def about(self) -> tuple[Any, str, str | None]:
+        return (self.referrer, self.field_path, shown_value(self.referrer, self.path, self.name))
 
 
 def find(graph: Graph, the_plan: Plan, held: dict[int, str], readers: list[Reader],
@@ -92,7 +93,7 @@ def find(graph: Graph, the_plan: Plan, held: dict[int, str], readers: list[Reade
         if ref.resolution is Resolution.AMBIGUOUS:
             lost = _lost(the_plan, ref.candidates)
             if lost:
-                problems.append(Broken(ref.referrer, ref.node, ref.field_path, ref.name, (
+                problems.append(Broken(ref.referrer, ref.node, ref.path, ref.field_path, ref.name, (
                     f"{ref.target_kind} {quoted(ref.name)} matches several objects "
                     f"({', '.join(graph.index.describe(c) for c in ref.candidates)}), so it is left as is, "
                     f"but {_renamed(graph, lost)}: it would name nothing. Give the referrer or the objects "
@@ -100,7 +101,7 @@ def find(graph: Graph, the_plan: Plan, held: dict[int, str], readers: list[Reade
         elif ref.target is not None and id(ref) in held:
             lost = _lost(the_plan, [ref.target])
             if lost:
-                problems.append(Broken(ref.referrer, ref.node, ref.field_path, ref.name, (
+                problems.append(Broken(ref.referrer, ref.node, ref.path, ref.field_path, ref.name, (
                     f"left as written ({held[id(ref)]}), but {_renamed(graph, lost)}: it would name nothing; "
                     + fixes)))
     for ref in graph.references:
@@ -116,7 +117,7 @@ def find(graph: Graph, the_plan: Plan, held: dict[int, str], readers: list[Reade
         if kustomize_rewrites(ref.target_kind, referrer.kind, referrer.group, path, configured,
                               referrer.api_version.rpartition("/")[2]):
             continue
-        problems.append(Broken(ref.referrer, ref.node, ref.field_path, ref.name, (
+        problems.append(Broken(ref.referrer, ref.node, ref.path, ref.field_path, ref.name, (
             f"names {ref.target_kind} {quoted(ref.name)}, kustomize generator output that kustomize renames "
             f"{ref.name}-<hash> after postrender, rewriting only the fields of its own table, not this one: "
             f"it would name nothing unless the kustomization's configurations: list it (nameReference: "
@@ -135,13 +136,14 @@ def find(graph: Graph, the_plan: Plan, held: dict[int, str], readers: list[Reade
         seen.add((id(reader.node), id(reader.target)))
         lost = _lost(the_plan, [reader.target])
         if lost:
-            problems.append(Broken(reader.referrer, reader.node, reader.field_path, reader.name, (
+            problems.append(Broken(reader.referrer, reader.node, reader.path, reader.field_path, reader.name, (
                 f"names {reader.target.kind} {quoted(reader.name)}, which a program reads by that name, but it is "
                 f"versioned anyway (opted in, or {spelling.named('version_all')}) and {_renamed(graph, lost)}: "
                 f"it would name nothing; {fixes}")))
     for finding in findings:
         problems.append(Broken(finding.referrer, finding.node if finding.node is not None else finding.referrer.node,
-                               finding.field_path, finding.version.base_name, _guard_message(finding, spelling),
+                               finding.path, finding.field_path, finding.version.base_name,
+                               _guard_message(finding, spelling),
                                from_guard=True))
     problems.sort(key=lambda b: (b.referrer.document.index, b.node.start_mark))
     return problems

@@ -12,6 +12,7 @@ from typing import Any
 from ...records import record
 from ...fieldspecs import CONFIG_KINDS, FieldSpec, ReferenceTable, Segment, argument_items
 from ...fieldspecs.walk import Accessor, Compiled, SpecIndex, item_before, walk
+from ..index.folding import STRING_FIELDS
 from ..index.objects import ObjectIndex, ObjectKey, across_namespaces, suffixed_later_by_kustomize
 from ...syntax.nodes import (
     MERGE_KEY, NULL_WORDS, MappingNode, Node, ScalarNode, SequenceNode, entries, format_path, get, get_str, is_null,
@@ -226,6 +227,14 @@ def _phases(written: str) -> set[str]:
 
 def is_config_object(obj: KubeObject) -> bool:
     return is_config_kind(obj.kind, obj.api_version)
+
+
+def shown_value(obj: KubeObject, path: Path, value: str) -> str | None:
+    """`value`, written at `path` in `obj`, where a KRM result's
+    `currentValue` may show it: None in a Secret's data or stringData, whose
+    entries are never shown, whatever they hold (a name a program reads)."""
+    secret = obj.kind == "Secret" and is_config_object(obj)
+    return None if secret and bool(path) and path[0] in STRING_FIELDS["Secret"] else value
 
 
 def is_config_kind(kind: str, api_version: str) -> bool:

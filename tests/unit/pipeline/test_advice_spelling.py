@@ -182,3 +182,24 @@ def test_the_exec_transformers_advice_for_a_row_that_keeps_the_name_is_the_postr
     followed = run_postrender(["--plugin-config", str(plugin)], _stream([CONFIG, OTEL, WEB]))
     assert followed.status == 0, followed.stderr
 
+
+SECRET_READER = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "app-settings"},
+                 "stringData": {"configMapName": "cfg", "password": "hunter2"}}
+
+
+@pytest.mark.parametrize("config", ["keepOriginal: none\nversionAll: true",
+                                    "keepOriginal: none\nversionAll: true\nallowBrokenReferences: true"])
+def test_a_functions_result_about_a_secrets_data_shows_no_current_value(config):
+    # A name a program reads from a Secret's data is that Secret's data:
+    # the result says the field, never what it holds, error or warning.
+    result = run_postrender([], _resource_list([CONFIG, SECRET_READER], config))
+    (found,) = [r for r in _results(result.stdout) if r.get("field", {}).get("path") == "stringData.configMapName"]
+    assert found["severity"] == ("warning" if "allowBroken" in config else "error")
+    assert found["field"] == {"path": "stringData.configMapName"}
+    # A reader that is not a Secret still shows it.
+    reader = {**SECRET_READER, "kind": "ConfigMap", "data": SECRET_READER["stringData"]}
+    del reader["stringData"]
+    shown = run_postrender([], _resource_list([CONFIG, reader], config))
+    (found,) = [r for r in _results(shown.stdout) if r.get("field", {}).get("path") == "data.configMapName"]
+    assert found["field"] == {"path": "data.configMapName", "currentValue": "cfg"}
+
