@@ -446,6 +446,17 @@ class Spelling:
         functionConfig`. None: any value (`--namespace`, `namespace: NS`)."""
         return self._as_written(name, value) + ("" if self._flags(name) else f" {self._fields_in}")
 
+    def called(self, name: str) -> str:
+        """The option itself, no value: `--keep-original`; `keepOriginal in
+        the functionConfig`."""
+        option = _option(name)
+        return option.flag if self._flags(name) else f"{option.config} {self._fields_in}"
+
+    def takes(self, name: str) -> bool:
+        """Whether the option can be set where these options are written: a
+        flag-only option (--retain) cannot be in a config."""
+        return self.written_in == FLAGS or _option(name).config is not None
+
     def setting(self, *changes: tuple[str, Any]) -> str:
         """What the user does to make these changes: `drop --strict and pass
         --allow-broken-references`; `set strict: false and

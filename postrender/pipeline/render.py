@@ -93,9 +93,10 @@ def analyse(sources: list[Source], options: RenderOptions, stream: Stream | Read
         table = _table(options)
         stream = ReadStream(stream, options, table, pod_string_specs(table), None)
     read_as = stream if stream is not None else read_for(sources, options)
+    spelled = spelling(options)
     if options.require_objects and not read_as.stream.objects:
-        raise PostrenderError("the input holds no Kubernetes object (--require-objects): a deployer that prunes"
-                              " would delete everything it deployed before")
+        raise PostrenderError(f"the input holds no Kubernetes object ({spelled.named('require_objects')}): a"
+                              " deployer that prunes would delete everything it deployed before")
     table, scanned, found_in = read_as.table, read_as.scanned, read_as.found_in
     read_as.found_in = None  # its records, built into the graph below, would be held to the end
     plan_options = _plan_options(options)
@@ -109,23 +110,24 @@ def analyse(sources: list[Source], options: RenderOptions, stream: Stream | Read
     # that names it wins, most specific first, since its reason is the one
     # that would still hold if the others did not (a produced object says so
     # even under --strategy=annotate, which keeps every name).
+    by_strategy = config_hash.kept_by_strategy(spelled)
     kept = _first_reason([
         ("made by a producer in the stream", productions.excluded),
         ("a deployer's hook", _hooks_kept(graph, table)),
         ("Reloader annotations, or references left as written", policy.excluded),
-        ("--strategy=annotate", config_hash.kept_names(graph, options.strategy)),
+        ("--strategy=annotate", config_hash.kept_names(graph, options.strategy, by_strategy)),
     ])
     by_name = find_readers(graph, pod_strings)
     the_plan = plan(graph, plan_options, kept, held=policy.held, fixed=by_name.fixed, read_by_name=by_name.read(),
                     copies=policy.copies)
     repointed = repointed_copies(graph, the_plan)
     copy_warnings, notes = reloader.copy_notes(policy, the_plan)
-    warnings = [*read_as.stream.warnings, *copy_warnings, *_immutable_kept(graph, the_plan),
+    warnings = [*read_as.stream.warnings, *copy_warnings, *_immutable_kept(graph, the_plan, spelled, by_strategy),
                 *_hidden_hooks_uncopied(the_plan, options)]
     hashes = config_hash.config_hashes(graph, table, the_plan, productions, dependencies, policy, options.strategy,
                                     by_name.readers)
     retention = keep.decide(graph, the_plan, table, scope=options.scope, keep_previous=options.keep_previous,
-                            record_refs=_records_refs(options), held=policy.held)
+                            record_refs=_records_refs(options), held=policy.held, spelled=spelled)
     return Analysis(read_as.stream, table, graph, the_plan, productions, dependencies, policy, hashes, retention, warnings,
                     by_name, notes, repointed)
 
@@ -213,7 +215,7 @@ def _edits_everywhere(options: RenderOptions) -> bool:
     return options.strategy == "annotate" or _records_refs(options)
 
 
-def _immutable_kept(graph: Graph, the_plan: Plan) -> list[str]:
+def _immutable_kept(graph: Graph, the_plan: Plan, spelled: Spelling, by_strategy: str) -> list[str]:
     """Each object under a name that stays which says `immutable: true`
     itself, so that new data for it will fail to apply (the API server
     refuses a change to an immutable object, and to `immutable` itself):
@@ -223,10 +225,12 @@ def _immutable_kept(graph: Graph, the_plan: Plan) -> list[str]:
     name, a hook's, a producer's), under either strategy; and each
     unsuffixed copy a version keeps (--keep-original; under Helm 3, every
     one), which says what its object says. `postrender diff`, which sees
-    both sides, says where a change to one is refused."""
-    copies = [f"{v.obj.describe()} says immutable: true, and so does the unsuffixed copy it keeps (--keep-original):"
-              " a change to its data will fail to apply to the copy (take `immutable` out: postrender marks each"
-              " version immutable itself)" for v in the_plan.versioned if v.keep_original and says_immutable(v.obj)]
+    both sides, says where a change to one is refused. `by_strategy`: the
+    reason kept_by_strategy gives."""
+    copies = [f"{v.obj.describe()} says immutable: true, and so does the unsuffixed copy it keeps"
+              f" ({spelled.called('keep_original')}): a change to its data will fail to apply to the copy (take"
+              " `immutable` out: postrender marks each version immutable itself)"
+              for v in the_plan.versioned if v.keep_original and says_immutable(v.obj)]
     kept_names = [(obj, version) for obj in graph.config_objects if says_immutable(obj)
                   if (version := the_plan.of(obj)) is not None and not version.name_follows_content]
     if not kept_names:
@@ -234,7 +238,9 @@ def _immutable_kept(graph: Graph, the_plan: Plan) -> list[str]:
     reached = {id(ref.target) for ref in graph.references if ref.target is not None}
     kept = []
     for obj, version in kept_names:
-        if id(obj) not in reached and version.excluded in _NOTHING_USES_IT:
+        # Kept for no use, or for the strategy alone: a change to its data
+        # is no render's business, so no warning.
+        if id(obj) not in reached and version.excluded in (UNREFERENCED, by_strategy):
             continue
         if version.excluded == EMPTY:
             # A placeholder: what fills it in is refused (review61a: the
@@ -246,11 +252,6 @@ def _immutable_kept(graph: Graph, the_plan: Plan) -> list[str]:
                         " its data will fail to apply (remove `immutable`, or let postrender version it: it names"
                         " each content and marks each version immutable itself)")
     return copies + kept
-
-
-# The reasons a config keeps its name that say nothing in the stream uses
-# it: a change to its data is no render's business, so no warning.
-_NOTHING_USES_IT = frozenset({UNREFERENCED, config_hash.KEPT_BY_STRATEGY})
 
 
 def _hidden_hooks_uncopied(the_plan: Plan, options: RenderOptions) -> list[str]:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ...options import Spelling
 from ...records import field, record
 from ..graph.byname import Reader
 from ..graph.dependencies import Dependency
@@ -40,7 +41,6 @@ from ..graph.producers import Production, Productions
 from ..read import KubeObject
 from .reloader import Policy
 
-KEPT_BY_STRATEGY = "--strategy=annotate keeps every name"
 
 Item = tuple[str, str, str]  # kind, unversioned name, content hash
 
@@ -72,10 +72,17 @@ class Place:
         self.objects.setdefault((item, id(obj)), (item, obj))
 
 
-def kept_names(graph: Graph, strategy: str) -> dict[int, str]:
+def kept_by_strategy(spelled: Spelling) -> str:
+    """Why a config keeps its name under --strategy=annotate, the option
+    named as the frontend sets it."""
+    return f"{spelled.named('strategy', 'annotate')} keeps every name"
+
+
+def kept_names(graph: Graph, strategy: str, reason: str) -> dict[int, str]:
+    """`reason`: kept_by_strategy's."""
     if strategy != "annotate":
         return {}
-    return {id(obj): KEPT_BY_STRATEGY for obj in graph.config_objects}
+    return {id(obj): reason for obj in graph.config_objects}
 
 
 def config_hashes(

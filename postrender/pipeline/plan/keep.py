@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
+from ...options import Spelling
 from ...printable import quoted
 from ...records import record
 from ...errors import UsageError
@@ -21,12 +22,18 @@ from ...syntax.nodes import format_path
 from ...vocabulary import ANNOTATION_COPY_OF, ANNOTATION_REFS, INSTANCE_LABEL, KEEP_POLICIES, LABEL_SCOPE, OPTION_LISTS
 from ..read import KubeObject
 
-HELM_KEEP_WARNING = (
-    "--keep-previous=helm: Helm then keeps old versions but forgets them, and the first "
-    "`helm rollback` fails (\"no ConfigMap with the name ... found\" or \"original object ... "
-    "not found\"; only a second attempt succeeds). Prefer --retain N, which keeps them in the "
-    "release; run `postrender gc` to delete kept versions"
-)
+def helm_keep_warning(spelled: Spelling) -> str:
+    """Said of keep-previous helm; the way out, --retain, is a flag of the
+    command line alone (it reads the cluster), which a config cannot set."""
+    if spelled.takes("retain"):
+        instead = f"Prefer {spelled.called('retain')} N, which keeps them in the release"
+    else:
+        instead = ("Prefer postrender as Helm's --post-renderer with --retain N, which keeps them in the release (a"
+                   " flag of the command line alone: no config sets it)")
+    return (f"{spelled.named('keep_previous', 'helm')}: Helm then keeps old versions but forgets them, and the first "
+            "`helm rollback` fails (\"no ConfigMap with the name ... found\" or \"original object ... not found\";"
+            f" only a second attempt succeeds). {instead}; run `postrender gc` to delete kept versions")
+
 
 def scope_of(obj: KubeObject, explicit: str | None) -> str | None:
     """The group a version belongs to besides namespace and base name.
@@ -126,8 +133,10 @@ def decide(
     keep_previous: str | None,
     record_refs: bool,
     held: Collection[int] = (),
+    spelled: Spelling = Spelling(),
 ) -> Retention:
-    """`held`: ids of references left as written; they use no version."""
+    """`held`: ids of references left as written; they use no version.
+    `spelled`: how its warning names the options."""
     keep = policy_marks(keep_previous)
     marks = []
     for version in the_plan.versioned:
@@ -135,7 +144,7 @@ def decide(
         if carried is not None:
             marks.append(Mark(version.obj, *carried))
     records = _records(graph, the_plan, table, held) if record_refs else ()
-    return Retention(tuple(marks), records, HELM_KEEP_WARNING if keep_previous == "helm" else None)
+    return Retention(tuple(marks), records, helm_keep_warning(spelled) if keep_previous == "helm" else None)
 
 
 def _records(graph: Graph, the_plan: Plan, table: ReferenceTable, held: Collection[int]) -> tuple[Record, ...]:

@@ -203,3 +203,46 @@ def test_a_functions_result_about_a_secrets_data_shows_no_current_value(config):
     (found,) = [r for r in _results(shown.stdout) if r.get("field", {}).get("path") == "data.configMapName"]
     assert found["field"] == {"path": "data.configMapName", "currentValue": "cfg"}
 
+
+IMMUTABLE = {**CONFIG, "immutable": True}
+
+
+@pytest.mark.parametrize("config, said, flags_said", [
+    ("keepOriginal: all", "the unsuffixed copy it keeps (keepOriginal in the functionConfig): ",
+     "the unsuffixed copy it keeps (--keep-original): "),
+    ("strategy: annotate", "keeps its name, strategy: annotate in the functionConfig keeps every name: ",
+     "keeps its name, --strategy=annotate keeps every name: "),
+    ("keepPrevious: helm", "keepPrevious: helm in the functionConfig: Helm then keeps old versions",
+     "--keep-previous=helm: Helm then keeps old versions"),
+])
+def test_a_functions_warnings_name_its_fields_and_the_command_lines_its_flags(config, said, flags_said):
+    result = run_postrender([], _resource_list([IMMUTABLE, WEB], config))
+    assert result.status == 0, result.stdout
+    (warning,) = [r["message"] for r in _results(result.stdout)]
+    assert said in warning, warning
+    flags = ("--keep-original", "--strategy", "--keep-previous", "Prefer --retain")
+    assert not any(flag in warning for flag in flags), warning
+    flag = "--" + {"keepOriginal": "keep-original", "strategy": "strategy", "keepPrevious": "keep-previous"}[
+        config.split(":")[0]] + "=" + config.split(": ")[1]
+    assert flags_said in run_postrender([flag], _stream([IMMUTABLE, WEB])).stderr
+
+
+def test_keep_previous_helm_tells_a_function_what_it_can_do_instead_of_retain():
+    # --retain has no config field: a function cannot take it.
+    result = run_postrender([], _resource_list([CONFIG, WEB], "keepPrevious: helm"))
+    (warning,) = [r["message"] for r in _results(result.stdout)]
+    assert "Prefer postrender as Helm's --post-renderer with --retain N" in warning
+    assert "no config sets it" in warning
+    flags = run_postrender(["--keep-previous=helm"], _stream([CONFIG, WEB])).stderr
+    assert "Prefer --retain N, which keeps them in the release;" in flags
+
+
+def test_require_objects_is_named_as_it_was_set():
+    result = run_postrender([], _resource_list([], "requireObjects: true").replace("items:\n", "items: []\n"))
+    assert result.status == 1, result.stdout
+    (error,) = _results(result.stdout)
+    assert "(requireObjects: true in the functionConfig)" in error["message"], error["message"]
+    cm = run_postrender([], _configmap_resource_list([], {"requireObjects": "true"}).replace("items:\n", "items: []\n"))
+    assert '(requireObjects: "true" under the functionConfig\'s data)' in _results(cm.stdout)[0]["message"]
+    assert "(--require-objects)" in run_postrender(["--require-objects"], "").stderr
+
