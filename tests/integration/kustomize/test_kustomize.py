@@ -517,10 +517,11 @@ def test_postrender_config_fields_become_render_options():
 
 def test_kpt_style_configmap_function_config():
     config = parse({"apiVersion": "v1", "kind": "ConfigMap", "data": {"namespace": "a", "mutable": "true"}}, "fc")
-    assert config == PluginConfig(origin="fc", values={"namespace": "a", "mutable": True})
+    # Its kind kept: advice sends field specs, which its data takes not, to a PostRender.
+    assert config == PluginConfig(origin="fc", values={"namespace": "a", "mutable": True}, kind="ConfigMap")
     # A ConfigMap's other fields are its own, not options, and not refused.
     assert parse({"apiVersion": "v1", "kind": "ConfigMap", "immutable": True, "binaryData": {}, "data": {}}, "fc") == (
-        PluginConfig(origin="fc", values={}))
+        PluginConfig(origin="fc", values={}, kind="ConfigMap"))
 
 
 @pytest.mark.parametrize(
