@@ -307,7 +307,9 @@ def _sets_options(document: Document, options: RenderOptions) -> bool:
     """Whether a ResourceList's functionConfig changes the options it is
     rendered with; one a function refuses is not applied either."""
     try:
-        return function_options(document, options) != replace(options, written_in=FUNCTION_CONFIG)
+        # Compared as options: where they are written (a ConfigMap's or a
+        # PostRender's) changes how advice is spelled, not the render.
+        return replace(function_options(document, options), written_in=options.written_in) != options
     except (PostrenderError, UsageError):
         return True
 

@@ -182,6 +182,8 @@ def test_render_of_a_resource_list_file_warns_once_its_function_config_is_not_ap
     "",  # none at all
     _CONFIG,  # one that sets nothing
     _CONFIG + "  strategy: rename\n",  # one that sets what the command line does
+    # A ConfigMap one that sets nothing: its kind changes how advice is spelled, not the render.
+    "functionConfig: {apiVersion: v1, kind: ConfigMap, metadata: {name: fc}, data: {}}\n",
 ])
 def test_render_of_a_resource_list_file_whose_function_config_sets_nothing_says_nothing(tmp_path, config):
     path = tmp_path / "list.yaml"
