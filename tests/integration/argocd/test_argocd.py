@@ -548,7 +548,9 @@ def test_values_files_must_stay_inside_the_application(app, env, path, tmp_path)
     ("oci://registry.example.com/values", "not a URL: oci://registry.example.com/values"),
     ("s3://bucket/v.yaml", "not a URL: s3://bucket/v.yaml"),
     ("HTTP://example.com/v.yaml", "not a URL: HTTP://example.com/v.yaml"),
-    ("git+ssh:repo/v.yaml", "not a URL: git+ssh:repo/v.yaml"),
+    ("git+ssh:repo/v.yaml", "not a URL: git+ssh:repo/v.yaml (a file of that name: write ./git+ssh:repo/v.yaml)"),
+    # Said how to name a file whose name only looks so (fixa62b's note).
+    ("env:prod.yaml", "not a URL: env:prod.yaml (a file of that name: write ./env:prod.yaml)"),
     ("file:///etc/passwd", "not a URL: file:///etc/passwd"),
     (" - ", "not ' - ' (standard input)"),
     ("-", "not '-' (standard input)"),
