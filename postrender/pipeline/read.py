@@ -3241,6 +3241,14 @@ def _object(doc: Document, node: MappingNode, item: int | None, shared: _SharedM
             " List, which an item cannot be, and fail; write its items as items of the List around it",
             doc.location(node, kind, name),
         )
+    if item is not None and not api_version:
+        # kubectl reads a List's items with the unstructured decoder, which
+        # needs one ("Object 'apiVersion' is missing"), and fails on the whole
+        # List; a top-level object it maps by kind. Passed, its object was not
+        # taken for a ConfigMap or Secret, and warned of as not in the stream (syntax62).
+        raise PostrenderError("a List's item has no apiVersion: kubectl and Helm fail on the whole List"
+                              " (Object 'apiVersion' is missing); write the item's apiVersion",
+                              doc.location(node, kind, name))
     obj = KubeObject(
         document=doc,
         node=node,

@@ -716,3 +716,16 @@ def test_a_list_an_alias_reaches_into_is_searched_once_per_walk_whatever_the_ord
     assert len(graph.references) == 40
     whole = [walk for walk, of_the_list in searched if of_the_list]
     assert whole and len(whole) == len(set(whole)) <= 2, searched  # once per walk (a Service's, a Pod's)
+
+
+@pytest.mark.parametrize("written", ["", "  apiVersion: \"\"\n", "  apiVersion: ~\n"])
+def test_a_list_item_without_an_api_version_is_refused_as_kubectl_refuses_the_list(written):
+    # kubectl reads a List's items with the unstructured decoder and fails on
+    # the whole List ("Object 'apiVersion' is missing"); postrender passed it
+    # and warned that the ConfigMap was not in the stream (syntax62).
+    text = ("apiVersion: v1\nkind: List\nitems:\n- kind: ConfigMap\n" + written
+            + "  metadata:\n    name: cfg\n  data:\n    a: \"1\"\n")
+    with pytest.raises(PostrenderError) as caught:
+        read([Source("list.yaml", text)], Limits())
+    assert str(caught.value).startswith("document 1 (list.yaml, ConfigMap/cfg) line 4: a List's item has no apiVersion"), \
+        str(caught.value)
