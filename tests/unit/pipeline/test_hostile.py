@@ -790,7 +790,8 @@ DENSE = {
     "empty documents": "---\n" * 50_000,
     "a flow mapping of bare keys": "kind: X\nx: {" + "a," * 500_000 + "a}\n",
     "a block list of nulls": "kind: X\nx:\n" + "-\n" * 500_000,
-    "a List of tiny items": "apiVersion: v1\nkind: List\nitems: [" + "{kind: X}, " * 20_000 + "]\n",
+    # (Each with an apiVersion: kubectl refuses a List's item without one.)
+    "a List of tiny items": "apiVersion: v1\nkind: List\nitems: [" + "{apiVersion: v1, kind: X}, " * 40_000 + "]\n",
     "dense documents": "".join(f"---\nkind: X\nmetadata: {{name: n{i}}}\nx: [{'a,' * 300}a]\n" for i in range(3_000)),
     "a dense ConfigMap in a second input": None,  # see test_the_count_runs_across_inputs
 }

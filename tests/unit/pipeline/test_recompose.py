@@ -66,7 +66,8 @@ SHAPES = {
     "a List": "apiVersion: v1\nkind: List\nitems:\n- " + CONFIG.replace("\n", "\n  ") + "\n- "
               + WIDGET.replace("\n", "\n  ") + "\n",
     "a flow List": '{"apiVersion": "v1", "kind": "ConfigMapList", "items": [{"apiVersion": "v1",'
-                   ' "kind": "ConfigMap", "metadata": {"name": "a"}}, {"kind": "ConfigMap", "metadata": {"name": "b"}}]}\n',
+                   ' "kind": "ConfigMap", "metadata": {"name": "a"}}, {"apiVersion": "v1", "kind": "ConfigMap",'
+                   ' "metadata": {"name": "b"}}]}\n',
     "JSON first, a surrogate pair": '{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"},'
                                     ' "spec": {"note": "\\ud83d\\ude00 x", "configMapName": "web-config"}}\n',
     "JSON first, a lone surrogate": '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "w"},'
