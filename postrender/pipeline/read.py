@@ -2912,27 +2912,20 @@ def _random_key(doc: Document, first: ScalarNode, key: ScalarNode, label: str, s
             doc.location(key),
         )
     return PostrenderError(
-        f"keys {_as_written(first)} and {_as_written(key)}{how or ' of a mapping'} both reach Kubernetes as"
+        f"keys {_as_written(doc, first)} and {_as_written(doc, key)}{how or ' of a mapping'} both reach Kubernetes as"
         f" {quoted(label)} ({why}), and which value wins is random;"
         " quote both or remove one",
         doc.location(key),
     )
 
 
-def _as_written(key: ScalarNode) -> str:
-    """A key for a message as YAML spells it, so that two that differ in
-    type alone read apart: `1` and `'1'`, not '1' and '1' (leak62)."""
-    import json  # only for an error's message
-
-    if key.style == "'":
-        text = "'" + key.value.replace("'", "''") + "'"
-    elif key.style == '"' or not key.value or not key.value.isprintable():
-        text = json.dumps(key.value, ensure_ascii=False)
-    else:
-        text = key.value
-    if key.tag != STR_TAG:
-        text = f"{key.tag.replace(YAML_TAG_PREFIX, '!!')} {text}"
-    return f"`{text}`"
+def _as_written(doc: Document, key: ScalarNode) -> str:
+    """A key for a message as the text writes it (its quotes, its tag), so
+    that two that differ in type alone read apart: `1` and `'1'`, not '1'
+    and '1' (leak62). On one line: a key written over several is cut."""
+    written = doc.text[key.start_mark:key.end_mark].splitlines()[:1]
+    # (Its value where the text there is not the key's: escapes written in it.)
+    return f"`{written[0] if written and key.value in written[0] else key.value}`"
 
 
 def _duplicate_key(doc: Document, key: ScalarNode, shown: tuple[str, str] | None) -> PostrenderError:
