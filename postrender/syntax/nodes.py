@@ -24,7 +24,6 @@ import math
 import re
 import struct
 from array import array
-from sys import intern
 from collections.abc import Callable, Collection, Iterable, Iterator
 from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING
@@ -81,8 +80,40 @@ MERGE_KEY = "<<"
 # below a length past which they are mostly unique (certificates, scripts),
 # where interning would only add a table entry; offsets from a table made
 # once (about 0.5 MiB), past which documents are rare.
+#
+# The texts are shared through a table of this run's own, not sys.intern:
+# the interpreter's table keeps an entry for every interned text still
+# alive, and names, hashes and label values that each object holds for the
+# whole run are mostly unique (100,000 tiny ConfigMaps: 3.7 MiB of table).
+# This one is emptied once it holds more than _SHARED_TEXTS_HELD texts,
+# where a document or a List's item is composed and where the composer
+# lets nodes go (a mapping of 500,000 keys, folded or set aside), so that
+# it never holds the texts of nodes let go: the recurring keys are soon
+# back in it. Not as each scalar comes: a check there costs render +0.4%
+# instructions at N=1000.
 _SHARED_OFFSETS = list(range(1 << 14))
 _SHARED_TEXT_BELOW = 64
+_SHARED_TEXTS_HELD = 1 << 12
+_BOUND_EVERY = (1 << 10) - 1  # a dropped sequence's items between two checks
+# The table starts from the texts the stages compare most, as the
+# interpreter's own objects (code constants are interned): a key that is
+# the same object as the constant it is compared with compares at once
+# (100,000 tiny ConfigMaps: +0.8% instructions when it started empty).
+_COMPARED_TEXTS = {text: text for text in (
+    "apiVersion", "kind", "metadata", "name", "namespace", "generateName", "labels", "annotations", "data",
+    "binaryData", "stringData", "type", "immutable", "items", "spec", "template", "selector", "containers",
+    "initContainers", "env", "envFrom", "valueFrom", "configMapKeyRef", "secretKeyRef", "configMapRef",
+    "secretRef", "volumes", "configMap", "secret", "secretName", "projected", "sources", "key", "optional",
+    "imagePullSecrets", "v1", "List", "ConfigMap", "Secret",
+)}
+_shared_texts: dict[str, str] = dict(_COMPARED_TEXTS)
+_share = _shared_texts.setdefault
+
+
+def _bound_shared_texts() -> None:
+    if len(_shared_texts) > _SHARED_TEXTS_HELD:
+        _shared_texts.clear()
+        _shared_texts.update(_COMPARED_TEXTS)
 _SHARED_BELOW = len(_SHARED_OFFSETS)
 
 
@@ -135,7 +166,7 @@ class ScalarNode(Node):
         if end_mark < _SHARED_BELOW:  # type: ignore[operator]
             start_mark, end_mark = _SHARED_OFFSETS[start_mark], _SHARED_OFFSETS[end_mark]  # type: ignore[index]
         self.tag = tag
-        self.value = intern(value) if len(value) < _SHARED_TEXT_BELOW else value
+        self.value = _share(value, value) if len(value) < _SHARED_TEXT_BELOW else value
         self.start_mark = start_mark  # type: ignore[assignment]
         self.end_mark = end_mark  # type: ignore[assignment]
         self.style = style
@@ -155,7 +186,7 @@ def _composed_scalar(tag: str, value: str, start_mark: object, end_mark: object,
     if end < _SHARED_BELOW:
         start, end = _SHARED_OFFSETS[start], _SHARED_OFFSETS[end]
     node.tag = tag
-    node.value = intern(value) if len(value) < _SHARED_TEXT_BELOW else value
+    node.value = _share(value, value) if len(value) < _SHARED_TEXT_BELOW else value
     node.start_mark = start
     node.end_mark = end
     node.style = style
@@ -566,6 +597,7 @@ class Composer(CParser):
         finally:
             clib.ScalarNode, clib.SequenceNode, clib.MappingNode = _RUAMEL_NODES
             _composing = None
+        _bound_shared_texts()
         if root is not None:
             self.events += 3  # the document's start and end, and the root's start
         if root is not None and not isinstance(root, Node):
@@ -607,6 +639,7 @@ class ListComposer(Composer):
     def descend_resolver(self, parent: Node | None, index: object) -> None:  # type: ignore[override]
         if parent is self.items:
             if index:  # the item before this one is complete
+                _bound_shared_texts()
                 self.on_item(parent, index - 1)  # type: ignore[arg-type, operator]
         elif parent is self._root:
             # A root key composed, its value next: `items`?
@@ -766,6 +799,8 @@ class DroppingComposer(Composer):
                 if here is _DEAD or last.__class__ is not ScalarNode:
                     pairs[index - 1] = DROPPED_ITEM  # type: ignore[operator]
                     self.dropped = True
+                if not index & _BOUND_EVERY:  # type: ignore[operator]
+                    _bound_shared_texts()
             stack.append(_DEAD)
             return
         if here.__class__ is Fold:
@@ -780,6 +815,7 @@ class DroppingComposer(Composer):
                 self.events += 2 * len(pairs)
                 pairs.clear()
                 self.dropped = True
+                _bound_shared_texts()
             stack.append(WHOLE_REACH)
             return
         if here.__class__ is _Object:
@@ -799,6 +835,7 @@ class DroppingComposer(Composer):
                 return
             if parent is self.items:
                 if index:  # the item before this one is complete
+                    _bound_shared_texts()
                     self.on_item(parent, index - 1)  # type: ignore[misc, operator]
             elif self.items is None:
                 self.items = parent  # type: ignore[assignment]
@@ -836,6 +873,7 @@ class DroppingComposer(Composer):
             add(key.value)  # type: ignore[arg-type]
         del pairs[:-1]
         self.events += 2 * len(moved)  # still the mapping's (Composer.events)
+        _bound_shared_texts()
 
     def keys_distinct(self) -> bool:
         """Whether no two keys of a mapping `_set_aside` took entries from
