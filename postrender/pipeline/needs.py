@@ -38,9 +38,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from ..fieldspecs import ReferenceTable
-from ..fieldspecs.walk import PathTree, SpecIndex
-from ..syntax.nodes import WHOLE_REACH, Fold, MappingNode, Reach, ScalarNode, SequenceNode, may_hold_merge_keys, node_at
+from ..fieldspecs import ReferenceTable, Segment
+from ..fieldspecs.walk import WILDCARD, Compiled, PathTree, SpecIndex
+from ..syntax.nodes import (
+    WHOLE_REACH, Fold, StringItems, MappingNode, Reach, ScalarNode, SequenceNode, may_hold_merge_keys, node_at,
+)
 from ..syntax.prune import Path, prune, stub
 from .graph import byname, dependencies, producers, references
 from .graph.references import is_config_object
@@ -100,6 +102,7 @@ class Needs:
         self._readers: _Readers | None = None  # made when a document is first pruned
         self._reaches: dict[tuple[str, str], Reach | None] = {}
         self._folder: folding.ConfigFolder | None = None  # the last document's (folder)
+        self._taken: references.TakenStrings | None = None  # the last document's (string_taker)
 
     def __call__(self, doc: Document, objects: list[KubeObject], walked: bool = False) -> None:
         """`walked`: read gave each object to `item` already."""
@@ -223,6 +226,9 @@ class Needs:
             _add_path(reach, [segment.key for segment in template])
         reach["metadata"] = WHOLE_REACH
         _merge_wildcards(reach)
+        if walked is not None and not item:
+            for template in self._table.template_paths(kind, group, version):
+                _take_env_strings(reach, template, *walked)
         return reach
 
     def folds_ahead(self, field: str, api_version: str, item: bool, kind_after: Callable[[], str | None]) -> bool:
@@ -253,10 +259,18 @@ class Needs:
         self._folder = folding.ConfigFolder(kind, byname.NAMES)
         return self._folder
 
+    def string_taker(self) -> references.TakenStrings:
+        """What takes a large workload's plain env items out as its document
+        is composed (read._Dropping, the Reach's StringItems marks): the
+        next object walked whose node is its root has their strings."""
+        self._taken = references.TakenStrings()
+        return self._taken
+
     def _walk(self, obj: KubeObject) -> bool:
         """Whether the object is a config whose data entries were read as
         they were composed (`folder`), and are not in its tree."""
-        found = self._finder(obj)
+        taken, self._taken = self._taken, None
+        found = self._finder(obj, taken if taken is not None and taken.root is obj.node else None)
         if found is not references.NOTHING:
             self._found[obj] = found
         references.templates_read(obj, self._table)
@@ -322,6 +336,60 @@ def _add_path(reach: Reach, keys: list[str]) -> None:
             here = reach[key] = {}
         reach = here  # type: ignore[assignment]
     reach[keys[-1]] = WHOLE_REACH
+
+
+def _take_env_strings(reach: Reach, template: tuple[Segment, ...], compiled: Compiled, own: int) -> None:
+    """Marks the `env` of a pod template's containers StringItems, where
+    the template is read whole (a large document's, read._Dropping): its
+    plain items (a `name` and a `value`) are read only for their value, a
+    pod string, which the walk merges in from a column (references.TakenStrings).
+    Only where the walk's tree (`compiled`, its first `own` specs reference
+    specs) says so: no spec reaches an item's `name`, and one scanned spec,
+    no reference spec, ends at its `value`; no filter or `*` on the way,
+    which would read the items otherwise, but a filtered `env`'s: the items
+    it passes stay."""
+    keys = [segment.key for segment in template]
+    if not keys or any(segment.filters for segment in template):
+        return
+    holder: object = reach
+    for key in keys[:-1]:
+        holder = holder.get(key) if holder.__class__ is dict else None  # type: ignore[attr-defined]
+    if holder.__class__ is not dict or holder.get(keys[-1]) is not WHOLE_REACH:  # type: ignore[attr-defined]
+        return
+    pod = _step(compiled.tree, keys + ["spec"])
+    if pod is None or any(segment.key == WILDCARD for segment in pod.children):
+        return
+    containers: Reach = {}
+    for segment, below in pod.children.items():
+        envs = [(step, tree) for step, tree in below.children.items() if step.key in ("env", WILDCARD)]
+        plain = [tree for step, tree in envs if step.key == "env" and not step.filters]
+        # An item a filtered spec reads (`env[name=...]/value`) stays whole.
+        filtered = [step for step, _ in envs if step.filters]
+        if (not segment.filters and len(plain) == 1 and all(step.key == "env" for step, _ in envs)
+                and _strings_only(plain[0], own)):
+            containers[segment.key] = {"*": WHOLE_REACH, "env": StringItems(references.passing_any(filtered))}
+    if containers and not any(segment.filters for segment in pod.children if segment.key in containers):
+        holder[keys[-1]] = {"*": WHOLE_REACH, "spec": {"*": WHOLE_REACH, **containers}}  # type: ignore[index]
+
+
+def _step(tree: PathTree, keys: list[str]) -> PathTree | None:
+    """The tree's node along `keys`, each one segment without filters, none
+    beside a `*`; else None."""
+    for key in keys:
+        found = [(segment, below) for segment, below in tree.children.items() if segment.key in (key, WILDCARD)]
+        if len(found) != 1 or found[0][0].filters or found[0][0].key != key:
+            return None
+        tree = found[0][1]
+    return tree
+
+
+def _strings_only(env: PathTree, own: int) -> bool:
+    """Whether what the walk reads of a plain env item (_take_env_strings)
+    is its `value`, as one scanned spec's leaf (a position past `own`)."""
+    keys = {segment.key for segment in env.children}
+    value = _step(env, ["value"])
+    return ("name" not in keys and WILDCARD not in keys and not any(segment.filters for segment in env.children)
+            and value is not None and not value.children and len(value.ends) == 1 and value.ends[0] >= own)
 
 
 def _merge_wildcards(reach: Reach) -> None:

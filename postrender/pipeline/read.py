@@ -84,6 +84,7 @@ from .packed import PackedTexts
 if TYPE_CHECKING:
     from ..syntax import blockkeys
     from ..syntax.earlier import Aliases, Cut
+    from .graph.references import TakenStrings
 
 HELM4_FILENAME_ANNOTATION = "postrenderer.helm.sh/postrender-filename"
 # kustomize's record of the file an object came from, with `buildMetadata:
@@ -1021,6 +1022,11 @@ class Pruner(Protocol):
         what the text says the kind will be, if it says (asked only of a
         field some config kind folds)."""
 
+    def string_taker(self) -> TakenStrings:
+        """What takes a large workload's plain env items out as they are
+        composed (references.TakenStrings): its `root` is set once read keeps
+        the document."""
+
     def folder(self, kind: str | None) -> Folder:
         """What takes the entries of the mappings a reach marks Fold, as the
         document is composed; `kind` None: before the kind is known (it is
@@ -1347,11 +1353,14 @@ class _Dropping:
         self._item_folder: Folder | None = None  # the item's being composed
         self._composer: DroppingComposer | None = None
         self._text = ""
+        self._taken: TakenStrings | None = None
 
     def composer(self, text: str) -> Composer:
         self._text = text
         self._composer = DroppingComposer(text, self._reach, self.on_item)
         self._composer.speculate = self._speculate
+        self._taken = self.prune.string_taker()
+        self._composer.strings = self._taken.take
         return self._composer
 
     def _reach(self, kind: str, api_version: str, item: bool) -> Reach | None:
@@ -1400,7 +1409,11 @@ class _Dropping:
     def finish(self, root: Node | None, loader: Composer, plain: bool) -> bool:
         if not plain and loader.dropped:  # type: ignore[attr-defined]
             return False
-        return loader.keys_distinct() and (self.folder is None or self.folder.finish(root))  # type: ignore[attr-defined]
+        kept = loader.keys_distinct()  # type: ignore[attr-defined]
+        kept = kept and (self.folder is None or self.folder.finish(root))
+        if kept and self._taken is not None:
+            self._taken.root = root
+        return kept
 
 
 class _Masked:

@@ -11,12 +11,12 @@ from typing import Any
 
 from ...records import record
 from ...fieldspecs import CONFIG_KINDS, FieldSpec, ReferenceTable, Segment, argument_items
-from ...fieldspecs.walk import Accessor, Compiled, SpecIndex, item_before, walk
+from ...fieldspecs.walk import Accessor, Compiled, PathTree, SpecIndex, item_before, walk
 from ..index.folding import STRING_FIELDS
 from ..index.objects import ObjectIndex, ObjectKey, across_namespaces, suffixed_later_by_kustomize
 from ...syntax.nodes import (
-    MERGE_KEY, NULL_WORDS, MappingNode, Node, ScalarNode, SequenceNode, entries, format_path, get, get_str, is_null,
-    is_string, scalar_value, string_map,
+    DROPPED_ITEM, MERGE_KEY, NULL_WORDS, MappingNode, Node, ScalarNode, SequenceNode, StringItems, default_tag, entries,
+    format_path, get, get_str, is_null, is_string, scalar_value, string_map,
 )
 from ..read import NO_STRINGS, KubeObject
 
@@ -312,13 +312,19 @@ class PodStrings:
     `args` held 36 MiB of them, though build keeps only the few that may
     name a config (`wanted`), made whole there."""
 
-    __slots__ = ("nodes", "contexts", "paths", "indexes")
+    __slots__ = ("nodes", "contexts", "paths", "indexes", "tails", "spans", "styles")
 
     def __init__(self) -> None:
-        self.nodes: list[ScalarNode] = []
+        # A scalar, or the text of one composed and taken out (TakenStrings),
+        # whose node `wanted` makes again: its path is the list's, its index,
+        # and `tails`' next; its offsets `spans`' next two, its style `styles`' next.
+        self.nodes: list[ScalarNode | str] = []
         self.contexts: list[str | None] = []
         self.paths: list[Path] = []
         self.indexes = array("q")
+        self.tails: list[Path] = []
+        self.spans = array("q")
+        self.styles: list[str] = []
 
     def __len__(self) -> int:
         return len(self.nodes)
@@ -337,19 +343,122 @@ class PodStrings:
             self.paths.append(path)
             self.indexes.append(-1)
 
+    def add_taken(self, taken: _Taken, at: int, base: Path) -> None:
+        """The string of item `at` of a list taken out as it was composed
+        (`base`: the list's path)."""
+        self.nodes.append(taken.values[at])
+        self.contexts.append(taken.contexts[at])
+        self.paths.append(base)
+        self.indexes.append(taken.indexes[at])
+        self.tails.append(_VALUE_TAIL)
+        self.spans.append(taken.spans[2 * at])
+        self.spans.append(taken.spans[2 * at + 1])
+        self.styles.append(taken.styles[at])
+
+    def add_from(self, other: PodStrings, at: int) -> None:
+        """Another's string `at`, one the walk found (a node)."""
+        self.nodes.append(other.nodes[at])
+        self.contexts.append(other.contexts[at])
+        self.paths.append(other.paths[at])
+        self.indexes.append(other.indexes[at])
+
     def extend(self, other: PodStrings) -> None:
         self.nodes += other.nodes
         self.contexts += other.contexts
         self.paths += other.paths
         self.indexes += other.indexes
+        self.tails += other.tails
+        self.spans += other.spans
+        self.styles += other.styles
 
     def wanted(self, obj: KubeObject, wanted: Callable[[str, str | None], bool]) -> Iterator[Scanned]:
         """The strings `wanted` keeps (given each and its context), each as a Scanned of `obj`."""
+        taken = 0
         for at, node in enumerate(self.nodes):
-            if wanted(node.value, self.contexts[at]):
+            if node.__class__ is str:
+                taken += 1
+                if wanted(node, self.contexts[at]):  # type: ignore[arg-type]
+                    # Its node, as composed: a plain or quoted scalar, untagged (TakenStrings.take).
+                    start, end = self.spans[2 * taken - 2], self.spans[2 * taken - 1]
+                    made = ScalarNode(_UNTAGGED, node, start, end, self.styles[taken - 1])  # type: ignore[arg-type]
+                    path = self.paths[at] + (self.indexes[at],) + self.tails[taken - 1]
+                    yield obj, made, self.contexts[at], path
+                continue
+            if wanted(node.value, self.contexts[at]):  # type: ignore[union-attr]
                 index = self.indexes[at]
                 path = self.paths[at]
-                yield obj, node, self.contexts[at], path if index < 0 else path + (index,)
+                yield obj, node, self.contexts[at], path if index < 0 else path + (index,)  # type: ignore[misc]
+
+
+_UNTAGGED = default_tag(ScalarNode)
+_VALUE_TAIL: Path = ("value",)
+
+
+class _Taken:
+    """The strings of one list's items TakenStrings took out, as columns:
+    each item's index, its `value`'s text, offsets and style, and its
+    `name` (string_context)."""
+
+    __slots__ = ("items", "indexes", "values", "contexts", "spans", "styles")
+
+    def __init__(self, items: SequenceNode) -> None:
+        self.items = items
+        self.indexes = array("q")
+        self.values: list[str] = []
+        self.contexts: list[str | None] = []
+        self.spans = array("q")
+        self.styles: list[str] = []
+
+
+class TakenStrings:
+    """What takes a large workload's plain env items out as they are
+    composed (syntax.nodes.StringItems; pipeline/needs.py marks where): an
+    item of a `name` and a `value`, both scalars, the value untagged, holds
+    no reference (needs.py marks only lists where no reference spec reaches
+    those keys) and nothing a stage reads but its value as a pod string,
+    which a column keeps, in place of some 1,000 bytes of nodes and offsets
+    (64,000 entries: 125 -> 66 MiB peak). The walk of its object merges
+    them in (_found). `root`: the root of the document they were taken from,
+    once read keeps it (a document composed again whole takes none)."""
+
+    __slots__ = ("root", "lists")
+
+    def __init__(self) -> None:
+        self.root: Node | None = None
+        self.lists: list[_Taken] = []  # in document order
+
+    def take(self, items: SequenceNode, at: int, mark: StringItems) -> bool:
+        item = items.value[at]
+        if item.__class__ is not MappingNode or len(item.value) != 2:  # type: ignore[arg-type]
+            return False
+        if mark.keeps is not None and mark.keeps(item):
+            return False
+        (first, one), (second, other) = item.value  # type: ignore[misc, attr-defined]
+        if not (first.__class__ is second.__class__ is one.__class__ is other.__class__ is ScalarNode):
+            return False
+        if first.tag is not _UNTAGGED or second.tag is not _UNTAGGED or first.style or second.style:
+            return False
+        if (first.value, second.value) == ("name", "value"):
+            value = other
+        elif (first.value, second.value) == ("value", "name"):
+            value = one
+        else:
+            return False
+        if value.tag is not _UNTAGGED:
+            return False
+        if is_string(value) and value.value:  # as _found keeps a string
+            held = self.lists[-1] if self.lists and self.lists[-1].items is items else None
+            if held is None:
+                held = _Taken(items)
+                self.lists.append(held)
+            held.indexes.append(at)
+            held.values.append(value.value)
+            held.contexts.append(get_str(item, "name") or None)  # string_context's, for a `value`
+            held.spans.append(value.start_mark)
+            held.spans.append(value.end_mark)
+            held.styles.append(value.style)  # type: ignore[arg-type]
+        items.value[at] = DROPPED_ITEM
+        return True
 
 
 # What one walk of an object found while its document was whole (Finder):
@@ -390,7 +499,8 @@ class Finder:
             both = self._walks[key] = _joined(self._table.applicable(*key), scanned)
         return both
 
-    def __call__(self, obj: KubeObject) -> Found:
+    def __call__(self, obj: KubeObject, taken: TakenStrings | None = None) -> Found:
+        """`taken`: the items of `obj` taken out as it was composed."""
         # Looked up here first: asked of every object, most kinds walked before.
         key = (obj.kind, obj.group, obj.api_version.rpartition("/")[2])
         both = self._walks.get(key, _MISSING)
@@ -399,7 +509,7 @@ class Finder:
         if both is None:
             return NOTHING
         compiled, own = both
-        return _found(obj, compiled, own, self._whole, self._paths)
+        return _found(obj, compiled, own, self._whole, self._paths, taken)
 
 
 # What the walk finds in most objects: one for all, which nothing adds to.
@@ -520,7 +630,8 @@ def _hits(obj: KubeObject, compiled: Compiled, whole: list | None = None) -> lis
     return [(position, specs[position], by_spec[position]) for position in sorted(by_spec)]
 
 
-def _found(obj: KubeObject, compiled: Compiled, own: int, whole: list, paths: dict[Path, Path]) -> Found:
+def _found(obj: KubeObject, compiled: Compiled, own: int, whole: list, paths: dict[Path, Path],
+           taken: TakenStrings | None = None) -> Found:
     """What _hits gives, read as the walk meets each leaf: the references
     of the first `own` specs, the strings of the scanned ones after them.
     Each leaf is read as it comes, not held as a hit and a path for the
@@ -528,7 +639,7 @@ def _found(obj: KubeObject, compiled: Compiled, own: int, whole: list, paths: di
     scanned ones both reach, held 34 MiB of hits at once, most naming
     nothing. The same references and strings, in the same order: table
     order, each spec's in document order."""
-    if not _may_reach(obj, compiled, whole):
+    if not _may_reach(obj, compiled, whole) and not (taken and taken.lists):
         return NOTHING
     specs = compiled.specs
     references: dict[int, list[Reference]] = {}
@@ -544,6 +655,8 @@ def _found(obj: KubeObject, compiled: Compiled, own: int, whole: list, paths: di
                 continue
             for reference in _references(obj, specs[position], ((node, parent, path),), paths):
                 references.setdefault(position, []).append(reference)
+    if taken is not None and taken.lists:
+        _merge_taken(obj.node, compiled.tree, taken.lists, strings)
     if not references and not strings:
         return NOTHING
     found = Found([], PodStrings())
@@ -552,6 +665,62 @@ def _found(obj: KubeObject, compiled: Compiled, own: int, whole: list, paths: di
     for position in sorted(strings):
         found.strings.extend(strings[position])
     return found
+
+
+def _merge_taken(root: Node, tree: PathTree, lists: list[_Taken], strings: dict[int, PodStrings]) -> None:
+    """Adds the strings of the items taken out (TakenStrings) to those the
+    walk found, at the one spec each list's `value` ends (pipeline/needs.py
+    marks no other), in document order, where the walk would have met them:
+    one spec's leaves come in document order (walk), so by offset."""
+    by_position: dict[int, list[tuple[_Taken, Path]]] = {}
+    for held, base, position in _lists_taken(root, tree, {id(held.items): held for held in lists}):
+        by_position.setdefault(position, []).append((held, base))
+    for position, taken in by_position.items():
+        walked = strings.get(position, _NO_STRINGS)
+        merged = strings[position] = PodStrings()
+        at = 0
+        for held, base in sorted(taken, key=lambda pair: pair[0].spans[0]):
+            for i in range(len(held.values)):
+                start = held.spans[2 * i]
+                while at < len(walked) and walked.nodes[at].start_mark < start:  # type: ignore[union-attr]
+                    merged.add_from(walked, at)
+                    at += 1
+                merged.add_taken(held, i, base)
+        for at in range(at, len(walked)):
+            merged.add_from(walked, at)
+
+
+_NO_STRINGS = PodStrings()
+
+
+def _lists_taken(root: Node, tree: PathTree, lists: dict[int, _Taken]) -> Iterator[tuple[_Taken, Path, int]]:
+    """Each list items were taken out of, its path, and the position of the
+    spec its items' `value` ends (found along the walk's tree, as walk
+    steps: a list's items take the list's step)."""
+    stack: list[tuple[Node, PathTree, Path]] = [(root, tree, ())]
+    while stack and lists:
+        node, here, path = stack.pop()
+        if isinstance(node, SequenceNode):
+            held = lists.pop(id(node), None)
+            if held is not None:
+                below = next(below for segment, below in here.children.items() if segment.key == "value")
+                yield held, path, below.ends[0]
+                continue
+            stack.extend((item, here, path + (j,)) for j, item in enumerate(node.value)
+                         if not isinstance(item, ScalarNode))
+        elif isinstance(node, MappingNode):
+            for segment, below in here.children.items():
+                child = get(node, segment.key)
+                if child is not None:
+                    stack.append((child, below, path + (segment.key,)))
+
+
+def passing_any(segments: Sequence[Segment]) -> Callable[[Node], bool] | None:
+    """Whether a list item passes the filters of any of `segments` (as walk
+    reads them), or None for none."""
+    if not segments:
+        return None
+    return lambda item: any(YamlNodes.passes(item, segment) for segment in segments)
 
 
 def _may_reach(obj: KubeObject, compiled: Compiled, whole: list | None) -> bool:

@@ -18,6 +18,7 @@ from postrender import fieldspecs
 from postrender.errors import PostrenderError
 from postrender.limits import Limits
 from postrender.pipeline import read as read_module
+from postrender.pipeline.graph import references
 from postrender.pipeline.graph.byname import pod_string_specs
 from postrender.pipeline.needs import Needs, _merge_wildcards
 from postrender.pipeline.read import Source, read
@@ -401,3 +402,30 @@ def test_a_large_list_is_dropped_from_item_by_item_only_if_an_item_may_be_large(
 def _indented(document: str) -> str:
     lines = document.rstrip("\n").split("\n")
     return "- " + lines[0] + "".join("\n  " + line for line in lines[1:]) + "\n"
+
+
+# A container's env items taken out as they are composed (needs._take_env_strings):
+# values naming the ConfigMap plainly, quoted, as a flag, before their
+# name, through a filtered spec's variable, and as the last item (a tag
+# anywhere has the document composed whole).
+_ENV_ITEMS = ["value: v", "value: settings", "value: 'settings'", "value: settings-x",
+              'value: "--config=settings"', "value: ''", "value: ~",
+              "valueFrom:\n    configMapKeyRef: {name: settings, key: k}"]
+
+
+@pytest.mark.parametrize("last", ["value: settings", "value: v"])
+@pytest.mark.parametrize("argv", ["", "--strategy annotate"])
+def test_env_items_taken_out_as_composed_render_alike(last: str, argv: str, monkeypatch):
+    entries = [f"- name: VAR_{i}\n  {_ENV_ITEMS[i % len(_ENV_ITEMS)]}" for i in range(40)]
+    entries += ["- value: settings\n  name: POD_NAMESPACE", "- name: INIT_CONFIG\n  value: settings",
+                f"- name: LAST\n  {last}"]
+    env = "".join("        " + line + "\n" for entry in entries for line in entry.split("\n"))
+    text = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  k: v\n---\n"
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n"
+            "      initContainers:\n      - name: i\n        env:\n" + env +
+            "      containers:\n      - name: c\n        env:\n" + env)
+    taken = []
+    take = references.TakenStrings.take
+    monkeypatch.setattr(references.TakenStrings, "take", lambda self, *args: taken.append(take(self, *args)) or taken[-1])
+    _rendered(text, argv, monkeypatch)
+    assert sum(taken) > 40  # both lists' plain items, but the filtered one's and those of valueFrom
