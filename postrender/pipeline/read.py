@@ -16,7 +16,7 @@ from functools import cache, lru_cache
 from array import array
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, Protocol
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
@@ -561,16 +561,22 @@ def _chunks(text: str, begins: array) -> list[str]:
     return [text[start:end] for start, end in zip(begins, ends)]
 
 
-class _ChunkStarts(NamedTuple):
+class _ChunkStarts:
     """Where each chunk of split() starts (the first at 0), and its first
     line (0-based). Arrays of 8 bytes a chunk, where a tuple and two int
     objects a chunk were about 100 bytes (100,000 tiny ConfigMaps: 12 MiB
     at read's peak): `begins` is held through the whole read of a source,
     `lines` for the stream's life, as its documents' first lines
-    (Source.first_lines)."""
+    (Source.first_lines). A plain class, as the others every run makes at
+    start-up: a NamedTuple's class compiles each of its string annotations
+    (typing.ForwardRef; with the two below, about 12 M instructions of a
+    one-ConfigMap render's 325 M)."""
 
-    begins: array
-    lines: array
+    __slots__ = ("begins", "lines")
+
+    def __init__(self, begins: array, lines: array) -> None:
+        self.begins = begins
+        self.lines = lines
 
 
 def _chunk_starts(text: str, name: str | None, count: _Count | None,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterator
 from itertools import accumulate
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from ..syntax import edit
 from .read import (Document, KubeObject, Stream, as_later_document, ends_document, opens_with_directives,
@@ -22,14 +22,19 @@ if TYPE_CHECKING:
     from ..syntax.earlier import Cut
 
 
-class _Piece(NamedTuple):
+class _Piece:
     """One input document and the edits it gets, in order and checked. Its
     text is asked of the document as the piece is written, not held: the
-    source holds it packed until then (pipeline/packed.py)."""
+    source holds it packed until then (pipeline/packed.py). (A plain class:
+    a NamedTuple's costs every run's start-up, read._ChunkStarts.)"""
 
-    document: Document
-    edits: edit.Splice | None  # None: written as read
-    copies: tuple[edit.Splice, ...] = ()
+    __slots__ = ("document", "edits", "copies")
+
+    def __init__(self, document: Document, edits: edit.Splice | None,
+                 copies: tuple[edit.Splice, ...] = ()) -> None:
+        self.document = document
+        self.edits = edits  # None: written as read
+        self.copies = copies
 
 
 class Output:

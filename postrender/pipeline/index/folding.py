@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
-from typing import NamedTuple
 from json.encoder import encode_basestring  # type: ignore[attr-defined]
 
 from ...lazyre import LazyPattern
@@ -115,14 +114,18 @@ _KEY = LazyPattern(r'^"[^"]*"', re.M)
 ScanEntry = Callable[[str, str, ScalarNode, str], Iterable[tuple]]
 
 
-class NameScan(NamedTuple):
+class NameScan:
     """How a config's entries are read for names (graph/byname): `entry`
     reads an entry's text (ScanEntry); `names_itself(key)`, whether an
     entry of one line under `key` may be a name itself (`configMapName: x`),
-    asked of each such entry before its text is handed to `entry`."""
+    asked of each such entry before its text is handed to `entry`. (A plain
+    class: a NamedTuple's costs every run's start-up, read._ChunkStarts.)"""
 
-    entry: ScanEntry
-    names_itself: Callable[[str], bool]
+    __slots__ = ("entry", "names_itself")
+
+    def __init__(self, entry: ScanEntry, names_itself: Callable[[str], bool]) -> None:
+        self.entry = entry
+        self.names_itself = names_itself
 
 
 class ConfigFolder:
