@@ -20,7 +20,6 @@ import os
 import re
 import sys
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Protocol
 
 from .kubeconfig import KubeconfigError, merged
@@ -76,7 +75,7 @@ _PASS_THROUGH = frozenset("sh bash dash zsh ksh mksh ash busybox env nice nohup 
 _HELM_PROGRAM = re.compile(r"helm(?:[-_.]?v?\d[\w.]*)?(?:\.exe)?", re.IGNORECASE)
 _MAX_HOPS = 32
 
-_SA_DIR = Path("/var/run/secrets/kubernetes.io/serviceaccount")
+_SA_DIR = "/var/run/secrets/kubernetes.io/serviceaccount"
 
 
 @record(frozen=True)
@@ -483,11 +482,12 @@ def kubeconfig_namespace(explicit: str | None, context: str | None,
     if namespace:
         return namespace, None
     if environ.get("KUBERNETES_SERVICE_HOST") and environ.get("KUBERNETES_SERVICE_PORT") \
-            and (_SA_DIR / "token").exists():
+            and os.path.exists(os.path.join(_SA_DIR, "token")):
         if environ.get("POD_NAMESPACE"):
             return environ["POD_NAMESPACE"], None
         try:
-            namespace = (_SA_DIR / "namespace").read_text().strip()
+            with open(os.path.join(_SA_DIR, "namespace")) as file:
+                namespace = file.read().strip()
         except OSError:
             namespace = ""
         if namespace:

@@ -6,7 +6,6 @@ import errno
 import os
 import stat
 from collections.abc import Callable
-from pathlib import Path
 from typing import BinaryIO, TextIO
 
 from .errors import Location, PostrenderError, UsageError
@@ -219,7 +218,7 @@ def _manifests_in(folder: str) -> list[str]:
             if os.path.isfile(path):
                 # By bytes, as kubectl sorts: a name that is no UTF-8 sorted
                 # by the locale's reading of it, which moved with the locale.
-                key = tuple(os.fsencode(part) for part in Path(os.path.relpath(path, folder)).parts)
+                key = tuple(os.fsencode(part) for part in os.path.relpath(path, folder).split(os.sep))
                 found.append((key, path))
     return [path for _, path in sorted(found)]
 

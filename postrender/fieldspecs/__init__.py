@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from pathlib import Path
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -593,7 +592,8 @@ def load_yaml_file(path: str, flag: str) -> list[Any]:
     by its line and never quoted (a file named by mistake may be a
     Secret's)."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        with open(path, encoding="utf-8") as file:
+            text = file.read()
     except OSError as exc:
         raise UsageError(f"{flag} {path}: {exc.strerror}") from None
     except UnicodeDecodeError as exc:

@@ -10,7 +10,7 @@ serves all of them: a Deployment meets some forty specs that share
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 if TYPE_CHECKING:  # fieldspecs imports this module as it loads
@@ -148,18 +148,38 @@ class SpecIndex:
         self._compiled: dict[tuple[str, str, str], Compiled] = {}
         # Each spec's place in the table, where specs for any kind join a kind's own.
         self._order: dict[FieldSpec, int] = {}
+        # Specs built when their kind is first asked for (add_later), each with its place.
+        self._later: dict[str, list[tuple[int, Callable[[], FieldSpec]]]] = {}
+        self._places = 0
         for spec in specs:
             self.add(spec)
 
     def add(self, spec: FieldSpec, position: int | None = None) -> None:
         """`position`: the spec's place in its table, where it is added out
         of that order (a table builds a kind's specs when first asked)."""
-        self._order.setdefault(spec, len(self._order) if position is None else position)
+        if position is None:
+            position, self._places = self._places, self._places + 1
+        self._order.setdefault(spec, position)
         self._by_kind.setdefault(spec.kind, []).append(spec)
         self._compiled.clear()
 
+    def add_later(self, kind: str, make: Callable[[], FieldSpec]) -> None:
+        """A spec for `kind` that `make` builds when the kind is first asked
+        for, in its place among the others: most kinds never are (the pod
+        strings under every PodSpec holder, 216 specs, were a sixth of a
+        small chart's render: byname.pod_string_specs)."""
+        self._later.setdefault(kind, []).append((self._places, make))
+        self._places += 1
+
+    def _settle(self, kind: str) -> None:
+        for position, make in self._later.pop(kind, ()):
+            self.add(make(), position)
+
     def for_kind(self, kind: str) -> list[FieldSpec]:
         """A kind's specs and those for every kind, in table order."""
+        if self._later:
+            self._settle(kind)
+            self._settle(ANY_KIND)
         own, every = self._by_kind.get(kind, []), self._by_kind.get(ANY_KIND, [])
         if not every or kind == ANY_KIND:
             return own

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from functools import cache
+from functools import cache, partial
 from typing import Any
 
 from ...records import field, record
@@ -304,9 +304,16 @@ def pod_string_specs(table: ReferenceTable) -> SpecIndex:
     """The podSpecStrings paths under every PodSpec holder: the pod strings
     find_readers looks at, for graph's Finder to collect in its walk (a
     holder of a kind the stream lacks is never walked)."""
-    return SpecIndex(pod_path_spec("ConfigMap", holder, {"path": path}, "fixednames.yaml")
-                     for holder in table.pod_holders()
-                     for path in _data().get("podSpecStrings") or ())
+    index = SpecIndex()
+    for holder in table.pod_holders():
+        for path in _data().get("podSpecStrings") or ():
+            make = partial(pod_path_spec, "ConfigMap", holder, {"path": path}, "fixednames.yaml")
+            kind = holder.get("kind")
+            if kind:  # built when a holder of its kind is walked, as the table's own pod paths
+                index.add_later(str(kind), make)
+            else:
+                index.add(make())
+    return index
 
 
 def may_name_config(index: ObjectIndex) -> Callable[[str, str | None], bool]:
