@@ -143,7 +143,7 @@ def test_an_ordered_record_sorts_as_its_dataclass():
     assert (Edit(1, 2) <= Edit(1, 2)) and (Edit(1, 3) > Edit(1, 2)) and not (Edit(1, 2) < Edit(1, 2))
 
 
-def test_methods_are_compiled_at_the_first_instance_even_a_refused_one():
+def test_the_first_instance_is_built_by_name_and_the_second_compiles_even_a_refused_one():
     @record(eq=False)
     class Reference:
         name: str
@@ -151,11 +151,33 @@ def test_methods_are_compiled_at_the_first_instance_even_a_refused_one():
 
     placeholder = Reference.__init__
     with pytest.raises(TypeError):
+        Reference()  # the first instance, refused: built field by field
+    assert Reference.__init__ is placeholder
+    with pytest.raises(TypeError):
         Reference()
-    assert Reference.__init__ is not placeholder  # compiled by the first call, failed or not
+    assert Reference.__init__ is not placeholder  # compiled by the second call, failed or not
     first, second = Reference("a"), Reference("a")
     assert first != second and first.candidates == [] and first.candidates is not second.candidates
     assert Reference.__init__.__qualname__.endswith("Reference.__init__")
+
+
+@pytest.mark.parametrize("options", [{}, {"frozen": True}, {"eq": False}, {"frozen": True, "eq": False}])
+@pytest.mark.parametrize("call", CALLS + BAD_CALLS)
+def test_a_first_instance_built_by_name_is_the_compiled_one(options, call):
+    """Each call as a class's first instance (_init_by_name) and as a later
+    one (the compiled __init__): the same fields, or the same refusal."""
+    args, kwargs = call
+    as_dataclass, as_record = _pair(**options)
+    try:
+        want = vars(as_dataclass(*args, **kwargs))
+    except TypeError:
+        want = None
+    for _ in range(3):
+        try:
+            got = _values(as_record(*args, **kwargs))
+        except TypeError:
+            got = None
+        assert got == want
 
 
 # --- slots: a render holds some 100,000 records at once, and a __dict__ each was a third of their size
