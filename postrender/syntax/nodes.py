@@ -94,7 +94,7 @@ MERGE_KEY = "<<"
 _SHARED_OFFSETS = list(range(1 << 14))
 _SHARED_TEXT_BELOW = 64
 _SHARED_TEXTS_HELD = 1 << 12
-_BOUND_EVERY = (1 << 10) - 1  # a dropped sequence's items between two checks
+_BOUND_EVERY = 1 << 10  # entries and items a composer lets go between two checks
 # The table starts from the texts the stages compare most, as the
 # interpreter's own objects (code constants are interned): a key that is
 # the same object as the constant it is compared with compares at once
@@ -771,7 +771,7 @@ class DroppingComposer(Composer):
     # `ascend_resolver`, a slot: libyaml's composer calls it after every
     # node, and the instance's own `list.pop` is a call into C.
     __slots__ = ("reach_of", "fold", "speculate", "_stack", "ascend_resolver", "_root", "dropped", "_aside", "on_item",
-                 "items", "wanted", "strings")
+                 "items", "wanted", "strings", "_drops_to_bound")
 
     def __init__(self, stream: object, reach_of: ReachOf,
                  on_item: Callable[[SequenceNode, int], None] | None = None,
@@ -798,6 +798,10 @@ class DroppingComposer(Composer):
         self.wanted = wanted
         # Takes out the items of a sequence StringItems marks (None: keeps them).
         self.strings: TakeItem | None = None
+        # Entries and items let go before the shared texts' bound is checked
+        # again (_let_go): wherever they are, however deep, and however few
+        # each collection holds.
+        self._drops_to_bound = _BOUND_EVERY
 
     def descend_resolver(self, parent: Node | None, index: object) -> None:  # type: ignore[override]
         # Called before each node (index: a sequence item's position; a
@@ -817,16 +821,14 @@ class DroppingComposer(Composer):
                     key, last = pairs[-1]
                     if last is not DROPPED_ITEM:
                         pairs[-1] = (key, DROPPED_ITEM)
-                        self.dropped = True
+                        self._let_go()
                     if len(pairs) >= _KEYS_HELD:
                         self._set_aside(parent, pairs)  # type: ignore[arg-type]
             elif index:  # the item before this one is complete
                 last = pairs[index - 1]  # type: ignore[operator]
                 if here is _DEAD or last.__class__ is not ScalarNode:
                     pairs[index - 1] = DROPPED_ITEM  # type: ignore[operator]
-                    self.dropped = True
-                if not index & _BOUND_EVERY:  # type: ignore[operator]
-                    _bound_shared_texts()
+                    self._let_go()
             stack.append(_DEAD)
             return
         if here.__class__ is Fold:
@@ -847,7 +849,7 @@ class DroppingComposer(Composer):
         if here.__class__ is StringItems:
             if index and parent.__class__ is SequenceNode and self.strings is not None \
                     and self.strings(parent, index - 1, here):  # type: ignore[arg-type, operator]
-                self.dropped = True  # the item before this one, complete, taken out
+                self._let_go()  # the item before this one, complete, taken out
             stack.append(WHOLE_REACH)
             return
         if here.__class__ is _Object:
@@ -883,6 +885,17 @@ class DroppingComposer(Composer):
             if below is None:
                 below = here.get("*", _BESIDE)  # type: ignore[union-attr]
             stack.append(below)
+
+    def _let_go(self) -> None:
+        """An entry or item was let go: the texts of the nodes it held may
+        be held by the shared texts' table alone, which is bounded after
+        every _BOUND_EVERY of them (a tree of many small lists dropped, a
+        PrometheusRule's groups of rules, reaches no other check)."""
+        self.dropped = True
+        self._drops_to_bound -= 1
+        if not self._drops_to_bound:
+            self._drops_to_bound = _BOUND_EVERY
+            _bound_shared_texts()
 
     def _set_aside(self, mapping: MappingNode, pairs: list[tuple[Node, Node]]) -> None:
         """Takes a large dropped mapping's entries out, but its last, keeping

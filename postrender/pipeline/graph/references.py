@@ -669,8 +669,10 @@ def _found(obj: KubeObject, compiled: Compiled, own: int, whole: list, paths: di
 
 def _merge_taken(root: Node, tree: PathTree, lists: list[_Taken], strings: dict[int, PodStrings]) -> None:
     """Adds the strings of the items taken out (TakenStrings) to those the
-    walk found, at the one spec each list's `value` ends (pipeline/needs.py
-    marks no other), in document order, where the walk would have met them:
+    walk found, at the one spec each list's `value` ends under its `env`
+    without filters (pipeline/needs.py marks only such lists; a filtered
+    `env[name=...]` beside it leads to the same list, and is not followed:
+    _lists_taken), in document order, where the walk would have met them:
     one spec's leaves come in document order (walk), so by offset."""
     by_position: dict[int, list[tuple[_Taken, Path]]] = {}
     for held, base, position in _lists_taken(root, tree, {id(held.items): held for held in lists}):
@@ -710,7 +712,11 @@ def _lists_taken(root: Node, tree: PathTree, lists: dict[int, _Taken]) -> Iterat
                          if not isinstance(item, ScalarNode))
         elif isinstance(node, MappingNode):
             for segment, below in here.children.items():
-                child = get(node, segment.key)
+                # A list's items are taken only where no filter is on the
+                # way, but beside its own `env` a filtered `env[name=...]`
+                # (its items stay): that step leads to the same list, and
+                # its tree's specs are not the pod strings' (review63).
+                child = get(node, segment.key) if not segment.filters else None
                 if child is not None:
                     stack.append((child, below, path + (segment.key,)))
 

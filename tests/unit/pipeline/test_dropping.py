@@ -429,3 +429,57 @@ def test_env_items_taken_out_as_composed_render_alike(last: str, argv: str, monk
     monkeypatch.setattr(references.TakenStrings, "take", lambda self, *args: taken.append(take(self, *args)) or taken[-1])
     _rendered(text, argv, monkeypatch)
     assert sum(taken) > 40  # both lists' plain items, but the filtered one's and those of valueFrom
+
+
+@pytest.mark.parametrize("first", ['"name": A\n  "value": settings', "name: A\n  value: settings\n  extra: x",
+                                   "name: A\n  value: v"])
+@pytest.mark.parametrize("args", ["", 'args: ["--config-map-name=other", "settings"]'])
+def test_the_reader_cited_is_the_same_when_env_items_are_taken(first: str, args: str, monkeypatch):
+    """An item kept whole (quoted keys, a third key) before taken items that
+    name the same ConfigMap, beside flags that name it too: -v names the same
+    first reader either way (review63: the taken values were merged in under
+    a filtered spec's place, ahead of the kept ones and of `args`)."""
+    entries = [f"- {first}", "- name: B\n  value: settings"] + [f"- name: V{i}\n  value: v{i}" for i in range(20)]
+    env = "".join("        " + line + "\n" for entry in entries for line in entry.split("\n"))
+    text = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  k: v\n---\n"
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n"
+            "      containers:\n      - name: c\n" + (f"        {args}\n" if args else "") + "        env:\n" + env)
+    _rendered(text, "", monkeypatch)
+
+
+def test_a_users_spec_filtering_env_leaves_the_env_items_taken_readable(tmp_path, monkeypatch):
+    """A field spec of the user's on `env[name=...]` whose tree has no `value`
+    (review63: the walk took its step for the plain `env`'s, and failed)."""
+    config = tmp_path / "spec.yaml"
+    config.write_text("nameReference:\n- kind: ConfigMap\n  version: v1\n  fieldSpecs:\n  - kind: Deployment\n"
+                      "    path: spec/template/spec/containers/env[name=CFG]/valueFrom/configMapKeyRef/name\n")
+    env = "".join(f"        - name: V{i}\n          value: v{i}\n" for i in range(20))
+    text = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  k: v\n---\n"
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n"
+            "      containers:\n      - name: c\n        env:\n        - name: CFG\n          valueFrom:\n"
+            "            configMapKeyRef: {name: settings, key: k}\n" + env)
+    taken = []
+    take = references.TakenStrings.take
+    monkeypatch.setattr(references.TakenStrings, "take", lambda self, *a: taken.append(take(self, *a)) or taken[-1])
+    _rendered(text, f"--config {config}", monkeypatch)
+    assert sum(taken) >= 19  # the plain items were taken, the filtered one's list read all the same
+
+
+def test_the_shared_texts_of_nodes_let_go_are_let_go_however_small_their_lists(monkeypatch):
+    """A tree of many small lists no stage reads, each under any one list's
+    own count: the table of shared texts (syntax/nodes.py) is bounded as
+    their items are let go, not only at the document's end (review63: a
+    cube of 2×1000×1000 short texts took 4× the memory of sys.intern)."""
+    monkeypatch.setattr(nodes_module, "_SHARED_TEXTS_HELD", 64)
+    rows = "".join("    - [" + ", ".join(f"x{r}_{c}" for c in range(100)) + "]\n" for r in range(50))
+    text = "apiVersion: example.com/v1\nkind: Thing\nmetadata:\n  name: t\nspec:\n  rows:\n" + rows
+    table, share, sizes = nodes_module._shared_texts, nodes_module._share, []
+
+    def counted(text: str, default: str) -> str:
+        sizes.append(len(table))
+        return share(text, default)
+
+    monkeypatch.setattr(nodes_module, "_share", counted)
+    _read(text, True, monkeypatch)
+    assert len(sizes) > 5000
+    assert max(sizes) <= 64 + 2 * nodes_module._BOUND_EVERY
