@@ -798,9 +798,9 @@ class DroppingComposer(Composer):
         self.wanted = wanted
         # Takes out the items of a sequence StringItems marks (None: keeps them).
         self.strings: TakeItem | None = None
-        # Entries and items let go before the shared texts' bound is checked
-        # again (_let_go): wherever they are, however deep, and however few
-        # each collection holds.
+        # Entries and items still to be let go before the shared texts' bound
+        # is checked again (_let_go): wherever they are, however deep, and
+        # however few each collection holds.
         self._drops_to_bound = _BOUND_EVERY
 
     def descend_resolver(self, parent: Node | None, index: object) -> None:  # type: ignore[override]
@@ -821,14 +821,20 @@ class DroppingComposer(Composer):
                     key, last = pairs[-1]
                     if last is not DROPPED_ITEM:
                         pairs[-1] = (key, DROPPED_ITEM)
-                        self._let_go()
+                        self.dropped = True
+                        self._drops_to_bound -= 1  # _let_go, written out: one call an entry cost 2%
+                        if not self._drops_to_bound:
+                            self._let_go()
                     if len(pairs) >= _KEYS_HELD:
                         self._set_aside(parent, pairs)  # type: ignore[arg-type]
             elif index:  # the item before this one is complete
                 last = pairs[index - 1]  # type: ignore[operator]
                 if here is _DEAD or last.__class__ is not ScalarNode:
                     pairs[index - 1] = DROPPED_ITEM  # type: ignore[operator]
-                    self._let_go()
+                    self.dropped = True
+                    self._drops_to_bound -= 1  # (as above)
+                    if not self._drops_to_bound:
+                        self._let_go()
             stack.append(_DEAD)
             return
         if here.__class__ is Fold:
@@ -849,7 +855,10 @@ class DroppingComposer(Composer):
         if here.__class__ is StringItems:
             if index and parent.__class__ is SequenceNode and self.strings is not None \
                     and self.strings(parent, index - 1, here):  # type: ignore[arg-type, operator]
-                self._let_go()  # the item before this one, complete, taken out
+                self.dropped = True  # the item before this one, complete, taken out
+                self._drops_to_bound -= 1  # (as above)
+                if not self._drops_to_bound:
+                    self._let_go()
             stack.append(WHOLE_REACH)
             return
         if here.__class__ is _Object:
@@ -887,15 +896,13 @@ class DroppingComposer(Composer):
             stack.append(below)
 
     def _let_go(self) -> None:
-        """An entry or item was let go: the texts of the nodes it held may
-        be held by the shared texts' table alone, which is bounded after
-        every _BOUND_EVERY of them (a tree of many small lists dropped, a
-        PrometheusRule's groups of rules, reaches no other check)."""
-        self.dropped = True
-        self._drops_to_bound -= 1
-        if not self._drops_to_bound:
-            self._drops_to_bound = _BOUND_EVERY
-            _bound_shared_texts()
+        """_BOUND_EVERY entries or items were let go (`_drops_to_bound`
+        counts them down): the texts of the nodes they held may be held by
+        the shared texts' table alone, which is bounded now (a tree of many
+        small lists dropped, a PrometheusRule's groups of rules, reaches no
+        other check)."""
+        self._drops_to_bound = _BOUND_EVERY
+        _bound_shared_texts()
 
     def _set_aside(self, mapping: MappingNode, pairs: list[tuple[Node, Node]]) -> None:
         """Takes a large dropped mapping's entries out, but its last, keeping
