@@ -43,6 +43,7 @@ from ..syntax.nodes import (
     Node,
     ScalarNode,
     SequenceNode,
+    StringItems,
     drop_item,
     NONFINITE_WORDS,
     NotReadable,
@@ -84,7 +85,6 @@ from .packed import PackedTexts
 if TYPE_CHECKING:
     from ..syntax import blockkeys
     from ..syntax.earlier import Aliases, Cut
-    from .graph.references import TakenStrings
 
 HELM4_FILENAME_ANNOTATION = "postrenderer.helm.sh/postrender-filename"
 # kustomize's record of the file an object came from, with `buildMetadata:
@@ -1028,10 +1028,10 @@ class Pruner(Protocol):
         what the text says the kind will be, if it says (asked only of a
         field some config kind folds)."""
 
-    def string_taker(self) -> TakenStrings:
+    def string_taker(self) -> StringTaker:
         """What takes a large workload's plain env items out as they are
-        composed (references.TakenStrings): its `root` is set once read keeps
-        the document."""
+        composed (graph/references.TakenStrings): its `root` is set once read
+        keeps the document."""
 
     def folder(self, kind: str | None) -> Folder:
         """What takes the entries of the mappings a reach marks Fold, as the
@@ -1051,6 +1051,16 @@ class Folder(Protocol):
     def finish(self, root: Node | None) -> bool:
         """Whether the document composed (`root`) may be read as it is: else
         it is composed again whole."""
+
+
+class StringTaker(Protocol):
+    """A Pruner's taker of the env items a reach marks StringItems, for one
+    document (graph/references.TakenStrings, which the walk reads)."""
+
+    root: Node | None  # the document's, once read keeps it
+
+    def take(self, items: SequenceNode, at: int, mark: StringItems) -> bool:
+        """Item `at` of `items`, complete: whether it was taken out (DROPPED_ITEM)."""
 
 
 def read(sources: list[Source], limits: Limits, prune: Pruner | None = None) -> Stream:
@@ -1359,7 +1369,7 @@ class _Dropping:
         self._item_folder: Folder | None = None  # the item's being composed
         self._composer: DroppingComposer | None = None
         self._text = ""
-        self._taken: TakenStrings | None = None
+        self._taken: StringTaker | None = None
 
     def composer(self, text: str) -> Composer:
         self._text = text
