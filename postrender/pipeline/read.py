@@ -154,8 +154,8 @@ class Source:
     large stream the chunks are held compressed (pipeline/packed.py).
     """
 
-    __slots__ = ("name", "size", "_text", "_chunks", "_packed", "first_document", "first_lines", "left_out",
-                 "anchors_renamed", "colons_hidden")
+    __slots__ = ("name", "size", "_text", "_chunks", "_packed", "first_document", "first_lines", "_rendered",
+                 "left_out", "anchors_renamed", "colons_hidden")
 
     def __init__(self, name: str | None, text: str) -> None:
         if text and not text.endswith("\n"):
@@ -177,6 +177,12 @@ class Source:
         # The 0-based line each of its documents starts on, once read: 8
         # bytes a document, where an int object each was 28 and a slot.
         self.first_lines = _NO_LINES
+        # Of each document Helm 3 headed with its chart file, where in that
+        # file's rendered text it sits (Document.rendered): a Rendered's two
+        # numbers a document, an origin of -1 where there is none. 16 bytes a
+        # document, where a Rendered and its int were some 80 and a slot
+        # (25,000 small apps: 149 -> 144 MiB); none where no header is.
+        self._rendered: array[int] | None = None
         # Of each document (0-based) whose text read masked entries in
         # (_drop_earlier_keys): the cuts and what read said of them, for a
         # read of the same source again (a KRM functionConfig's options) to
@@ -218,6 +224,27 @@ class Source:
             self._packed.replace(document, text)
         else:
             self._chunks[document] = text  # in place: a copy per document would be quadratic
+
+    def read_as(self, first_document: int, first_lines: array[int]) -> None:
+        """Its documents are read as the stream's from `first_document`,
+        starting on `first_lines`: what an earlier read found is forgotten."""
+        self.first_document, self.first_lines, self._rendered = first_document, first_lines, None
+
+    def rendered(self, document: int) -> Rendered | None:
+        """Where its `document`th document (0-based) sits in its chart
+        file's rendered text, if known."""
+        held = self._rendered
+        if held is None or held[2 * document + 1] < 0:
+            return None
+        return Rendered(held[2 * document], held[2 * document + 1])
+
+    def set_rendered(self, document: int, rendered: Rendered | None) -> None:
+        if self._rendered is None:
+            if rendered is None:
+                return
+            self._rendered = array("q", (0, -1)) * len(self.first_lines)
+        at = 2 * document
+        self._rendered[at], self._rendered[at + 1] = (rendered.before, rendered.origin) if rendered else (0, -1)
 
     def left_out_warnings(self) -> list[Diagnostic]:
         """What reading said it left out (text_left_out), in the text's order."""
@@ -276,8 +303,6 @@ class Document:
     # Ids of nodes reachable by more than one path (through aliases): an edit
     # to one of them shows up at every alias.
     shared: frozenset[int] = frozenset()
-    # Where it sits in its chart file's rendered text, once Helm named the file.
-    rendered: Rendered | None = None
     # A `# Source:` comment heading the chunk, known before it is composed.
     header_source: str | None = None
     # Its size in libyaml's parse events (see Limits.max_nodes).
@@ -296,6 +321,16 @@ class Document:
     # Entries a later one with an equal key overrides, masked in `text` and
     # left out as the document is written (_drop_earlier_keys).
     left_out: tuple[Cut, ...] = ()
+
+    @property
+    def rendered(self) -> Rendered | None:
+        """Where it sits in its chart file's rendered text, once Helm named
+        the file: held by its source (Source.rendered)."""
+        return self.source.rendered(self.index - self.source.first_document)
+
+    @rendered.setter
+    def rendered(self, rendered: Rendered | None) -> None:
+        self.source.set_rendered(self.index - self.source.first_document, rendered)
 
     @property
     def first_line(self) -> int:
@@ -1083,8 +1118,7 @@ def read(sources: list[Source], limits: Limits, prune: Pruner | None = None) -> 
         else:
             source.held_in(_chunks(text, starts.begins))
         del text  # packed: the source holds it no more
-        source.first_document = len(documents) + 1
-        source.first_lines = starts.lines
+        source.read_as(len(documents) + 1, starts.lines)
         for at in range(len(starts.lines)):
             chunk = source.document_text(at)
             doc = kind(
@@ -1693,8 +1727,8 @@ def _helm3_header(doc: Document, so_far: _ChartFiles, sorted_files: frozenset[st
         doc.header_source = file = so_far.names.setdefault(file, file)
         if file in sorted_files:
             return
-        doc.rendered = Rendered(so_far.lines.get(file, 0), line)
-        so_far.lines[file] = doc.rendered.next_before(_line_count(doc.text))
+        rendered = doc.rendered = Rendered(so_far.lines.get(file, 0), line)
+        so_far.lines[file] = rendered.next_before(_line_count(doc.text))
 
 
 def _files_helm_may_have_sorted(text: str, begins: Sequence[int]) -> frozenset[str]:
