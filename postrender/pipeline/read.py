@@ -293,6 +293,17 @@ _NO_LINES = array("q")
 
 
 @record(eq=False)
+class _Seldom:
+    """What few documents hold (Document.shared, line_starts,
+    items_kept_for_edits): one slot of a Document for the three, unset in
+    most (100,000 tiny ConfigMaps: 1.5 MiB)."""
+
+    shared: frozenset[int] = frozenset()
+    line_starts: array[int] | None = None
+    items_kept_for_edits: frozenset[int] = frozenset()
+
+
+@record(eq=False)
 class Document:
     index: int  # 1-based, across all sources
     text: str
@@ -300,27 +311,67 @@ class Document:
     root: Node | None
     newline: str
     source_comment: str | None = None
-    # Ids of nodes reachable by more than one path (through aliases): an edit
-    # to one of them shows up at every alias.
-    shared: frozenset[int] = frozenset()
     # A `# Source:` comment heading the chunk, known before it is composed.
     header_source: str | None = None
     # Its size in libyaml's parse events (see Limits.max_nodes).
     nodes: int = 0
-    # Where each line of the text starts, once a line is asked for.
-    line_starts: array[int] | None = None
     # Whether what read kept of the node graph can take new keys: False when
     # it kept no metadata or pod templates (pipeline/needs.py), and an edit
     # that gives a mapping keys composes the document again (rewrite.py).
     kept_for_edits: bool = True
-    # Of a List that is not kept_for_edits, the items that can take keys
-    # themselves (configs whose edits were not made ahead, kept whole; in a
-    # run that gives most workloads keys, those that may get them): their
-    # edits need not compose the whole List again.
-    items_kept_for_edits: frozenset[int] = frozenset()
     # Entries a later one with an equal key overrides, masked in `text` and
     # left out as the document is written (_drop_earlier_keys).
     left_out: tuple[Cut, ...] = ()
+    # shared, line_starts and items_kept_for_edits, where one is set.
+    _seldom: _Seldom | None = None
+
+    @property
+    def shared(self) -> frozenset[int]:
+        """Ids of nodes reachable by more than one path (through aliases): an
+        edit to one of them shows up at every alias."""
+        seldom = self._seldom
+        return _NO_IDS if seldom is None else seldom.shared
+
+    @shared.setter
+    def shared(self, ids: frozenset[int]) -> None:
+        self._set_seldom("shared", ids, not ids)
+
+    @property
+    def line_starts(self) -> array[int] | None:
+        """Where each line of the text starts, once a line is asked for."""
+        seldom = self._seldom
+        return None if seldom is None else seldom.line_starts
+
+    @line_starts.setter
+    def line_starts(self, starts: array[int] | None) -> None:
+        self._set_seldom("line_starts", starts, starts is None)
+
+    @property
+    def items_kept_for_edits(self) -> frozenset[int]:
+        """Of a List that is not kept_for_edits, the items that can take keys
+        themselves (configs whose edits were not made ahead, kept whole; in a
+        run that gives most workloads keys, those that may get them): their
+        edits need not compose the whole List again."""
+        seldom = self._seldom
+        return _NO_IDS if seldom is None else seldom.items_kept_for_edits
+
+    @items_kept_for_edits.setter
+    def items_kept_for_edits(self, items: frozenset[int]) -> None:
+        self._set_seldom("items_kept_for_edits", items, not items)
+
+    def _set_seldom(self, name: str, value: object, unset: bool) -> None:
+        """Sets one of _Seldom's; `unset`: `value` is its default. Where all
+        three are, the record goes: read drops the table of lines it made
+        for a message of each document holding a key twice (40,000 of them:
+        2 MiB of records held for nothing)."""
+        seldom = self._seldom
+        if seldom is None:
+            if unset:
+                return
+            seldom = self._seldom = _Seldom()
+        setattr(seldom, name, value)
+        if not seldom.shared and seldom.line_starts is None and not seldom.items_kept_for_edits:
+            self._seldom = None
 
     @property
     def rendered(self) -> Rendered | None:
