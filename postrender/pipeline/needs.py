@@ -29,26 +29,34 @@ A large document (read.DROP_FROM) is pruned as it is composed instead
 starts, and a config's data entries are read into its content hash one by
 one (index/folding.py, `folder`), so a dense one is never held whole.
 
-A document with aliases or merge keys is kept whole: an alias makes one
-node sit at several paths, and a merge key lets `get` find a key in a
-mapping the pruning walk sees as a value of `<<`.
+A document with aliases or merge keys is pruned too (but a List sharing
+nodes, whose graph peaks as it is read and which the guard walks as read),
+once read's whole-graph checks are done: an alias makes one node sit at
+several paths, so what a kept-whole node holds is never pruned through
+another path, and the shared nodes' facts are kept (read.KeptShared: which
+nodes still held are shared, and how many paths led to each); a merge
+key's value is never stubbed, as `get` finds keys in it (syntax/prune.py).
+Its objects' edits are not made ahead: they are checked against the nodes
+they would change through an alias as they are asked for (rewrite.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from itertools import chain
 
 from ..fieldspecs import ReferenceTable, Segment
 from ..fieldspecs.walk import WILDCARD, Compiled, PathTree, SpecIndex
 from ..syntax.nodes import (
     WHOLE_REACH, Fold, StringItems, MappingNode, Reach, ScalarNode, SequenceNode, may_hold_merge_keys, node_at,
+    StubMapping, StubSequence, unique_nodes,
 )
 from ..syntax.prune import Path, prune, stub
 from .graph import byname, dependencies, producers, references
 from .graph.references import is_config_object
 from .index import folding
 from .index.configs import content_of, hold_as_hash, in_content
-from .read import Document, KubeObject, object_path
+from .read import Document, KeptShared, KubeObject, object_path, path_counts
 
 
 class Needs:
@@ -110,13 +118,16 @@ class Needs:
             for obj in objects:
                 self._walk(obj)
         # Every document, small ones too: the walk is done, and what the
-        # stages still read is a few paths (prune follows only those). Not
-        # one that shares nodes: the guard walks its graph as read, whole
-        # (check/guard._whole_root).
-        if not self.prunes or doc.root is None or doc.shared or not objects or may_hold_merge_keys(doc.text):
+        # stages still read is a few paths (prune follows only those). But a
+        # List that shares nodes: composed whole, it peaks as it is read, and
+        # the guard walks its graph as read (check/guard._whole_root), where
+        # composing it again pruned peaked higher (the 5,000 bench apps as
+        # one List, one anchor and its alias: 289 -> 297 MiB).
+        if not self.prunes or doc.root is None or not objects or doc.shared and objects[0].item is not None:
             return
+        shares, merges = bool(doc.shared), may_hold_merge_keys(doc.text)
         readers = self._readers_made()
-        for obj in objects if not walked else ():
+        for obj in objects if not walked and not shares and not merges else ():
             self._prepared(obj, readers)
         keep: list[tuple[Path, bool]] = []
         for obj in objects:
@@ -135,13 +146,18 @@ class Needs:
             # KRM ResourceList's functionConfig is read after it (krm.py).
             keep.extend(((key.value,), True) for key, _ in doc.root.value  # type: ignore[union-attr]
                         if isinstance(key, ScalarNode) and key.value != "items")
+        # What the rewrite asks of its shared nodes, known while it is whole.
+        facts = KeptShared(self._paths_counted(doc, objects), doc.root) if shares else None
         if keep:
-            prune(doc.text, doc.root, keep)
+            prune(doc.text, doc.root, keep, shares, merges)
         else:
             # No stage reads anything of it (most workloads and Services in
             # a run that edits few of them): not even the keys stay. An
             # empty mapping stands for the object, where it was.
             doc.root = objects[0].node = stub(doc.text, doc.root)
+        if facts is not None:
+            facts.ids = self._shared_held(doc, objects)
+            doc.shared = facts
         for obj in objects if listed else ():
             # A List's item no path kept is a stub in the list now; the
             # object must not hold the whole item on by itself.
@@ -154,6 +170,37 @@ class Needs:
         doc.kept_for_edits = all(kept)
         if listed and not doc.kept_for_edits and any(kept):
             doc.items_kept_for_edits = frozenset(obj.item for obj, can in zip(objects, kept) if can)
+
+    def _paths_counted(self, doc: Document, objects: list[KubeObject]) -> dict[int, int]:
+        """How many paths lead to each shared node the walk found in a
+        document (a reference's scalar, which the rewrite may replace:
+        rewrite._check_shared), counted in its whole graph before it is
+        pruned; none where it found no shared one (a ConfigMap whose values
+        alias one anchored value: its graph is not walked again)."""
+        shared = doc.shared
+        found = [id(node) for node in self._found_nodes(objects) if id(node) in shared]
+        if not found:
+            return {}
+        paths = path_counts(doc.root)  # type: ignore[arg-type]
+        return {node: paths.get(node, 0) for node in found}
+
+    def _found_nodes(self, objects: list[KubeObject]) -> Iterator[object]:
+        """The nodes the walk found in `objects` and holds apart from their
+        tree: references' scalars, pod strings."""
+        for obj in objects:
+            found = self._found.get(obj, references.NOTHING)
+            yield from (ref.node for ref in found.references)
+            yield from found.strings.nodes
+
+    def _shared_held(self, doc: Document, objects: list[KubeObject]) -> frozenset[int]:
+        """The ids of doc.shared that a pruned document still holds, in its
+        tree or as what the walk found (`_found_nodes`) (read.KeptShared).
+        Not a stub's: prune made those, and one may have taken the id of a
+        node it had just let go of."""
+        shared = doc.shared
+        held = chain((node for node in unique_nodes(doc.root)  # type: ignore[arg-type]
+                      if not isinstance(node, (StubMapping, StubSequence))), self._found_nodes(objects))
+        return frozenset(id(node) for node in held if id(node) in shared)
 
     def item(self, obj: KubeObject, items: SequenceNode) -> None:
         """Walks a List's item as soon as it is composed, and prunes it

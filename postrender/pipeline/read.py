@@ -298,7 +298,7 @@ class _Seldom:
     items_kept_for_edits): one slot of a Document for the three, unset in
     most (100,000 tiny ConfigMaps: 1.5 MiB)."""
 
-    shared: frozenset[int] = frozenset()
+    shared: frozenset[int] | KeptShared = frozenset()
     line_starts: array[int] | None = None
     items_kept_for_edits: frozenset[int] = frozenset()
 
@@ -326,14 +326,15 @@ class Document:
     _seldom: _Seldom | None = None
 
     @property
-    def shared(self) -> frozenset[int]:
+    def shared(self) -> frozenset[int] | KeptShared:
         """Ids of nodes reachable by more than one path (through aliases): an
-        edit to one of them shows up at every alias."""
+        edit to one of them shows up at every alias. Once the document is
+        pruned (pipeline/needs.py), those of the nodes it still holds (KeptShared)."""
         seldom = self._seldom
         return _NO_IDS if seldom is None else seldom.shared
 
     @shared.setter
-    def shared(self, ids: frozenset[int]) -> None:
+    def shared(self, ids: frozenset[int] | KeptShared) -> None:
         self._set_seldom("shared", ids, not ids)
 
     @property
@@ -436,29 +437,15 @@ class Document:
     def paths_to(self, targets: Collection[int]) -> dict[int, int]:
         """How many paths Kubernetes reads lead from the root to each node
         of `targets` (ids): 1 unless it is shared; one through an entry
-        another overrides is read nowhere (read_children). In one walk for
-        them all: one walk per node made a List of items sharing nodes
-        quadratic (review62a)."""
-        if self.root is None or not any(target in self.shared for target in targets):
+        another overrides is read nowhere (read_children). Of a pruned
+        document, as counted in the whole graph (KeptShared), for its shared
+        nodes (the others: 1)."""
+        shared = self.shared
+        if self.root is None or not any(target in shared for target in targets):
             return dict.fromkeys(targets, 1)
-        # Each node's children once (a merge's entries are worked out), and
-        # the nodes in an order where each comes after every node above it.
-        below: dict[int, list[Node]] = {}
-        order: list[Node] = []
-        stack: list[tuple[Node, bool]] = [(self.root, False)]
-        while stack:
-            node, children_done = stack.pop()
-            if children_done:
-                order.append(node)
-            elif id(node) not in below:
-                kids = below[id(node)] = read_children(node)
-                stack.append((node, True))
-                stack.extend((child, False) for child in kids if id(child) not in below)
-        paths: dict[int, int] = {id(self.root): 1}
-        for node in reversed(order):
-            through = paths.get(id(node), 0)
-            for child in below[id(node)]:
-                paths[id(child)] = paths.get(id(child), 0) + through
+        if type(shared) is KeptShared:
+            return {target: shared.paths_to(target) for target in targets}
+        paths = path_counts(self.root)
         return {target: paths.get(target, 0) for target in targets}
 
     def location(self, node: Node | None = None, kind: str | None = None, name: str | None = None,
@@ -469,14 +456,83 @@ class Document:
             offset = node.start_mark
         if kind is None and name is None and isinstance(self.root, MappingNode):
             # Structural errors come before objects exist; the root still says
-            # what it is, and a List's item what it is.
-            named = _item_at(self.root, offset) if offset is not None else None
-            named = named if named is not None else self.root
-            kind, name = _string(_last(named, "kind")), _string(_last(_last(named, "metadata"), "name"))
+            # what it is (as it said before it was pruned: KeptShared), and a
+            # List's item what it is.
+            shared = self.shared
+            if type(shared) is KeptShared:
+                kind, name = shared.named
+            else:
+                named = _item_at(self.root, offset) if offset is not None else None
+                kind, name = _named(named if named is not None else self.root)
         where = self.where
         if line is None:
             line = self.first_line + self.chunk_line(offset) + 1 if offset is not None else self.first_line + 1
         return Location(self.index, where, kind, name, line, self.rendered_line(line), self._names_another_file(where))
+
+
+def path_counts(root: Node) -> dict[int, int]:
+    """How many paths Kubernetes reads lead from `root` to each node under
+    it, by id (Document.paths_to). In one walk for them all: one walk per
+    node made a List of items sharing nodes quadratic (review62a)."""
+    # Each node's children once (a merge's entries are worked out), and
+    # the nodes in an order where each comes after every node above it.
+    below: dict[int, list[Node]] = {}
+    order: list[Node] = []
+    stack: list[tuple[Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        if children_done:
+            order.append(node)
+        elif id(node) not in below:
+            kids = below[id(node)] = read_children(node)
+            stack.append((node, True))
+            stack.extend((child, False) for child in kids if id(child) not in below)
+    paths: dict[int, int] = {id(root): 1}
+    for node in reversed(order):
+        through = paths.get(id(node), 0)
+        for child in below[id(node)]:
+            paths[id(child)] = paths.get(id(child), 0) + through
+    return paths
+
+
+class KeptShared:
+    """Document.shared of a document that shares nodes, once pruned after
+    read's whole-graph checks (pipeline/needs.py; never a List): the ids of
+    the shared nodes it still holds (in its kept tree, or a reference's or
+    pod string's own scalar), and of those the walk found (which the
+    rewrite may replace), how many paths led to each in the whole graph
+    (`paths`, for Document.paths_to). The ids of nodes pruned away are not
+    held: once a node is freed, a new one (a stub, a node composed again)
+    may take its id. Always true, as a document sharing nodes is, though
+    none it holds now may be shared."""
+
+    __slots__ = ("ids", "paths", "named")
+
+    def __init__(self, paths: dict[int, int], whole: MappingNode) -> None:
+        """Made before the document is pruned, of its root (`whole`): the kind
+        and name a message gives a place in it (Document.location). The ids of
+        the shared nodes held are known once it is pruned (`ids`, set then)."""
+        self.ids: frozenset[int] = frozenset()
+        self.paths = paths
+        self.named = _named(whole)
+
+    def __contains__(self, node_id: object) -> bool:
+        return node_id in self.ids
+
+    def __bool__(self) -> bool:
+        return True
+
+    def paths_to(self, node_id: int) -> int:
+        """Paths to a shared node: counted only for those the walk found,
+        the only ones a stage replaces (rewrite._check_shared)."""
+        if node_id not in self.paths:
+            raise AssertionError("paths to a shared node the walk did not find were not counted")
+        return self.paths[node_id]
+
+
+def _named(node: MappingNode) -> tuple[str | None, str | None]:
+    """The kind and name a message gives an object's mapping (Document.location)."""
+    return _string(_last(node, "kind")), _string(_last(_last(node, "metadata"), "name"))
 
 
 def _last(node: Node | None, key: str) -> Node | None:
@@ -2704,7 +2760,7 @@ def _check_structure(doc: Document, root: Node, limits: Limits, checked: Node | 
     if anchors:
         _check_expansion(doc, root, limits.max_expanded_nodes)
         if "*" in text:
-            doc.shared = _shared_nodes(root)
+            doc.shared = shared_nodes(root)
     _check_nodes(doc, root, anchors, may_hold_tags(text), "\\/" in text and not _is_json_first(doc), checked)
 
 
@@ -3239,7 +3295,9 @@ def _check_expansion(doc: Document, root: Node, limit: int) -> None:
                 stack.append((child, False))
 
 
-def _shared_nodes(root: Node) -> frozenset[int]:
+def shared_nodes(root: Node) -> frozenset[int]:
+    """The ids of the nodes under `root` reachable by more than one path
+    (through aliases), and of every node under those."""
     nodes: dict[int, Node] = {}
     aliased: list[Node] = []
     stack: list[Node] = [root]

@@ -4,7 +4,7 @@ the plan stage decides, this writes."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Container, Sequence
 from itertools import chain
 
 from ..printable import quoted
@@ -37,7 +37,7 @@ from ..vocabulary import (
     LABEL_SCOPE,
     LABEL_VERSIONED,
 )
-from .read import Document, KubeObject, object_node, recompose
+from .read import Document, KeptShared, KubeObject, object_node, recompose, shared_nodes
 
 
 @record
@@ -345,6 +345,11 @@ class DocumentEdits:
     # another mapping edit of the object comes (mapping_at). A List's items
     # may each have theirs: then a dict, by object.
     _ahead: tuple[KubeObject, Ahead, _Later] | dict[KubeObject, tuple[Ahead, _Later]] | None = None
+    # Of a document that shares nodes, pruned (read.KeptShared): the ids of
+    # the shared nodes it holds and of those of each graph composed again
+    # for edits, in which it shares the same nodes (`_shared`). The kept
+    # ones' facts cannot tell a node composed again.
+    _composed_shared: frozenset[int] | None = None
     # Keys given to a mapping of a document read did not keep for edits
     # (Document.kept_for_edits, not a List), by the object and the path of
     # the mapping, until the document is written (`edits`): made then from
@@ -430,7 +435,7 @@ class DocumentEdits:
         one graph only, so edits to one mapping still merge."""
         if obj.item is None:
             if self._whole is None:
-                whole = self._whole = recompose(self.document)
+                whole = self._whole = self._composed(recompose(self.document))
                 deferred, self._deferred = self._deferred, None
                 for (owner, path), entry in (deferred or {}).items():
                     root = object_node(whole, owner) if whole is not None else None
@@ -444,9 +449,22 @@ class DocumentEdits:
         composed = self._items_whole
         if obj.item not in composed:
             items = {obj.item} | (self._expected or set()) - composed.keys()
-            whole = recompose(self.document, items)
+            whole = self._composed(recompose(self.document, items))
             composed.update(dict.fromkeys(items, whole))
         return composed[obj.item]
+
+    def _composed(self, whole: MappingNode | None) -> MappingNode | None:
+        """`whole`, composed again for edits, its shared nodes known (`_shared`)."""
+        shared = self.document.shared
+        if whole is not None and type(shared) is KeptShared:
+            known = self._composed_shared if self._composed_shared is not None else shared.ids
+            self._composed_shared = known | shared_nodes(whole)
+        return whole
+
+    def _shared(self) -> Container[int]:
+        """The ids of the shared nodes of every graph of the document an
+        edit may reach: as read holds it, and as composed again."""
+        return self._composed_shared if self._composed_shared is not None else self.document.shared
 
     def set_at(self, obj: KubeObject, path: Path, values: dict[str, Value]) -> None:
         """As `set`, on the mapping at `path` in `obj` (mapping_at)."""
@@ -494,7 +512,7 @@ class DocumentEdits:
         """`values` becomes part of the edits: made for this call, and not
         changed by the caller afterwards."""
         if self.document.shared:
-            _refuse_shared(self.document, mapping, values)
+            _refuse_shared(self.document, self._shared(), mapping, values)
         if self._entries is None:
             self._entries = {}
         current = self._entries.get(mapping)
@@ -567,7 +585,8 @@ class DocumentEdits:
     def add_copy(self, version: Version) -> None:
         """An unsuffixed copy of the document, marked as a copy of `version`."""
         if self.document.shared:
-            _refuse_shared(self.document, version.obj.node, _copy_marks(version.name, _own_id(version.obj)))
+            _refuse_shared(self.document, self._shared(), version.obj.node,
+                           _copy_marks(version.name, _own_id(version.obj)))
         self._copied += (version,)
 
     @property
@@ -670,19 +689,20 @@ def _check_shared(doc: Document, replaced: Sequence[tuple[ScalarNode, str]]) -> 
             raise _shared_error(doc, node)
 
 
-def _refuse_shared(doc: Document, mapping: MappingNode, values: dict[str, Value]) -> None:
+def _refuse_shared(doc: Document, shared: Container[int], mapping: MappingNode, values: dict[str, Value]) -> None:
     """Keys are added or replaced in place; through an alias that would
     change every other place the node is used (or, under a merge key `<<`,
-    hide the merged entries), so such input is refused."""
-    if id(mapping) in doc.shared:
+    hide the merged entries), so such input is refused. `shared`: the ids
+    of the shared nodes of the graph `mapping` is in (DocumentEdits._shared)."""
+    if id(mapping) in shared:
         raise _shared_error(doc, mapping)
     for key, value in values.items():
         current = get(mapping, key)
         if current is None:
             continue
         if isinstance(value, dict) and isinstance(current, MappingNode):
-            _refuse_shared(doc, current, value)
-        elif id(current) in doc.shared:
+            _refuse_shared(doc, shared, current, value)
+        elif id(current) in shared:
             raise _shared_error(doc, current)
 
 

@@ -14,6 +14,9 @@ What a stage reads of a pruned tree is then what it read of the whole one:
 list items keep their positions (a stub stands in for each dropped item),
 mapping keys all stay, and a walk that reaches a stub finds nothing, as it
 would have found nothing the stages need there.
+
+A document whose nodes aliases share, or that holds merge keys, is pruned
+so too (`shares`, `merges`): see `prune`.
 """
 
 from __future__ import annotations
@@ -22,12 +25,13 @@ from collections.abc import Iterable
 
 from .edit import content_end
 from .nodes import (SHARED_OFFSETS_BELOW, MappingNode, Node, ScalarNode, SequenceNode, StubMapping, StubSequence,
-                    default_tag, node_at)
+                    default_tag, is_merge_key, merge_sources, node_at, unique_nodes)
 
 Path = tuple[str | int, ...]
 
 
-def prune(text: str, root: Node, keep: Iterable[tuple[Path, bool]]) -> None:
+def prune(text: str, root: Node, keep: Iterable[tuple[Path, bool]], shares: bool = False,
+          merges: bool = False) -> None:
     """Make the tree under `root` hold only what is needed, in place.
 
     `keep`: paths from `root` to the nodes that stay, each with whether
@@ -36,9 +40,18 @@ def prune(text: str, root: Node, keep: Iterable[tuple[Path, bool]]) -> None:
     flags read items side by side). Kept nodes stay the very same objects,
     so what holds them by identity still does. Only the kept paths are
     followed, never the whole tree: a document costs what it keeps.
+
+    `shares`: aliases may reach a node from several places, so a node kept
+    whole may hold one that a path keeps only in part: everything under a
+    node kept whole is kept whole (else pruning the one would change the
+    other). `merges`: a mapping may hold a merge key (`<<`), whose value
+    `get` and `read_entries` read as the mapping's own entries: a kept
+    mapping's merge value is never stubbed, but pruned as its own entries
+    are (a path through a merged key already names the merged value's node).
     """
     needed: set[int] = {id(root)}
     whole: set[int] = set()
+    kept_whole: list[Node] = []
     for path, all_of_it in keep:
         node: Node | None = root
         for step in path:
@@ -49,6 +62,9 @@ def prune(text: str, root: Node, keep: Iterable[tuple[Path, bool]]) -> None:
         else:
             if all_of_it and node is not None:
                 whole.add(id(node))
+                kept_whole.append(node)
+    if shares:
+        whole.update(id(under) for node in kept_whole for under in unique_nodes(node))
     stack = [root]
     while stack:
         node = stack.pop()
@@ -56,6 +72,8 @@ def prune(text: str, root: Node, keep: Iterable[tuple[Path, bool]]) -> None:
             continue
         if isinstance(node, MappingNode):
             pairs = node.value
+            if merges:
+                _merged_needed(pairs, needed)
             for i, (key, value) in enumerate(pairs):
                 if id(value) in needed:
                     stack.append(value)
@@ -69,6 +87,15 @@ def prune(text: str, root: Node, keep: Iterable[tuple[Path, bool]]) -> None:
                     stack.append(item)
                 elif _dropped(item):
                     items[i] = stub(text, item)
+
+
+def _merged_needed(pairs: list[tuple[Node, Node]], needed: set[int]) -> None:
+    """Marks needed the value of each merge key among a kept mapping's
+    entries, and the mappings it merges in (a list of them, each)."""
+    for key, value in pairs:
+        if is_merge_key(key):
+            needed.add(id(value))
+            needed.update(id(source) for source in merge_sources(value))
 
 
 def _dropped(node: Node) -> bool:

@@ -30,7 +30,7 @@ from ...syntax.nodes import (
 )
 from ..plan.versions import Plan, Version
 from ...vocabulary import ANNOTATION_KEEP_ORIGINAL, ANNOTATION_VERSIONED
-from ..read import Document, KubeObject, object_node, recompose
+from ..read import Document, KeptShared, KubeObject, object_node, recompose
 from ...lazyre import LazyPattern
 
 # Identity and bookkeeping, never references to a ConfigMap or Secret.
@@ -295,12 +295,13 @@ def _node_of(value: object) -> Node:
 
 
 def _whole_root(doc: Document, items: set[int] | None) -> MappingNode | None:
-    """The document's node graph, whole. A document that shares nodes
-    (aliases) is never pruned (pipeline/needs.py), so the graph read
-    composed is whole still: composed again, it was held twice (a List of
-    4,000 apps holding one anchor peaked at 297 MiB, 181 of them its first
-    graph)."""
-    if doc.shared and isinstance(doc.root, MappingNode):
+    """The document's node graph, whole. A List that shares nodes (aliases)
+    is not pruned (pipeline/needs.py), so it holds the graph read composed:
+    composed again, it was held twice (a List of 4,000 apps holding one
+    anchor peaked at 297 MiB, 181 of them its first graph). Any other
+    document that shares nodes is pruned (read.KeptShared), and composed
+    again here as every document is."""
+    if doc.shared and type(doc.shared) is not KeptShared and isinstance(doc.root, MappingNode):
         return doc.root
     return recompose(doc, items)
 

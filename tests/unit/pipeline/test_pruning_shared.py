@@ -1,0 +1,220 @@
+"""Documents that share nodes (anchors and aliases) or hold merge keys are
+pruned once read's whole-graph checks are done (pipeline/needs.py), as every
+other document is: a render of them must be the render of the whole ones,
+byte for byte and message for message, refusals included.
+
+What the rewrite asks of a shared node after read is kept as facts
+(read.KeptShared): which nodes still held are shared, and how many paths
+led in the whole graph to each scalar the walk found (rewrite._check_shared);
+a graph composed again for edits knows its own shared nodes
+(rewrite.DocumentEdits._shared). The cases below each fail if one of these
+is taken from the pruned tree instead (checked by breaking each on purpose).
+A List that shares nodes is not pruned (its graph peaks as it is read): its
+shapes here hold that its render stays as it was.
+"""
+
+import io
+import shlex
+
+import pytest
+
+from postrender import fieldspecs
+from postrender.cli import parse, render_options
+from postrender.errors import PostrenderError
+from postrender.limits import Limits
+from postrender.pipeline.graph.byname import pod_string_specs
+from postrender.pipeline.needs import Needs
+from postrender.pipeline.read import KeptShared, Source, read
+from postrender.pipeline.render import render
+from postrender.report import Reporter
+from postrender.syntax.nodes import node_at, unique_nodes
+from postrender.syntax.prune import prune
+
+CONFIGS = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: cfg}
+data: {k: v}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: sec}
+stringData: {k: v}
+---
+"""
+
+
+def _deployment(spec: str, metadata: str = "  name: app\n") -> str:
+    return CONFIGS + "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n" + metadata + spec
+
+
+def _user(source: str) -> str:
+    """A Deployment taking a config's keys as its env (`source`: its envFrom item)."""
+    return ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: user}\nspec:\n"
+            "  selector: {matchLabels: {app: u}}\n  template:\n    metadata: {labels: {app: u}}\n    spec:\n"
+            f"      containers:\n      - {{name: c, image: nginx, envFrom: [{{{source}}}]}}\n")
+
+
+SHAPES_ANNOTATIONS = (
+    "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app\n  annotations: &a {team: x}\nspec:\n"
+    "  selector: {matchLabels: {app: a}}\n  template:\n    metadata: {labels: {app: a}, annotations: *a}\n"
+    "    spec:\n      containers:\n      - name: c\n        image: nginx\n"
+    "        envFrom: [{configMapRef: {name: cfg}}]\n")
+
+SHAPES = {
+    # Charts' own idiom: the labels once, aliased for the selector and the pods.
+    "labels": _deployment(
+        "spec:\n  selector: {matchLabels: *l}\n  template:\n    metadata: {labels: *l}\n    spec:\n"
+        "      containers:\n      - name: c\n        image: nginx\n        envFrom: [{configMapRef: {name: cfg}}]\n",
+        "  name: app\n  labels: &l {app: a, tier: web}\n"),
+    # A config hash (annotate) goes to the pod template's annotations, which
+    # the Deployment's own share: refused, pruned or not.
+    "annotations": CONFIGS + SHAPES_ANNOTATIONS,
+    "metadata": _deployment(
+        "spec:\n  selector: {matchLabels: {app: a}}\n  template:\n    metadata: *m\n    spec:\n"
+        "      containers:\n      - name: c\n        image: nginx\n        envFrom: [{secretRef: {name: sec}}]\n",
+        "  &m\n  name: app\n  labels: {app: a}\n"),
+    "container and merge key": _deployment(
+        "spec:\n  selector: {matchLabels: {app: a}}\n  template:\n    metadata: {labels: {app: a}}\n    spec:\n"
+        "      containers:\n      - &c\n        name: c\n        image: nginx\n"
+        "        envFrom: [{configMapRef: {name: cfg}}]\n        resources: {limits: {cpu: 1}}\n"
+        "      - <<: *c\n        name: d\n        image: busybox\n"),
+    "env item": _deployment(
+        "spec:\n  selector: {matchLabels: {app: a}}\n  template:\n    metadata: {labels: {app: a}}\n    spec:\n"
+        "      initContainers:\n      - name: i\n        image: busybox\n        env:\n"
+        "        - &e {name: A, valueFrom: {secretKeyRef: {name: sec, key: k}}}\n"
+        "      containers:\n      - name: c\n        image: nginx\n        env: [*e, {name: B, value: b}]\n"),
+    "env merge key": _deployment(
+        "spec:\n  selector: {matchLabels: {app: a}}\n  template:\n    metadata: {labels: {app: a}}\n    spec:\n"
+        "      containers:\n      - name: c\n        image: nginx\n        env:\n"
+        "        - <<: {valueFrom: {configMapKeyRef: {name: cfg, key: k}}}\n          name: A\n"),
+    "volumes merge key": _deployment(
+        "spec:\n  selector: {matchLabels: {app: a}}\n  template:\n    metadata: {labels: {app: a}}\n    spec:\n"
+        "      volumes:\n      - &v {name: one, configMap: {name: cfg}}\n      - <<: *v\n        name: two\n"
+        "      - <<: [{secret: {secretName: sec}}, {name: x}]\n        name: three\n"
+        "      containers:\n      - name: c\n        image: nginx\n"),
+    # One name, two references: both rename it alike.
+    "referenced name, aliased by a reference": _deployment(
+        "spec:\n  selector: {matchLabels: {app: a}}\n  template:\n    metadata: {labels: {app: a}}\n    spec:\n"
+        "      containers:\n      - name: c\n        image: nginx\n        envFrom: [{configMapRef: {name: &n cfg}}]\n"
+        "      - name: d\n        image: nginx\n        envFrom: [{configMapRef: {name: *n}}]\n"),
+    # One name, a reference and a label: renaming it would change the
+    # label, so it is refused. Counted on the pruned tree (the label's
+    # metadata gone), one path would seem to lead to it.
+    "referenced name, aliased by a label": _deployment(
+        "spec:\n  selector: {matchLabels: {app: a}}\n  template:\n    metadata: {labels: {app: a, uses: &n cfg}}\n"
+        "    spec:\n      containers:\n      - name: c\n        image: nginx\n"
+        "        env: [{name: A, valueFrom: {configMapKeyRef: {name: *n, key: k}}}]\n"),
+    "config data": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\ndata: {a: &x one, b: *x, c: *x}\n---\n"
+                   + _user("configMapRef: {name: cfg}"),
+    # The version's marks and history go to annotations its data shares.
+    "config metadata": "apiVersion: v1\nkind: Secret\nmetadata: {name: sec, annotations: &s {k: v}}\n"
+                       "stringData: *s\n---\n" + _user("secretRef: {name: sec}"),
+    "config labels": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\n  labels: &l {a: b}\n"
+                     "data: *l\n---\n" + _user("configMapRef: {name: cfg}"),
+    "pod template of a List": "apiVersion: v1\nkind: List\nitems:\n"
+                              "- {apiVersion: v1, kind: ConfigMap, metadata: {name: cfg}, data: {k: v}}\n"
+                              "- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: one}\n"
+                              "  spec:\n    selector: {matchLabels: {app: a}}\n    template: &t\n"
+                              "      metadata: {labels: {app: a}}\n      spec:\n        containers:\n"
+                              "        - {name: c, image: nginx, envFrom: [{configMapRef: {name: cfg}}]}\n"
+                              "- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: two}\n"
+                              "  spec:\n    selector: {matchLabels: {app: a}}\n    template: *t\n",
+    # A config that keeps its name gives the Deployment a config hash on its
+    # pod template, in its document composed again: whose annotations its
+    # own share.
+    "config hash where composed again": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\n"
+                                        "  annotations: {postrender.io/versioned: 'false'}\ndata: {k: v}\n---\n"
+                                        + SHAPES_ANNOTATIONS,
+    # A grant's names merged in: a name is added beside it, in the merged list.
+    "grant through a merge key": CONFIGS + "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\n"
+                                 "metadata: {name: r}\nrules:\n- <<: {apiGroups: [''], resources: [configmaps],"
+                                 " resourceNames: [cfg]}\n  verbs: [get]\n---\n" + _user("configMapRef: {name: cfg}"),
+    # A List's config item, kept whole for its copy, holds what another
+    # item's grant is (kept in part, around the names it gains).
+    "grant inside a config item": "apiVersion: v1\nkind: List\nitems:\n"
+                                  "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: cfg}\n  data: {k: v}\n"
+                                  "  extra: &r {apiGroups: [''], resources: [configmaps], resourceNames: [cfg],"
+                                  " verbs: [get], deep: {x: {y: 1}}}\n"
+                                  "- apiVersion: rbac.authorization.k8s.io/v1\n  kind: Role\n  metadata: {name: r}\n"
+                                  "  rules: [*r]\n- " + _user("configMapRef: {name: cfg}").replace("\n", "\n  ")[:-2],
+    # The pod template's metadata merged in: its config hash goes there.
+    "pod template metadata merged in": _deployment(
+        "spec:\n  selector: {matchLabels: {app: a}}\n  template:\n    <<: {metadata: {labels: {app: a}}}\n"
+        "    spec:\n      containers:\n      - name: c\n        image: nginx\n"
+        "        envFrom: [{configMapRef: {name: cfg}}]\n"),
+    "merge key, no anchor": _deployment(
+        "spec:\n  <<: {selector: {matchLabels: {app: a}}}\n  template:\n    metadata: {labels: {app: a}}\n"
+        "    spec:\n      containers:\n      - <<: {name: c, image: nginx, envFrom: [{configMapRef: {name: cfg}}]}\n"
+        "        ports: [{containerPort: 80}]\n"),
+}
+
+# Flags that change what is kept and what is edited.
+FLAGS = ["", "--strategy annotate", "--keep-original=all", "--version-all", "--keep-previous argocd",
+         "--mutable --keep-original=none", "--keep-original=all --keep-previous helm"]
+
+
+def _render(text: str, argv: str, pruned: bool) -> tuple[str, list[str], list[str]]:
+    """A render, of the documents pruned as read (as a plain run reads them)
+    or read whole (as a KRM function's are)."""
+    options = render_options(parse([*shlex.split(argv), "-v"]))
+    sources = [Source("input.yaml", text)]
+    reporter = Reporter(verbose=True, stderr=io.StringIO(), keep_infos=True)
+    stream = None if pruned else read(sources, options.limits)
+    try:
+        output = render(sources, options, reporter, stream).output
+    except PostrenderError as error:
+        output = f"error: {error}"
+    return output, [w.message for w in reporter.warnings], reporter.infos
+
+
+@pytest.mark.parametrize("flags", FLAGS)
+@pytest.mark.parametrize("shape", SHAPES, ids=list(SHAPES))
+def test_shared_documents_render_alike_pruned_and_whole(shape: str, flags: str):
+    text = SHAPES[shape]
+    assert _render(text, flags, pruned=True) == _render(text, flags, pruned=False)
+
+
+@pytest.mark.parametrize("shape, flags", [
+    ("referenced name, aliased by a label", ""),
+    ("annotations", "--strategy annotate"),
+    ("config metadata", "--keep-original=all"),
+    ("config labels", ""),
+    ("config hash where composed again", ""),
+])
+def test_an_edit_through_an_alias_is_refused_when_pruned(shape: str, flags: str):
+    # The cases above compare alike also when both refuse nothing: these
+    # must refuse, as the whole document does.
+    output, _, _ = _render(SHAPES[shape], flags, pruned=True)
+    assert output.startswith("error: ") and "YAML alias" in output
+
+
+def _read_pruned(text: str) -> list:
+    table = fieldspecs.load_table([])
+    return read([Source(None, text)], Limits(), Needs(table, pod_string_specs(table))).documents
+
+
+def test_a_document_sharing_nodes_is_pruned():
+    # bench/run's anchored apps: each Deployment was held whole (25,000 of
+    # them: 313 MiB); its probes, ports and resources are not kept now.
+    text = SHAPES["container and merge key"]
+    whole = read([Source(None, text)], Limits()).documents[-1]
+    pruned = _read_pruned(text)[-1]
+    assert isinstance(pruned.shared, KeptShared) and pruned.shared
+    assert len(unique_nodes(pruned.root)) < len(unique_nodes(whole.root))
+
+
+def test_the_paths_to_a_shared_reference_are_counted_in_the_whole_graph():
+    # Two containers (one merged from the other) read one name: two paths.
+    pruned = _read_pruned(SHAPES["container and merge key"])[-1]
+    assert sorted(pruned.shared.paths.values()) == [2]
+    pruned = _read_pruned(SHAPES["referenced name, aliased by a label"])[-1]
+    assert sorted(pruned.shared.paths.values()) == [2]
+
+
+def test_what_a_node_kept_whole_holds_is_not_pruned_through_another_path():
+    # `a` is kept whole; `b`, a node inside it, only around `z`: `x` stays.
+    text = "kind: Thing\na: {inner: &s {x: {q: 1}, z: [{w: 2}]}}\nb: *s\n"
+    doc = read([Source(None, text)], Limits()).documents[0]
+    prune(text, doc.root, [(("a",), True), (("b", "z", 0), False)], shares=True)
+    assert node_at(doc.root, ("a", "inner", "x", "q")).value == "1"
