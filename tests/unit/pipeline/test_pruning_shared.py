@@ -13,22 +13,17 @@ A List that shares nodes is not pruned (its graph peaks as it is read): its
 shapes here hold that its render stays as it was.
 """
 
-import io
-import shlex
-
 import pytest
 
 from postrender import fieldspecs
-from postrender.cli import parse, render_options
-from postrender.errors import PostrenderError
 from postrender.limits import Limits
 from postrender.pipeline.graph.byname import pod_string_specs
 from postrender.pipeline.needs import Needs
 from postrender.pipeline.read import KeptShared, Source, read
-from postrender.pipeline.render import render
-from postrender.report import Reporter
 from postrender.syntax.nodes import node_at, unique_nodes
 from postrender.syntax.prune import prune
+
+from test_pruning import _render  # the render pruned as read, or of the documents read whole
 
 CONFIGS = """\
 apiVersion: v1
@@ -152,20 +147,6 @@ SHAPES = {
 # Flags that change what is kept and what is edited.
 FLAGS = ["", "--strategy annotate", "--keep-original=all", "--version-all", "--keep-previous argocd",
          "--mutable --keep-original=none", "--keep-original=all --keep-previous helm"]
-
-
-def _render(text: str, argv: str, pruned: bool) -> tuple[str, list[str], list[str]]:
-    """A render, of the documents pruned as read (as a plain run reads them)
-    or read whole (as a KRM function's are)."""
-    options = render_options(parse([*shlex.split(argv), "-v"]))
-    sources = [Source("input.yaml", text)]
-    reporter = Reporter(verbose=True, stderr=io.StringIO(), keep_infos=True)
-    stream = None if pruned else read(sources, options.limits)
-    try:
-        output = render(sources, options, reporter, stream).output
-    except PostrenderError as error:
-        output = f"error: {error}"
-    return output, [w.message for w in reporter.warnings], reporter.infos
 
 
 @pytest.mark.parametrize("flags", FLAGS)
