@@ -123,7 +123,8 @@ class Needs:
         # the guard walks its graph as read (check/guard._whole_root), where
         # composing it again pruned peaked higher (the 5,000 bench apps as
         # one List, one anchor and its alias: 289 -> 297 MiB).
-        if not self.prunes or doc.root is None or not objects or doc.shared and objects[0].item is not None:
+        shared_list = bool(doc.shared) and objects and objects[0].item is not None
+        if not self.prunes or doc.root is None or not objects or shared_list:
             return
         shares, merges = bool(doc.shared), may_hold_merge_keys(doc.text)
         readers = self._readers_made()

@@ -301,7 +301,8 @@ def _whole_root(doc: Document, items: set[int] | None) -> MappingNode | None:
     anchor peaked at 297 MiB, 181 of them its first graph). Any other
     document that shares nodes is pruned (read.KeptShared), and composed
     again here as every document is."""
-    if doc.shared and type(doc.shared) is not KeptShared and isinstance(doc.root, MappingNode):
+    held_whole = doc.shared and not isinstance(doc.shared, KeptShared)  # a List sharing nodes, never pruned
+    if held_whole and isinstance(doc.root, MappingNode):
         return doc.root
     return recompose(doc, items)
 
