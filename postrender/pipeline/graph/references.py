@@ -262,14 +262,16 @@ def reads(obj: KubeObject, table: ReferenceTable, found: Found, templates: bool)
     document (pipeline/needs.py). The references themselves were found as
     it was read (`found`, by a Finder): each keeps its own scalar, and the
     pod templates' facts are read then too (templates_read). Kept: what a
-    kindFrom spec's check reads when the whole stream is known, the list
-    holding a name that is a list item (a grant by name gains names beside
-    it), and with `templates`, the pod templates with their metadata, for
+    kindFrom spec's check reads when the whole stream is known, a grant's
+    list of names (it gains names beside the one it holds; any other name
+    in a list, a container's flag, is its own scalar to the rewrite), and with `templates`, the pod templates with their metadata, for
     runs that annotate most of them (rewrite.py composes a document again
     for the few others)."""
     for path in kind_from_paths(obj, table):
         yield path, False
     for ref in found.references:
+        if not ref.spec.grants:
+            continue  # its own scalar is held (ref.node), which is all the rewrite replaces
         if isinstance(ref.path[-1], int):
             yield ref.path[:-1], True
         else:
