@@ -93,7 +93,7 @@ class FieldSpec:
             spellings = _flag_spellings(self.flags)
             flag, eq, given = value.partition("=")
             if eq and flag in spellings:
-                prefix, value = flag + "=", given
+                prefix, value = spellings[flag], given  # one string for every argument of a flag
             elif value.startswith("-") or previous() not in spellings:
                 return None
         namespace = None
@@ -157,11 +157,13 @@ _VARIABLE = LazyPattern(r"\$\([A-Za-z_][A-Za-z0-9_]*\)")
 
 
 @cache
-def _flag_spellings(flags: tuple[str, ...]) -> frozenset[str]:
+def _flag_spellings(flags: tuple[str, ...]) -> dict[str, str]:
     """Every way an argument may write one of `flags` (Go's flag package
-    takes `-flag` as `--flag`): asked for each argument of each container,
-    for the few flag lists the table has."""
-    return frozenset(dashes + flag.lstrip("-") for flag in flags for dashes in ("-", "--"))
+    takes `-flag` as `--flag`), each with its `=` (a reference's prefix):
+    asked for each argument of each container, for the few flag lists the
+    table has."""
+    spelled = (dashes + flag.lstrip("-") for flag in flags for dashes in ("-", "--"))
+    return {spelling: spelling + "=" for spelling in spelled}
 
 
 @record
