@@ -104,6 +104,9 @@ class Reader:
     path: Path
     node: ScalarNode  # the scalar holding the name
     name: str  # as written
+    # Why the target keeps its name; "" for a pod string's reader, whose
+    # reason is made only for the one ByName.read shows (a Deployment's
+    # three flags naming a Secret: 25,000 of them held 8 MiB of reasons).
     why: str
     rolls: bool  # the referrer's pod template gets a config hash over the target
     via: str = ""  # the flag or variable that carries the name, if any
@@ -118,18 +121,27 @@ class Reader:
 class ByName:
     fixed: dict[int, str] = field(default_factory=dict)  # id(config object) -> why (the table)
     readers: list[Reader] = field(default_factory=list)
+    # How an object is named in a reason (ObjectIndex.describe): a pod
+    # string reader's is made here (Reader.why).
+    describe: Callable[[KubeObject], str] | None = None
 
     def read(self) -> dict[int, str]:
         """id(config object) -> why, for objects a reader names. The reason
         shown is the reader most likely meant: a flag or variable whose name
         says the kind (`--configmap=`, `--secret-name`) over one that just
         happens to hold the same word (`--publish-service`)."""
-        found: dict[int, tuple[bool, str]] = {}
+        found: dict[int, tuple[bool, Reader]] = {}
         for reader in self.readers:
             likely = says_kind(reader.via, reader.target.kind)
             if id(reader.target) not in found or (likely and not found[id(reader.target)][0]):
-                found[id(reader.target)] = (likely, reader.why)
-        return {key: why for key, (_, why) in found.items()}
+                found[id(reader.target)] = (likely, reader)
+        return {key: reader.why or self._pod_why(reader) for key, (_, reader) in found.items()}
+
+    def _pod_why(self, reader: Reader) -> str:
+        assert self.describe is not None, "find_readers gives a ByName with pod readers its describe"
+        field_path = format_path(reader.path)
+        where = f"{field_path} ({reader.via})" if reader.via else field_path
+        return f"{self.describe(reader.referrer)} {where} names it: the program reads it by that name"
 
 
 @cache
@@ -231,7 +243,7 @@ def _fixed_rows_for(obj: KubeObject) -> tuple[FixedName, ...]:
 def find_readers(graph: Graph, strings: list[Scanned]) -> ByName:
     """`strings`: the ones graph.build found at pod_string_specs."""
     index = graph.index
-    found = ByName()
+    found = ByName(describe=index.describe)
     for obj in graph.config_objects:
         for row in _fixed_rows_for(obj):
             if row.matches(obj, index.namespace_of(obj)):
@@ -361,10 +373,7 @@ def _pod_readers(graph: Graph, strings: list[Scanned]) -> Iterator[Reader]:
             if namespace is None and path[-2:-1] in (("args",), ("command",)):
                 namespace = told.get((id(obj), path[:-2]))
             for target in _targets(index, obj, namespace, name, kinds_named_by(via)):
-                field_path = format_path(path)
-                where = f"{field_path} ({via})" if via else field_path
-                why = f"{index.describe(obj)} {where} names it: the program reads it by that name"
-                yield Reader(target, obj, path, node, name, why, rolls=True, via=via, namespace=namespace)
+                yield Reader(target, obj, path, node, name, "", rolls=True, via=via, namespace=namespace)
 
 
 def _told_namespaces(strings: list[Scanned]) -> dict[tuple[int, Path], str]:
