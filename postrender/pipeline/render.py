@@ -505,5 +505,5 @@ def _report_analysis(analysis: Analysis, reporter: Reporter) -> None:
     for place in analysis.config_hashes if reporter.wants_info else ():
         # Each object by its place (Secret/a/tok, Secret/b/tok), where the
         # hash's items, kind and name, would say one twice (review62e).
-        over = [obj.describe() if obj is not None else f"{item[0]}/{item[1]}" for item, obj in place.objects.values()]
+        over = [obj.describe() if obj is not None else f"{item[0]}/{item[1]}" for item, obj in place.objects]
         reporter.info(f"set {place.obj.describe()} {place.field_path} over " + ", ".join(sorted(over)))

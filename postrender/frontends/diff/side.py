@@ -387,7 +387,7 @@ def _referrers(analysis: Analysis, deployed: Written, ids: dict[int, ConfigId],
     hashed: dict[int, set[ConfigId]] = {}
     for place in analysis.config_hashes:
         namespace = index.namespace_of(place.obj)
-        for item, config in place.objects.values():
+        for item, config in place.objects:
             if config is not None and id(config) in ids:
                 # The object itself: not one of the same content elsewhere.
                 hashed.setdefault(id(place.obj), set()).add(ids[id(config)])

@@ -184,7 +184,7 @@ def build_view(analysis, result=None, warnings: list[str] | None = None) -> View
         and where it is several objects of the same content (one item)."""
         here = index.namespace_of(place.obj)
         names = set()
-        for (kind, name, _), obj in place.objects.values():
+        for (kind, name, _), obj in place.objects:
             elsewhere = obj is not None and index.namespace_of(obj) not in (here, IMPLICIT)
             names.add(f"{kind}/{index.namespace_of(obj)}/{name}" if elsewhere else f"{kind}/{name}")
         return sorted(names)
