@@ -102,6 +102,10 @@ def analyse(sources: list[Source], options: RenderOptions, stream: Stream | Read
     plan_options = _plan_options(options)
     index = ObjectIndex(read_as.stream.objects, options.namespace, frozenset(table.cluster_scoped))
     graph, pod_strings = build(index, table, scanned, may_name_config(index), found_in)
+    # What read found, with every pod string's node, is built into the graph
+    # now; held to the end of this function, it set a render's peak (25,000
+    # Deployments whose flags name a Secret: 111 -> 86 MiB traced in analyse).
+    del found_in
     productions = find_productions(graph)
     dependencies = find_dependencies(graph, table)
     renames = options.strategy != "annotate"
@@ -118,6 +122,7 @@ def analyse(sources: list[Source], options: RenderOptions, stream: Stream | Read
         ("--strategy=annotate", config_hash.kept_names(graph, options.strategy, by_strategy)),
     ])
     by_name = find_readers(graph, pod_strings)
+    del pod_strings  # as found_in above: the readers hold what they need of them
     the_plan = plan(graph, plan_options, kept, held=policy.held, fixed=by_name.fixed, read_by_name=by_name.read(),
                     copies=policy.copies)
     repointed = repointed_copies(graph, the_plan)
