@@ -21,7 +21,7 @@ from . import guard
 from ..graph.byname import Reader
 from ...errors import PostrenderError, Problems
 from ..graph.references import Graph, Path, Resolution, shown_value
-from ...syntax.nodes import Node
+from ...syntax.nodes import Node, ScalarNode
 from ..plan.versions import Plan, Version, suffixed_later_by_kustomize
 from ...fieldspecs import KustomizeFields, kustomize_rewrites
 from ...options import Spelling
@@ -86,7 +86,10 @@ def find(graph: Graph, the_plan: Plan, held: dict[int, str], readers: list[Reade
     `spelling`: how the advice names the options (flags, or a config's fields)."""
     problems: list[Broken] = []
     fixes = _fixes(spelling)
-    rewritten = {id(ref.node) for ref in graph.references if ref.target is not None or ref.spec.grants}
+    # Sets of the nodes and objects themselves (they hash by identity), not
+    # their ids, an int object each (25,000 workloads with two flags naming
+    # a Secret: 6 MiB at a render's peak).
+    rewritten = {ref.node for ref in graph.references if ref.target is not None or ref.spec.grants}
     for ref in graph.references:
         if ref.spec.grants:
             continue  # the versioned name is added, the original kept (rewrite.py)
@@ -128,12 +131,12 @@ def find(graph: Graph, the_plan: Plan, held: dict[int, str], readers: list[Reade
     # The guard's finding on the same field says it better: it names the row to add.
     # By place: a finding's node belongs to a graph of its document composed again (guard.check).
     guarded = {(f.referrer.document.index, f.node.start_mark) for f in findings if f.node is not None}
-    seen: set[tuple[int, int]] = set()
+    seen: set[tuple[ScalarNode, KubeObject]] = set()
     for reader in readers:
-        if id(reader.node) in rewritten or (reader.referrer.document.index, reader.node.start_mark) in guarded \
-                or (id(reader.node), id(reader.target)) in seen:
+        if reader.node in rewritten or (reader.referrer.document.index, reader.node.start_mark) in guarded \
+                or (reader.node, reader.target) in seen:
             continue
-        seen.add((id(reader.node), id(reader.target)))
+        seen.add((reader.node, reader.target))
         lost = _lost(the_plan, [reader.target])
         if lost:
             problems.append(Broken(reader.referrer, reader.node, reader.path, reader.field_path, reader.name, (
