@@ -22,7 +22,7 @@ original names, has none either, so a second run gives it none.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Container, Iterator, Sequence
 
 from ...options import Spelling
 from ...records import field, record
@@ -43,6 +43,9 @@ from .reloader import Policy
 
 
 Item = tuple[str, str, str]  # kind, unversioned name, content hash
+# What a hash would cover: (referrer, where, item, whether a rewritten name
+# carries the item's changes, the config; None: one a producer makes).
+Covered = tuple[KubeObject, "Path | None", Item, bool, "KubeObject | None"]
 
 
 @record(eq=False)
@@ -127,23 +130,28 @@ def config_hashes(
             return []
         return [place(obj, None)]
 
-    # id(config object) -> its item, one tuple for every place it is in;
-    # None: it adds nothing.
-    items: dict[int, Item | None] = {}
+    # id(config object) -> its item, one tuple for every place it is in,
+    # and whether a rewritten name carries it; None: it adds nothing. Asked
+    # for each reference, twice (covering).
+    adds: dict[int, tuple[Item, bool] | None] = {}
 
-    def item_of(config: KubeObject) -> Item | None:
+    def added(config: KubeObject) -> tuple[Item, bool] | None:
         key = id(config)
-        if key not in items:
-            items[key] = _item(config, the_plan, productions)
-        return items[key]
+        if key not in adds:
+            item = _item(config, the_plan, productions)
+            adds[key] = None if item is None else (item, _carried(config, the_plan))
+        return adds[key]
 
-    def covering() -> Iterator[tuple[KubeObject, Path | None, Item, bool, KubeObject | None]]:
+    def covering(referrers: Container[int] | None = None, uncarried_only: bool = False) -> Iterator[Covered]:
         """What each hash would cover: (referrer, where, item, whether a
         rewritten name carries the item's changes, the config), in the order
-        places are made. Walked twice rather than held (25,000 workloads
-        whose flags name a Secret each: 6.6 MiB of tuples at the peak)."""
+        places are made; of `referrers` (ids) only, if given; only what is
+        not carried, if `uncarried_only`. Walked twice rather than held
+        (25,000 workloads whose flags name a Secret each: 6.6 MiB of tuples
+        at the peak), each walk asking policy.rolls_on only of what it
+        gives: most references are carried, of referrers not asked for."""
         for ref in graph.references:
-            if not ref.spec.consumes:
+            if not ref.spec.consumes or referrers is not None and id(ref.referrer) not in referrers:
                 continue
             target = ref.target
             if target is None:
@@ -152,38 +160,46 @@ def config_hashes(
                 if item is not None:
                     yield ref.referrer, ref.path, item, False, None
                 continue
+            config = added(target)
+            if config is None:
+                continue
+            item, carried = config
+            # A held reference keeps the name it holds: no new name carries
+            # the object's changes to it, whatever its other referrers read.
+            carried = carried and id(ref) not in policy.held
+            if carried and uncarried_only:
+                continue
             if not policy.rolls_on(ref.referrer, target) or id(ref) in policy.held and ref.keeps_name is None:
                 # A reference left as written rolls nothing (render._holds,
                 # Reloader), but one whose name is a path (keepsName): held only
                 # so that the name stays, it rolls as any reference to a name kept.
                 continue
-            item = item_of(target)
-            if item is not None:
-                # A held reference keeps the name it holds: no new name carries
-                # the object's changes to it, whatever its other referrers read.
-                carried = id(ref) not in policy.held and _carried(target, the_plan)
-                yield ref.referrer, ref.path, item, carried, target
+            yield ref.referrer, ref.path, item, carried, target
         for dep in dependencies:
-            if dep.target is None or policy.ignores(dep.target):
+            if (dep.target is None or policy.ignores(dep.target)
+                    or referrers is not None and id(dep.referrer) not in referrers):
                 continue
-            item = item_of(dep.target)
-            if item is not None:
-                yield dep.referrer, dep.template, item, False, dep.target
+            config = added(dep.target)
+            if config is not None:
+                yield dep.referrer, dep.template, config[0], False, dep.target
         for reader in readers:
-            if not reader.rolls or not policy.rolls_on(reader.referrer, reader.target):
+            if (not reader.rolls or referrers is not None and id(reader.referrer) not in referrers
+                    or not policy.rolls_on(reader.referrer, reader.target)):
                 continue
-            item = item_of(reader.target)
-            if item is not None:
-                yield reader.referrer, reader.path, item, _read_name_carries(reader.target, the_plan), reader.target
+            config = added(reader.target)
+            if config is None:
+                continue
+            carried = _read_name_carries(reader.target, the_plan)
+            if not (carried and uncarried_only):
+                yield reader.referrer, reader.path, config[0], carried, reader.target
 
     # A place whose every item a rewritten name carries gets no hash (below),
     # unless with --strategy=annotate; a place is one referrer's, so only
     # referrers with an item not carried need their places found (most
     # referrers, whose references are all rewritten, need none).
-    annotate = strategy == "annotate"
-    uncarried = set() if annotate else {id(referrer) for referrer, _, _, carried, _ in covering() if not carried}
-    for referrer, where, item, carried, target in covering():
-        if (annotate or id(referrer) in uncarried) and not is_config_object(referrer):
+    uncarried = None if strategy == "annotate" else {id(each[0]) for each in covering(uncarried_only=True)}
+    for referrer, where, item, carried, target in covering(uncarried):
+        if not is_config_object(referrer):
             for p in places_at(referrer, where):
                 p.add(item, carried, target)
 
