@@ -90,7 +90,7 @@ class FieldSpec:
         nodes and the cluster's JSON alike."""
         prefix = ""
         if self.flags:
-            spellings = _flag_spellings(self.flags)
+            spellings = flag_spellings(self.flags)
             flag, eq, given = value.partition("=")
             if eq and flag in spellings:
                 prefix, value = spellings[flag], given  # one string for every argument of a flag
@@ -157,7 +157,7 @@ _VARIABLE = LazyPattern(r"\$\([A-Za-z_][A-Za-z0-9_]*\)")
 
 
 @cache
-def _flag_spellings(flags: tuple[str, ...]) -> dict[str, str]:
+def flag_spellings(flags: tuple[str, ...]) -> dict[str, str]:
     """Every way an argument may write one of `flags` (Go's flag package
     takes `-flag` as `--flag`), each with its `=` (a reference's prefix):
     asked for each argument of each container, for the few flag lists the

@@ -45,7 +45,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from itertools import chain
 
-from ..fieldspecs import ReferenceTable, Segment
+from ..fieldspecs import ARGUMENT_FIELDS, ReferenceTable, Segment, flag_spellings
 from ..fieldspecs.walk import WILDCARD, Compiled, PathTree, SpecIndex
 from ..syntax.nodes import (
     WHOLE_REACH, Fold, StringItems, MappingNode, Reach, ScalarNode, SequenceNode, may_hold_merge_keys, node_at,
@@ -265,18 +265,19 @@ class Needs:
             if walked is not None and any(segment.key in folded or segment.key == "*" for segment in walked[0].tree.children):
                 return None
             return folding.fold_reach(kind)
-        reach: Reach = {}
+        templates = self._table.template_paths(kind, group, version)
+        # A Pod is its own pod template (the empty path): all of it is read.
+        reach: Reach = {"*": WHOLE_REACH} if () in templates else {}
         if walked is not None:
             _add_tree(reach, walked[0].tree)
-        for template in self._table.template_paths(kind, group, version):
-            if not template:
-                return None  # the object is a pod template (a Pod)
-            _add_path(reach, [segment.key for segment in template])
+        for template in templates:
+            if template:
+                _add_path(reach, [segment.key for segment in template])
         reach["metadata"] = WHOLE_REACH
         _merge_wildcards(reach)
         if walked is not None and not item:
-            for template in self._table.template_paths(kind, group, version):
-                _take_env_strings(reach, template, *walked)
+            for template in templates:
+                _take_container_strings(reach, template, *walked)
         return reach
 
     def folds_ahead(self, field: str, api_version: str, item: bool, kind_after: Callable[[], str | None]) -> bool:
@@ -386,38 +387,80 @@ def _add_path(reach: Reach, keys: list[str]) -> None:
     reach[keys[-1]] = WHOLE_REACH
 
 
-def _take_env_strings(reach: Reach, template: tuple[Segment, ...], compiled: Compiled, own: int) -> None:
-    """Marks the `env` of a pod template's containers StringItems, where
-    the template is read whole (a large document's, read._Dropping): its
-    plain items (a `name` and a `value`) are read only for their value, a
-    pod string, which the walk merges in from a column (references.TakenStrings).
-    Only where the walk's tree (`compiled`, its first `own` specs reference
-    specs) says so: no spec reaches an item's `name`, and one scanned spec,
-    no reference spec, ends at its `value`; no filter or `*` on the way,
-    which would read the items otherwise, but a filtered `env`'s: the items
-    it passes stay."""
+def _take_container_strings(reach: Reach, template: tuple[Segment, ...], compiled: Compiled, own: int) -> None:
+    """Marks the `env`, `args` and `command` of a pod template's containers
+    StringItems, where the template is read whole (a large document's,
+    read._Dropping; a Pod's template is the object itself, the empty path):
+    their plain items are read only for their strings, pod strings, which
+    the walk merges in from columns (references.TakenStrings); an argument
+    a flag spec reads as a name stays. Only where the walk's tree
+    (`compiled`, its first `own` specs reference specs) says so: no `*` or
+    filter on the way, which would read the items otherwise, but a filtered
+    `env`'s: the items it passes stay."""
     keys = [segment.key for segment in template]
-    if not keys or any(segment.filters for segment in template):
+    if any(segment.filters for segment in template):
         return
     holder: object = reach
     for key in keys[:-1]:
         holder = holder.get(key) if holder.__class__ is dict else None  # type: ignore[attr-defined]
-    if holder.__class__ is not dict or holder.get(keys[-1]) is not WHOLE_REACH:  # type: ignore[attr-defined]
+    if holder.__class__ is not dict:
+        return
+    read_whole = holder.get(keys[-1]) if keys else _below(holder, "spec")  # type: ignore[arg-type, attr-defined]
+    if read_whole is not WHOLE_REACH:
         return
     pod = _step(compiled.tree, keys + ["spec"])
     if pod is None or any(segment.key == WILDCARD for segment in pod.children):
         return
     containers: Reach = {}
     for segment, below in pod.children.items():
-        envs = [(step, tree) for step, tree in below.children.items() if step.key in ("env", WILDCARD)]
-        plain = [tree for step, tree in envs if step.key == "env" and not step.filters]
-        # An item a filtered spec reads (`env[name=...]/value`) stays whole.
-        filtered = [step for step, _ in envs if step.filters]
-        if (not segment.filters and len(plain) == 1 and all(step.key == "env" for step, _ in envs)
-                and _strings_only(plain[0], own)):
-            containers[segment.key] = {"*": WHOLE_REACH, "env": StringItems(references.passing_any(filtered))}
-    if containers and not any(segment.filters for segment in pod.children if segment.key in containers):
-        holder[keys[-1]] = {"*": WHOLE_REACH, "spec": {"*": WHOLE_REACH, **containers}}  # type: ignore[index]
+        marks = _container_marks(below, compiled, own) if not segment.filters else {}
+        if marks:
+            containers[segment.key] = {"*": WHOLE_REACH, **marks}
+    # A filtered spec beside (`containers[name=x]/...`) reads the same items otherwise.
+    if not containers or any(segment.filters for segment in pod.children if segment.key in containers):
+        return
+    spec: Reach = {"*": WHOLE_REACH, **containers}
+    if keys:
+        holder[keys[-1]] = {"*": WHOLE_REACH, "spec": spec}  # type: ignore[index]
+    else:
+        reach["spec"] = spec  # the object is its template: its own `*` reaches the rest whole
+
+
+def _below(reach: Reach, key: str) -> object:
+    """What a reach gives `key`: its own, or its `*`'s."""
+    return reach.get(key, reach.get("*"))
+
+
+def _container_marks(container: PathTree, compiled: Compiled, own: int) -> Reach:
+    """The StringItems marks for one container list's items (_take_container_strings)."""
+    marks: Reach = {}
+    envs = [(step, tree) for step, tree in container.children.items() if step.key in ("env", WILDCARD)]
+    plain = [tree for step, tree in envs if step.key == "env" and not step.filters]
+    # An item a filtered spec reads (`env[name=...]/value`) stays whole.
+    filtered = [step for step, _ in envs if step.filters]
+    if len(plain) == 1 and all(step.key == "env" for step, _ in envs) and _strings_only(plain[0], own):
+        marks["env"] = StringItems(references.passing_any(filtered))
+    if any(step.key == WILDCARD for step in container.children):
+        return marks
+    for key in ARGUMENT_FIELDS:
+        flags = _argument_flags(container, key, compiled, own)
+        if flags is not None:
+            marks[key] = StringItems(flags=flags, first="" if key == "command" else None)
+    return marks
+
+
+def _argument_flags(container: PathTree, key: str, compiled: Compiled, own: int) -> frozenset[str] | None:
+    """Every spelling of the flags whose specs read a container's `key` list
+    (`args`, `command`) for names, where its items are read only by those
+    and by one scanned spec, a pod string's; else None."""
+    steps = [(step, tree) for step, tree in container.children.items() if step.key == key]
+    if len(steps) != 1 or steps[0][0].filters or steps[0][1].children:
+        return None
+    ends = steps[0][1].ends
+    specs = [compiled.specs[position] for position in ends if position < own]
+    if len(ends) - len(specs) != 1 or any(not spec.flags or spec.grants or spec.kind_from for spec in specs):
+        return None
+    return frozenset(spelling for spec in specs for spelling in flag_spellings(spec.flags))
 
 
 def _step(tree: PathTree, keys: list[str]) -> PathTree | None:

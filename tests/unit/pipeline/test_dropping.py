@@ -499,3 +499,88 @@ def test_the_shared_texts_of_nodes_let_go_are_let_go_however_small_their_lists(m
     _read(text, True, monkeypatch)
     assert len(sizes) > 5000
     assert max(sizes) <= 64 + 2 * nodes_module._BOUND_EVERY
+
+
+# A container's `args` and `command` taken out as they are composed
+# (needs._take_container_strings, references.TakenStrings): plain and
+# quoted strings, flags naming the ConfigMap or the Secret as `--flag=name`
+# and as `--flag name` (podSpecArgs: those stay), a `--namespace` pair those
+# read, items no string (a number, `-5` before a value, null), an empty
+# string and a NUL, which stay, and names the pod strings read (`--config=`;
+# `web` only after `--publish-service`, which names a Service: not the
+# ConfigMap `web`, which is renamed where its flag is read).
+_ARGUMENTS = ["a", "settings", "'settings'", '"--config=settings"', "--secret-name=creds", "--configmap",
+              "settings", "--configmap=settings", "-5", "settings", "7", "~", '""', '"x\\0y"', "--namespace",
+              "default", "--config-map-name", "'settings'", "-default-server-tls-secret", "creds",
+              "--log-level  debug", "settings", "|-\n  settings", "--config=$(POD_NAMESPACE)/settings",
+              "--publish-service", "web"]
+
+
+def _pod(kind: str, last: str, anchors: bool = False) -> str:
+    items = [_ARGUMENTS[i % len(_ARGUMENTS)] for i in range(70)] + [last]
+    listed = "".join("".join(f"      {line}\n" if at else f"    - {line}\n" for at, line in enumerate(item.split("\n")))
+                     for item in items)
+    anchor, alias = ("&first ", "\n    - *first") if anchors else ("", "")
+    spec = ("spec:\n  containers:\n  - name: c\n    command:\n    - " + anchor + "/bin/app" + alias + "\n"
+            "    - --config=settings\n    args:\n" + listed + "  - name: d\n    args:\n" + listed)
+    if kind == "Deployment":
+        spec = "spec:\n  template:\n    " + spec.replace("\n", "\n    ").rstrip(" ")
+    return (f"apiVersion: {'apps/v1' if kind == 'Deployment' else 'v1'}\nkind: {kind}\nmetadata:\n  name: app\n"
+            + spec)
+
+
+_CONFIGS = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  k: v\n---\n"
+            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: creds\nstringData:\n  k: v\n---\n"
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\ndata:\n  k: v\n---\n")
+
+
+@pytest.mark.parametrize("kind", ["Pod", "Deployment"])
+@pytest.mark.parametrize("last", ["settings", "--secret-name=creds", "x"])
+@pytest.mark.parametrize("argv", ["", "--strategy annotate", "--keep-original=all --keep-previous helm"])
+def test_arguments_taken_out_as_composed_render_alike(kind: str, last: str, argv: str, monkeypatch):
+    taken = []
+    take = references.TakenStrings.take
+    monkeypatch.setattr(references.TakenStrings, "take", lambda self, *a: taken.append(take(self, *a)) or taken[-1])
+    _rendered(_CONFIGS + _pod(kind, last), argv, monkeypatch)
+    assert sum(taken) > 60  # the plain ones of both containers' args, but the flags' names
+    assert sum(taken) < len(taken) - 20
+
+
+@pytest.mark.parametrize("kind", ["Pod", "Deployment"])
+def test_a_pod_with_anchors_and_aliases_renders_alike(kind: str, monkeypatch):
+    """Composed whole (an anchor needs the whole-graph checks): nothing taken."""
+    _rendered(_CONFIGS + _pod(kind, "settings", anchors=True), "", monkeypatch)
+
+
+def test_a_pod_is_read_whole_but_its_containers_lists_of_strings():
+    """A Pod is its own pod template: read whole, as a Deployment's template
+    is, but for its containers' `env`, `args` and `command` (None before:
+    a Pod of 200,000 `args` was composed whole, 86 MiB peak)."""
+    reach = _needs(False).reach("Pod", "v1")
+    assert reach is not None and reach["*"] is nodes_module.WHOLE_REACH
+    containers = reach["spec"]["containers"]
+    assert {key for key, mark in containers.items() if isinstance(mark, nodes_module.StringItems)} == {
+        "env", "args", "command"}
+    assert containers["args"].flags >= {"--configmap", "-configmap", "--secret-name"}
+    assert containers["command"].first == "" and containers["args"].first is None
+
+
+@pytest.mark.parametrize("path", ["spec/containers[name=c]/args", "spec/containers/args"])
+def test_a_users_spec_reading_arguments_leaves_them_in_the_tree(path: str, tmp_path, monkeypatch):
+    """A user's field spec that reads every argument as a name, through a
+    filtered container or not: the `args` are not taken out, and read so
+    (the `command`, which it does not read, is taken but for a filtered
+    container's: a filtered step beside the plain one keeps its lists)."""
+    config = tmp_path / "spec.yaml"
+    config.write_text("nameReference:\n- kind: ConfigMap\n  version: v1\n  fieldSpecs:\n"
+                      f"  - kind: Pod\n    path: {path}\n")
+    taken = []
+    take = references.TakenStrings.take
+
+    def spied(self, items, at, mark):
+        taken.append((mark.first, take(self, items, at, mark)))
+        return taken[-1][1]
+
+    monkeypatch.setattr(references.TakenStrings, "take", spied)
+    _rendered(_CONFIGS + _pod("Pod", "settings"), f"--config {config}", monkeypatch)
+    assert not any(done for first, done in taken if first is None)  # no argument of `args`
