@@ -49,6 +49,7 @@ from ..syntax.nodes import (
     NotReadable,
     PLAIN_HINTS,
     Reach,
+    anchors_are_values_within,
     children,
     read_children,
     entries,
@@ -468,6 +469,20 @@ class Document:
         if line is None:
             line = self.first_line + self.chunk_line(offset) + 1 if offset is not None else self.first_line + 1
         return Location(self.index, where, kind, name, line, self.rendered_line(line), self._names_another_file(where))
+
+
+class HeldShared(frozenset[int]):
+    """Document.shared of a document read with its data folded (read._Dropping's
+    `aliases_allowed`): the ids of the nodes its aliases name, with the nodes
+    themselves (`nodes`), held until the document is pruned (KeptShared), so
+    that no other node takes the id of one folded away and let go of."""
+
+    __slots__ = ("nodes",)
+
+    def __new__(cls, nodes: dict[int, Node]) -> HeldShared:
+        held = super().__new__(cls, nodes)
+        held.nodes = list(nodes.values())
+        return held
 
 
 def path_counts(root: Node) -> dict[int, int]:
@@ -1371,8 +1386,9 @@ def _compose_document(doc: Document, limits: Limits, count: _Count, odd_breaks: 
                 parts = items = _Items(doc, prune, shared, tags)
             elif not tags:  # (what is dropped as it is composed, the checks of tags could not see)
                 parts = items = _DroppingItems(doc, prune, shared)
-        elif large and _in_parts(doc):
-            parts = _Dropping(prune)
+        elif large and _in_parts(doc, anchors_checked=True):
+            # (A config whose data values alias an anchored one: _Dropping's `aliases_allowed`.)
+            parts = _Dropping(prune, aliases_allowed=limits.max_expanded_nodes if may_hold_anchors(doc.text) else None)
     doc.root = _compose(doc, limits, count, parts)
     return items
 
@@ -1386,16 +1402,20 @@ def _takes_items(doc: Document) -> bool:
     return "List" in doc.text and "items" in doc.text and _in_parts(doc, tags_checked=True)
 
 
-def _in_parts(doc: Document, tags_checked: bool = False) -> bool:
+def _in_parts(doc: Document, tags_checked: bool = False, anchors_checked: bool = False) -> bool:
     """Whether a document may be composed in parts, some taken or dropped
     as they are composed (_Parts): not one that needs a whole-document walk
     before its objects are read (_check_structure: aliases, tags, merge
     keys, escapes), or offsets mended after composing (a byte-order mark,
     masked lines). `tags_checked`: the caller checks tags as the parts
-    come, so tags do not need the whole walk."""
+    come, so tags do not need the whole walk; `anchors_checked`: likewise
+    anchors and aliases (_Dropping's `aliases_allowed`)."""
     text = doc.text
+    # (What _may_need_a_look asks, anchors aside where checked: that one is
+    # asked of every document, and a flag more cost 20,000 tiny ConfigMaps +0.06%.)
     return (not may_hold_merge_keys(text) and (tags_checked or not may_hold_tags(text))
-            and not _may_need_a_look(text) and not text.startswith("\ufeff") and _masked(doc) is None)
+            and not (not anchors_checked and may_hold_anchors(text) or "\\/" in text or may_hold_nonfinite(text))
+            and not text.startswith("\ufeff") and _masked(doc) is None)
 
 
 def _not_a_list(text: str) -> bool:
@@ -1501,11 +1521,25 @@ class _Dropping:
     for _check_structure, and is composed again whole; so is one whose
     folded entries (a large config's data) the folder could not take.
     `on_item`: a List's items are handed to it as they are complete
-    (_DroppingItems), each with its own folder (`item_done`)."""
+    (_DroppingItems), each with its own folder (`item_done`).
 
-    def __init__(self, prune: Pruner, on_item: Callable[[SequenceNode, int], None] | None = None) -> None:
+    `aliases_allowed`: the document may hold anchors (--max-expanded-nodes).
+    It is read so only where every anchor and alias is a value of a config's
+    data folded (a ConfigMap whose values alias one anchored value), no
+    alias names anything but a string, and there are no more aliases than
+    allowed: there the whole-graph checks find nothing the folder does not
+    (each alias of a scalar adds one node expanded, and shares that one
+    node), and `shared` says which nodes the whole graph shares. Anything
+    else is composed again whole, where the checks say what they say."""
+
+    def __init__(self, prune: Pruner, on_item: Callable[[SequenceNode, int], None] | None = None,
+                 aliases_allowed: int | None = None) -> None:
         self.prune = prune
         self.on_item = on_item
+        self.aliases_allowed = aliases_allowed
+        # Of a document with anchors, read so: the nodes its folded aliases
+        # name, by id, once finished (Document.shared).
+        self.shared: dict[int, Node] | None = None
         self.folder: Folder | None = None  # the root's
         self._item_folder: Folder | None = None  # the item's being composed
         self._composer: DroppingComposer | None = None
@@ -1568,9 +1602,24 @@ class _Dropping:
             return False
         kept = loader.keys_distinct()  # type: ignore[attr-defined]
         kept = kept and (self.folder is None or self.folder.finish(root))
+        if kept and self.aliases_allowed is not None:
+            kept = self._anchors_folded(root)
         if kept and self._taken is not None:
             self._taken.root = root
         return kept
+
+    def _anchors_folded(self, root: Node | None) -> bool:
+        """Whether a document with anchors read so may stay so (`aliases_allowed`)."""
+        folder = self.folder
+        if folder is None or not folder.fields or folder.aliases > self.aliases_allowed:  # type: ignore[operator]
+            return False  # (too many: an alias bomb, refused as composed whole)
+        # Each folded field's text: from its first entry to its mapping's end.
+        spans = [(start, get(root, name).end_mark)  # type: ignore[union-attr]
+                 for name, start in folder.first_keys.items()]
+        if not anchors_are_values_within(self._text, spans):
+            return False
+        self.shared = folder.aliased
+        return True
 
 
 class _Masked:
@@ -2106,6 +2155,10 @@ def _compose_root(doc: Document, limits: Limits, masked: str | None, parts: _Par
             raise
         except PostrenderError as exc:
             raise UnreadableText(exc.message, exc.location) from None
+        if _anchored(parts) and parts.shared:  # type: ignore[union-attr]
+            # What the whole graph shares: the nodes its aliases name, all
+            # folded values (_Dropping), those still in the tree among them.
+            doc.shared = HeldShared(parts.shared)  # type: ignore[union-attr]
     return root
 
 
@@ -2140,7 +2193,10 @@ def _composed(doc: Document, masked: str | None, parts: _Parts | None = None) ->
     try:
         root = loader.get_single_node()
     except YAMLError as exc:
-        # (A document composed in parts holds no anchor: _in_parts.)
+        # (A document composed in parts holds no anchor, but where _Dropping
+        # allows them: composed whole, it says what the anchors are.)
+        if _anchored(parts):
+            return _composed(doc, masked)
         remade = (_anchors_renamed(doc, text, exc) or _colons_hidden(doc, text, exc)) if parts is None else None
         if remade is None:
             raise _parse_error(doc, exc) from None
@@ -2149,11 +2205,12 @@ def _composed(doc: Document, masked: str | None, parts: _Parts | None = None) ->
         events, plain = loader.events, loader.plain_keys and loader.plain_text
         _release(loader)
     if parts is not None and not parts.finish(root, loader, plain):
-        if parts.__class__ is _Dropping:
+        if parts.__class__ is _Dropping and not _anchored(parts):
             # Keys not distinct, most often (the composer's, the set-aside
             # entries', or the folded data's), which the text may tell.
             root = None  # let go of it before the text is read
             _raise_earlier_in_text(doc)
+        root = None  # (and of what the folder holds: composed whole, it is read from there)
         return _composed(doc, masked)  # read whole, as any document
     if root is not None:
         if masked is not None and _is_json_first(doc):
@@ -2167,6 +2224,11 @@ def _composed(doc: Document, masked: str | None, parts: _Parts | None = None) ->
         if doc.text.startswith("\ufeff"):
             shift_offsets(root, 1)
     return root, events, plain
+
+
+def _anchored(parts: _Parts | None) -> bool:
+    """Whether `parts` composes a document that may hold anchors (_Dropping's `aliases_allowed`)."""
+    return parts.__class__ is _Dropping and parts.aliases_allowed is not None  # type: ignore[attr-defined]
 
 
 def _raise_earlier_in_text(doc: Document) -> None:

@@ -447,6 +447,33 @@ def may_hold_nonfinite(text: str) -> bool:
     return False
 
 
+def anchors_are_values_within(text: str, spans: Iterable[tuple[int, int]]) -> bool:
+    """Whether every `&` and `*` of the text that may start a node (an
+    anchor, an alias: as may_hold_anchors reads the text) stands inside one
+    of `spans` (start, end offsets), right after a `:` and spaces: a block
+    mapping's value there, never a key, an item or a flow collection's
+    node. It may say no where there is none of those (a `&` in a quoted
+    value outside the spans), never yes where one stands elsewhere."""
+    at = 0
+    for start, end in sorted(spans):
+        # A property at a span's start is outside it: a key's.
+        if _A_PROPERTY_STARTING.search(text, _lead(text, at), start + 1) is not None:
+            return False
+        if _A_PROPERTY_NOT_A_VALUE.search(text, _lead(text, start), end) is not None:
+            return False
+        at = max(at, end)
+    return _A_PROPERTY_STARTING.search(text, _lead(text, at)) is None
+
+
+def _lead(text: str, at: int) -> int:
+    """Where a search for what stands at `at` starts (anchors_are_values_within):
+    the patterns hold what stands before a property, an indicator or a line
+    break and spaces, so at the line break before the spaces that lead to
+    `at`, or else at the character before it."""
+    line = text.rfind("\n", 0, at)
+    return max(line, 0) if not text[line + 1:at].strip(" \t") else max(at - 1, 0)
+
+
 def flow_openings(text: str, enough: int) -> int:
     """How many of the text's `[` and `{` may open a flow collection: those
     standing where a node may start (_at_a_node_start), counted up to
@@ -527,6 +554,11 @@ _A_NODE_STARTING = {
     for written in ("!", "&", MERGE_KEY)
 }
 _WRITTEN_LOOKED_AT = 64
+# An anchor or an alias where a node may start (anchors_are_values_within);
+# and one that stands anywhere but after a `:` (a brackets' too, which
+# _at_a_node_start would follow back).
+_A_PROPERTY_STARTING = LazyPattern("(?:\\A|[" + re.escape(_BEFORE_A_NODE) + "])[ \t]*[&*]")
+_A_PROPERTY_NOT_A_VALUE = LazyPattern("(?:\\A|[" + re.escape(_BEFORE_A_NODE.replace(":", "")) + "])[ \t]*[&*]")
 # Brackets before a node followed back to where they stand (_at_a_node_start).
 _BRACKETS_LOOKED_AT = 16
 # What may follow a plain scalar's last character: a line break, a space or

@@ -150,6 +150,15 @@ class ConfigFolder:
         self._named_as_secret: list[tuple] = []
         self.ok = True
         self.root: MappingNode | None = None  # the document's root, once finished
+        # Where each field's first entry taken starts: its mapping's text
+        # runs from there to its end (read._Dropping, of a document with anchors).
+        self.first_keys: dict[str, int] = {}
+        # The values taken that are aliases, each the node it names (its
+        # anchor stands before its key), by id: the nodes a document
+        # composed whole shares (read.shared_nodes), where every alias is
+        # a folded value; and how many aliases there were.
+        self.aliased: dict[int, Node] = {}
+        self.aliases = 0
 
     def take(self, name: str, key: Node, value: Node) -> None:
         if not self.ok:
@@ -170,7 +179,11 @@ class ConfigFolder:
         entries = self.fields.get(name)
         if entries is None:
             entries = self.fields[name] = FoldedEntries()
+            self.first_keys[name] = key.start_mark
         entries.add(entry)
+        if value.start_mark < key.start_mark:  # an alias: its node is written before
+            self.aliases += 1
+            self.aliased[id(value)] = value
         if self._scan is None:
             return
         if self.kind is not None:
