@@ -148,7 +148,8 @@ def test_anything_else_with_an_anchor_is_composed_whole(config, monkeypatch):
 @pytest.mark.parametrize("aliases", [7, 8])
 def test_more_aliases_than_allowed_are_refused_as_composed_whole(aliases, monkeypatch):
     # Seven aliases of a scalar add seven nodes expanded: allowed at 7, an
-    # alias bomb at 8, with the message and place composing it whole gives.
+    # alias bomb at 8, with the message and place composing it whole gives
+    # (composed whole from the start: more `*` than aliases allowed).
     text = _config("  k: &v value\n" + _aliases(aliases)) + _WORKLOAD
     with monkeypatch.context() as patch:
         patch.setattr(read_module, "DROP_FROM", 10**9)
