@@ -98,6 +98,8 @@ WHOLE = {
     "a tag beside": _config("  k: &v !!str value\n" + _aliases(3)),
     "an infinite number beside": _config("  k: &v value\n" + _aliases(3) + "  n: .inf\n"),
     "no base64 where it must be": _config("  k: &v value\n" + _aliases(3), "Secret", "  name: creds\n"),
+    "a custom object": "apiVersion: example.com/v1\nkind: Thing\nmetadata:\n  name: t\nspec:\n  a: &v x\n  b: *v\n"
+    + "".join(f"  k{i}: v\n" for i in range(4)),
 }
 
 
@@ -143,6 +145,20 @@ def test_anything_else_with_an_anchor_is_composed_whole(config, monkeypatch):
     except PostrenderError:
         return
     assert not any(stayed)
+
+
+def test_an_object_with_anchors_that_folds_nothing_is_composed_whole_once_its_kind_is_known(monkeypatch):
+    # Not read in parts to its end first, then again whole.
+    finished: list[bool] = []
+    made = read_module._Dropping.finish
+
+    def finish(self, root, loader, plain):
+        finished.append(made(self, root, loader, plain))
+        return finished[-1]
+
+    monkeypatch.setattr(read_module._Dropping, "finish", finish)
+    stream, stayed = _read_in_parts(WHOLE["a custom object"] + _WORKLOAD, monkeypatch)
+    assert stream.objects[0].kind == "Thing" and stayed == [] and finished == [True]  # the Deployment's
 
 
 @pytest.mark.parametrize("aliases", [7, 8])
