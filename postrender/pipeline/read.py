@@ -50,6 +50,7 @@ from ..syntax.nodes import (
     PLAIN_HINTS,
     Reach,
     anchors_are_values_within,
+    anchors_may_all_be_values,
     children,
     read_children,
     entries,
@@ -1389,11 +1390,15 @@ def _compose_document(doc: Document, limits: Limits, count: _Count, odd_breaks: 
         elif large and _in_parts(doc, anchors_checked=True):
             if not may_hold_anchors(doc.text):
                 parts = _Dropping(prune)
-            elif doc.text.count("*") <= limits.max_expanded_nodes:
+            elif doc.text.count("*") <= limits.max_expanded_nodes and anchors_may_all_be_values(doc.text):
                 # A config whose data values alias an anchored one (_Dropping's
                 # `aliases_allowed`). With more `*` than aliases allowed it may be
                 # an alias bomb, refused at once composed whole: read in parts
                 # first, one of 1,000,010 aliases of a scalar took 7.7 s, not 3.9.
+                # Nor a text with an `&` or `*` at a node start that is no
+                # mapping's value (a script's `&&` line, a Markdown list's
+                # `* item`), which could never stay folded: read in parts first,
+                # a ConfigMap of 300,000 entries and such a script took 7.1 s, not 5.3.
                 parts = _Dropping(prune, aliases_allowed=limits.max_expanded_nodes)
     doc.root = _compose(doc, limits, count, parts)
     return items
@@ -1622,8 +1627,11 @@ class _Dropping:
     def _anchors_folded(self, root: Node | None) -> bool:
         """Whether a document with anchors read so may stay so (`aliases_allowed`)."""
         folder = self.folder
+        # (More aliases than allowed: an alias bomb, refused as composed
+        # whole. _compose_document sends a text with more `*` than that
+        # whole already; asked here too, so that this method stands alone.)
         if folder is None or not folder.fields or folder.aliases > self.aliases_allowed:  # type: ignore[operator]
-            return False  # (too many: an alias bomb, refused as composed whole)
+            return False
         # Each folded field's text: from its first entry to its mapping's end.
         spans = [(start, get(root, name).end_mark)  # type: ignore[union-attr]
                  for name, start in folder.first_keys.items()]
@@ -2201,23 +2209,24 @@ def _composed(doc: Document, masked: str | None, parts: _Parts | None = None) ->
     items (_Items, _OnlyItems), or what no stage reads (_Dropping)."""
     text = masked or doc.text  # (a document composed in parts has no masked lines: _in_parts)
     loader = Composer(text) if parts is None else parts.composer(text)
+    whole_again = False  # composed whole below, out of the clause: its frames let go of first
     try:
         root = loader.get_single_node()
     except _FoldsNothing:
-        root = _FOLDS_NOTHING  # composed whole below, out of the clause: its frames let go of first
+        root, whole_again = None, True
     except YAMLError as exc:
         # (A document composed in parts holds no anchor, but where _Dropping
         # allows them: composed whole, it says what the anchors are.)
-        if _anchored(parts):
-            return _composed(doc, masked)
-        remade = (_anchors_renamed(doc, text, exc) or _colons_hidden(doc, text, exc)) if parts is None else None
-        if remade is None:
-            raise _parse_error(doc, exc) from None
-        return _composed(doc, remade)
+        if not _anchored(parts):
+            remade = (_anchors_renamed(doc, text, exc) or _colons_hidden(doc, text, exc)) if parts is None else None
+            if remade is None:
+                raise _parse_error(doc, exc) from None
+            return _composed(doc, remade)
+        root, whole_again = None, True
     finally:
         events, plain = loader.events, loader.plain_keys and loader.plain_text
         _release(loader)
-    if root is _FOLDS_NOTHING:
+    if whole_again:
         return _composed(doc, masked)
     if parts is not None and not parts.finish(root, loader, plain):
         if parts.__class__ is _Dropping and not _anchored(parts):
@@ -2245,8 +2254,6 @@ class _FoldsNothing(Exception):
     """Raised through libyaml's composer where a document with anchors read
     in parts (_Dropping's `aliases_allowed`) turns out to fold nothing."""
 
-
-_FOLDS_NOTHING = ScalarNode("", "", 0, 0)  # what _composed's root is then, for a moment
 
 
 def _anchored(parts: _Parts | None) -> bool:

@@ -465,6 +465,14 @@ def anchors_are_values_within(text: str, spans: Iterable[tuple[int, int]]) -> bo
     return _A_PROPERTY_STARTING.search(text, _lead(text, at)) is None
 
 
+def anchors_may_all_be_values(text: str) -> bool:
+    """Whether every `&` and `*` of the text that may start a node stands
+    right after a `:` (a mapping's value), as anchors_are_values_within
+    asks within its spans: a screen of the whole text, at C speed, before
+    a document is read in parts for it."""
+    return _A_PROPERTY_NOT_A_VALUE.search(text) is None
+
+
 def _lead(text: str, at: int) -> int:
     """Where a search for what stands at `at` starts (anchors_are_values_within):
     the patterns hold what stands before a property, an indicator or a line

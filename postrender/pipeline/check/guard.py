@@ -301,7 +301,10 @@ def _whole_root(doc: Document, items: set[int] | None) -> MappingNode | None:
     anchor peaked at 297 MiB, 181 of them its first graph). Any other
     document that shares nodes is pruned (read.KeptShared), and composed
     again here as every document is."""
-    held_whole = doc.shared and not isinstance(doc.shared, KeptShared)  # a List sharing nodes, never pruned
+    # A List sharing nodes, never pruned. (A config folded with its anchors,
+    # read.HeldShared, is none: its data is not in its tree; but the guard
+    # never reads a config object, so never asks this of one.)
+    held_whole = doc.shared and not isinstance(doc.shared, KeptShared)
     if held_whole and isinstance(doc.root, MappingNode):
         return doc.root
     return recompose(doc, items)

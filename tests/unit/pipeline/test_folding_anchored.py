@@ -142,7 +142,13 @@ def test_a_config_whose_aliases_are_its_data_values_is_read_as_composed(config, 
 def test_anything_else_with_an_anchor_is_composed_whole(config, monkeypatch):
     try:
         _, stayed = _read_in_parts(config + _WORKLOAD, monkeypatch)
-    except PostrenderError:
+    except PostrenderError as error:
+        # Refused as the whole read refuses it (review64b).
+        with monkeypatch.context() as patch:
+            patch.setattr(read_module, "DROP_FROM", 10**9)
+            with pytest.raises(PostrenderError) as whole:
+                read([Source("input.yaml", config + _WORKLOAD)], Limits(), _needs(False))
+        assert str(error) == str(whole.value)
         return
     assert not any(stayed)
 
@@ -201,3 +207,26 @@ def test_anchors_are_values_within_spans(text, spans, within):
     from postrender.syntax.nodes import anchors_are_values_within
 
     assert anchors_are_values_within(text, spans) is within
+
+
+@pytest.mark.parametrize("stray", [
+    "  build.sh: |\n    apt-get update \\\n      && apt-get install -y foo\n",  # a script's `&&` line
+    "  README.md: |\n    * one\n    * two\n",  # a Markdown list
+])
+def test_a_config_whose_text_holds_a_property_that_is_no_value_is_composed_whole_at_once(stray, monkeypatch):
+    # Never read in parts for its anchors first: it could never stay so
+    # (review64b: a ConfigMap of 300,000 entries and such a script took a
+    # third longer). Its render is the whole read's.
+    chosen: list[object] = []
+    made = read_module._Dropping.__init__
+
+    def init(self, prune, on_item=None, aliases_allowed=None):
+        chosen.append(aliases_allowed)
+        made(self, prune, on_item, aliases_allowed)
+
+    monkeypatch.setattr(read_module._Dropping, "__init__", init)
+    text = _config("  k: &v value\n  j: *v\n" + stray) + _WORKLOAD
+    _, stayed = _read_in_parts(text, monkeypatch)
+    assert stayed == [] and all(allowed is None for allowed in chosen)
+    _rendered(text, "", monkeypatch)
+    assert read_module.anchors_may_all_be_values("a: &x 1\nb: *x\n") and not read_module.anchors_may_all_be_values(stray)
