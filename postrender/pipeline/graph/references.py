@@ -309,28 +309,21 @@ class PodStrings:
     order the walk gives them, held as columns: a scalar, what comes before
     it (string_context), and its path as the path of the list it is an item
     of, shared by its items, and its index there (-1: the path is whole).
+    Strings taken out as composed (TakenStrings) are one entry a run of
+    them (_Run), their columns their list's own.
 
     Kept from read to graph.build for every object, and one Scanned tuple
     and one path each was some 190 bytes a string: a container of 200,000
     `args` held 36 MiB of them, though build keeps only the few that may
     name a config (`wanted`), made whole there."""
 
-    __slots__ = ("nodes", "contexts", "paths", "indexes", "tails", "spans", "styles")
+    __slots__ = ("nodes", "contexts", "paths", "indexes")
 
     def __init__(self) -> None:
-        # A scalar, or the text of one composed and taken out (TakenStrings),
-        # whose node `wanted` makes again: its path is the list's, its index,
-        # and `tails`' next; its offsets `spans`' next two, its style `styles`' next.
-        self.nodes: list[ScalarNode | str] = []
+        self.nodes: list[ScalarNode | _Run] = []
         self.contexts: list[str | None] = []
         self.paths: list[Path] = []
         self.indexes = array("q")
-        # Only for strings taken out: made with the first (_taken_columns).
-        # Most objects have none, and three empty columns an object cost
-        # 25,000 Deployments with a flag each 4.6 MiB.
-        self.tails: list[Path] | None = None
-        self.spans: array[int] | None = None
-        self.styles: list[str] | None = None
 
     def __len__(self) -> int:
         return len(self.nodes)
@@ -349,29 +342,11 @@ class PodStrings:
             self.paths.append(path)
             self.indexes.append(-1)
 
-    def add_taken(self, taken: _Taken, at: int, base: Path) -> None:
-        """The string of item `at` of a list taken out as it was composed
-        (`base`: the list's path)."""
-        self.nodes.append(taken.values[at])
-        self.contexts.append(taken.contexts[at])
-        self.paths.append(base)
-        self.indexes.append(taken.indexes[at])
-        tails, spans, styles = self._taken_columns()
-        tails.append(_VALUE_TAIL)
-        spans.append(taken.spans[2 * at])
-        spans.append(taken.spans[2 * at + 1])
-        styles.append(taken.styles[at])
-
-    def _taken_columns(self) -> tuple[list[Path], array[int], list[str]]:
-        if self.tails is None or self.spans is None or self.styles is None:
-            self.tails, self.spans, self.styles = [], array("q"), []
-        return self.tails, self.spans, self.styles
-
-    def add_run(self, held: _TakenArguments, lo: int, hi: int, base: Path) -> None:
-        """The strings of a container's arguments taken out as they were
-        composed, `held`'s from `lo` to `hi` (`base`: their list's path):
-        one entry for all, their columns held's own (_Run)."""
-        self.nodes.append(_Run(held, lo, hi))  # type: ignore[arg-type]
+    def add_run(self, held: _TakenItems, lo: int, hi: int, base: Path) -> None:
+        """The strings of a list's items taken out as they were composed,
+        `held`'s from `lo` to `hi` (`base`: their list's path): one entry
+        for all, their columns held's own (_Run)."""
+        self.nodes.append(_Run(held, lo, hi))
         self.contexts.append(None)
         self.paths.append(base)
         self.indexes.append(-1)
@@ -388,28 +363,12 @@ class PodStrings:
         self.contexts += other.contexts
         self.paths += other.paths
         self.indexes += other.indexes
-        if other.tails is not None and other.spans is not None and other.styles is not None:
-            tails, spans, styles = self._taken_columns()
-            tails += other.tails
-            spans += other.spans
-            styles += other.styles
 
     def wanted(self, obj: KubeObject, wanted: Callable[[str, str | None], bool]) -> Iterator[Scanned]:
         """The strings `wanted` keeps (given each and its context), each as a Scanned of `obj`."""
-        taken = 0
         for at, node in enumerate(self.nodes):
             if node.__class__ is _Run:
                 yield from node.wanted(obj, wanted, self.paths[at])  # type: ignore[union-attr]
-                continue
-            if node.__class__ is str:
-                taken += 1
-                if wanted(node, self.contexts[at]):  # type: ignore[arg-type]
-                    # Its node, as composed: a plain or quoted scalar, untagged (TakenStrings.take).
-                    tails, spans, styles = self._taken_columns()  # made with the first taken string
-                    start, end = spans[2 * taken - 2], spans[2 * taken - 1]
-                    made = ScalarNode(_UNTAGGED, node, start, end, styles[taken - 1])  # type: ignore[arg-type]
-                    path = self.paths[at] + (self.indexes[at],) + tails[taken - 1]
-                    yield obj, made, self.contexts[at], path
                 continue
             if wanted(node.value, self.contexts[at]):  # type: ignore[union-attr]
                 index = self.indexes[at]
@@ -418,23 +377,6 @@ class PodStrings:
 
 
 _UNTAGGED = default_tag(ScalarNode)
-_VALUE_TAIL: Path = ("value",)
-
-
-class _Taken:
-    """The strings of one list's items TakenStrings took out, as columns:
-    each item's index, its `value`'s text, offsets and style, and its
-    `name` (string_context)."""
-
-    __slots__ = ("items", "indexes", "values", "contexts", "spans", "styles")
-
-    def __init__(self, items: SequenceNode) -> None:
-        self.items = items
-        self.indexes = array("q")
-        self.values: list[str] = []
-        self.contexts: list[str | None] = []
-        self.spans = array("q")
-        self.styles: list[str] = []
 
 
 class TakenStrings:
@@ -443,16 +385,18 @@ class TakenStrings:
     item of a `name` and a `value`, both scalars, the value untagged, holds
     no reference (needs.py marks only lists where no reference spec reaches
     those keys) and nothing a stage reads but its value as a pod string,
-    which a column keeps, in place of some 1,000 bytes of nodes and offsets
-    (64,000 entries: 125 -> 66 MiB peak). The walk of its object merges
-    them in (_found). `root`: the root of the document they were taken from,
-    once read keeps it (a document composed again whole takes none)."""
+    which columns keep (_TakenValues), in place of some 1,000 bytes of nodes
+    and offsets (64,000 entries: 125 -> 59 MiB peak in stop 63, 49 MiB
+    with texts joined and no copy in PodStrings). The walk of its object
+    merges them in (_found). `root`: the root of the document they were
+    taken from, once read keeps it (a document composed again whole takes
+    none). A container's `args` and `command` likewise (_TakenArguments)."""
 
     __slots__ = ("root", "lists", "arguments")
 
     def __init__(self) -> None:
         self.root: Node | None = None
-        self.lists: list[_Taken] = []  # in document order
+        self.lists: list[_TakenValues] = []  # a container's `env`, in document order
         self.arguments: list[_TakenArguments] = []  # a container's `args` and `command`, in document order
 
     def take(self, items: SequenceNode, at: int, mark: StringItems) -> bool:
@@ -477,16 +421,14 @@ class TakenStrings:
         if value.tag is not _UNTAGGED:
             return False
         if is_string(value) and value.value:  # as _found keeps a string
+            name = get_str(item, "name") or ""  # string_context's, for a `value` ("": None)
+            if value.style not in _STYLE_CODES or "\0" in value.value or "\0" in name:  # type: ignore[operator]
+                return False
             held = self.lists[-1] if self.lists and self.lists[-1].items is items else None
             if held is None:
-                held = _Taken(items)
+                held = _TakenValues(items)
                 self.lists.append(held)
-            held.indexes.append(at)
-            held.values.append(value.value)
-            held.contexts.append(get_str(item, "name") or None)  # string_context's, for a `value`
-            held.spans.append(value.start_mark)
-            held.spans.append(value.end_mark)
-            held.styles.append(value.style)  # type: ignore[arg-type]
+            held.add(at, value, name)
         items.value[at] = DROPPED_ITEM
         return True
 
@@ -548,47 +490,26 @@ _STYLE_CODES = {style: code for code, style in enumerate(_STYLES)}
 _TEXTS_JOINED = 1024
 
 
-class _TakenArguments:
-    """The arguments of one container's list TakenStrings took out, as
-    columns: each one's index, offsets and style, its text (joined by NUL,
-    _TEXTS_JOINED to a string; a text holding a NUL is not taken), and the
-    contexts that are not None (an argument after a bare `--flag`: few), by
-    position among those taken. One Pod of 200,000 `args`: some 30 bytes an
-    argument, against some 190 of a node, its offsets and its text."""
+class _JoinedTexts:
+    """Texts appended one by one, joined by NUL _TEXTS_JOINED to a string
+    (none may hold a NUL): one str object a text held some 56 bytes."""
 
-    __slots__ = ("items", "indexes", "starts", "ends", "styles", "contexts", "last", "_joined", "_texts", "_split")
+    __slots__ = ("_joined", "_texts", "_split")
 
-    def __init__(self, items: SequenceNode) -> None:
-        self.items: SequenceNode | None = items  # until the walk has found its path (_merge_arguments)
-        self.indexes = array("q")
-        self.starts = array("q")
-        self.ends = array("q")
-        self.styles = bytearray()
-        self.contexts: dict[int, str] = {}
-        self.last = ""  # the last one's text
+    def __init__(self) -> None:
         self._joined: list[str] = []
         self._texts: list[str] = []  # those not joined yet
         self._split: tuple[int, list[str]] = (-1, [])  # the joined string split last
 
-    def __len__(self) -> int:
-        return len(self.indexes)
-
-    def add(self, at: int, node: ScalarNode, context: str | None) -> None:
-        if context is not None:
-            self.contexts[len(self.indexes)] = context
-        self.indexes.append(at)
-        self.starts.append(node.start_mark)
-        self.ends.append(node.end_mark)
-        self.styles.append(_STYLE_CODES[node.style])  # type: ignore[index]
-        self.last = text = node.value
+    def append(self, text: str) -> None:
         texts = self._texts
         texts.append(text)
         if len(texts) == _TEXTS_JOINED:
             self._joined.append("\0".join(texts))
             texts.clear()
 
-    def texts(self, lo: int, hi: int) -> Iterator[str]:
-        """The texts of those taken from `lo` to `hi`, in order."""
+    def between(self, lo: int, hi: int) -> Iterator[str]:
+        """The texts from `lo` to `hi`, in order."""
         while lo < hi:
             group, first = divmod(lo, _TEXTS_JOINED)
             texts = self._group(group)
@@ -596,7 +517,7 @@ class _TakenArguments:
             yield from texts[first:last]
             lo = group * _TEXTS_JOINED + last
 
-    def text(self, k: int) -> str:
+    def __getitem__(self, k: int) -> str:
         group, at = divmod(k, _TEXTS_JOINED)
         return self._group(group)[at]
 
@@ -607,28 +528,114 @@ class _TakenArguments:
             self._split = (group, self._joined[group].split("\0"))
         return self._split[1]
 
+
+class _TakenItems:
+    """The strings of one list's items TakenStrings took out, as columns:
+    each one's index, offsets and style, and its text (_JoinedTexts). What
+    comes before each (string_context) and its path are the kind's own
+    (_TakenArguments, _TakenValues)."""
+
+    __slots__ = ("items", "indexes", "starts", "ends", "styles", "_texts")
+
+    def __init__(self, items: SequenceNode) -> None:
+        self.items: SequenceNode | None = items  # until the walk has found its path (_merge_taken)
+        self.indexes = array("q")
+        self.starts = array("q")
+        self.ends = array("q")
+        self.styles = bytearray()
+        self._texts = _JoinedTexts()
+
+    def __len__(self) -> int:
+        return len(self.indexes)
+
+    def _add(self, at: int, node: ScalarNode) -> None:
+        self.indexes.append(at)
+        self.starts.append(node.start_mark)
+        self.ends.append(node.end_mark)
+        self.styles.append(_STYLE_CODES[node.style])  # type: ignore[index]
+        self._texts.append(node.value)
+
+    def strings(self, lo: int, hi: int) -> Iterator[tuple[int, str, str | None]]:
+        """Each taken from `lo` to `hi`: its position, text and context."""
+        raise NotImplementedError
+
+    def path(self, base: Path, k: int) -> Path:
+        """The path of the `k`th taken's string, its list's being `base`."""
+        raise NotImplementedError
+
     def node(self, k: int) -> ScalarNode:
         """The node of the `k`th taken, as composed: a string, untagged."""
-        return ScalarNode(_UNTAGGED, self.text(k), self.starts[k], self.ends[k], _STYLES[self.styles[k]])
+        return ScalarNode(_UNTAGGED, self._texts[k], self.starts[k], self.ends[k], _STYLES[self.styles[k]])
+
+
+class _TakenArguments(_TakenItems):
+    """The arguments of one container's list TakenStrings took out, and the
+    contexts that are not None (an argument after a bare `--flag`: few), by
+    position among those taken. One Pod of 200,000 `args`: some 30 bytes an
+    argument, against some 190 of a node, its offsets and its text."""
+
+    __slots__ = ("contexts", "last")
+
+    def __init__(self, items: SequenceNode) -> None:
+        super().__init__(items)
+        self.contexts: dict[int, str] = {}
+        self.last = ""  # the last one's text
+
+    def add(self, at: int, node: ScalarNode, context: str | None) -> None:
+        if context is not None:
+            self.contexts[len(self.indexes)] = context
+        self._add(at, node)
+        self.last = node.value
+
+    def strings(self, lo: int, hi: int) -> Iterator[tuple[int, str, str | None]]:
+        contexts = self.contexts
+        for k, text in enumerate(self._texts.between(lo, hi), lo):
+            yield k, text, contexts.get(k)
+
+    def path(self, base: Path, k: int) -> Path:
+        return base + (self.indexes[k],)
+
+
+class _TakenValues(_TakenItems):
+    """The plain items of one container's `env` TakenStrings took out: each
+    one's `value`, and its `name` (its context; "" for None), texts joined
+    as the values' are. One Deployment of 64,000 `env` entries: some 40
+    bytes an item, against some 220 of two str objects and a copy of its
+    columns in PodStrings."""
+
+    __slots__ = ("_names",)
+
+    def __init__(self, items: SequenceNode) -> None:
+        super().__init__(items)
+        self._names = _JoinedTexts()
+
+    def add(self, at: int, value: ScalarNode, name: str) -> None:
+        self._add(at, value)
+        self._names.append(name)
+
+    def strings(self, lo: int, hi: int) -> Iterator[tuple[int, str, str | None]]:
+        names = self._names.between(lo, hi)
+        for k, text in enumerate(self._texts.between(lo, hi), lo):
+            yield k, text, next(names) or None
+
+    def path(self, base: Path, k: int) -> Path:
+        return base + (self.indexes[k], "value")
 
 
 class _Run:
-    """PodStrings' entry for arguments taken out as composed, `held`'s from
-    `lo` to `hi`: their strings are made only for those `wanted` keeps."""
+    """PodStrings' entry for strings taken out as composed, `held`'s from
+    `lo` to `hi`: their nodes are made only for those `wanted` keeps."""
 
     __slots__ = ("held", "lo", "hi")
 
-    def __init__(self, held: _TakenArguments, lo: int, hi: int) -> None:
+    def __init__(self, held: _TakenItems, lo: int, hi: int) -> None:
         self.held, self.lo, self.hi = held, lo, hi
 
     def wanted(self, obj: KubeObject, wanted: Callable[[str, str | None], bool], base: Path) -> Iterator[Scanned]:
         held = self.held
-        for k, text in enumerate(held.texts(self.lo, self.hi), self.lo):
-            if not text:
-                continue  # as _found keeps a string
-            context = held.contexts.get(k)
-            if wanted(text, context):
-                yield obj, held.node(k), context, base + (held.indexes[k],)
+        for k, text, context in held.strings(self.lo, self.hi):
+            if text and wanted(text, context):  # an empty one as _found keeps a string
+                yield obj, held.node(k), context, held.path(base, k)
 
 
 # What one walk of an object found while its document was whole (Finder):
@@ -822,10 +829,8 @@ def _found(obj: KubeObject, compiled: Compiled, own: int, whole: list, paths: di
             _walk_leaves(obj, compiled, own, paths, references, strings)
         finally:
             _arguments_taken.clear()
-    if taken is not None and taken.lists:
-        _merge_taken(obj.node, compiled.tree, taken.lists, strings)
-    if taken is not None and taken.arguments:
-        _merge_arguments(obj.node, compiled.tree, own, taken.arguments, strings)
+    if taken is not None and (taken.lists or taken.arguments):
+        _merge_taken(obj.node, compiled.tree, own, [*taken.lists, *taken.arguments], strings)
     if not references and not strings:
         return NOTHING
     found = Found([], PodStrings())
@@ -853,44 +858,19 @@ def _walk_leaves(obj: KubeObject, compiled: Compiled, own: int, paths: dict[Path
                 references.setdefault(position, []).append(reference)
 
 
-def _merge_taken(root: Node, tree: PathTree, lists: list[_Taken], strings: dict[int, PodStrings]) -> None:
+def _merge_taken(root: Node, tree: PathTree, own: int, lists: list[_TakenItems],
+                 strings: dict[int, PodStrings]) -> None:
     """Adds the strings of the items taken out (TakenStrings) to those the
-    walk found, at the one spec each list's `value` ends under its `env`
-    without filters (pipeline/needs.py marks only such lists; a filtered
-    `env[name=...]` beside it leads to the same list, and is not followed:
-    _lists_taken), in document order, where the walk would have met them:
-    one spec's leaves come in document order (walk), so by offset."""
-    by_position: dict[int, list[tuple[_Taken, Path]]] = {}
-    for held, base, here in _lists_taken(root, tree, {id(held.items): held for held in lists}):
-        below = next(below for segment, below in here.children.items() if segment.key == "value")
-        by_position.setdefault(below.ends[0], []).append((held, base))  # type: ignore[arg-type]
-    for position, taken in by_position.items():
-        walked = strings.get(position, _NO_STRINGS)
-        merged = strings[position] = PodStrings()
-        at = 0
-        for held, base in sorted(taken, key=lambda pair: pair[0].spans[0]):
-            for i in range(len(held.values)):
-                start = held.spans[2 * i]
-                while at < len(walked) and walked.nodes[at].start_mark < start:  # type: ignore[union-attr]
-                    merged.add_from(walked, at)
-                    at += 1
-                merged.add_taken(held, i, base)
-        for at in range(at, len(walked)):
-            merged.add_from(walked, at)
-
-
-def _merge_arguments(root: Node, tree: PathTree, own: int, lists: list[_TakenArguments],
-                     strings: dict[int, PodStrings]) -> None:
-    """Adds the arguments taken out (TakenStrings) to the strings the walk
-    found, at the one scanned spec (past `own`) their list ends, as
-    _merge_taken does, in runs (PodStrings.add_run): each run ends before
-    the next argument the walk found, one kept in its list (a flag's name)
-    or in a list after it."""
-    by_position: dict[int, list[tuple[_TakenArguments, Path]]] = {}
+    walk found, at the one scanned spec (past `own`) each list's strings
+    end (_taken_position), in document order, where the walk would have met
+    them: one spec's leaves come in document order (walk), so by offset. In
+    runs (PodStrings.add_run): each run ends before the next string the
+    walk found, one kept in its list (a flag's name, an env item a filtered
+    spec reads) or in a list after it."""
+    by_position: dict[int, list[tuple[_TakenItems, Path]]] = {}
     for held, base, here in _lists_taken(root, tree, {id(held.items): held for held in lists}):
         held.items = None  # its list is the document's to let go of
-        position = next(position for position in here.ends if position >= own)
-        by_position.setdefault(position, []).append((held, base))  # type: ignore[arg-type]
+        by_position.setdefault(_taken_position(held, here, own), []).append((held, base))
     for position, taken in by_position.items():
         walked = strings.get(position, _NO_STRINGS)
         merged = strings[position] = PodStrings()
@@ -907,6 +887,16 @@ def _merge_arguments(root: Node, tree: PathTree, own: int, lists: list[_TakenArg
                 k = after
         for at in range(at, len(walked)):
             merged.add_from(walked, at)
+
+
+def _taken_position(held: _TakenItems, here: PathTree, own: int) -> int:
+    """The scanned spec a taken list's strings end at, `here` the walk's
+    tree at the list: an argument list's own, or the one an `env` item's
+    `value` ends (pipeline/needs.py marks only lists with one such spec)."""
+    if held.__class__ is _TakenValues:
+        here = next(below for segment, below in here.children.items() if segment.key == "value")
+        return here.ends[0]
+    return next(position for position in here.ends if position >= own)
 
 
 _NO_STRINGS = PodStrings()

@@ -481,6 +481,40 @@ def test_a_users_spec_filtering_env_leaves_the_env_items_taken_readable(tmp_path
     assert sum(taken) >= 19  # the plain items were taken, the filtered one's list read all the same
 
 
+# Env items of every shape taken or kept (references._TakenValues): values
+# and names quoted, block scalars, an empty name and one no string (their
+# context None: -v cites the first to name `blank` and `five` so), a NUL in
+# a name or a value (kept), no string values (taken, no pod string), and
+# items read whole between taken ones (a third key, quoted keys, valueFrom).
+_ENV_SHAPES = ["name: V{i}\n  value: v_{i}", "name: V{i}\n  value: settings", "name: 'V{i}'\n  value: 'web'",
+               'name: V{i}\n  value: "--config=settings"', "value: creds\n  name: S{i}", "name: ''\n  value: blank",
+               "name: 5\n  value: five", "name: V{i}\n  value: ''", "name: V{i}\n  value: 12",
+               'name: "a\\0b"\n  value: settings', 'name: V{i}\n  value: "x\\0web"',
+               "name: V{i}\n  value: |-\n    settings", "name: V{i}\n  value: >-\n    web",
+               "name: V{i}\n  value: settings\n  extra: x", '"name": V{i}\n  "value": web',
+               "name: V{i}\n  valueFrom:\n    configMapKeyRef: {{name: web, key: k}}"]
+
+
+@pytest.mark.parametrize("joined", [2, 7, 1024])
+@pytest.mark.parametrize("argv", ["-v", "--strategy annotate -v", "--keep-previous=argocd"])
+def test_env_items_of_every_shape_render_alike_their_texts_joined(joined: int, argv: str, monkeypatch):
+    """However many texts are joined to a string (_TEXTS_JOINED), taken
+    items read as the whole document's do, in the same order."""
+    monkeypatch.setattr(references, "_TEXTS_JOINED", joined)
+    items = [_ENV_SHAPES[(i * 7) % len(_ENV_SHAPES)].format(i=i) for i in range(3 * len(_ENV_SHAPES))]
+    env = "".join(f"        {line}\n" for item in items for line in f"- {item}".split("\n"))
+    configs = "".join(f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n---\n" for name in ("blank", "five"))
+    text = (_CONFIGS + configs + "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app\nspec:\n"
+            "  template:\n    spec:\n      initContainers:\n      - name: i\n        env:\n" + env
+            + "      containers:\n      - name: c\n        env:\n" + env)
+    taken = []
+    take = references.TakenStrings.take
+    monkeypatch.setattr(references.TakenStrings, "take", lambda self, *a: taken.append(take(self, *a)) or taken[-1])
+    _rendered(text, argv, monkeypatch)
+    assert sum(taken) > len(items)  # most of both lists' items
+    assert sum(taken) < len(taken) - 10  # not the NULs', the third key's, the quoted keys', valueFrom's
+
+
 def test_the_shared_texts_of_nodes_let_go_are_let_go_however_small_their_lists(monkeypatch):
     """A tree of many small lists no stage reads, each under any one list's
     own count: the table of shared texts (syntax/nodes.py) is bounded as
