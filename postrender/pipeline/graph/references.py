@@ -970,6 +970,8 @@ def _written_in(obj: KubeObject) -> str:
 class YamlNodes(Accessor[Node]):
     """Composed YAML nodes, read as Kubernetes reads them (syntax.nodes)."""
 
+    left_out = DROPPED_ITEM
+
     @staticmethod
     def is_leaf(node: Node) -> bool:
         return isinstance(node, ScalarNode)
