@@ -138,10 +138,11 @@ class ByName:
         return {key: reader.why or self._pod_why(reader) for key, (_, reader) in found.items()}
 
     def _pod_why(self, reader: Reader) -> str:
-        assert self.describe is not None, "find_readers gives a ByName with pod readers its describe"
+        # (find_readers gives it the index's describe; without, the object's own.)
+        described = self.describe(reader.referrer) if self.describe is not None else reader.referrer.describe()
         field_path = format_path(reader.path)
         where = f"{field_path} ({reader.via})" if reader.via else field_path
-        return f"{self.describe(reader.referrer)} {where} names it: the program reads it by that name"
+        return f"{described} {where} names it: the program reads it by that name"
 
 
 @cache

@@ -521,6 +521,10 @@ def test_the_shared_texts_of_nodes_let_go_are_let_go_however_small_their_lists(m
     their items are let go, not only at the document's end (review63: a
     cube of 2×1000×1000 short texts took 4× the memory of sys.intern)."""
     monkeypatch.setattr(nodes_module, "_SHARED_TEXTS_HELD", 64)
+    # What earlier tests in this process left in the table goes first: the
+    # bound is asked as a document starts, after the first texts are shared
+    # (review64: 5,011 entries at the first, run after other tests).
+    nodes_module._bound_shared_texts()
     rows = "".join("    - [" + ", ".join(f"x{r}_{c}" for c in range(100)) + "]\n" for r in range(50))
     text = "apiVersion: example.com/v1\nkind: Thing\nmetadata:\n  name: t\nspec:\n  rows:\n" + rows
     table, share, sizes = nodes_module._shared_texts, nodes_module._share, []
@@ -571,7 +575,11 @@ _CONFIGS = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:
 @pytest.mark.parametrize("kind", ["Pod", "Deployment"])
 @pytest.mark.parametrize("last", ["settings", "--secret-name=creds", "x"])
 @pytest.mark.parametrize("argv", ["", "--strategy annotate", "--keep-original=all --keep-previous helm"])
-def test_arguments_taken_out_as_composed_render_alike(kind: str, last: str, argv: str, monkeypatch):
+@pytest.mark.parametrize("joined", [3, 1024])
+def test_arguments_taken_out_as_composed_render_alike(kind: str, last: str, argv: str, joined: int, monkeypatch):
+    # With 3 texts joined to a string, a `--flag value` pair and the runs
+    # the walk merges in cross the strings' bounds (review64).
+    monkeypatch.setattr(references, "_TEXTS_JOINED", joined)
     taken = []
     take = references.TakenStrings.take
     monkeypatch.setattr(references.TakenStrings, "take", lambda self, *a: taken.append(take(self, *a)) or taken[-1])
