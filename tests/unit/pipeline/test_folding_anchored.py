@@ -20,6 +20,7 @@ from postrender.pipeline.read import KeptShared, Source, read
 from postrender.syntax import nodes as nodes_module, runs
 
 from test_dropping import _needs, _read, _rendered
+from test_folding import _WORKLOAD
 from test_pruning import VARIANTS
 
 
@@ -41,26 +42,6 @@ def _config(data: str, kind: str = "ConfigMap", metadata: str = "  name: setting
 def _aliases(n: int, anchor: str = "v", start: int = 0) -> str:
     return "".join(f"  k{i}: *{anchor}\n" for i in range(start, start + n))
 
-
-_WORKLOAD = """---
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-    spec:
-      containers:
-      - name: web
-        image: web:1
-        envFrom:
-        - configMapRef: {name: settings}
-        - secretRef: {name: creds}
-"""
 
 # Read as composed: every anchor and alias a value of the folded data.
 FOLDED = {
