@@ -1422,10 +1422,8 @@ def _in_parts(doc: Document, tags_checked: bool = False, anchors_checked: bool =
     come, so tags do not need the whole walk; `anchors_checked`: likewise
     anchors and aliases (_Dropping's `aliases_allowed`)."""
     text = doc.text
-    # (What _may_need_a_look asks, anchors aside where checked: that one is
-    # asked of every document, and a flag more cost 20,000 tiny ConfigMaps +0.06%.)
     return (not may_hold_merge_keys(text) and (tags_checked or not may_hold_tags(text))
-            and not (not anchors_checked and may_hold_anchors(text) or "\\/" in text or may_hold_nonfinite(text))
+            and (anchors_checked or not may_hold_anchors(text)) and not _may_need_a_look_but_for_anchors(text)
             and not text.startswith("\ufeff") and _masked(doc) is None)
 
 
@@ -2838,7 +2836,13 @@ def _may_need_a_look(text: str) -> bool:
     NaN number. Most documents hold none of these, and are not walked
     again; each is looked for in the text at C speed, then where a node may
     start (may_hold_anchors, may_hold_nonfinite)."""
-    return may_hold_anchors(text) or "\\/" in text or may_hold_nonfinite(text)
+    return may_hold_anchors(text) or _may_need_a_look_but_for_anchors(text)
+
+
+def _may_need_a_look_but_for_anchors(text: str) -> bool:
+    """_may_need_a_look's other questions, asked alone where anchors are
+    checked as the parts come (_in_parts)."""
+    return "\\/" in text or may_hold_nonfinite(text)
 
 
 def _check_structure(doc: Document, root: Node, limits: Limits, checked: Node | None = None) -> None:
