@@ -265,9 +265,10 @@ def reads(obj: KubeObject, table: ReferenceTable, found: Found, templates: bool)
     pod templates' facts are read then too (templates_read). Kept: what a
     kindFrom spec's check reads when the whole stream is known, a grant's
     list of names (it gains names beside the one it holds; any other name
-    in a list, a container's flag, is its own scalar to the rewrite), and with `templates`, the pod templates with their metadata, for
-    runs that annotate most of them (rewrite.py composes a document again
-    for the few others)."""
+    in a list, a container's flag, is its own scalar to the rewrite), and
+    with `templates`, the pod templates with their metadata, for runs that
+    annotate most of them (rewrite.py composes a document again for the
+    few others)."""
     for path in kind_from_paths(obj, table):
         yield path, False
     for ref in found.references:
@@ -476,7 +477,9 @@ def _names_by_flag(text: str, before: str | None, flags: frozenset[str]) -> bool
 
 
 def _flag_before(written: str | None) -> str | None:
-    """string_context of an argument after the item written so (not the first)."""
+    """What comes before an argument (string_context) whose list's item
+    before is written so, read as composed or taken out: the flag a bare
+    `--flag` gives it, else None."""
     if written is not None and written.startswith("-") and "=" not in written:
         words = written.split()
         return words[-1] if words else None
@@ -903,7 +906,8 @@ def _taken_position(held: _TakenItems, here: PathTree, own: int) -> int:
 _NO_STRINGS = PodStrings()
 
 
-def _lists_taken(root: Node, tree: PathTree, lists: dict[int, Any]) -> Iterator[tuple[Any, Path, PathTree]]:
+def _lists_taken(root: Node, tree: PathTree,
+                 lists: dict[int, _TakenItems]) -> Iterator[tuple[_TakenItems, Path, PathTree]]:
     """Each list items were taken out of, its path, and the walk's tree
     there (found along it, as walk steps: a list's items take the list's
     step)."""
@@ -1179,9 +1183,7 @@ def string_context(parent: Node | None, path: Path) -> str | None:
     if index == 0:
         return "" if path[-2] == "command" else None
     previous = _item_before(parent, path)
-    if isinstance(previous, ScalarNode) and previous.value.startswith("-") and "=" not in previous.value:
-        return previous.value.split()[-1] if previous.value.split() else None
-    return None
+    return _flag_before(previous.value) if isinstance(previous, ScalarNode) else None  # type: ignore[arg-type]
 
 
 def _filter_value(node: Node | None) -> str | list[str] | None:
