@@ -182,8 +182,7 @@ class Needs:
         found = [id(node) for node in self._found_nodes(objects) if id(node) in shared]
         if not found:
             return {}
-        paths = path_counts(doc.root)  # type: ignore[arg-type]
-        return {node: paths.get(node, 0) for node in found}
+        return path_counts(doc.root, found)  # type: ignore[arg-type]
 
     def _found_nodes(self, objects: list[KubeObject]) -> Iterator[object]:
         """The nodes the walk found in `objects` and holds apart from their
