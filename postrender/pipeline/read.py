@@ -518,6 +518,7 @@ def path_counts(root: Node, targets: Collection[int]) -> dict[int, int]:
     counted = {id(node): count for node, count in paths.items() if id(node) in wanted}
     return {target: counted.get(target, 0) for target in wanted}
 
+
 class KeptShared:
     """Document.shared of a document that shares nodes, once pruned after
     read's whole-graph checks (pipeline/needs.py; never a List): the ids of
