@@ -374,6 +374,24 @@ def test_a_config_is_held_as_its_hash_where_that_is_all_its_content_says(config,
     assert facts(again) == facts(first)
 
 
+def test_configs_of_equal_data_held_as_their_hash_share_one_string(monkeypatch):
+    # configs._shared_hash: an equal hash is the string held before, and
+    # the table is bounded (emptied once full), as the shared texts are.
+    from postrender.pipeline.index import configs
+    from postrender.pipeline.render import read_for
+
+    monkeypatch.setattr(configs, "_shared_hashes", {})
+    monkeypatch.setattr(configs, "_SHARED_HASHES_HELD", 2)
+    docs = [_tiny("a1"), _tiny("b2"), _tiny("c3", "  k: w\n"), _tiny("d4", "  k: x\n"), _tiny("e5"), _tiny("f6")]
+    objects = read_for([Source(None, "---\n" + "---\n".join(docs))], render_options(parse([]))).stream.objects
+    held = [obj.content for obj in objects]
+    assert all(type(h) is str for h in held)
+    assert held[0] is held[1] and held[0] == held[4] == held[5]
+    assert held[2] != held[0] and held[3] != held[0]
+    # Emptied when d4 came (two held): e5 holds a string of its own, f6 e5's.
+    assert held[4] is not held[0] and held[5] is held[4]
+
+
 GUARDED = WORKLOAD + """\
 ---
 apiVersion: example.com/v1
