@@ -620,7 +620,9 @@ class DocumentEdits:
         is that line), in order."""
         return self._inserted or ()
 
-    def edits(self) -> list[Edit]:
+    def edits(self, runs: edit.Runs | None = None) -> list[Edit]:
+        """The edits, in the order made; `runs`: takes them a run at a time
+        as they are made (a large List's), and those left are returned."""
         doc = self.document
         if doc.shared:
             _check_shared(doc, self.replaced)
@@ -642,9 +644,14 @@ class DocumentEdits:
         for _, made, later in self._aheads():
             # What set_entries makes of them, in its order.
             out.extend(made.made(_made(later)))
+            if runs is not None and len(out) >= runs.RUN:
+                runs.take(out)
         for mapping, entry in (self._entries or {}).items():
             edit.set_entries(text, mapping, _made(entry), newline, out)
-        return out + located
+            if runs is not None and len(out) >= runs.RUN:
+                runs.take(out)
+        out += located
+        return out
 
     def _deferred_located(self) -> list[Edit]:
         """The deferred keys' edits, located ahead (TemplatesAhead) when all

@@ -67,10 +67,12 @@ class Output:
                 continue
             if piece.copies:
                 return False
-            edits = list(piece.edits) if piece.edits is not None else []
-            if any(end >= at for _, end, _ in edits):
+            # Added to the packed edits, not unpacked and spliced anew: a
+            # ResourceList's items get hundreds of thousands of edits.
+            edits = piece.edits.inserted(at, text) if piece.edits is not None else edit.Splice([(at, at, text)])
+            if edits is None:
                 return False
-            self._pieces[i] = _Piece(document, edit.Splice([*edits, (at, at, text)]))
+            self._pieces[i] = _Piece(document, edits)
             return True
         return False
 
@@ -230,6 +232,11 @@ def _piece(doc: Document, rewrite: Rewrite) -> _Piece | Document:
         # Written as read, it is its own piece: a piece each was 80 bytes
         # (100,000 tiny ConfigMaps: 8 MiB), made as the stream is written.
         return _Piece(doc, edit.Splice(_with_cuts([], cuts))) if cuts else doc
+    if not cuts:
+        # Taken a run at a time as they are made: a large List's are many.
+        runs = edit.Runs()
+        return _Piece(doc, runs.splice(edits.edits(runs)),
+                      tuple(edit.Splice(copy.edits()) for copy in edits.copies))
     return _Piece(doc, edit.Splice(_with_cuts(edits.edits(), cuts)),
                   tuple(edit.Splice(_with_cuts(copy.edits(), cuts)) for copy in edits.copies))
 

@@ -7,6 +7,7 @@ indentation of everything else stay exactly as they were.
 
 from __future__ import annotations
 
+import heapq
 import json
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
@@ -187,17 +188,64 @@ class Splice(Packed):
     __slots__ = ()
 
     def __init__(self, edits: list[Edit]) -> None:
-        # Duplicates arise when an alias makes two references one node.
-        ordered = sorted(dict.fromkeys(edits), key=_POSITION)
+        self._pack(sorted(edits, key=_POSITION))
+
+    def _pack(self, ordered: Iterable[Edit]) -> None:
+        """`ordered` (in order of place, stably) checked and packed in one
+        pass, the offsets straight into their array: a ResourceList of
+        75,000 objects (450,000 edits) held a dict of its edits, for the
+        duplicates, and then a list of 1.35 million offsets, 37 MiB at once."""
+        bounds = array("q")  # start, end and the new text's length, edit by edit
+        texts: list[str] = []
+        joined: list[str] = []  # the texts before those in `texts`, joined
         position = 0
-        for start, end, _ in ordered:
+        last_start = last_end = place = -1  # place: where the texts at (last_start, last_end) begin
+        for start, end, text in ordered:
+            if start == last_start and end == last_end:
+                # An edit given twice (an alias makes two references one
+                # node) is made once, where it was first given.
+                if text in texts[place:]:
+                    continue
+            else:
+                if len(texts) >= _JOINED:
+                    # Joined as they come: a str each (a slice of a run's
+                    # text, Runs) were 450,000 objects at once.
+                    joined.append("".join(texts))
+                    texts.clear()
+                last_start, last_end, place = start, end, len(texts)
             if start < position:
                 raise AssertionError(f"overlapping edits at offset {start}")
             position = end
-        Packed.__init__(self, ordered)
+            bounds.extend((start, end, len(text)))
+            texts.append(text)
+        self._bounds = bounds
+        joined.append("".join(texts))
+        self._texts = "".join(joined) if len(joined) > 1 else joined[0]
         # The stream goes out as UTF-8, a part at a time: text that cannot be
         # encoded (a lone surrogate from a YAML escape) must fail here, before any.
         self._texts.encode("utf-8")
+
+    @classmethod
+    def merged(cls, runs: list[Packed]) -> Splice:
+        """The one Splice of edits taken as runs (Runs), each in order."""
+        splice = cls.__new__(cls)
+        # Stable: of equal places, heapq.merge takes the earlier run's first.
+        splice._pack(heapq.merge(*runs, key=_POSITION))  # type: ignore[arg-type]
+        return splice
+
+    def inserted(self, at: int, text: str) -> Splice | None:
+        """These edits and `text` inserted at offset `at`, or None where an
+        edit here reaches `at` (ends at or after it): what Splice(edits +
+        [(at, at, text)]) would splice, made without unpacking them. (The
+        edits are in order and apart, so the last ends furthest.)"""
+        bounds = self._bounds
+        if bounds and bounds[-2] >= at:
+            return None
+        text.encode("utf-8")  # as Splice checks each text
+        splice = Splice.__new__(Splice)
+        splice._bounds = bounds + array("q", (at, at, len(text)))
+        splice._texts = self._texts + text
+        return splice
 
     def span(self) -> tuple[int, int]:
         """(where the first edit starts, where the last ends); (0, 0) for none."""
@@ -240,6 +288,37 @@ class Splice(Packed):
             position, at = end, at + length
         parts.append(text[position:])
         return "".join(parts)
+
+
+_JOINED = 4096  # texts joined at a time as a Splice is packed
+
+
+class Runs:
+    """A large document's edits as they are made, taken a run at a time
+    (`take`, from a list of RUN or more), each sorted and packed as taken:
+    their tuples and texts, all made before one Splice was, were held at
+    once (a ResourceList of 75,000 objects, 450,000 edits: 44 MiB)."""
+
+    RUN = 16384
+
+    __slots__ = ("_runs",)
+
+    def __init__(self) -> None:
+        self._runs: list[Packed] = []
+
+    def take(self, edits: list[Edit]) -> None:
+        """`edits` as the next run; the list is emptied."""
+        self._runs.append(Packed(sorted(edits, key=_POSITION)))
+        edits.clear()
+
+    def splice(self, last: list[Edit]) -> Splice:
+        """The Splice of the runs taken and `last`, as Splice(all the edits,
+        in the order made) would be."""
+        if not self._runs:
+            return Splice(last)  # most documents: a few edits
+        self.take(last)
+        runs, self._runs = self._runs, []
+        return Splice.merged(runs)
 
 
 def content_start(text: str, node: Node) -> int:

@@ -8,6 +8,7 @@ from ruamel.yaml import YAML
 
 from postrender.syntax.edit import (
     Located,
+    Runs,
     Splice,
     _first_entry,
     insert_item_before,
@@ -69,6 +70,44 @@ def test_plain_or_quoted(value: str, plain: bool) -> None:
 def test_splice_keeps_the_order_edits_at_one_offset_were_given_and_drops_duplicates() -> None:
     edits = [(4, 4, "b"), (1, 2, "X"), (4, 4, "a"), (4, 4, "b")]
     assert Splice(edits).apply("0123456") == "0X23ba456"
+
+
+@given(st.lists(st.tuples(st.integers(0, 12), st.integers(0, 2), st.sampled_from(["a", "b", "é", ""])),
+                max_size=40), st.integers(1, 6))
+def test_edits_taken_in_runs_splice_as_all_at_once(given_edits, run) -> None:
+    # A large document's edits are sorted and packed a run at a time and the
+    # runs merged (Runs): the same splice as of all of them at once, the
+    # order of those at one place and the duplicates across runs too.
+    edits = [(start, start if size == 0 else start + size, text) for start, size, text in given_edits]
+    try:
+        whole = Splice(edits)
+    except AssertionError:
+        return  # overlapping: the runs need not say so the same way
+    runs = Runs()
+    made = list(edits)
+    pending: list = []
+    while made:
+        pending.append(made.pop(0))
+        if len(pending) >= run:
+            runs.take(pending)
+    splice = runs.splice(pending)
+    assert list(splice) == list(whole)
+    assert splice.apply("0123456789abcdef") == whole.apply("0123456789abcdef")
+
+
+@given(st.lists(st.tuples(st.integers(0, 12), st.integers(0, 2), st.text("ab", max_size=2)), max_size=8,
+                unique_by=lambda e: e[0]), st.integers(0, 16), st.text("xé", max_size=2))
+def test_an_insertion_after_every_edit_is_packed_as_spliced_anew(given_edits, at, text) -> None:
+    # Output.insert adds a ResourceList's results to its packed edits
+    # (Splice.inserted), without unpacking them: as Splice of them all.
+    edits = sorted({(start, start + size, t) for start, size, t in given_edits})
+    if any(b[0] < a[1] for a, b in zip(edits, edits[1:])):
+        return
+    inserted = Splice(edits).inserted(at, text)
+    if any(end >= at for _, end, _ in edits):
+        assert inserted is None
+    else:
+        assert inserted is not None and list(inserted) == list(Splice([*edits, (at, at, text)]))
 
 
 def test_splice_refuses_overlapping_edits() -> None:
