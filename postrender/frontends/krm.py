@@ -210,15 +210,20 @@ def written(sources: list[Source], options: RenderOptions, reporter: Reporter,
     stream = read if isinstance(read, Stream) else read.stream
     try:
         effective = function_options(document, options)
+        place = _results_place(document)
         # The stream read above is the one rendered, unless the functionConfig
         # set options it is read otherwise for (render.analyse reads it again).
-        result = render(sources, effective, reporter, read)
+        # Released, as a plain render is: what writing never reads (the graph,
+        # the plan) is dropped before the answer's splice is made, not held
+        # beside it (25,000 apps as one ResourceList: traced 23 MiB less at
+        # write). Its `results` go where they were found before (`place`).
+        result = render(sources, effective, reporter, read, release=True)
     except UsageError as exc:
         raise _failed(exc, 2, source, stream, _said(reporter, stream)) from None
     except PostrenderError as exc:
         raise _failed(exc, 1, source, stream, _said(reporter, stream)) from None
     warnings = warning_results(reporter.warnings)
-    output = _with_results(result, warnings)
+    output = _with_results(result, document.index, place, warnings)
     try:
         return output if output is not None else set_results(result.output, warnings)
     except UnreplaceableResults:
@@ -323,33 +328,45 @@ def _said(reporter: Reporter, stream: Stream) -> list[dict[str, Any]]:
     return warning_results(read + reporter.warnings)
 
 
-def _with_results(result: Result, results: list[dict[str, Any]]) -> Output | None:
-    """The rendered ResourceList with `results` written in as one more edit
-    of its document, given out part by part as any stream (write.Output),
-    or None where set_results must compose the output to place them. That
-    composing read the whole output again (a third of a run on a large
-    ResourceList, which it also held whole). The place is found in the
-    ResourceList as read, where no edit reaches: a block mapping without
-    `results`, whose end, and first key, come after and before every edit
-    of it (a function's edits are inside `items`): there the output is the
-    input moved by the edits before it, so set_results would put the same
-    text at the same place."""
+def _with_results(result: Result, index: int, place: tuple[int, int, int] | None,
+                  results: list[dict[str, Any]]) -> Output | None:
+    """The rendered ResourceList (the stream's document `index`) with
+    `results` written in as one more edit of its document, given out part
+    by part as any stream (write.Output), or None where set_results must
+    compose the output to place them. That composing read the whole output
+    again (a third of a run on a large ResourceList, which it also held
+    whole). The place (_results_place) is found in the ResourceList as
+    read, where no edit reaches: a block mapping without `results`, whose
+    end, and first key, come after and before every edit of it (a
+    function's edits are inside `items`): there the output is the input
+    moved by the edits before it, so set_results would put the same text
+    at the same place."""
     written = result.written
-    document = _resource_list(result.analysis.stream)
-    if not isinstance(written, Output) or document is None:
+    if not isinstance(written, Output) or place is None:
         return None
+    if not results:
+        return written  # set_results changes nothing
+    document = next(d for d in result.analysis.stream.documents if d.index == index)
+    first_key, at, column_of_keys = place
+    edits = written.edits_of(document)
+    if edits is not None and edits.span()[0] <= first_key:
+        return None  # the first key's column, which `results` takes, moved
+    text = document.text
+    block = _results_block(text, at, column_of_keys, results, "\r\n" if "\r\n" in text else "\n")
+    return written if written.insert(document, at, block) else None
+
+
+def _results_place(document: Document) -> tuple[int, int, int] | None:
+    """Where _with_results writes `results` into the ResourceList as read:
+    (its first key's start, the offset they go at, the column of its keys);
+    None where set_results places them (a flow mapping, an empty one, one
+    with `results` of its own). Found before the render, which drops the
+    document's nodes as it writes it."""
     root = document.root
     assert isinstance(root, MappingNode)
     if root.flow_style or not root.value or _results_entry(root) is not None:
         return None
-    if not results:
-        return written  # set_results changes nothing
-    edits = written.edits_of(document)
-    if edits is not None and edits.span()[0] <= root.value[0][0].start_mark:
-        return None  # the first key's column, which `results` takes, moved
-    text = document.text
-    at, block = _block_results(text, root, results, "\r\n" if "\r\n" in text else "\n")
-    return written if written.insert(document, at, block) else None
+    return (root.value[0][0].start_mark, *_results_at(document.text, root))
 
 
 def _resource_list(stream: Stream) -> Document | None:
@@ -694,13 +711,26 @@ def _block_results(text: str, root: MappingNode, results: list[dict[str, Any]], 
     """Where `results` go in a block-style ResourceList `text` (its root
     mapping `root`) that has none, and the text that goes there: at its
     root's end, before any `...` line, indented as its keys are."""
+    at, column_of_keys = _results_at(text, root)
+    return at, _results_block(text, at, column_of_keys, results, newline)
+
+
+def _results_at(text: str, root: MappingNode) -> tuple[int, int]:
+    """Where `results` go in a block-style ResourceList `text` that has none
+    (its root mapping `root`): at its root's end, before any `...` line; and
+    the column its keys are written at."""
     column_of_keys = _column_of_keys(text, root) if root.value else 0
     at = root.end_mark
     end_marker = _DOCUMENT_END.search(text, at)
     if end_marker:
         at = end_marker.start()
+    return at, column_of_keys
+
+
+def _results_block(text: str, at: int, column_of_keys: int, results: list[dict[str, Any]], newline: str) -> str:
+    """The text of `results` inserted at offset `at` of `text`, their keys at `column_of_keys`."""
     lead = newline if at and not text.endswith("\n", 0, at) else ""
-    return at, lead + _block_yaml({"results": results}, column_of_keys, newline)
+    return lead + _block_yaml({"results": results}, column_of_keys, newline)
 
 
 _DOCUMENT_END = re.compile(r"^\.\.\.[ \t]*\r?$", re.M)

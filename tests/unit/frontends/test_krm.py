@@ -107,6 +107,40 @@ def test_resource_list_is_read_once_unless_its_function_config_reads_it_otherwis
     assert run_postrender(["--krm"], text).stdout == result.stdout  # read whole, nothing pruned
 
 
+@pytest.mark.parametrize("sets", ["", "  strategy: annotate\n", "  keepOriginal: all\n"])
+@pytest.mark.parametrize("shape", ["block", "own results", "JSON"])
+def test_a_function_answers_from_a_released_render_its_edits_packed_a_run_at_a_time(monkeypatch, sets, shape):
+    # As a plain render's, a function's render drops what writing never
+    # reads (the graph, the items' nodes) before its answer's splice is
+    # made, and a large List's edits are packed a run at a time
+    # (edit.Runs): its `results` go where they did, found before the render
+    # drops the nodes. The same answer, stderr and status as a render that
+    # holds them all (as before), with the functionConfig read again too.
+    from postrender.pipeline import render
+    from postrender.syntax import edit
+
+    text = (KRM / "app.yaml").read_text().replace("\n  namespace: shop\n", "\n  namespace: shop\n" + sets, 1)
+    if shape == "own results":
+        text += "results:\n- message: from before\n  severity: info\n"
+    elif shape == "JSON":
+        text = json.dumps(load(text))
+    real = render.render
+    released: list[bool] = []
+
+    def holding(sources, options, reporter, stream=None, release=False):
+        released.append(release)
+        return real(sources, options, reporter, stream)  # not released: the graph and nodes held to the end
+
+    monkeypatch.setattr(render, "render", holding)
+    held = run_postrender([], text)
+    assert released == [True]
+    monkeypatch.setattr(render, "render", real)
+    monkeypatch.setattr(edit.Runs, "RUN", 2)
+    answer = run_postrender([], text)
+    assert (answer.status, answer.stdout, answer.stderr) == (held.status, held.stdout, held.stderr)
+    assert held.status == 0 and "not-here" in json.dumps(load(held.stdout)["results"])
+
+
 def test_warnings_become_results_with_resource_ref_and_field():
     text = (KRM / "app.yaml").read_text()
     result = run_postrender([], text)
