@@ -2373,8 +2373,11 @@ def shift_offsets(root: Node, by: int) -> None:
 def _release(loader: Composer) -> None:
     """Done with a loader. A Composer refers to nothing that refers back to
     it (no instance dict: Composer.__slots__), so reference counting frees
-    it even while cli.py runs with the cyclic collector paused."""
+    it even while cli.py runs with the cyclic collector paused; a
+    DroppingComposer forgets its reader's methods, which refer back to it."""
     loader.dispose()
+    if loader.__class__ is DroppingComposer:
+        loader.let_go_of_callers()  # type: ignore[attr-defined]
 
 
 def only_comments(text: str) -> bool:
