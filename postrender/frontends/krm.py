@@ -533,7 +533,7 @@ def _failed(
     exc: Exception, status: int, source: Source, stream: Stream | None, warnings: list[dict[str, Any]]
 ) -> ResourceListError:
     problems = exc.problems() if isinstance(exc, PostrenderError) else [exc]
-    if stream is None and source.left_out:
+    if stream is None and source.cuts is not None:
         # Read failed: the echo below leaves out what reading did, and says so.
         warnings = [*warning_results(source.left_out_warnings()), *warnings]
     results = [*warnings, *(error_result(problem, stream) for problem in problems)]

@@ -86,7 +86,7 @@ from .packed import PackedTexts
 
 if TYPE_CHECKING:
     from ..syntax import blockkeys
-    from ..syntax.earlier import Aliases, Cut
+    from ..syntax.earlier import Aliases, Cut, Cuts, CutsOf, DocumentCuts
 
 HELM4_FILENAME_ANNOTATION = "postrenderer.helm.sh/postrender-filename"
 # kustomize's record of the file an object came from, with `buildMetadata:
@@ -157,7 +157,7 @@ class Source:
     """
 
     __slots__ = ("name", "size", "_text", "_chunks", "_packed", "first_document", "first_lines", "_rendered",
-                 "left_out", "anchors_renamed", "colons_hidden")
+                 "left_out", "cuts", "anchors_renamed", "colons_hidden")
 
     def __init__(self, name: str | None, text: str) -> None:
         if text and not text.endswith("\n"):
@@ -186,10 +186,14 @@ class Source:
         # (25,000 small apps: 149 -> 144 MiB); none where no header is.
         self._rendered: array[int] | None = None
         # Of each document (0-based) whose text read masked entries in
-        # (_drop_earlier_keys): the cuts and what read said of them, for a
-        # read of the same source again (a KRM functionConfig's options) to
-        # give its documents too.
-        self.left_out: dict[int, tuple[tuple[Cut, ...], Sequence[Diagnostic]]] = {}
+        # (_drop_earlier_keys), and said so in lines of its own: those, for
+        # a read of the same source again (a KRM functionConfig's options)
+        # to give its documents too.
+        self.left_out: dict[int, Sequence[Diagnostic]] = {}
+        # The cuts of those documents, and of every other read masked
+        # entries in (Document.left_out): the writer's, never forgotten.
+        # None where there are none (most sources: asked of each document).
+        self.cuts: DocumentCuts | None = None
         # Of each document (0-based) that defines an anchor again, which
         # libyaml's composer refuses and go-yaml reads (syntax/anchors.py):
         # the text it is composed from, and that text with the anchors
@@ -250,25 +254,36 @@ class Source:
 
     def left_out_warnings(self) -> list[Diagnostic]:
         """What reading said it left out (text_left_out), in the text's order."""
-        return [said for _, (_, warnings) in sorted(self.left_out.items()) for said in warnings]
+        return [said for _, warnings in sorted(self.left_out.items()) for said in warnings]
 
     def forget_left_out(self) -> None:
-        """Forgets what read left out and said of it, for a render that reads
-        the source no more and echoes none of it (a released render: the
-        writer reads each document's own `left_out`)."""
+        """Forgets what read said it left out, for a render that reads the
+        source no more and echoes none of it (a released render: the writer
+        reads the cuts alone)."""
         self.left_out.clear()
+
+    def cuts_of(self, document: int) -> CutsOf | tuple[()]:
+        """The cuts read masked in its `document`th document (0-based), in order."""
+        return () if self.cuts is None else self.cuts.of(document)
+
+    def set_cuts(self, document: int, cuts: Sequence[Cut]) -> None:
+        if self.cuts is None:
+            from ..syntax.earlier import DocumentCuts  # few sources hold a key twice
+
+            self.cuts = DocumentCuts()
+        self.cuts.set(document, cuts)
 
     def text_left_out(self) -> str:
         """Its text as read, without the entries read left out
         (_drop_earlier_keys), where `text` holds them masked: what an answer
         that echoes the input (a KRM function's, on an error) writes."""
-        if not self.left_out:
+        if not self.cuts:
             return self.text
         parts = []
         for document in range(len(self.first_lines)):
             text = self.document_text(document)
             at = 0
-            for cut in self.left_out.get(document, ((), ()))[0]:
+            for cut in self.cuts_of(document):
                 parts.append(text[at : cut.start])
                 at = cut.end
             parts.append(text[at:])
@@ -321,9 +336,6 @@ class Document:
     # it kept no metadata or pod templates (pipeline/needs.py), and an edit
     # that gives a mapping keys composes the document again (rewrite.py).
     kept_for_edits: bool = True
-    # Entries a later one with an equal key overrides, masked in `text` and
-    # left out as the document is written (_drop_earlier_keys).
-    left_out: tuple[Cut, ...] = ()
     # shared, line_starts and items_kept_for_edits, where one is set.
     _seldom: _Seldom | None = None
 
@@ -375,6 +387,13 @@ class Document:
         setattr(seldom, name, value)
         if not seldom.shared and seldom.line_starts is None and not seldom.items_kept_for_edits:
             self._seldom = None
+
+    @property
+    def left_out(self) -> CutsOf | tuple[()]:
+        """Entries a later one with an equal key overrides, masked in `text`
+        and left out as the document is written (_drop_earlier_keys): held
+        by its source (Source.cuts_of), in order."""
+        return self.source.cuts_of(self.index - self.source.first_document)
 
     @property
     def rendered(self) -> Rendered | None:
@@ -1308,7 +1327,7 @@ def _read_document(doc: Document, limits: Limits, count: _Count, odd_breaks: boo
     if found and found[0].item is not None:  # a List's items
         count.objects += len(found)
         count.check_objects(count.objects, count.position, lambda: doc.first_line + 1)
-    if dropped or doc.source.left_out:
+    if dropped or doc.source.cuts is not None:
         _left_out(doc, dropped, found, said)
     if prune is not None:
         prune(doc, found, walked)
@@ -1321,11 +1340,14 @@ def _left_out(doc: Document, dropped: _Dropped | None, objects: list[KubeObject]
     source, at = doc.source, doc.index - doc.source.first_document
     if dropped:
         lines = _dropped_warnings(doc, dropped, objects) if said.says_another() else _NONE_SAID
-        source.left_out[at] = (doc.left_out, lines)
+        if lines:
+            source.left_out[at] = lines
+        else:
+            source.left_out.pop(at, None)
         first = dropped.said[0].later_at
-    elif at in source.left_out:  # a read of the source before masked them
-        doc.left_out, lines = source.left_out[at]
-        first = doc.left_out[0].start if doc.left_out else 0
+    elif cuts := doc.left_out:  # a read of the source before masked them
+        lines = source.left_out.get(at, _NONE_SAID)
+        first = cuts[0].start
     else:
         return
     if lines:
@@ -2283,9 +2305,9 @@ def _raise_earlier_in_text(doc: Document) -> None:
     traceback, a cycle nothing collects while a render runs.)"""
     from ..syntax import blockkeys  # few documents hold a key twice
 
-    earlier: list[blockkeys.Earlier] = []
+    earlier = blockkeys.EarlierFound(doc.text)
     if blockkeys.scan(doc.text, frozenset(), earlier, _VALUE_MAPPINGS) is not None and earlier:
-        raise _EarlierKeys(doc, [_EarlierInText(found) for found in earlier])
+        raise _EarlierKeys(doc, _InText(earlier))
 
 
 def recompose(doc: Document, items: Collection[int] | None = None) -> MappingNode | None:
@@ -3010,6 +3032,41 @@ class _Earlier:
         return _LeftOut(self.later_at, key.start_mark, key.value, self.later.value, self.what(), self.hidden)
 
 
+class _InText:
+    """The entries read found overridden in the text of a large document
+    (_raise_earlier_in_text), with no node: their cuts are found with them,
+    held as columns (blockkeys.EarlierFound), an entry made where one is
+    asked for (_EarlierInText)."""
+
+    __slots__ = ("found",)
+
+    def __init__(self, found: blockkeys.EarlierFound) -> None:
+        self.found = found
+
+    def __len__(self) -> int:
+        return len(self.found)
+
+    def __getitem__(self, i: int) -> _EarlierInText:
+        return _EarlierInText(self.found[i])
+
+    def kept(self) -> tuple[Cuts, _Said]:
+        """The cuts that leave the entries out, in order, less those inside
+        another; and the entries they leave out, by where the key that wins
+        is, but only the first few said of them (_DROPPED_SAID), and how many."""
+        from operator import le
+
+        from ..syntax.earlier import Cut, Cuts
+
+        found = self.found
+        starts, ends = found.starts, found.ends
+        if all(map(le, ends, starts[1:])):
+            # Most: in order, none inside another (an entry of a value written
+            # twice, whose later key comes before the one that overrides it).
+            return Cuts.of_lines(starts, ends), _Said(self, range(len(found)))
+        cuts = [Cut(start, end, True) for start, end in zip(starts, ends)]
+        return _kept(cuts, self)
+
+
 class _EarlierInText:
     """An entry read found overridden in the text of a large document
     (_raise_earlier_in_text), with no node: its cut is found with it."""
@@ -3030,14 +3087,34 @@ class _EarlierInText:
     def what(self) -> str:
         return _what(self.found.key, self.found.hidden_in)
 
-    def cut(self, text: str, aliases: Aliases | None) -> Cut:
-        from ..syntax.earlier import Cut
-
-        return Cut(self.found.start, self.found.end, True)
-
     def left_out(self) -> _LeftOut:
         found = self.found
         return _LeftOut(found.later_at, found.key_at, found.key, found.key, self.what(), self.hidden)
+
+
+class _Said:
+    """Entries left out, by where the key that wins is (`order`, places in
+    `entries`): how many, and the first said of them, each made when asked."""
+
+    __slots__ = ("entries", "order")
+
+    def __init__(self, entries: Sequence[_Earlier] | _InText, order: Sequence[int]) -> None:
+        self.entries, self.order = entries, order
+
+    def dropped(self) -> _Dropped:
+        entries = self.entries
+        return _Dropped(len(self.order), [entries[i].left_out() for i in self.order[: _DROPPED_SAID + 1]])
+
+
+def _kept(cuts: list[Cut], entries: Sequence[_Earlier] | _InText) -> tuple[Cuts, _Said]:
+    """The cuts not inside another, in order, and the entries they leave
+    out (`cuts[i]` leaves out `entries[i]`), by where the key that wins is."""
+    from ..syntax.earlier import Cuts, outermost
+
+    kept = outermost(cuts)
+    kept_cuts = set(kept)  # a document may hold thousands: a list here made it quadratic
+    order = sorted((i for i, cut in enumerate(cuts) if cut in kept_cuts), key=lambda i: entries[i].later_at)
+    return Cuts(kept), _Said(entries, order)
 
 
 def _what(key: str, hidden_in: str | None) -> str:
@@ -3053,7 +3130,7 @@ class _EarlierKeys(PostrenderError):
     _check_structure, for read to read it again without them (or once its
     text told them, where it is large: _raise_earlier_in_text)."""
 
-    def __init__(self, doc: Document, found: Sequence[_Earlier | _EarlierInText]) -> None:
+    def __init__(self, doc: Document, found: list[_Earlier] | _InText) -> None:
         first = found[0]
         super().__init__(f"duplicate {first.what()}", doc.location(offset=first.later_at))
         self.entries = found
@@ -3067,10 +3144,39 @@ def _drop_earlier_keys(doc: Document, found: _EarlierKeys) -> _Dropped:
     from ..syntax import earlier as earlier_keys  # few inputs hold a key twice
 
     text = doc.text
+    entries = found.entries
+    kept, said = entries.kept() if entries.__class__ is _InText else _kept(_cuts(doc, entries), entries)
+    masked = earlier_keys.masked(text, kept)
+    source = doc.source
+    at = doc.index - source.first_document
+    source.replace_document_text(at, masked)
+    doc.text = masked
+    if doc.index == 1:
+        _json_value_end.cache_clear()  # it held the text as read, as a key (2.3 MiB for one of 100,000 keys twice)
+    source.set_cuts(at, kept)
+    # What the warnings need, and no node: the tree read first is let go of
+    # before the document is read again, and the table of its lines the
+    # error found (_EarlierKeys), made again if a line is asked for.
+    dropped = said.dropped()
+    doc.root, doc.shared, doc.nodes, doc.line_starts = None, _NO_IDS, 0, None
+    # Said without the objects' names (the tree read first may name one by
+    # a key left out), should reading the document again fail: an answer
+    # that echoes the input, as a KRM function's does, says what it left
+    # out. Said with them once read again (_left_out).
+    source.left_out[at] = _dropped_warnings(doc, dropped, [])
+    return dropped
+
+
+def _cuts(doc: Document, entries: list[_Earlier]) -> list[Cut]:
+    """The cut that leaves out each entry found in the composed tree;
+    refuses one that cannot be cut out alone."""
+    from ..syntax import earlier as earlier_keys  # few inputs hold a key twice
+
+    text = doc.text
     cuts: list[Cut] = []
     # Looked up per entry, found once: a walk of the document each was quadratic.
     aliases = earlier_keys.Aliases(doc.root, doc.shared) if doc.shared and doc.root is not None else None
-    for entry in found.entries:
+    for entry in entries:
         cut = entry.cut(text, aliases)
         if isinstance(cut, str):
             if _has_odd_line_breaks(text):
@@ -3078,26 +3184,7 @@ def _drop_earlier_keys(doc: Document, found: _EarlierKeys) -> _Dropped:
             raise UnreadableText(f"duplicate {entry.what()}: kubectl and Helm read the last, but postrender cannot"
                                  f" leave the earlier out: {cut}", doc.location(offset=entry.later_at))
         cuts.append(cut)
-    kept = earlier_keys.outermost(cuts)
-    masked = earlier_keys.masked(text, kept)
-    source = doc.source
-    source.replace_document_text(doc.index - source.first_document, masked)
-    doc.text = masked
-    doc.left_out = tuple(kept)
-    kept_cuts = set(kept)  # a document may hold thousands: a list here made it quadratic
-    entries = sorted((entry for entry, cut in zip(found.entries, cuts) if cut in kept_cuts),
-                     key=lambda entry: entry.later_at)
-    # What the warnings need, and no node: the tree read first is let go of
-    # before the document is read again, and the table of its lines the
-    # error found (_EarlierKeys), made again if a line is asked for.
-    dropped = _Dropped(len(entries), [entry.left_out() for entry in entries[: _DROPPED_SAID + 1]])
-    doc.root, doc.shared, doc.nodes, doc.line_starts = None, _NO_IDS, 0, None
-    # Said without the objects' names (the tree read first may name one by
-    # a key left out), should reading the document again fail: an answer
-    # that echoes the input, as a KRM function's does, says what it left
-    # out. Said with them once read again (_left_out).
-    source.left_out[doc.index - source.first_document] = (doc.left_out, _dropped_warnings(doc, dropped, []))
-    return dropped
+    return cuts
 
 
 # One empty set for every document that holds none: an empty frozenset is an

@@ -9,7 +9,7 @@ them out without ever holding the whole output, or its bytes, at once.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from itertools import accumulate
 from typing import TYPE_CHECKING
 
@@ -48,7 +48,10 @@ class Output:
     @property
     def _each(self) -> Iterator[_Piece]:
         for piece in self._pieces:
-            yield piece if piece.__class__ is _Piece else _Piece(piece, None)  # type: ignore[arg-type, misc]
+            if piece.__class__ is _Piece:
+                yield piece  # type: ignore[misc]
+            else:  # a document written as read, but for any entries read left out
+                yield _Piece(piece, None if piece.source.cuts is None else _cuts_alone(piece))  # type: ignore[arg-type]
 
     def __iter__(self) -> Iterator[str]:
         return self._parts(in_parts=True)
@@ -227,11 +230,13 @@ def _release(obj: KubeObject) -> None:
 
 def _piece(doc: Document, rewrite: Rewrite) -> _Piece | Document:
     edits = rewrite.for_document(doc)
-    cuts = doc.left_out
     if edits is None:
-        # Written as read, it is its own piece: a piece each was 80 bytes
-        # (100,000 tiny ConfigMaps: 8 MiB), made as the stream is written.
-        return _Piece(doc, edit.Splice(_with_cuts([], cuts))) if cuts else doc
+        # Written as read, but for the entries read left out, it is its own
+        # piece: a piece each was 80 bytes (100,000 tiny ConfigMaps: 8 MiB),
+        # made as the stream is written, its cuts' too (_cuts_alone: 40,000
+        # ConfigMaps each holding a key twice held 7 MiB of them).
+        return doc
+    cuts = doc.left_out
     if not cuts:
         # Taken a run at a time as they are made: a large List's are many.
         runs = edit.Runs()
@@ -241,7 +246,16 @@ def _piece(doc: Document, rewrite: Rewrite) -> _Piece | Document:
                   tuple(edit.Splice(_with_cuts(copy.edits(), cuts)) for copy in edits.copies))
 
 
-def _with_cuts(edits: list[edit.Edit], cuts: tuple[Cut, ...]) -> list[edit.Edit]:
+def _cuts_alone(doc: Document) -> edit.Splice | None:
+    """The edits of a document that has none but the deletion of each entry
+    read dropped (Document.left_out); None for one written as read."""
+    cuts = doc.left_out
+    if not cuts:
+        return None
+    return edit.Splice.deletions(*cuts.columns())
+
+
+def _with_cuts(edits: list[edit.Edit], cuts: Sequence[Cut]) -> list[edit.Edit]:
     """`edits` and the deletion of each entry read dropped (Document.left_out),
     but where an edit is: read masked the entry, so the stages saw comments
     or blanks there, and an edit that reaches into them (an insertion after

@@ -41,11 +41,12 @@ as a key, and no key's line is passed over.
 from __future__ import annotations
 
 import re
+from array import array
 from typing import NamedTuple
 
 from .nodes import plain_is_text
 
-__all__ = ["Earlier", "Scan", "masked", "scan"]
+__all__ = ["Earlier", "EarlierFound", "Scan", "masked", "scan"]
 
 
 class Scan(NamedTuple):
@@ -74,6 +75,43 @@ class Earlier(NamedTuple):
     hidden_in: str | None
 
 
+class EarlierFound:
+    """The entries scan found overridden (Earlier), in the order their later
+    keys are written, as columns: their starts and ends, and where the later
+    keys start; the `hidden_in` of the few that have one. A key, and where
+    it starts, are read again from the text where they are asked for: an
+    Earlier each, its key's text and its offsets held 27 MiB of 44 at
+    read's peak for one ConfigMap of 100,000 keys each written twice."""
+
+    __slots__ = ("text", "starts", "ends", "later_at", "hidden_in")
+
+    def __init__(self, text: str) -> None:
+        self.text = text  # the text scanned, whose offsets these are
+        self.starts, self.ends, self.later_at = array("q"), array("q"), array("q")
+        self.hidden_in: dict[int, str] = {}  # (few: the keys of a mapping inside a value of `data`)
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def __getitem__(self, i: int) -> Earlier:
+        text, start = self.text, self.starts[i]
+        key_at = _INDENT.match(text, start).end()  # (an entry outside any sequence: no `-` before its key)
+        found = _KEY.match(text, key_at)
+        plain, double, single = found.groups()  # type: ignore[union-attr]
+        key = plain if plain is not None else double if double is not None else single
+        return Earlier(start, self.ends[i], key_at, self.later_at[i], key, self.hidden_in.get(i))
+
+    def add(self, starts: array[int], first: int, column: int, shown: _Shown) -> None:
+        """Entry `first` of a block mapping outside any sequence whose keys'
+        lines start at `starts` (its keys at `column`), overridden by its last
+        key: its lines, to the line of the key after it, as cut_of cuts it."""
+        if shown is not None and shown[0] == "hidden":
+            self.hidden_in[len(self.starts)] = shown[1]
+        self.starts.append(starts[first])
+        self.ends.append(starts[first + 1])
+        self.later_at.append(starts[-1] + column)
+
+
 # What a message may show of a mapping's keys, as read's _check_nodes
 # tells it: None, anything; ("keys", field), its keys only (the mapping
 # under `data`); ("hidden", field), nothing (inside a value there); _UNTOLD,
@@ -95,6 +133,8 @@ _KEY_LINE = re.compile(
     r"(?:( +)(?![ \n&*!|>%@`?:,\[\]{}#'\"]|-(?: |$))[^:\t\n]*(?::(?=[^ \t\n])[^:\t\n]*)*$| +|$)",
     re.M,
 )
+# A key as _KEY_LINE reads it, where it starts: plain, or quoted without an escape.
+_KEY = re.compile(r"([A-Za-z0-9_$][A-Za-z0-9_.$/-]*)|\"([^\"\\\n]*)\"|'([^'\n]*)'")
 # A plain scalar to its line's end: no indicator first, no `: ` (libyaml
 # refuses it, or it ends a key not read here: `a b: c`, `a : b`), no tab.
 _PLAIN = re.compile(r"(?![ \n&*!|>%@`?:,\[\]{}#'\"]|-(?: |$))[^:\t\n]*(?::(?=[^ \t\n])[^:\t\n]*)*$", re.M)
@@ -115,12 +155,17 @@ _WORD = re.compile(r"([A-Za-z0-9][A-Za-z0-9_.$/-]*)(?: +#[^\n]*)? *$", re.M)
 # first that is not blank and is indented no more than the key.
 _ENDS: dict[int, re.Pattern[str]] = {}
 _ROOT_FIELDS = frozenset(("kind", "apiVersion"))
+# The plain keys held as found to read as their text, each asked once: a
+# CRD's keys are a few hundred names over and over, and a mapping of
+# 100,000 keys held them all again (9.5 MiB, a ConfigMap's keys each
+# written twice); past these, a key is asked each time it comes.
+_TEXTS_HELD = 4096
 # The indentations looked for after a plain scalar, made once.
 _SPACES_HELD = 64
 _SPACES = [" " * (column + 1) for column in range(_SPACES_HELD)]
 
 
-def scan(text: str, wanted: frozenset[str], earlier: list[Earlier] | None = None,
+def scan(text: str, wanted: frozenset[str], earlier: EarlierFound | None = None,
          data_fields: tuple[str, ...] = ()) -> Scan | None:
     """The values of the keys named in `wanted` whose values are written on
     the lines below them, if every mapping of the document has plain,
@@ -135,8 +180,8 @@ def scan(text: str, wanted: frozenset[str], earlier: list[Earlier] | None = None
         return None  # a line break to libyaml (read refuses a lone one)
     size = len(text)
     collect = earlier is not None
-    mappings = _Mappings(collect)
-    columns, keys_of, starts_of, shown_of = mappings.columns, mappings.keys, mappings.starts, mappings.shown
+    mappings = _Mappings(text if collect else None)
+    columns, keys_of, shown_of = mappings.columns, mappings.keys, mappings.shown
     # The key on the line before, less blank and comment lines, whose value
     # is on the lines below (None: another line came since).
     below: str | None = None
@@ -202,7 +247,8 @@ def scan(text: str, wanted: frozenset[str], earlier: list[Earlier] | None = None
             if plain not in texts:
                 if not plain_is_text(plain):
                     return None
-                texts.add(plain)
+                if len(texts) < _TEXTS_HELD:
+                    texts.add(plain)
         else:
             label = double if double is not None else single
         if dashes:
@@ -219,15 +265,11 @@ def scan(text: str, wanted: frozenset[str], earlier: list[Earlier] | None = None
                     return None
                 keys.add(label)  # type: ignore[attr-defined]
             else:
-                starts = starts_of[-1]
-                place = len(starts)
-                first = keys.setdefault(label, place)
-                starts.append(at)
-                if first != place:
+                first = keys.put(label, at)  # type: ignore[union-attr]
+                if first >= 0:
                     if shown_of[-1] is _UNTOLD:
                         return None
-                    keys[label] = place
-                    earlier.append(_earlier(starts, first, column, label, shown_of[-1]))  # type: ignore[union-attr]
+                    earlier.add(keys.starts, first, column, shown_of[-1])  # type: ignore[union-attr]
         elif collect:
             shown = None if not columns else _UNTOLD if below is None else _inside(shown_of[-1], below, data_fields)
             mappings.open(column, label, at, shown)
@@ -263,42 +305,105 @@ def scan(text: str, wanted: frozenset[str], earlier: list[Earlier] | None = None
 
 class _Mappings:
     """The block mappings open at the line being read, innermost last: the
-    columns of their keys, their keys so far (each with its place among
-    them), where each key's line starts (its key at the mapping's column),
-    and what a message may show of its keys (_UNTOLD in a sequence)."""
+    columns of their keys, their keys so far (a set each, or where earlier
+    entries are collected, a _Keys), and what a message may show of its
+    keys (_UNTOLD in a sequence)."""
 
-    __slots__ = ("collect", "columns", "keys", "starts", "shown")
+    __slots__ = ("text", "columns", "keys", "shown")
 
-    def __init__(self, collect: bool) -> None:
+    def __init__(self, text: str | None) -> None:
         # Only the columns and the keys (a set each) unless the entries a
-        # later key overrides are collected: a CRD's scan, in every render
-        # of a chart that ships CRDs, pays for no more.
-        self.collect = collect
+        # later key overrides are collected (`text`, the text scanned): a
+        # CRD's scan, in every render of a chart that ships CRDs, pays for
+        # no more.
+        self.text = text
         self.columns: list[int] = []
-        self.keys: list[dict[str, int] | set[str]] = []
-        self.starts: list[list[int]] = []
+        self.keys: list[_Keys | set[str]] = []
         self.shown: list[_Shown] = []
 
     def open(self, column: int, label: str, line: int, shown: _Shown) -> None:
         """A mapping whose first key, `label`, is on the line at offset `line`."""
         self.columns.append(column)
-        if not self.collect:
+        if self.text is None:
             self.keys.append({label})
             return
-        self.keys.append({label: 0})
-        self.starts.append([line])
+        keys = _Keys(self.text, column)
+        keys.put(label, line)
+        self.keys.append(keys)
         self.shown.append(shown)
 
     def close_deeper(self, column: int) -> None:
         """Closes the mappings whose keys stand right of `column`."""
         columns, keys = self.columns, self.keys
-        collect = self.collect
+        collect = self.text is not None
         while columns and columns[-1] > column:
             columns.pop()
             keys.pop()
             if collect:
-                self.starts.pop()
                 self.shown.pop()
+
+
+class _Keys:
+    """A block mapping's keys so far, where earlier entries are collected:
+    where each key's line starts (`starts`, its key at `column`), and for
+    each key, its place among them where it was last written, in a table of
+    open addressing held in two arrays (a key's hash, its place + 1; 0 for
+    an empty slot), its text read again from the text where two hashes are
+    equal. A dict of the keys' texts, and a list of their lines' offsets,
+    held 19 MiB for one ConfigMap of 100,000 keys each written twice; this
+    holds 2.3 MiB."""
+
+    __slots__ = ("text", "column", "starts", "_hashes", "_places", "_mask", "_count")
+
+    def __init__(self, text: str, column: int) -> None:
+        self.text, self.column = text, column
+        self.starts = array("q")
+        self._hashes, self._places = _slots(8), _slots(8)
+        self._mask = 7
+        self._count = 0  # keys held: no more than half the slots
+
+    def put(self, label: str, line: int) -> int:
+        """Adds the key `label` on the line at offset `line`: the place of the
+        entry it overrides (where it was written last), or -1."""
+        starts = self.starts
+        place = len(starts)
+        starts.append(line)
+        hashed = hash(label) & 0xFFFFFFFF  # (the text tells two keys of one hash apart)
+        hashes, places, mask = self._hashes, self._places, self._mask
+        slot = hashed & mask
+        while held := places[slot]:
+            if hashes[slot] == hashed and self._label(held - 1) == label:
+                places[slot] = place + 1
+                return held - 1
+            slot = (slot + 1) & mask
+        hashes[slot], places[slot] = hashed, place + 1
+        self._count += 1
+        if 2 * self._count > mask:
+            self._grow()
+        return -1
+
+    def _label(self, place: int) -> str:
+        found = _KEY.match(self.text, self.starts[place] + self.column)
+        plain, double, single = found.groups()  # type: ignore[union-attr]
+        return plain if plain is not None else double if double is not None else single
+
+    def _grow(self) -> None:
+        hashes, places = self._hashes, self._places
+        size = 2 * len(places)
+        mask = size - 1
+        self._hashes, self._places, self._mask = _slots(size), _slots(size), mask
+        new_hashes, new_places = self._hashes, self._places
+        for hashed, held in zip(hashes, places):
+            if held:
+                slot = hashed & mask
+                while new_places[slot]:
+                    slot = (slot + 1) & mask
+                new_hashes[slot], new_places[slot] = hashed, held
+
+
+def _slots(size: int) -> array[int]:
+    """`size` empty slots of a _Keys table."""
+    return array("I", bytes(4 * size))
 
 
 def _inside(shown: _Shown, key: str, data_fields: tuple[str, ...]) -> _Shown:
@@ -309,14 +414,6 @@ def _inside(shown: _Shown, key: str, data_fields: tuple[str, ...]) -> _Shown:
     if shown[0] == "keys":
         return ("hidden", f"{shown[1]}.{key}")
     return shown
-
-
-def _earlier(starts: list[int], first: int, column: int, key: str, shown: _Shown) -> Earlier:
-    """Entry `first` of a block mapping outside any sequence whose keys'
-    lines start at `starts` (its keys at `column`), overridden by its last
-    key: its lines, to the line of the key after it, as cut_of cuts it."""
-    hidden_in = shown[1] if shown is not None and shown[0] == "hidden" else None
-    return Earlier(starts[first], starts[first + 1], starts[first] + column, starts[-1] + column, key, hidden_in)
 
 
 def _column(text: str, at: int) -> int | None:

@@ -247,6 +247,18 @@ class Splice(Packed):
         splice._texts = self._texts + text
         return splice
 
+    @classmethod
+    def deletions(cls, starts: array[int], ends: array[int]) -> Splice:
+        """The edits deleting [starts[i], ends[i]) each, given in order, none
+        empty or overlapping another: what Splice([(start, end, ""), ...])
+        is, without a tuple and three ints an edit on the way (one ConfigMap
+        of 100,000 keys each written twice: 27 MiB at the writer's peak)."""
+        splice = cls.__new__(cls)
+        bounds = array("q", bytes(8 * 3 * len(starts)))
+        bounds[0::3], bounds[1::3] = starts, ends
+        splice._bounds, splice._texts = bounds, ""
+        return splice
+
     def span(self) -> tuple[int, int]:
         """(where the first edit starts, where the last ends); (0, 0) for none."""
         bounds = self._bounds
