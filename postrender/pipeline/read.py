@@ -3049,7 +3049,7 @@ class _InText:
     def __getitem__(self, i: int) -> _EarlierInText:
         return _EarlierInText(self.found[i])
 
-    def kept(self) -> tuple[Cuts, _Said]:
+    def kept(self) -> tuple[Sequence[Cut], _Said]:
         """The cuts that leave the entries out, in order, less those inside
         another; and the entries they leave out, by where the key that wins
         is, but only the first few said of them (_DROPPED_SAID), and how many."""
@@ -3106,15 +3106,20 @@ class _Said:
         return _Dropped(len(self.order), [entries[i].left_out() for i in self.order[: _DROPPED_SAID + 1]])
 
 
-def _kept(cuts: list[Cut], entries: Sequence[_Earlier] | _InText) -> tuple[Cuts, _Said]:
+def _kept(cuts: list[Cut], entries: Sequence[_Earlier] | _InText) -> tuple[list[Cut], _Said]:
     """The cuts not inside another, in order, and the entries they leave
     out (`cuts[i]` leaves out `entries[i]`), by where the key that wins is."""
-    from ..syntax.earlier import Cuts, outermost
+    if len(cuts) == 1:
+        return cuts, _Said(entries, _FIRST)  # most documents holding a key twice: once
+    from ..syntax.earlier import outermost
 
     kept = outermost(cuts)
     kept_cuts = set(kept)  # a document may hold thousands: a list here made it quadratic
     order = sorted((i for i, cut in enumerate(cuts) if cut in kept_cuts), key=lambda i: entries[i].later_at)
-    return Cuts(kept), _Said(entries, order)
+    return kept, _Said(entries, order)
+
+
+_FIRST = (0,)
 
 
 def _what(key: str, hidden_in: str | None) -> str:

@@ -19,7 +19,7 @@ from .read import (Document, KubeObject, Stream, as_later_document, ends_documen
 from .rewrite import Rewrite
 
 if TYPE_CHECKING:
-    from ..syntax.earlier import Cut
+    from ..syntax.earlier import Cut, DocumentCuts
 
 
 class _Piece:
@@ -51,7 +51,8 @@ class Output:
             if piece.__class__ is _Piece:
                 yield piece  # type: ignore[misc]
             else:  # a document written as read, but for any entries read left out
-                yield _Piece(piece, None if piece.source.cuts is None else _cuts_alone(piece))  # type: ignore[arg-type]
+                cuts = piece.source.cuts  # type: ignore[union-attr]
+                yield _Piece(piece, None if cuts is None else _cuts_alone(piece, cuts))  # type: ignore[arg-type]
 
     def __iter__(self) -> Iterator[str]:
         return self._parts(in_parts=True)
@@ -246,13 +247,12 @@ def _piece(doc: Document, rewrite: Rewrite) -> _Piece | Document:
                   tuple(edit.Splice(_with_cuts(copy.edits(), cuts)) for copy in edits.copies))
 
 
-def _cuts_alone(doc: Document) -> edit.Splice | None:
+def _cuts_alone(doc: Document, held: DocumentCuts) -> edit.Splice | None:
     """The edits of a document that has none but the deletion of each entry
-    read dropped (Document.left_out); None for one written as read."""
-    cuts = doc.left_out
-    if not cuts:
-        return None
-    return edit.Splice.deletions(*cuts.columns())
+    read dropped (Document.left_out, `held` by its source); None for one
+    written as read."""
+    cuts = held.of(doc.index - doc.source.first_document)
+    return edit.Splice.deletions(*cuts.columns()) if cuts else None
 
 
 def _with_cuts(edits: list[edit.Edit], cuts: Sequence[Cut]) -> list[edit.Edit]:

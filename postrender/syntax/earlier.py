@@ -248,14 +248,15 @@ class DocumentCuts:
         documents, firsts, held = self._documents, self._firsts, self._cuts
         if not documents or documents[-1] < document:  # read goes in order: every document but a re-read one
             documents.append(document)
-            if isinstance(cuts, Cuts):
-                held.starts += cuts.starts
-                held.ends += cuts.ends
-                held.lines += cuts.lines
-            else:
-                held.starts.extend(cut.start for cut in cuts)
-                held.ends.extend(cut.end for cut in cuts)
-                held.lines.extend(cut.lines for cut in cuts)
+            if cuts.__class__ is Cuts:
+                held.starts += cuts.starts  # type: ignore[attr-defined]
+                held.ends += cuts.ends  # type: ignore[attr-defined]
+                held.lines += cuts.lines  # type: ignore[attr-defined]
+            else:  # a few, found in the composed tree
+                for cut in cuts:
+                    held.starts.append(cut.start)
+                    held.ends.append(cut.end)
+                    held.lines.append(cut.lines)
             firsts.append(len(held))
             return
         every = {at: list(self.of(at)) for at in documents}
