@@ -346,7 +346,9 @@ def _with_results(result: Result, index: int, place: tuple[int, int, int] | None
         return None
     if not results:
         return written  # set_results changes nothing
-    document = next(d for d in result.analysis.stream.documents if d.index == index)
+    document = next((d for d in result.analysis.stream.documents if d.index == index), None)
+    if document is None:  # (read again otherwise: set_results places them)
+        return None
     first_key, at, column_of_keys = place
     edits = written.edits_of(document)
     if edits is not None and edits.span()[0] <= first_key:

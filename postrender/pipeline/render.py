@@ -368,11 +368,12 @@ def _drop_before_write(analysis: Analysis, result: Rewrite) -> None:
     still need, each let go once its document is written). These then make
     room for the stream's splices rather than adding to them: a render's
     peak is at the end of write (N=20000: 207 -> 189 MiB). So do the
-    warnings, reported already (_report_analysis): read's own, and what its
-    sources keep of what they left out for a second read of the same text
-    or an answer that echoes it (a KRM function's, which is not released).
-    A generated stream can warn of every document (40,000 documents each
-    holding a key twice: 12 MiB)."""
+    warnings, reported already (_report_analysis): read's own, and the lines
+    its sources keep to warn of what they left out. The cuts themselves
+    stay with each source (Source.cuts): the writer deletes them, and a KRM
+    function's answer to a render refused as it is written echoes its items
+    without them (Source.text_left_out). A generated stream can warn of
+    every document (40,000 documents each holding a key twice: 12 MiB)."""
     analysis.graph = Graph(ObjectIndex([], None, frozenset()), [], [])
     analysis.table.object_facts.clear()
     analysis.plan = Plan(())

@@ -200,13 +200,23 @@ class Splice(Packed):
         joined: list[str] = []  # the texts before those in `texts`, joined
         position = 0
         last_start = last_end = place = -1  # place: where the texts at (last_start, last_end) begin
+        seen: set[str] | None = None  # those texts, once there are many (insertions at one offset)
         for start, end, text in ordered:
             if start == last_start and end == last_end:
                 # An edit given twice (an alias makes two references one
-                # node) is made once, where it was first given.
-                if text in texts[place:]:
+                # node) is made once, where it was first given. Most places
+                # have one edit; many at one are looked up in a set, not
+                # compared one by one.
+                if seen is not None:
+                    if text in seen:
+                        continue
+                    seen.add(text)
+                elif text in texts[place:]:
                     continue
+                elif len(texts) - place >= _LOOKED_UP_FROM:
+                    seen = {*texts[place:], text}
             else:
+                seen = None
                 if len(texts) >= _JOINED:
                     # Joined as they come: a str each (a slice of a run's
                     # text, Runs) were 450,000 objects at once.
@@ -242,7 +252,7 @@ class Splice(Packed):
         if bounds and bounds[-2] >= at:
             return None
         text.encode("utf-8")  # as Splice checks each text
-        splice = Splice.__new__(Splice)
+        splice = type(self).__new__(type(self))
         splice._bounds = bounds + array("q", (at, at, len(text)))
         splice._texts = self._texts + text
         return splice
@@ -303,6 +313,7 @@ class Splice(Packed):
 
 
 _JOINED = 4096  # texts joined at a time as a Splice is packed
+_LOOKED_UP_FROM = 16  # edits at one place from which a Splice finds one given twice in a set
 
 
 class Runs:

@@ -141,6 +141,58 @@ def test_a_function_answers_from_a_released_render_its_edits_packed_a_run_at_a_t
     assert held.status == 0 and "not-here" in json.dumps(load(held.stdout)["results"])
 
 
+_REFUSED_AS_WRITTEN = """\
+apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: cfg
+  DATA
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata:
+    name: web
+    labels:
+      x: &n cfg
+  spec:
+    template:
+      spec:
+        containers:
+        - name: c
+          image: i
+          envFrom:
+          - configMapRef:
+              name: *n
+"""
+
+
+@pytest.mark.parametrize("data", [
+    "data:\n    k: v\n    k: w",
+    "data:\n    k: |\n      one\n      two\n    k: w",
+    "data: {k: v, k: w, z: q}",
+    "data:\n" + "".join(f"    e{i}: {'x' * 60}\n" for i in range(5_000)) + "    k: v\n    k: w",  # read in parts
+], ids=["block", "multi-line", "flow", "large"])
+def test_an_answer_refused_as_it_is_written_echoes_the_items_without_what_read_left_out(monkeypatch, data):
+    # The rewrite refuses the aliased name as the document is written, after
+    # a released render dropped what it holds for warnings: the answer echoes
+    # the items as read, the earlier `k` left out (not its masked text), as a
+    # render that holds everything to the end does (review65a).
+    from postrender.pipeline import render
+
+    text = _REFUSED_AS_WRITTEN.replace("DATA", data)
+    answer = run_postrender([], text)
+    real = render.render
+    monkeypatch.setattr(render, "render", lambda sources, options, reporter, stream=None, release=False:
+                        real(sources, options, reporter, stream))
+    held = run_postrender([], text)
+    assert (answer.status, answer.stdout, answer.stderr) == (held.status, held.stdout, held.stderr)
+    assert answer.status == 1 and "alias" in answer.stderr
+    echoed = answer.stdout.split("\nresults:")[0]
+    assert "k: v" not in echoed and "#" not in echoed and echoed.count("k: w") == 1
+
+
 def test_warnings_become_results_with_resource_ref_and_field():
     text = (KRM / "app.yaml").read_text()
     result = run_postrender([], text)

@@ -72,17 +72,52 @@ def test_splice_keeps_the_order_edits_at_one_offset_were_given_and_drops_duplica
     assert Splice(edits).apply("0123456") == "0X23ba456"
 
 
+def _spliced_plainly(edits: list) -> list:
+    """What a Splice of `edits` holds, made the plain way (as before stop 65
+    packed them in one pass): each edit given twice once, where it was first
+    given, then a stable sort by place; an overlap refused."""
+    ordered = sorted(dict.fromkeys(edits), key=lambda e: (e[0], e[1]))
+    for before, after in zip(ordered, ordered[1:]):
+        if after[0] < before[1]:
+            raise AssertionError(f"overlapping edits at offset {after[0]}")
+    return ordered
+
+
 @given(st.lists(st.tuples(st.integers(0, 12), st.integers(0, 2), st.sampled_from(["a", "b", "é", ""])),
-                max_size=40), st.integers(1, 6))
-def test_edits_taken_in_runs_splice_as_all_at_once(given_edits, run) -> None:
+                max_size=40), st.integers(1, 6), st.integers(1, 5), st.integers(1, 5))
+def test_edits_taken_in_runs_splice_as_all_at_once(given_edits, run, joined, looked_up) -> None:
     # A large document's edits are sorted and packed a run at a time and the
-    # runs merged (Runs): the same splice as of all of them at once, the
-    # order of those at one place and the duplicates across runs too.
+    # runs merged (Runs): the same splice as of all of them at once made
+    # plainly, the order of those at one place, the duplicates across runs
+    # and the overlap refused too; the texts joined `joined` at a time and
+    # those at one place looked up in a set from `looked_up` on.
+    from postrender.syntax import edit
+
     edits = [(start, start if size == 0 else start + size, text) for start, size, text in given_edits]
     try:
-        whole = Splice(edits)
-    except AssertionError:
-        return  # overlapping: the runs need not say so the same way
+        plain: list | str = _spliced_plainly(edits)
+    except AssertionError as refused:
+        plain = str(refused)
+    saved = edit._JOINED, edit._LOOKED_UP_FROM
+    edit._JOINED, edit._LOOKED_UP_FROM = joined, looked_up
+    try:
+        for whole in (lambda: Splice(edits), lambda: _in_runs(edits, run)):
+            try:
+                splice = whole()
+            except AssertionError as refused:
+                assert str(refused) == plain
+                continue
+            assert list(splice) == plain
+            text = "0123456789abcdef"
+            expected = text
+            for start, end, new in reversed(plain):  # type: ignore[arg-type]
+                expected = expected[:start] + new + expected[end:]
+            assert splice.apply(text) == expected
+    finally:
+        edit._JOINED, edit._LOOKED_UP_FROM = saved
+
+
+def _in_runs(edits: list, run: int) -> Splice:
     runs = Runs()
     made = list(edits)
     pending: list = []
@@ -90,9 +125,14 @@ def test_edits_taken_in_runs_splice_as_all_at_once(given_edits, run) -> None:
         pending.append(made.pop(0))
         if len(pending) >= run:
             runs.take(pending)
-    splice = runs.splice(pending)
-    assert list(splice) == list(whole)
-    assert splice.apply("0123456789abcdef") == whole.apply("0123456789abcdef")
+    return runs.splice(pending)
+
+
+def test_many_edits_at_one_place_keep_their_order_and_drop_those_given_twice() -> None:
+    # Past _LOOKED_UP_FROM insertions at one offset, those given twice are
+    # found in a set: the same splice, in linear time.
+    edits = [(3, 3, f"<{i % 500}>") for i in range(2_000)]
+    assert Splice(edits).apply("0123456") == "012" + "".join(f"<{i}>" for i in range(500)) + "3456"
 
 
 @given(st.lists(st.tuples(st.integers(0, 12), st.integers(0, 2), st.text("ab", max_size=2)), max_size=8,
