@@ -56,7 +56,7 @@ from .graph import byname, dependencies, producers, references
 from .graph.references import is_config_object
 from .index import folding
 from .index.configs import content_of, hold_as_hash, in_content
-from .read import Document, KeptShared, KubeObject, object_path, path_counts
+from .read import Document, ItemsShared, KeptShared, KubeObject, object_path, path_counts
 
 
 class Needs:
@@ -124,6 +124,8 @@ class Needs:
         # composing it again pruned peaked higher (the 5,000 bench apps as
         # one List, one anchor and its alias: 289 -> 297 MiB).
         shared_list = bool(doc.shared) and objects and objects[0].item is not None
+        if shared_list and self.prunes and type(doc.shared) is ItemsShared:
+            self._kept_for_edits(doc, objects)
         if not self.prunes or doc.root is None or not objects or shared_list:
             return
         shares, merges = bool(doc.shared), may_hold_merge_keys(doc.text)
@@ -172,6 +174,19 @@ class Needs:
         if listed and not doc.kept_for_edits and any(kept):
             doc.items_kept_for_edits = frozenset(obj.item for obj, can in zip(objects, kept) if can)
 
+    def _kept_for_edits(self, doc: Document, objects: list[KubeObject]) -> None:
+        """Of a List read item by item though it shares nodes (read.ItemsShared),
+        which items can take keys where they are: those kept whole, and those
+        `item` pruned that kept what their edits touch; the others are
+        composed again for edits (rewrite.DocumentEdits)."""
+        readers = self._readers_made()
+        whole = doc.shared.whole  # type: ignore[union-attr]
+        kept = [obj.item in whole or readers.kept_for_edits(obj, self._found.get(obj, references.NOTHING))
+                for obj in objects]
+        doc.kept_for_edits = all(kept)
+        if not doc.kept_for_edits and any(kept):
+            doc.items_kept_for_edits = frozenset(obj.item for obj, can in zip(objects, kept) if can)
+
     def _paths_counted(self, doc: Document, objects: list[KubeObject]) -> dict[int, int]:
         """How many paths lead to each shared node the walk found in a
         document (a reference's scalar, which the rewrite may replace:
@@ -202,13 +217,19 @@ class Needs:
                       if not isinstance(node, (StubMapping, StubSequence))), self._found_nodes(objects))
         return frozenset(id(node) for node in held if id(node) in shared)
 
-    def item(self, obj: KubeObject, items: SequenceNode) -> None:
+    def item(self, obj: KubeObject, items: SequenceNode, whole: bool = False) -> None:
         """Walks a List's item as soon as it is composed, and prunes it
         there, where `items` holds it, as the whole List is pruned once read
         (`__call__`, with walked=True, which finds the same paths to keep:
         pruning what is pruned already changes nothing). Only for a List
-        read finds without aliases and merge keys."""
+        read finds without aliases and merge keys, or an item that holds
+        none of them in a List that does (read._SharingItems): its edits are
+        not made ahead, as a List read whole that shares nodes makes none
+        (`__call__`). `whole`: an item of such a List that may share nodes,
+        only walked, kept whole."""
         folded = self._walk(obj)
+        if whole:
+            return
         found = self._found.get(obj, references.NOTHING)
         readers = self._readers_made()
         self._prepared(obj, readers, whole=not folded)

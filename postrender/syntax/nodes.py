@@ -417,6 +417,12 @@ def may_hold_anchors(text: str) -> bool:
     return "&" in text and (_may_start_a_node(text, "&") or _may_follow_properties(text, "&"))
 
 
+def may_hold_aliases(text: str) -> bool:
+    """Whether a node of the text may be an alias (`*a`): a `*` where a node
+    may start, as may_hold_anchors (a glob, a wildcard host, `a * b`)."""
+    return "*" in text and _may_start_a_node(text, "*")
+
+
 def may_hold_merge_keys(text: str) -> bool:
     """Whether a mapping of the text may hold a merge key: a plain `<<`
     where a node may start, as may_hold_tags (a tagged one is a tag). A
@@ -508,7 +514,7 @@ def _may_follow_properties(text: str, written: str) -> bool:
 
 
 def _may_start_a_node(text: str, written: str) -> bool:
-    """Whether some `written` (`!` a tag, `&` an anchor, `<<` a merge key)
+    """Whether some `written` (`!` a tag, `&` an anchor, `*` an alias, `<<` a merge key)
     stands where libyaml may start a node. It reads a node's properties,
     and a plain key, only at a token's start, and a node starts only after
     a line break (or the text's start, or a byte order mark) or an
@@ -559,7 +565,7 @@ def _at_a_node_start(text: str, at: int) -> bool:
 _BEFORE_A_NODE = "\n\r\x85\u2028\u2029\ufeff-?:[{,"
 _A_NODE_STARTING = {
     written: LazyPattern("(?:\\A|[" + re.escape(_BEFORE_A_NODE) + "])[ \t]*" + re.escape(written))
-    for written in ("!", "&", MERGE_KEY)
+    for written in ("!", "&", "*", MERGE_KEY)
 }
 _WRITTEN_LOOKED_AT = 64
 # An anchor or an alias where a node may start (anchors_are_values_within);

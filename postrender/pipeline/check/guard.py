@@ -30,7 +30,7 @@ from ...syntax.nodes import (
 )
 from ..plan.versions import Plan, Version
 from ...vocabulary import ANNOTATION_KEEP_ORIGINAL, ANNOTATION_VERSIONED
-from ..read import Document, KeptShared, KubeObject, object_node, recompose
+from ..read import Document, ItemsShared, KeptShared, KubeObject, object_node, recompose
 from ...lazyre import LazyPattern
 
 # Identity and bookkeeping, never references to a ConfigMap or Secret.
@@ -298,13 +298,20 @@ def _whole_root(doc: Document, items: set[int] | None) -> MappingNode | None:
     """The document's node graph, whole. A List that shares nodes (aliases)
     is not pruned (pipeline/needs.py), so it holds the graph read composed:
     composed again, it was held twice (a List of 4,000 apps holding one
-    anchor peaked at 297 MiB, 181 of them its first graph). Any other
-    document that shares nodes is pruned (read.KeptShared), and composed
-    again here as every document is."""
+    anchor peaked at 297 MiB, 181 of them its first graph); but one read
+    item by item (read.ItemsShared) holds whole only its items that may
+    share nodes. Any other document that shares nodes is pruned
+    (read.KeptShared), and composed again here as every document is."""
     # A List sharing nodes, never pruned. (A config folded with its anchors,
     # read.HeldShared, is none: its data is not in its tree; but the guard
     # never reads a config object, so never asks this of one.)
-    held_whole = doc.shared and not isinstance(doc.shared, KeptShared)
+    shared = doc.shared
+    held_whole = shared and not isinstance(shared, KeptShared)
+    if type(shared) is ItemsShared and not shared.whole.issuperset(items or ()):
+        # A List read item by item holds only the items that may share
+        # nodes whole (read.ItemsShared), the others pruned: those asked for
+        # composed again, as of any List.
+        held_whole = False
     if held_whole and isinstance(doc.root, MappingNode):
         return doc.root
     return recompose(doc, items)
@@ -414,7 +421,8 @@ class _Screen:
 
     def may_flag(self, obj: KubeObject) -> bool:
         document = obj.document
-        if obj.item is not None and not document.shared:
+        shared = document.shared
+        if obj.item is not None and (not shared or type(shared) is ItemsShared and obj.item not in shared.whole):
             # A List's item: its own text, where all its scalars are written
             # when no alias reaches into it. Were the whole List's asked,
             # its configs' own names would make every item a candidate.
