@@ -1437,13 +1437,13 @@ def _compose_document(doc: Document, limits: Limits, count: _Count, odd_breaks: 
         large = size >= DROP_FROM
         if size >= _MASK_FROM and (masking := _Masked.of(doc, prune)) is not None:
             parts = masking
-        elif "List" in doc.text and _takes_items(doc) and not (large and _not_a_list(doc.text)):
+        elif (listed := "List" in doc.text) and _takes_items(doc) and not (large and _not_a_list(doc.text)):
             tags = may_hold_tags(doc.text)
             if not (large and _may_hold_a_large_item(doc.text)):
                 parts = items = _Items(doc, prune, shared, tags)
             elif not tags:  # (what is dropped as it is composed, the checks of tags could not see)
                 parts = items = _DroppingItems(doc, prune, shared)
-        elif "List" in doc.text and _takes_sharing_items(doc) and not (large and _not_a_list(doc.text)) \
+        elif listed and _takes_sharing_items(doc) and not (large and _not_a_list(doc.text)) \
                 and not (large and _may_hold_a_large_item(doc.text)):
             parts = items = _SharingItems(doc, prune, shared)
         elif large and _in_parts(doc, anchors_checked=True):
