@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import re
 from array import array
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from .nodes import plain_is_text
@@ -101,7 +102,7 @@ class EarlierFound:
         key = plain if plain is not None else double if double is not None else single
         return Earlier(start, self.ends[i], key_at, self.later_at[i], key, self.hidden_in.get(i))
 
-    def add(self, starts: array[int], first: int, column: int, shown: _Shown) -> None:
+    def add(self, starts: Sequence[int], first: int, column: int, shown: _Shown) -> None:
         """Entry `first` of a block mapping outside any sequence whose keys'
         lines start at `starts` (its keys at `column`), overridden by its last
         key: its lines, to the line of the key after it, as cut_of cuts it."""
@@ -122,19 +123,20 @@ _UNTOLD = ("untold", "")
 _INDENT = re.compile(r" *")
 # `- `, `- - `, or a `-` that ends its line (its item's content is below).
 _DASHES = re.compile(r"(?:-(?: +|$))+", re.M)
-# A line holding a key: its indentation, its items' dashes, and the key and
-# its `:`, plain (starting with a character that starts no other token) or
-# quoted without an escape (nor a `''` in a single-quoted one).
+# A key, where it starts: plain (starting with a character that starts no
+# other token), or quoted without an escape (nor a `''` in a single-quoted
+# one). _KEY_LINE reads keys with it, and _Keys and EarlierFound read one
+# again with it where it was found: one pattern, so that the two agree.
+_KEY = re.compile(r"([A-Za-z0-9_$][A-Za-z0-9_.$/-]*)|\"([^\"\\\n]*)\"|'([^'\n]*)'")
+# A line holding a key: its indentation, its items' dashes, and the key and its `:`.
 _KEY_LINE = re.compile(
-    r"( *)((?:-(?: +|$))*)(?:([A-Za-z0-9_$][A-Za-z0-9_.$/-]*)|\"([^\"\\\n]*)\"|'([^'\n]*)'):"
+    r"( *)((?:-(?: +|$))*)(?:" + _KEY.pattern + "):"
     # Then a plain scalar to the line's end, which most keys have (group
     # 6: the spaces before it), as _PLAIN reads one; or the spaces before
     # any other value, or none.
     r"(?:( +)(?![ \n&*!|>%@`?:,\[\]{}#'\"]|-(?: |$))[^:\t\n]*(?::(?=[^ \t\n])[^:\t\n]*)*$| +|$)",
     re.M,
 )
-# A key as _KEY_LINE reads it, where it starts: plain, or quoted without an escape.
-_KEY = re.compile(r"([A-Za-z0-9_$][A-Za-z0-9_.$/-]*)|\"([^\"\\\n]*)\"|'([^'\n]*)'")
 # A plain scalar to its line's end: no indicator first, no `: ` (libyaml
 # refuses it, or it ends a key not read here: `a b: c`, `a : b`), no tab.
 _PLAIN = re.compile(r"(?![ \n&*!|>%@`?:,\[\]{}#'\"]|-(?: |$))[^:\t\n]*(?::(?=[^ \t\n])[^:\t\n]*)*$", re.M)
@@ -353,14 +355,16 @@ class _Keys:
     held 19 MiB for one ConfigMap of 100,000 keys each written twice; this
     holds 3.6 MiB."""
 
-    __slots__ = ("text", "column", "starts", "_hashes", "_places", "_mask", "_count")
+    __slots__ = ("text", "column", "starts", "_few", "_hashes", "_places", "_mask", "_count")
 
     def __init__(self, text: str, column: int) -> None:
         self.text, self.column = text, column
-        self.starts = array("q")
-        self._hashes, self._places = _slots(8), _slots(8)
-        self._mask = 7
-        self._count = 0  # keys held: no more than half the slots
+        # The first keys in a dict and their lines in a list, the table and
+        # an array made only past _TABLED_FROM: most mappings have a few
+        # keys, and a table each made a large document of 100,000 small
+        # mappings scan half again as slowly (review65b).
+        self.starts: list[int] | array[int] = []
+        self._few: dict[str, int] | None = {}
 
     def put(self, label: str, line: int) -> int:
         """Adds the key `label` on the line at offset `line`: the place of the
@@ -368,6 +372,13 @@ class _Keys:
         starts = self.starts
         place = len(starts)
         starts.append(line)
+        few = self._few
+        if few is not None:
+            overridden = few.get(label, -1)
+            few[label] = place
+            if len(few) >= _TABLED_FROM:
+                self._table(few)
+            return overridden
         hashed = hash(label) & 0xFFFFFFFF  # (the text tells two keys of one hash apart)
         hashes, places, mask = self._hashes, self._places, self._mask
         slot = hashed & mask
@@ -381,6 +392,23 @@ class _Keys:
         if 2 * self._count > mask:
             self._grow()
         return -1
+
+    def _table(self, few: dict[str, int]) -> None:
+        """The keys held in `few` moved to the table."""
+        size = 8
+        while size < 4 * len(few):
+            size *= 2
+        self._hashes, self._places, self._mask, self._count = _slots(size), _slots(size), size - 1, 0
+        self._few = None
+        self.starts = array("q", self.starts)
+        hashes, places, mask = self._hashes, self._places, self._mask
+        for label, place in few.items():
+            hashed = hash(label) & 0xFFFFFFFF
+            slot = hashed & mask
+            while places[slot]:
+                slot = (slot + 1) & mask
+            hashes[slot], places[slot] = hashed, place + 1
+            self._count += 1
 
     def _label(self, place: int) -> str:
         found = _KEY.match(self.text, self.starts[place] + self.column)
@@ -399,6 +427,9 @@ class _Keys:
                 while new_places[slot]:
                     slot = (slot + 1) & mask
                 new_hashes[slot], new_places[slot] = hashed, held
+
+
+_TABLED_FROM = 64  # keys of a mapping from which _Keys holds them in its table
 
 
 def _slots(size: int) -> array[int]:

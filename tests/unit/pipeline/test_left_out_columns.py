@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import tracemalloc
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -31,27 +32,45 @@ def _render(text: str) -> tuple[str, list[str], Source]:
     return "".join(result.written), [w.message for w in reporter.warnings], source
 
 
-def _colliding_keys() -> tuple[str, str]:
-    """Two plain keys whose hashes agree in the 32 bits _Keys keeps."""
-    seen: dict[int, str] = {}
-    i = 0
-    while True:
-        key = f"k{i}"
-        low = hash(key) & 0xFFFFFFFF
-        if low in seen:
-            return seen[low], key
-        seen[low] = key
-        i += 1
-
-
-def test_keys_of_one_hash_are_told_apart_by_their_text():
-    first, second = _colliding_keys()
-    text = HEAD + f"  {first}: a\n  {second}: b\n  {first}: c\n"
+@pytest.mark.parametrize("before", [0, 100], ids=["few keys: a dict", "many: the table"])
+def test_keys_of_one_hash_are_told_apart_by_their_text(monkeypatch, before):
+    # Every key hashed alike: the table keeps 32 bits of a hash, and tells
+    # keys that agree in them apart by their text, read again.
+    monkeypatch.setattr(blockkeys, "hash", lambda label: 7, raising=False)
+    first, second = "alpha", "beta"
+    filler = "".join(f"  f{i}: x\n" for i in range(before))
+    text = HEAD + filler + f"  {first}: a\n  {second}: b\n  {first}: c\n"
     found = blockkeys.EarlierFound(text)
     assert blockkeys.scan(text, frozenset(), found) is not None
     assert [entry.key for entry in (found[i] for i in range(len(found)))] == [first]
     assert found[0].start == text.index(f"  {first}: a")
     assert found[0].end == text.index(f"  {second}: b")
+
+
+@settings(max_examples=200)
+@given(st.lists(st.sampled_from([f"k{i}" for i in range(90)] + ['"k1"', "'k2'", '"k 3"']), max_size=150),
+       st.sampled_from([0, 40, 70]), st.booleans())
+def test_a_mappings_keys_say_what_each_overrides_as_a_dict_would(labels, distinct_first, colliding):
+    # _Keys holds the first keys in a dict and the rest in its table (past
+    # _TABLED_FROM): what each key overrides is where it was last written,
+    # with every hash alike too. `distinct_first` keys first, so that the
+    # table takes over before, among or after the keys drawn.
+    labels = [f"p{i}" for i in range(distinct_first)] + labels
+    keys_text = "".join(f"{label}: v\n" for label in labels)
+    keys = blockkeys._Keys(keys_text, 0)
+    if colliding:
+        blockkeys.hash = lambda label: 3  # type: ignore[attr-defined]
+    try:
+        last: dict[str, int] = {}
+        line = 0
+        for place, label in enumerate(labels):
+            text = label.strip("'\"")
+            assert keys.put(text, line) == last.get(text, -1)
+            last[text] = place
+            line += len(label) + 4
+    finally:
+        if colliding:
+            del blockkeys.hash  # type: ignore[attr-defined]
 
 
 def test_a_key_written_three_times_leaves_out_the_first_two():
