@@ -2376,6 +2376,11 @@ def _composed(doc: Document, masked: str | None, parts: _Parts | None = None) ->
         # or _SharingItems allows them: composed whole, it says what the anchors are.)
         if parts.__class__ is _SharingItems:
             parts.forget()  # type: ignore[union-attr]
+            # Composed whole below, its anchors renamed where one is defined
+            # twice (as go-yaml reads them): that root is read as any
+            # document's, not composed once more from the text as written,
+            # which libyaml refuses (review65c).
+            parts.took = False  # type: ignore[union-attr]
         elif not _anchored(parts):
             remade = (_anchors_renamed(doc, text, exc) or _colons_hidden(doc, text, exc)) if parts is None else None
             if remade is None:

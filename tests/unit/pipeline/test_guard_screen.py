@@ -281,7 +281,8 @@ def test_a_list_sharing_nodes_is_walked_as_read_not_composed_again(case: Path, m
     text = listed.rstrip("\n") + "\n" + _ANCHORED
     args = (case / "args").read_text().replace("--strict", "") if (case / "args").exists() else ""
     composed: list[set[int] | None] = []
-    monkeypatch.setattr(guard, "recompose", lambda doc, items=None: composed.append(items) or read.recompose(doc, items))
+    monkeypatch.setattr(guard, "recompose",
+                        lambda doc, items=None: composed.append(items) or read.recompose(doc, items))
     as_read = _render(text, args, False, monkeypatch)
     with monkeypatch.context() as patch:
         patch.setattr(guard, "_whole_root", lambda doc, items: read.recompose(doc, items))
