@@ -590,10 +590,12 @@ def test_the_release_package_holds_only_what_the_plugin_runs(tmp_path):
     pyproject = (tree / "pyproject.toml").read_text()
     assert 'license-files = ["LICENSE"]' in pyproject
     assert not any("__pycache__" in m for m in members)
-    # The source and README compress to some 400 KB (301,065 bytes at 0.1.0
+    # The source and README compress to some 500 KB (301,065 bytes at 0.1.0
     # with an early round's fixes, 403,013 with the field specs and fixes of
-    # the rounds since); a venv, build tree or cache would add megabytes.
-    assert archive.stat().st_size < 500_000
+    # the rounds since, 502,270 with stop 65's: 126 files, none but the
+    # package, its field specs, README, LICENSE and the plugin's own); a
+    # venv, build tree or cache would add megabytes.
+    assert archive.stat().st_size < 600_000
     installed = subprocess.run([helm4_binary, "plugin", "install", str(archive), "--verify=false"],
                                capture_output=True, text=True, env=env)
     assert installed.returncode == 0, installed.stderr
