@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import cache, partial
-from typing import Any
+from typing import Any, TypeVar
 
 from ...records import field, record
 from ... import fieldspecs
@@ -143,6 +143,9 @@ class ByName:
         field_path = format_path(reader.path)
         where = f"{field_path} ({reader.via})" if reader.via else field_path
         return f"{described} {where} names it: the program reads it by that name"
+
+
+T = TypeVar("T")
 
 
 @cache
@@ -373,29 +376,42 @@ def _pod_readers(graph: Graph, strings: list[Scanned]) -> Iterator[Reader]:
         for via, namespace, name in names_in(node.value, context):
             if namespace is None and path[-2:-1] in (("args",), ("command",)):
                 namespace = told.get((id(obj), path[:-2]))
-            via = _shared_via(via)
+            via, at = _shared_via(via), _shared_path(path)
             for target in _targets(index, obj, namespace, name, kinds_named_by(via)):
                 # The name as written is the target's own name, mostly: that
                 # string, not one more for each reader.
                 written = target.name if target.name == name else name
-                yield Reader(target, obj, path, node, written, "", rolls=True, via=via, namespace=namespace)
+                yield Reader(target, obj, at, node, written, "", rolls=True, via=via, namespace=namespace)
 
 
 def _shared_via(via: str) -> str:
     """One string for each flag or variable name readers are found by: a
     stream's workloads repeat a few (25,000 Deployments with two flags
-    naming a Secret each held 2.8 MiB of them). Bounded: the table is
-    emptied once it holds _VIAS_HELD."""
-    shared = _VIAS.get(via)
+    naming a Secret each held 2.8 MiB of them)."""
+    return _held_once(via, _VIAS)
+
+
+def _shared_path(path: Path) -> Path:
+    """One tuple for each path readers are found at: workloads alike repeat
+    theirs (25,000 Deployments whose flags name a Secret each held 50,000
+    tuples, 4.8 MiB)."""
+    return _held_once(path, _PATHS)
+
+
+def _held_once(value: T, table: dict[T, T]) -> T:
+    """`value`, or the equal one `table` holds. Bounded: the table is
+    emptied once it holds _HELD."""
+    shared = table.get(value)
     if shared is None:
-        if len(_VIAS) >= _VIAS_HELD:
-            _VIAS.clear()
-        shared = _VIAS[via] = via
+        if len(table) >= _HELD:
+            table.clear()
+        shared = table[value] = value
     return shared
 
 
 _VIAS: dict[str, str] = {}
-_VIAS_HELD = 1 << 10
+_PATHS: dict[Path, Path] = {}
+_HELD = 1 << 10
 
 
 def _told_namespaces(strings: list[Scanned]) -> dict[tuple[int, Path], str]:
