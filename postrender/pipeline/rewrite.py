@@ -887,9 +887,14 @@ def _references(graph: Graph, plan: Plan, held: Collection[int], result: Rewrite
 
 def _config_hashes(places: Sequence[Place], result: Rewrite) -> None:
     # Made when written (set_later_at), as the retention marks below: held
-    # until then, three dicts a workload (25,000 workloads: 13 MiB).
+    # until then, three dicts a workload (25,000 workloads: 13 MiB); the
+    # mapping's path one tuple for equal places' (config_hash shares `at`).
+    parents: dict[int, Path] = {}
     for p in places:
-        result.edits_of(p.obj.document).set_later_at(p.obj, p.at[:-1], _hash_entry, p.at[-1], p.value)
+        parent = parents.get(id(p.at))
+        if parent is None:
+            parent = parents[id(p.at)] = p.at[:-1]
+        result.edits_of(p.obj.document).set_later_at(p.obj, parent, _hash_entry, p.at[-1], p.value)
 
 
 def _hash_entry(key: str, value: str) -> dict[str, Value]:
