@@ -212,15 +212,18 @@ class Needs:
             yield from (ref.node for ref in found.references)
             yield from found.strings.nodes
 
-    def _shared_held(self, doc: Document, objects: list[KubeObject]) -> frozenset[int]:
+    def _shared_held(self, doc: Document, objects: list[KubeObject]) -> frozenset[int] | tuple[int, ...]:
         """The ids of doc.shared that a pruned document still holds, in its
         tree or as what the walk found (`_found_nodes`) (read.KeptShared).
         Not a stub's: prune made those, and one may have taken the id of a
-        node it had just let go of."""
+        node it had just let go of. A few as a tuple: most such documents
+        hold one or two, and a frozenset is 216 bytes (25,000 apps, each
+        Deployment with an anchor, aliases and a merge key: 4 MiB)."""
         shared = doc.shared
         held = chain((node for node in unique_nodes(doc.root)  # type: ignore[arg-type]
                       if not isinstance(node, (StubMapping, StubSequence))), self._found_nodes(objects))
-        return frozenset(id(node) for node in held if id(node) in shared)
+        ids = frozenset(id(node) for node in held if id(node) in shared)
+        return tuple(ids) if len(ids) <= _HELD_AS_TUPLE else ids
 
     def item(self, obj: KubeObject, items: SequenceNode, whole: bool = False) -> None:
         """Walks a List's item as soon as it is composed, and prunes it
@@ -628,3 +631,7 @@ PrepareTemplates = Callable[[KubeObject, MappingNode, list], object | None]
 class _NeedsWhole(Exception):
     """A List's item read as it was composed cannot be read so (`item`):
     read composes the List again whole (read._Items)."""
+
+
+# KeptShared.ids of at most this many shared nodes are a tuple, not a frozenset (_shared_held).
+_HELD_AS_TUPLE = 8

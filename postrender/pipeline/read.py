@@ -580,7 +580,7 @@ class KeptShared:
         """Made before the document is pruned, of its root (`whole`): the kind
         and name a message gives a place in it (Document.location). The ids of
         the shared nodes held are known once it is pruned (`ids`, set then)."""
-        self.ids: frozenset[int] = frozenset()
+        self.ids: frozenset[int] | tuple[int, ...] = ()
         self.paths = paths
         self.named = _named(whole)
 

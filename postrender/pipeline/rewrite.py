@@ -458,7 +458,7 @@ class DocumentEdits:
         shared = self.document.shared
         if whole is not None and type(shared) is KeptShared:
             known = self._composed_shared if self._composed_shared is not None else shared.ids
-            self._composed_shared = known | shared_nodes(whole)
+            self._composed_shared = shared_nodes(whole).union(known)
         return whole
 
     def _shared(self) -> Container[int]:
