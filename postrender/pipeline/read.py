@@ -14,7 +14,7 @@ import os
 import re
 from functools import cache, lru_cache
 from array import array
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Container, Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
@@ -467,6 +467,11 @@ class Document:
             return dict.fromkeys(targets, 1)
         if type(shared) is KeptShared:
             return {target: shared.paths_to(target) for target in targets}
+        if type(shared) is ItemsShared and shared.paths:
+            # An item pruned once checked: counted in it as composed (_SharingItems).
+            counted = {target: shared.paths[target] for target in targets if target in shared.paths}
+            rest = [target for target in targets if target not in counted]
+            return {**counted, **path_counts(self.root, rest)} if rest else counted
         return path_counts(self.root, targets)
 
     def location(self, node: Node | None = None, kind: str | None = None, name: str | None = None,
@@ -484,7 +489,9 @@ class Document:
                 kind, name = shared.named
             else:
                 named = _item_at(self.root, offset) if offset is not None else None
-                kind, name = _named(named if named is not None else self.root)
+                pruned = shared.named.get(named.start_mark) if named is not None and type(shared) is ItemsShared \
+                    else None  # type: ignore[union-attr]
+                kind, name = pruned or _named(named if named is not None else self.root)
         where = self.where
         if line is None:
             line = self.first_line + self.chunk_line(offset) + 1 if offset is not None else self.first_line + 1
@@ -507,20 +514,37 @@ class HeldShared(frozenset[int]):
 
 class ItemsShared(frozenset[int]):
     """Document.shared of a List read item by item though it shares nodes
-    (read._SharingItems): the ids of the whole graph's shared nodes, all in
-    the items it keeps whole, the others pruned as they were composed. The
-    guard and the rewrite compose again the items they ask for (recompose),
-    never taking `doc.root` for the whole graph. `whole`: the items kept
-    whole; every other holds no alias, and all its nodes are written in its
-    own text."""
+    (read._SharingItems): the ids of the whole graph's shared nodes still
+    held: those of the items it keeps whole, and of the items whose anchors
+    and aliases are all their own, pruned once checked (as KeptShared: in
+    their kept trees, or what the walk found in them). The guard and the
+    rewrite compose again the items they ask for (recompose), never taking
+    `doc.root` for the whole graph. `whole`: the items kept whole; every
+    other shares no node with another item, and all its nodes are written
+    in its own text. `paths`: of those pruned, how many paths led to each
+    shared node the walk found in them (Document.paths_to); `named`: the
+    kind and name a message gives a place in one (Document.location), by
+    the item's start. Always true, as a List sharing nodes is, though none
+    it holds now may be shared."""
 
-    __slots__ = ("whole",)
+    __slots__ = ("whole", "paths", "named")
 
-    def __new__(cls, ids: Collection[int], whole: frozenset[int] = frozenset()) -> ItemsShared:
+    def __new__(cls, ids: Collection[int], whole: frozenset[int] = frozenset(),
+                paths: dict[int, int] | None = None,
+                named: dict[int, tuple[str | None, str | None]] | None = None) -> ItemsShared:
         shared = super().__new__(cls, ids)
         shared.whole = whole
+        shared.paths = paths or {}
+        shared.named = named or {}
         return shared
 
+    def __bool__(self) -> bool:
+        return True
+
+
+# Each anchor's and alias's name as libyaml reads it (_SharingItems._aliased_later).
+_ANCHOR_NAMED = LazyPattern(r"&([0-9A-Za-z_-]+)")
+_ALIAS_NAMED = LazyPattern(r"\*([0-9A-Za-z_-]+)")
 
 # Document.shared while a List's items are read one by one (_SharingItems),
 # before the whole graph's walk knows which nodes are shared: an item's walk
@@ -1225,6 +1249,13 @@ class Pruner(Protocol):
         """Reads and prunes a List's item, `items`' item obj.item, as soon as
         it is composed; `whole`: only reads it (it may share nodes: _SharingItems)."""
 
+    def shared_item(self, obj: KubeObject, items: SequenceNode, shared: frozenset[int],
+                    merges: bool) -> tuple[frozenset[int], dict[int, int]]:
+        """Reads and prunes a List's item whose nodes aliases share within it
+        only (`shared`, their ids; `merges`: it may hold a merge key), as a
+        document sharing nodes is once checked: the ids of the shared nodes
+        it still holds, and the paths to each the walk found (_SharingItems)."""
+
     def forget(self, objects: list[KubeObject]) -> None:
         """Forgets objects given to `item` that read will not keep."""
 
@@ -1445,7 +1476,7 @@ def _compose_document(doc: Document, limits: Limits, count: _Count, odd_breaks: 
                 parts = items = _DroppingItems(doc, prune, shared)
         elif listed and _takes_sharing_items(doc) and not (large and _not_a_list(doc.text)) \
                 and not (large and _may_hold_a_large_item(doc.text)):
-            parts = items = _SharingItems(doc, prune, shared)
+            parts = items = _SharingItems(doc, prune, shared, limits)
         elif large and _in_parts(doc, anchors_checked=True):
             if not may_hold_anchors(doc.text):
                 parts = _Dropping(prune)
@@ -1963,12 +1994,26 @@ class _SharingItems(_Items):
     every message is the whole read's. The bench's 5,000 apps as one List,
     one anchor and its alias: 288 -> 106 MB peak RSS (goal 96)."""
 
-    def __init__(self, doc: Document, prune: Pruner, shared: _SharedMaps) -> None:
+    def __init__(self, doc: Document, prune: Pruner, shared: _SharedMaps, limits: Limits) -> None:
         super().__init__(doc, prune, shared)
+        self.limits = limits
         self.after = 0  # where the text of the next item starts: the end of the one before
         self.took = False  # no item taken: not a List, read as any document
         self.next = 0  # the next item to take
         self.whole: list[int] = []  # the items kept whole
+        # Of the items pruned once checked (_take_own): where each starts
+        # and ends, whether any
+        # shares a node, the ids of their shared nodes held and the paths
+        # to those the walk found, their kinds and names by their nodes'
+        # starts, and how far their aliases expand beyond what is written.
+        self.own_starts: list[int] = []
+        self.own_ends: list[int] = []
+        self.own_shares = False
+        self.held: set[int] = set()
+        self.paths: dict[int, int] = {}
+        self.named: dict[int, tuple[str | None, str | None]] = {}
+        self.expanded = 0
+        self._last_alias: dict[str, int] | None = None  # (_aliased_later)
         doc.shared = _SHARING_ITEMS
 
     def take(self, items: SequenceNode, at: int) -> None:
@@ -1995,12 +2040,75 @@ class _SharingItems(_Items):
         try:
             if not isinstance(node, MappingNode):
                 raise ValueError("not a mapping")
+            if written_here and not self._aliased_later(span, node.end_mark) \
+                    and _written_within(node, node.start_mark, node.end_mark):
+                self._take_own(items, at, node, span)
+                return
             obj = _object(self.doc, node, at, self.shared)
             self.objects.append(obj)
             self.whole.append(at)
             self.prune.item(obj, items, whole=True)
         except Exception:  # as _Items: the whole List read again meets it in order
             self.failed = True
+
+    def _aliased_later(self, span: str, end: int) -> bool:
+        """Whether the text after `end` may hold an alias of an anchor `span`
+        names: read so, such an item would be pruned before the alias is
+        composed, and the List composed again whole (`apart`). The last
+        place of each alias name, found in the whole text once (libyaml's
+        names: letters, digits, `_` and `-`); a name defined again in
+        between still counts (it may say yes where none is, never no)."""
+        if self._last_alias is None:
+            self._last_alias = {match[1]: match.start() for match in _ALIAS_NAMED.finditer(self.doc.text)}
+        last = self._last_alias
+        return any(last.get(name, -1) >= end for name in _ANCHOR_NAMED.findall(span))
+
+    def _take_own(self, items: SequenceNode, at: int, node: MappingNode, span: str) -> None:
+        """Item `at`, whose nodes are all written in its own text (`span`), so that its anchors and aliases are its own, unless a later
+        item aliases one of them (`apart`): checked as the whole graph's
+        walk checks it, and pruned as a document sharing nodes is
+        (Pruner.shared_item), what the rewrite asks of its shared nodes kept
+        (ItemsShared). Its expansion beyond the nodes written counts against
+        the alias-bomb limit (`expanded`) for the walk of the List so read."""
+        doc = self.doc
+        self.expanded += _expansion(doc, node, self.limits.max_expanded_nodes)
+        if self.expanded > self.limits.max_expanded_nodes:
+            raise ValueError("an alias bomb across items")  # the whole List's read refuses it
+        shared = shared_nodes(node)
+        _check_nodes(doc, node, anchors=True, tags=False, slashes=False, shared=shared)
+        named = _named(node)
+        obj = _object(doc, node, at, self.shared)
+        self.objects.append(obj)
+        held, paths = self.prune.shared_item(obj, items, shared, may_hold_merge_keys(span))
+        self.own_starts.append(node.start_mark)
+        self.own_ends.append(node.end_mark)
+        self.own_shares = self.own_shares or bool(shared)
+        self.held.update(held)
+        self.paths.update(paths)
+        self.named[node.start_mark] = named
+
+    def apart(self, root: MappingNode) -> bool:
+        """Whether no node outside the items pruned once checked (`_take_own`)
+        is one written in one of them: no later item nor root key aliases
+        a node of theirs (the whole graph's walk of the List so read)."""
+        starts, ends = self.own_starts, self.own_ends
+        if not starts:
+            return True
+        items = _list_items(root)
+        own = {id(items.value[at]) for at in range(len(items.value))  # type: ignore[union-attr]
+               if items.value[at].start_mark in self.named}  # type: ignore[union-attr]
+        seen: set[int] = set()
+        stack: list[Node] = [root]
+        while stack:
+            node = stack.pop()
+            if id(node) in seen or id(node) in own:
+                continue
+            seen.add(id(node))
+            at = bisect.bisect_right(starts, node.start_mark) - 1
+            if at >= 0 and node.start_mark < ends[at]:
+                return False
+            stack.extend(children(node))
+        return True
 
     def finish(self, root: Node | None, loader: Composer, plain: bool) -> bool:
         # Keys plain and distinct all through; a merge key may be in an item kept whole.
@@ -2326,13 +2434,14 @@ def _sharing_items_read(doc: Document, root: MappingNode, limits: Limits, parts:
     its items are forgotten, to be composed again whole."""
     if parts.kept:
         try:
-            _check_structure(doc, root, limits)
+            _check_structure(doc, root, limits, expanded=parts.expanded)
         except PostrenderError:  # _EarlierKeys too: its entries are the whole read's to find
             pass
         else:
             # (Nor the `items` themselves aliased: then every item is shared.)
-            if doc.shared and id(_list_items(root)) not in doc.shared:
-                doc.shared = ItemsShared(doc.shared, frozenset(parts.whole))
+            shared = doc.shared
+            if (shared or parts.own_shares) and id(_list_items(root)) not in shared and parts.apart(root):
+                doc.shared = ItemsShared(shared | parts.held, frozenset(parts.whole), parts.paths, parts.named)
                 return True
     parts.forget()
     return False
@@ -3017,27 +3126,30 @@ def _may_need_a_look_but_for_anchors(text: str) -> bool:
     return "\\/" in text or may_hold_nonfinite(text)
 
 
-def _check_structure(doc: Document, root: Node, limits: Limits, checked: Node | None = None) -> None:
+def _check_structure(doc: Document, root: Node, limits: Limits, checked: Node | None = None,
+                     expanded: int = 0) -> None:
     """Refuse duplicate keys, alias bombs and what kubectl cannot read
     before anything walks the graph. `checked`: a node of it checked
     already, not walked again (a List's items, each checked as it was
-    composed: _Items)."""
+    composed: _Items); `expanded`: how far the aliases of items pruned
+    once checked expanded beyond what they wrote (_SharingItems)."""
     text = doc.text
     # Without an anchor there is no alias: every node is reached once.
     anchors = may_hold_anchors(text)
     if anchors:
-        _check_expansion(doc, root, limits.max_expanded_nodes)
+        _check_expansion(doc, root, limits.max_expanded_nodes - expanded)
         if "*" in text:
             doc.shared = shared_nodes(root)
     _check_nodes(doc, root, anchors, may_hold_tags(text), "\\/" in text and not _is_json_first(doc), checked)
 
 
 def _check_nodes(doc: Document, root: Node, anchors: bool, tags: bool, slashes: bool,
-                 checked: Node | None = None) -> None:
+                 checked: Node | None = None, shared: Container[int] | None = None) -> None:
     """_check_structure's walk of the nodes under `root` (but `checked`),
     with what the document's text says it may hold: anchors, tags, `\\/`
     escapes. A List's item is walked alone as the whole graph's walk would
-    reach it: its keys shown, as the root's are."""
+    reach it: its keys shown, as the root's are. `shared`: the ids of the
+    nodes aliases share (doc.shared, or an item's own: _SharingItems)."""
     seen_nodes: set[int] = set()
     earlier: list[_Earlier] = []
     # Each node with what a message may say about its keys: None, anything;
@@ -3045,7 +3157,8 @@ def _check_nodes(doc: Document, root: Node, anchors: bool, tags: bool, slashes: 
     # nothing (inside a value, or shared through an alias); _DROPPED,
     # inside the value of an entry a later one overrides.
     stack: list[tuple[Node, tuple[str, str] | None]] = [(root, None)]
-    shared = doc.shared
+    if shared is None:
+        shared = doc.shared
     push = stack.append
     while stack:
         node, shown = stack.pop()
@@ -3599,6 +3712,12 @@ def _check_expansion(doc: Document, root: Node, limit: int) -> None:
     nodes to those written (an alias bomb), computed without expanding it.
     What is written is bounded by --max-nodes: a dense document holding
     one small alias is no bomb, however many nodes it writes."""
+    _expansion(doc, root, limit)
+
+
+def _expansion(doc: Document, root: Node, limit: int) -> int:
+    """How many nodes the aliases under `root` add, expanded, to those
+    written, refused past `limit` (_check_expansion)."""
     # Keyed by the nodes themselves, hashed by identity, as in
     # shared_nodes and path_counts: an id is an int object of its own per node
     # (a List of 4,000 apps and one alias: +41 -> +30 MiB traced at its peak).
@@ -3633,6 +3752,7 @@ def _check_expansion(doc: Document, root: Node, limit: int) -> None:
         for child in children(node):
             if child not in sizes:
                 stack.append((child, False))
+    return sizes[root] - len(sizes)
 
 
 def shared_nodes(root: Node) -> frozenset[int]:
@@ -3711,6 +3831,12 @@ def _an_empty_list(doc: Document, root: MappingNode) -> bool:
         message = ("`items` must be a list: kubectl and Helm read any object with `items` as a List "
                    "(json: cannot unmarshal into decodeList.items)")
     raise PostrenderError(message, doc.location(items, kind, name))
+
+
+def _written_within(root: Node, start: int, end: int) -> bool:
+    """Whether every node under `root` is written between `start` and `end`
+    (offsets): none is an alias of one written elsewhere."""
+    return all(start <= node.start_mark < end for node in unique_nodes(root))
 
 
 def _item_at(root: MappingNode, offset: int) -> MappingNode | None:

@@ -37,7 +37,7 @@ from ..vocabulary import (
     LABEL_SCOPE,
     LABEL_VERSIONED,
 )
-from .read import Document, KeptShared, KubeObject, object_node, recompose, shared_nodes
+from .read import Document, ItemsShared, KeptShared, KubeObject, object_node, recompose, shared_nodes
 
 
 @record
@@ -456,9 +456,11 @@ class DocumentEdits:
     def _composed(self, whole: MappingNode | None) -> MappingNode | None:
         """`whole`, composed again for edits, its shared nodes known (`_shared`)."""
         shared = self.document.shared
-        if whole is not None and type(shared) is KeptShared:
-            known = self._composed_shared if self._composed_shared is not None else shared.ids
-            self._composed_shared = shared_nodes(whole).union(known)
+        if whole is not None and type(shared) in (KeptShared, ItemsShared):
+            # (A List's item pruned once checked may share nodes within itself: read.ItemsShared.)
+            held = shared.ids if type(shared) is KeptShared else shared
+            known = self._composed_shared if self._composed_shared is not None else held
+            self._composed_shared = shared_nodes(whole).union(known)  # type: ignore[union-attr]
         return whole
 
     def _shared(self) -> Container[int]:

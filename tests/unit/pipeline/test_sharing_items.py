@@ -159,3 +159,111 @@ def test_an_anchor_defined_twice_is_read_as_go_yaml_reads_it(items, kind, monkey
     text = f"apiVersion: v1\nkind: {kind}\nitems:\n" + items
     output, warnings, _ = _render(text, "", True, monkeypatch)
     assert output == text and warnings == []
+
+
+# Items whose anchors and aliases are all their own (read._SharingItems._take_own):
+# checked, then pruned as a document sharing nodes is, not held whole.
+_OWN_APP = """\
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata:
+    name: own{i}
+    labels: &l{i} {{app: a{i}, tier: web}}
+  spec:
+    selector: {{matchLabels: *l{i}}}
+    template:
+      metadata: {{labels: *l{i}}}
+      spec:
+        containers:
+        - &c{i}
+          name: c
+          image: nginx
+          envFrom:
+          - configMapRef: {{name: cfg{i}}}
+        - <<: *c{i}
+          name: d
+        volumes:
+        - name: v
+          secret: &s{i} {{secretName: sec{i}}}
+        - name: w
+          secret: *s{i}
+"""
+
+_OWN = {
+    "anchors of its own in each item": "",
+    "an item's anchor aliased by a later item": "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n"
+                                                "    name: late\n    labels: *l1\n  data: {a: b}\n",
+    "a root key after the items aliasing an item's anchor": None,
+    "a reference and an image sharing one scalar in an item":
+        "- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: refused}\n  spec:\n    template:\n"
+        "      spec:\n        containers:\n        - name: a\n          image: &n cfg0\n          envFrom:\n"
+        "          - configMapRef: {name: *n}\n",
+    "a pod template's metadata aliasing the Deployment's":
+        "- apiVersion: apps/v1\n  kind: Deployment\n  metadata: &md\n    name: tm\n    labels: {app: tm}\n"
+        "  spec:\n    template:\n      metadata: *md\n      spec:\n        containers:\n        - name: a\n"
+        "          image: i\n          envFrom:\n          - configMapRef: {name: cfg0}\n",
+    "an alias used as a key within an item": "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: k1}\n"
+                                             "  data: {&k a: b, *k : c}\n",
+    "a key written twice within an item": "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: t1}\n"
+                                          "  data: {a: &v b, a: c, b: *v}\n",
+}
+
+
+def _own_list(shape: str) -> str:
+    apps = "".join(_APP.format(i=i) + _OWN_APP.format(i=i) for i in range(3))
+    if _OWN[shape] is None:
+        return "apiVersion: v1\nkind: List\nitems:\n" + apps + "extra: *l2\n"
+    return "apiVersion: v1\nkind: List\nitems:\n" + apps + _OWN[shape]
+
+
+@pytest.mark.parametrize("argv", ["", "--strategy annotate", "--keep-previous=argocd", "--keep-original=all"])
+@pytest.mark.parametrize("shape", _OWN, ids=list(_OWN))
+def test_a_list_of_items_sharing_nodes_within_themselves_renders_alike(shape, argv, monkeypatch):
+    text = _own_list(shape)
+    assert _render(text, argv, True, monkeypatch) == _render(text, argv, False, monkeypatch)
+
+
+@pytest.mark.parametrize("shape", list(_OWN)[:3])
+def test_an_alias_into_an_item_pruned_is_caught_after_the_text_screen(shape, monkeypatch):
+    # The text screen (_aliased_later) says no: the walk of the List so read
+    # (`apart`) still finds an alias into an item pruned, and it is read whole.
+    text = _own_list(shape)
+    whole = _render(text, "--strategy annotate", False, monkeypatch)
+    monkeypatch.setattr(read_module._SharingItems, "_aliased_later", lambda self, span, end: False)
+    assert _render(text, "--strategy annotate", True, monkeypatch) == whole
+
+
+def test_items_whose_anchors_are_their_own_are_pruned_not_held_whole():
+    stream = _read(_own_list("anchors of its own in each item"))
+    doc = stream.documents[0]
+    assert type(doc.shared) is ItemsShared and doc.shared.whole == frozenset()
+    deployments = [obj for obj in stream.objects if obj.kind == "Deployment" and obj.name.startswith("own")]
+    assert len(deployments) == 3
+    # Its selector no stage reads: pruned; the name it keeps for messages.
+    assert all(node_at(obj.node, ("spec", "selector")) is None for obj in deployments)
+    assert sorted(name for _, name in doc.shared.named.values()) == ["own0", "own1", "own2"]
+    # The Secret named twice through an alias, its paths counted while whole.
+    assert sorted(doc.shared.paths.values()) == [2, 2, 2, 2, 2, 2]
+
+
+def test_an_alias_bomb_spread_over_items_is_refused_as_the_whole_list_is(monkeypatch):
+    # Each item's aliases expand by 948 nodes, under the limit; three, by
+    # 2,844: refused at a limit of 2,843, as read whole, and read at 2,844.
+    bomb = "    a: &a [x, x, x, x, x, x, x, x]\n    b: &b [*a, *a, *a, *a, *a, *a, *a, *a]\n" \
+           "    c: [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
+    items = "".join(f"- apiVersion: example.com/v1\n  kind: Widget\n  metadata: {{name: w{i}}}\n  spec:\n"
+                    + bomb.replace("&a", f"&a{i}").replace("*a", f"*a{i}").replace("&b", f"&b{i}")
+                    .replace("*b", f"*b{i}") for i in range(3))
+    text = "apiVersion: v1\nkind: List\nitems:\n" + items
+
+    def refusal(item_by_item: bool, limit: int) -> str:
+        with monkeypatch.context() as patch:
+            if not item_by_item:
+                patch.setattr(read_module, "_takes_sharing_items", lambda doc: False)
+            with pytest.raises(PostrenderError) as refused:
+                _read(text, Limits(max_expanded_nodes=limit))
+        return str(refused.value)
+
+    for limit in (900, 2000, 2843):
+        assert "alias bomb" in refusal(True, limit) and refusal(True, limit) == refusal(False, limit)
+    assert type(_read(text, Limits(max_expanded_nodes=2844)).documents[0].shared) is ItemsShared
