@@ -148,11 +148,25 @@ def _in_parts(edits: edit.Splice | None, read: str) -> tuple[str, str] | None:
         return None
     first, last = edits.span()
     opening = _first_content_line_end(read, first)
+    if opening < 0:
+        return None
     after = read.find("\n", last)  # the line the last edit ends in is not whole
     closing = _last_content_line_start(read, after + 1) if after >= 0 else -1
-    if opening < 0 or closing < 0:
-        return None
-    return read[:opening], read[closing:]
+    if closing >= 0:
+        return read[:opening], read[closing:]
+    closing_lines = _closing_lines_edited(edits, read)
+    return None if closing_lines is None else (read[:opening], closing_lines)
+
+
+def _closing_lines_edited(edits: edit.Splice, read: str) -> str | None:
+    """The closing lines, from the last line of content on, as edited,
+    where an edit reaches them (a List whose last item's last line names a
+    config: made whole, the edited List and the pieces that made it were
+    held at once, 4,000 apps' List +14 MiB); None where an edit starts
+    before them and ends in them, or none of them is content once edited."""
+    closing = _last_content_line_start(read, 0)
+    lines = edits.applied_from(read, closing) if closing >= 0 else None
+    return lines if lines is not None and _last_content_line_start(lines, 0) >= 0 else None
 
 
 def _first_content_line_end(text: str, before: int) -> int:

@@ -297,6 +297,21 @@ class Splice(Packed):
         if parts:
             yield "".join(parts)
 
+    def applied_from(self, text: str, at: int) -> str | None:
+        """`apply(text)` from where offset `at` of `text` is on (the edits
+        at or after it applied), or None where an edit starts before `at`
+        and ends after it."""
+        bounds = self._bounds
+        i = len(bounds)
+        while i and bounds[i - 3] >= at:  # the edits from `at` on: at the end, and few
+            i -= 3
+        if i and bounds[i - 2] > at:
+            return None
+        tail = Splice.__new__(Splice)
+        tail._bounds = array("q", (offset - at if j % 3 < 2 else offset for j, offset in enumerate(bounds[i:])))
+        tail._texts = self._texts[sum(bounds[2:i:3]):]
+        return tail.apply(text[at:])
+
     def apply(self, text: str) -> str:
         bounds = self._bounds
         if not bounds:

@@ -214,6 +214,46 @@ def test_a_document_written_in_parts_is_written_as_whole(lead, tail, argv, monke
     assert not whole.startswith("error") and len(asked) >= 5  # the Deployments, and the configs
 
 
+@pytest.mark.parametrize(("lead", "tail"), _leads_and_tails())
+@pytest.mark.parametrize("end", ["", "\n", "  # c\n", "\n# end\n", "\n...\n", "\n...\n# c\n", "\n\n# c"])
+def test_a_document_edited_on_its_last_line_is_written_in_parts_as_whole(lead, tail, end, monkeypatch):
+    # The reference on the document's last line of content: its closing
+    # lines are given out as edited (write._closing_lines_edited), not
+    # the whole document made at once, and what follows it (a line break,
+    # the `...` before directives, the next source) is written as when
+    # the document was made whole.
+    deploy = DEPLOY[:-1] + end
+    third = DEPLOY[:-1].replace("cfg", "third").replace("name: app", "name: app3")
+    sources = [Source("a.yaml", CM.format(name="cfg") + "\n---\n" + deploy),
+               Source("b.yaml", lead + CM.format(name="other") + tail),
+               Source("c.yaml", lead + third + "\n...\n%YAML 1.1\n---\n" + CM.format(name="third") + "\n")]
+    argv = ["--version-all", "--keep-original=all"]
+    whole = _written(sources, argv)
+    monkeypatch.setattr(write_module, "_IN_PARTS_FROM", 0)
+    monkeypatch.setattr(write_module, "_PART", 7)
+    closing = write_module._closing_lines_edited
+    edited = []
+    monkeypatch.setattr(write_module, "_closing_lines_edited",
+                        lambda edits, read: edited.append(closing(edits, read)) or edited[-1])
+    assert _written(sources, argv) == whole
+    # (A `...` line after the reference is content: the closing lines are then as read.)
+    assert not whole.startswith("error") and None not in edited and bool(edited) is ("..." not in end)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_spliced(), st.integers(0, 60))
+def test_a_splice_applied_from_an_offset_ends_the_splice_applied(spliced, at):
+    text, splice = spliced
+    at = min(at, len(text))
+    edits = list(splice)
+    tail = splice.applied_from(text, at)
+    if any(start < at < end for start, end, _ in edits):
+        assert tail is None
+    else:
+        before = Splice([(start, end, new) for start, end, new in edits if start < at])
+        assert before.apply(text[:at]) + tail == splice.apply(text)
+
+
 def _written(sources, argv):
     from postrender.cli import parse, render_options
 
