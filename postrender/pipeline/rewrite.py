@@ -4,7 +4,7 @@ the plan stage decides, this writes."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Container, Sequence
+from collections.abc import Callable, Collection, Container, Iterable, Iterator, Sequence
 from itertools import chain
 
 from ..printable import quoted
@@ -622,9 +622,14 @@ class DocumentEdits:
         is that line), in order."""
         return self._inserted or ()
 
-    def edits(self, runs: edit.Runs | None = None) -> list[Edit]:
+    def edits(self, runs: edit.Runs | None = None, release: bool = False) -> list[Edit]:
         """The edits, in the order made; `runs`: takes them a run at a time
-        as they are made (a large List's), and those left are returned."""
+        as they are made (a large List's), and those left are returned.
+        `release`: each record is let go as its edits are made (a List's
+        items' nodes with them, once write let go of its objects): for a
+        caller that then forgets these edits, never one that reads them
+        (nor with copies to make: `copies` reads the scalars replaced)."""
+        release = release and not self._copied
         doc = self.document
         if doc.shared:
             _check_shared(doc, self.replaced)
@@ -634,21 +639,14 @@ class DocumentEdits:
         # (a replaced scalar has text; an item goes ahead of an item's text),
         # so all replacements first, then all insertions, splice as the order
         # they were asked in would.
-        out = [edit.replace_scalar(text, node, value) for node, value in self.replaced]
-        for sequence, before, value, style in self.inserted:
-            if style is None:
-                item = edit.json_line(value)
-            elif style is WRITTEN:
-                item = value  # type: ignore[assignment]
-            else:
-                item = edit.render_scalar(value, style)
-            out.append(edit.insert_item_before(text, sequence, before, item, newline))
-        for _, made, later in self._aheads():
+        out = [edit.replace_scalar(text, node, value) for node, value in _taken(self, "_replaced", release)]
+        _insertions(text, newline, _taken(self, "_inserted", release), out)
+        for _, made, later in _taken(self, "_ahead", release):
             # What set_entries makes of them, in its order.
             out.extend(made.made(_made(later)))
             if runs is not None and len(out) >= runs.RUN:
                 runs.take(out)
-        for mapping, entry in (self._entries or {}).items():
+        for mapping, entry in _taken(self, "_entries", release):
             edit.set_entries(text, mapping, _made(entry), newline, out)
             if runs is not None and len(out) >= runs.RUN:
                 runs.take(out)
@@ -682,6 +680,44 @@ WRITTEN = "written"
 
 def _made(entry: dict[str, Value] | _Later) -> dict[str, Value]:
     return entry if isinstance(entry, dict) else entry[0](*entry[1:])
+
+
+def _insertions(text: str, newline: str, inserted: Iterable[tuple[SequenceNode, Node, object, str | None]],
+                out: list[Edit]) -> None:
+    """The edits inserting each item (DocumentEdits.inserted) added to `out`.
+    (A function of its own: the last item's sequence, a List's items, is
+    then held no longer than the records.)"""
+    for sequence, before, value, style in inserted:
+        if style is None:
+            item = edit.json_line(value)
+        elif style is WRITTEN:
+            item = value  # type: ignore[assignment]
+        else:
+            item = edit.render_scalar(value, style)
+        out.append(edit.insert_item_before(text, sequence, before, item, newline))
+
+
+def _taken(edits: DocumentEdits, slot: str, release: bool) -> Iterator[tuple]:
+    """The records of `slot` of `edits` in order (the marks made ahead as
+    (object, edits, values), a mapping's keys as (mapping, entry)); with
+    `release`, each let go as the next is asked for, and the slot emptied:
+    a List of 4,000 apps held its items' nodes and records, 8 MiB, until
+    its last edit was made."""
+    held = getattr(edits, slot)
+    if held is None:
+        return
+    if slot == "_ahead":
+        held = edits._aheads()
+    elif slot == "_entries":
+        held = list(held.items())
+    if release:
+        setattr(edits, slot, None)
+        for at in range(len(held)):
+            record, held[at] = held[at], None
+            yield record
+            del record
+    else:
+        yield from held
 
 
 def _check_shared(doc: Document, replaced: Sequence[tuple[ScalarNode, str]]) -> None:

@@ -227,15 +227,28 @@ def write(stream: Stream, rewrite: Rewrite, release: bool = False) -> Output:
     at = 0  # objects come in their documents' order: no index of them is made
     pieces = []
     for doc in stream.documents:
-        pieces.append(_piece(doc, rewrite))
-        doc.root = None
+        first = at
         while at < len(objects) and objects[at].document is doc:
-            _release(objects[at])
             at += 1
+        if first < at and objects[first].item is not None and not doc.shared:
+            # A List's items are let go before its edits are made, which let
+            # go of their records as they go (DocumentEdits.edits): its nodes
+            # then make room for its edits as a stream's documents do (a List
+            # of 4,000 apps: 29.6 -> 19.9 MiB traced at its peak). Not where
+            # they share nodes: the check of a shared scalar walks the root.
+            _release_all(doc, objects[first:at])
+        pieces.append(_piece(doc, rewrite, release))
+        _release_all(doc, objects[first:at])
         rewrite.release(doc)
     for obj in objects[at:]:  # out of order (a library caller's stream)
         _release(obj)
     return Output(pieces)
+
+
+def _release_all(doc: Document, objects: list[KubeObject]) -> None:
+    doc.root = None
+    for obj in objects:
+        _release(obj)
 
 
 def _release(obj: KubeObject) -> None:
@@ -243,7 +256,7 @@ def _release(obj: KubeObject) -> None:
     obj.prepared = None
 
 
-def _piece(doc: Document, rewrite: Rewrite) -> _Piece | Document:
+def _piece(doc: Document, rewrite: Rewrite, release: bool = False) -> _Piece | Document:
     edits = rewrite.for_document(doc)
     if edits is None:
         # Written as read, but for the entries read left out, it is its own
@@ -255,7 +268,7 @@ def _piece(doc: Document, rewrite: Rewrite) -> _Piece | Document:
     if not cuts:
         # Taken a run at a time as they are made: a large List's are many.
         runs = edit.Runs()
-        return _Piece(doc, runs.splice(edits.edits(runs)),
+        return _Piece(doc, runs.splice(edits.edits(runs, release)),
                       tuple(edit.Splice(copy.edits()) for copy in edits.copies))
     return _Piece(doc, edit.Splice(_with_cuts(edits.edits(), cuts)),
                   tuple(edit.Splice(_with_cuts(copy.edits(), cuts)) for copy in edits.copies))

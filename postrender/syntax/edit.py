@@ -197,7 +197,7 @@ class Splice(Packed):
         duplicates, and then a list of 1.35 million offsets, 37 MiB at once."""
         bounds = array("q")  # start, end and the new text's length, edit by edit
         texts: list[str] = []
-        joined: list[str] = []  # the texts before those in `texts`, joined
+        joined = ""  # the texts before those in `texts`, joined
         position = 0
         last_start = last_end = place = -1  # place: where the texts at (last_start, last_end) begin
         seen: set[str] | None = None  # those texts, once there are many (insertions at one offset)
@@ -220,7 +220,7 @@ class Splice(Packed):
                 if len(texts) >= _JOINED:
                     # Joined as they come: a str each (a slice of a run's
                     # text, Runs) were 450,000 objects at once.
-                    joined.append("".join(texts))
+                    joined += "".join(texts)
                     texts.clear()
                 last_start, last_end, place = start, end, len(texts)
             if start < position:
@@ -229,8 +229,8 @@ class Splice(Packed):
             bounds.extend((start, end, len(text)))
             texts.append(text)
         self._bounds = bounds
-        joined.append("".join(texts))
-        self._texts = "".join(joined) if len(joined) > 1 else joined[0]
+        joined += "".join(texts)
+        self._texts = joined
         # The stream goes out as UTF-8, a part at a time: text that cannot be
         # encoded (a lone surrogate from a YAML escape) must fail here, before any.
         self._texts.encode("utf-8")

@@ -138,6 +138,35 @@ def test_release_leaves_no_node_and_no_reference():
     assert len({id(o) for o in gc.get_objects() if isinstance(o, Node)} - before) > 6
 
 
+_SECRET = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: sec\ntype: Opaque\ndata:\n  k: dmFsdWU="
+_LIST = "apiVersion: v1\nkind: List\nitems:\n" + "".join(
+    "- " + item.replace("\n", "\n  ") + "\n" for item in (
+        CM.format(name="cfg"), _SECRET,
+        DEPLOY.rstrip("\n") + "\n        env:\n        - name: K\n          valueFrom: {secretKeyRef: {name: sec, key: k}}",
+        CM.format(name="other")))
+
+
+@pytest.mark.parametrize("argv", [[], ["-v"], ["--keep-original=all"], ["--strategy=annotate"],
+                                  ["--keep-previous=argocd"], ["--version-all", "--mutable"]])
+def test_a_list_lets_go_of_its_edit_records_as_it_is_written(argv, monkeypatch):
+    # Released, a List's records (scalars replaced, items inserted, marks
+    # made ahead, keys given) go as its edits are made, its items' nodes
+    # with them (DocumentEdits.edits): the same stream and messages as kept.
+    from postrender.pipeline.rewrite import DocumentEdits
+
+    made = []
+    edits = DocumentEdits.edits
+    monkeypatch.setattr(DocumentEdits, "edits", lambda self, *args: made.append((self, *args[1:])) or edits(self, *args))
+    kept, kept_output, kept_messages = _render_case(_LIST, argv, release=False)
+    assert [release for _, release in made] == [False]
+    made.clear()
+    released, output, messages = _render_case(_LIST, argv, release=True)
+    assert (output, messages) == (kept_output, kept_messages)
+    assert [release for _, release in made] == [True]
+    records = made[0][0]
+    assert (records._replaced, records._inserted, records._ahead, records._entries) == (None,) * 4
+
+
 def test_retain_keeps_the_analysis_it_reads_after_writing(monkeypatch):
     """--retain's cluster step runs after the render, where a way in
     delivers it (frontends.render), and reads the analysis: a released
