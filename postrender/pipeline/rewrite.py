@@ -639,14 +639,17 @@ class DocumentEdits:
         # (a replaced scalar has text; an item goes ahead of an item's text),
         # so all replacements first, then all insertions, splice as the order
         # they were asked in would.
-        out = [edit.replace_scalar(text, node, value) for node, value in _taken(self, "_replaced", release)]
-        _insertions(text, newline, _taken(self, "_inserted", release), out)
-        for _, made, later in _taken(self, "_ahead", release):
+        # (Taken through _taken only when released: most documents are not a
+        # List, and its generators cost every edited document of a stream.)
+        replaced = _taken(self, "_replaced") if release else self.replaced
+        out = [edit.replace_scalar(text, node, value) for node, value in replaced]
+        _insertions(text, newline, _taken(self, "_inserted") if release else self.inserted, out)
+        for _, made, later in _taken(self, "_ahead") if release else self._aheads():
             # What set_entries makes of them, in its order.
             out.extend(made.made(_made(later)))
             if runs is not None and len(out) >= runs.RUN:
                 runs.take(out)
-        for mapping, entry in _taken(self, "_entries", release):
+        for mapping, entry in _taken(self, "_entries") if release else (self._entries or {}).items():
             edit.set_entries(text, mapping, _made(entry), newline, out)
             if runs is not None and len(out) >= runs.RUN:
                 runs.take(out)
@@ -697,12 +700,12 @@ def _insertions(text: str, newline: str, inserted: Iterable[tuple[SequenceNode, 
         out.append(edit.insert_item_before(text, sequence, before, item, newline))
 
 
-def _taken(edits: DocumentEdits, slot: str, release: bool) -> Iterator[tuple]:
+def _taken(edits: DocumentEdits, slot: str) -> Iterator[tuple]:
     """The records of `slot` of `edits` in order (the marks made ahead as
-    (object, edits, values), a mapping's keys as (mapping, entry)); with
-    `release`, each let go as the next is asked for, and the slot emptied:
-    a List of 4,000 apps held its items' nodes and records, 8 MiB, until
-    its last edit was made."""
+    (object, edits, values), a mapping's keys as (mapping, entry)), each
+    let go as the next is asked for, and the slot emptied: a List of 4,000
+    apps held its items' nodes and records, 8 MiB, until its last edit was
+    made."""
     held = getattr(edits, slot)
     if held is None:
         return
@@ -710,14 +713,11 @@ def _taken(edits: DocumentEdits, slot: str, release: bool) -> Iterator[tuple]:
         held = edits._aheads()
     elif slot == "_entries":
         held = list(held.items())
-    if release:
-        setattr(edits, slot, None)
-        for at in range(len(held)):
-            record, held[at] = held[at], None
-            yield record
-            del record
-    else:
-        yield from held
+    setattr(edits, slot, None)
+    for at in range(len(held)):
+        record, held[at] = held[at], None
+        yield record
+        del record
 
 
 def _check_shared(doc: Document, replaced: Sequence[tuple[ScalarNode, str]]) -> None:

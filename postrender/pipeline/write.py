@@ -230,15 +230,18 @@ def write(stream: Stream, rewrite: Rewrite, release: bool = False) -> Output:
         first = at
         while at < len(objects) and objects[at].document is doc:
             at += 1
-        if first < at and objects[first].item is not None and not doc.shared:
+        items = first < at and objects[first].item is not None
+        if items and not doc.shared:
             # A List's items are let go before its edits are made, which let
             # go of their records as they go (DocumentEdits.edits): its nodes
             # then make room for its edits as a stream's documents do (a List
             # of 4,000 apps: 29.6 -> 19.9 MiB traced at its peak). Not where
             # they share nodes: the check of a shared scalar walks the root.
             _release_all(doc, objects[first:at])
-        pieces.append(_piece(doc, rewrite, release))
-        _release_all(doc, objects[first:at])
+        pieces.append(_piece(doc, rewrite, items))
+        doc.root = None
+        for i in range(first, at):
+            _release(objects[i])
         rewrite.release(doc)
     for obj in objects[at:]:  # out of order (a library caller's stream)
         _release(obj)
@@ -257,6 +260,8 @@ def _release(obj: KubeObject) -> None:
 
 
 def _piece(doc: Document, rewrite: Rewrite, release: bool = False) -> _Piece | Document:
+    """`release`: the document's edit records are let go as its edits are
+    made (DocumentEdits.edits), a List's, whose objects write let go first."""
     edits = rewrite.for_document(doc)
     if edits is None:
         # Written as read, but for the entries read left out, it is its own
