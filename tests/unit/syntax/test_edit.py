@@ -150,6 +150,40 @@ def test_an_insertion_after_every_edit_is_packed_as_spliced_anew(given_edits, at
         assert inserted is not None and list(inserted) == list(Splice([*edits, (at, at, text)]))
 
 
+def test_a_splice_in_chunks_inserts_gives_out_and_refuses_as_one_of_all_its_edits(monkeypatch) -> None:
+    # A Splice holds its edits in chunks of _JOINED (a merged run's chunks
+    # let go of as they are used up): two edits a chunk here. Inserted
+    # into, given out in parts and refused for a lone surrogate as if held
+    # whole, the error's position that of the texts joined.
+    from postrender.syntax import edit
+
+    monkeypatch.setattr(edit, "_JOINED", 2)
+    edits = [(at, at + 1, f"<{at}>") for at in range(0, 10, 2)]
+    text = "0123456789abc"
+    splice = _in_runs(edits, 2)
+    assert list(splice) == edits and len(splice._chunks) == 3
+    assert splice.apply(text) == "<0>1<2>3<4>5<6>7<8>9abc"
+    assert "".join(splice.applied_in_parts(text, 4)) == splice.apply(text)
+    assert splice.span() == (0, 9)
+    inserted = splice.inserted(11, "R")
+    assert inserted is not None and inserted.apply(text) == "<0>1<2>3<4>5<6>7<8>9aRbc"
+    assert splice.inserted(9, "R") is None
+    bad = [*edits[:4], (8, 9, "\ud83d")]
+    with pytest.raises(UnicodeEncodeError) as refused:
+        Splice(bad)
+    with pytest.raises(UnicodeEncodeError) as joined:
+        "".join(t for _, _, t in bad).encode("utf-8")
+    assert str(refused.value) == str(joined.value)
+
+
+def test_runs_merged_let_go_of_their_chunks() -> None:
+    from postrender.syntax.edit import Packed, Splice as Spliced
+
+    runs = [[Packed([(0, 1, "a")]), Packed([(4, 5, "b")])], [Packed([(2, 3, "c")])]]
+    assert list(Spliced.merged(runs)) == [(0, 1, "a"), (2, 3, "c"), (4, 5, "b")]
+    assert runs == [[], []]
+
+
 def test_splice_refuses_overlapping_edits() -> None:
     with pytest.raises(AssertionError, match="overlapping edits at offset 2"):
         Splice([(1, 3, "x"), (2, 4, "y")])
