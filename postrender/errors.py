@@ -41,7 +41,7 @@ class Location:
     kind: str | None = None
     name: str | None = None
     line: int | None = None  # 1-based line in the stream
-    # The line in that chart file's rendered text (read.Rendered), when
+    # The line in that chart file's rendered text (read.documents.Rendered), when
     # `source` is a chart file named by Helm.
     rendered_line: int | None = None
     # `source` is a file an annotation names (Helm 4, kustomize's origin), in

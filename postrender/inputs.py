@@ -10,7 +10,8 @@ from typing import BinaryIO, TextIO
 
 from .errors import Location, PostrenderError, UsageError
 from .records import replace
-from .pipeline.read import Source, opens_with_marker
+from .pipeline.read.documents import Source
+from .pipeline.read.split import opens_with_marker
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -179,7 +180,7 @@ def _read_limited(handle: BinaryIO, max_bytes: int, what: str, limit: int | None
 
 def _documents_to_end_of(text: str) -> int:
     """The number of the document `text` ends in, its separator lines read
-    as the splitter reads them (read.opens_with_marker: `---#x` is one)."""
+    as the splitter reads them (read.split.opens_with_marker: `---#x` is one)."""
     start = 1 if text.startswith("\ufeff") else 0
     separators = 1 if opens_with_marker(text, start) else 0
     at = text.find("\n---")

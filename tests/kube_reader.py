@@ -26,7 +26,8 @@ from typing import Any
 from conftest import require_tool
 
 from postrender.syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode, entries, unique_nodes
-from postrender.pipeline.read import Document, KubeObject, object_node, recompose
+from postrender.pipeline.read.compose import object_node, recompose
+from postrender.pipeline.read.documents import Document, KubeObject
 from postrender.pipeline.render import Result
 from postrender.pipeline.rewrite import WRITTEN
 

@@ -101,7 +101,8 @@ def postrender_reading(text: str) -> tuple[str | None, str | None, dict[str, Any
     from postrender.pipeline.index.hashing import canonical_json, content_hash
     from postrender.limits import Limits
     from postrender.pipeline.index.configs import validate
-    from postrender.pipeline.read import Source, read
+    from postrender.pipeline.read import read
+    from postrender.pipeline.read.documents import Source
 
     try:
         stream = read([Source(None, text)], Limits())

@@ -15,7 +15,7 @@ from ..pipeline.index.objects import IMPLICIT
 from ..pipeline.plan.keep import scope_of
 from ..options import RenderOptions
 from ..pipeline.plan.versions import label_value
-from ..pipeline.read import HELM4_FILENAME_ANNOTATION
+from ..pipeline.read.documents import HELM4_FILENAME_ANNOTATION
 from ..report import Reporter
 from .client import Cluster
 from .live import LiveState, read_originals, read_users, read_versions

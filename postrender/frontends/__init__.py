@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..pipeline.read import Source
+from ..pipeline.read.documents import Source
 from ..records import replace
 
 if TYPE_CHECKING:

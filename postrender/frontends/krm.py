@@ -30,8 +30,13 @@ from ..limits import MAX_BYTES_CEILING, MAX_DEPTH_CEILING, MAX_NODES_CEILING, Li
 from ..options import FUNCTION_CONFIG, RenderOptions
 from ..records import replace
 from ..vocabulary import INDEX_ANNOTATIONS, KRM_RESOURCE_LIST, PATH_ANNOTATIONS
-from ..pipeline.read import (Document, KubeObject, Source, Stream, UnreadableText, mask_surrogate_escapes, only_comments,
-                             shift_offsets, split)
+from ..pipeline.read import Stream
+from ..pipeline.read.documents import Document, KubeObject, Source
+from ..pipeline.read.jsonfirst import mask_surrogate_escapes
+from ..pipeline.read.libyaml import shift_offsets
+from ..pipeline.read.lines import only_comments
+from ..pipeline.read.split import split
+from ..pipeline.read.yamlerrors import UnreadableText
 from ..pipeline.write import Output
 from ..report import Diagnostic, Reporter
 
@@ -588,7 +593,7 @@ def _top_mapping_plain(text: str) -> bool:
 
 def _written_readably(text: str) -> bool:
     """Whether the reader finds nothing wrong with how the text is written
-    (read.UnreadableText), whatever it finds wrong with what it says. Its
+    (read.yamlerrors.UnreadableText), whatever it finds wrong with what it says. Its
     other limits raised: an error they stop at first would hide the text's."""
     from ..pipeline.read import read
 
@@ -660,14 +665,14 @@ def _compose(chunk: str) -> Any:
     try:
         root = loader.get_single_node()
     except YAMLError as exc:
-        # An anchor defined again, as go-yaml reads it (read.py reads the
+        # An anchor defined again, as go-yaml reads it (pipeline/read reads the
         # items so): composed with the later ones renamed in place.
         from ..syntax import anchors
 
         renamed = anchors.renamed_after(exc, chunk)
         if renamed is None:
             # A JSON ResourceList's surrogate escapes (`\ud83d\ude00`), which
-            # libyaml refuses and the items were read past (read.py masks
+            # libyaml refuses and the items were read past (pipeline/read masks
             # them so): the same length, so `results` is found where it is
             # (oracle60b: an internal error, and no ResourceList out).
             renamed = mask_surrogate_escapes(chunk)

@@ -22,7 +22,7 @@ from ..fieldspecs import CONFIG_KINDS, SECTIONS, load_yaml_file
 from ..fieldspecs.paths import kustomize_keys, value_add_keys
 from ..hostflags import CHANNELS, PLUGIN_CONFIG, refused
 from ..options import POSTRENDER_CONFIG, RenderOptions, by_config_key, with_values
-from ..pipeline.read import Source
+from ..pipeline.read.documents import Source
 from ..records import replace
 from ..report import Reporter
 from ..vocabulary import CONFIG_API_VERSION
@@ -216,7 +216,7 @@ def run(path: str, sources: list[Source], options: RenderOptions, reporter: Repo
     for source in sources:
         # Standard input is kustomize's own writing of the resources, which
         # the user never sees: a line of it must not pass for a line of
-        # theirs (an object's origin annotation names its file, read.file_annotated).
+        # theirs (an object's origin annotation names its file, read.documents.file_annotated).
         source.name = source.name or KUSTOMIZE_STREAM
     return render(sources, options, reporter, release=True).written
 

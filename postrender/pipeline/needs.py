@@ -14,7 +14,7 @@ of what it is kept for in runs that record them (rewrite.PreparedRetained);
 a List's config keeps its whole item in those runs, and in runs that may
 copy it (its copy is made from it). Kept whole: producers and the
 objects a kindFrom spec looks up. A List's items are walked and pruned one
-by one as they are composed (`item`, read._Items). Of every
+by one as they are composed (`item`, read.parts._Items). Of every
 other object: the lists and RBAC rules around names that grants add to.
 In runs that give most workloads keys (a config hash, a record of what
 each uses), those keys are located as each workload is read, as a
@@ -24,8 +24,8 @@ An edit that gives a mapping read did not keep keys otherwise composes its
 document again as it is written (rewrite.DocumentEdits), as the guard does
 each document that may hold a finding (check/guard.py).
 
-A large document (read.DROP_FROM) is pruned as it is composed instead
-(`reach`, read._Dropping): what no stage reads is dropped as the next entry
+A large document (read.compose.DROP_FROM) is pruned as it is composed instead
+(`reach`, read.parts._Dropping): what no stage reads is dropped as the next entry
 starts, and a config's data entries are read into its content hash one by
 one (index/folding.py, `folder`), so a dense one is never held whole.
 
@@ -33,7 +33,7 @@ A document with aliases or merge keys is pruned too (but a List sharing
 nodes, whose graph peaks as it is read and which the guard walks as read),
 once read's whole-graph checks are done: an alias makes one node sit at
 several paths, so what a kept-whole node holds is never pruned through
-another path, and the shared nodes' facts are kept (read.KeptShared: which
+another path, and the shared nodes' facts are kept (read.shared.KeptShared: which
 nodes still held are shared, and how many paths led to each); a merge
 key's value is never stubbed, as `get` finds keys in it (syntax/prune.py).
 Its objects' edits are not made ahead: they are checked against the nodes
@@ -56,7 +56,9 @@ from .graph import byname, dependencies, producers, references
 from .graph.references import is_config_object
 from .index import folding
 from .index.configs import content_of, hold_as_hash, in_content
-from .read import Document, ItemsShared, KeptShared, KubeObject, object_path, path_counts
+from .read.compose import object_path
+from .read.documents import Document, KubeObject
+from .read.shared import ItemsShared, KeptShared, path_counts
 
 
 def _set_kept_for_edits(doc: Document, objects: list[KubeObject], kept: list[bool], listed: bool) -> None:
@@ -69,7 +71,7 @@ def _set_kept_for_edits(doc: Document, objects: list[KubeObject], kept: list[boo
 
 
 class Needs:
-    """read's pruner for one field-spec table (read.Pruner)."""
+    """read's pruner for one field-spec table (read.pruner.Pruner)."""
 
     def __init__(self, table: ReferenceTable, scanned: SpecIndex, prune: bool = True,
                  edits_everywhere: bool = False, prepare: Prepare | None = None,
@@ -98,7 +100,7 @@ class Needs:
         the annotations it gives a workload's pod templates (or its own
         metadata, if it has none) while its document is whole, so that
         neither need be kept (rewrite.TemplatesAhead); None: they are kept."""
-        # read.Pruner's: only a pruner that prunes takes a List's items one
+        # read.pruner.Pruner's: only a pruner that prunes takes a List's items one
         # by one as they are composed (`item`), so as never to hold it whole.
         self.prunes = prune
         self._edits_everywhere = edits_everywhere
@@ -182,7 +184,7 @@ class Needs:
         _set_kept_for_edits(doc, objects, kept, listed)
 
     def _kept_for_edits(self, doc: Document, objects: list[KubeObject]) -> None:
-        """Of a List read item by item though it shares nodes (read.ItemsShared),
+        """Of a List read item by item though it shares nodes (read.shared.ItemsShared),
         which items can take keys where they are: those kept whole, and those
         `item` pruned that kept what their edits touch; the others are
         composed again for edits (rewrite.DocumentEdits)."""
@@ -214,7 +216,7 @@ class Needs:
 
     def _shared_held(self, doc: Document, objects: list[KubeObject]) -> frozenset[int] | tuple[int, ...]:
         """The ids of doc.shared that a pruned document still holds, in its
-        tree or as what the walk found (`_found_nodes`) (read.KeptShared).
+        tree or as what the walk found (`_found_nodes`) (read.shared.KeptShared).
         Not a stub's: prune made those, and one may have taken the id of a
         node it had just let go of. A few as a tuple: most such documents
         hold one or two, and a frozenset is 216 bytes (25,000 apps, each
@@ -231,7 +233,7 @@ class Needs:
         (`__call__`, with walked=True, which finds the same paths to keep:
         pruning what is pruned already changes nothing). Only for a List
         read finds without aliases and merge keys, or an item that holds
-        none of them in a List that does (read._SharingItems), whose edits
+        none of them in a List that does (read.parts._SharingItems), whose edits
         are made ahead here as any such item's (the 5,000 bench apps as one
         List, one anchor and its alias: 151 -> 106 MB). `whole`: an item of
         such a List that may share nodes, only walked, kept whole, its edits
@@ -245,7 +247,7 @@ class Needs:
         if folded and obj.prepared is None:
             # Its edits need its tree (a copy of the item is made from it),
             # and its data was read into its content as composed: the List
-            # is composed again whole (read._DroppingItems).
+            # is composed again whole (read.parts._DroppingItems).
             raise _NeedsWhole(obj.describe())
         at = obj.item
         assert at is not None and items.value[at] is obj.node
@@ -260,11 +262,11 @@ class Needs:
     def shared_item(self, obj: KubeObject, items: SequenceNode, shared: frozenset[int],
                     merges: bool) -> tuple[frozenset[int], dict[int, int]]:
         """Walks and prunes a List's item whose anchors and aliases are all
-        its own (read._SharingItems), once read checked it, as `__call__`
+        its own (read.parts._SharingItems), once read checked it, as `__call__`
         prunes a document sharing nodes: no edit made ahead, what a node
         kept whole holds kept whole, the paths to each shared node the walk
         found counted while it is whole. The ids of the shared nodes it
-        still holds, and those counts (read.ItemsShared). A List of 4,000
+        still holds, and those counts (read.shared.ItemsShared). A List of 4,000
         small apps, each Deployment sharing nodes within itself: 183 -> 105 MB peak RSS."""
         self._walk(obj)
         found = self._found.get(obj, references.NOTHING)
@@ -284,7 +286,7 @@ class Needs:
     def reach(self, kind: str, api_version: str, item: bool = False) -> Reach | None:
         """Where in an object of this kind a stage may read, for a large
         document composed with what prune would drop dropped as it goes
-        (read.py, DroppingComposer); None: keep all of it. A stage reads an
+        (pipeline/read, DroppingComposer); None: keep all of it. A stage reads an
         object along its field specs and the scanned pod-string specs (the
         walk), all of its metadata and pod templates, and nothing else
         (`reads`), but for the kinds kept whole or read by rules of their
@@ -336,7 +338,7 @@ class Needs:
     def folds_ahead(self, field: str, api_version: str, item: bool, kind_after: Callable[[], str | None]) -> bool:
         """Whether an object's `field` written before its kind (a config's
         data, in kustomize's and kubectl's order) is worth reading entry by
-        entry as it is composed, the kind not known yet (read._Dropping):
+        entry as it is composed, the kind not known yet (read.parts._Dropping):
         where the kind the text says it will be (`kind_after`), or else every
         config kind that has the field, reads it so (`reach`). Else it would
         be composed again whole once the kind is known."""
@@ -350,20 +352,20 @@ class Needs:
 
     def forget(self, objects: list[KubeObject]) -> None:
         """Drops what `item` found in objects read will not keep: a List it
-        reads again whole (read.py)."""
+        reads again whole (pipeline/read)."""
         for obj in objects:
             self._found.pop(obj, None)
 
     def folder(self, kind: str | None) -> folding.ConfigFolder:
         """What takes the entries of a large config's data as its document
-        is composed (read._Dropping, the Reach's Fold marks): the next
+        is composed (read.parts._Dropping, the Reach's Fold marks): the next
         object walked whose node is its root reads its content from it."""
         self._folder = folding.ConfigFolder(kind, byname.NAMES)
         return self._folder
 
     def string_taker(self) -> references.TakenStrings:
         """What takes a large workload's plain env items out as its document
-        is composed (read._Dropping, the Reach's StringItems marks): the
+        is composed (read.parts._Dropping, the Reach's StringItems marks): the
         next object walked whose node is its root has their strings."""
         self._taken = references.TakenStrings()
         return self._taken
@@ -443,7 +445,7 @@ def _add_path(reach: Reach, keys: list[str]) -> None:
 def _take_container_strings(reach: Reach, template: tuple[Segment, ...], compiled: Compiled, own: int) -> None:
     """Marks the `env`, `args` and `command` of a pod template's containers
     StringItems, where the template is read whole (a large document's,
-    read._Dropping; a Pod's template is the object itself, the empty path):
+    read.parts._Dropping; a Pod's template is the object itself, the empty path):
     their plain items are read only for their strings, pod strings, which
     the walk merges in from columns (references.TakenStrings); an argument
     a flag spec reads as a name stays. Only where the walk's tree
@@ -654,7 +656,7 @@ PrepareTemplates = Callable[[KubeObject, MappingNode, list], object | None]
 
 class _NeedsWhole(Exception):
     """A List's item read as it was composed cannot be read so (`item`):
-    read composes the List again whole (read._Items)."""
+    read composes the List again whole (read.parts._Items)."""
 
 
 # KeptShared.ids of at most this many shared nodes are a tuple, not a frozenset (_shared_held).

@@ -23,7 +23,8 @@ from .needs import Needs
 from ..options import RenderOptions, Spelling, check_cluster, check_strategy, spelling
 from .plan.versions import Options as PlanOptions
 from .plan.versions import EMPTY, UNREFERENCED, Plan, opted_in, plan
-from .read import KubeObject, Source, Stream, read
+from .read import Stream, read
+from .read.documents import KubeObject, Source
 from ..report import Diagnostic, Reporter
 from .rewrite import Options as RewriteOptions
 from .rewrite import (Prepared, RetentionAhead, Rewrite, TemplatesAhead, prepare, prepare_templates, rewrite,

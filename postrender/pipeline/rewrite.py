@@ -37,7 +37,9 @@ from ..vocabulary import (
     LABEL_SCOPE,
     LABEL_VERSIONED,
 )
-from .read import Document, ItemsShared, KeptShared, KubeObject, object_node, recompose, shared_nodes
+from .read.compose import object_node, recompose
+from .read.documents import Document, KubeObject
+from .read.shared import ItemsShared, KeptShared, shared_nodes
 
 
 @record
@@ -336,7 +338,7 @@ class DocumentEdits:
     # keep (see mapping_at).
     _whole: MappingNode | None = None
     # The same for a List's items, each composed once, the others dropped
-    # (read.recompose): by item, the graph that holds it. Those expected
+    # (read.compose.recompose): by item, the graph that holds it. Those expected
     # (`expect`) are composed together, at the first that is asked for.
     _items_whole: dict[int, MappingNode | None] | None = None
     _expected: set[int] | None = None
@@ -345,7 +347,7 @@ class DocumentEdits:
     # another mapping edit of the object comes (mapping_at). A List's items
     # may each have theirs: then a dict, by object.
     _ahead: tuple[KubeObject, Ahead, _Later] | dict[KubeObject, tuple[Ahead, _Later]] | None = None
-    # Of a document that shares nodes, pruned (read.KeptShared): the ids of
+    # Of a document that shares nodes, pruned (read.shared.KeptShared): the ids of
     # the shared nodes it holds and of those of each graph composed again
     # for edits, in which it shares the same nodes (`_shared`). The kept
     # ones' facts cannot tell a node composed again.
@@ -457,7 +459,7 @@ class DocumentEdits:
         """`whole`, composed again for edits, its shared nodes known (`_shared`)."""
         shared = self.document.shared
         if whole is not None and type(shared) in (KeptShared, ItemsShared):
-            # (A List's item pruned once checked may share nodes within itself: read.ItemsShared.)
+            # (A List's item pruned once checked may share nodes within itself: read.shared.ItemsShared.)
             held = shared.ids if type(shared) is KeptShared else shared
             known = self._composed_shared if self._composed_shared is not None else held
             self._composed_shared = shared_nodes(whole).union(known)  # type: ignore[union-attr]

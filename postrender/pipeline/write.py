@@ -14,8 +14,10 @@ from itertools import accumulate
 from typing import TYPE_CHECKING
 
 from ..syntax import edit
-from .read import (Document, KubeObject, Stream, as_later_document, ends_document, opens_with_directives,
-                   opens_with_marker)
+from .read import Stream
+from .read.documents import Document, KubeObject
+from .read.jsonfirst import as_later_document
+from .read.split import ends_document, opens_with_directives, opens_with_marker
 from .rewrite import Rewrite
 
 if TYPE_CHECKING:
@@ -26,7 +28,7 @@ class _Piece:
     """One input document and the edits it gets, in order and checked. Its
     text is asked of the document as the piece is written, not held: the
     source holds it packed until then (pipeline/packed.py). (A plain class:
-    a NamedTuple's costs every run's start-up, read._ChunkStarts.)"""
+    a NamedTuple's costs every run's start-up, read.split._ChunkStarts.)"""
 
     __slots__ = ("document", "edits", "copies")
 

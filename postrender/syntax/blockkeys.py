@@ -1,7 +1,7 @@
 """The keys of a document written in plain block style, read from its text:
 whether every mapping's keys are plain and distinct, and where the values
 of some keys lie, in whole lines. So read composes a large
-CustomResourceDefinition with its schemas masked (pipeline/read.py,
+CustomResourceDefinition with its schemas masked (pipeline/read/,
 _Masked, the values fieldspecs/bulk.yaml lists).
 
 A CRD's `openAPIV3Schema` values are most of its text (kube-prometheus-
@@ -12,7 +12,7 @@ composing them finds: that libyaml parses them (read counts their parse
 events in C, which refuses what libyaml refuses), and that each of their
 mappings has plain, distinct keys (the composer's `plain_keys`), where
 the text holds no tag, anchor, merge key, escape or infinite number to
-check (read._in_parts). This finds the second, a line at a time, passing
+check (read.compose._in_parts). This finds the second, a line at a time, passing
 over every scalar's lines at C speed.
 
 It reads the subset of YAML that controller-gen, kubebuilder and Helm
@@ -26,7 +26,7 @@ collection. Its answer counts only for text libyaml parses.
 Asked to, it also finds the entries of a mapping that a later entry with
 the same key overrides (`earlier`), outside any sequence, where it can
 say what a message may show of their keys, so that read can leave them
-out of a large document without composing it whole (pipeline/read.py,
+out of a large document without composing it whole (pipeline/read/,
 _raise_earlier_in_text): keys read here are plain words or quoted ones,
 which read as their text, so two keys are one exactly where their texts
 are.

@@ -3,7 +3,7 @@ of the text.
 
 go-yaml v2, which kubectl, Helm and Argo CD read manifests with, takes the
 last of two keys it holds equal (`logFormat` written twice, `y` and `yes`)
-and never reads the earlier value. read.py drops such an entry, so that
+and never reads the earlier value. pipeline/read drops such an entry, so that
 every stage reads what Kubernetes gets, and the writer leaves it out, so
 that strict readers downstream (kustomize, go-yaml v3, server-side apply,
 a KRM function's caller) get what kubectl would have.

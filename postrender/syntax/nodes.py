@@ -66,7 +66,7 @@ YAML_TAG_PREFIX = "tag:yaml.org,2002:"
 STR_TAG = YAML_TAG_PREFIX + "str"
 BINARY_TAG = YAML_TAG_PREFIX + "binary"
 MERGE_TAG = YAML_TAG_PREFIX + "merge"
-# read.py sets this as the style of a plain scalar with an explicit string tag
+# pipeline/read sets this as the style of a plain scalar with an explicit string tag
 # (`!!str 1`): like a quoted scalar it is a string whatever it looks like.
 EXPLICIT_STR_STYLE = "!"
 MERGE_KEY = "<<"
@@ -153,7 +153,7 @@ class Node:
 
 class ScalarNode(Node):
     """`value` is the scalar's text; `style` is "" (plain), "'", '"', "|"
-    or ">" (read.py sets EXPLICIT_STR_STYLE on a plain `!!str` scalar)."""
+    or ">" (pipeline/read sets EXPLICIT_STR_STYLE on a plain `!!str` scalar)."""
 
     __slots__ = ("end_mark", "style")
 
@@ -406,7 +406,7 @@ def may_hold_tags(text: str) -> bool:
     (_may_start_a_node). Elsewhere a `!` is inside a scalar: `#!/bin/sh`,
     `[ "$a" != b ]`, `Hello!`. A document whose `!`s all stand elsewhere is
     read as one without any: no tag checks, and a large one may be
-    composed in parts (read._in_parts)."""
+    composed in parts (read.compose._in_parts)."""
     return "!" in text and (_may_start_a_node(text, "!") or _may_follow_properties(text, "!"))
 
 
@@ -659,7 +659,7 @@ class Composer(CParser):
 class ListComposer(Composer):
     """A Composer that hands over each item of the root's `items` sequence
     as soon as it is composed, before the next one is: the caller may prune
-    it there (pipeline/read.py), so a `List` of 20,000 objects is never held
+    it there (pipeline/read/), so a `List` of 20,000 objects is never held
     whole.
 
     libyaml's composer calls `descend_resolver(parent, index)` before every
@@ -815,7 +815,7 @@ class DroppingComposer(Composer):
 
     A mapping the Reach marks with a Fold has its entries handed to `fold`
     as they are complete, and taken out of it (Fold): its caller sets
-    `fold` once `reach_of` has given such a Reach (read._Dropping), or
+    `fold` once `reach_of` has given such a Reach (read.parts._Dropping), or
     `speculate` gives it for a config's data before the kind is known
     (`_undecided`).
 
@@ -850,7 +850,7 @@ class DroppingComposer(Composer):
         self.on_item = on_item
         self.items: SequenceNode | None = None  # the root's `items`, once its first item starts (as ListComposer's)
         # Given: only these items are asked for, each whole, and the others
-        # are dropped as they are composed (read.recompose).
+        # are dropped as they are composed (read.compose.recompose).
         self.wanted = wanted
         # Takes out the items of a sequence StringItems marks (None: keeps them).
         self.strings: TakeItem | None = None
@@ -1065,7 +1065,7 @@ def drop_item(items: SequenceNode, at: int) -> None:
     items.value[at] = DROPPED_ITEM
 
 
-# What stands for an item nothing reads (drop_item, read.recompose).
+# What stands for an item nothing reads (drop_item, read.compose.recompose).
 DROPPED_ITEM = StubMapping(_DEFAULT_TAGS[MappingNode], (), 0, 0)  # type: ignore[arg-type]
 
 
@@ -1410,7 +1410,7 @@ def merge_sources(value: Node) -> list[Node]:
     """The mappings a merge key's value applies, in the order they apply.
 
     go-yaml v2 applies a sequence of mappings from the last to the first, so
-    the first wins. Anything else is refused by read.py before this runs.
+    the first wins. Anything else is refused by pipeline/read before this runs.
     """
     if isinstance(value, MappingNode):
         return [value]
@@ -1425,7 +1425,7 @@ def entries(node: MappingNode) -> Iterator[tuple[Node, Node]]:
     Entries apply in order, each overwriting an equal key set before it, and
     a merge key (`<<`) applies its mappings at its own place. So in
     `{a: 1, <<: {a: 2}}` a is 2, and in `{<<: {a: 2}, a: 1}` it is 1.
-    Keys are equal when Kubernetes gets the same JSON key for them (read.py
+    Keys are equal when Kubernetes gets the same JSON key for them (pipeline/read
     refuses keys of different types that would meet).
     """
     if not any(is_merge_key(k) for k, _ in node.value):
@@ -1457,7 +1457,7 @@ def _merged_entries(node: MappingNode, identity: Callable[[Node], object]) -> It
         if item is None:
             stack.pop()
         elif owner is None:  # the next mapping of a merge
-            if all(item is not frame_owner for frame_owner, _ in stack):  # read.py refuses recursion
+            if all(item is not frame_owner for frame_owner, _ in stack):  # pipeline/read refuses recursion
                 stack.append((item, iter(item.value)))
         elif is_merge_key(item[0]):
             stack.append((None, iter(merge_sources(item[1]))))
@@ -1482,7 +1482,7 @@ def _json_identity(key: Node) -> object:
     except NotReadable:
         return ("node", id(key))
     # `0.0` and `-0.0` are one float key to go-yaml, whose JSON key is the
-    # later's ("0" or "-0"), as read.py reads a mapping's own (review61a).
+    # later's ("0" or "-0"), as pipeline/read reads a mapping's own (review61a).
     return _FLOAT_ZERO if is_float_zero(key, label) else label
 
 
@@ -1534,7 +1534,7 @@ def get(node: Node | None, key: str) -> Node | None:
 # sets it to None and uses it only in its round-trip constructor, which
 # postrender never runs. Lookups then cost a dict lookup, however often
 # field specs ask the same mapping. The index is built on the first lookup,
-# so read.py clears it where a key's reading may still change (see forget_keys).
+# so pipeline/read clears it where a key's reading may still change (see forget_keys).
 
 
 # Mappings with fewer keys (most) are searched in place, not indexed: an
@@ -1658,7 +1658,7 @@ def not_a_string_hint(node: Node, show_value: bool = False, secret: bool = False
         return f" (found a {'mapping' if isinstance(node, MappingNode) else 'sequence'})"
     if node.tag == BINARY_TAG:
         return " (write its text itself: postrender reads no !!binary text here)"
-    value = scalar_value(node)  # read.py has refused what kubectl cannot read
+    value = scalar_value(node)  # pipeline/read has refused what kubectl cannot read
     if value is None:
         what = "null"
         fix = 'write "" for an empty string' if not node.style else "drop the !!null tag"

@@ -266,7 +266,7 @@ def test_a_config_hash_over_a_kustomize_name_counts_as_a_use_of_its_config():
     the config it pairs under that name."""
     from postrender.frontends.diff.side import ConfigId, build
     from postrender.options import RenderOptions
-    from postrender.pipeline.read import Source
+    from postrender.pipeline.read.documents import Source
 
     case = FIXTURES / "diff" / "kustomize-names"
     side = build("new", [Source("new", (case / "new.yaml").read_text())], RenderOptions(strategy="annotate"))

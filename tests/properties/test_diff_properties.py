@@ -28,7 +28,7 @@ from postrender.frontends.diff.side import build
 from postrender.pipeline.graph.references import pod_templates
 from postrender.options import RenderOptions
 from postrender.pipeline.plan.versions import base_name_of
-from postrender.pipeline.read import Source
+from postrender.pipeline.read.documents import Source
 from postrender.pipeline.render import analyse
 
 SETTINGS = settings(max_examples=30, deadline=None,

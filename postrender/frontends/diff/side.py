@@ -27,7 +27,8 @@ from ...options import RenderOptions
 from ...pipeline.plan.config_hash import hashed_name
 from ...pipeline.plan.versions import Version, suffixed_later_by_kustomize
 from ...vocabulary import ANNOTATION_CONFIG_HASH, ANNOTATION_COPY_OF, ANNOTATION_REFS, LABEL_CONTENT_HASH
-from ...pipeline.read import KubeObject, Source, read
+from ...pipeline.read import read
+from ...pipeline.read.documents import KubeObject, Source
 from ...records import replace
 from ...pipeline.render import Analysis, render
 from .. import as_rendered

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...errors import UsageError
 from ...options import RenderOptions, cluster_flag_given
 from ...records import replace
-from ...pipeline.read import Source
+from ...pipeline.read.documents import Source
 from ...report import Reporter
 from . import formats
 from .view import build_view

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from ...pipeline.check import broken, guard
 from ...pipeline.graph.references import Resolution
 from ...pipeline.index.objects import IMPLICIT
-from ...pipeline.read import KubeObject
+from ...pipeline.read.documents import KubeObject
 
 
 @dataclass

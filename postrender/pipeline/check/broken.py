@@ -26,7 +26,7 @@ from ..plan.versions import Plan, Version, suffixed_later_by_kustomize
 from ...fieldspecs import KustomizeFields, kustomize_rewrites
 from ...options import Spelling
 from ...vocabulary import ANNOTATION_KEEP_ORIGINAL
-from ..read import KubeObject
+from ..read.documents import KubeObject
 from ...report import Reporter
 
 

@@ -30,7 +30,9 @@ from ...syntax.nodes import (
 )
 from ..plan.versions import Plan, Version
 from ...vocabulary import ANNOTATION_KEEP_ORIGINAL, ANNOTATION_VERSIONED
-from ..read import Document, ItemsShared, KeptShared, KubeObject, object_node, recompose
+from ..read.compose import object_node, recompose
+from ..read.documents import Document, KubeObject
+from ..read.shared import ItemsShared, KeptShared
 from ...lazyre import LazyPattern
 
 # Identity and bookkeeping, never references to a ConfigMap or Secret.
@@ -43,7 +45,7 @@ class Finding:
     referrer: KubeObject
     path: Path
     # The node at `path` (node_at) in the referrer's document composed again
-    # (read.recompose), where messages place the finding; None where the
+    # (read.compose.recompose), where messages place the finding; None where the
     # path reaches no node (a key Kubernetes reads as another, a merged key).
     node: Node | None
     version: Version
@@ -299,17 +301,17 @@ def _whole_root(doc: Document, items: set[int] | None) -> MappingNode | None:
     is not pruned (pipeline/needs.py), so it holds the graph read composed:
     composed again, it was held twice (a List of 4,000 apps holding one
     anchor peaked at 297 MiB, 181 of them its first graph); but one read
-    item by item (read.ItemsShared) holds whole only its items that may
+    item by item (read.shared.ItemsShared) holds whole only its items that may
     share nodes. Any other document that shares nodes is pruned
-    (read.KeptShared), and composed again here as every document is."""
+    (read.shared.KeptShared), and composed again here as every document is."""
     # A List sharing nodes, never pruned. (A config folded with its anchors,
-    # read.HeldShared, is none: its data is not in its tree; but the guard
+    # read.shared.HeldShared, is none: its data is not in its tree; but the guard
     # never reads a config object, so never asks this of one.)
     shared = doc.shared
     held_whole = shared and not isinstance(shared, KeptShared)
     if type(shared) is ItemsShared and not shared.whole.issuperset(items or ()):
         # A List read item by item holds only the items that may share
-        # nodes whole (read.ItemsShared), the others pruned: those asked for
+        # nodes whole (read.shared.ItemsShared), the others pruned: those asked for
         # composed again, as of any List.
         held_whole = False
     if held_whole and isinstance(doc.root, MappingNode):
@@ -531,7 +533,7 @@ def _candidates(top: MappingNode, shared: bool, texts: set[str]) -> Iterator[tup
         if isinstance(node, ScalarNode):
             yield node, path, parent
         elif isinstance(node, MappingNode):
-            # Every key is a scalar: read.py refuses any other.
+            # Every key is a scalar: pipeline/read refuses any other.
             for key, value in reversed(read_entries(node)):
                 if not isinstance(value, ScalarNode) or value.value in texts or key.value == "value" \
                         or _prefixed_name_in(value.value, texts) or _holds_json_naming(value.value, texts):

@@ -38,7 +38,7 @@ from ..index.configs import content_of, names_in_data
 from ..index.folding import NAMING_FIELDS, NameScan, in_document_order, names_in_field
 from ..index.objects import ObjectIndex, across_namespaces
 from ...syntax.nodes import Node, ScalarNode, SequenceNode, entries, format_path, get, node_at
-from ..read import KubeObject
+from ..read.documents import KubeObject
 from ...lazyre import LazyPattern
 
 # The API server refuses a ConfigMap over 1 MiB; larger data is not scanned.

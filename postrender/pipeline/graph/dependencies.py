@@ -20,7 +20,7 @@ from ...fieldspecs import CONFIG_KINDS, ReferenceTable
 from .references import Graph, Path, is_config_object, pod_templates
 from ..index.objects import across_namespaces, base_name_of
 from ...syntax.nodes import format_path
-from ..read import KubeObject
+from ..read.documents import KubeObject
 
 
 @record(eq=False)

@@ -17,7 +17,7 @@ from ...fieldspecs import CONFIG_KINDS, FieldSpec, Segment, parse_path
 from .references import Graph, Path, Reference, find
 from ..index.objects import ObjectIndex, across_namespaces
 from ...syntax.nodes import Node, format_path, get
-from ..read import KubeObject
+from ..read.documents import KubeObject
 
 
 @record(frozen=True)

@@ -19,7 +19,7 @@ from ...syntax.nodes import (
     DROPPED_ITEM, MERGE_KEY, NULL_WORDS, MappingNode, Node, ScalarNode, SequenceNode, StringItems, default_tag, entries,
     format_path, get, get_str, is_null, is_string, scalar_value, string_map,
 )
-from ..read import NO_STRINGS, KubeObject
+from ..read.documents import NO_STRINGS, KubeObject
 
 Path = tuple[str | int, ...]
 

@@ -34,7 +34,7 @@ from ...syntax.nodes import (
     not_a_string_hint,
     string_value,
 )
-from ..read import KubeObject
+from ..read.documents import KubeObject
 from .folding import STRING_FIELDS, ConfigFolder
 from .hashing import Fields, content_hash, hash_suffix, kustomize_secret_hash
 

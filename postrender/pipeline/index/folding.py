@@ -6,7 +6,7 @@ names its entries give a program (graph/byname.data_names), and whether it
 holds any entry (index/configs.py). The hash is of kustomize's JSON: each
 entry's key and value, keys sorted. So a large document's data, binaryData
 and stringData entries are handed over one by one as they are composed
-(syntax.nodes.Fold, read._Dropping) and kept as their JSON text alone,
+(syntax.nodes.Fold, read.parts._Dropping) and kept as their JSON text alone,
 in sorted runs, merged once the document is read.
 
 Only what needs no other rule is taken this way: keys Kubernetes accepts as
@@ -119,7 +119,7 @@ class NameScan:
     reads an entry's text (ScanEntry); `names_itself(key)`, whether an
     entry of one line under `key` may be a name itself (`configMapName: x`),
     asked of each such entry before its text is handed to `entry`. (A plain
-    class: a NamedTuple's costs every run's start-up, read._ChunkStarts.)"""
+    class: a NamedTuple's costs every run's start-up, read.split._ChunkStarts.)"""
 
     __slots__ = ("entry", "names_itself")
 
@@ -129,7 +129,7 @@ class NameScan:
 
 
 class ConfigFolder:
-    """One object's folded entries (read._Dropping): `take` is the
+    """One object's folded entries (read.parts._Dropping): `take` is the
     composer's `fold`, `finish` takes each mapping's last entries, which the
     composer leaves in place, and tells whether all were taken."""
 
@@ -151,11 +151,11 @@ class ConfigFolder:
         self.ok = True
         self.root: MappingNode | None = None  # the document's root, once finished
         # Where each field's first entry taken starts: its mapping's text
-        # runs from there to its end (read._Dropping, of a document with anchors).
+        # runs from there to its end (read.parts._Dropping, of a document with anchors).
         self.first_keys: dict[str, int] = {}
         # The values taken that are aliases, each the node it names (its
         # anchor stands before its key), by id: the nodes a document
-        # composed whole shares (read.shared_nodes), where every alias is
+        # composed whole shares (read.shared.shared_nodes), where every alias is
         # a folded value; and how many aliases there were.
         self.aliased: dict[int, Node] = {}
         self.aliases = 0

@@ -278,7 +278,7 @@ def string_entries(node: MappingNode) -> dict[str, object]:
 def to_json_value(node: Node) -> object:
     """The JSON kubectl sends for a node.
 
-    Callers bound the input first (read.py refuses alias bombs and what
+    Callers bound the input first (pipeline/read refuses alias bombs and what
     kubectl cannot read), and aliases resolve to shared nodes, so this
     stays linear in the expanded size. An explicit stack, not recursion:
     values nest as deep as --max-depth allows.

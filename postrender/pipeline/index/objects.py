@@ -11,7 +11,7 @@ from collections.abc import Callable, Collection, Container
 
 from ...records import record
 from ...errors import PostrenderError
-from ..read import KubeObject
+from ..read.documents import KubeObject
 from ...vocabulary import (
     ANNOTATION_ORIGINAL_NAME, KUSTOMIZE_PREVIOUS_KINDS, KUSTOMIZE_PREVIOUS_NAMES, KUSTOMIZE_PREVIOUS_NAMESPACES,
     KUSTOMIZE_NEEDS_HASH, KUSTOMIZE_RENAMES, LABEL_BASE_NAME, LABEL_CONTENT_HASH, LABEL_VERSIONED, is_label_value,

@@ -38,7 +38,7 @@ from ..index.objects import base_name_of
 from .versions import HASH_SUFFIX_LENGTH, Plan, Version, is_service_account_token, suffixed_later_by_kustomize
 from ...vocabulary import ANNOTATION_CONFIG_HASH
 from ..graph.producers import Production, Productions
-from ..read import KubeObject
+from ..read.documents import KubeObject
 from .reloader import Policy
 
 

@@ -27,7 +27,8 @@ from ...syntax.nodes import get
 from ...vocabulary import ANNOTATION_COPY_OF
 from ..graph.references import Graph
 from ..index.objects import ObjectIndex, ObjectKey, base_name_of
-from ..read import KubeObject, object_node, recompose
+from ..read.compose import object_node, recompose
+from ..read.documents import KubeObject
 from .versions import Plan, Version, name_written_within, opted_out
 
 

@@ -20,7 +20,7 @@ from ..index.objects import IMPLICIT
 from .versions import Plan, Version, label_value
 from ...syntax.nodes import format_path
 from ...vocabulary import ANNOTATION_COPY_OF, ANNOTATION_REFS, INSTANCE_LABEL, KEEP_POLICIES, LABEL_SCOPE, OPTION_LISTS
-from ..read import KubeObject
+from ..read.documents import KubeObject
 
 def helm_keep_warning(spelled: Spelling) -> str:
     """Said of keep-previous helm; the way out, --retain, is a flag of the

@@ -14,7 +14,7 @@ from typing import Protocol
 from ...vocabulary import KUSTOMIZE_PREVIOUS_NAMES
 from ..graph.references import Reference, moved_namespace
 from ..index.objects import ObjectIndex
-from ..read import KubeObject
+from ..read.documents import KubeObject
 
 
 class NamedVersion(Protocol):

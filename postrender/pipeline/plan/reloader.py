@@ -29,7 +29,7 @@ from ...records import field, record
 from ...fieldspecs import ReferenceTable
 from ..graph.references import Graph, Reference, is_config_object, pod_templates
 from .versions import Plan
-from ..read import KubeObject
+from ..read.documents import KubeObject
 
 AUTO = "reloader.stakater.com/auto"
 SEARCH = "reloader.stakater.com/search"

@@ -24,7 +24,7 @@ from ..index.configs import ConfigContent, content_of, hash_as_written_out, hash
 from ..index.folding import STRING_FIELDS
 from ..index.hashing import hash_suffix, short_hash
 from ..index.objects import ObjectIndex, base_name_of, suffixed_later_by_kustomize
-from ..read import KubeObject
+from ..read.documents import KubeObject
 from .new_values import new_value
 from ...vocabulary import (
     ANNOTATION_COPY_OF,

@@ -426,7 +426,7 @@ def test_a_block_scalar_ending_the_input_without_a_line_break_is_named_as_kubect
 
 
 def test_a_config_of_more_than_a_mib_is_named_as_kustomize_names_it():
-    # Large configs are read in parts (read.DROP_FROM), their entries folded
+    # Large configs are read in parts (read.compose.DROP_FROM), their entries folded
     # into the hash as composed (index/folding.py): a long value (with
     # escapes JSON and Go write, and text past ASCII), many entries, and a
     # Secret's long data must still be named as kustomize names them.

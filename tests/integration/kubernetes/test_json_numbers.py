@@ -24,7 +24,8 @@ from conftest import require_tool
 
 from postrender.limits import Limits
 from postrender.pipeline.index.hashing import go_json, to_json_value
-from postrender.pipeline.read import Source, read
+from postrender.pipeline.read import read
+from postrender.pipeline.read.documents import Source
 from postrender.syntax.nodes import get
 
 # Written as a plain scalar each; every one a number to go-yaml v2.

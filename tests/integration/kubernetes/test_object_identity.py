@@ -91,7 +91,8 @@ def test_an_object_with_items_is_read_as_kubectl_reads_it_or_refused():
     # its items, whatever its kind: kubectl and Helm apply those, not it.
     from postrender.errors import PostrenderError
     from postrender.limits import Limits
-    from postrender.pipeline.read import Source, read
+    from postrender.pipeline.read import read
+    from postrender.pipeline.read.documents import Source
 
     problems = []
     for kind in ITEM_KINDS:

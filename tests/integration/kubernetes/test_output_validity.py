@@ -33,7 +33,8 @@ from kube_reader import ReadError, expected_objects, read_streams
 
 from postrender import cli
 from postrender.inputs import decode
-from postrender.pipeline.read import Source, split
+from postrender.pipeline.read.documents import Source
+from postrender.pipeline.read.split import split
 from postrender.pipeline.render import Result, render
 from postrender.report import Reporter
 

@@ -123,12 +123,12 @@ def _alphabetical(text: str) -> str:
 
 
 def test_large_configs_read_entry_by_entry_are_named_as_kustomize_names_them():
-    """Past read.DROP_FROM a config's data is hashed from its entries as they
+    """Past read.compose.DROP_FROM a config's data is hashed from its entries as they
     are composed, sorted in runs and merged (index/folding.py): shuffled keys
     over many runs, values Go's JSON escapes, non-ASCII and block text, must
     still give kustomize's name."""
     from postrender.syntax.runs import RUN
-    from postrender.pipeline.read import DROP_FROM
+    from postrender.pipeline.read.compose import DROP_FROM
 
     rng = random.Random(12)
     count = RUN + 123  # two runs
@@ -157,9 +157,9 @@ def test_large_configs_read_entry_by_entry_are_named_as_kustomize_names_them():
     got = postrender_names("---\n".join(alphabetical))
     assert {base: got[(kind, base)] for kind, base in got} == {base: f"{base}-{h}" for base, h in expected.items()}
     # The same three as the items of one List, each read entry by entry as
-    # it is composed (read._DroppingItems). No copy kept: an item that may
+    # it is composed (read.parts._DroppingItems). No copy kept: an item that may
     # be copied is read whole.
-    from postrender.pipeline.read import _may_hold_a_large_item
+    from postrender.pipeline.read.compose import _may_hold_a_large_item
 
     listed = "apiVersion: v1\nkind: List\nitems:\n" + "".join(
         "- " + text.rstrip("\n").replace("\n", "\n  ") + "\n" for text in objects.values())

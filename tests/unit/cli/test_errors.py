@@ -305,7 +305,7 @@ def test_secret_hints_never_show_the_value():
     ("path: a" + " \t" * 50_000, "a"),
 ])
 def test_the_file_kustomizes_origin_annotation_names(origin, file):
-    from postrender.pipeline.read import file_annotated
+    from postrender.pipeline.read.documents import file_annotated
 
     annotations = {"config.kubernetes.io/origin": origin}
     assert file_annotated(annotations.get) == file

@@ -4,7 +4,7 @@ object: they are built only when they go somewhere."""
 import io
 
 from postrender.options import RenderOptions
-from postrender.pipeline.read import Source
+from postrender.pipeline.read.documents import Source
 from postrender.pipeline.render import render
 from postrender.report import Reporter
 

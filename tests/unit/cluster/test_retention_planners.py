@@ -427,7 +427,7 @@ def test_the_cluster_reads_container_arguments_as_the_render_does(target, flag):
     from ruamel.yaml import YAML
 
     from postrender.options import RenderOptions
-    from postrender.pipeline.read import Source
+    from postrender.pipeline.read.documents import Source
     from postrender.pipeline.render import analyse
 
     for form, args in _argument_forms(flag).items():

@@ -10,7 +10,7 @@ from postrender import fieldspecs
 from postrender.pipeline.graph import producers
 from postrender.pipeline.graph.references import pod_templates
 from postrender.options import RenderOptions
-from postrender.pipeline.read import Source
+from postrender.pipeline.read.documents import Source
 from postrender.pipeline.render import analyse
 
 CORE_GROUPS = {None, "", "apps", "batch", "rbac.authorization.k8s.io", "storage.k8s.io", "networking.k8s.io",

@@ -9,7 +9,7 @@ from conftest import FIXTURES, run_postrender
 
 from postrender.fieldspecs import load_config_file
 from postrender.options import RenderOptions
-from postrender.pipeline.read import Source
+from postrender.pipeline.read.documents import Source
 from postrender.pipeline.render import render
 from postrender.report import Reporter
 

@@ -9,7 +9,8 @@ from postrender import fieldspecs
 from postrender.fieldspecs.walk import WILDCARD, Compiled, walk
 from postrender.pipeline.graph.byname import pod_string_specs
 from postrender.pipeline.graph.references import YamlNodes, _written_in, find
-from postrender.pipeline.read import Source, read
+from postrender.pipeline.read import read
+from postrender.pipeline.read.documents import Source
 from postrender.options import RenderOptions
 from postrender.syntax.nodes import MappingNode, ScalarNode, SequenceNode, entries, get
 

@@ -1,5 +1,5 @@
 """A large document is composed with what no stage reads dropped as it goes
-(read._Dropping, syntax.nodes.DroppingComposer): what stays must be what
+(read.parts._Dropping, syntax.nodes.DroppingComposer): what stays must be what
 pruning the whole graph leaves (pipeline/needs.py), node for node and offset
 for offset, and the render the same byte for byte.
 
@@ -17,11 +17,12 @@ import manifest_strategies as ms
 from postrender import fieldspecs
 from postrender.errors import PostrenderError
 from postrender.limits import Limits
-from postrender.pipeline import read as read_module
+from postrender.pipeline.read import compose as read_compose, parts as read_parts
 from postrender.pipeline.graph import references
 from postrender.pipeline.graph.byname import pod_string_specs
 from postrender.pipeline.needs import Needs, _merge_wildcards
-from postrender.pipeline.read import Source, read
+from postrender.pipeline.read import read
+from postrender.pipeline.read.documents import Source
 from postrender.syntax import nodes as nodes_module, runs
 from postrender.syntax.nodes import DROPPED_ITEM, DroppingComposer, MappingNode, ScalarNode, SequenceNode
 
@@ -38,7 +39,7 @@ def _needs(edits_everywhere: bool, table=TABLE) -> Needs:
 def _read(text: str, dropping: bool, monkeypatch, edits_everywhere: bool = False, table=TABLE) -> object:
     """The documents read and pruned, and each object, as plain data."""
     with monkeypatch.context() as patch:
-        patch.setattr(read_module, "DROP_FROM", 0 if dropping else sys.maxsize)
+        patch.setattr(read_compose, "DROP_FROM", 0 if dropping else sys.maxsize)
         try:
             stream = read([Source("input.yaml", text)], Limits(), _needs(edits_everywhere, table))
         except PostrenderError as error:
@@ -56,7 +57,7 @@ def _rendered(text: str, argv: str, monkeypatch) -> None:
     except PostrenderError as error:  # the stream does not read: the same error either way
         whole = (f"error: {error}", [], [])
     with monkeypatch.context() as patch:
-        patch.setattr(read_module, "DROP_FROM", 0)
+        patch.setattr(read_compose, "DROP_FROM", 0)
         assert _render(text, argv, pruned=True) == whole
 
 
@@ -154,7 +155,7 @@ _SHAPES = {
                                                 + "".join(f"    m{i}: v\n" for i in range(9))),
     "large mappings nested where dropped": _thing("".join(f"    k{i}:\n" + "".join(f"      n{j}: {j}\n" for j in range(7)) for i in range(7))),
     # A List's items are each an object dropped from as composed, as a
-    # document is (read._DroppingItems): custom objects, configs' data
+    # document is (read.parts._DroppingItems): custom objects, configs' data
     # (past 2 entries here), a workload; items before the kind, as kubectl
     # writes them; and `items` in what turns out no List, composed again.
     "a List of objects dropped from": "apiVersion: v1\nkind: List\nitems:\n"
@@ -329,7 +330,7 @@ def test_a_dense_document_is_composed_without_holding_its_list(monkeypatch):
     # every item but the last already gone.
     text = ("apiVersion: example.com/v1\nkind: Thing\nmetadata: {name: t}\nspec:\n  items:\n"
             + "".join(f"  - {i}\n" for i in range(100_000)))
-    assert len(text) >= read_module.DROP_FROM
+    assert len(text) >= read_compose.DROP_FROM
     seen = []
     needs = _needs(False)
     call = Needs.__call__
@@ -366,10 +367,10 @@ def test_a_large_document_naming_a_list_is_read_as_a_list_only_if_its_kind_may_b
     # (quoted), takes the List's way (dropped from too, its items each as
     # an object), which reads it whole if it is none.
     text = _crd(3000).replace("kind: CustomResourceDefinition", f"kind: {kind}", 1)
-    assert len(text) >= read_module.DROP_FROM and "List" in text and "items" in text
+    assert len(text) >= read_compose.DROP_FROM and "List" in text and "items" in text
     as_list = []
-    composer = read_module._Dropping.composer
-    monkeypatch.setattr(read_module._Dropping, "composer",
+    composer = read_parts._Dropping.composer
+    monkeypatch.setattr(read_parts._Dropping, "composer",
                         lambda self, t: as_list.append(self.on_item is not None) or composer(self, t))
     stream = read([Source("input.yaml", text)], Limits(), _needs(False))
     assert as_list == [kind != "CustomResourceDefinition"]
@@ -400,19 +401,19 @@ def test_a_large_list_is_dropped_from_item_by_item_only_if_an_item_may_be_large(
     for body, dropped in ((items, False), (items + dense, True), (dense + items, True), (items + named, True),
                           (named + items, True)):
         text = "apiVersion: v1\nkind: List\nitems:\n" + body
-        assert len(text) >= read_module.DROP_FROM
-        assert read_module._may_hold_a_large_item(text) is dropped
+        assert len(text) >= read_compose.DROP_FROM
+        assert read_compose._may_hold_a_large_item(text) is dropped
         # The same indented under `items`, and in kubectl's order (`kind` after `items`).
         indented = "apiVersion: v1\nitems:\n" + "".join("  " + line if line else line
                                                          for line in body.splitlines(True)) + "kind: List\n"
-        assert read_module._may_hold_a_large_item(indented) is dropped
+        assert read_compose._may_hold_a_large_item(indented) is dropped
     # A large item that names `kind` all through is found from the items'
     # starts in block style only: as JSON (one line per item here) it is not.
     as_json = ('{"apiVersion": "v1", "kind": "List", "items": [\n'
                + ",\n".join('{"kind": "ConfigMap", "data": {"a": "b"}}' for _ in range(8000))
                + ',\n{"kind": "ConfigMap", "data": {' + ", ".join(f'"kind{j}": "v"' for j in range(40_000)) + "}}]}\n")
-    assert len(as_json) >= read_module.DROP_FROM
-    assert not read_module._may_hold_a_large_item(as_json)
+    assert len(as_json) >= read_compose.DROP_FROM
+    assert not read_compose._may_hold_a_large_item(as_json)
 
 
 def _indented(document: str) -> str:

@@ -19,8 +19,9 @@ from conftest import run_postrender
 from manifests import documents
 from postrender.limits import Limits
 from postrender.pipeline import packed
-from postrender.pipeline import read as read_module
-from postrender.pipeline.read import Source, read
+from postrender.pipeline.read import compose as read_compose
+from postrender.pipeline.read import read
+from postrender.pipeline.read.documents import Source
 
 CM = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\n"
 DEPLOY = ("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n"
@@ -193,7 +194,7 @@ def test_a_reference_left_out_is_not_rewritten_or_guarded():
 def _large(monkeypatch) -> None:
     """Read as a large stream is: what no stage reads dropped as it is
     composed (an edit then composes its document again), the text compressed."""
-    monkeypatch.setattr(read_module, "DROP_FROM", 0)
+    monkeypatch.setattr(read_compose, "DROP_FROM", 0)
     monkeypatch.setattr(packed, "COMPRESS_FROM", 0)
 
 

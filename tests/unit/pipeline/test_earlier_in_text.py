@@ -1,5 +1,5 @@
 """A large document whose keys are not all distinct has the entries a later
-one overrides found in its text (read._raise_earlier_in_text,
+one overrides found in its text (read.leftout._raise_earlier_in_text,
 syntax/blockkeys.py), not by composing it whole. Whatever it finds must be
 what composing the document whole finds: the same output byte for byte,
 the same warnings and errors. Here every document takes that path (read's
@@ -14,7 +14,11 @@ from hypothesis import strategies as st
 
 from conftest import run_postrender
 from manifests import documents
-from postrender.pipeline import read as read_module
+from postrender.pipeline.read import (
+    compose as read_compose,
+    leftout as read_leftout,
+    libyaml as read_libyaml,
+)
 from postrender.syntax import nodes as nodes_module
 
 DEPLOY = ("---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n"
@@ -27,22 +31,22 @@ def _both(text: str, args: list[str], monkeypatch) -> tuple[tuple, int, int]:
     whole; how many documents the text was asked of, and how many it told
     the entries of."""
     asked, told = [], []
-    real = read_module._raise_earlier_in_text
+    real = read_leftout._raise_earlier_in_text
 
     def spy(doc):
         asked.append(doc.index)
         try:
             real(doc)
-        except read_module._EarlierKeys:
+        except read_leftout._EarlierKeys:
             told.append(doc.index)
             raise
 
     with monkeypatch.context() as patch:
-        patch.setattr(read_module, "DROP_FROM", 0)
+        patch.setattr(read_compose, "DROP_FROM", 0)
         patch.setattr(nodes_module, "_FOLD_FROM", 1)  # a config's data taken out of the tree as it is composed
-        patch.setattr(read_module, "_raise_earlier_in_text", spy)
+        patch.setattr(read_libyaml, "_raise_earlier_in_text", spy)
         through_text = run_postrender(args, text)
-        patch.setattr(read_module, "_raise_earlier_in_text", lambda doc: None)
+        patch.setattr(read_libyaml, "_raise_earlier_in_text", lambda doc: None)
         whole = run_postrender(args, text)
     assert (through_text.status, through_text.stdout, through_text.stderr) == (whole.status, whole.stdout,
                                                                               whole.stderr)

@@ -18,13 +18,18 @@ from hypothesis import strategies as st
 from postrender import fieldspecs
 from postrender.errors import PostrenderError
 from postrender.limits import Limits
-from postrender.pipeline import read as read_module
+from postrender.pipeline.read import (
+    compose as read_compose,
+    libyaml as read_libyaml,
+    parts as read_parts,
+)
 from postrender.pipeline.graph.byname import pod_string_specs
 from postrender.pipeline.index.configs import content_of
 from postrender.pipeline.index.folding import FoldedEntries
 from postrender.pipeline.index.hashing import go_json
 from postrender.pipeline.needs import Needs
-from postrender.pipeline.read import Source, read
+from postrender.pipeline.read import read
+from postrender.pipeline.read.documents import Source
 from postrender.syntax import nodes as nodes_module, runs
 from postrender.syntax.nodes import get
 
@@ -171,7 +176,7 @@ def _config_documents(draw):
 
 def _as_list(*documents: str) -> str:
     """The documents as the items of one List (read item by item as they are
-    composed: read._DroppingItems, each a config's data folded as a
+    composed: read.parts._DroppingItems, each a config's data folded as a
     document's is)."""
     items = []
     for document in documents:
@@ -303,7 +308,7 @@ def _read_folded(text: str, monkeypatch, dropping: bool = True):
         return folders[-1]
 
     monkeypatch.setattr(Needs, "folder", folder)
-    monkeypatch.setattr(read_module, "DROP_FROM", 0 if dropping else sys.maxsize)
+    monkeypatch.setattr(read_compose, "DROP_FROM", 0 if dropping else sys.maxsize)
     stream = read([Source("input.yaml", text)], Limits(), Needs(TABLE, pod_string_specs(TABLE), prepare=_ahead))
     return stream, folders
 
@@ -415,7 +420,7 @@ def test_a_list_items_config_is_read_whole_where_its_edits_are_not_made_ahead(mo
     # read as composed: it would be composed again whole.
     made = []
     monkeypatch.setattr(Needs, "folder", lambda self, kind: made.append(kind))
-    monkeypatch.setattr(read_module, "DROP_FROM", 0)
+    monkeypatch.setattr(read_compose, "DROP_FROM", 0)
     text = _as_list(_config("ConfigMap", {"data": [(f"k{i}", "v") for i in range(20)]}), _WORKLOAD)
     stream = read([Source("input.yaml", text)], Limits(), Needs(TABLE, pod_string_specs(TABLE)))
     assert made == [] and len(get(stream.objects[0].node, "data").value) == 20
@@ -458,7 +463,7 @@ _AHEAD_OF_NO_CONFIG = {
 }
 
 
-# Where the text names the kind after the data (read._kind_written_after),
+# Where the text names the kind after the data (read.parts._kind_written_after),
 # and it is none that folds that field: nothing is folded ahead of it.
 _KIND_READ_AHEAD_SAYS_NO = {"a custom kind", "a ConfigMap's stringData", "a Secret's binaryData"}
 
@@ -470,7 +475,7 @@ def test_data_folded_ahead_of_what_is_no_config_is_read_whole(case, listed, read
     # Not read ahead (a kind the text does not name so): the kind, once
     # learned, must refuse what was folded ahead of it.
     if not read_ahead:
-        monkeypatch.setattr(read_module, "_kind_written_after", lambda text, at: None)
+        monkeypatch.setattr(read_parts, "_kind_written_after", lambda text, at: None)
     text = _AHEAD_OF_NO_CONFIG[case]
     _rendered(_as_list(text, _WORKLOAD) if listed else text + _WORKLOAD, "", monkeypatch)
     try:
@@ -486,13 +491,13 @@ def test_data_folded_ahead_of_what_is_no_config_is_read_whole(case, listed, read
 
 def test_the_kind_is_read_ahead_where_kustomize_and_kubectl_write_it():
     item = "items:\n- apiVersion: v1\n  data:\n    a: x\n    kind: no\n  kind: Secret\n  metadata: {name: s}\n"
-    assert read_module._kind_written_after(item, item.index("data:")) == "Secret"
+    assert read_parts._kind_written_after(item, item.index("data:")) == "Secret"
     root = "apiVersion: v1\nbinaryData:\n  a: YQ==\ndata:\n  kind: Secret\nkind: 'ConfigMap'  # generated\n"
-    assert read_module._kind_written_after(root, root.index("binaryData:")) == "ConfigMap"
+    assert read_parts._kind_written_after(root, root.index("binaryData:")) == "ConfigMap"
     first = "- data:\n    a: x\n  kind: ConfigMap\n"  # the item's first key
-    assert read_module._kind_written_after(first, first.index("data:")) == "ConfigMap"
+    assert read_parts._kind_written_after(first, first.index("data:")) == "ConfigMap"
     for none in ("apiVersion: v1\ndata:\n  a: x\n  kind: Secret\n", "apiVersion: v1\ndata:\n  a: x\nkind: {a: b}\n"):
-        assert read_module._kind_written_after(none, none.index("data:")) is None
+        assert read_parts._kind_written_after(none, none.index("data:")) is None
 
 
 def test_data_folded_ahead_of_a_field_spec_into_it_is_read_whole(monkeypatch, tmp_path):
@@ -506,10 +511,11 @@ def _read_counted(text: str, monkeypatch, copies) -> tuple[list, int]:
     """The folders made and how many times the document was composed, read
     as a render that keeps a copy of `copies`' kinds (Needs' `copies`)."""
     folders, composed = [], []
-    made, compose = Needs.folder, read_module._composed
+    made, compose = Needs.folder, read_libyaml._composed
     monkeypatch.setattr(Needs, "folder", lambda self, kind: folders.append(made(self, kind)) or folders[-1])
-    monkeypatch.setattr(read_module, "_composed", lambda *args: composed.append(1) or compose(*args))
-    monkeypatch.setattr(read_module, "DROP_FROM", 0)
+    monkeypatch.setattr(read_libyaml, "_composed", lambda *args: composed.append(1) or compose(*args))
+    monkeypatch.setattr(read_compose, "_composed", lambda *args: composed.append(1) or compose(*args))
+    monkeypatch.setattr(read_compose, "DROP_FROM", 0)
     needs = Needs(TABLE, pod_string_specs(TABLE), prepare=_ahead, copies=lambda kind: kind in copies)
     read([Source("input.yaml", text)], Limits(), needs)
     return folders, len(composed)
@@ -524,7 +530,7 @@ def test_a_list_item_of_a_kind_the_run_copies_is_not_folded_only_to_be_composed_
     # composed again. Data before a kind the text does not name may be a
     # Secret's: not folded either. A ConfigMap's is, as the run copies none.
     if not read_ahead:
-        monkeypatch.setattr(read_module, "_kind_written_after", lambda text, at: None)
+        monkeypatch.setattr(read_parts, "_kind_written_after", lambda text, at: None)
     secret = _config("Secret", {"data": [(f"s{i}", "YQ==") for i in range(30)]}, "creds", alphabetical)
     config_map = _config("ConfigMap", {"data": [(f"k{i}", "v") for i in range(30)]}, alphabetical=alphabetical)
     folders, composed = _read_counted(_as_list(secret, _WORKLOAD, config_map), monkeypatch, {"Secret"})
@@ -562,7 +568,7 @@ def test_a_kind_read_ahead_wrongly_only_changes_how_it_is_composed(guess, argv, 
     # The text may name a kind at the key's column that is not the object's
     # (another object's line): the kind learned then settles, or refuses,
     # what was folded ahead, as when nothing was read ahead.
-    monkeypatch.setattr(read_module, "_kind_written_after", lambda text, at: guess)
+    monkeypatch.setattr(read_parts, "_kind_written_after", lambda text, at: guess)
     secret = _config("Secret", {"data": [(f"s{i}", "YQ==") for i in range(6)]}, "creds", alphabetical=True)
     config_map = _config("ConfigMap", {"data": [(f"k{i}", "v") for i in range(6)]}, alphabetical=True)
     thing = _AHEAD_OF_NO_CONFIG["a custom kind"]

@@ -1,5 +1,5 @@
 """A large config whose data values alias an anchored value is read entry by
-entry as it is composed, as one without anchors is (read._Dropping's
+entry as it is composed, as one without anchors is (read.parts._Dropping's
 `aliases_allowed`, index/folding.py): the render, the errors, what stays
 after pruning and what --max-nodes counts must be what reading it whole
 gives. Anything else with an anchor or an alias (on a key, a key that is an
@@ -15,8 +15,10 @@ import pytest
 
 from postrender.errors import PostrenderError
 from postrender.limits import Limits
-from postrender.pipeline import read as read_module
-from postrender.pipeline.read import KeptShared, Source, read
+from postrender.pipeline.read import compose as read_compose, parts as read_parts
+from postrender.pipeline.read import read
+from postrender.pipeline.read.documents import Source
+from postrender.pipeline.read.shared import KeptShared
 from postrender.syntax import nodes as nodes_module, runs
 
 from test_dropping import _needs, _read, _rendered
@@ -99,14 +101,14 @@ def _read_in_parts(text: str, monkeypatch, limits: Limits = Limits()) -> tuple[o
     """The stream read with every document in parts, and for each config
     with anchors read so, whether it stayed so."""
     stayed: list[bool] = []
-    made = read_module._Dropping._anchors_folded
+    made = read_parts._Dropping._anchors_folded
 
     def anchors_folded(self, root):
         stayed.append(made(self, root))
         return stayed[-1]
 
-    monkeypatch.setattr(read_module._Dropping, "_anchors_folded", anchors_folded)
-    monkeypatch.setattr(read_module, "DROP_FROM", 0)
+    monkeypatch.setattr(read_parts._Dropping, "_anchors_folded", anchors_folded)
+    monkeypatch.setattr(read_compose, "DROP_FROM", 0)
     return read([Source("input.yaml", text)], limits, _needs(False)), stayed
 
 
@@ -126,7 +128,7 @@ def test_anything_else_with_an_anchor_is_composed_whole(config, monkeypatch):
     except PostrenderError as error:
         # Refused as the whole read refuses it (review64b).
         with monkeypatch.context() as patch:
-            patch.setattr(read_module, "DROP_FROM", 10**9)
+            patch.setattr(read_compose, "DROP_FROM", 10**9)
             with pytest.raises(PostrenderError) as whole:
                 read([Source("input.yaml", config + _WORKLOAD)], Limits(), _needs(False))
         assert str(error) == str(whole.value)
@@ -137,13 +139,13 @@ def test_anything_else_with_an_anchor_is_composed_whole(config, monkeypatch):
 def test_an_object_with_anchors_that_folds_nothing_is_composed_whole_once_its_kind_is_known(monkeypatch):
     # Not read in parts to its end first, then again whole.
     finished: list[bool] = []
-    made = read_module._Dropping.finish
+    made = read_parts._Dropping.finish
 
     def finish(self, root, loader, plain):
         finished.append(made(self, root, loader, plain))
         return finished[-1]
 
-    monkeypatch.setattr(read_module._Dropping, "finish", finish)
+    monkeypatch.setattr(read_parts._Dropping, "finish", finish)
     stream, stayed = _read_in_parts(WHOLE["a custom object"] + _WORKLOAD, monkeypatch)
     assert stream.objects[0].kind == "Thing" and stayed == [] and finished == [True]  # the Deployment's
 
@@ -155,7 +157,7 @@ def test_more_aliases_than_allowed_are_refused_as_composed_whole(aliases, monkey
     # (composed whole from the start: more `*` than aliases allowed).
     text = _config("  k: &v value\n" + _aliases(aliases)) + _WORKLOAD
     with monkeypatch.context() as patch:
-        patch.setattr(read_module, "DROP_FROM", 10**9)
+        patch.setattr(read_compose, "DROP_FROM", 10**9)
         try:
             read([Source("input.yaml", text)], Limits(max_expanded_nodes=7), _needs(False))
             whole = None
@@ -199,15 +201,15 @@ def test_a_config_whose_text_holds_a_property_that_is_no_value_is_composed_whole
     # (review64b: a ConfigMap of 300,000 entries and such a script took a
     # third longer). Its render is the whole read's.
     chosen: list[object] = []
-    made = read_module._Dropping.__init__
+    made = read_parts._Dropping.__init__
 
     def init(self, prune, on_item=None, aliases_allowed=None):
         chosen.append(aliases_allowed)
         made(self, prune, on_item, aliases_allowed)
 
-    monkeypatch.setattr(read_module._Dropping, "__init__", init)
+    monkeypatch.setattr(read_parts._Dropping, "__init__", init)
     text = _config("  k: &v value\n  j: *v\n" + stray) + _WORKLOAD
     _, stayed = _read_in_parts(text, monkeypatch)
     assert stayed == [] and all(allowed is None for allowed in chosen)
     _rendered(text, "", monkeypatch)
-    assert read_module.anchors_may_all_be_values("a: &x 1\nb: *x\n") and not read_module.anchors_may_all_be_values(stray)
+    assert read_compose.anchors_may_all_be_values("a: &x 1\nb: *x\n") and not read_compose.anchors_may_all_be_values(stray)

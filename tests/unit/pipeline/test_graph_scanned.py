@@ -11,7 +11,8 @@ from postrender.options import RenderOptions
 from postrender.pipeline.graph.byname import find_readers, may_name_config, other_kind, pod_string_specs, says_kind
 from postrender.pipeline.graph.references import build, find_all
 from postrender.pipeline.index.objects import ObjectIndex
-from postrender.pipeline.read import Source, read
+from postrender.pipeline.read import read
+from postrender.pipeline.read.documents import Source
 from postrender.syntax.nodes import is_string
 
 TABLE = fieldspecs.load_table()

@@ -18,7 +18,7 @@ from postrender.errors import PostrenderError
 from postrender.inputs import decode
 from postrender.options import RenderOptions
 from postrender.pipeline.check import guard
-from postrender.pipeline.read import Source
+from postrender.pipeline.read.documents import Source
 from postrender.pipeline.render import analyse, render
 from postrender.report import Reporter
 from test_list_items import _as_list, _dump
@@ -242,9 +242,9 @@ def test_positions_are_characters_of_the_document_text(newline, bom):
 @pytest.mark.parametrize("case", GOLDEN, ids=[c.name for c in GOLDEN])
 def test_golden_inputs_as_lists_find_alike(case: Path, monkeypatch):
     # A List's items are screened each on its own text, and only those
-    # that may hold a finding are composed again (read.recompose's
+    # that may hold a finding are composed again (read.compose.recompose's
     # `items`): against every item walked in the List composed whole.
-    from postrender.pipeline import read
+    from postrender.pipeline.read import compose as read_compose
 
     text = _as_list((case / "input.yaml").read_text(encoding="utf-8"), kind_last=False)
     if text is None:
@@ -252,7 +252,7 @@ def test_golden_inputs_as_lists_find_alike(case: Path, monkeypatch):
     args = (case / "args").read_text() if (case / "args").exists() else ""
     screened = _render(text, args.replace("--strict", ""), True, monkeypatch)
     with monkeypatch.context() as patch:
-        patch.setattr(guard, "recompose", lambda doc, items=None: read.recompose(doc))
+        patch.setattr(guard, "recompose", lambda doc, items=None: read_compose.recompose(doc))
         assert _render(text, args.replace("--strict", ""), False, monkeypatch) == screened
 
 
@@ -267,13 +267,14 @@ _GUARDED = FIXTURES / "graph" / "guard" / "input.yaml"  # findings: names no fie
 
 @pytest.mark.parametrize("case", [*GOLDEN, _GUARDED.parent], ids=[c.name for c in GOLDEN] + ["graph-guard"])
 def test_a_list_sharing_nodes_is_walked_as_read_not_composed_again(case: Path, monkeypatch):
-    # Read item by item (read.ItemsShared), the List holds whole only the
+    # Read item by item (read.shared.ItemsShared), the List holds whole only the
     # two Widgets, which share a node, as read composed them: the guard
     # walks them there, where composing the whole List again held it twice
     # (a List of 4,000 apps holding one anchor: 297 MiB), and composes again
     # only the other items it flags (here all but configs: unscreened).
     # Against the List composed again whole.
     from postrender.pipeline import read
+    from postrender.pipeline.read import compose as read_compose
 
     listed = _as_list((case / "input.yaml").read_text(encoding="utf-8"), kind_last=False)
     if listed is None:
@@ -282,10 +283,10 @@ def test_a_list_sharing_nodes_is_walked_as_read_not_composed_again(case: Path, m
     args = (case / "args").read_text().replace("--strict", "") if (case / "args").exists() else ""
     composed: list[set[int] | None] = []
     monkeypatch.setattr(guard, "recompose",
-                        lambda doc, items=None: composed.append(items) or read.recompose(doc, items))
+                        lambda doc, items=None: composed.append(items) or read_compose.recompose(doc, items))
     as_read = _render(text, args, False, monkeypatch)
     with monkeypatch.context() as patch:
-        patch.setattr(guard, "_whole_root", lambda doc, items: read.recompose(doc, items))
+        patch.setattr(guard, "_whole_root", lambda doc, items: read_compose.recompose(doc, items))
         assert _render(text, args, False, monkeypatch) == as_read
     if as_read[0].startswith("error"):
         # An empty document is no item; a List, or an object holding a list
@@ -305,6 +306,7 @@ def test_a_list_composes_again_only_the_items_that_may_hold_a_finding(monkeypatc
     # finding. The List's Secrets name themselves, which made the whole
     # List a candidate, composed again whole (5,000 apps: 270 MiB).
     from postrender.pipeline import read
+    from postrender.pipeline.read import compose as read_compose
 
     apps = "".join(
         f"- apiVersion: v1\n  kind: Secret\n  metadata: {{name: s{i}}}\n  stringData: {{k: v{i}}}\n"
@@ -314,16 +316,16 @@ def test_a_list_composes_again_only_the_items_that_may_hold_a_finding(monkeypatc
     widget = "- apiVersion: example.com/v1\n  kind: Widget\n  metadata: {name: w}\n  spec: {secretName: s2}\n"
     text = "apiVersion: v1\nkind: List\nitems:\n" + apps + widget
     asked = []
-    monkeypatch.setattr(guard, "recompose", lambda doc, items=None: asked.append(items) or read.recompose(doc, items))
+    monkeypatch.setattr(guard, "recompose", lambda doc, items=None: asked.append(items) or read_compose.recompose(doc, items))
     screened = _render(text, "--keep-original=none", True, monkeypatch)  # s2 is gone, not kept as a copy
     assert asked == [{8}]
     assert len(screened[3]) == 1 and screened[3][0].startswith("Widget/(default)/w spec.secretName")
     stream = read.read([Source("l.yaml", text)], RenderOptions().limits)
     (doc,), stream_objects = stream.documents, stream.objects
-    whole, only = read.recompose(doc), read.recompose(doc, {8})
+    whole, only = read_compose.recompose(doc), read_compose.recompose(doc, {8})
     items = [item for key, item in only.value if key.value == "items"][0].value
     assert [len(item.value) for item in items] == [0] * 8 + [4]
-    assert read.object_node(only, stream_objects[8]) is items[8]
+    assert read_compose.object_node(only, stream_objects[8]) is items[8]
     assert _dump(items[8]) == _dump([i for k, i in whole.value if k.value == "items"][0].value[8])
 
 

@@ -24,7 +24,8 @@ from conftest import FIXTURES, run_cli, run_postrender
 from postrender.errors import PostrenderError
 from postrender.limits import DEFAULT_MAX_DEPTH, MAX_DEPTH_CEILING, Limits
 from postrender.pipeline import read as read_stage
-from postrender.pipeline.read import Source
+from postrender.pipeline.read import events as read_events, libyaml as read_libyaml
+from postrender.pipeline.read.documents import Source
 
 BAD = FIXTURES / "bad"
 CM = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\ndata:\n  a: b\n"
@@ -641,7 +642,7 @@ def _kubectl_separators(text: str) -> tuple[list[int], list[int]] | None:
     """apimachinery's YAMLReader, line by line: the offsets of the separator
     lines, and of those it keeps as its chunk's first line (it drops one only
     when a line came since the last it dropped); None where it refuses one."""
-    from postrender.pipeline.read import _GO_SPACE
+    from postrender.pipeline.read.lines import _GO_SPACE
 
     separators: list[int] = []
     kept: list[int] = []
@@ -668,7 +669,7 @@ def test_document_starts_are_kubectls_separators(text):
     # the regex and with kubectl's reader: refuse what kubectl refuses, and a
     # separator YAML reads as text where kubectl does too (or may, once
     # written: right after another separator line).
-    from postrender.pipeline.read import _DOCUMENT_START, _document_starts
+    from postrender.pipeline.read.split import _DOCUMENT_START, _document_starts
 
     model = _kubectl_separators(text)
     if model is None:
@@ -693,7 +694,8 @@ def test_chunks_are_the_whole_text(text, block):
     # (Source.pack): each must be its chunk, and together the text, wherever
     # the blocks are cut.
     from postrender.pipeline import packed
-    from postrender.pipeline.read import Source, _chunk_starts, split
+    from postrender.pipeline.read.documents import Source
+    from postrender.pipeline.read.split import _chunk_starts, split
 
     source = Source(None, text)
     # As kubectl reads it: its last line given a line break (Source), a
@@ -722,7 +724,7 @@ def test_chunks_are_the_whole_text(text, block):
 
 
 def _holds_text(doc) -> bool:
-    from postrender.pipeline.read import Document
+    from postrender.pipeline.read.documents import Document
 
     try:
         Document.text.__get__(doc)  # the slot itself, not __getattr__'s answer
@@ -734,7 +736,8 @@ def _holds_text(doc) -> bool:
 def test_a_source_read_keeps_its_text_once(monkeypatch):
     from postrender.options import RenderOptions
     from postrender.pipeline import packed
-    from postrender.pipeline.read import PackedDocument, Source, read
+    from postrender.pipeline.read import read
+    from postrender.pipeline.read.documents import PackedDocument, Source
 
     text = "---\n" + CM + "...\n%YAML 1.1\n---#x\n" + CM.replace("name: cfg", "name: other") + "# end"
     source = Source("in.yaml", text)
@@ -759,7 +762,8 @@ def test_each_document_knows_its_first_line_in_its_own_source(monkeypatch, compr
     # (Source.first_lines), whatever came before it in other sources.
     from postrender.options import RenderOptions
     from postrender.pipeline import packed
-    from postrender.pipeline.read import Source, read
+    from postrender.pipeline.read import read
+    from postrender.pipeline.read.documents import Source
 
     if compress:
         monkeypatch.setattr(packed, "COMPRESS_FROM", 0)
@@ -847,7 +851,8 @@ def test_real_manifests_pass_on_their_density_alone():
 
 
 def test_nodes_are_counted_as_libyaml_counts_parse_events():
-    from postrender.pipeline.read import Source, read
+    from postrender.pipeline.read import read
+    from postrender.pipeline.read.documents import Source
     from postrender.limits import Limits
 
     checked = 0
@@ -875,7 +880,7 @@ SCALAR_BRACKETS = ("  description: |\n" + "    e.g. {{request.object}} or [0-9]+
 def test_brackets_in_scalars_do_not_hide_deep_nesting(shape):
     over = HEAD + "notes:\n" + SCALAR_BRACKETS + _nest(shape, DEFAULT_MAX_DEPTH + 10)
     assert _depth(over) > DEFAULT_MAX_DEPTH
-    assert read_stage._may_nest_deeply(over, DEFAULT_MAX_DEPTH)
+    assert read_events._may_nest_deeply(over, DEFAULT_MAX_DEPTH)
     assert_refused(run_postrender([], over), 1, None, "nesting deeper than")
 
 
@@ -885,13 +890,14 @@ def test_brackets_in_scalars_are_not_walked_for_depth(monkeypatch):
     # a render).
     text = HEAD + "spec:\n" + SCALAR_BRACKETS + "".join(" " * (i + 2) + "a:\n" for i in range(30)) + " " * 32 + "x\n"
     assert text.count("[") + text.count("{") > DEFAULT_MAX_DEPTH
-    assert not read_stage._may_nest_deeply(text, DEFAULT_MAX_DEPTH)
-    monkeypatch.setattr(read_stage, "_check_depth", lambda *args: pytest.fail("walked for depth"))
+    assert not read_events._may_nest_deeply(text, DEFAULT_MAX_DEPTH)
+    monkeypatch.setattr(read_events, "_check_depth", lambda *args: pytest.fail("walked for depth"))
+    monkeypatch.setattr(read_libyaml, "_check_depth", lambda *args: pytest.fail("walked for depth"))
     assert run_postrender([], text).stdout == text
     # With an anchor or a tag, which may stand between an indicator and a
     # bracket, every bracket counts again.
     for marked in (text.replace("  pattern:", "  pattern: &p"), text.replace("  pattern:", "  pattern: !!str")):
-        assert read_stage._may_nest_deeply(marked, DEFAULT_MAX_DEPTH)
+        assert read_events._may_nest_deeply(marked, DEFAULT_MAX_DEPTH)
 
 
 _LEAVES = st.sampled_from(["x", "'[a]'", '"{b}"', "a[b]", "c{d}", "'{{e}}'", "x y {z}", "[", "{", "|-\n  [q]"])
@@ -941,7 +947,7 @@ def test_the_depth_screen_never_misses_a_document_over_the_limit(block, value, s
     except Exception:  # noqa: BLE001 - not YAML: composing refuses it anyway
         return
     if _depth(text) > limit:
-        assert read_stage._may_nest_deeply(text, limit), text
+        assert read_events._may_nest_deeply(text, limit), text
 
 
 JSON_CM = '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "json"}, "data": {"a": "x%sy"}}\n'

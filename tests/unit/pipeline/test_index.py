@@ -13,7 +13,8 @@ from conftest import run_postrender
 from postrender.errors import PostrenderError
 from postrender.limits import Limits
 from postrender.pipeline.index.objects import IMPLICIT, ObjectIndex, ObjectKey
-from postrender.pipeline.read import Source, read
+from postrender.pipeline.read import read
+from postrender.pipeline.read.documents import Source
 
 
 def _stream(objects: list[tuple[str, str, str | None, str]]):

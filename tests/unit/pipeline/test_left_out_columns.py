@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from postrender.options import RenderOptions
-from postrender.pipeline.read import Source
+from postrender.pipeline.read.documents import Source
 from postrender.pipeline.render import render
 from postrender.report import Reporter
 from postrender.syntax import blockkeys
@@ -100,7 +100,7 @@ def test_the_scan_of_many_keys_written_twice_holds_no_object_a_key():
 
 
 def test_a_large_document_leaves_out_what_a_small_one_does():
-    # The large one's entries are found in its text (read._raise_earlier_in_text),
+    # The large one's entries are found in its text (read.leftout._raise_earlier_in_text),
     # the small one's in its composed tree: one cut and one warning each.
     small = HEAD + "  a: one\n  a: two\n"
     large = HEAD + "".join(f"  key{i}: {i}\n  key{i}: {i}x\n" for i in range(30_000))

@@ -13,8 +13,8 @@ from conftest import FIXTURES
 from postrender import fieldspecs
 from postrender.errors import PostrenderError
 from postrender.limits import Limits
-from postrender.pipeline import read as read_module
-from postrender.pipeline.read import recompose
+from postrender.pipeline.read import compose as read_compose
+from postrender.pipeline.read.compose import recompose
 from postrender.syntax.nodes import MappingNode, ScalarNode, StubMapping, unique_nodes
 from postrender.fieldspecs.walk import Compiled
 from postrender.frontends import krm
@@ -22,7 +22,8 @@ from postrender.pipeline.graph.byname import pod_string_specs
 from postrender.pipeline.needs import Needs
 from postrender.options import RenderOptions
 from postrender.pipeline.graph.references import NOTHING, _written_in
-from postrender.pipeline.read import Source, read
+from postrender.pipeline.read import read
+from postrender.pipeline.read.documents import Source
 from postrender.pipeline.render import render
 from postrender.report import Reporter
 
@@ -151,7 +152,7 @@ def test_a_lists_config_items_take_their_marks_without_the_list_composed_again(m
     assert pruned.count("postrender.io/content-hash") == 3 and "name: s2-" in pruned
 
 
-# --- A List read item by item (read._Items) ---------------------------------
+# --- A List read item by item (read.parts._Items) ---------------------------------
 
 
 _GOLDEN = sorted(p for p in (FIXTURES / "golden").iterdir() if (p / "input.yaml").exists())
@@ -190,7 +191,7 @@ def _read_pruned(text: str, items_as_composed: bool, monkeypatch) -> tuple[objec
     node as data), a List's items taken as composed or not."""
     with monkeypatch.context() as patch:
         if not items_as_composed:
-            patch.setattr(read_module, "_takes_items", lambda doc: False)
+            patch.setattr(read_compose, "_takes_items", lambda doc: False)
         try:
             stream = read([Source("list.yaml", text)], Limits(), Needs(TABLE, pod_string_specs(TABLE)))
         except PostrenderError as error:
@@ -237,8 +238,8 @@ def _renders_alike(text: str, argv: str) -> None:
 
 
 # Tags a List's items may hold, each read as written and checked as a whole
-# List's walk checks them (read._check_structure), and each item still taken
-# as it is composed (read._Items): (what is written, with what).
+# List's walk checks them (read.kubectl._check_structure), and each item still taken
+# as it is composed (read.parts._Items): (what is written, with what).
 _TAGGED = {
     "none": ("", ""),
     "a !!str name": ("name: s", "name: !!str s"),
@@ -639,7 +640,7 @@ _ITEM_ERRORS = {
 @pytest.mark.parametrize("kind", ["List", "ConfigMapList"])
 @pytest.mark.parametrize("name", _ITEM_ERRORS, ids=list(_ITEM_ERRORS))
 def test_a_structural_error_in_an_item_names_the_item(name, kind):
-    # Found before any object is read (read._check_structure): the
+    # Found before any object is read (read.kubectl._check_structure): the
     # document's root is the List, the error is in an item, and the item is
     # what the message names, as the error of an object read names it.
     lines, line, named = _ITEM_ERRORS[name]
@@ -671,7 +672,7 @@ def test_items_of_a_list_an_alias_reaches_into_find_what_they_find_without_it():
     # whether a walk may reach a leaf is asked once per List and kind, and
     # each item, whatever its kind, still finds its own references.
     from postrender.options import RenderOptions
-    from postrender.pipeline.read import Source
+    from postrender.pipeline.read.documents import Source
     from postrender.pipeline.render import analyse
 
     def items(note: str) -> str:
@@ -700,7 +701,7 @@ def test_a_list_an_alias_reaches_into_is_searched_once_per_walk_whatever_the_ord
     # was kept: 5,000 apps sharing one anchor took 60 s, 4.4 s without it.
     from postrender.fieldspecs.walk import Compiled
     from postrender.options import RenderOptions
-    from postrender.pipeline.read import Source
+    from postrender.pipeline.read.documents import Source
     from postrender.pipeline.render import analyse
 
     text = "apiVersion: v1\nkind: List\nitems:\n" + "".join(

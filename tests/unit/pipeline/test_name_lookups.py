@@ -11,7 +11,7 @@ import pytest
 from conftest import run_postrender
 from postrender.options import RenderOptions
 from postrender.pipeline.graph.references import Resolution
-from postrender.pipeline.read import Source
+from postrender.pipeline.read.documents import Source
 from postrender.pipeline.render import analyse
 
 

@@ -11,7 +11,8 @@ from postrender.limits import Limits
 from postrender.pipeline.graph import producers
 from postrender.pipeline.graph.references import Found, PodStrings
 from postrender.pipeline.needs import _Readers
-from postrender.pipeline.read import Source, read
+from postrender.pipeline.read import read
+from postrender.pipeline.read.documents import Source
 
 TABLE = fieldspecs.load_table([])
 
@@ -104,7 +105,7 @@ def test_a_dependency_declared_takes_its_hash_without_the_document_composed_agai
 
     from postrender.options import RenderOptions
     from postrender.pipeline import rewrite
-    from postrender.pipeline.read import recompose
+    from postrender.pipeline.read.compose import recompose
     from postrender.pipeline.render import render
     from postrender.report import Reporter
 

@@ -44,7 +44,8 @@ def test_small_documents_are_compressed_and_a_large_one_held_as_it_is():
 
 def test_read_compresses_a_large_stream_only(monkeypatch):
     from postrender.options import RenderOptions
-    from postrender.pipeline.read import Document, PackedDocument, Source, read
+    from postrender.pipeline.read import read
+    from postrender.pipeline.read.documents import Document, PackedDocument, Source
 
     text = "".join(f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{i}\n---\n" for i in range(3000))
     monkeypatch.setattr(packed, "COMPRESS_FROM", len(text) + 1)
@@ -62,7 +63,8 @@ def test_read_compresses_a_large_stream_only(monkeypatch):
 
 def test_a_source_compares_by_name_and_text_however_it_holds_it(monkeypatch):
     from postrender.options import RenderOptions
-    from postrender.pipeline.read import Source, read
+    from postrender.pipeline.read import read
+    from postrender.pipeline.read.documents import Source
 
     text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: d\n"
     whole, chunked, compressed = Source("in.yaml", text), Source("in.yaml", text), Source("in.yaml", text)

@@ -7,7 +7,8 @@ from __future__ import annotations
 from postrender.limits import Limits
 from postrender.pipeline.graph.references import Resolution, lookup
 from postrender.pipeline.index.objects import ObjectIndex
-from postrender.pipeline.read import Source, read
+from postrender.pipeline.read import read
+from postrender.pipeline.read.documents import Source
 
 
 def _object(kind: str, name: str, namespace: str | None = None, earlier: str = "", kinds: str = "",

@@ -20,7 +20,8 @@ from postrender.cli import parse, render_options
 from postrender.errors import PostrenderError
 from postrender.pipeline.graph.byname import pod_string_specs
 from postrender.pipeline.needs import Needs
-from postrender.pipeline.read import Source, read
+from postrender.pipeline.read import read
+from postrender.pipeline.read.documents import Source
 from postrender.pipeline.render import render
 from postrender.report import Reporter
 from postrender import fieldspecs
@@ -433,7 +434,7 @@ def test_every_document_keeps_only_what_is_read_later():
 
 
 # The guard reads no pruned graph: it composes the documents it walks again
-# (read.recompose). Each stream holds a field only the guard sees naming a
+# (read.compose.recompose). Each stream holds a field only the guard sees naming a
 # renamed ConfigMap or Secret, written as each shape the recompose must
 # reproduce (offsets, escapes, items of a List, aliases).
 SECRET = """\
@@ -715,7 +716,7 @@ def _alike_twice(text: str, argv: str) -> str:
 
 def _recomposed(monkeypatch) -> list:
     from postrender.pipeline import rewrite
-    from postrender.pipeline.read import recompose
+    from postrender.pipeline.read.compose import recompose
 
     composed: list = []
     monkeypatch.setattr(rewrite, "recompose", lambda doc, *a: composed.append(doc.index) or recompose(doc, *a))
@@ -724,7 +725,7 @@ def _recomposed(monkeypatch) -> list:
 
 @pytest.mark.parametrize("argv", TEMPLATE_RUNS)
 def test_a_workload_takes_its_keys_with_none_of_its_metadata_kept(monkeypatch, argv):
-    from postrender.pipeline.read import Source as _Source
+    from postrender.pipeline.read.documents import Source as _Source
     from postrender.pipeline.render import read_for
     from postrender.pipeline.rewrite import TemplatesAhead
 
@@ -752,7 +753,7 @@ def test_keys_not_located_ahead_compose_the_document_when_it_is_written(monkeypa
     import traceback
 
     from postrender.pipeline import rewrite
-    from postrender.pipeline.read import recompose
+    from postrender.pipeline.read.compose import recompose
 
     callers: list = []
 

@@ -4,7 +4,7 @@ other document is: a render of them must be the render of the whole ones,
 byte for byte and message for message, refusals included.
 
 What the rewrite asks of a shared node after read is kept as facts
-(read.KeptShared): which nodes still held are shared, and how many paths
+(read.shared.KeptShared): which nodes still held are shared, and how many paths
 led in the whole graph to each scalar the walk found (rewrite._check_shared);
 a graph composed again for edits knows its own shared nodes
 (rewrite.DocumentEdits._shared). The cases below each fail if one of these
@@ -19,7 +19,9 @@ from postrender import fieldspecs
 from postrender.limits import Limits
 from postrender.pipeline.graph.byname import pod_string_specs
 from postrender.pipeline.needs import Needs
-from postrender.pipeline.read import KeptShared, Source, read
+from postrender.pipeline.read import read
+from postrender.pipeline.read.documents import Source
+from postrender.pipeline.read.shared import KeptShared
 from postrender.syntax.nodes import node_at, unique_nodes
 from postrender.syntax.prune import prune
 

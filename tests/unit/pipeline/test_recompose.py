@@ -1,4 +1,4 @@
-"""read.recompose composes a document again from its text, for the guard,
+"""read.compose.recompose composes a document again from its text, for the guard,
 which reads what read pruned away: the new graph must be the first one as
 read left it before pruning, node for node (kinds, tags, values, styles,
 offsets), and composing it must change nothing read recorded."""
@@ -8,7 +8,9 @@ from hypothesis import HealthCheck, given, settings
 
 import manifest_strategies as ms
 from postrender.limits import Limits
-from postrender.pipeline.read import Document, Source, object_node, read, recompose
+from postrender.pipeline.read import read
+from postrender.pipeline.read.compose import object_node, recompose
+from postrender.pipeline.read.documents import Document, Source
 from postrender.syntax.nodes import MappingNode, Node, ScalarNode, children
 
 
@@ -129,7 +131,7 @@ def test_only_the_items_asked_for_are_composed_again(text, dropping, monkeypatch
     # Each item asked for is as a whole recompose gives it, node for node;
     # the others are dropped. In a large List, what they hold is dropped as
     # it is composed too (a DroppingComposer given `wanted`).
-    from postrender.pipeline import read as read_module
+    from postrender.pipeline.read import compose as read_compose
     from postrender.syntax import nodes
 
     stream = read([Source("list.yaml", text)], Limits())
@@ -141,10 +143,10 @@ def test_only_the_items_asked_for_are_composed_again(text, dropping, monkeypatch
     composer = nodes.DroppingComposer.__init__
     monkeypatch.setattr(nodes.DroppingComposer, "__init__",
                         lambda self, *a, **k: made.append(a[2:] or k) or composer(self, *a, **k))
-    monkeypatch.setattr(read_module, "DROP_FROM", 0 if dropping else 10**9)
+    monkeypatch.setattr(read_compose, "DROP_FROM", 0 if dropping else 10**9)
     # An item not asked for, as it is handed over: dropped from already?
     handed: list[bool] = []
-    take = read_module._OnlyItems.take
+    take = read_compose._OnlyItems.take
 
     def spy(self, items, at):
         item = items.value[at]
@@ -152,7 +154,7 @@ def test_only_the_items_asked_for_are_composed_again(text, dropping, monkeypatch
             handed.append(item.value[0][1] is nodes.DROPPED_ITEM)
         take(self, items, at)
 
-    monkeypatch.setattr(read_module._OnlyItems, "take", spy)
+    monkeypatch.setattr(read_compose._OnlyItems, "take", spy)
     for wanted in [{obj.item} for obj in objects] + [{objects[0].item, objects[-1].item}]:
         root = recompose(doc, wanted)
         for obj in objects:

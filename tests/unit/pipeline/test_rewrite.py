@@ -13,7 +13,8 @@ import pytest
 from postrender.errors import PostrenderError
 from postrender.limits import Limits
 from postrender.options import RenderOptions
-from postrender.pipeline.read import Document, Source, read
+from postrender.pipeline.read import read
+from postrender.pipeline.read.documents import Document, Source
 from postrender.pipeline.render import analyse
 from postrender.pipeline.rewrite import DocumentEdits, Options, rewrite
 from postrender.syntax.edit import Splice

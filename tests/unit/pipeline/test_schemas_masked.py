@@ -1,5 +1,5 @@
 """A CustomResourceDefinition is composed with its schemas masked
-(read._Masked, syntax/blockkeys.py): its render must be the render
+(read.parts._Masked, syntax/blockkeys.py): its render must be the render
 of the stream read whole, byte for byte, warning for warning and error for
 error, whatever its schemas hold; and it must be masked where its schemas
 are in the subset blockkeys reads, or nothing is gained.
@@ -13,8 +13,9 @@ import pytest
 
 from postrender.errors import PostrenderError
 from postrender.limits import Limits
-from postrender.pipeline import read as read_module
-from postrender.pipeline.read import Source, read
+from postrender.pipeline.read import compose as read_compose, parts as read_parts
+from postrender.pipeline.read import read
+from postrender.pipeline.read.documents import Source
 
 from test_dropping import _needs
 from test_pruning import VARIANTS, _render
@@ -105,7 +106,7 @@ spec:
 def _masked(monkeypatch) -> list[int]:
     """The size of each document composed with its schemas masked, as read goes."""
     sizes: list[int] = []
-    of = read_module._Masked.of
+    of = read_parts._Masked.of
 
     def spied(doc, prune):
         found = of(doc, prune)
@@ -113,7 +114,7 @@ def _masked(monkeypatch) -> list[int]:
             sizes.append(len(doc.text))
         return found
 
-    monkeypatch.setattr(read_module._Masked, "of", staticmethod(spied))
+    monkeypatch.setattr(read_parts._Masked, "of", staticmethod(spied))
     return sizes
 
 
@@ -122,7 +123,7 @@ def test_a_crd_renders_as_read_whole(argv, monkeypatch):
     masked = _masked(monkeypatch)
     text = _crd() + _APP
     _same(text, argv)
-    assert masked and masked[0] > read_module._MASK_FROM  # (each render reads it: the pruned one masks)
+    assert masked and masked[0] > read_compose._MASK_FROM  # (each render reads it: the pruned one masks)
 
 
 def test_what_read_keeps_and_counts_is_what_composing_it_whole_gives(monkeypatch):

@@ -9,7 +9,8 @@ from postrender.options import RenderOptions
 from postrender.pipeline.graph.references import Resolution
 from postrender.pipeline.index.configs import hash_of
 from postrender.pipeline.plan.versions import EMPTY, UNREFERENCED
-from postrender.pipeline.read import NO_STRINGS, Source, read
+from postrender.pipeline.read import read
+from postrender.pipeline.read.documents import NO_STRINGS, Source
 from postrender.pipeline.render import analyse
 
 

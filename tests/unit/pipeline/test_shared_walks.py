@@ -1,5 +1,5 @@
 """The whole-graph walks read makes of a document that shares nodes
-(read.path_counts, read.shared_nodes, read._check_expansion) keep their
+(read.shared.path_counts, read.shared.shared_nodes, read.kubectl._check_expansion) keep their
 tables keyed by the nodes themselves, not by ids (stop 65: an id is an int
 object of its own per node, and a List of 4,000 apps sharing nodes peaked
 in them). Each must say what a walk by brute force says: how many paths
@@ -11,7 +11,9 @@ import pytest
 
 from postrender.errors import PostrenderError
 from postrender.limits import Limits
-from postrender.pipeline.read import Source, path_counts, read, shared_nodes
+from postrender.pipeline.read import read
+from postrender.pipeline.read.documents import Source
+from postrender.pipeline.read.shared import path_counts, shared_nodes
 from postrender.syntax.nodes import Composer, MappingNode, ScalarNode, children, read_children
 
 SHAPES = [

@@ -1,5 +1,5 @@
 """A List whose items share nodes (anchors, aliases, merge keys) is read
-item by item (read._SharingItems): the items that may share a node kept
+item by item (read.parts._SharingItems): the items that may share a node kept
 whole, the others pruned as they are composed. It must render exactly as
 the same List read whole, and refuse what that refuses with its messages."""
 
@@ -11,10 +11,12 @@ import pytest
 from postrender.cli import parse, render_options
 from postrender.errors import PostrenderError
 from postrender.limits import Limits
-from postrender.pipeline import read as read_module
+from postrender.pipeline.read import compose as read_compose, parts as read_parts
 from postrender.pipeline.graph.byname import pod_string_specs
 from postrender.pipeline.needs import Needs
-from postrender.pipeline.read import ItemsShared, Source, read
+from postrender.pipeline.read import read
+from postrender.pipeline.read.documents import Source
+from postrender.pipeline.read.shared import ItemsShared
 from postrender.pipeline.render import render
 from postrender.report import Reporter
 from postrender import fieldspecs
@@ -95,7 +97,7 @@ def _render(text: str, argv: str, item_by_item: bool, monkeypatch) -> tuple[str,
     reporter = Reporter(verbose=True, stderr=io.StringIO(), keep_infos=True)
     with monkeypatch.context() as patch:
         if not item_by_item:
-            patch.setattr(read_module, "_takes_sharing_items", lambda doc: False)
+            patch.setattr(read_compose, "_takes_sharing_items", lambda doc: False)
         try:
             output = render([Source("input.yaml", text)], options, reporter).output
         except PostrenderError as error:
@@ -161,7 +163,7 @@ def test_an_anchor_defined_twice_is_read_as_go_yaml_reads_it(items, kind, monkey
     assert output == text and warnings == []
 
 
-# Items whose anchors and aliases are all their own (read._SharingItems._take_own):
+# Items whose anchors and aliases are all their own (read.parts._SharingItems._take_own):
 # checked, then pruned as a document sharing nodes is, not held whole.
 _OWN_APP = """\
 - apiVersion: apps/v1
@@ -229,7 +231,7 @@ def test_an_alias_into_an_item_pruned_is_caught_after_the_text_screen(shape, mon
     # (`apart`) still finds an alias into an item pruned, and it is read whole.
     text = _own_list(shape)
     whole = _render(text, "--strategy annotate", False, monkeypatch)
-    monkeypatch.setattr(read_module._SharingItems, "_aliased_later", lambda self, span, end: False)
+    monkeypatch.setattr(read_parts._SharingItems, "_aliased_later", lambda self, span, end: False)
     assert _render(text, "--strategy annotate", True, monkeypatch) == whole
 
 
@@ -259,7 +261,7 @@ def test_an_alias_bomb_spread_over_items_is_refused_as_the_whole_list_is(monkeyp
     def refusal(item_by_item: bool, limit: int) -> str:
         with monkeypatch.context() as patch:
             if not item_by_item:
-                patch.setattr(read_module, "_takes_sharing_items", lambda doc: False)
+                patch.setattr(read_compose, "_takes_sharing_items", lambda doc: False)
             with pytest.raises(PostrenderError) as refused:
                 _read(text, Limits(max_expanded_nodes=limit))
         return str(refused.value)

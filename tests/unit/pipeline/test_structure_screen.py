@@ -19,7 +19,9 @@ from conftest import run_postrender
 from postrender.errors import PostrenderError
 from postrender.limits import Limits
 from postrender.pipeline import read as read_stage
-from postrender.pipeline.read import Document, Source, split
+from postrender.pipeline.read import kubectl as read_kubectl, libyaml as read_libyaml
+from postrender.pipeline.read.documents import Document, Source
+from postrender.pipeline.read.split import split
 from postrender.syntax import nodes as nodes_module
 from postrender.syntax.nodes import Composer
 
@@ -44,7 +46,7 @@ def _composed(text: str):
 
 def _walk_refuses(text: str, root) -> bool:
     try:
-        read_stage._check_structure(_document(text), root, Limits())
+        read_kubectl._check_structure(_document(text), root, Limits())
     except PostrenderError:
         return True
     return False
@@ -63,8 +65,8 @@ def test_what_the_walk_refuses_is_never_screened_out(outer, inner):
 
 
 def _screened_out(text: str, loader: Composer) -> bool:
-    """read._compose_root's decision not to walk the document again."""
-    return loader.plain_keys and loader.plain_text and not read_stage._may_need_a_look(text)
+    """read.libyaml._compose_root's decision not to walk the document again."""
+    return loader.plain_keys and loader.plain_text and not read_kubectl._may_need_a_look(text)
 
 
 @pytest.mark.parametrize("text", [
@@ -107,7 +109,7 @@ def test_what_only_the_text_shows_is_walked(text):
 
 def test_a_plain_document_is_not_walked(monkeypatch):
     walked = []
-    monkeypatch.setattr(read_stage, "_check_structure", lambda doc, root, limits, checked=None: walked.append(doc.index))
+    monkeypatch.setattr(read_libyaml, "_check_structure", lambda doc, root, limits, checked=None: walked.append(doc.index))
     head = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {}\ndata:\n"
     bodies = ["  k: v\n", "  '1': v\n  1: w\n", "  k: !!str v\n", "  <<: {k: v}\n", "  k: &a v\n  j: *a\n",
               "  k: .nan\n"]
@@ -352,7 +354,7 @@ def test_past_the_first_few_infinite_numbers_words_it_says_yes(monkeypatch):
 ])
 def test_a_script_is_not_walked(script, walked, monkeypatch):
     seen = []
-    monkeypatch.setattr(read_stage, "_check_structure", lambda doc, root, limits, checked=None: seen.append(doc.index))
+    monkeypatch.setattr(read_libyaml, "_check_structure", lambda doc, root, limits, checked=None: seen.append(doc.index))
     text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n" + script
     read_stage.read([Source(None, text)], Limits())
     assert seen == ([1] if walked else [])

@@ -18,7 +18,7 @@ from conftest import FIXTURES, run_postrender
 from postrender.errors import UsageError
 from postrender.frontends.kustomize_exec import parse
 from postrender.options import RenderOptions
-from postrender.pipeline.read import Source
+from postrender.pipeline.read.documents import Source
 from postrender.pipeline.render import render
 from postrender.report import Reporter
 

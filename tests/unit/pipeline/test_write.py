@@ -8,7 +8,7 @@ import io
 import pytest
 
 from postrender.options import RenderOptions
-from postrender.pipeline.read import Source
+from postrender.pipeline.read.documents import Source
 from postrender.pipeline.render import render
 from postrender.report import Reporter
 

@@ -199,7 +199,7 @@ def test_first_entry_column_is_libyamls_whatever_the_line_breaks(newline: str, b
     finally:
         loader.dispose()
     nodes = unique_nodes(root)
-    for node in nodes:  # as read.py places them: in the text that still holds the byte-order mark
+    for node in nodes:  # as pipeline/read places them: in the text that still holds the byte-order mark
         node.start_mark += len(bom)
         node.end_mark += len(bom)
     keys = [key for node in nodes if isinstance(node, MappingNode) for key, _ in node.value]

@@ -14,7 +14,8 @@ from ruamel.yaml.composer import ComposerError
 from ruamel.yaml.cyaml import CBaseLoader
 
 import manifest_strategies as ms
-from postrender.pipeline.read import Source, split
+from postrender.pipeline.read.documents import Source
+from postrender.pipeline.read.split import split
 from postrender.syntax import nodes
 from postrender.syntax.nodes import Composer, MappingNode, ScalarNode, SequenceNode, column, line_starts, unique_nodes
 
@@ -86,7 +87,7 @@ def test_columns_are_libyamls_and_lines_end_at_lf(text):
 
 
 def test_a_byte_order_mark_is_not_a_column():
-    # libyaml skips it: offsets count from after it (read.py shifts them), columns too.
+    # libyaml skips it: offsets count from after it (pipeline/read shifts them), columns too.
     text = "\ufeffa: 1\nb: 2\n"
     theirs = _marks(text)
     assert [(line, col) for _, line, col, _ in theirs] == [(0, 0), (0, 0), (0, 3), (1, 0), (1, 3)]

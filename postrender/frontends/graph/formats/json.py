@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ....pipeline.read import KubeObject
+from ....pipeline.read.documents import KubeObject
 from ....printable import printable
 from ..view import View
 
