@@ -928,12 +928,12 @@ def _references(graph: Graph, plan: Plan, held: Collection[int], result: Rewrite
 def _config_hashes(places: Sequence[Place], result: Rewrite) -> None:
     # Made when written (set_later_at), as the retention marks below: held
     # until then, three dicts a workload (25,000 workloads: 13 MiB); the
-    # mapping's path one tuple for equal places' (config_hash shares `at`).
-    parents: dict[int, Path] = {}
+    # mapping's path one tuple for equal places'.
+    parents: dict[Path, Path] = {}
     for p in places:
-        parent = parents.get(id(p.at))
+        parent = parents.get(p.at)
         if parent is None:
-            parent = parents[id(p.at)] = p.at[:-1]
+            parent = parents[p.at] = p.at[:-1]
         result.edits_of(p.obj.document).set_later_at(p.obj, parent, _hash_entry, p.at[-1], p.value)
 
 

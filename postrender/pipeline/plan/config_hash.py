@@ -57,7 +57,7 @@ class Place:
 
     obj: KubeObject
     template: Path | None  # None: the object's metadata
-    items: tuple[Item, ...] = ()  # each once
+    items: tuple[Item, ...] = ()  # each once, in the order found; `value` is digest(sorted(items))
     value: str = ""
     # Each item with an object it is of (None for one a producer makes),
     # each pair once, in order: where each is, its namespace, which an
@@ -93,8 +93,8 @@ class _Gathered:
         self.objects[item, obj] = None
 
     def placed(self) -> Place:
-        return Place(self.obj, self.template, tuple(self.items), digest(sorted(self.items)), tuple(self.objects),
-                     self.at)
+        return Place(self.obj, self.template, items=tuple(self.items), value=digest(sorted(self.items)),
+                     objects=tuple(self.objects), at=self.at)
 
 
 def kept_by_strategy(spelled: Spelling) -> str:

@@ -390,3 +390,45 @@ def test_a_users_pod_spec_row_with_pod_metadata_gets_the_hash_there_wherever_its
     assert out.status == 0, out.stderr
     (db,) = [d for d in _docs(out.stdout) if d["kind"] == "Database"]
     assert KEY in db["spec"]["podMetadata"]["annotations"] and "metadata" not in db["spec"], db
+
+
+EXPERIMENT = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {{name: cfg-a}}
+data: {{k: a}}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {{name: cfg-b}}
+data: {{k: {b}}}
+---
+apiVersion: argoproj.io/v1alpha1
+kind: Experiment
+metadata: {{name: ex}}
+spec:
+  templates:
+  - name: a
+    template:
+      metadata: {{labels: {{x: a}}}}
+      spec:
+        containers: [{{name: c, image: x, envFrom: [{{configMapRef: {{name: cfg-a}}}}]}}]
+  - name: b
+    template:
+      metadata: {{labels: {{x: b}}}}
+      spec:
+        containers: [{{name: c, image: x, envFrom: [{{configMapRef: {{name: cfg-b}}}}]}}]
+"""
+
+
+def test_each_of_an_objects_templates_gets_the_hash_of_what_it_uses():
+    # Two hash places of one object: each template's annotation is its own
+    # (rewrite._config_hashes finds each place's mapping by its path).
+    def hashes(b: str) -> list[str | None]:
+        ex = _by_name(_run(EXPERIMENT.format(b=b), "--strategy=annotate").stdout)["Experiment", "ex"]
+        return [((t["template"].get("metadata") or {}).get("annotations") or {}).get(KEY)
+                for t in ex["spec"]["templates"]]
+
+    one, two = hashes("b"), hashes("c")
+    assert None not in one + two
+    assert one[0] == two[0] and one[1] != two[1] and one[0] != one[1]

@@ -135,6 +135,14 @@ SHAPES = {
                                   " verbs: [get], deep: {x: {y: 1}}}\n"
                                   "- apiVersion: rbac.authorization.k8s.io/v1\n  kind: Role\n  metadata: {name: r}\n"
                                   "  rules: [*r]\n- " + _user("configMapRef: {name: cfg}").replace("\n", "\n  ")[:-2],
+    # A pruned document holding a few shared nodes keeps their ids as a
+    # tuple, many as a set (needs._HELD_AS_TUPLE: 8): the reference's name
+    # aliased by an env value, beside twelve anchored images.
+    "referenced name aliased, among many shared nodes": _deployment(
+        "spec:\n  selector: {matchLabels: {app: a}}\n  template:\n    metadata: {labels: {app: a}}\n"
+        "    spec:\n      containers:\n      - name: c\n        image: nginx\n"
+        "        envFrom: [{configMapRef: {name: &n cfg}}]\n        env: [{name: X, value: *n}]\n"
+        + "".join(f"      - {{name: c{i}, image: &i{i} img{i}, args: [*i{i}]}}\n" for i in range(12))),
     # The pod template's metadata merged in: its config hash goes there.
     "pod template metadata merged in": _deployment(
         "spec:\n  selector: {matchLabels: {app: a}}\n  template:\n    <<: {metadata: {labels: {app: a}}}\n"
@@ -160,6 +168,7 @@ def test_shared_documents_render_alike_pruned_and_whole(shape: str, flags: str):
 
 @pytest.mark.parametrize("shape, flags", [
     ("referenced name, aliased by a label", ""),
+    ("referenced name aliased, among many shared nodes", ""),
     ("annotations", "--strategy annotate"),
     ("config metadata", "--keep-original=all"),
     ("config labels", ""),

@@ -108,3 +108,20 @@ def test_a_plan_holds_a_config_that_keeps_its_name_as_its_reason_and_makes_the_s
     assert "opted out" in opted_out.excluded
     alive = {name for _, _, name in plan.alive_names(analysis.graph.index)}
     assert alive == {used.name, "unused", "empty", "opted-out"}
+
+
+def test_equal_reader_paths_are_one_tuple_and_the_table_is_bounded(monkeypatch):
+    # byname._held_once: an equal value is the one held before; the table is
+    # emptied once it holds _HELD, so a later equal value is held anew.
+    from postrender.pipeline.graph import byname
+
+    monkeypatch.setattr(byname, "_HELD", 2)
+    table: dict = {}
+    a = ("spec", "template", 0)
+    first = byname._held_once(a, table)
+    assert first is a and byname._held_once(tuple(list(a)), table) is a
+    byname._held_once(("b",), table)  # the table now holds two
+    byname._held_once(("c",), table)  # full: emptied, then holds ("c",)
+    again = tuple(list(a))
+    assert byname._held_once(again, table) is again  # emptied: held anew
+    assert byname._held_once(tuple(list(a)), table) is again
