@@ -142,7 +142,8 @@ _SECRET = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: sec\ntype: Opaque\nd
 _LIST = "apiVersion: v1\nkind: List\nitems:\n" + "".join(
     "- " + item.replace("\n", "\n  ") + "\n" for item in (
         CM.format(name="cfg"), _SECRET,
-        DEPLOY.rstrip("\n") + "\n        env:\n        - name: K\n          valueFrom: {secretKeyRef: {name: sec, key: k}}",
+        DEPLOY.rstrip("\n")
+        + "\n        env:\n        - name: K\n          valueFrom: {secretKeyRef: {name: sec, key: k}}",
         CM.format(name="other")))
 
 
@@ -156,7 +157,8 @@ def test_a_list_lets_go_of_its_edit_records_as_it_is_written(argv, monkeypatch):
 
     made = []
     edits = DocumentEdits.edits
-    monkeypatch.setattr(DocumentEdits, "edits", lambda self, *args: made.append((self, *args[1:])) or edits(self, *args))
+    monkeypatch.setattr(DocumentEdits, "edits",
+                        lambda self, *args: made.append((self, *args[1:])) or edits(self, *args))
     kept, kept_output, kept_messages = _render_case(_LIST, argv, release=False)
     assert [release for _, release in made] == [False]
     made.clear()
@@ -373,3 +375,27 @@ def _edits_and_cuts(draw):
 def test_cuts_among_edits_are_made_as_when_each_edit_was_asked_per_cut(drawn):
     edits, cuts = drawn
     assert write_module._with_cuts(list(edits), cuts) == _with_cuts_each_edit_per_cut(edits, cuts)
+
+
+def test_closing_lines_longer_than_a_part_are_not_made_apart(monkeypatch):
+    # A List written as one JSON line: its last line of content is the List.
+    # Made as the closing lines, it was held beside the parts made of it
+    # again (review66c: 8.3 MB, 89 -> 100 MiB): it is made whole instead.
+    items = ",".join(f'{{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {{"name": "c{i}"}}, '
+                     f'"data": {{"k": "v{i}"}}}}' for i in range(20))
+    deploy = ('{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "app"}, "spec": {"template": '
+              '{"spec": {"containers": [{"name": "c", "envFrom": [{"configMapRef": {"name": "c19"}}]}]}}}}')
+    sources = [Source("list.yaml", f"apiVersion: v1\nkind: List\nitems: [{items}, {deploy}]\n")]
+    argv = ["--version-all"]
+    whole = _written(sources, argv)
+    monkeypatch.setattr(write_module, "_IN_PARTS_FROM", 0)
+    monkeypatch.setattr(write_module, "_PART", 7)
+    monkeypatch.setattr(write_module, "_CLOSING_APART", 64)
+    applied = []
+    applied_from = Splice.applied_from
+    monkeypatch.setattr(Splice, "applied_from",
+                        lambda self, text, at: applied.append(at) or applied_from(self, text, at))
+    assert _written(sources, argv) == whole
+    assert not whole.startswith("error") and "name: c19-" not in whole and '"c19-' in whole and applied == []
+    monkeypatch.setattr(write_module, "_CLOSING_APART", 1 << 20)  # the line shorter: made apart
+    assert _written(sources, argv) == whole and applied
