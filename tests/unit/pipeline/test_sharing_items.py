@@ -191,6 +191,31 @@ _OWN_APP = """\
           secret: *s{i}
 """
 
+_NAME_ALIASED_LATER = """\
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: na}
+  spec:
+    template:
+      spec:
+        containers:
+        - name: c
+          image: i
+          envFrom:
+          - configMapRef: {name: &n cfg0}
+          - configMapRef: {name: *n}
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: nb}
+  spec:
+    template:
+      spec:
+        containers:
+        - name: c
+          image: i
+          env: [{name: X, value: *n}]
+"""
+
 _OWN = {
     "anchors of its own in each item": "",
     "an item's anchor aliased by a later item": "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n"
@@ -208,6 +233,15 @@ _OWN = {
                                              "  data: {&k a: b, *k : c}\n",
     "a key written twice within an item": "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: t1}\n"
                                           "  data: {a: &v b, a: c, b: *v}\n",
+    # What kubectl cannot read, where only the item's own check (_take_own's
+    # _check_nodes) sees it: the walk of the List so read meets it pruned.
+    "an anchored .inf aliased within an item": "- apiVersion: example.com/v1\n  kind: Widget\n"
+                                               "  metadata: {name: inf}\n  spec: {a: &x .inf, b: *x}\n",
+    "a merge key naming a plain value within an item": "- apiVersion: example.com/v1\n  kind: Widget\n"
+                                                       "  metadata: {name: mk}\n  spec: {a: &x 1, q: {<<: *x}}\n",
+    # A reference's name anchored in one item, aliased as an env value in a
+    # later one: renamed, it would rename that value too (refused: `apart`).
+    "a reference's name aliased by a later item's env value": _NAME_ALIASED_LATER,
 }
 
 
@@ -233,6 +267,22 @@ def test_an_alias_into_an_item_pruned_is_caught_after_the_text_screen(shape, mon
     whole = _render(text, "--strategy annotate", False, monkeypatch)
     monkeypatch.setattr(read_parts._SharingItems, "_aliased_later", lambda self, span, end: False)
     assert _render(text, "--strategy annotate", True, monkeypatch) == whole
+
+
+def test_an_alias_into_an_item_pruned_that_the_text_screen_misses_is_refused_by_apart(monkeypatch):
+    # With the screen off, item `na` is pruned before `nb` aliases its
+    # reference's name: only `apart` sees that node outside it, and the List
+    # is read whole and refused, not `cfg0` renamed under `nb`'s env too.
+    text = _own_list("a reference's name aliased by a later item's env value")
+    whole = _render(text, "", False, monkeypatch)
+    assert whole[0].startswith("error: ") and "must edit a node that a YAML alias" in whole[0]
+    monkeypatch.setattr(read_parts._SharingItems, "_aliased_later", lambda self, span, end: False)
+    answers = []
+    apart = read_parts._SharingItems.apart
+    monkeypatch.setattr(read_parts._SharingItems, "apart", lambda self, root: answers.append(apart(self, root))
+                        or answers[-1])
+    assert _render(text, "", True, monkeypatch) == whole
+    assert False in answers
 
 
 def test_items_whose_anchors_are_their_own_are_pruned_not_held_whole():
@@ -269,3 +319,61 @@ def test_an_alias_bomb_spread_over_items_is_refused_as_the_whole_list_is(monkeyp
     for limit in (900, 2000, 2843):
         assert "alias bomb" in refusal(True, limit) and refusal(True, limit) == refusal(False, limit)
     assert type(_read(text, Limits(max_expanded_nodes=2844)).documents[0].shared) is ItemsShared
+
+
+def test_an_alias_bomb_shared_by_items_pruned_and_held_whole_is_refused_at_the_whole_lists_limit(monkeypatch):
+    # c1 is pruned (its aliases its own), c0 held whole (z aliases it): their
+    # aliases add 4 + 4 + 4 = 12 nodes, the List's walk counting c1's too
+    # (`expanded`): refused at 11, as read whole, and read at 12.
+    text = "apiVersion: v1\nkind: List\nitems:\n" + "".join(
+        f"- apiVersion: example.com/v1\n  kind: Widget\n  metadata: {{name: c{i}}}\n  spec:\n"
+        f"    a: &a{i} [x, x, x]\n    b: [*a{i}]\n" for i in range(2)
+    ) + "- apiVersion: example.com/v1\n  kind: Widget\n  metadata: {name: z}\n  spec:\n    q: *a0\n"
+
+    def refusal(item_by_item: bool, limit: int) -> str:
+        with monkeypatch.context() as patch:
+            if not item_by_item:
+                patch.setattr(read_compose, "_takes_sharing_items", lambda doc: False)
+            with pytest.raises(PostrenderError) as refused:
+                _read(text, Limits(max_expanded_nodes=limit))
+        return str(refused.value)
+
+    for limit in (7, 8, 11):
+        assert "more than %d nodes" % limit in refusal(True, limit) and refusal(True, limit) == refusal(False, limit)
+    shared = _read(text, Limits(max_expanded_nodes=12)).documents[0].shared
+    assert type(shared) is ItemsShared and shared.whole == {0, 2}
+
+
+def test_an_edit_into_a_node_shared_within_an_item_composed_again_is_refused(monkeypatch):
+    # The Deployment's annotations, its pod template's too through an alias,
+    # take a config hash (cfg0 keeps its name). Its item is pruned, not kept
+    # for edits (the default strategy): the rewrite composes it again, and
+    # must know that graph's shared nodes (DocumentEdits._composed), or it
+    # would add the hash to the Deployment's own annotations silently.
+    text = """\
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: cfg0
+    annotations: {postrender.io/versioned: "false"}
+  data: {a: "1"}
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: app, annotations: &an {team: web}}
+  spec:
+    template:
+      metadata: {annotations: *an}
+      spec:
+        containers:
+        - name: c
+          image: i
+          envFrom: [{configMapRef: {name: cfg0}}]
+"""
+    shared = _read(text).documents[0].shared
+    assert type(shared) is ItemsShared and 1 not in shared.whole
+    output = _render(text, "", True, monkeypatch)
+    assert output == _render(text, "", False, monkeypatch)
+    assert output[0].startswith("error: ") and "must edit a node that a YAML alias" in output[0]
