@@ -42,13 +42,13 @@ they would change through an alias as they are asked for (rewrite.py).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator
 from itertools import chain
 
 from ..fieldspecs import ARGUMENT_FIELDS, ReferenceTable, Segment, flag_spellings
 from ..fieldspecs.walk import WILDCARD, Compiled, PathTree, SpecIndex
 from ..syntax.nodes import (
-    WHOLE_REACH, Fold, StringItems, MappingNode, Reach, ScalarNode, SequenceNode, may_hold_merge_keys, node_at,
+    WHOLE_REACH, Fold, StringItems, MappingNode, Node, Reach, ScalarNode, SequenceNode, may_hold_merge_keys, node_at,
     StubMapping, StubSequence, unique_nodes,
 )
 from ..syntax.prune import Path, prune, stub
@@ -206,7 +206,7 @@ class Needs:
             return {}
         return path_counts(doc.root, found)  # type: ignore[arg-type]
 
-    def _found_nodes(self, objects: list[KubeObject]) -> Iterator[object]:
+    def _found_nodes(self, objects: Iterable[KubeObject]) -> Iterator[object]:
         """The nodes the walk found in `objects` and holds apart from their
         tree: references' scalars, pod strings."""
         for obj in objects:
@@ -221,11 +221,16 @@ class Needs:
         node it had just let go of. A few as a tuple: most such documents
         hold one or two, and a frozenset is 216 bytes (25,000 apps, each
         Deployment with an anchor, aliases and a merge key: 4 MiB)."""
-        shared = doc.shared
-        held = chain((node for node in unique_nodes(doc.root)  # type: ignore[arg-type]
-                      if not isinstance(node, (StubMapping, StubSequence))), self._found_nodes(objects))
-        ids = frozenset(id(node) for node in held if id(node) in shared)
+        ids = self._held_ids(doc.root, objects, doc.shared)  # type: ignore[arg-type]
         return tuple(ids) if len(ids) <= _HELD_AS_TUPLE else ids
+
+    def _held_ids(self, root: Node, objects: Iterable[KubeObject], shared: Container[int]) -> frozenset[int]:
+        """The ids of `shared` still held under `root`, pruned, or as what
+        the walk found in `objects` (`_found_nodes`): not a stub's
+        (`_shared_held`, `shared_item`)."""
+        held = chain((node for node in unique_nodes(root) if not isinstance(node, (StubMapping, StubSequence))),
+                     self._found_nodes(objects))
+        return frozenset(id(node) for node in held if id(node) in shared)
 
     def item(self, obj: KubeObject, items: SequenceNode, whole: bool = False) -> None:
         """Walks a List's item as soon as it is composed, and prunes it
@@ -268,6 +273,8 @@ class Needs:
         found counted while it is whole. The ids of the shared nodes it
         still holds, and those counts (read.shared.ItemsShared). A List of 4,000
         small apps, each Deployment sharing nodes within itself: 183 -> 105 MB peak RSS."""
+        # (Nothing folded: _SharingItems composes its items whole, and only
+        # a composer that drops what it reads sets a folder: `item`, `_walk`.)
         self._walk(obj)
         found = self._found.get(obj, references.NOTHING)
         readers = self._readers_made()
@@ -279,9 +286,7 @@ class Needs:
             prune(text, obj.node, keep, True, merges)
         else:
             items.value[obj.item] = obj.node = stub(text, obj.node)  # type: ignore[index]
-        held = chain((node for node in unique_nodes(obj.node)
-                      if not isinstance(node, (StubMapping, StubSequence))), self._found_nodes((obj,)))
-        return frozenset(id(node) for node in held if id(node) in shared), paths
+        return self._held_ids(obj.node, (obj,), shared), paths
 
     def reach(self, kind: str, api_version: str, item: bool = False) -> Reach | None:
         """Where in an object of this kind a stage may read, for a large
