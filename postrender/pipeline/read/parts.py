@@ -457,10 +457,10 @@ class _SharingItems(_Items):
         self.next = 0  # the next item to take
         self.whole: list[int] = []  # the items kept whole
         # Of the items pruned once checked (_take_own): where each starts
-        # and ends, whether any
-        # shares a node, the ids of their shared nodes held and the paths
-        # to those the walk found, their kinds and names by their nodes'
-        # starts, and how far their aliases expand beyond what is written.
+        # and ends, and whether any shares a node. The ids of their shared
+        # nodes still held, and how many paths lead to each the walk found.
+        # Their kinds and names, by their nodes' starts. And how far their
+        # aliases expand beyond what is written.
         self.own_starts: list[int] = []
         self.own_ends: list[int] = []
         self.own_shares = False
@@ -519,12 +519,13 @@ class _SharingItems(_Items):
         return any(last.get(name, -1) >= end for name in _ANCHOR_NAMED.findall(span))
 
     def _take_own(self, items: SequenceNode, at: int, node: MappingNode, span: str) -> None:
-        """Item `at`, whose nodes are all written in its own text (`span`), so that its anchors and aliases are its own, unless a later
-        item aliases one of them (`apart`): checked as the whole graph's
-        walk checks it, and pruned as a document sharing nodes is
-        (Pruner.shared_item), what the rewrite asks of its shared nodes kept
-        (ItemsShared). Its expansion beyond the nodes written counts against
-        the alias-bomb limit (`expanded`) for the walk of the List so read."""
+        """Item `at`, whose nodes are all written in its own text (`span`).
+        Its anchors and aliases are its own, unless a later item aliases one
+        of them (`apart`). It is checked as the whole graph's walk checks
+        it, and pruned as a document sharing nodes is (Pruner.shared_item),
+        what the rewrite asks of its shared nodes kept (ItemsShared). Its
+        expansion beyond the nodes written counts against the alias-bomb
+        limit (`expanded`) for the walk of the List so read."""
         doc = self.doc
         self.expanded += _expansion(doc, node, self.limits.max_expanded_nodes)
         if self.expanded > self.limits.max_expanded_nodes:
