@@ -84,7 +84,7 @@ def _check_structure(doc: Document, root: Node, limits: Limits, checked: Node | 
     # Without an anchor there is no alias: every node is reached once.
     anchors = may_hold_anchors(text)
     if anchors:
-        _check_expansion(doc, root, limits.max_expanded_nodes - expanded)
+        _expansion(doc, root, limits.max_expanded_nodes, expanded)
         if "*" in text:
             doc.shared = shared_nodes(root)
     _check_nodes(doc, root, anchors, may_hold_tags(text), "\\/" in text and not _is_json_first(doc), checked)
@@ -367,17 +367,15 @@ def _has_tag(text: str, node: Node) -> bool:
     return match is not None and any(token.startswith("!") for token in match.group().split())
 
 
-def _check_expansion(doc: Document, root: Node, limit: int) -> None:
-    """Refuses a document whose aliases, expanded, add more than `limit`
-    nodes to those written (an alias bomb), computed without expanding it.
-    What is written is bounded by --max-nodes: a dense document holding
-    one small alias is no bomb, however many nodes it writes."""
-    _expansion(doc, root, limit)
-
-
-def _expansion(doc: Document, root: Node, limit: int) -> int:
+def _expansion(doc: Document, root: Node, limit: int, expanded: int = 0) -> int:
     """How many nodes the aliases under `root` add, expanded, to those
-    written, refused past `limit` (_check_expansion)."""
+    written. Refuses a document whose aliases add more than `limit` nodes
+    (--max-expanded-nodes), `expanded` of them counted already (a List's
+    items pruned once checked: _SharingItems), as an alias bomb, computed
+    without expanding it. What is written is bounded by --max-nodes: a
+    dense document holding one small alias is no bomb, however many
+    nodes it writes."""
+    room = limit - expanded
     # Keyed by the nodes themselves, hashed by identity, as in
     # shared_nodes and path_counts: an id is an int object of its own per node
     # (a List of 4,000 apps and one alias: +41 -> +30 MiB traced at its peak).
@@ -394,7 +392,7 @@ def _expansion(doc: Document, root: Node, limit: int) -> int:
             # far, so aliases under it add at least total - len(sizes): a
             # bomb is refused at the first node past the limit. At the root
             # the two are equal.
-            if total - len(sizes) > limit:
+            if total - len(sizes) > room:
                 raise PostrenderError(
                     f"aliases expand to more than {limit} nodes beyond those written (an alias bomb?)",
                     doc.location(node),

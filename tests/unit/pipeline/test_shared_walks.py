@@ -1,5 +1,5 @@
 """The whole-graph walks read makes of a document that shares nodes
-(read.shared.path_counts, read.shared.shared_nodes, read.kubectl._check_expansion) keep their
+(read.shared.path_counts, read.shared.shared_nodes, read.kubectl._expansion) keep their
 tables keyed by the nodes themselves, not by ids (stop 65: an id is an int
 object of its own per node, and a List of 4,000 apps sharing nodes peaked
 in them). Each must say what a walk by brute force says: how many paths

@@ -11,7 +11,7 @@ import pytest
 from postrender.cli import parse, render_options
 from postrender.errors import PostrenderError
 from postrender.limits import Limits
-from postrender.pipeline.read import compose as read_compose, parts as read_parts
+from postrender.pipeline.read import compose as read_compose, kubectl as read_kubectl, parts as read_parts
 from postrender.pipeline.graph.byname import pod_string_specs
 from postrender.pipeline.needs import Needs
 from postrender.pipeline.read import read
@@ -321,14 +321,17 @@ def test_an_alias_bomb_spread_over_items_is_refused_as_the_whole_list_is(monkeyp
     assert type(_read(text, Limits(max_expanded_nodes=2844)).documents[0].shared) is ItemsShared
 
 
+_BOMB_ACROSS = "apiVersion: v1\nkind: List\nitems:\n" + "".join(
+    f"- apiVersion: example.com/v1\n  kind: Widget\n  metadata: {{name: c{i}}}\n  spec:\n"
+    f"    a: &a{i} [x, x, x]\n    b: [*a{i}]\n" for i in range(2)
+) + "- apiVersion: example.com/v1\n  kind: Widget\n  metadata: {name: z}\n  spec:\n    q: *a0\n"
+
+
 def test_an_alias_bomb_shared_by_items_pruned_and_held_whole_is_refused_at_the_whole_lists_limit(monkeypatch):
     # c1 is pruned (its aliases its own), c0 held whole (z aliases it): their
     # aliases add 4 + 4 + 4 = 12 nodes, the List's walk counting c1's too
     # (`expanded`): refused at 11, as read whole, and read at 12.
-    text = "apiVersion: v1\nkind: List\nitems:\n" + "".join(
-        f"- apiVersion: example.com/v1\n  kind: Widget\n  metadata: {{name: c{i}}}\n  spec:\n"
-        f"    a: &a{i} [x, x, x]\n    b: [*a{i}]\n" for i in range(2)
-    ) + "- apiVersion: example.com/v1\n  kind: Widget\n  metadata: {name: z}\n  spec:\n    q: *a0\n"
+    text = _BOMB_ACROSS
 
     def refusal(item_by_item: bool, limit: int) -> str:
         with monkeypatch.context() as patch:
@@ -377,3 +380,15 @@ items:
     output = _render(text, "", True, monkeypatch)
     assert output == _render(text, "", False, monkeypatch)
     assert output[0].startswith("error: ") and "must edit a node that a YAML alias" in output[0]
+
+
+def test_an_alias_bomb_counted_in_part_already_names_the_users_limit(monkeypatch):
+    # The List's walk given what items pruned expanded already refuses past
+    # what is left of the limit, but names the limit itself, were the
+    # message ever shown (read.kubectl._expansion).
+    text = _BOMB_ACROSS
+    monkeypatch.setattr(read_compose, "_takes_sharing_items", lambda doc: False)
+    doc = _read(text, Limits(max_expanded_nodes=12)).documents[0]
+    assert read_kubectl._expansion(doc, doc.root, 12) == 12
+    with pytest.raises(PostrenderError, match="more than 20 nodes"):
+        read_kubectl._expansion(doc, doc.root, 20, expanded=9)
