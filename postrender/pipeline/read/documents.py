@@ -238,6 +238,8 @@ class _Seldom:
     items_kept_for_edits): one slot of a Document for the three, unset in
     most (100,000 tiny ConfigMaps: 1.5 MiB)."""
 
+    # Its truth: whether the document shares nodes (KeptShared and
+    # ItemsShared are true even holding no id: read.shared.ItemsShared).
     shared: frozenset[int] | KeptShared = frozenset()
     line_starts: array[int] | None = None
     items_kept_for_edits: frozenset[int] = frozenset()

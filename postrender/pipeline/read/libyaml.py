@@ -129,9 +129,13 @@ def _sharing_items_read(doc: Document, root: MappingNode, limits: Limits, parts:
         except PostrenderError:  # _EarlierKeys too: its entries are the whole read's to find
             pass
         else:
-            # (Nor the `items` themselves aliased: then every item is shared.)
+            # Nodes shared: found by the walk (shared_nodes), or within the
+            # items pruned. Where the text holds no `*` the walk leaves
+            # _SHARING_ITEMS, taken as sharing. (Nor the `items` themselves
+            # aliased: then every item is shared.)
             shared = doc.shared
-            if (shared or parts.own_shares) and id(_list_items(root)) not in shared and parts.apart(root):
+            sharing = type(shared) is ItemsShared or len(shared) > 0 or parts.own_shares  # type: ignore[arg-type]
+            if sharing and id(_list_items(root)) not in shared and parts.apart(root):
                 doc.shared = ItemsShared(shared | parts.held, frozenset(parts.whole), parts.paths, parts.named)
                 return True
     parts.forget()

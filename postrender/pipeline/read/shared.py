@@ -65,6 +65,13 @@ class ItemsShared(frozenset[int]):
         return shared
 
     def __bool__(self) -> bool:
+        # Document.shared's truth says whether the document shares nodes,
+        # which every later stage asks (`if doc.shared:`: the rewrite's
+        # refusals, the guard's whole graph), as of KeptShared; never whether
+        # it holds ids. The items pruned may hold none of their shared nodes
+        # now, yet those composed again for edits hold them again
+        # (rewrite.DocumentEdits._composed). Code that means "any ids"
+        # asks len() (read.libyaml._sharing_items_read).
         return True
 
 
