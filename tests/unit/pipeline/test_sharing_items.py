@@ -5,6 +5,7 @@ the same List read whole, and refuse what that refuses with its messages."""
 
 import io
 import shlex
+from functools import partial
 
 import pytest
 
@@ -308,17 +309,22 @@ def test_an_alias_bomb_spread_over_items_is_refused_as_the_whole_list_is(monkeyp
                     .replace("*b", f"*b{i}") for i in range(3))
     text = "apiVersion: v1\nkind: List\nitems:\n" + items
 
-    def refusal(item_by_item: bool, limit: int) -> str:
-        with monkeypatch.context() as patch:
-            if not item_by_item:
-                patch.setattr(read_compose, "_takes_sharing_items", lambda doc: False)
-            with pytest.raises(PostrenderError) as refused:
-                _read(text, Limits(max_expanded_nodes=limit))
-        return str(refused.value)
+    refusal = partial(_refusal, monkeypatch, text)
 
     for limit in (900, 2000, 2843):
         assert "alias bomb" in refusal(True, limit) and refusal(True, limit) == refusal(False, limit)
     assert type(_read(text, Limits(max_expanded_nodes=2844)).documents[0].shared) is ItemsShared
+
+
+def _refusal(monkeypatch, text: str, item_by_item: bool, limit: int) -> str:
+    """The message refusing `text` at `limit` expanded nodes, read item by
+    item or (item_by_item False) whole."""
+    with monkeypatch.context() as patch:
+        if not item_by_item:
+            patch.setattr(read_compose, "_takes_sharing_items", lambda doc: False)
+        with pytest.raises(PostrenderError) as refused:
+            _read(text, Limits(max_expanded_nodes=limit))
+    return str(refused.value)
 
 
 _BOMB_ACROSS = "apiVersion: v1\nkind: List\nitems:\n" + "".join(
@@ -333,13 +339,7 @@ def test_an_alias_bomb_shared_by_items_pruned_and_held_whole_is_refused_at_the_w
     # (`expanded`): refused at 11, as read whole, and read at 12.
     text = _BOMB_ACROSS
 
-    def refusal(item_by_item: bool, limit: int) -> str:
-        with monkeypatch.context() as patch:
-            if not item_by_item:
-                patch.setattr(read_compose, "_takes_sharing_items", lambda doc: False)
-            with pytest.raises(PostrenderError) as refused:
-                _read(text, Limits(max_expanded_nodes=limit))
-        return str(refused.value)
+    refusal = partial(_refusal, monkeypatch, text)
 
     for limit in (7, 8, 11):
         assert "more than %d nodes" % limit in refusal(True, limit) and refusal(True, limit) == refusal(False, limit)
