@@ -624,39 +624,56 @@ class DocumentEdits:
         is that line), in order."""
         return self._inserted or ()
 
-    def edits(self, runs: edit.Runs | None = None, release: bool = False) -> list[Edit]:
+    def edits(self, runs: edit.Runs | None = None, *, release_records: bool = False) -> list[Edit]:
         """The edits, in the order made; `runs`: takes them a run at a time
         as they are made (a large List's), and those left are returned.
-        `release`: each record is let go as its edits are made (a List's
-        items' nodes with them, once write let go of its objects): for a
-        caller that then forgets these edits, never one that reads them
-        (nor with copies to make: `copies` reads the scalars replaced)."""
-        release = release and not self._copied
+        `release_records`: each record is let go as its edits are made (a
+        List's items' nodes with them, once write let go of its objects):
+        for a caller that then forgets these edits, never one that reads
+        them (nor with copies to make: `copies` reads the scalars replaced)."""
         doc = self.document
         if doc.shared:
-            _check_shared(doc, self.replaced)
+            _check_shared(doc, self.replaced)  # before any record is let go
         text, newline = doc.text, doc.newline
         located = self._deferred_located() if self._deferred is not None else []
+        replaced, inserted, aheads, entries = self._records(release_records and not self._copied)
         # Replacements and insertions never start and end at the same place
         # (a replaced scalar has text; an item goes ahead of an item's text),
         # so all replacements first, then all insertions, splice as the order
         # they were asked in would.
-        # (Taken through _taken only when released: most documents are not a
-        # List, and its generators cost every edited document of a stream.)
-        replaced = _taken(self, "_replaced") if release else self.replaced
         out = [edit.replace_scalar(text, node, value) for node, value in replaced]
-        _insertions(text, newline, _taken(self, "_inserted") if release else self.inserted, out)
-        for _, made, later in _taken(self, "_ahead") if release else self._aheads():
+        _insertions(text, newline, inserted, out)
+        for _, made, later in aheads:
             # What set_entries makes of them, in its order.
             out.extend(made.made(_made(later)))
             if runs is not None and len(out) >= runs.RUN:
                 runs.take(out)
-        for mapping, entry in _taken(self, "_entries") if release else (self._entries or {}).items():
+        for mapping, entry in entries:
             edit.set_entries(text, mapping, _made(entry), newline, out)
             if runs is not None and len(out) >= runs.RUN:
                 runs.take(out)
         out += located
         return out
+
+    def _records(self, taken: bool) -> tuple[
+            Iterable[tuple[ScalarNode, str]], Iterable[tuple[SequenceNode, Node, object, str | None]],
+            Iterable[tuple[KubeObject, Ahead, _Later]], Iterable[tuple[MappingNode, dict[str, Value] | _Later]]]:
+        """The records edits() makes its edits of, in order: the scalars
+        replaced, the items inserted, the marks made ahead (object, edits,
+        values) and each mapping's keys (mapping, entry). `taken`: each is
+        let go as the next is asked for, and the slots are emptied now (a
+        List of 4,000 apps held its items' nodes and records, 8 MiB, until
+        its last edit was made); else kept, as plain sequences (most
+        documents are not a List, and generators cost every edited document
+        of a stream)."""
+        held = (self._replaced or (), self._inserted or (), self._aheads() if self._ahead is not None else (),
+                (self._entries or {}).items())
+        if not taken:
+            return held
+        self._replaced = self._inserted = self._ahead = self._entries = None
+        replaced, inserted, aheads, entries = held
+        del held
+        return _let_go(replaced), _let_go(inserted), _let_go(aheads), _let_go(list(entries))
 
     def _deferred_located(self) -> list[Edit]:
         """The deferred keys' edits, located ahead (TemplatesAhead) when all
@@ -702,22 +719,11 @@ def _insertions(text: str, newline: str, inserted: Iterable[tuple[SequenceNode, 
         out.append(edit.insert_item_before(text, sequence, before, item, newline))
 
 
-def _taken(edits: DocumentEdits, slot: str) -> Iterator[tuple]:
-    """The records of `slot` of `edits` in order (the marks made ahead as
-    (object, edits, values), a mapping's keys as (mapping, entry)), each
-    let go as the next is asked for, and the slot emptied: a List of 4,000
-    apps held its items' nodes and records, 8 MiB, until its last edit was
-    made."""
-    held = getattr(edits, slot)
-    if held is None:
-        return
-    if slot == "_ahead":
-        held = edits._aheads()
-    elif slot == "_entries":
-        held = list(held.items())
-    setattr(edits, slot, None)
+def _let_go(held: Sequence[tuple]) -> Iterator[tuple]:
+    """`held`'s records in order, each let go as the next is asked for
+    (DocumentEdits._records): `held` is a list no one else holds."""
     for at in range(len(held)):
-        record, held[at] = held[at], None
+        record, held[at] = held[at], None  # type: ignore[index]
         yield record
         del record
 

@@ -239,29 +239,29 @@ def write(stream: Stream, rewrite: Rewrite, release: bool = False) -> Output:
         while at < len(objects) and objects[at].document is doc:
             at += 1
         a_list = first < at and objects[first].item is not None
-        if a_list and not doc.shared:
-            # A List's items are let go before its edits are made, which let
-            # go of their records as they go (DocumentEdits.edits): its nodes
-            # then make room for its edits as a stream's documents do (a List
-            # of 4,000 apps: 29.6 -> 19.9 MiB traced at its peak). Not where
-            # they share nodes: the check of a shared scalar walks the root
-            # (the records still go as the edits are made: the check reads
-            # the scalars replaced first).
-            _release_all(doc, objects[first:at])
-        pieces.append(_piece(doc, rewrite, release=a_list))
-        doc.root = None
-        for i in range(first, at):
-            _release(objects[i])
+        # A List's items are let go before its edits are made, which let go
+        # of its records as they go (DocumentEdits.edits): its nodes then make
+        # room for its edits as a stream's documents do (a List of 4,000 apps:
+        # 29.6 -> 19.9 MiB traced at its peak). Not where they share nodes:
+        # the check of a shared scalar walks the root. Its records go all the
+        # same: that check reads the scalars replaced before any is let go.
+        nodes_first = a_list and not doc.shared
+        if nodes_first:
+            _release_nodes(doc, objects, first, at)
+        pieces.append(_piece(doc, rewrite, release_records=a_list))
+        if not nodes_first:
+            _release_nodes(doc, objects, first, at)
         rewrite.release(doc)
     for obj in objects[at:]:  # out of order (a library caller's stream)
         _release(obj)
     return Output(pieces)
 
 
-def _release_all(doc: Document, objects: list[KubeObject]) -> None:
+def _release_nodes(doc: Document, objects: list[KubeObject], first: int, end: int) -> None:
+    """Drop `doc`'s node graph and those of its objects, `objects[first:end]`."""
     doc.root = None
-    for obj in objects:
-        _release(obj)
+    for at in range(first, end):
+        _release(objects[at])
 
 
 def _release(obj: KubeObject) -> None:
@@ -269,9 +269,9 @@ def _release(obj: KubeObject) -> None:
     obj.prepared = None
 
 
-def _piece(doc: Document, rewrite: Rewrite, release: bool = False) -> _Piece | Document:
-    """`release`: the document's edit records are let go as its edits are
-    made (DocumentEdits.edits), a List's, whose objects write let go first."""
+def _piece(doc: Document, rewrite: Rewrite, release_records: bool = False) -> _Piece | Document:
+    """`release_records`: the document's edit records are let go as its
+    edits are made (DocumentEdits.edits): a List's, being written."""
     edits = rewrite.for_document(doc)
     if edits is None:
         # Written as read, but for the entries read left out, it is its own
@@ -283,7 +283,7 @@ def _piece(doc: Document, rewrite: Rewrite, release: bool = False) -> _Piece | D
     if not cuts:
         # Taken a run at a time as they are made: a large List's are many.
         runs = edit.Runs()
-        return _Piece(doc, runs.splice(edits.edits(runs, release)),
+        return _Piece(doc, runs.splice(edits.edits(runs, release_records=release_records)),
                       tuple(edit.Splice(copy.edits()) for copy in edits.copies))
     return _Piece(doc, edit.Splice(_with_cuts(edits.edits(), cuts)),
                   tuple(edit.Splice(_with_cuts(copy.edits(), cuts)) for copy in edits.copies))

@@ -3,6 +3,7 @@ so, never holding it whole); `Result.output` is the same text in one string."""
 
 from __future__ import annotations
 
+import inspect
 import io
 
 import pytest
@@ -157,10 +158,20 @@ def test_a_list_lets_go_of_its_edit_records_as_it_is_written(argv, monkeypatch):
 
     made = []
     edits = DocumentEdits.edits
-    monkeypatch.setattr(DocumentEdits, "edits",
-                        lambda self, *args: made.append((self, *args[1:])) or edits(self, *args))
+    signature = inspect.signature(edits)
+
+    def spy(*args, **kwargs):
+        # Bound as the method binds them, by position or by keyword.
+        call = signature.bind(*args, **kwargs)
+        call.apply_defaults()
+        made.append((call.arguments["self"], call.arguments["release_records"]))
+        return edits(*args, **kwargs)
+
+    monkeypatch.setattr(DocumentEdits, "edits", spy)
     kept, kept_output, kept_messages = _render_case(_LIST, argv, release=False)
     assert [release for _, release in made] == [False]
+    records = made[0][0]
+    assert (records._replaced, records._inserted, records._ahead, records._entries) != (None,) * 4
     made.clear()
     released, output, messages = _render_case(_LIST, argv, release=True)
     assert (output, messages) == (kept_output, kept_messages)
