@@ -800,7 +800,8 @@ def main(argv: Sequence[str] | None = None, *, stdin_name: str | None = None) ->
     plugin's `kustomize build`)."""
     argv = sys.argv[1:] if argv is None else argv
     if os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_STRING") is not None:
-        from .frontends.kustomize_exec import exec_plugin_argv  # linked as the plugin: `PostRender <config file> [args]`
+        # Linked as the plugin: `PostRender <config file> [args]`.
+        from .frontends.kustomize_exec import exec_plugin_argv
 
         argv = exec_plugin_argv(argv, os.environ["KUSTOMIZE_PLUGIN_CONFIG_STRING"])
     # The reporter of this run, once there is one: an interrupt may come at any point.

@@ -188,7 +188,8 @@ def _takes_value(name: str, command: str | None) -> bool | None:
     if name in _GLOBAL_FLAG:
         return False
     commands = [command] if command in _COMMAND_VALUE else list(_COMMAND_VALUE)
-    takes = {True for c in commands if name in _COMMAND_VALUE[c]} | {False for c in commands if name in _COMMAND_FLAG[c]}
+    takes = ({True for c in commands if name in _COMMAND_VALUE[c]}
+             | {False for c in commands if name in _COMMAND_FLAG[c]})
     return takes.pop() if len(takes) == 1 else None
 
 

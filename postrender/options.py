@@ -277,7 +277,8 @@ class Option:
         if self.kind in ("count", "size") and isinstance(value, int) and not isinstance(value, bool):
             value = str(value)
         if not isinstance(value, str):
-            what = {"text": "a non-empty string", "choice": f"one of {', '.join(self.choices)}"}.get(self.kind, "a number")
+            what = {"text": "a non-empty string",
+                    "choice": f"one of {', '.join(self.choices)}"}.get(self.kind, "a number")
             raise UsageError(f"{name} must be {what}, not {quoted(value)}")
         return self.convert_text(value, name)
 

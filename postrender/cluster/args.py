@@ -42,7 +42,8 @@ def add_gc_arguments(parser: argparse.ArgumentParser) -> None:
                              "another namespace may then be deleted")
     keep = parser.add_argument_group("What to keep")
     keep.add_argument("--keep", type=lambda text: parse_count(text, "--keep", 0, MAX_KEEP), default=DEFAULT_KEEP,
-                      metavar="N", help=f"keep the newest N versions of each group, in use or not (default {DEFAULT_KEEP})")
+                      metavar="N",
+                      help=f"keep the newest N versions of each group, in use or not (default {DEFAULT_KEEP})")
     keep.add_argument("--min-age", default=DEFAULT_MIN_AGE, metavar="DURATION",
                       help=f"keep versions younger than this, e.g. 90m, 1h, 2d, 0 (default {DEFAULT_MIN_AGE})")
     act = parser.add_argument_group("Acting")

@@ -28,7 +28,8 @@ def run(args: argparse.Namespace, reporter: Reporter) -> str:
     cluster = Cluster.connect(args.kubeconfig, args.context)
     # Each namespace once (`-n a -n a`): twice, every version in it was a
     # version twice, and --keep N kept about N/2.
-    namespaces = None if args.all_namespaces else list(dict.fromkeys(args.namespace or [cluster.namespace or "default"]))
+    namespaces = (None if args.all_namespaces
+                  else list(dict.fromkeys(args.namespace or [cluster.namespace or "default"])))
     reporter.info(f"collecting in {'all namespaces' if namespaces is None else ', '.join(namespaces)}")
     present: set[tuple[str, str, str]] = set()
     state = LiveState(
@@ -62,7 +63,8 @@ def _versions(cluster: Cluster, namespaces: list[str] | None, selector: str | No
         return read_versions(cluster, namespaces, selector)
     except ClusterError as exc:
         if exc.status == 400 and given:
-            raise UsageError(f"-l {quoted(given)} is not a label selector the API server reads: {exc.message}") from None
+            raise UsageError(
+                f"-l {quoted(given)} is not a label selector the API server reads: {exc.message}") from None
         raise
 
 

@@ -81,7 +81,8 @@ def _by_table(obj: dict, kind: str, group: str, version: str, namespace: str | N
         for position in ends:
             spec = compiled.specs[position]
             read = spec.read(value, lambda: _string_before(parent, path),
-                             lambda: [item for item in argument_items(JsonValues, parent, path) if isinstance(item, str)])
+                             lambda: [item for item in argument_items(JsonValues, parent, path)
+                                      if isinstance(item, str)])
             if read is None:
                 continue
             _, name, stated = read

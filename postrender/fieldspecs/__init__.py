@@ -231,7 +231,8 @@ class ReferenceTable:
             if pending in self._unsettled:
                 self._settle(pending)
 
-    def template_paths(self, kind: str, group: str, version: str, immutable: bool = False) -> tuple[tuple[Segment, ...], ...]:
+    def template_paths(self, kind: str, group: str, version: str,
+                       immutable: bool = False) -> tuple[tuple[Segment, ...], ...]:
         """Paths to the pod templates (the mapping holding `metadata` and
         `spec`) in a kind; the empty path is the object itself (a Pod).
         `immutable`: only those the API server never lets change (a Job's)."""
@@ -613,7 +614,8 @@ def load_yaml_file(path: str, flag: str) -> list[Any]:
         raise UsageError(f"{flag} {path}{where}: invalid YAML: {what}") from None
     except YAMLError as exc:
         raise UsageError(f"{flag} {path}{_yaml_error_place(exc)}: invalid YAML: {_yaml_error_text(exc)}") from None
-    except Exception as exc:  # noqa: BLE001 - the safe constructor raises what its converters raise (ValueError, KeyError, ...)
+    # The safe constructor raises what its converters raise (ValueError, KeyError, ...).
+    except Exception as exc:  # noqa: BLE001
         line = _unreadable_scalar_line(text)
         where = f" line {line}" if line is not None else ""
         raise UsageError(f"{flag} {path}{where}: invalid YAML: a tagged value its tag cannot read"

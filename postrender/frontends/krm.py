@@ -121,7 +121,8 @@ def _read_for(sources: list[Source], options: RenderOptions) -> ReadStream:
 
 # A block-style functionConfig at the top level: its key's line, then every
 # line that is indented, blank or a comment.
-_CONFIG_APART = re.compile(r"^functionConfig[ \t]*:[ \t]*(?:#[^\n]*)?\r?\n(?:(?:[ \t][^\n]*|[ \t]*(?:#[^\n]*)?)(?:\r?\n|\Z))*",
+_CONFIG_APART = re.compile(r"^functionConfig[ \t]*:[ \t]*(?:#[^\n]*)?\r?\n"
+                           r"(?:(?:[ \t][^\n]*|[ \t]*(?:#[^\n]*)?)(?:\r?\n|\Z))*",
                            re.M)
 _CONFIG_APART_MAX = 64 * 1024  # a functionConfig is a few lines; more is no config to read apart
 

@@ -168,7 +168,8 @@ def check_arguments(args: argparse.Namespace) -> None:
     instead of kustomize's."""
     if args.paths or args.filenames:
         raise UsageError(
-            f"--plugin-config reads the resources from standard input, not from {', '.join(args.filenames + args.paths)} "
+            "--plugin-config reads the resources from standard input, "
+            f"not from {', '.join(args.filenames + args.paths)} "
             "(a word in argsOneLiner/argsFromFile that is not a postrender flag?)"
         )
     flag = refused(args, CHANNELS)
@@ -191,7 +192,8 @@ def run(path: str, sources: list[Source], options: RenderOptions, reporter: Repo
     # The kustomization that lists the plugin, read once for both questions asked of it below.
     root = os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_ROOT")
     kustomization = _kustomization(root)
-    edits, unknown, caution = transformers_after(root, kustomization, os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_STRING", ""))
+    edits, unknown, caution = transformers_after(root, kustomization,
+                                                 os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_STRING", ""))
     if caution:
         reporter.warn(caution)
     if edits:

@@ -311,7 +311,8 @@ class Needs:
     def _reach_of(self, kind: str, api_version: str, item: bool) -> Reach | None:
         group, _, version = api_version.rpartition("/")
         if (not self.prunes or kind.endswith("List")
-                or kind in self._readers_made().looked_up or references.kind_from_paths_of(self._table, kind, api_version)
+                or kind in self._readers_made().looked_up
+                or references.kind_from_paths_of(self._table, kind, api_version)
                 or producers.may_produce(kind) or byname.grants_by_name(kind, group)):
             return None
         walked = self._finder.walked(kind, group, version)
@@ -322,7 +323,8 @@ class Needs:
             if item and (self._prepare is None or self._copies is not None and self._copies(kind)):
                 return None
             folded = folding.STRING_FIELDS[kind]
-            if walked is not None and any(segment.key in folded or segment.key == "*" for segment in walked[0].tree.children):
+            if walked is not None and any(segment.key in folded or segment.key == "*"
+                                          for segment in walked[0].tree.children):
                 return None
             return folding.fold_reach(kind)
         templates = self._table.template_paths(kind, group, version)
@@ -349,7 +351,8 @@ class Needs:
         be composed again whole once the kind is known."""
         having = [kind for kind, fields in folding.STRING_FIELDS.items() if field in fields]
         folding_it = [kind for kind in having
-                      if (reach := self.reach(kind, api_version, item)) is not None and reach.get(field).__class__ is Fold]
+                      if (reach := self.reach(kind, api_version, item)) is not None
+                      and reach.get(field).__class__ is Fold]
         if not folding_it:
             return False  # no config's data, or none folded here
         named = kind_after()

@@ -15,8 +15,8 @@ from .graph.byname import ByName, find_readers, may_name_config, pod_string_spec
 from .graph.dependencies import Dependency, find_dependencies
 from ..errors import PostrenderError, UsageError
 from .graph.producers import Productions, find_productions
-from .graph.references import (Found, Graph, Reference, Resolution, build, created_before_every_apply, in_immutable_template, is_hook,
-                                is_config_object, runs_before_apply, shown_value)
+from .graph.references import (Found, Graph, Reference, Resolution, build, created_before_every_apply,
+                                in_immutable_template, is_hook, is_config_object, runs_before_apply, shown_value)
 from .index.configs import says_immutable
 from .index.objects import IMPLICIT, ObjectIndex
 from .needs import Needs
@@ -134,8 +134,8 @@ def analyse(sources: list[Source], options: RenderOptions, stream: Stream | Read
                                     by_name.readers)
     retention = keep.decide(graph, the_plan, table, scope=options.scope, keep_previous=options.keep_previous,
                             record_refs=_records_refs(options), held=policy.held, spelled=spelled)
-    return Analysis(read_as.stream, table, graph, the_plan, productions, dependencies, policy, hashes, retention, warnings,
-                    by_name, notes, repointed)
+    return Analysis(read_as.stream, table, graph, the_plan, productions, dependencies, policy, hashes, retention,
+                    warnings, by_name, notes, repointed)
 
 
 def read_for(sources: list[Source], options: RenderOptions) -> ReadStream:
@@ -326,7 +326,8 @@ def _holds(graph: Graph, table: fieldspecs.ReferenceTable) -> dict[int, str]:
         elif runs_before_apply(ref.referrer, table) and not is_hook(ref.target, table):
             holds[id(ref)] = f"{ref.referrer.describe()} is a hook that runs before the release is applied"
         # A config that is a hook; most carry no annotation at all, asked first.
-        elif ref.target.annotations and is_hook(ref.target, table) and not created_before_every_apply(ref.target, table):
+        elif (ref.target.annotations and is_hook(ref.target, table)
+              and not created_before_every_apply(ref.target, table)):
             holds[id(ref)] = (f"{ref.target.describe()} is a hook not created before the release's objects on every"
                               " install and upgrade")
         elif ref.keeps_name is not None:
@@ -461,7 +462,8 @@ def _assumed_namespace(index: ObjectIndex, ref: Reference) -> str:
     """The explicit namespace a reference matched across namespaces assumes
     the implicit one to be: the one on its other side."""
     looked_up = index.lookup_namespace(ref.referrer, ref.namespace)
-    return index.namespace_of(ref.target) if looked_up == IMPLICIT else looked_up  # type: ignore[arg-type, return-value]
+    return (index.namespace_of(ref.target)  # type: ignore[arg-type, return-value]
+            if looked_up == IMPLICIT else looked_up)
 
 
 def _report_conflicting_assumptions(assumed: dict[str, str], reporter: Reporter, spelled: Spelling) -> None:

@@ -632,7 +632,8 @@ def locate_entries(text: str, mapping: MappingNode, values: dict[str, Value], ne
                 located.append((start, end, (_flow_text, path, key, prefix)))
         elif isinstance(current, ScalarNode) and _same_scalar(current, value):
             continue  # it holds the value already
-        elif isinstance(current, ScalarNode) and isinstance(value, str) and is_string(current) and not _is_empty(current):
+        elif (isinstance(current, ScalarNode) and isinstance(value, str) and is_string(current)
+              and not _is_empty(current)):
             start, end, prefix, style, suffix = _scalar_place(text, current)
             located.append((start, end, (_scalar_text, path, key, prefix, style, suffix)))
         else:

@@ -894,7 +894,8 @@ class DroppingComposer(Composer):
             stack.append(_DEAD)
             return
         if here.__class__ is Fold:
-            if index is None and parent.__class__ is MappingNode and len(parent.value) >= _FOLD_FROM:  # type: ignore[union-attr]
+            if (index is None and parent.__class__ is MappingNode
+                    and len(parent.value) >= _FOLD_FROM):  # type: ignore[union-attr]
                 # The entries before this key are complete, and enough of
                 # them to be taken out (Fold). Taken out, each key and value
                 # still count as the mapping's (Composer.events).
@@ -925,7 +926,8 @@ class DroppingComposer(Composer):
                 stack.append(WHOLE_REACH)
                 return
             if reach is _UNDECIDED or reach is None:
-                stack.append(self._undecided(here, index) if index.__class__ is ScalarNode else WHOLE_REACH)  # type: ignore[arg-type]
+                stack.append(self._undecided(here, index)  # type: ignore[arg-type]
+                             if index.__class__ is ScalarNode else WHOLE_REACH)
                 return
             here = reach
         elif here is _ITEMS:
@@ -1138,7 +1140,8 @@ NULL_WORDS = frozenset(w for w, (kind, _) in _WORDS.items() if kind == "null")
 NONFINITE_WORDS = frozenset(w for w, (kind, value) in _WORDS.items() if kind == "float")
 # Their words without a sign, found in a text at C speed (all start with a
 # ".", which a regex finds at memchr's speed): may_hold_nonfinite.
-_NONFINITE_WRITTEN = LazyPattern("|".join(re.escape(word) for word in sorted({w.lstrip("+-") for w in NONFINITE_WORDS})))
+_NONFINITE_WRITTEN = LazyPattern("|".join(re.escape(word)
+                                          for word in sorted({w.lstrip("+-") for w in NONFINITE_WORDS})))
 # First characters of the words above: a plain scalar starting with one
 # that is not one of them is a string (`name`, `type`, `ports`).
 _WORD_HINTS = frozenset(c for c, hint in _HINTS.items() if hint == _HINT_WORD)
@@ -1349,7 +1352,8 @@ def _timestamp_in_range(fields: dict[str, str | None]) -> bool:
     year, month, day = int(fields["y"] or 0), int(fields["mo"] or 0), int(fields["d"] or 0)
     if not 1 <= month <= 12 or not 1 <= day <= _days_in(month, year):
         return False
-    if fields.get("h") is not None and (int(fields["h"] or 0) >= 24 or int(fields["mi"] or 0) >= 60 or int(fields["s"] or 0) >= 60):
+    if fields.get("h") is not None and (int(fields["h"] or 0) >= 24 or int(fields["mi"] or 0) >= 60
+                                        or int(fields["s"] or 0) >= 60):
         return False
     if fields.get("zh") is not None and (int(fields["zh"] or 0) > 24 or int(fields["zm"] or 0) > 60):
         return False

@@ -15,7 +15,8 @@ from .pairing import pair
 from .side import Side, build
 
 
-def run(old: str, new: str, options: RenderOptions, fmt: str, show_values: bool, reporter: Reporter) -> tuple[Report, str]:
+def run(old: str, new: str, options: RenderOptions, fmt: str, show_values: bool,
+        reporter: Reporter) -> tuple[Report, str]:
     try:
         refuse_named_twice([old, new], sys.stdin, reread=True)
     except UsageError as exc:

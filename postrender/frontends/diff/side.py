@@ -230,7 +230,8 @@ def _post_rendered(sources: list[Source], texts: list[str], options: RenderOptio
 
 def _holds_key(root: MappingNode, key: str) -> bool:
     """Whether a mapping in the tree has the key `key`."""
-    return any(isinstance(node, MappingNode) and any(isinstance(k, ScalarNode) and k.value == key for k, _ in node.value)
+    return any(isinstance(node, MappingNode)
+               and any(isinstance(k, ScalarNode) and k.value == key for k, _ in node.value)
                for node in unique_nodes(root))
 
 

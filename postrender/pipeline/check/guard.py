@@ -365,7 +365,8 @@ def _name_runs(text: str) -> Iterator[list[str]]:
 # a JSON text's `\\u` escape written in a double-quoted scalar, gives the
 # character too: the guard reads JSON texts (_inside_json).
 _ESCAPE = LazyPattern(
-    r"\\(?:\\u[0-9A-Fa-f]{4}|(?:\r\n?|[\n\x85\u2028\u2029])[ \t]*|x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|[\s\S])?"
+    r"\\(?:\\u[0-9A-Fa-f]{4}|(?:\r\n?|[\n\x85\u2028\u2029])[ \t]*"
+    r"|x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|[\s\S])?"
 )
 
 

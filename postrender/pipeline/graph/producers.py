@@ -189,6 +189,7 @@ def _names(obj: KubeObject, rule: Rule, index: ObjectIndex) -> list[Production]:
             made.append(Production(obj, rule, namespace, ref.name, ref.field_path))
     if rule.default and not values and obj.name:
         name = rule.default.format(name=obj.name)
-        where = f"{format_path(tuple(s.key for s in rule.path.path))} (unset, default)" if rule.path else "metadata.name"
+        where = (f"{format_path(tuple(s.key for s in rule.path.path))} (unset, default)" if rule.path
+                 else "metadata.name")
         made.append(Production(obj, rule, own_namespace, name, where))
     return made

@@ -1196,7 +1196,8 @@ def _filter_value(node: Node | None) -> str | list[str] | None:
     if isinstance(node, ScalarNode):
         return None if node.value in NULL_WORDS and is_null(node) else node.value
     if isinstance(node, SequenceNode):
-        return ["" if v.value in NULL_WORDS and is_null(v) else v.value for v in node.value if isinstance(v, ScalarNode)]
+        return ["" if v.value in NULL_WORDS and is_null(v) else v.value
+                for v in node.value if isinstance(v, ScalarNode)]
     return []  # a mapping matches no filter value
 
 

@@ -203,13 +203,16 @@ def validate(obj: KubeObject, folded: ConfigFolder | None = None) -> Fields:
         raise PostrenderError(f"{obj.kind} has no metadata.name", obj.location(key))
     fields = Fields(obj.node)
     secret_type = fields.nodes["type"]
-    if obj.kind == "Secret" and secret_type is not None and string_value(secret_type) is None and not is_null(secret_type):
-        raise PostrenderError("Secret type must be a string" + not_a_string_hint(secret_type), obj.location(secret_type))
+    if (obj.kind == "Secret" and secret_type is not None and string_value(secret_type) is None
+            and not is_null(secret_type)):
+        raise PostrenderError("Secret type must be a string" + not_a_string_hint(secret_type),
+                              obj.location(secret_type))
     immutable = get(obj.node, "immutable")
     if immutable is not None and not is_null(immutable) and not (
             isinstance(immutable, ScalarNode) and isinstance(json_value(immutable), bool)):
         # The API server refuses it (a *bool); a version would say true over it.
-        hint = " (it is written as a string: write true or false unquoted)" if string_value(immutable) is not None else ""
+        hint = (" (it is written as a string: write true or false unquoted)"
+                if string_value(immutable) is not None else "")
         raise PostrenderError(f"{obj.kind} immutable must be true or false{hint}", obj.location(immutable))
     for field in ("data", "binaryData", "stringData"):
         node = fields.nodes[field]

@@ -483,10 +483,12 @@ def kept_as_written(obj: KubeObject, content: ConfigContent) -> Version | None:
     if suffixed_by_kustomize(obj, content):
         return Version(obj, digest, name, name, excluded=KUSTOMIZE_SUFFIXED.format(hash=name[-10:]), kustomized=True)
     if opted_out(obj):
-        reason = "a keep-original copy" if ANNOTATION_COPY_OF in obj.annotations else "opted out (postrender.io/versioned: \"false\")"
+        reason = ("a keep-original copy" if ANNOTATION_COPY_OF in obj.annotations
+                  else "opted out (postrender.io/versioned: \"false\")")
         return Version(obj, digest, name, name, excluded=reason)
     if content.token:
-        return Version(obj, digest, name, name, excluded="service-account token Secret (filled in by the token controller)")
+        return Version(obj, digest, name, name,
+                       excluded="service-account token Secret (filled in by the token controller)")
     return None
 
 

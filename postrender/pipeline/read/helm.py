@@ -68,7 +68,8 @@ def _files_helm_may_have_sorted(text: str, begins: Sequence[int]) -> frozenset[s
         return frozenset()  # not Helm 3's: no scan
     # Each chunk's file, and where it ends; found with str.find, in C.
     ends = [*begins[1:], len(text)]
-    files = [first[0]] + [_written_after(text, "\n# Source: ", begin - 1, end) for begin, end in zip(begins[1:], ends[1:])]
+    files = [first[0]] + [_written_after(text, "\n# Source: ", begin - 1, end)
+                          for begin, end in zip(begins[1:], ends[1:])]
     seen: set[str | None] = set()
     twice: set[str | None] = set()
     for name in files:

@@ -14,7 +14,8 @@ from collections.abc import Iterator
 from ...lazyre import LazyPattern
 
 # Go's white space (unicode.IsSpace), which its strings.TrimSpace strips.
-_GO_SPACE = " \t\n\v\f\r\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+_GO_SPACE = (" \t\n\v\f\r\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+             "\u2028\u2029\u202f\u205f\u3000")
 
 
 _SOURCE_COMMENT = re.compile(r"^# Source: (.+?)\r?$", re.M)

@@ -91,7 +91,8 @@ _RELEASED = [(case, extra) for case in GOLDEN
              if not extra or "--strategy=annotate" not in case[2]]
 
 
-@pytest.mark.parametrize(("case", "extra"), _RELEASED, ids=[f"{case[0]}-{' '.join(extra)}" for case, extra in _RELEASED])
+@pytest.mark.parametrize(("case", "extra"), _RELEASED,
+                         ids=[f"{case[0]}-{' '.join(extra)}" for case, extra in _RELEASED])
 def test_released_render_writes_the_same_stream_and_messages(case, extra):
     _name, text, argv = case
     kept, kept_output, kept_messages = _render_case(text, [*argv, *extra], release=False)
@@ -245,13 +246,15 @@ def test_a_document_written_in_parts_is_written_as_whole(lead, tail, argv, monke
     config = CM.format(name="cfg") + "\n  k2: v2\n" + tail
     deploy = DEPLOY + "        image: x\n"
     sources = [Source("a.yaml", deploy + "---\n" + config), Source("b.yaml", lead + config.replace("cfg", "other")),
-               Source("c.yaml", deploy.replace("cfg", "third").replace("name: app", "name: app3") + "...\n%YAML 1.1\n---\n" + config.replace("cfg", "third"))]
+               Source("c.yaml", deploy.replace("cfg", "third").replace("name: app", "name: app3")
+                      + "...\n%YAML 1.1\n---\n" + config.replace("cfg", "third"))]
     whole = _written(sources, argv)
     monkeypatch.setattr(write_module, "_IN_PARTS_FROM", 0)
     monkeypatch.setattr(write_module, "_PART", 7)
     asked = []
     applied = Splice.applied_in_parts
-    monkeypatch.setattr(Splice, "applied_in_parts", lambda self, text, size: asked.append(text) or applied(self, text, size))
+    monkeypatch.setattr(Splice, "applied_in_parts",
+                        lambda self, text, size: asked.append(text) or applied(self, text, size))
     assert _written(sources, argv) == whole
     assert not whole.startswith("error") and len(asked) >= 5  # the Deployments, and the configs
 
@@ -337,7 +340,8 @@ def test_output_makes_a_large_document_whole_not_from_parts(monkeypatch):
     # Joining the parts of a large document would hold them and their
     # join at once: `output` (a KRM run's, --retain's) makes it whole.
     text = "apiVersion: v1\nkind: List\nitems:\n" + "".join(
-        f"- apiVersion: v1\n  kind: ConfigMap\n  metadata: {{name: c{i}}}\n  data: {{k: v{i}}}\n" for i in range(30_000))
+        f"- apiVersion: v1\n  kind: ConfigMap\n  metadata: {{name: c{i}}}\n  data: {{k: v{i}}}\n"
+        for i in range(30_000))
     result = render([Source("list.yaml", text)], RenderOptions(version_all=True), Reporter(stderr=io.StringIO()))
     parts = "".join(result.written)
     monkeypatch.setattr(Splice, "applied_in_parts", lambda self, text, size: pytest.fail("made in parts"))

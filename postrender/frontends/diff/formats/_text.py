@@ -49,7 +49,8 @@ def summary(report: Report) -> str:
     if report.does_not_roll:
         changed = "config or pod template" if report.held_directly else "config"
         parts.append(f"{len(report.does_not_roll)} "
-                     f"{'does' if len(report.does_not_roll) == 1 else 'do'} not roll, though {changed} changed (listed first)")
+                     f"{'does' if len(report.does_not_roll) == 1 else 'do'} not roll, "
+                     f"though {changed} changed (listed first)")
     if report.updated:
         parts.append(f"{plural(len(report.updated), 'object')} without a pod template "
                      f"{'changes with its' if len(report.updated) == 1 else 'change with their'} config")

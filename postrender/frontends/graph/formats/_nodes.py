@@ -50,7 +50,8 @@ def graph_nodes(view: View):
         held = edge.held and edge.target is not None
         dashed = held or edge.status in ("unrewritten", "broken")
         style = "solid" if edge.target is not None and not dashed else "dashed"
-        suffix = {"broken": " [broken]", "unrewritten": " [not rewritten]"}.get(edge.status, " [left as written]" if held else "")
+        suffix = {"broken": " [broken]", "unrewritten": " [not rewritten]"}.get(
+            edge.status, " [left as written]" if held else "")
         edges.append((source, target, label + suffix,
                       "dotted" if edge.status == "produces" else style))
     return [(i, *nodes[i]) for i in (ids.ids[k] for k in ids.order)], edges
