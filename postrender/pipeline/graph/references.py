@@ -647,8 +647,8 @@ class _Run:
 # strings at the scanned paths.
 @record(eq=False)
 class Found:
-    references: list[Reference]
-    strings: PodStrings
+    references: Sequence[Reference]
+    strings: PodStrings  # _NO_STRINGS where it found none: nothing adds to a Found once made
 
 
 class Finder:
@@ -694,7 +694,7 @@ class Finder:
 
 
 # What the walk finds in most objects: one for all, which nothing adds to.
-NOTHING = Found([], PodStrings())
+NOTHING = Found((), PodStrings())
 
 
 def build(index: ObjectIndex, table: ReferenceTable, scanned: SpecIndex | None = None,
@@ -837,12 +837,29 @@ def _found(obj: KubeObject, compiled: Compiled, own: int, whole: list, paths: di
         _merge_taken(obj.node, compiled.tree, own, [*taken.lists, *taken.arguments], strings)
     if not references and not strings:
         return NOTHING
-    found = Found([], PodStrings())
-    for position in sorted(references):
-        found.references.extend(references[position])
+    # Held from read to graph.build for every object the walk finds a name
+    # in: the references a tuple, and no strings the one empty PodStrings
+    # (a Deployment naming its configs held three empty lists and an array,
+    # some 400 bytes: 25,000 small apps, 12 MB of 60 at read's end).
+    return Found(_references_joined(references), _strings_joined(strings))
+
+
+def _references_joined(references: dict[int, list[Reference]]) -> tuple[Reference, ...]:
+    """The references of each spec, in table order (most objects: one spec's)."""
+    if len(references) < 2:
+        return tuple(next(iter(references.values()), ()))
+    return tuple([ref for position in sorted(references) for ref in references[position]])
+
+
+def _strings_joined(strings: dict[int, PodStrings]) -> PodStrings:
+    """The strings of each scanned spec, in table order: the one spec's own
+    where one found any (most workloads: a container's args), not a copy."""
+    if len(strings) < 2:
+        return next(iter(strings.values()), _NO_STRINGS)
+    joined = PodStrings()
     for position in sorted(strings):
-        found.strings.extend(strings[position])
-    return found
+        joined.extend(strings[position])
+    return joined
 
 
 def _walk_leaves(obj: KubeObject, compiled: Compiled, own: int, paths: dict[Path, Path],
