@@ -449,7 +449,7 @@ class PackedDocument(Document):
         comment = self.source_comment
         header = self.header_source
         if comment is not None and (header is None or header is comment) and \
-                comment == leading_source_comment(text):
+                (_opens_with_comment_on(text, comment) or comment == leading_source_comment(text)):
             del self.source_comment
             if header is not None:
                 del self.header_source
@@ -462,6 +462,18 @@ class PackedDocument(Document):
         if name == "source_comment" or name == "header_source":
             return leading_source_comment(self.text)
         raise AttributeError(name)
+
+
+def _opens_with_comment_on(text: str, file: str) -> bool:
+    """Whether `text` opens with the `# Source:` line naming `file` as Helm
+    writes it, after a `---` line or not: then its leading_source_comment is
+    `file`, known without reading its lines (2.6 µs a document, some 2% of
+    a render of 25,000 small apps). A name that line could not spell so (a
+    line break in it, spaces around it, empty) is left to the lines' read."""
+    if not file.isprintable() or file != file.strip() or not file:
+        return False
+    line = f"# Source: {file}\n"
+    return text.startswith(line) or text.startswith("---\n") and text.startswith(line, 4)
 
 
 @record(frozen=True)

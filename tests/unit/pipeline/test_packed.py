@@ -73,3 +73,74 @@ def test_a_source_compares_by_name_and_text_however_it_holds_it(monkeypatch):
     read([compressed], RenderOptions().limits)
     assert whole == chunked == compressed and len({whole, chunked, compressed}) == 1
     assert Source("other.yaml", text) != whole and repr(compressed) == f"Source(name='in.yaml', size={len(text)})"
+
+
+# Documents naming their chart file every way read learns it: a `# Source:`
+# line (after a `---` or not, spaced, with CRLF), an annotation (Helm 4's,
+# kustomize's path), a line and an annotation naming two files, neither.
+_NAMED = [
+    "# Source: c/templates/a.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n",
+    "---\n# Source: c/templates/b.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n",
+    "---\n# Source:  spaced.yaml \napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n",
+    "---\r\n# Source: crlf.yaml\r\napiVersion: v1\r\nkind: ConfigMap\r\nmetadata:\r\n  name: d\r\n",
+    "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: e\n"
+    "  annotations:\n    config.kubernetes.io/path: kustomized/e.yaml\n",
+    "---\n# Source: c/templates/f.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: f\n"
+    "  annotations:\n    helm.sh/filename: other.yaml\n",
+    "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: g\n",
+    "---\n# a comment\n# Source: c/templates/h.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: h\n",
+]
+
+
+def test_a_compressed_document_names_its_file_as_a_held_one_does(monkeypatch):
+    """A compressed document lets go of the file its `# Source:` line names
+    with its text (PackedDocument.let_go_of_text) only where its text
+    names it again; every other way it learnt its file stays held."""
+    from postrender.options import RenderOptions
+    from postrender.pipeline.read import read
+    from postrender.pipeline.read.documents import PackedDocument, Source
+
+    text = "".join(_NAMED)
+    monkeypatch.setattr(packed, "COMPRESS_FROM", len(text) + 1)
+    held = read([Source(None, text)], RenderOptions().limits).documents
+    monkeypatch.setattr(packed, "COMPRESS_FROM", 0)
+    compressed = read([Source(None, text)], RenderOptions().limits).documents
+    assert all(type(doc) is PackedDocument for doc in compressed)
+    assert [(doc.source_comment, doc.header_source) for doc in compressed] == \
+        [(doc.source_comment, doc.header_source) for doc in held]
+    assert [doc.source_comment for doc in held] == [
+        "c/templates/a.yaml", "c/templates/b.yaml", "spaced.yaml", "crlf.yaml", "kustomized/e.yaml",
+        "c/templates/f.yaml", None, "c/templates/h.yaml"]
+    # Let go of where the text names it again (the first two and the
+    # sixth as Helm writes them, the line winning over an annotation; the
+    # others by reading its lines), and held where it does not (the
+    # annotation's, and the None of a document naming none).
+    assert [_holds(doc) for doc in compressed] == [False, False, False, False, True, False, True, False]
+
+
+def _holds(doc) -> bool:
+    """Whether the document holds its file itself, not given back from its
+    text by PackedDocument.__getattr__."""
+    from postrender.pipeline.read.documents import Document
+
+    try:
+        Document.__dict__["source_comment"].__get__(doc, type(doc))
+    except AttributeError:
+        return False
+    return True
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.sampled_from(["", "---\n", "--- \n", "\ufeff", "# x\n", "---\r\n"]),
+       st.text(alphabet=st.sampled_from("ab/. \t\r\n\ufeff#:"), max_size=12),
+       st.sampled_from(["\n", "\r\n", " \n", "", "\nkind: A\n"]),
+       st.text(alphabet=st.sampled_from("ab/. \t\r\n\ufeff"), max_size=12))
+def test_a_source_line_is_recognised_only_where_the_lines_read_it_so(head, written, tail, file):
+    from postrender.pipeline.read.documents import _opens_with_comment_on
+    from postrender.pipeline.read.lines import leading_source_comment
+
+    text = f"{head}# Source: {written}{tail}"
+    if _opens_with_comment_on(text, file):
+        assert leading_source_comment(text) == file
+    if written == file.strip() == file and file.isprintable() and file and head in ("", "---\n") and tail[:1] == "\n":
+        assert _opens_with_comment_on(text, file)
