@@ -665,7 +665,8 @@ class DocumentEdits:
         List of 4,000 apps held its items' nodes and records, 8 MiB, until
         its last edit was made); else kept, as plain sequences (most
         documents are not a List, and generators cost every edited document
-        of a stream)."""
+        of a stream). Taken, the slots are empty from here on, even if a
+        later edit fails: no caller reads them after a failure."""
         held = (self._replaced or (), self._inserted or (), self._aheads() if self._ahead is not None else (),
                 (self._entries or {}).items())
         if not taken:
@@ -673,7 +674,7 @@ class DocumentEdits:
         self._replaced = self._inserted = self._ahead = self._entries = None
         replaced, inserted, aheads, entries = held
         del held
-        return _let_go(replaced), _let_go(inserted), _let_go(aheads), _let_go(list(entries))
+        return _let_go(list(replaced)), _let_go(list(inserted)), _let_go(list(aheads)), _let_go(list(entries))
 
     def _deferred_located(self) -> list[Edit]:
         """The deferred keys' edits, located ahead (TemplatesAhead) when all
@@ -719,11 +720,11 @@ def _insertions(text: str, newline: str, inserted: Iterable[tuple[SequenceNode, 
         out.append(edit.insert_item_before(text, sequence, before, item, newline))
 
 
-def _let_go(held: Sequence[tuple]) -> Iterator[tuple]:
+def _let_go(held: list) -> Iterator[tuple]:
     """`held`'s records in order, each let go as the next is asked for
     (DocumentEdits._records): `held` is a list no one else holds."""
     for at in range(len(held)):
-        record, held[at] = held[at], None  # type: ignore[index]
+        record, held[at] = held[at], None
         yield record
         del record
 

@@ -693,8 +693,10 @@ class Finder:
         return _found(obj, compiled, own, self._whole, self._paths, taken)
 
 
-# What the walk finds in most objects: one for all, which nothing adds to.
-NOTHING = Found((), PodStrings())
+# What the walk finds in most objects, and in a workload its pod strings'
+# walk found none in: one for all, which nothing adds to.
+_NO_STRINGS = PodStrings()
+NOTHING = Found((), _NO_STRINGS)
 
 
 def build(index: ObjectIndex, table: ReferenceTable, scanned: SpecIndex | None = None,
@@ -918,9 +920,6 @@ def _taken_position(held: _TakenItems, here: PathTree, own: int) -> int:
         here = next(below for segment, below in here.children.items() if segment.key == "value")
         return here.ends[0]
     return next(position for position in here.ends if position >= own)
-
-
-_NO_STRINGS = PodStrings()
 
 
 def _lists_taken(root: Node, tree: PathTree,

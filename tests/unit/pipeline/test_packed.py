@@ -66,7 +66,8 @@ def test_a_source_compares_by_name_and_text_however_it_holds_it(monkeypatch):
     from postrender.pipeline.read import read
     from postrender.pipeline.read.documents import Source
 
-    text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: d\n"
+    text = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n---\n"
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: d\n")
     whole, chunked, compressed = Source("in.yaml", text), Source("in.yaml", text), Source("in.yaml", text)
     read([chunked], RenderOptions().limits)
     monkeypatch.setattr(packed, "COMPRESS_FROM", 0)
@@ -76,8 +77,10 @@ def test_a_source_compares_by_name_and_text_however_it_holds_it(monkeypatch):
 
 
 # Documents naming their chart file every way read learns it: a `# Source:`
-# line (after a `---` or not, spaced, with CRLF), an annotation (Helm 4's,
-# kustomize's path), a line and an annotation naming two files, neither.
+# line (after a `---` or not, spaced, with CRLF, after a comment), an
+# annotation (Helm 4's, kustomize's path), a line and an annotation naming
+# two files, neither, and Helm 3's header (pipeline/read/helm.py) naming
+# another file than the line under it, or alone.
 _NAMED = [
     "# Source: c/templates/a.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n",
     "---\n# Source: c/templates/b.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n",
@@ -86,9 +89,13 @@ _NAMED = [
     "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: e\n"
     "  annotations:\n    config.kubernetes.io/path: kustomized/e.yaml\n",
     "---\n# Source: c/templates/f.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: f\n"
-    "  annotations:\n    helm.sh/filename: other.yaml\n",
+    "  annotations:\n    postrenderer.helm.sh/postrender-filename: other.yaml\n",
     "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: g\n",
     "---\n# a comment\n# Source: c/templates/h.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: h\n",
+    "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: i\n"
+    "  annotations:\n    postrenderer.helm.sh/postrender-filename: helm4/i.yaml\n",
+    "---\n  # Source: header.yaml\n# Source: line.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: j\n",
+    "---\n  # Source: header-only.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: k\n",
 ]
 
 
@@ -110,12 +117,15 @@ def test_a_compressed_document_names_its_file_as_a_held_one_does(monkeypatch):
         [(doc.source_comment, doc.header_source) for doc in held]
     assert [doc.source_comment for doc in held] == [
         "c/templates/a.yaml", "c/templates/b.yaml", "spaced.yaml", "crlf.yaml", "kustomized/e.yaml",
-        "c/templates/f.yaml", None, "c/templates/h.yaml"]
+        "c/templates/f.yaml", None, "c/templates/h.yaml", "helm4/i.yaml", "line.yaml", None]
+    assert [doc.header_source for doc in held][-2:] == ["header.yaml", "header-only.yaml"]
     # Let go of where the text names it again (the first two and the
     # sixth as Helm writes them, the line winning over an annotation; the
     # others by reading its lines), and held where it does not (the
-    # annotation's, and the None of a document naming none).
-    assert [_holds(doc) for doc in compressed] == [False, False, False, False, True, False, True, False]
+    # annotations', the None of a document naming none, a line under a
+    # header naming another file, and a header alone).
+    assert [_holds(doc) for doc in compressed] == [False, False, False, False, True, False, True, False,
+                                                   True, True, True]
 
 
 def _holds(doc) -> bool:
