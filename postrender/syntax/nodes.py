@@ -185,7 +185,7 @@ def _composed_scalar(tag: str, value: str, start_mark: object, end_mark: object,
     end: int = end_mark.index  # type: ignore[attr-defined]
     if end < _SHARED_BELOW:
         start, end = _SHARED_OFFSETS[start], _SHARED_OFFSETS[end]
-    node.tag = tag
+    node.tag = tag or _UNTAGGED  # untagged: "" (Composer.resolve)
     node.value = _share(value, value) if len(value) < _SHARED_TEXT_BELOW else value
     node.start_mark = start
     node.end_mark = end
@@ -225,8 +225,12 @@ class SequenceNode(_Collection):
 
     @_Collection.end_mark.setter
     def end_mark(self, mark: object) -> None:
-        # _offset, written out: the composer gives every collection its end.
-        index: int = mark if type(mark) is int else mark.index  # type: ignore[attr-defined]
+        # _offset, written out: the composer gives every collection its end
+        # (a Mark; code that moves a node, an int).
+        try:
+            index: int = mark.index  # type: ignore[attr-defined]
+        except AttributeError:
+            index = mark  # type: ignore[assignment]
         self._end = _SHARED_OFFSETS[index] if index < _SHARED_BELOW else index
         composing = _composing
         if composing is not None:
@@ -248,18 +252,24 @@ class MappingNode(_Collection):
 
     @_Collection.end_mark.setter
     def end_mark(self, mark: object) -> None:
-        index: int = mark if type(mark) is int else mark.index  # type: ignore[attr-defined]
+        try:  # as SequenceNode's
+            index: int = mark.index  # type: ignore[attr-defined]
+        except AttributeError:
+            index = mark  # type: ignore[assignment]
         self._end = _SHARED_OFFSETS[index] if index < _SHARED_BELOW else index
         composing = _composing
         if composing is None:
             return
         # The composer gives the end once the pairs are all there.
         pairs = self.value
-        composing.events += 1 + 2 * len(pairs)  # its end, each key and each value
-        if len(pairs) < _INDEX_FROM and composing.small_mappings is not None:
+        count = len(pairs)  # (asked once: this runs for every mapping)
+        composing.events += 1 + 2 * count  # its end, each key and each value
+        if count < _INDEX_FROM:
             # How get() may search it (decided per document, from its
             # text), so that most mappings need no _key_index.
-            self.merge = composing.small_mappings
+            small = composing.small_mappings
+            if small is not None:
+                self.merge = small
         if composing.plain_keys:
             # Whether every key surely reads as its own text and no two are
             # written alike, so that no two keys reach Kubernetes as one:
@@ -267,13 +277,13 @@ class MappingNode(_Collection):
             # text (plain_is_text). Here, not in a function of its own: it
             # is asked of every mapping, and most have only known keys.
             try:
-                if len(pairs) < 3:
+                if count < 3:
                     # Most mappings (labels, selectors, a reference): one
                     # key or two, compared without a set.
-                    if not pairs:
+                    if not count:
                         return
                     first = pairs[0][0].value
-                    if len(pairs) == 1:
+                    if count == 1:
                         known = first in _TEXT_KEYS
                     else:
                         second = pairs[1][0].value
@@ -288,8 +298,21 @@ class MappingNode(_Collection):
             except TypeError:  # a collection as a key: its value is a list
                 composing.plain_keys = False
                 return
-            if len(texts) != len(pairs) or not texts <= _TEXT_KEYS and not _plain_keys(pairs):
+            if len(texts) != count or not texts <= _TEXT_KEYS and not _plain_keys(pairs):
                 composing.plain_keys = False
+
+
+_DEFAULT_TAGS = {
+    ScalarNode: STR_TAG,
+    SequenceNode: YAML_TAG_PREFIX + "seq",
+    MappingNode: YAML_TAG_PREFIX + "map",
+}
+
+
+# The tag of every scalar written without one (what the makers give for
+# Composer.resolve's ""): told apart from a written `!!str` by identity, as
+# libyaml makes a new text for each tag it reads.
+_UNTAGGED = _DEFAULT_TAGS[ScalarNode]
 
 
 def _collection_maker(kind: type[_Collection]) -> Callable[..., _Collection]:
@@ -297,12 +320,13 @@ def _collection_maker(kind: type[_Collection]) -> Callable[..., _Collection]:
     gives the end once the content is composed: see _composed_scalar. One
     function made for each class, which the composer calls directly."""
     mapping = kind is MappingNode
+    untagged = _DEFAULT_TAGS[kind]
 
     def composed(tag: str, value: list, start_mark: object, end_mark: None, flow_style: bool | None,
                  new: Callable[[type], object] = object.__new__) -> _Collection:
         node: _Collection = new(kind)  # type: ignore[assignment]
         index: int = start_mark.index  # type: ignore[attr-defined]
-        node.tag = tag
+        node.tag = tag or untagged  # untagged: "" (Composer.resolve)
         node.value = value
         node.start_mark = _SHARED_OFFSETS[index] if index < _SHARED_BELOW else index
         node._end = -1
@@ -364,19 +388,6 @@ _FIRST = itemgetter(0)
 _VALUE = attrgetter("value")
 
 
-_DEFAULT_TAGS = {
-    ScalarNode: STR_TAG,
-    SequenceNode: YAML_TAG_PREFIX + "seq",
-    MappingNode: YAML_TAG_PREFIX + "map",
-}
-
-
-# The tag of every scalar written without one (what Composer.resolve gives):
-# told apart from a written `!!str` by identity, as libyaml makes a new text
-# for each tag it reads.
-_UNTAGGED = _DEFAULT_TAGS[ScalarNode]
-
-
 def default_tag(kind: type) -> str:
     """The tag of a node of this kind written without one (the one object)."""
     return _DEFAULT_TAGS[kind]
@@ -394,10 +405,6 @@ _composing: Composer | None = None
 # thread, and a library caller must do the same.
 _RUAMEL_NODES = (_ruamel_yaml.ScalarNode, _ruamel_yaml.SequenceNode, _ruamel_yaml.MappingNode)
 _OUR_NODES = (_composed_scalar, _composed_sequence, _composed_mapping)
-_DEFAULT_TAGS.update(zip(_OUR_NODES, (_DEFAULT_TAGS[kind] for kind in (ScalarNode, SequenceNode, MappingNode))))
-# Asked for ruamel's own classes by a composer that did not take ours, so
-# that it gets as far as get_single_node's refusal.
-_DEFAULT_TAGS.update(zip(_RUAMEL_NODES, (_DEFAULT_TAGS[kind] for kind in _OUR_NODES)))
 
 
 def may_hold_tags(text: str) -> bool:
@@ -617,11 +624,14 @@ class Composer(CParser):
         self.events = 0
         self.plain_keys = True
 
-    # Static: libyaml's composer calls it for every untagged node, and a
-    # bound method would be made for each call.
-    @staticmethod
-    def resolve(kind: type, value: object, implicit: object) -> str:
-        return _DEFAULT_TAGS[kind]
+    # libyaml's composer calls it for every untagged node, as
+    # resolve(kind, value, implicit), and gives what it returns to the
+    # node's maker as the tag. A C method returning the empty text (a
+    # format without fields ignores its arguments), which the makers read
+    # as their kind's default tag: no tag libyaml reads is empty (a
+    # verbatim `!<>` and a %TAG prefix must hold a character). A Python
+    # function here cost render +0.16% instructions at N=1000.
+    resolve = "".format
 
     # libyaml's composer calls these two around every node it composes;
     # with no path resolvers there is nothing for them to do. Methods of
