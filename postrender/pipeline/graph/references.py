@@ -993,17 +993,16 @@ class YamlNodes(Accessor[Node]):
 
     left_out = DROPPED_ITEM
 
-    @staticmethod
-    def is_leaf(node: Node) -> bool:
-        return isinstance(node, ScalarNode)
+    # isinstance(node, ScalarNode) and isinstance(node, MappingNode), as C
+    # methods: the walk asks them of every node it meets, where a Python
+    # function is a frame each.
+    is_leaf = staticmethod(ScalarNode.__instancecheck__)
 
     @staticmethod
     def items(node: Node) -> list[Node] | None:
         return node.value if isinstance(node, SequenceNode) else None
 
-    @staticmethod
-    def is_mapping(node: Node) -> bool:
-        return isinstance(node, MappingNode)
+    is_mapping = staticmethod(MappingNode.__instancecheck__)
 
     child = staticmethod(get)
 
