@@ -111,7 +111,7 @@ def pod_templates(obj: KubeObject, table: ReferenceTable, immutable: bool = Fals
     dependencies, Reloader, retention): found once per workload and table,
     first while the object is whole (the read stage asks: templates_read).
     A kind without templates (most objects) needs no memo."""
-    paths = table.template_paths(obj.kind, obj.group, obj.api_version.rpartition("/")[2], immutable)
+    paths = table.template_paths_written(obj.kind, obj.api_version, immutable)
     if not paths:
         return ()
     what = "immutable pod templates" if immutable else "pod templates"
@@ -661,6 +661,9 @@ class Finder:
         self._table = table
         self._scanned = scanned
         self._walks: dict[tuple[str, str, str], tuple[Compiled, int] | None] = {}
+        # The same by kind and apiVersion as written, as each object asks
+        # (splitting the apiVersion for each cost render +0.13% instructions).
+        self._walks_written: dict[tuple[str, str], tuple[Compiled, int] | None] = {}
         # One tuple for each path references were found at: the workloads
         # of a stream name their configs at the same few paths, and a
         # reference keeps its path to the end of a render.
@@ -683,10 +686,11 @@ class Finder:
     def __call__(self, obj: KubeObject, taken: TakenStrings | None = None) -> Found:
         """`taken`: the items of `obj` taken out as it was composed."""
         # Looked up here first: asked of every object, most kinds walked before.
-        key = (obj.kind, obj.group, obj.api_version.rpartition("/")[2])
-        both = self._walks.get(key, _MISSING)
+        written = (obj.kind, obj.api_version)
+        both = self._walks_written.get(written, _MISSING)
         if both is _MISSING:
-            both = self.walked(*key)
+            group, _, version = obj.api_version.rpartition("/")
+            both = self._walks_written[written] = self.walked(obj.kind, group, version)
         if both is None:
             return NOTHING
         compiled, own = both
