@@ -1637,8 +1637,13 @@ def is_string(node: ScalarNode) -> bool:
     A `!!binary` scalar reads as its decoded bytes: see string_value.
     """
     if node.tag is _UNTAGGED:
+        if node.style:
+            return True
         text = node.value
-        return bool(node.style) or plain_is_text(text) or plain_is_string(text)
+        # plain_is_text, written out: asked of most names and labels read.
+        if text and (text[0] not in _HINTS or text[0] in _WORD_HINTS and text not in _WORDS):
+            return True
+        return plain_is_string(text)
     if node.tag == STR_TAG:
         return bool(node.style) or plain_is_string(node.value)
     if node.tag == BINARY_TAG:
