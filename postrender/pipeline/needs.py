@@ -134,12 +134,13 @@ class Needs:
         # the guard walks its graph as read (check/guard._whole_root), where
         # composing it again pruned peaked higher (the 5,000 bench apps as
         # one List, one anchor and its alias: 289 -> 297 MiB).
-        shared_list = bool(doc.shared) and objects and objects[0].item is not None
+        shares = bool(doc.shared)
+        shared_list = shares and objects and objects[0].item is not None
         if shared_list and self.prunes and type(doc.shared) is ItemsShared:
             self._kept_for_edits(doc, objects)
         if not self.prunes or doc.root is None or not objects or shared_list:
             return
-        shares, merges = bool(doc.shared), may_hold_merge_keys(doc.text)
+        merges = may_hold_merge_keys(doc.text)
         readers = self._readers_made()
         for obj in objects if not walked and not shares and not merges else ():
             self._prepared(obj, readers)

@@ -453,7 +453,9 @@ def content_end(text: str, node: Node) -> int:
         last = node.value[-1]
         if isinstance(last, tuple):
             key, value = last
-            if _is_empty(value) and _value_on_next_line(text, key, value):
+            # _is_empty, written out: asked at each level of every document pruned whole (syntax/prune.stub).
+            if isinstance(value, ScalarNode) and value.start_mark == value.end_mark \
+                    and _value_on_next_line(text, key, value):
                 node = key  # `? key` with no value: nothing is written after the key
                 continue
             last = value

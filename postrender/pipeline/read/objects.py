@@ -109,7 +109,7 @@ def _object(doc: Document, node: MappingNode, item: int | None, shared: _SharedM
         written = get(node, "kind")  # an empty one's line, where there is one (errors60)
         raise PostrenderError("object has no kind" + _chart_file_hint(doc),
                               doc.location(written if written is not None else node, None, name))
-    api_version, namespace = _type_and_namespace(doc, node, kind, name)
+    api_version, namespace = _type_and_namespace(doc, node, metadata, kind, name)
     if item is not None and isinstance(get(node, "items"), SequenceNode):
         # apimachinery decodes an object holding an `items` list as a List
         # (_an_empty_list), and a List's item cannot be one: kubectl fails
@@ -178,12 +178,12 @@ def _identity(doc: Document, node: Node | None, key: str, kind: str | None, name
                           doc.location(value, kind, name))
 
 
-def _type_and_namespace(doc: Document, node: MappingNode, kind: str | None, name: str | None) -> tuple[str, str | None]:
+def _type_and_namespace(doc: Document, node: MappingNode, metadata: Node | None, kind: str | None,
+                        name: str | None) -> tuple[str, str | None]:
     """The apiVersion ("" for none) and namespace (None for none) of an
     object or a List, as kubectl decodes them (_identity); refuses metadata
-    that is no mapping."""
+    (its `metadata`, looked up by the caller) that is no mapping."""
     api_version = _identity(doc, node, "apiVersion", kind, name) or ""
-    metadata = get(node, "metadata")
     if metadata is not None and not isinstance(metadata, MappingNode) and not is_null(metadata):
         raise PostrenderError("metadata must be a mapping", doc.location(metadata, kind, name))
     return api_version, _identity(doc, metadata, "namespace", kind, name, "metadata.") or None
@@ -216,7 +216,7 @@ def _check_list(doc: Document, root: MappingNode) -> None:
     kind = get_str(root, "kind")
     metadata = get(root, "metadata")
     name = _identity(doc, metadata, "name", kind, None, "metadata.")
-    _type_and_namespace(doc, root, kind, name)
+    _type_and_namespace(doc, root, metadata, kind, name)
     for field in ("labels", "annotations"):
         _string_map_node(doc, metadata, field, kind, name)
 
