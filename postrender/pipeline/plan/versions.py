@@ -57,14 +57,16 @@ class Version:
     def versioned(self) -> bool:
         return self.excluded is None
 
+    # (Both ask `excluded` themselves, not `versioned`: a property call
+    # less each, asked of every config by several stages.)
     @property
     def renamed(self) -> bool:
-        return self.versioned and not self.unchanged and self.name != self.obj.name
+        return self.excluded is None and not self.unchanged and self.name != self.obj.name
 
     @property
     def name_follows_content(self) -> bool:
         """New content gives a new name: postrender's or kustomize's suffix."""
-        return self.versioned or self.kustomized
+        return self.excluded is None or self.kustomized
 
 
 @record

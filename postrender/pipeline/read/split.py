@@ -202,12 +202,15 @@ def _document_starts(text: str, count: _Count | None = None, name: str | None = 
     while True:
         at = newline + 1
         if text.startswith("---", at):
-            if not opens_with_marker(text, at):
-                raise _refused_separator(_INVALID_SEPARATOR, text, at, starts, name, documents_before)
-            if _hidden_from_yaml(text, at) and _read_as_text(text, at, starts):
-                glued = at + 3 < len(text) and text[at + 3] not in " \t"
-                raise _refused_separator(_SEPARATOR_READ_AS_TEXT if glued else _SEPARATOR_WITH_A_NODE, text, at,
-                                         starts, name, documents_before)
+            # Most separators are `---` and a line break: a marker to both,
+            # told here without the two calls (a document each).
+            if at + 3 < len(text) and text[at + 3] != "\n":
+                if not opens_with_marker(text, at):
+                    raise _refused_separator(_INVALID_SEPARATOR, text, at, starts, name, documents_before)
+                if _hidden_from_yaml(text, at) and _read_as_text(text, at, starts):
+                    glued = text[at + 3] not in " \t"
+                    raise _refused_separator(_SEPARATOR_READ_AS_TEXT if glued else _SEPARATOR_WITH_A_NODE, text, at,
+                                             starts, name, documents_before)
             if count is not None and len(starts) > count.spare_objects:
                 # The documents before this one, each ended (as read() counts them).
                 ended = len(starts) + (0 if at == 0 or starts and starts[0] == 0 else 1)
