@@ -76,6 +76,9 @@ CASES = {
     "anchors": "a: &x {b: 1}\nc: *x\n",
     # Past the table of shared offsets (nodes._SHARED_OFFSETS), and a scalar across its end.
     "long": "".join(f"key{i}: value-{i}\n" for i in range(1500)) + "last: " + "x" * 20000 + "\n",
+    # Past a piece of what libyaml is given at a time (nodes._Text), a
+    # character of two to four bytes, and a CR LF, across each piece's end.
+    "read in pieces": "".join(f"k{i}: \"é{'€' * (i % 3)}😀\"\r\n" for i in range(30000)),
 }
 
 
@@ -84,6 +87,20 @@ def test_columns_are_libyamls_and_lines_end_at_lf(text):
     ours = _ours(text)
     assert ours == _marks(text)
     assert len(ours) > 3
+
+
+def test_a_big_text_is_given_to_libyaml_a_piece_at_a_time():
+    # CParser holds what it is given, encoded, until libyaml has read it all:
+    # a big text given whole was a copy of it held as it was composed.
+    text = CASES["read in pieces"]
+    assert len(text) > 4 * nodes._READ_PIECE
+    given = nodes._readable(text)
+    pieces = list(iter(lambda: given.read(16384), ""))
+    assert "".join(pieces) == text
+    assert max(map(len, pieces)) <= nodes._READ_PIECE
+    # One holding a lone surrogate, whole: encoding it fails before libyaml reads any.
+    broken = text + "a: \ud800\n"
+    assert nodes._readable(broken).read(16384) is broken
 
 
 def test_a_byte_order_mark_is_not_a_column():
