@@ -11,13 +11,13 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.error import YAMLError
 
 from ...errors import PostrenderError
 from ...limits import MAX_DEPTH_CEILING
 from ...syntax.nodes import Composer, flow_openings, may_hold_anchors, may_hold_tags
 from .masks import _colons_hidden, _release
-from .yamlerrors import _parse_error, _yaml_error
+from .yamlerrors import _parse_error
 
 if TYPE_CHECKING:
     from .documents import Document
@@ -104,10 +104,12 @@ def _check_depth(doc: Document, max_depth: int, masked: str | None = None) -> No
                     )
             elif name in ("MappingEndEvent", "SequenceEndEvent"):
                 depth -= 1
-    except MarkedYAMLError as exc:
+    except YAMLError as exc:
+        # A ReaderError too (a character YAML does not allow), which is not
+        # a MarkedYAMLError: said as _parse_events says it, by line and column.
         hidden = _colons_hidden(doc, text, exc)
         if hidden is None:
-            raise _yaml_error(doc, exc) from None
+            raise _parse_error(doc, exc) from None
     else:
         return
     finally:

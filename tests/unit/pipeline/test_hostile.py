@@ -277,6 +277,19 @@ def test_nesting_just_over_the_limit_is_refused_and_under_it_accepted(shape):
         assert result.stdout == under
 
 
+@pytest.mark.parametrize("character", ["\x01", "\x00", "\ufffe"])
+@pytest.mark.parametrize("flags, brackets", [(["--max-depth", "2"], 1), ([], 520)])
+def test_a_character_yaml_refuses_in_a_document_walked_for_its_depth_is_said_by_line(character, flags, brackets):
+    """A document the depth screen sends to the events' walk (brackets
+    enough to reach --max-depth) holding a character libyaml's reader
+    refuses: said where it is, as any document's is, not as an internal
+    error (review67c; the walk caught only errors with a mark)."""
+    text = HEAD + "".join(f"  k{i}: [1]\n" for i in range(brackets)) + f'  bad: "{character}"\n'
+    result = run_postrender(flags, text)
+    assert_refused(result, 1, 5 + brackets, "invalid YAML: a character YAML does not allow at column 9 "
+                                            "(control characters are not allowed)")
+
+
 def test_max_depth_is_configurable_up_to_a_ceiling():
     text = HEAD + _nest("flow-sequences", 50)
     assert_refused(run_postrender(["--max-depth", "40"], text), 1, 5, "nesting deeper than 40 levels")
