@@ -1105,19 +1105,16 @@ class _TextInPieces(_Text):
     holds what it was given, encoded, until libyaml has taken all of it, so
     the whole text given at once was a copy of it held beside it while
     composed (100,000 tiny ConfigMaps as one List, 8.1 MB: read's traced
-    peak 62.2 -> 55.3 MiB). A text holding a lone surrogate is given whole,
-    so that encoding it fails before libyaml reads anything, as before."""
+    peak 62.2 -> 55.3 MiB)."""
 
     __slots__ = ("_at",)
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self._at = 0 if text.isascii() or not _LONE_SURROGATE.search(text) else -1
+        self._at = 0
 
     def read(self, size: int) -> str:
         text, at = self.text, self._at
-        if at < 0:
-            return super().read(size)
         piece = text[at : at + _READ_PIECE]
         self._at = at + len(piece)
         if self._at >= len(text):
@@ -1128,11 +1125,17 @@ class _TextInPieces(_Text):
 # A text longer than this is given in pieces of it, in characters
 # (_TextInPieces); libyaml asks for 16 KiB at a time.
 _READ_PIECE = 1 << 16
-_LONE_SURROGATE = LazyPattern("[\\ud800-\\udfff]")
+# A surrogate, paired or lone: UTF-8 cannot encode either.
+_SURROGATE = LazyPattern("[\\ud800-\\udfff]")
 
 
 def _readable(text: str) -> _Text:
-    return _Text(text) if len(text) <= _READ_PIECE else _TextInPieces(text)
+    """`text` as libyaml reads it: in pieces when it is big, but whole when
+    it holds a surrogate, so that encoding it fails before libyaml reads
+    anything, as it did."""
+    if len(text) <= _READ_PIECE or not text.isascii() and _SURROGATE.search(text):
+        return _Text(text)
+    return _TextInPieces(text)
 
 
 def _clib_version() -> str:

@@ -332,9 +332,10 @@ def _items_of(doc: Document, flagged: list[KubeObject], first: int) -> set[int]:
 
 # What a name the screen looks for is made of. Every other character (space,
 # line break, quote, `=`, `/`, a flow indicator, any non-ASCII one) bounds it.
-_NAME = re.compile(r"[A-Za-z0-9._-]+")
+_NAME_CHARACTERS = "A-Za-z0-9._-"
+_NAME = re.compile(f"[{_NAME_CHARACTERS}]+")
 # A character no name holds: where a big text is cut into pieces (_name_runs).
-_BOUND = LazyPattern(r"[^A-Za-z0-9._-]")
+_BOUND = LazyPattern(f"[^{_NAME_CHARACTERS}]")
 # Each byte that is no name character as a space (ASCII, then): split then
 # gives a text's runs of name characters, all in C.
 _BOUNDS_TO_SPACE = bytes(c if _NAME.fullmatch(chr(c)) else 0x20 for c in range(256))

@@ -76,10 +76,27 @@ CASES = {
     "anchors": "a: &x {b: 1}\nc: *x\n",
     # Past the table of shared offsets (nodes._SHARED_OFFSETS), and a scalar across its end.
     "long": "".join(f"key{i}: value-{i}\n" for i in range(1500)) + "last: " + "x" * 20000 + "\n",
-    # Past a piece of what libyaml is given at a time (nodes._Text), a
-    # character of two to four bytes, and a CR LF, across each piece's end.
-    "read in pieces": "".join(f"k{i}: \"é{'€' * (i % 3)}😀\"\r\n" for i in range(30000)),
 }
+
+
+def _straddling(features: list[tuple[str, str, int]]) -> str:
+    """A mapping whose k-th entry puts its feature's `split`-th character at
+    the k-th end of a piece libyaml is given (nodes._READ_PIECE), each
+    entry's value padded to reach it: (opening of the value, feature, split)."""
+    text = ""
+    for k, (opening, feature, split) in enumerate(features, 1):
+        line = f"k{k}: {opening}"
+        text += line + "x" * (k * nodes._READ_PIECE - split - len(text) - len(line)) + feature
+    return text
+
+
+# Past each end of a piece of what libyaml is given at a time: a CR LF, a CR
+# alone, U+2028 and U+0085 in a quoted value, characters of two to four
+# bytes each side of it (a piece is cut between characters, never in one).
+CASES["read in pieces"] = _straddling([
+    ("", "\r\n", 1), ("", "\rk: v\n", 1), ('"', "\u2028y\"\n", 1), ('"', "\x85y\"\n", 0),
+    ('"', "é😀€\"\n", 1), ("", "\r\n", 2),
+])
 
 
 @pytest.mark.parametrize("text", CASES.values(), ids=CASES.keys())
@@ -89,15 +106,17 @@ def test_columns_are_libyamls_and_lines_end_at_lf(text):
     assert len(ours) > 3
 
 
-def test_a_big_text_is_given_to_libyaml_a_piece_at_a_time():
+def test_a_big_text_is_given_to_libyaml_a_piece_at_a_time(monkeypatch):
     # CParser holds what it is given, encoded, until libyaml has read it all:
     # a big text given whole was a copy of it held as it was composed.
     text = CASES["read in pieces"]
     assert len(text) > 4 * nodes._READ_PIECE
-    given = nodes._readable(text)
-    pieces = list(iter(lambda: given.read(16384), ""))
-    assert "".join(pieces) == text
-    assert max(map(len, pieces)) <= nodes._READ_PIECE
+    given = []
+    read = nodes._TextInPieces.read
+    monkeypatch.setattr(nodes._TextInPieces, "read", lambda self, size: given.append(read(self, size)) or given[-1])
+    assert Composer(text).get_single_node() is not None
+    assert "".join(given) == text and given[-1] == ""
+    assert len(given) > 4 and max(map(len, given)) == nodes._READ_PIECE
     # One holding a lone surrogate, whole: encoding it fails before libyaml reads any.
     broken = text + "a: \ud800\n"
     assert nodes._readable(broken).read(16384) is broken
