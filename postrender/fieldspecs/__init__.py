@@ -385,6 +385,7 @@ class ReferenceTable:
         for holder in data.get("podSpecs") or []:
             holder = _mapping(holder, origin, "podSpecs entry")
             self._pod_holders.append(holder)
+            # Both: the second keys the first's answers by apiVersion as written.
             self._template_paths.clear()
             self._template_paths_written.clear()
             self._pod_metadata.clear()

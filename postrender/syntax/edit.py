@@ -454,8 +454,8 @@ def content_end(text: str, node: Node) -> int:
         if isinstance(last, tuple):
             key, value = last
             # _is_empty, written out: asked at each level of every document pruned whole (syntax/prune.stub).
-            if isinstance(value, ScalarNode) and value.start_mark == value.end_mark \
-                    and _value_on_next_line(text, key, value):
+            if (isinstance(value, ScalarNode) and value.start_mark == value.end_mark
+                    and _value_on_next_line(text, key, value)):
                 node = key  # `? key` with no value: nothing is written after the key
                 continue
             last = value
@@ -480,6 +480,7 @@ def _header_comment(text: str, node: ScalarNode) -> str:
 
 
 def _is_empty(node: Node) -> bool:
+    # Written out in content_end: change both.
     return isinstance(node, ScalarNode) and node.start_mark == node.end_mark
 
 

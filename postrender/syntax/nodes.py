@@ -226,7 +226,8 @@ class SequenceNode(_Collection):
     @_Collection.end_mark.setter
     def end_mark(self, mark: object) -> None:
         # _offset, written out: the composer gives every collection its end
-        # (a Mark; code that moves a node, an int).
+        # (a Mark; code that moves a node, an int: shift_offsets, for a
+        # document opening with a byte order mark, which pays the exception).
         try:
             index: int = mark.index  # type: ignore[attr-defined]
         except AttributeError:
@@ -1630,7 +1631,9 @@ def _merged_key_index(node: MappingNode) -> dict[str, Node]:
 
 def plain_is_text(text: str) -> bool:
     """Whether an untagged plain scalar surely reads as its own text
-    (False: it may not, ask resolve_plain)."""
+    (False: it may not, ask resolve_plain). Written out in is_string and
+    MappingNode.end_mark: change the three together
+    (tests/unit/syntax/test_nodes_fast_paths.py checks is_string's)."""
     if not text:
         return False
     first = text[0]

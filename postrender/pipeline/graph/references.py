@@ -240,7 +240,8 @@ def shown_value(obj: KubeObject, path: Path, value: str) -> str | None:
 
 
 def is_config_kind(kind: str, api_version: str) -> bool:
-    """Whether objects of this kind and apiVersion are ConfigMaps or Secrets."""
+    """Whether objects of this kind and apiVersion are ConfigMaps or Secrets
+    (is_config_object writes it out: change both)."""
     return kind in CONFIG_KINDS and api_version == "v1"
 
 

@@ -55,6 +55,7 @@ class Version:
 
     @property
     def versioned(self) -> bool:
+        # Written out in renamed and name_follows_content: change the three together.
         return self.excluded is None
 
     # (Both ask `excluded` themselves, not `versioned`: a property call

@@ -18,3 +18,15 @@ def _scalar(tag: str, style: str, text: str):
 def test_examples(text, key, value):
     key_node, value_node = _scalar("", "{}", text)
     assert (json_key(key_node), string_value(value_node)) == (key, value)
+
+
+@pytest.mark.parametrize("kind", ["ConfigMap", "Secret", "configmap", "Deployment", "", "ConfigMapList"])
+@pytest.mark.parametrize("api_version", ["v1", "core/v1", "/v1", "v1beta1", "", "apps/v1"])
+def test_is_config_object_is_is_config_kind_written_out(kind, api_version):
+    """references.is_config_object writes is_config_kind out (stop 67): the
+    same answer for every kind and apiVersion spelling."""
+    from types import SimpleNamespace
+
+    from postrender.pipeline.graph.references import is_config_kind, is_config_object
+
+    assert is_config_object(SimpleNamespace(kind=kind, api_version=api_version)) == is_config_kind(kind, api_version)

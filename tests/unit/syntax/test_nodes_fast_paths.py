@@ -96,3 +96,46 @@ def test_numbers_pass_the_screen(text):
 def test_hashes_and_versions_are_strings_at_once(text):
     assert not nodes._MAY_BE_NUMBER.fullmatch(text)
     assert nodes.resolve_plain(text) == ("str", text)
+
+
+# Scalars of every style and the plain texts YAML 1.1 reads as other values.
+_SCALAR_TEXTS = [*_KEY_TEXTS, "", "<<", "=", "2001-01-01", "2001-01-01t00:00:00z", ".inf", "-.Inf", ".NaN", "Null",
+                 "NULL", "off", "Off", "a b", "é", "0.", "1:20", "0777", "_", "-a", "?a", ":a"]
+
+
+@pytest.mark.parametrize("text", _SCALAR_TEXTS)
+@pytest.mark.parametrize("form", [*_FORMS, *_TAGGED_FORMS, "!!binary {}"])
+def test_is_string_is_plain_is_text_written_out(text, form):
+    """is_string writes plain_is_text out (stop 67): it answers as the rule
+    it copies, for every style and tag."""
+    node = _compose(f"k: {form.format(text)}\n").value[0][1]
+    written_out = nodes.is_string(node)
+    if node.tag is nodes.default_tag(nodes.ScalarNode):
+        assert written_out == (bool(node.style) or nodes.plain_is_text(node.value)
+                               or nodes.plain_is_string(node.value))
+    elif node.tag == nodes.STR_TAG:
+        assert written_out == (bool(node.style) or nodes.plain_is_string(node.value))
+
+
+@pytest.mark.parametrize("text, kind", [
+    ("k: x", nodes.ScalarNode), ("k: ''", nodes.ScalarNode), ("k:", nodes.ScalarNode), ("k: ! x", nodes.ScalarNode),
+    ("k: !<!> x", nodes.ScalarNode), ("k: [a]", nodes.SequenceNode), ("k: ! [a]", nodes.SequenceNode),
+    ("k: {a: b}", nodes.MappingNode), ("k: ! {}", nodes.MappingNode), ("k:\n- a", nodes.SequenceNode),
+    ("k:\n  a: b", nodes.MappingNode),
+])
+def test_an_untagged_node_has_its_kinds_default_tag(text, kind):
+    """The composer's resolve hook answers "" and the node makers read it as
+    the default tag (stop 67): each kind's, the very object default_tag
+    gives, for a node with no tag or the non-specific `!`."""
+    node = _compose(f"{text}\n").value[0][1]
+    assert type(node) is kind
+    assert node.tag is nodes.default_tag(kind)
+
+
+@pytest.mark.parametrize("text, tag", [("!!str x", nodes.STR_TAG), ("!foo {}", "!foo"), ("!!map {}", None),
+                                       ("!<tag:example.com,2000:x> [a]", "tag:example.com,2000:x")])
+def test_a_tag_written_is_kept_as_written(text, tag):
+    node = _compose(f"k: {text}\n").value[0][1]
+    assert node.tag is not nodes.default_tag(type(node))
+    if tag is not None:
+        assert node.tag == tag
