@@ -17,8 +17,9 @@ dataclass generates, so instances are built and compared as fast.
 What a record supports is what postrender's classes use: `frozen`, `eq`,
 `order`, defaults, `field(default_factory=..., repr=..., compare=...)`,
 `replace` and `fields`. Every annotation in the class body is a field, in
-order (no ClassVar), and a field without a default cannot follow one with a
-default. A record has no base class.
+order, but a `ClassVar[...]` one (a class attribute, as for a dataclass;
+written `ClassVar`, not `typing.ClassVar`), and a field without a default
+cannot follow one with a default. A record has no base class.
 
 A record's instances keep their fields in `__slots__`, not in a `__dict__`:
 a render holds some 100,000 of them at once, and a dict each is a third of
@@ -105,7 +106,8 @@ def _prepare(cls: type, *, frozen: bool, eq: bool, order: bool, extra_slots: tup
     if cached:
         raise TypeError(f"{cls.__name__}: cached_property {cached[0]!r} needs an instance __dict__;"
                         " keep the value in a slot named in extra_slots")
-    names = tuple(cls.__dict__.get("__annotations__", {}))
+    names = tuple(name for name, annotation in cls.__dict__.get("__annotations__", {}).items()
+                  if not str(annotation).startswith("ClassVar["))
     defaults: dict[str, Any] = {}
     factories: dict[str, Callable[[], Any]] = {}
     shown: list[str] = []

@@ -15,12 +15,12 @@ import re
 from array import array
 from collections.abc import Callable, Collection, Mapping, Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...errors import Location
 from ...lazyre import LazyPattern
 from ...printable import quoted
-from ...records import field, record, replace
+from ...records import record, replace
 from ...report import Diagnostic
 from ...syntax.nodes import MappingNode, Node, SequenceNode, get, get_str, line_starts
 from ...vocabulary import PATH_ANNOTATIONS
@@ -504,20 +504,27 @@ NO_STRINGS: Mapping[str, str] = MappingProxyType({})
 
 @record(eq=False)
 class KubeObject:
+    """An object read from a document. Made by `kube_object`: one with
+    neither annotations nor labels, not a List's item, is a KubeObject,
+    whose `item`, `annotations` and `labels` are the class's (None and
+    NO_STRINGS); any other a `_Described`, which holds them in slots of its
+    own. 8 slots, not 11: 96 bytes an object, not 128 (25,000 small apps'
+    75,000 objects, none annotated: 2.3 MiB)."""
+
     document: Document
     node: MappingNode
     api_version: str
     kind: str
     name: str | None
     namespace: str | None
-    item: int | None = None  # position in a `List`'s items
-    annotations: Mapping[str, str] = field(default_factory=dict)
-    labels: Mapping[str, str] = field(default_factory=dict)
     # A ConfigMap's or Secret's content as read (index/configs.ConfigContent).
     content: Any = None
     # A ConfigMap's or Secret's own edits, made while its document was whole
     # (rewrite.Prepared), when read keeps none of its tree.
     prepared: Any = None
+    item: ClassVar[int | None] = None  # position in a `List`'s items
+    annotations: ClassVar[Mapping[str, str]] = NO_STRINGS
+    labels: ClassVar[Mapping[str, str]] = NO_STRINGS
 
     @property
     def group(self) -> str:
@@ -549,6 +556,26 @@ class KubeObject:
             shown = f"{prefix}*" if prefix else "(no name)"
             return f"{self.kind}/{ns}{shown} (document {self.document.index})"
         return f"{self.kind}/{ns}{self.name}"
+
+
+class _Described(KubeObject):
+    """An object with annotations or labels, or a List's item: those in
+    slots of its own (a subclass's slot is found before its base's class
+    attribute)."""
+
+    __slots__ = ("item", "annotations", "labels")
+
+
+def kube_object(document: Document, node: MappingNode, api_version: str, kind: str, name: str | None,
+                namespace: str | None, item: int | None, annotations: Mapping[str, str],
+                labels: Mapping[str, str]) -> KubeObject:
+    """A KubeObject, or a `_Described` where one of `item`, `annotations`
+    and `labels` is not the class's (the empty ones are NO_STRINGS)."""
+    if item is None and annotations is NO_STRINGS and labels is NO_STRINGS:
+        return KubeObject(document, node, api_version, kind, name, namespace)
+    obj = _Described(document, node, api_version, kind, name, namespace)
+    obj.item, obj.annotations, obj.labels = item, annotations, labels  # type: ignore[misc]
+    return obj
 
 
 _TOP_METADATA = LazyPattern(r"^metadata[ \t]*:[ \t]*(\{[^\n]*)?$", re.M)

@@ -30,7 +30,7 @@ from ...syntax.nodes import (
     string_value,
 )
 from ...vocabulary import KRM_RESOURCE_LIST
-from .documents import NO_STRINGS, KubeObject, _list_items, file_annotated
+from .documents import NO_STRINGS, KubeObject, _list_items, file_annotated, kube_object
 
 if TYPE_CHECKING:
     from .documents import Document
@@ -127,17 +127,9 @@ def _object(doc: Document, node: MappingNode, item: int | None, shared: _SharedM
         raise PostrenderError("a List's item has no apiVersion: kubectl and Helm fail on the whole List"
                               " (Object 'apiVersion' is missing); write the item's apiVersion",
                               doc.location(node, kind, name))
-    obj = KubeObject(
-        document=doc,
-        node=node,
-        api_version=api_version,
-        kind=kind,
-        name=name,
-        namespace=namespace,
-        item=item,
-        annotations=_strings(doc, metadata, "annotations", kind, name, shared),
-        labels=_strings(doc, metadata, "labels", kind, name, shared),
-    )
+    obj = kube_object(doc, node, api_version, kind, name, namespace, item,
+                      _strings(doc, metadata, "annotations", kind, name, shared),
+                      _strings(doc, metadata, "labels", kind, name, shared))
     if item is None and doc.source_comment is None and obj.annotations:
         doc.source_comment = file_annotated(obj.annotations.get)
     return obj
