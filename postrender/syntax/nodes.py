@@ -711,6 +711,21 @@ class ListComposer(Composer):
             self._root = parent  # the call for the root's first key
 
 
+def anchor_table(loader: Composer) -> dict[str, Node] | None:
+    """The anchor table of libyaml's composer (ruamel.yaml.clib's CParser)
+    for the document `loader` is about to compose: each anchor's name and
+    its node, held until the document is composed, and then replaced. It is
+    no attribute Python can read; the collector's referents of the parser
+    are its fields, and the table is the one dict among them not the
+    Composer's own (`small_mappings`). None: not found so (a clib laid out
+    otherwise), and nothing may be taken out of it."""
+    import gc  # (only a List read item by item though it shares nodes asks)
+
+    found = [field for field in gc.get_referents(loader)
+             if field.__class__ is dict and field is not loader.small_mappings]
+    return found[0] if len(found) == 1 and not found[0] else None
+
+
 # Where in a document a later stage may read (DroppingComposer): each key
 # that leads to such a place names what it may read under it, another Reach,
 # or WHOLE_REACH for everything. "*" stands for any key not named, and its

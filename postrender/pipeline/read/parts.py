@@ -10,6 +10,7 @@ again whole, so that errors and their order are the whole read's.
 from __future__ import annotations
 
 import bisect
+from collections import Counter
 from collections.abc import Callable, Iterator
 from functools import cache
 from typing import TYPE_CHECKING, Protocol
@@ -28,6 +29,7 @@ from ...syntax.nodes import (
     Reach,
     ScalarNode,
     SequenceNode,
+    anchor_table,
     anchors_are_values_within,
     children,
     get,
@@ -469,7 +471,14 @@ class _SharingItems(_Items):
         self.named: dict[int, tuple[str | None, str | None]] = {}
         self.expanded = 0
         self._last_alias: dict[str, int] | None = None  # (_aliased_later)
+        self._defined: Counter[str] | None = None  # (_let_go_of_anchors)
+        self._anchors: dict[str, Node] | None = None  # libyaml's table, while composing
         doc.shared = _SHARING_ITEMS
+
+    def composer(self, text: str) -> Composer:
+        loader = ListComposer(text, self.take)
+        self._anchors = anchor_table(loader)
+        return loader
 
     def take(self, items: SequenceNode, at: int) -> None:
         # libyaml's composer does not descend into an alias: the item before
@@ -505,6 +514,9 @@ class _SharingItems(_Items):
             self.prune.item(obj, items, whole=True)
         except Exception:  # as _Items: the whole List read again meets it in order
             self.failed = True
+        finally:
+            if written_here:
+                self._let_go_of_anchors(span, start, node.end_mark)
 
     def _aliased_later(self, span: str, end: int) -> bool:
         """Whether the text after `end` may hold an alias of an anchor `span`
@@ -513,10 +525,38 @@ class _SharingItems(_Items):
         place of each alias name, found in the whole text once (libyaml's
         names: letters, digits, `_` and `-`); a name defined again in
         between still counts (it may say yes where none is, never no)."""
+        last = self._alias_places()
+        return any(last.get(name, -1) >= end for name in _ANCHOR_NAMED.findall(span))
+
+    def _alias_places(self) -> dict[str, int]:
+        """The last place of each alias name in the whole text, found once."""
         if self._last_alias is None:
             self._last_alias = {match[1]: match.start() for match in _ALIAS_NAMED.finditer(self.doc.text)}
-        last = self._last_alias
-        return any(last.get(name, -1) >= end for name in _ANCHOR_NAMED.findall(span))
+        return self._last_alias
+
+    def _let_go_of_anchors(self, span: str, start: int, end: int) -> None:
+        """Takes out of libyaml's anchor table (`_anchors`) each anchor the
+        item from `start` to `end` (its text `span`) defines that nothing
+        after it names: the composer holds every anchored node to the List's
+        end, and so the whole of a pruned item's anchored container (a List
+        of 4,000 small apps, anchors and a merge key in each Deployment: 21
+        of its 58 MiB traced at the peak). Only a name no later alias names
+        (`_aliased_later`'s places), so composing goes on as it would; and
+        only one the text defines once, so that an anchor defined again is
+        refused where it was (then composed whole, renamed: masks.py)."""
+        table = self._anchors
+        if not table:
+            return
+        if self._defined is None:
+            self._defined = Counter(_ANCHOR_NAMED.findall(self.doc.text))
+        last, defined = self._alias_places(), self._defined
+        for name in _ANCHOR_NAMED.findall(span):
+            node = table.get(name)
+            # (Its node is the item's own: an `&` the pattern finds in a
+            # scalar names no anchor, or one an earlier item defined.)
+            if node is not None and start <= node.start_mark < end and defined[name] == 1 \
+                    and last.get(name, -1) < end:
+                del table[name]
 
     def _take_own(self, items: SequenceNode, at: int, node: MappingNode, span: str) -> None:
         """Item `at`, whose nodes are all written in its own text (`span`).
@@ -568,6 +608,7 @@ class _SharingItems(_Items):
 
     def finish(self, root: Node | None, loader: Composer, plain: bool) -> bool:
         # Keys plain and distinct all through; a merge key may be in an item kept whole.
+        self._anchors = None  # libyaml's composer has let go of it, replaced
         read = super().finish(root, loader, loader.plain_keys)  # type: ignore[attr-defined]
         if not self.took:
             self.doc.shared = _NO_IDS
@@ -575,6 +616,7 @@ class _SharingItems(_Items):
 
     def forget(self) -> None:
         super().forget()
+        self._anchors = None
         self.doc.shared = _NO_IDS
 
 
