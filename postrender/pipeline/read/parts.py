@@ -498,9 +498,17 @@ class _SharingItems(_Items):
         written_here = node.start_mark >= start
         span = self.doc.text[start:node.end_mark] if written_here else "*"
         self.after = node.end_mark if written_here else start
-        if not may_hold_anchors(span) and not may_hold_aliases(span) and not may_hold_merge_keys(span):
-            super().take(items, at)
-            return
+        if not may_hold_aliases(span) and not may_hold_merge_keys(span):
+            anchors = may_hold_anchors(span)
+            # An anchor no alias after it names shares no node: the item is
+            # read as any other, its edits made ahead and pruned to a stub
+            # (a List of 4,000 small apps, an anchor on each ConfigMap's
+            # labels: each held whole otherwise, 60,000 scalars).
+            if not anchors or not self._aliased_later(span, node.end_mark):
+                super().take(items, at)
+                if anchors:
+                    self._let_go_of_anchors(span, start, node.end_mark)
+                return
         try:
             if not isinstance(node, MappingNode):
                 raise ValueError("not a mapping")
