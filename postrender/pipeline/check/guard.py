@@ -123,9 +123,12 @@ def check(graph: Graph, the_plan: Plan) -> list[Finding]:
     stale = _stale_names(graph, the_plan)
     if not stale:
         return []
-    by_name: dict[tuple[str, str], list[tuple[str, Version]]] = {}
-    for (kind, namespace, name), version in stale.items():
-        by_name.setdefault((kind, name), []).append((namespace, version))
+    # Of the versions a (kind, name) stands for in any namespace, only the
+    # first is asked for (_lookup): a list of them all each was 7 MiB over
+    # 25,000 apps' 50,000 configs.
+    by_name: dict[tuple[str, str], Version] = {}
+    for (kind, _, name), version in stale.items():
+        by_name.setdefault((kind, name), version)
     index = graph.index
     # A scalar matters only if its text is a stale name or it may be an
     # argument (_argument's shapes): the rest, most of them, skip every test.
@@ -575,13 +578,15 @@ def _stale_names(graph: Graph, the_plan: Plan) -> dict[tuple[str, str, str], Ver
         for old in (version.base_name, obj.name or ""):
             if old and old != version.name:
                 stale[(obj.kind, namespace, old)] = version
-    if not stale:
-        return stale  # nothing renamed: no need for every name the output holds
-    alive = the_plan.alive_names(graph.index)
-    return {key: v for key, v in stale.items() if key not in alive}
+    # Each name the output holds is dropped as it is found, not gathered
+    # first into a set and the rest copied (25,000 apps: 9 MiB more at the
+    # guard's peak). None is asked when nothing was renamed.
+    for alive in the_plan.each_alive_name(index) if stale else ():
+        stale.pop(alive, None)
+    return stale
 
 
-def _lookup(stale: dict[tuple[str, str, str], Version], by_name: dict[tuple[str, str], list[tuple[str, Version]]],
+def _lookup(stale: dict[tuple[str, str, str], Version], by_name: dict[tuple[str, str], Version],
             kind: str, namespace: str, name: str, any_namespace: bool) -> Version | None:
     """The renamed object a name found in `namespace` stands for. Mirrors
     reference resolution: the same namespace first, then across the implicit
@@ -590,11 +595,11 @@ def _lookup(stale: dict[tuple[str, str, str], Version], by_name: dict[tuple[str,
     exact = stale.get((kind, namespace, name))
     if exact is not None:
         return exact
-    candidates = by_name.get((kind, name))
-    if not candidates:
+    first = by_name.get((kind, name))
+    if first is None:
         return None
     if any_namespace or namespace == IMPLICIT:
-        return candidates[0][1]
+        return first
     return stale.get((kind, IMPLICIT, name))
 
 
