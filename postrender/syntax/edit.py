@@ -263,7 +263,10 @@ class Splice:
             bounds.extend((start, end, len(text)))
             texts.append(text)
         if not chunks:  # one chunk, the most: held as the Splice's own
-            self._bounds, self._texts, self._rest = bounds, "".join(texts), None
+            # A copy, sized to its edits: the array grown edit by edit holds
+            # room for more, which every edited document kept until written
+            # (25,000 apps' 100,000 splices: 6 MiB at the writer's peak).
+            self._bounds, self._texts, self._rest = bounds[:], "".join(texts), None
             self._texts.encode("utf-8")  # as _check_encodable
             return
         chunks.append(_chunk(bounds, "".join(texts)))
