@@ -70,13 +70,13 @@ class Prepared(edit.Located):
         a config's marks alone are asked for otherwise (`marks`)."""
         return None
 
-    @property
-    def marks(self) -> Ahead | None:
-        return Ahead(self, 0) if self.has(0) else None
+    def marks(self, obj: KubeObject) -> Ahead | None:
+        """`obj`'s marks, if made ahead (`obj`: the config this was made for)."""
+        return Ahead(self, 0, located_from(obj)) if self.has(0) else None
 
-    @property
-    def copy(self) -> Ahead | None:
-        return Ahead(self, 1) if self.has(1) else None
+    def copy(self, obj: KubeObject) -> Ahead | None:
+        """The marks of `obj`'s unsuffixed copy, if made ahead."""
+        return Ahead(self, 1, located_from(obj)) if self.has(1) else None
 
 
 class PreparedItem(Prepared):
@@ -87,8 +87,8 @@ class PreparedItem(Prepared):
 
     __slots__ = ("item_copy",)
 
-    def __init__(self, groups: Sequence[list[edit.LocatedEdit] | None], item_copy: str) -> None:
-        super().__init__(groups)
+    def __init__(self, groups: Sequence[list[edit.LocatedEdit] | None], origin: int, item_copy: str) -> None:
+        super().__init__(groups, origin)
         self.item_copy = item_copy
 
 
@@ -148,18 +148,19 @@ def _retained_marks(obj: KubeObject, key: _MarksKey, retention: RetentionAhead) 
 class Ahead:
     """One group of a Prepared's edits (its marks, or its copy's), as
     DocumentEdits.set_ahead is given them: made when written, from the
-    values they set."""
+    values they set, at offsets counted from `origin` (`located_from`)."""
 
-    __slots__ = ("prepared", "index")
+    __slots__ = ("prepared", "index", "origin")
 
-    def __init__(self, prepared: Prepared, index: int) -> None:
+    def __init__(self, prepared: Prepared, index: int, origin: int) -> None:
         self.prepared = prepared
         self.index = index
+        self.origin = origin
 
     def made(self, values: dict[str, Value]) -> list[Edit]:
         """The edits, given the values `_marks` (or `_copy_marks`) made:
         the ones they were located for."""
-        edits = self.prepared.group(self.index, values)
+        edits = self.prepared.group(self.index, values, self.origin)
         assert edits is not None  # a group not made gives no Ahead
         return edits
 
@@ -260,17 +261,18 @@ def prepare(obj: KubeObject, root: MappingNode, options: Options, copies: bool, 
         # Where the run gives it retention marks too, its marks are never
         # asked for alone: only the two merged are located.
         located = [None if retained is not None else edit.locate_entries(doc.text, root, _marks(*key), doc.newline)]
+        origin = located_from(obj)
         if copies and obj.item is not None:
             # A List's item's copy is an item of its own (_mark).
             if not whole:
                 return None
-            return PreparedItem(located, edit.json_line(_copy_as_item(obj, root, key[1])))
+            return PreparedItem(located, origin, edit.json_line(_copy_as_item(obj, root, key[1])))
         if copies:
             located.append(edit.locate_entries(doc.text, root, _copy_marks(key[1], _own_id(obj)), doc.newline))
         if retained is None:
             # (Not a PreparedRetained: what it holds beyond its groups is
             # a run's options.)
-            return edit.one_of_equals(Prepared(located))
+            return edit.one_of_equals(Prepared(located, origin))
         if not copies:
             located.append(None)
         located.append(edit.locate_entries(doc.text, root, retained, doc.newline))
@@ -279,6 +281,16 @@ def prepare(obj: KubeObject, root: MappingNode, options: Options, copies: bool, 
         # Whatever locate_entries refuses of a shape, set_entries refuses
         # at write as before, if the object is versioned at all.
         return None
+
+
+def located_from(obj: KubeObject) -> int:
+    """Where in its document's text `obj`'s edits made ahead (Prepared) are
+    counted from: a List's item's from its own start, so that items of one
+    shape share one, as the documents of a stream do (edit.one_of_equals:
+    100,000 ConfigMaps as one List held 100,000 unequal ones, 10 MiB); any
+    other's from the text's start. An item's node starts where it did as
+    read however pruned (prune.stub)."""
+    return 0 if obj.item is None else obj.node.start_mark
 
 
 # What an object that is never versioned has made ahead: nothing. Were the
@@ -883,7 +895,7 @@ def _mark(edits: DocumentEdits, version: Version, options: Options) -> None:
     obj = version.obj
     key = _marks_key(version, options)
     prepared = obj.prepared if obj.prepared is not None and _expected(obj, options) == key else None
-    edits.set_ahead(obj, prepared.marks if prepared is not None else None, _marks, *key)
+    edits.set_ahead(obj, prepared.marks(obj) if prepared is not None else None, _marks, *key)
     if not version.keep_original:
         if id(obj) in options.names_recorded:
             edits.set_at(obj, (), {"metadata": {"annotations": dict(_history_renamed(obj))}})
@@ -1086,7 +1098,7 @@ def _copy(doc: Document, version: Version, replaced: Sequence[tuple[ScalarNode, 
     copy = DocumentEdits(doc)
     obj = version.obj
     prepared = obj.prepared
-    made = prepared.copy if prepared is not None and _expected_version(obj)[1] == version.name else None
+    made = prepared.copy(obj) if prepared is not None and _expected_version(obj)[1] == version.name else None
     copy.set_ahead(obj, made, _copy_marks, version.name, _own_id(obj))
     for node, value in replaced:
         copy.replace(node, value)

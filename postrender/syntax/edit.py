@@ -96,13 +96,18 @@ class Located:
     never asked for, differ in their offsets and in the values their texts
     are made from: what makes the texts (`how`) is the same for every
     object of the same shape, and one is shared by all (`shared`). What
-    each object keeps is that and its offsets, packed in one bytes object.
+    each object keeps is that and its offsets, packed in one bytes object,
+    counted from `origin`: a List's items, all in one text, are alike from
+    their own starts only, where documents of a stream are alike from theirs
+    (one_of_equals).
     """
 
     __slots__ = ("_shape", "_numbers")
 
-    def __init__(self, groups: Sequence[list[LocatedEdit] | None]) -> None:
-        """`groups`: each group's edits located, or None for a group not made."""
+    def __init__(self, groups: Sequence[list[LocatedEdit] | None], origin: int = 0) -> None:
+        """`groups`: each group's edits located, or None for a group not made;
+        `origin`: where in the text their offsets are counted from (`group`
+        is given it again)."""
         shape: list[tuple[tuple, ...] | None] = []
         numbers: list[int] = []
         for group in groups:
@@ -111,7 +116,7 @@ class Located:
                 continue
             hows = []
             for start, end, how in group:
-                numbers += (start, end)
+                numbers += (start - origin, end - origin)
                 hows.append(how)
             shape.append(tuple(hows))
         self._shape = shared(tuple(shape))
@@ -126,9 +131,10 @@ class Located:
         """Whether group `index` was made."""
         return index < len(self._shape) and self._shape[index] is not None
 
-    def group(self, index: int, values: dict[str, Value]) -> list[Edit] | None:
+    def group(self, index: int, values: dict[str, Value], origin: int = 0) -> list[Edit] | None:
         """The edits of group `index`, their texts made from `values` (the
-        ones they were located for), in their order; None for a group not
+        ones they were located for), in their order, at offsets counted from
+        `origin` (the one they were located from); None for a group not
         made."""
         shape = self._shape
         hows = shape[index] if index < len(shape) else None
@@ -140,6 +146,9 @@ class Located:
         width = len(self._numbers) // size
         numbers = array("H" if width == 2 else "I" if width == 4 else "Q", self._numbers)
         bounds = iter(numbers[before : before + 2 * len(hows)])
+        if origin:
+            return [(origin + start, origin + end, made_text(how, values))
+                    for start, end, how in zip(bounds, bounds, hows)]
         return [(start, end, made_text(how, values)) for start, end, how in zip(bounds, bounds, hows)]
 
 

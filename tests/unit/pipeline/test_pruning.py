@@ -249,7 +249,7 @@ def test_edits_made_ahead_are_what_the_whole_tree_makes(shape, argv):
             prepared = obj.prepared
             key = _marks_key(version, options)
             usable = prepared is not None and name != "unexpected"
-            edits.set_ahead(obj, prepared.marks if usable else None, _marks, *key)
+            edits.set_ahead(obj, prepared.marks(obj) if usable else None, _marks, *key)
             made.append((sorted(edits.edits()), sorted(_copy(obj.document, version).edits())))
         assert made[0] == made[1]
 
@@ -270,7 +270,7 @@ def test_marks_made_ahead_merge_with_a_later_edit_to_the_same_object():
     made = []
     for obj in (_prepared(config), _prepared(config, keep_nodes=True)):
         edits = DocumentEdits(obj.document)
-        edits.set_ahead(obj, obj.prepared.marks if obj.prepared is not None else None, _marks, *key)
+        edits.set_ahead(obj, obj.prepared.marks(obj) if obj.prepared is not None else None, _marks, *key)
         edits.set_at(obj, (), {"metadata": {"labels": {"extra": "1"}, "annotations": {"b": "2"}}})
         assert edits.values_of(obj)["metadata"]["labels"]["extra"] == "1"
         made.append(sorted(edits.edits()))
