@@ -117,6 +117,7 @@ class Output:
                 parts = piece.edits.applied_in_parts(read, _PART)  # type: ignore[union-attr]
                 first = next(parts)
                 yield first.lstrip("\ufeff") if new_file else first
+                del first  # a part, not held while the others are made
                 yield from parts
                 last = ends[1]  # its closing lines: all that is asked of what was written last
             if piece.edits is None:

@@ -414,3 +414,38 @@ def test_closing_lines_longer_than_a_part_are_not_made_apart(monkeypatch):
     assert not whole.startswith("error") and "name: c19-" not in whole and '"c19-' in whole and applied == []
     monkeypatch.setattr(write_module, "_CLOSING_APART", 1 << 20)  # the line shorter: made apart
     assert _written(sources, argv) == whole and applied
+
+
+def test_a_large_list_written_out_holds_about_one_part_at_a_time(monkeypatch):
+    # Written out (cli.write_stdout), each part is let go before the next
+    # is made, and each part's pieces before it is written: the first part,
+    # the part before and its bytes, and a part's pieces held beside it were
+    # six parts at the peak (4,000 small apps as one List: 2 MiB), now three
+    # (the part made, its pieces as it is made; then it and its bytes).
+    import sys
+    import tracemalloc
+
+    from postrender import cli
+
+    class Discarding(io.RawIOBase):
+        def writable(self):
+            return True
+
+        def write(self, data):
+            return len(data)
+
+    items = "".join(f"- apiVersion: v1\n  kind: ConfigMap\n  metadata: {{name: c{i}}}\n  data: {{k: v{i}}}\n"
+                    for i in range(30_000))
+    text = "apiVersion: v1\nkind: List\nitems:\n" + items
+    result = render([Source("list.yaml", text)], RenderOptions(version_all=True), Reporter(stderr=io.StringIO()),
+                    release=True)
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(io.BufferedWriter(Discarding()), encoding="utf-8"))
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        cli.write_stdout(result.written)
+        peak = tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+    assert len(text) > 2 * write_module._PART
+    assert peak < 4.5 * write_module._PART
