@@ -102,8 +102,9 @@ class PreparedRetained(Prepared):
 
     __slots__ = ("_retention",)
 
-    def __init__(self, groups: Sequence[list[edit.LocatedEdit] | None], retention: RetentionAhead) -> None:
-        super().__init__(groups)
+    def __init__(self, groups: Sequence[list[edit.LocatedEdit] | None], origin: int,
+                 retention: RetentionAhead) -> None:
+        super().__init__(groups, origin)
         self._retention = retention
 
     def edits_for(self, obj: KubeObject, path: Path, values: dict[str, Value]) -> list[Edit] | None:
@@ -114,7 +115,10 @@ class PreparedRetained(Prepared):
         # text of the keys inserted follows it), compared in C.
         if expected is None or repr(expected) != repr(values):
             return None
-        return self.group(_RETAINED, values)
+        # Counted from where every Prepared's are (located_from), as its
+        # marks' and its copy's Ahead are (no List item is prepared so
+        # today: render.prepare_config).
+        return self.group(_RETAINED, values, located_from(obj))
 
 
 # Where a PreparedRetained's merged marks are among its groups: after its
@@ -276,7 +280,7 @@ def prepare(obj: KubeObject, root: MappingNode, options: Options, copies: bool, 
         if not copies:
             located.append(None)
         located.append(edit.locate_entries(doc.text, root, retained, doc.newline))
-        return PreparedRetained(located, retention)
+        return PreparedRetained(located, origin, retention)
     except Exception:
         # Whatever locate_entries refuses of a shape, set_entries refuses
         # at write as before, if the object is versioned at all.

@@ -212,6 +212,34 @@ def test_a_config_keeps_none_of_its_tree_in_any_run(argv):
     assert (workload.prepared is not None) is bool(argv)
 
 
+
+def test_a_list_items_retained_edits_are_placed_within_the_item():
+    # A config's edits made ahead for a run that records what each version
+    # is kept for (rewrite.PreparedRetained) are held counted from where
+    # every Prepared's are (rewrite.located_from: a List's item's own
+    # start), and placed back there. (render.prepare_config makes none for
+    # an item today.)
+    from postrender.pipeline.plan import keep
+    from postrender.pipeline.render import _rewrite_options
+    from postrender.pipeline.rewrite import PreparedRetained, RetentionAhead, _expected, _retained_marks, prepare
+
+    options = render_options(parse(shlex.split("--keep-previous argocd")))
+    items = "".join(f"- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c{i}\n  data:\n    k: v{i}\n"
+                    for i in range(3))
+    text = "apiVersion: v1\nkind: List\nitems:\n" + items
+    table = fieldspecs.load_table([])
+    objects = read([Source(None, text)], Limits(), Needs(table, pod_string_specs(table), prune=False)).objects
+    rewrite_options = _rewrite_options(options)
+    retention = RetentionAhead(rewrite_options, options.scope, keep.policy_marks(options.keep_previous))
+    for obj in objects[1:]:
+        prepared = prepare(obj, obj.node, rewrite_options, False, True, retention)
+        assert isinstance(prepared, PreparedRetained)
+        values = _retained_marks(obj, _expected(obj, rewrite_options), retention)
+        edits = prepared.edits_for(obj, (), values)
+        assert edits, edits
+        assert all(obj.node.start_mark <= start <= end <= obj.node.end_mark for start, end, _ in edits), \
+            (obj.node.start_mark, obj.node.end_mark, edits)
+
 _SHAPES = {
     "block": WORKLOAD.split("---\n")[1].replace("metadata: {name: web-config}", "metadata:\n  name: web-config\n  labels:\n    a: b"),
     "flow": WORKLOAD.split("---\n")[1],
