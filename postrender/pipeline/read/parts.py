@@ -561,8 +561,10 @@ class _SharingItems(_Items):
         for name in _ANCHOR_NAMED.findall(span):
             node = table.get(name)
             # (Its node is the item's own: an `&` the pattern finds in a
-            # scalar names no anchor, or one an earlier item defined.)
-            if node is not None and start <= node.start_mark < end and defined[name] == 1 \
+            # scalar names no anchor, or one an earlier item defined. One of
+            # ours: a dict nodes.anchor_table took for the table in a clib
+            # laid out otherwise is left as it is.)
+            if isinstance(node, Node) and start <= node.start_mark < end and defined[name] == 1 \
                     and last.get(name, -1) < end:
                 del table[name]
 

@@ -165,6 +165,27 @@ def test_an_anchor_defined_twice_is_read_as_go_yaml_reads_it(items, kind, monkey
     assert output == text and warnings == []
 
 
+
+def test_an_anchor_no_alias_names_defined_again_is_still_refused_by_libyaml(monkeypatch):
+    # An item's own anchor is let go of in libyaml's table only where the
+    # text defines its name once (_SharingItems._let_go_of_anchors): let go
+    # of here, the second `&a` would compose where libyaml refuses it, and
+    # the List would not take the path every anchor defined twice takes
+    # (composed whole, its anchors renamed: masks._anchors_renamed). (An
+    # alias, `*b`, has the List read item by item: read.compose.)
+    from postrender.pipeline.read import libyaml as read_libyaml
+
+    renamed = []
+    real = read_libyaml._anchors_renamed
+    monkeypatch.setattr(read_libyaml, "_anchors_renamed", lambda *args: renamed.append(1) or real(*args))
+    text = ("apiVersion: v1\nkind: List\nitems:\n"
+            "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: one, labels: &a {x: p}}\n  data: {k: v}\n"
+            "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: two, labels: &a {x: q}}\n  data: {k: w}\n"
+            "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: three, labels: &b {x: r}}\n  data: *b\n")
+    output, warnings, _ = _render(text, "", True, monkeypatch)
+    assert output == text and warnings == []
+    assert renamed == [1]
+
 # Items whose anchors and aliases are all their own (read.parts._SharingItems._take_own):
 # checked, then pruned as a document sharing nodes is, not held whole.
 _OWN_APP = """\
