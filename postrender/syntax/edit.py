@@ -146,10 +146,7 @@ class Located:
         width = len(self._numbers) // size
         numbers = array("H" if width == 2 else "I" if width == 4 else "Q", self._numbers)
         bounds = iter(numbers[before : before + 2 * len(hows)])
-        if origin:
-            return [(origin + start, origin + end, made_text(how, values))
-                    for start, end, how in zip(bounds, bounds, hows)]
-        return [(start, end, made_text(how, values)) for start, end, how in zip(bounds, bounds, hows)]
+        return [(origin + start, origin + end, made_text(how, values)) for start, end, how in zip(bounds, bounds, hows)]
 
 
 _L = TypeVar("_L", bound=Located)
