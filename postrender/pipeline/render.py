@@ -20,6 +20,7 @@ from .graph.references import (Found, Graph, Reference, Resolution, build, creat
 from .index.configs import says_immutable
 from .index.objects import IMPLICIT, ObjectIndex
 from .needs import Needs
+from .packed import PackedLines
 from ..options import RenderOptions, Spelling, check_cluster, check_strategy, spelling
 from .plan.versions import Options as PlanOptions
 from .plan.versions import EMPTY, UNREFERENCED, Plan, opted_in, plan
@@ -154,11 +155,15 @@ def read_for(sources: list[Source], options: RenderOptions) -> ReadStream:
     retention = (RetentionAhead(rewrite_options, options.scope, keep.policy_marks(options.keep_previous))
                  if _records_refs(options) else None)
 
+    # The unsuffixed copies of a List's items made ahead, packed together
+    # as they are made (rewrite.PreparedItem).
+    item_copies = PackedLines()
+
     def prepare_config(obj: KubeObject, root: MappingNode, whole: bool) -> Prepared | None:
         if retention is not None and obj.item is not None:
             return None
         return prepare(obj, root, rewrite_options, plan_options.keeps_original(obj), whole, retention,
-                       plan_options.versions_kustomized)
+                       plan_options.versions_kustomized, item_copies)
 
     # The annotations the run gives pod templates: located as each workload
     # is read, so that no workload keeps its metadata for them (N=5000:

@@ -1,11 +1,11 @@
-"""pipeline/packed.py: a source's documents' texts come back exactly, from
+"""pipeline/packed.py: a source's documents' texts (and a List's items' copies, lines) come back exactly, from
 blocks compressed or held as they are, in any order, wherever the blocks are cut."""
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from postrender.pipeline import packed
-from postrender.pipeline.packed import PackedTexts
+from postrender.pipeline.packed import PackedLines, PackedTexts
 
 # Document texts as manifests hold them, and what a text read from JSON
 # escapes may hold: characters beyond ASCII and lone surrogates.
@@ -154,3 +154,36 @@ def test_a_source_line_is_recognised_only_where_the_lines_read_it_so(head, writt
         assert leading_source_comment(text) == file
     if written == file.strip() == file and file.isprintable() and file and head in ("", "---\n") and tail[:1] == "\n":
         assert _opens_with_comment_on(text, file)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_TEXTS, st.sampled_from([1, 2, 7, 30, 1 << 16]), st.randoms())
+def test_lines_come_back_exactly_in_any_order_as_added_before_and_after(lines, block, random):
+    saved, packed.BLOCK = packed.BLOCK, block
+    try:
+        held = PackedLines()
+        numbers = []
+        for at, line in enumerate(lines):
+            numbers.append(held.add(line))
+            # Asked for while later ones are still added (a block still filling, or filled since).
+            assert held.line(numbers[random.randrange(at + 1)]) is not None
+    finally:
+        packed.BLOCK = saved
+    assert numbers == list(range(len(lines)))
+    order = list(range(len(lines)))
+    random.shuffle(order)
+    assert [held.line(i) for i in order] == [lines[i] for i in order]
+    assert [held.line(i) for i in range(len(lines))] == lines
+
+
+def test_lines_are_compressed_once_a_block_fills():
+    held = PackedLines()
+    line = '{"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "sec%d"}, "data": {"k": "dmFsdWU="}}'
+    for i in range(2_000):
+        held.add(line % i)
+    # Blocks were filled and compressed (those lines no longer held as str);
+    # lines of one shape shrink many times.
+    assert len(held._blocks) >= 2
+    compressed = len(held) - len(held._filling)
+    assert sum(map(len, held._blocks)) * 5 < sum(len(line % i) for i in range(compressed))
+    assert held.line(1_234) == line % 1_234 and held.line(0) == line % 0 and held.line(1_999) == line % 1_999
