@@ -154,6 +154,13 @@ def find(graph: Graph, the_plan: Plan, held: dict[int, str], readers: list[Reade
     return problems
 
 
+def reported_readers(the_plan: Plan, readers: list[Reader]) -> list[Reader]:
+    """The readers `find` may report, in their order: those whose target is
+    renamed with no copy keeping its name (whatever else it asks of a
+    reader, it reports none whose target keeps it)."""
+    return [reader for reader in readers if _lost(the_plan, [reader.target])]
+
+
 def report(problems: list[Broken], reporter: Reporter, allow_broken: bool, strict: bool, shown: bool = False,
            spelling: Spelling = Spelling()) -> None:
     """Fail naming every problem; with --allow-broken-references, warn instead
