@@ -179,7 +179,7 @@ def read_for(sources: list[Source], options: RenderOptions) -> ReadStream:
     needs = Needs(table, scanned, edits_everywhere=_edits_everywhere(options),
                   prepare=prepare_config, copies=plan_options.copies_kind,
                   prepare_templates=prepare_workload if keys else None)
-    return ReadStream(read(sources, options.limits, needs), options, table, scanned, needs.found_in)
+    return ReadStream(read(sources, options.limits, needs), options, table, scanned, needs.take_found)
 
 
 def _read_as(options: RenderOptions) -> tuple:
