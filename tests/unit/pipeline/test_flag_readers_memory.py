@@ -41,21 +41,26 @@ spec:
 """
 
 
+def _measuring_peak(call, peaks: dict[str, float], name: str):
+    """`call`, putting in peaks[name] how far its peak rose over what was
+    held when it was called, in bytes a workload."""
+
+    def wrapper(*args, **kwargs):
+        before = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        try:
+            return call(*args, **kwargs)
+        finally:
+            peaks[name] = (tracemalloc.get_traced_memory()[1] - before) / _N
+    return wrapper
+
+
 def _peaks(monkeypatch) -> tuple[dict[str, float], str]:
     """Bytes a workload each call's peak rose over what was held when it was called."""
     peaks: dict[str, float] = {}
 
     def measured(module, name):
-        call = getattr(module, name)
-
-        def wrapper(*args, **kwargs):
-            before = tracemalloc.get_traced_memory()[0]
-            tracemalloc.reset_peak()
-            try:
-                return call(*args, **kwargs)
-            finally:
-                peaks[name] = (tracemalloc.get_traced_memory()[1] - before) / _N
-        monkeypatch.setattr(module, name, wrapper)
+        monkeypatch.setattr(module, name, _measuring_peak(getattr(module, name), peaks, name))
 
     measured(config_hash, "config_hashes")
     measured(broken, "find")
@@ -93,15 +98,8 @@ def _released(text: str, argv: list[str], monkeypatch) -> tuple[dict[str, float]
         measured["rewrite"] = tracemalloc.get_traced_memory()[0] / _N
         return rewrite(*args, **kwargs)
 
-    def build_peak(*args, **kwargs):
-        before = tracemalloc.get_traced_memory()[0]
-        tracemalloc.reset_peak()
-        try:
-            return build(*args, **kwargs)
-        finally:
-            measured["build"] = (tracemalloc.get_traced_memory()[1] - before) / _N
-
-    rewrite, build = render_module.rewrite, render_module.build
+    rewrite = render_module.rewrite
+    build_peak = _measuring_peak(render_module.build, measured, "build")
     # The caches a first render fills are filled before, whatever ran first.
     render([Source("warm.yaml", _APP.format(i=0))], render_options(parse(argv)), Reporter(stderr=io.StringIO()),
            release=True)
