@@ -82,12 +82,12 @@ class Prepared(edit.Located):
 
 class PreparedItem(Prepared):
     """A List's item's own edits made ahead, where it may keep an unsuffixed
-    copy: the copy is an item of its own (_copy_as_item), held as the line
-    written, packed among the other items' (`copies`, a line each: a str
-    each held 6.4 MiB for 25,000 Secrets as one KRM ResourceList, packed
-    1.0 with their numbers) and made again when written (_insertions). A class of its own: the
-    slots would cost every config's Prepared (20,000 tiny ConfigMaps: +0.3
-    MiB, where the goal leaves 1.5)."""
+    copy: the copy is an item of its own (_copy_as_item), one line of JSON,
+    held compressed among the other items' lines (`copies`) and made again
+    as it is written (_insertions). A str each, 25,000 Secrets as one KRM
+    ResourceList held 6.4 MiB of them; packed, with their numbers, 1.0. A
+    class of its own: the slots would cost every config's Prepared (20,000
+    tiny ConfigMaps: +0.3 MiB, where the goal leaves 1.5)."""
 
     __slots__ = ("_copies", "_copy")
 
