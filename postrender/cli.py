@@ -1018,8 +1018,10 @@ def _fileno(stream: object) -> int | None:
         return None
 
 
-# Characters of a part encoded at once (write_stdout).
-_ENCODED_AT_ONCE = 1 << 20
+# Characters of a part encoded at once (write_stdout): as many as the
+# writer puts in a part of a large document (write._PART), so that a part
+# and its bytes are the most held as it is written.
+_ENCODED_AT_ONCE = 1 << 18
 
 
 def write_stdout(parts: Iterable[str]) -> None:
