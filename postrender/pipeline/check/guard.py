@@ -12,9 +12,10 @@ from __future__ import annotations
 import json
 import re
 from array import array
-from bisect import bisect_right
-from collections.abc import Callable, Iterable, Iterator
-from operator import attrgetter
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterator
+from itertools import islice
+from operator import attrgetter, le
 
 
 from ...printable import quoted
@@ -24,7 +25,7 @@ from ...fieldspecs.paths import kustomize_path as keys_as_kustomize_path
 from ...options import Spelling
 from ...records import record
 from ..graph.references import Graph, Path, Reference, YamlNodes, is_config_object
-from ..index.objects import IMPLICIT
+from ..index.objects import IMPLICIT, ObjectIndex
 from ...syntax.nodes import (
     MappingNode, Node, ScalarNode, SequenceNode, default_tag, format_path, get_str, is_string, node_at, read_entries,
     scalars,
@@ -127,7 +128,7 @@ def check(graph: Graph, the_plan: Plan) -> list[Finding]:
     index = graph.index
     # A scalar matters only if its text is a stale name or it may be an
     # argument (_argument's shapes): the rest, most of them, skip every test.
-    stale_texts = {name for _, _, name in stale}
+    stale_texts = set(stale)
     screen = _Screen(stale_texts, graph.references)
     findings: list[Finding] = []
     # The document walked now: read dropped what the other stages do not
@@ -139,13 +140,6 @@ def check(graph: Graph, the_plan: Plan) -> list[Finding]:
     flagged = [obj for obj in index.objects if not is_config_object(obj) and screen.may_flag(obj)]
     if not flagged:
         return findings
-    # Made only for a document the screen flags (most streams have none:
-    # 25,000 apps' 50,000 configs' were 6 MiB at the guard's peak). Of the
-    # versions a (kind, name) stands for in any namespace, only the first
-    # is asked for (_lookup): a list of them all each was 7 MiB more.
-    by_name: dict[tuple[str, str], Version] = {}
-    for (kind, _, name), version in stale.items():
-        by_name.setdefault((kind, name), version)
     for at, obj in enumerate(flagged):
         if walked[0] is not obj.document:
             doc = obj.document
@@ -165,7 +159,7 @@ def check(graph: Graph, the_plan: Plan) -> list[Finding]:
             whether the value does) where a string at a key that looks like
             a reference names one."""
             stated, name, sibling, prefixed = _named(node, parent)
-            version = _lookup(stale, by_name, kind, stated or namespace, name, cluster_scoped and not stated)
+            version = _lookup(stale, index, kind, stated or namespace, name, cluster_scoped and not stated)
             if version is None or not _looks_like_reference(kind, path, parent):
                 return None
             return version, sibling, prefixed
@@ -181,7 +175,7 @@ def check(graph: Graph, the_plan: Plan) -> list[Finding]:
                 argument = _argument(kind, node, path, parent, lambda: node_at(within, path[:-2]))
                 if argument is not None:
                     stated, name, row = argument
-                    version = _lookup(stale, by_name, kind, stated or namespace, name,
+                    version = _lookup(stale, index, kind, stated or namespace, name,
                                       cluster_scoped and stated is None)
                     if version is not None:
                         findings.append(Finding(obj, where, node_at(top, where), version, index.describe(obj),
@@ -417,13 +411,25 @@ class _Screen:
     document, whose text is where the anchor is.
     """
 
-    def __init__(self, names: set[str], references: Iterable[Reference]) -> None:
+    def __init__(self, names: set[str], references: list[Reference]) -> None:
         # None: a name a document may write other than as itself; walk them all.
         self._names = names if all(_NAME.fullmatch(name) for name in names) else None
-        # Document.index (one stream's, as the graph's) -> its covered references' scalars.
-        self._covered: dict[int, list[ScalarNode]] = {}
-        for ref in references:
-            self._covered.setdefault(ref.referrer.document.index, []).append(ref.node)
+        # Each covered reference's document (Document.index: one stream's,
+        # as the graph's; the documents' own ints), in the graph's order,
+        # which is the documents' (read's objects come so; a library
+        # caller's out of order are sorted, stably): a document's references
+        # are a run of them (_covered_of). A list of scalars per document was
+        # 3.6 MiB of 25,000 apps' guard, where the screen asks for every
+        # Deployment's and flags none. (Read by comprehension, not
+        # attrgetter: attributes looked up so cost three times as much.)
+        indexes = [ref.referrer.document.index for ref in references]
+        if not all(map(le, indexes, islice(indexes, 1, None))):
+            references = sorted(references, key=_document_index)
+            indexes = [ref.referrer.document.index for ref in references]
+        self._references, self._indexes = references, indexes
+        # Where the run last asked for ends: documents are asked for in
+        # order, so the next document's starts there.
+        self._next = 0
         # The document last asked about and its answer.
         self._last: tuple[Document | None, bool] = (None, False)
         # The document last asked about an item of, and where its covered references start and end (_spans_of).
@@ -432,7 +438,22 @@ class _Screen:
     def covered(self, document: Document) -> set[int]:
         """Where the document's covered references' scalars start: a scalar
         found there, in any graph of the same text, is one of them."""
-        return {node.start_mark for node in self._covered.get(document.index, ())}
+        return {ref.node.start_mark for ref in self._covered_of(document)}
+
+    def _covered_of(self, document: Document) -> list[Reference]:
+        """The document's covered references: the run of them that starts
+        where the last asked for ended, else the one found by bisection
+        (in a list of the documents' own ints: an array made an int for
+        each probe)."""
+        indexes, at = self._indexes, document.index
+        start = end = self._next
+        if start and indexes[start - 1] >= at or start < len(indexes) and indexes[start] < at:
+            start = end = bisect_left(indexes, at)
+        # A run is most often a few: stepped over, not bisected.
+        while end < len(indexes) and indexes[end] == at:
+            end += 1
+        self._next = end
+        return self._references[start:end]
 
     def may_flag(self, obj: KubeObject) -> bool:
         document = obj.document
@@ -523,7 +544,8 @@ class _Screen:
         As two arrays, not a (start, end) tuple each: a List's 75,000
         references held 4.6 MiB so at the guard's peak."""
         if self._spans[0] is not document:
-            nodes = sorted(self._covered.get(document.index, ()), key=_start_of)
+            nodes = [ref.node for ref in self._covered_of(document)]
+            nodes.sort(key=_start_of)
             self._spans = (document, (array("q", map(_start_of, nodes)), array("q", map(_end_of, nodes))))
         return self._spans[1]
 
@@ -532,6 +554,7 @@ class _Screen:
 _Spans = tuple[array, array]
 _start_of = attrgetter("start_mark")
 _end_of = attrgetter("end_mark")
+_document_index = attrgetter("referrer.document.index")
 
 
 def _candidates(top: MappingNode, shared: bool, texts: set[str]) -> Iterator[tuple[ScalarNode, Path, Node | None]]:
@@ -580,40 +603,85 @@ def kustomize_path(path: Path) -> str:
     return keys_as_kustomize_path(tuple(part for part in path if isinstance(part, str)))
 
 
-def _stale_names(graph: Graph, the_plan: Plan) -> dict[tuple[str, str, str], Version]:
-    """(kind, namespace, old name) -> the version it became, for names that
-    no longer exist after the render."""
+# The names that no longer exist after the render, each to the version it
+# became, or where several kinds or namespaces hold the name, to a list of
+# them (_stale_names).
+_Stale = dict[str, "Version | list[Version]"]
+
+
+def _stale_names(graph: Graph, the_plan: Plan) -> _Stale:
+    """The names that no longer exist after the render, each to the version
+    it became. Held by the name alone: the kind and namespace are the
+    version's object's. Where several kinds or namespaces hold a name, a
+    list of their versions in the order each place was first added (one
+    added again for its place takes the earlier one's), the order a table by
+    (kind, namespace, name) held them in: _lookup's first of a kind is that
+    order's. A (kind, namespace, name) tuple each was 3.2 MiB of 25,000
+    apps' 50,000 renamed configs at the guard's peak, where the screen flags
+    no document and reads nothing but the names."""
     index = graph.index
-    stale: dict[tuple[str, str, str], Version] = {}
+    stale: _Stale = {}
     for version in the_plan.versioned:
         obj = version.obj
-        namespace = index.namespace_of(obj)
         for old in (version.base_name, obj.name or ""):
             if old and old != version.name:
-                stale[(obj.kind, namespace, old)] = version
+                held = stale.get(old)
+                if held is None:  # most names: one version
+                    stale[old] = version
+                elif held is not version:  # (its base name is most often its object's: added for both)
+                    stale[old] = _placed(index, held, version)
     # Each name the output holds is dropped as it is found, not gathered
     # first into a set and the rest copied (25,000 apps: 9 MiB more at the
     # guard's peak). None is asked when nothing was renamed.
-    for alive in the_plan.each_alive_name(index) if stale else ():
-        stale.pop(alive, None)
+    for kind, namespace, alive in the_plan.each_alive_name(index) if stale else ():
+        held = stale.get(alive)
+        if held is None:
+            continue
+        if held.__class__ is not list:  # most names: one version
+            if held.obj.kind == kind and index.namespace_of(held.obj) == namespace:  # type: ignore[union-attr]
+                del stale[alive]
+            continue
+        kept = [version for version in held if _place(index, version) != (kind, namespace)]  # type: ignore[union-attr]
+        stale[alive] = kept if len(kept) > 1 else kept[0]  # (a list holds two or more)
     return stale
 
 
-def _lookup(stale: dict[tuple[str, str, str], Version], by_name: dict[tuple[str, str], Version],
-            kind: str, namespace: str, name: str, any_namespace: bool) -> Version | None:
+def _versions(held: Version | list[Version]) -> list[Version]:
+    """The versions a stale name stands for (_Stale)."""
+    return held if held.__class__ is list else [held]  # type: ignore[return-value,list-item]
+
+
+def _place(index: ObjectIndex, version: Version) -> tuple[str, str]:
+    """The kind and namespace of a version's object."""
+    return version.obj.kind, index.namespace_of(version.obj)
+
+
+def _placed(index: ObjectIndex, held: Version | list[Version], version: Version) -> list[Version] | Version:
+    """What a stale name stands for once `version` is added for it: in place
+    of the one of its kind and namespace, else after them all."""
+    versions, place = _versions(held), _place(index, version)
+    at = next((i for i, other in enumerate(versions) if _place(index, other) == place), None)
+    if at is None:
+        return versions + [version]
+    versions = versions[:at] + [version] + versions[at + 1:]
+    return versions if len(versions) > 1 else version
+
+
+def _lookup(stale: _Stale, index: ObjectIndex, kind: str, namespace: str, name: str,
+            any_namespace: bool) -> Version | None:
     """The renamed object a name found in `namespace` stands for. Mirrors
     reference resolution: the same namespace first, then across the implicit
-    one; a cluster-scoped referrer may name any namespace. Each answer is a
-    lookup: a stream of many tenants holds the same name in every namespace."""
-    exact = stale.get((kind, namespace, name))
-    if exact is not None:
+    one; a cluster-scoped referrer may name any namespace (the first version
+    of the kind the name stands for). Each answer is a lookup: a stream of
+    many tenants holds the same name in every namespace."""
+    held = stale.get(name)
+    of_kind = [version for version in _versions(held) if version.obj.kind == kind] if held is not None else []
+    exact = next((version for version in of_kind if index.namespace_of(version.obj) == namespace), None)
+    if exact is not None or not of_kind:
         return exact
-    first = by_name.get((kind, name))
-    if first is None:
-        return None
     if any_namespace or namespace == IMPLICIT:
-        return first
-    return stale.get((kind, IMPLICIT, name))
+        return of_kind[0]
+    return next((version for version in of_kind if index.namespace_of(version.obj) == IMPLICIT), None)
 
 
 # `[namespace/]name`; a `$(VAR)/` prefix is the pod's own namespace (POD_NAMESPACE).
