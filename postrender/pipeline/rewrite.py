@@ -404,11 +404,7 @@ def _expected_version(obj: KubeObject) -> tuple[str, str, str]:
 
 
 def _marks_key(version: Version, options: Options) -> _MarksKey:
-    return _marks_key_of(version, options.mutable)
-
-
-def _marks_key_of(version: Version, mutable: bool) -> _MarksKey:
-    return (version.base_name, version.name, version.hash, mutable)
+    return (version.base_name, version.name, version.hash, options.mutable)
 
 
 # What a version's marks are made from: its base name, name and hash, and
@@ -668,7 +664,7 @@ class DocumentEdits:
         if ahead is None:
             ahead = self._ahead = ItemsAhead(mutable)
         if type(ahead) is not ItemsAhead or ahead._mutable is not mutable:
-            self.set_later_at(version.obj, (), _marks, *_marks_key_of(version, mutable))
+            self.set_later_at(version.obj, (), _marks, version.base_name, version.name, version.hash, mutable)
             return
         ahead.add(version, prepared)
 
