@@ -137,11 +137,12 @@ class KeptShared:
         the shared nodes held are known once it is pruned (`ids`, set then)."""
         self.ids: frozenset[int] | tuple[int, ...] = ()
         # A few counts (most documents that share nodes: one) as one array
-        # of (id, count) pairs, searched in turn: a dict and an int object
-        # for each id were 256 bytes a document, 6.4 MB of 25,000 anchored
-        # apps' peak, where the array is 80. Many, as a dict: each is
-        # asked for once (rewrite._check_shared), and searching the pairs
-        # for each would be quadratic.
+        # of (id, count) pairs, made a dict again when one is asked for
+        # (counted): a dict and an int object for each id were 256 bytes a
+        # document, 6.4 MB of 25,000 anchored apps' peak, where the array
+        # is 80. Many, kept a dict: each is asked for once
+        # (rewrite._check_shared), and a dict made of many pairs for each
+        # would be quadratic.
         self.paths: dict[int, int] | array[int] = (
             paths if len(paths) > _PAIRS_AT_MOST else array("Q", chain.from_iterable(paths.items())))
         self.named = _named(whole)
