@@ -431,8 +431,8 @@ class DocumentEdits:
     _replaced: list[tuple[ScalarNode, str]] | None = None
     # Items inserted into sequences: the sequence, the item it goes ahead of,
     # the new item's value and the style of the scalar it is written as
-    # (None: a line of JSON; WRITTEN: the value is that line; PACKED: a
-    # PreparedItem holding that line), in the order asked.
+    # (None: a line of JSON; PACKED: a PreparedItem holding the line it is
+    # written as), in the order asked.
     _inserted: list[tuple[SequenceNode, Node, object, str | None]] | None = None
     # Each Version an unsuffixed copy written after the document is a copy
     # of (`--keep-original`; the copies' edits are made when asked, `copies`).
@@ -657,13 +657,13 @@ class DocumentEdits:
     def set_item_ahead(self, version: Version, prepared: Prepared, mutable: bool) -> None:
         """As set_ahead for a List's item marked as `version`, its marks made
         ahead by `prepared` (made for exactly that version), the values
-        `_marks` makes of it (`mutable`: Options'). An item's marks come
-        before any other edit of it, and no edit of another item merges with
-        them (mapping_at)."""
+        `_marks` makes of it (`mutable`: Options', one run's, so the first
+        item's stands for all). An item's marks come before any other edit
+        of it, and no edit of another item merges with them (mapping_at)."""
         ahead = self._ahead
         if ahead is None:
             ahead = self._ahead = ItemsAhead(mutable)
-        if type(ahead) is not ItemsAhead or ahead._mutable is not mutable:
+        if type(ahead) is not ItemsAhead:  # (a document's one object's, set_ahead: not a List's)
             self.set_later_at(version.obj, (), _marks, version.base_name, version.name, version.hash, mutable)
             return
         ahead.add(version, prepared)
@@ -688,9 +688,8 @@ class DocumentEdits:
 
     def insert_item(self, sequence: SequenceNode, before: Node, value: object, style: str | None = None) -> None:
         """A new item ahead of `before`: the scalar `value` in `style`, or
-        with no style, `value` written as one line of JSON; WRITTEN: `value`
-        is that line already; PACKED: `value` is a PreparedItem, whose
-        item_copy is that line."""
+        with no style, `value` written as one line of JSON; PACKED: `value`
+        is a PreparedItem, whose item_copy is the line it is written as."""
         if self._inserted is None:
             self._inserted = []
         self._inserted.append((sequence, before, value, style))
@@ -729,8 +728,8 @@ class DocumentEdits:
     @property
     def inserted(self) -> Sequence[tuple[SequenceNode, Node, object, str | None]]:
         """Each item inserted: the sequence, the item it goes ahead of, its
-        value and its scalar style (None: a line of JSON; WRITTEN: the value
-        is that line; PACKED: a PreparedItem holding that line), in order."""
+        value and its scalar style (None: a line of JSON; PACKED: a
+        PreparedItem holding the line it is written as), in order."""
         return self._inserted or ()
 
     def edits(self, runs: edit.Runs | None = None, *, release_records: bool = False) -> list[Edit]:
@@ -809,8 +808,6 @@ class DocumentEdits:
 # Values not made yet: the function that makes them, then its arguments.
 _Later = tuple
 
-# The style of an item inserted as the line it is written as (insert_item).
-WRITTEN = "written"
 # The style of a List's item's copy made ahead, inserted as its PreparedItem:
 # its line is made again from the packed lines only as it is written.
 PACKED = "packed"
@@ -828,8 +825,6 @@ def _insertions(text: str, newline: str, inserted: Iterable[tuple[SequenceNode, 
     for sequence, before, value, style in inserted:
         if style is None:
             item = edit.json_line(value)
-        elif style is WRITTEN:
-            item = value  # type: ignore[assignment]
         elif style is PACKED:
             item = value.item_copy  # type: ignore[attr-defined]
         else:
