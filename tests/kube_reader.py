@@ -29,7 +29,7 @@ from postrender.syntax.nodes import MappingNode, Node, ScalarNode, SequenceNode,
 from postrender.pipeline.read.compose import object_node, recompose
 from postrender.pipeline.read.documents import Document, KubeObject
 from postrender.pipeline.render import Result
-from postrender.pipeline.rewrite import PACKED, WRITTEN
+from postrender.pipeline.rewrite import PACKED
 
 MARKER_KIND = "PostrenderTestMarker"
 
@@ -169,9 +169,9 @@ def _set(obj: dict[str, Any], path: JsonPath, value: Any) -> None:
 
 def _inserted(edits: Any) -> list[tuple[Any, Any, Any]]:
     """Each item inserted: its sequence, the item it goes ahead of, and its
-    value (a List item's copy made ahead is held as the JSON line written)."""
-    return [(sequence, before, json.loads(value) if style == WRITTEN else
-             json.loads(value.item_copy) if style == PACKED else value)
+    value (a List item's copy made ahead is held as the JSON line written,
+    packed: PreparedItem.item_copy)."""
+    return [(sequence, before, json.loads(value.item_copy) if style == PACKED else value)
             for sequence, before, value, style in edits.inserted]
 
 
