@@ -343,15 +343,53 @@ _composed_sequence = _collection_maker(SequenceNode)
 _composed_mapping = _collection_maker(MappingNode)
 
 
-class StubMapping(MappingNode):
+class _StubPlace:
+    """A stub's place: its start, and its length where a node holds its end.
+
+    A stub far into a document (a List's item) has a start and an end past
+    the shared offsets, an int object each; its length is most often a
+    shared one (100,000 tiny ConfigMaps as one List: 3.2 MB of ends). No
+    stub is composed into, so no composer is told of its end."""
+
+    __slots__ = ()
+
+    start_mark: int
+    _end: int
+
+    def __init__(self, tag: str, value: list, start_mark: int, end_mark: int,
+                 flow_style: bool | None = None) -> None:
+        length = end_mark - start_mark
+        self.tag = tag
+        self.value = value
+        self.start_mark = _SHARED_OFFSETS[start_mark] if start_mark < _SHARED_BELOW else start_mark
+        self._end = _SHARED_OFFSETS[length] if 0 <= length < _SHARED_BELOW else length
+        self.flow_style = flow_style
+
+    @property
+    def end_mark(self) -> int:
+        return self.start_mark + self._end
+
+    @end_mark.setter
+    def end_mark(self, end: int) -> None:
+        # (shift_offsets moves the start first: the length is taken from it)
+        length = end - self.start_mark
+        self._end = _SHARED_OFFSETS[length] if 0 <= length < _SHARED_BELOW else length
+
+
+class StubMapping(_StubPlace, MappingNode):
     """What syntax/prune.py leaves where a mapping no later stage reads was:
     empty, though the text holds its entries, so no edit may give it keys
     (syntax/edit.py refuses to)."""
 
     __slots__ = ()
 
+    def __init__(self, tag: str, value: list, start_mark: int, end_mark: int,
+                 flow_style: bool | None = None) -> None:
+        _StubPlace.__init__(self, tag, value, start_mark, end_mark, flow_style)
+        self.merge = None
 
-class StubSequence(SequenceNode):
+
+class StubSequence(_StubPlace, SequenceNode):
     """What syntax/prune.py leaves where a sequence no later stage reads was."""
 
     __slots__ = ()

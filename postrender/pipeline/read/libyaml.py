@@ -216,5 +216,7 @@ def shift_offsets(root: Node, by: int) -> None:
     """libyaml skips a leading byte-order mark and counts offsets from after
     it; edits are placed in the text that still holds it."""
     for node in unique_nodes(root):
-        node.start_mark += by
-        node.end_mark += by
+        # Both read before either is set: a stub's end is its start plus a length.
+        start, end = node.start_mark, node.end_mark
+        node.start_mark = start + by
+        node.end_mark = end + by
