@@ -302,6 +302,20 @@ class Splice:
                           _chunk(array("q", (at, at, len(text))), text)]
         return splice
 
+    def one_chunk(self) -> tuple[array[int], str] | None:
+        """(each edit's start, end and new text's length, the new texts
+        joined) of a Splice held in one chunk (most documents'), or None:
+        for a holder that keeps the texts elsewhere (pipeline/write.py), and
+        gives them back to `of_chunk`."""
+        return None if self._rest else (self._bounds, self._texts)
+
+    @classmethod
+    def of_chunk(cls, bounds: array[int], texts: str) -> Splice:
+        """The Splice `one_chunk` gave these of."""
+        splice = cls.__new__(cls)
+        splice._bounds, splice._texts, splice._rest = bounds, texts, None
+        return splice
+
     @classmethod
     def deletions(cls, starts: array[int], ends: array[int]) -> Splice:
         """The edits deleting [starts[i], ends[i]) each, given in order, none
