@@ -713,7 +713,7 @@ class DocumentEdits:
         it is rewritten in the copy too: a ConfigMap's data naming another
         config (a `--config` field spec) names, in the copy as in the
         version, the object the output holds, not a name renamed away."""
-        return tuple(_copy(self.document, version, self.replaced) for version in self._copied)
+        return tuple(_copy(self.document, version, self._replaced) for version in self._copied)
 
     def entries(self) -> list[tuple[MappingNode, dict[str, Value]]]:
         """Each mapping given keys, with every key and value it is given;
@@ -754,7 +754,8 @@ class DocumentEdits:
         # (a replaced scalar has text; an item goes ahead of an item's text),
         # so all replacements first, then all insertions, splice as the order
         # they were asked in would.
-        out = [edit.replace_scalar(text, node, value) for node, value in replaced]
+        pairs = iter(replaced)  # (node, value, node, ...)
+        out = [edit.replace_scalar(text, node, value) for node, value in zip(pairs, pairs)]
         _insertions(text, newline, inserted, out)
         for _, made, later in aheads:
             # What set_entries makes of them, in its order.
@@ -769,30 +770,29 @@ class DocumentEdits:
         return out
 
     def _records(self, taken: bool) -> tuple[
-            Iterable[tuple[ScalarNode, str]], Iterable[tuple[SequenceNode, Node, object, str | None]],
+            Iterable[ScalarNode | str], Iterable[tuple[SequenceNode, Node, object, str | None]],
             Iterable[tuple[KubeObject, Ahead, _Later]], Iterable[tuple[MappingNode, dict[str, Value] | _Later]]]:
         """The records edits() makes its edits of, in order: the scalars
-        replaced, the items inserted, the marks made ahead (object, edits,
-        values) and each mapping's keys (mapping, entry). `taken`: each is
-        let go as the next is asked for, and the slots are emptied now (a
-        List of 4,000 apps held its items' nodes and records, 8 MiB, until
-        its last edit was made); else kept, as plain sequences (most
-        documents are not a List, and generators cost every edited document
-        of a stream). Taken, the slots are empty from here on, even if a
-        later edit fails: no caller reads them after a failure."""
-        flat = self._replaced or ()  # (node, value, node, ...)
-        held = (flat, self._inserted or (), self._aheads() if self._ahead is not None else (),
+        replaced (node, value, node, ...: `_replaced`), the items inserted,
+        the marks made ahead (object, edits, values) and each mapping's
+        keys (mapping, entry). `taken`: each is let go as the next is asked
+        for, and the slots are emptied now (a List of 4,000 apps held its
+        items' nodes and records, 8 MiB, until its last edit was made); else
+        kept, as plain sequences (most documents are not a List, and
+        generators cost every edited document of a stream). Taken, the
+        slots are empty from here on, even if a later edit fails: no caller
+        reads them after a failure."""
+        held = (self._replaced or (), self._inserted or (), self._aheads() if self._ahead is not None else (),
                 (self._entries or {}).items())
         if not taken:
-            return (_pairs(flat), *held[1:])
-        del flat
+            return held
         items_ahead = self._ahead if type(self._ahead) is ItemsAhead else None
         self._replaced = self._inserted = self._ahead = self._entries = None
         replaced, inserted, aheads, entries = held
         del held
         # (An ItemsAhead lets go of its items itself: not copied to a list.)
         aheads = items_ahead.taken() if items_ahead is not None else _let_go(list(aheads))
-        return _let_go_pairs(list(replaced)), _let_go(list(inserted)), aheads, _let_go(list(entries))
+        return _let_go(list(replaced)), _let_go(list(inserted)), aheads, _let_go(list(entries))
 
     def _deferred_located(self) -> list[Edit]:
         """The deferred keys' edits, located ahead (TemplatesAhead) when all
@@ -844,16 +844,7 @@ def _pairs(flat: list) -> list[tuple]:
     return list(zip(flat[::2], flat[1::2]))
 
 
-def _let_go_pairs(held: list) -> Iterator[tuple]:
-    """As _let_go, of a flat list's pairs (_pairs)."""
-    for at in range(0, len(held), 2):
-        pair = (held[at], held[at + 1])
-        held[at] = held[at + 1] = None
-        yield pair
-        del pair
-
-
-def _let_go(held: list) -> Iterator[tuple]:
+def _let_go(held: list) -> Iterator:
     """`held`'s records in order, each let go as the next is asked for
     (DocumentEdits._records): `held` is a list no one else holds."""
     for at in range(len(held)):
@@ -1218,14 +1209,16 @@ def _marks(base_name: str, name: str, digest: str, mutable: bool) -> dict[str, V
     return top
 
 
-def _copy(doc: Document, version: Version, replaced: Sequence[tuple[ScalarNode, str]] = ()) -> DocumentEdits:
+def _copy(doc: Document, version: Version, replaced: list[ScalarNode | str] | None = None) -> DocumentEdits:
+    """`replaced`: the scalars the version's document has replaced, as
+    DocumentEdits holds them (node, value, node, ...)."""
     copy = DocumentEdits(doc)
     obj = version.obj
     prepared = obj.prepared
     made = prepared.copy(obj) if prepared is not None and _expected_version(obj)[1] == version.name else None
     copy.set_ahead(obj, made, _copy_marks, version.name, _own_id(obj))
-    for node, value in replaced:
-        copy.replace(node, value)
+    if replaced:
+        copy._replaced = replaced[:]
     return copy
 
 

@@ -80,6 +80,58 @@ def test_a_replaced_item_and_an_item_inserted_ahead_of_it_are_written_in_either_
     assert list(edits.inserted) == [(sequence, item, "added", "")]
 
 
+
+DEPLOYMENT = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  template:\n    spec:\n"
+              "      containers:\n      - name: c\n        envFrom:\n        - configMapRef: {name: a}\n"
+              "        - secretRef: {name: b}\n      volumes:\n      - name: v\n        secret: {secretName: b}\n")
+
+
+def _names(doc: Document) -> list:
+    spec = get(get(doc.root, "spec"), "template")
+    pod = get(spec, "spec")
+    container = get(pod, "containers").value[0]
+    refs = [get(item.value[0][1], "name") for item in get(container, "envFrom").value]
+    return [*refs, get(get(get(pod, "volumes").value[0], "secret"), "secretName")]
+
+
+@pytest.mark.parametrize("taken", [False, True])
+def test_scalars_replaced_are_given_back_in_order_held_or_taken(taken):
+    doc = _document(DEPLOYMENT)
+    a, b, secret_name = _names(doc)
+    edits = DocumentEdits(doc)
+    for node, value in ((a, "a-1"), (b, "b-1"), (secret_name, "b-1")):
+        edits.replace(node, value)
+    assert list(edits.replaced) == [(a, "a-1"), (b, "b-1"), (secret_name, "b-1")]
+    made = edits.edits(release_records=taken)
+    assert Splice(made).apply(doc.text) == DEPLOYMENT.replace("{name: a}", "{name: a-1}").replace(
+        "{name: b}", "{name: b-1}").replace("{secretName: b}", "{secretName: b-1}")
+    assert list(edits.replaced) == ([] if taken else [(a, "a-1"), (b, "b-1"), (secret_name, "b-1")])
+
+
+def test_scalars_replaced_are_held_without_a_record_each():
+    # Every edited document's records are held from rewrite to write: a
+    # tuple a scalar replaced (64 bytes) set 25,000 small apps' peak, at
+    # rewrite's end (their Deployments' 75,000 references: 4.8 MiB).
+    import tracemalloc
+
+    doc = _document(DEPLOYMENT)
+    nodes = _names(doc)
+    values = ["a-1", "b-1", "b-1"]
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        held = [DocumentEdits(doc) for _ in range(2000)]
+        for edits in held:
+            for node, value in zip(nodes, values):
+                edits.replace(node, value)
+        per_document = (tracemalloc.get_traced_memory()[0] - before) / len(held)
+    finally:
+        tracemalloc.stop()
+    # The record and one flat list of the three pairs: 249 bytes; with a
+    # tuple a pair, 383.
+    assert per_document < 320, per_document
+
+
 SECRET_WITH_SHARED_ANNOTATIONS = (
     "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n  annotations: &a {k: v}\nstringData: *a\n---\n"
     "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  template:\n    spec:\n      containers:\n"
