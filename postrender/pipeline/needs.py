@@ -171,7 +171,7 @@ class Needs:
             # empty mapping stands for the object, where it was.
             doc.root = objects[0].node = stub(doc.text, doc.root)
         if facts is not None:
-            facts.ids = self._shared_held(doc, objects)
+            facts.hold(self._shared_held(doc, objects))
             doc.shared = facts
         for obj in objects if listed else ():
             # A List's item no path kept is a stub in the list now; the

@@ -10,9 +10,7 @@ as they read only nodes.
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Collection
-from itertools import chain
 
 from ...syntax.nodes import (
     MappingNode,
@@ -124,28 +122,47 @@ class KeptShared:
     the shared nodes it still holds (in its kept tree, or a reference's or
     pod string's own scalar), and of those the walk found (which the
     rewrite may replace), how many paths led to each in the whole graph
-    (`paths`, for Document.paths_to). The ids of nodes pruned away are not
+    (`counts`, for Document.paths_to). The ids of nodes pruned away are not
     held: once a node is freed, a new one (a stub, a node composed again)
     may take its id. Always true, as a document sharing nodes is, though
     none it holds now may be shared."""
 
-    __slots__ = ("ids", "paths", "named")
+    __slots__ = ("ids", "counts", "kind", "name")
 
     def __init__(self, paths: dict[int, int], whole: MappingNode) -> None:
         """Made before the document is pruned, of its root (`whole`): the kind
-        and name a message gives a place in it (Document.location). The ids of
-        the shared nodes held are known once it is pruned (`ids`, set then)."""
-        self.ids: frozenset[int] | tuple[int, ...] = ()
-        # A few counts (most documents that share nodes: one) as one array
-        # of (id, count) pairs, made a dict again when one is asked for
-        # (counted): a dict and an int object for each id were 256 bytes a
-        # document, 6.4 MB of 25,000 anchored apps' peak, where the array
-        # is 80. Many, kept a dict: each is asked for once
-        # (rewrite._check_shared), and a dict made of many pairs for each
-        # would be quadratic.
-        self.paths: dict[int, int] | array[int] = (
-            paths if len(paths) > _PAIRS_AT_MOST else array("Q", chain.from_iterable(paths.items())))
-        self.named = _named(whole)
+        and name a message gives a place in it (Document.location), and the
+        paths counted to the shared nodes the walk found. The ids of the
+        others still held are known once it is pruned (`hold`)."""
+        # A few counts (most documents that share nodes: one) as a tuple
+        # beside the ids they count, which come first in `ids`: each id is
+        # then one int object, held once, and each count a small int
+        # Python holds anyway. As a dict, an array of (id, count) pairs and
+        # a (kind, name) tuple beside a tuple of the ids, 25,000 anchored
+        # apps held 304 bytes a Deployment here; now 192. Many, kept a dict:
+        # each is asked for once (rewrite._check_shared), and a dict made
+        # of many pairs for each would be quadratic.
+        self.ids: frozenset[int] | tuple[int, ...] = tuple(paths) if len(paths) <= _PAIRS_AT_MOST else ()
+        self.counts: tuple[int, ...] | dict[int, int] = (
+            tuple(paths.values()) if len(paths) <= _PAIRS_AT_MOST else paths)
+        self.kind, self.name = _named(whole)
+
+    def hold(self, ids: frozenset[int] | tuple[int, ...]) -> None:
+        """Once the document is pruned: the ids of the shared nodes it still
+        holds, every one the walk found among them."""
+        counts = self.counts
+        if type(counts) is tuple and type(ids) is tuple and all(counted in ids for counted in self.ids):
+            counted = self.ids
+            self.ids = counted + tuple(node_id for node_id in ids if node_id not in counted)
+        else:
+            if type(counts) is tuple:
+                self.counts = dict(zip(self.ids, counts))
+            self.ids = ids
+
+    @property
+    def named(self) -> tuple[str | None, str | None]:
+        """The kind and name a message gives a place in it (Document.location)."""
+        return self.kind, self.name
 
     def __contains__(self, node_id: object) -> bool:
         return node_id in self.ids
@@ -163,14 +180,13 @@ class KeptShared:
 
     def counted(self) -> dict[int, int]:
         """The paths counted to each shared node the walk found, by its id."""
-        paths = self.paths
-        if type(paths) is dict:
-            return paths
-        pairs = iter(paths)
-        return dict(zip(pairs, pairs))
+        counts = self.counts
+        if type(counts) is dict:
+            return counts
+        return dict(zip(self.ids, counts))
 
 
-# KeptShared.paths: at most this many counts are held as pairs in an array.
+# KeptShared.counts: at most this many are a tuple beside their ids.
 _PAIRS_AT_MOST = 8
 
 
