@@ -13,7 +13,7 @@ from postrender.inputs import decode
 from postrender.options import RenderOptions
 from postrender.pipeline.read.libyaml import shift_offsets
 from postrender.pipeline.render import read_for
-from postrender.syntax.nodes import StubMapping, StubSequence
+from postrender.syntax.nodes import StubMapping, StubSequence, shared_int
 from postrender.syntax.prune import stub
 
 ITEMS = 4000
@@ -46,8 +46,17 @@ def test_a_lists_tiny_items_hold_no_int_of_their_own_for_their_ends():
     # Held at read's end for each item past the first ITEMS (the List's text
     # included, some 70 bytes an item; what is made once cancels out).
     per_item = (_held(2 * ITEMS) - _held(ITEMS)) / ITEMS
-    # 436 bytes when each stub's end was an int of its own, 408 now.
-    assert per_item < 422, per_item
+    # 436 bytes when each stub's end was an int of its own, 408 with its
+    # length, 376 with the item's position a shared int too.
+    assert per_item < 392, per_item
+
+
+def test_a_lists_items_positions_are_the_shared_ints():
+    # The composer makes each position an int of its own past 256; below
+    # 16 Ki an item holds the one shared object (shared_int).
+    objects = read_for([decode(_tiny_configmaps(1200).encode(), None)], RenderOptions()).stream.objects
+    assert [obj.item for obj in objects] == list(range(1200))
+    assert all(obj.item is shared_int(obj.item) for obj in objects)
 
 
 def test_a_stub_far_into_its_text_gives_its_place_as_the_node_it_stands_for():
